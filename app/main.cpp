@@ -1,0 +1,50 @@
+// Keen Desktop entry point: parse argv, then run the window (QApplication + MainWindow) or a headless
+// command (QCoreApplication + the core's runners).
+#include "headless/commandline.h"
+#include "llm/metatypes.h"
+#include "mainwindow.h"
+#include "config/launchoptions.h"
+
+#include <QApplication>
+#include <QCoreApplication>
+#include <QTextStream>
+
+#include <cstdio>
+
+namespace {
+
+bool isHeadlessCommand(int argc, char **argv)
+{
+    if (argc < 2)
+        return false;
+    const QByteArray first(argv[1]);
+    return first == "run" || first == "sessions" || first == "--version" || first == "-v" || first == "--help"
+           || first == "-h" || first == "help";
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("keen"));
+    QCoreApplication::setApplicationName(QStringLiteral("keen-desktop"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(KEEN_VERSION));
+    keen::registerCoreMetaTypes();
+
+    if (isHeadlessCommand(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        return keen::runCommandLine(app.arguments());
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationDisplayName(QStringLiteral("Keen Desktop"));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.keen.KeenDesktop"));
+    const auto options = keen::LaunchOptions::parse(app.arguments());
+    if (!options) {
+        QTextStream(stderr) << "Error: " << options.error() << "\n\n" << keen::usageText();
+        return 1;
+    }
+    keen::MainWindow window(*options);
+    window.show();
+    return app.exec();
+}

@@ -1,0 +1,46 @@
+#include "commandline.h"
+
+#include <QCoreApplication>
+#include <QTextStream>
+
+namespace keen {
+
+QString usageText()
+{
+    return QStringLiteral(
+        "Usage:\n"
+        "  keen-desktop [--provider ID] [--model ID] [--base-url URL] [--workspace DIR]\n"
+        "               [--context-window N] [--session ID]      open the window\n"
+        "  keen-desktop run [flags] <prompt...>                    run one turn headless\n"
+        "    --format text|json        text (default), or one JSON line with session_id, text, usage\n"
+        "    --session ID              continue a saved session\n"
+        "    --provider ID --model ID  override the configured provider and model\n"
+        "    --base-url URL            override the provider's base URL\n"
+        "    --context-window N        override the model's context window, in tokens\n"
+        "    --workspace DIR           where tools act (default: the current directory)\n"
+        "    --completion-signal STR   exit 2 when the final text does not contain STR\n"
+        "    --compact [FOCUS]         with --session and no prompt: compact that session\n"
+        "    --yolo                    allow dangerous commands too\n"
+        "  keen-desktop sessions [--all] [--json] [--search QUERY]\n"
+        "                                                          list saved sessions\n"
+        "  keen-desktop --version | --help\n");
+}
+
+int runCommandLine(const QStringList &arguments)
+{
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    const QString command = arguments.value(1);
+    if (command == QLatin1String("--version") || command == QLatin1String("-v")) {
+        out << "keen-desktop " << QCoreApplication::applicationVersion() << "\n";
+        return 0;
+    }
+    if (command == QLatin1String("--help") || command == QLatin1String("-h") || command == QLatin1String("help")) {
+        out << usageText();
+        return 0;
+    }
+    err << "Error: unknown command " << command << "\n\n" << usageText();
+    return 1;
+}
+
+} // namespace keen

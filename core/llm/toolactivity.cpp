@@ -1,0 +1,35 @@
+#include "toolactivity.h"
+
+namespace keen {
+
+QJsonObject ToolActivity::toJson() const
+{
+    QJsonObject object{
+        {QStringLiteral("text_offset"), textOffset},
+        {QStringLiteral("tool"), tool},
+        {QStringLiteral("status"), status},
+    };
+    if (!input.isUndefined() && !input.isNull())
+        object.insert(QStringLiteral("input"), input);
+    if (exitCode)
+        object.insert(QStringLiteral("exit_code"), *exitCode);
+    if (!retainedOutput.isUndefined() && !retainedOutput.isNull())
+        object.insert(QStringLiteral("retained_output"), retainedOutput);
+    return object;
+}
+
+ToolActivity ToolActivity::fromJson(const QJsonObject &object)
+{
+    ToolActivity activity;
+    activity.textOffset = object.value(QStringLiteral("text_offset")).toInt();
+    activity.tool = object.value(QStringLiteral("tool")).toString();
+    activity.input = object.value(QStringLiteral("input"));
+    activity.status = object.value(QStringLiteral("status")).toString();
+    const QJsonValue exit = object.value(QStringLiteral("exit_code"));
+    if (exit.isDouble())
+        activity.exitCode = exit.toInt();
+    activity.retainedOutput = object.value(QStringLiteral("retained_output"));
+    return activity;
+}
+
+} // namespace keen

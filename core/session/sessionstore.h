@@ -1,0 +1,87 @@
+#pragma once
+
+#include "../result.h"
+#include "sessionevent.h"
+
+#include <QDateTime>
+#include <QList>
+#include <QString>
+
+namespace keen {
+
+// An open session: where it lives and the seq the next event gets.
+struct Session
+{
+    QString id;
+    QString workspace;      // absolute workspace path (session_started.cwd)
+    QString directory;      // <root>/<namespace>/<id>
+    QString transcriptPath; // <directory>/transcript_events.jsonl
+    quint64 nextSeq = 1;
+
+    bool isValid() const { return !id.isEmpty() && !transcriptPath.isEmpty(); }
+};
+
+// What List() reports about a session, newest first.
+struct SessionInfo
+{
+    QString id;
+    QString path;      // transcript path
+    QString directory;
+    QString workspace;
+    QString title;     // the rename kept beside the transcript, else the first user message
+    QDateTime createdAt;
+    QDateTime updatedAt;
+    quint64 lastSeq = 0;
+    QString lastUserMessage; // whitespace collapsed
+};
+
+struct LoadedSession
+{
+    Session session;
+    QList<SessionEvent> events;
+    int skippedLines = 0; // malformed or torn lines that were skipped
+};
+
+// The durable, append-only session store (reference 5.1). Root: $KEEN_HOME/sessions when KEEN_HOME is set,
+// else <AppDataLocation>/sessions. Folders 0700, transcripts 0600. Not thread-safe per session: one writer.
+class SessionStore
+{
+public:
+    explicit SessionStore(const QString &root = defaultRoot());
+
+    static QString defaultRoot();
+    // sanitize(absWorkspace) + "-" + first 10 hex digits of sha1(absWorkspace).
+    static QString namespaceFor(const QString &absoluteWorkspace);
+    static QString newSessionId(); // random UUIDv4, 8-4-4-4-12 lower-case hex
+
+    QString root() const { return m_root; }
+
+    // Creates the folder and writes session_started as seq 1.
+    Result<Session> create(const QString &workspace);
+    // Writes one event with the next seq, flushed to disk. Returns the seq.
+    Result<quint64> append(Session &session, const SessionEvent &event);
+    // Writes events atomically with consecutive seqs (temp file in the session folder, fsync, rename,
+    // fsync the folder). nextSeq advances only on success; on failure nothing is visible and no temp remains.
+    Result<QList<quint64>> appendBatch(Session &session, const QList<SessionEvent> &events);
+
+    // Loads by transcript path or by session id (searched in every namespace).
+    Result<LoadedSession> load(const QString &idOrPath) const;
+    // Newest first (updatedAt, then lastSeq). Empty workspace lists every namespace.
+    QList<SessionInfo> list(const QString &workspace = QString()) const;
+    std::optional<SessionInfo> find(const QString &sessionId) const;
+
+    // Rename is kept in a file beside the transcript (title.txt), so the transcript schema is untouched.
+    Result<void> rename(const QString &sessionId, const QString &title);
+    Result<void> remove(const QString &sessionId);
+    // Removes sessions whose transcript was last modified before cutoff. Returns how many.
+    int pruneExpired(const QDateTime &cutoff);
+
+private:
+    QString m_root;
+};
+
+// Projection (reference 5.3): user messages, assistant turns with text or tool activity, and
+// compaction_applied replacing the whole list with an independent copy of its messages.
+MessageList buildConversation(const QList<SessionEvent> &events);
+
+} // namespace keen

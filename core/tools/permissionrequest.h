@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QMetaType>
+#include <QString>
+
+namespace keen {
+
+// What a tool asks the person before it acts (reference 2.3).
+struct PermissionRequest
+{
+    quint64 id = 0;       // unique per request, so an answer finds its question
+    QString toolName;
+    QString path;         // as the model wrote it
+    QString resolvedPath; // absolute
+    QString command;      // bash only
+    QString summary;      // bash only: the model's 5-10 word summary
+    QString diff;         // edit_file / write_file: unified diff of the change
+    bool isDangerous = false;
+};
+
+enum class PermissionDecision {
+    Allow,
+    AllowForSession, // never offered for dangerous commands
+    Deny,
+    Redirect,        // "Ask what to do instead": deny and stop the turn
+};
+
+} // namespace keen
+
+Q_DECLARE_METATYPE(keen::PermissionRequest)
+Q_DECLARE_METATYPE(keen::PermissionDecision)

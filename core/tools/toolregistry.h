@@ -1,0 +1,30 @@
+#pragma once
+
+#include "tool.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <memory>
+
+namespace keen {
+
+// The tools offered to the model. all() is sorted by name so tool definitions stay byte-stable.
+class ToolRegistry
+{
+public:
+    void add(std::shared_ptr<Tool> tool);
+    std::shared_ptr<Tool> find(const QString &name) const;
+    QList<std::shared_ptr<Tool>> all() const;
+    QStringList names() const;
+    ToolRegistry without(const QStringList &names) const;
+    bool isEmpty() const { return m_tools.empty(); }
+    int size() const { return int(m_tools.size()); }
+
+private:
+    std::map<QString, std::shared_ptr<Tool>> m_tools;
+};
+
+} // namespace keen

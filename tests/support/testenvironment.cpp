@@ -1,0 +1,40 @@
+#include "testenvironment.h"
+
+#include <QFile>
+#include <QStandardPaths>
+#include <QTest>
+
+namespace keen::test {
+
+TestEnvironment::TestEnvironment()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    m_hadHome = qEnvironmentVariableIsSet("KEEN_HOME");
+    m_previousHome = qgetenv("KEEN_HOME");
+    qputenv("KEEN_HOME", m_dir.path().toUtf8());
+}
+
+TestEnvironment::~TestEnvironment()
+{
+    if (m_hadHome)
+        qputenv("KEEN_HOME", m_previousHome);
+    else
+        qunsetenv("KEEN_HOME");
+}
+
+QString fixturePath(const QString &relativePath)
+{
+    return QStringLiteral(KEEN_FIXTURES_DIR "/") + relativePath;
+}
+
+QByteArray readFixture(const QString &relativePath)
+{
+    QFile file(fixturePath(relativePath));
+    if (!file.open(QIODevice::ReadOnly)) {
+        qWarning("missing fixture %s", qPrintable(relativePath));
+        return {};
+    }
+    return file.readAll();
+}
+
+} // namespace keen::test

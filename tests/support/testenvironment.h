@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QString>
+#include <QTemporaryDir>
+
+namespace keen::test {
+
+// Points KEEN_HOME at a fresh temporary folder for the lifetime of the object, so no test touches real data.
+class TestEnvironment
+{
+public:
+    TestEnvironment();
+    ~TestEnvironment();
+    QString home() const { return m_dir.path(); }
+    QString path(const QString &relative) const { return m_dir.filePath(relative); }
+
+private:
+    QTemporaryDir m_dir;
+    QByteArray m_previousHome;
+    bool m_hadHome = false;
+};
+
+// Reads a file from tests/fixtures (relative path), failing the test when it is missing.
+QByteArray readFixture(const QString &relativePath);
+QString fixturePath(const QString &relativePath);
+
+} // namespace keen::test
