@@ -1,0 +1,122 @@
+#pragma once
+
+#include "../llm/clientconfig.h"
+#include "../llm/message.h"
+#include "../llm/streamevent.h"
+#include "../result.h"
+#include "../session/sessionstore.h"
+#include "../tools/permissionrequest.h"
+#include "agentmode.h"
+#include "contextbreakdown.h"
+
+#include <QJsonObject>
+#include <QObject>
+
+#include <functional>
+#include <memory>
+
+namespace keen {
+
+class LlmClient;
+class StreamRunner;
+class ToolRegistry;
+class TurnRecorder;
+
+// The facade the window and the headless runner talk to (DESIGN.md, "Flow of one turn"). Lives on the GUI
+// (or main) thread; owns the conversation history (AppState), the session transcript and the worker that
+// runs the provider's tool loop. Everything it reports arrives as signals on its own thread.
+class AgentSession final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(AgentSession)
+
+public:
+    enum class CompactionMode { None, Manual, Automatic };
+    Q_ENUM(CompactionMode)
+    enum class TurnOutcome { Done, Error, Incomplete, Cancelled };
+    Q_ENUM(TurnOutcome)
+
+    using ClientFactory = std::function<Result<std::shared_ptr<LlmClient>>(const ClientConfig &)>;
+
+    explicit AgentSession(QObject *parent = nullptr);
+    ~AgentSession() override;
+
+    // --- setup ---
+    void setWorkspace(const QString &absolutePath);
+    QString workspace() const;
+    void setClientConfig(const ClientConfig &config);
+    const ClientConfig &clientConfig() const;
+    // Tests and headless inject a client factory; the default builds the real provider clients.
+    void setClientFactory(ClientFactory factory);
+    void setSessionStore(std::shared_ptr<SessionStore> store);
+    SessionStore &sessionStore() const;
+    void setMode(AgentMode mode);
+    AgentMode mode() const;
+    void setToolHistoryFull(bool full);
+    bool toolHistoryFull() const;
+    // Headless: no person to ask; permissions inside the guard are approved, dangerous commands refused
+    // unless yolo.
+    void setInteractive(bool interactive);
+    bool isInteractive() const;
+
+    // --- conversation ---
+    // Starts a turn with the user's text. Fails (nothing changes) when busy or the client is not ready.
+    Result<void> submit(const QString &text);
+    // Manual compaction (/compact [focus], the Compact button). Fails when busy or the history is empty.
+    Result<void> compact(const QString &focus = QString());
+    // Esc: cancels a running compaction (manual, or only the automatic child). Returns true if it did.
+    bool cancelCompaction();
+    // Stop / Ctrl+C: interrupts the parent turn. Ignored during a manual compaction. Returns true if it did.
+    bool interrupt();
+    void answerPermission(quint64 requestId, PermissionDecision decision);
+    void answerQuestion(quint64 questionId, const QJsonObject &answer); // {answers:[...], cancelled:bool}
+
+    // --- sessions ---
+    // Starts a new, empty conversation; the session is created lazily on the first message.
+    void newSession();
+    // Opens a saved session: the history continues from its projection. Emits sessionOpened for replay.
+    Result<void> openSession(const QString &sessionId);
+    QString sessionId() const; // empty until the first message
+    QString transcriptPath() const;
+
+    // --- state ---
+    bool isBusy() const;
+    CompactionMode compactionMode() const;
+    const MessageList &messages() const;
+    std::optional<TokenUsage> lastUsage() const; // cleared when an automatic compaction applies
+    qint64 totalInputTokens() const;
+    qint64 totalOutputTokens() const;
+    ContextBreakdown contextBreakdown() const;
+    // The tools the model gets (sorted by name).
+    const ToolRegistry &tools() const;
+
+Q_SIGNALS:
+    void turnStarted(const QString &userText);
+    // Every event of the parent stream, in order, for rendering. Never carries the private automatic summary.
+    void streamEvent(const keen::StreamEvent &event);
+    // A turn (or a manual compaction) ended.
+    void turnFinished(keen::AgentSession::TurnOutcome outcome, const QString &error);
+    void compactionStarted(keen::AgentSession::CompactionMode mode);
+    // Manual: success with the applied summary, or failure text ("Compaction cancelled.",
+    // "Compaction failed: <reason>"). Automatic: applied, cancelled or failed.
+    void compactionFinished(keen::AgentSession::CompactionMode mode, bool applied, const QString &message);
+    // An automatic compaction was applied and persisted: the output so far is a sealed checkpoint.
+    void autoCompactionCheckpointed(const QString &checkpointText);
+    void permissionRequested(const keen::PermissionRequest &request);
+    void permissionSettled(quint64 requestId); // answered, or cancelled with the turn
+    void questionAsked(quint64 questionId, const QJsonObject &questions);
+    void notification(const QString &text);
+    void usageChanged();
+    void historyReplaced();
+    void sessionChanged(const QString &sessionId);
+    // A saved session was opened: its events, for the chat view to replay.
+    void sessionOpened(const QList<keen::SessionEvent> &events);
+    // Something went wrong outside a turn (persistence, configuration).
+    void errorOccurred(const QString &message);
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace keen
