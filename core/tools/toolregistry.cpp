@@ -38,6 +38,7 @@ QStringList ToolRegistry::names() const
 ToolRegistry ToolRegistry::without(const QStringList &names) const
 {
     ToolRegistry copy;
+    copy.m_context = m_context;
     for (const auto &[name, tool] : m_tools) {
         if (!names.contains(name))
             copy.m_tools[name] = tool;

@@ -23,8 +23,14 @@ public:
     bool isEmpty() const { return m_tools.empty(); }
     int size() const { return int(m_tools.size()); }
 
+    // The environment the tools run in (workspace, guard, permissions...). The tool loop copies it for each
+    // call and sets the call's cancellation token.
+    void setContext(const ToolContext &context) { m_context = context; }
+    const ToolContext &context() const { return m_context; }
+
 private:
     std::map<QString, std::shared_ptr<Tool>> m_tools;
+    ToolContext m_context;
 };
 
 } // namespace keen
