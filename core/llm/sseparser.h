@@ -36,10 +36,13 @@ public:
 private:
     void processLine(const QByteArray &line, QList<Event> &out);
     void dispatch(QList<Event> &out);
+    bool checkEventSize();
+    void fail(const QString &message);
 
     qsizetype m_maxEventBytes;
-    QByteArray m_buffer;      // bytes not yet forming a complete line
+    QByteArray m_buffer;          // bytes not yet forming a complete line
     bool m_skipLeadingLf = false; // the previous read ended in CR
+    bool m_atStart = true;        // no line seen yet, so a UTF-8 byte order mark is still dropped
     QString m_eventName;
     QString m_data;
     QString m_id;
