@@ -9,9 +9,12 @@
 #include <QMetaType>
 #include <QString>
 
+#include <memory>
 #include <optional>
 
 namespace keen {
+
+class CompactionCommit;
 
 // The tool part of a tool_start / tool_end event.
 struct ToolCallInfo
@@ -32,6 +35,8 @@ struct AutoCompactionInfo
     MessageList replacement;  // applied: system message(s) + the compacted user message
     std::optional<TokenUsage> usage;
     QString error;
+    // applied: accept once the checkpoint and compaction are persisted, reject otherwise.
+    std::shared_ptr<CompactionCommit> commit;
 };
 
 // One event of a provider stream (reference 1.1). Values only: safe to queue across threads.

@@ -16,6 +16,9 @@ struct StreamOptions
     bool disableToolCalls = false;
     // write_file and edit_file are refused at execution (plan mode); definitions stay the same.
     bool disableWriteToolCalls = false;
+    // An applied automatic compaction waits for AutoCompactionInfo::commit before the loop switches to the
+    // replacement (the app persists first). Off for callers that do not persist.
+    bool awaitCompactionCommit = false;
 };
 
 } // namespace keen
