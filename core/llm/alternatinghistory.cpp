@@ -1,0 +1,89 @@
+#include "alternatinghistory.h"
+
+#include "historyreplay.h"
+
+namespace keen {
+
+AlternatingHistory::AlternatingHistory(Shape shape)
+    : m_shape(std::move(shape))
+{}
+
+QJsonObject AlternatingHistory::message(const QString &role, const QJsonArray &blocks) const
+{
+    return QJsonObject{{QStringLiteral("role"), role}, {m_shape.contentKey, blocks}};
+}
+
+void AlternatingHistory::append(QJsonArray &messages, const QJsonObject &message) const
+{
+    const QString role = message.value(QStringLiteral("role")).toString();
+    if (!messages.isEmpty()) {
+        QJsonObject last = messages.last().toObject();
+        if (last.value(QStringLiteral("role")).toString() == role) {
+            QJsonArray blocks = last.value(m_shape.contentKey).toArray();
+            const QJsonArray added = message.value(m_shape.contentKey).toArray();
+            for (const QJsonValue &block : added)
+                blocks.append(block);
+            last.insert(m_shape.contentKey, blocks);
+            messages[messages.size() - 1] = last;
+            return;
+        }
+    }
+    messages.append(message);
+}
+
+void AlternatingHistory::appendUserText(QJsonArray &messages, const QString &text) const
+{
+    if (text.isEmpty())
+        return;
+    append(messages, message(m_shape.userRole, QJsonArray{m_shape.textBlock(text)}));
+}
+
+void AlternatingHistory::appendAssistant(QJsonArray &messages, const Message &source, int index) const
+{
+    // A call must be answered by the very next (user) message, so prose after a call starts a new
+    // assistant message once the results of the calls before it are out.
+    QJsonArray blocks;
+    QJsonArray results;
+    auto flush = [&] {
+        if (!blocks.isEmpty())
+            append(messages, message(m_shape.assistantRole, blocks));
+        if (!results.isEmpty())
+            append(messages, message(m_shape.userRole, results));
+        blocks = QJsonArray();
+        results = QJsonArray();
+    };
+    const QList<ReplayStep> steps = replaySteps(source, index);
+    for (const ReplayStep &step : steps) {
+        if (step.kind == ReplayStep::Kind::Text) {
+            if (!results.isEmpty())
+                flush();
+            if (!step.text.isEmpty())
+                blocks.append(m_shape.textBlock(step.text));
+            continue;
+        }
+        blocks.append(m_shape.callBlock(step.callId, step.tool, step.input));
+        results.append(m_shape.resultBlock(step.callId, step.tool, step.result, step.isError));
+    }
+    flush();
+}
+
+QJsonArray AlternatingHistory::build(const MessageList &messages) const
+{
+    QJsonArray native;
+    for (int i = 0; i < messages.size(); ++i) {
+        const Message &source = messages.at(i);
+        switch (source.role) {
+        case Message::Role::System:
+            break;
+        case Message::Role::User:
+            appendUserText(native, source.content);
+            break;
+        case Message::Role::Assistant:
+            appendAssistant(native, source, i);
+            break;
+        }
+    }
+    return native;
+}
+
+} // namespace keen

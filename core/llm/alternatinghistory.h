@@ -1,0 +1,54 @@
+#pragma once
+
+#include "message.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QString>
+
+#include <functional>
+
+namespace keen {
+
+// Builds a native message list for the APIs whose user and assistant turns must alternate (Anthropic,
+// Bedrock, Gemini): historical tool activity becomes call blocks in an assistant message followed by a user
+// message of result blocks, and consecutive messages of one role are merged into one message with several
+// blocks. The three APIs differ only in the names and the block shapes, given here.
+class AlternatingHistory
+{
+public:
+    struct Shape
+    {
+        QString userRole;      // "user"
+        QString assistantRole; // "assistant" or "model"
+        QString contentKey;    // "content" or "parts"
+        std::function<QJsonObject(const QString &text)> textBlock;
+        std::function<QJsonObject(const QString &id, const QString &name, const QJsonObject &input)>
+            callBlock;
+        std::function<QJsonObject(const QString &id, const QString &name, const QString &result,
+                                  bool isError)>
+            resultBlock;
+    };
+
+    explicit AlternatingHistory(Shape shape);
+
+    // The native messages of a neutral history; system messages are skipped (the caller keeps them apart).
+    // Empty user and assistant texts are skipped because these APIs reject empty text blocks. Historical call
+    // ids use the message's index in the given list, as the reference agent does.
+    QJsonArray build(const MessageList &messages) const;
+
+    // Appends a native message, merging it into the last one when both have the same role.
+    void append(QJsonArray &messages, const QJsonObject &message) const;
+    // Appends a user text block, into a trailing user message when there is one.
+    void appendUserText(QJsonArray &messages, const QString &text) const;
+
+    const Shape &shape() const { return m_shape; }
+
+private:
+    QJsonObject message(const QString &role, const QJsonArray &blocks) const;
+    void appendAssistant(QJsonArray &messages, const Message &message, int index) const;
+
+    Shape m_shape;
+};
+
+} // namespace keen
