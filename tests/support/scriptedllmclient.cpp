@@ -1,0 +1,127 @@
+#include "scriptedllmclient.h"
+
+#include "llm/compactioncommit.h"
+
+namespace keen::test {
+
+void ScriptedLlmClient::addTurn(const Turn &turn)
+{
+    QMutexLocker lock(&m_mutex);
+    m_turns.append(turn);
+}
+
+void ScriptedLlmClient::open(const QString &gate)
+{
+    QMutexLocker lock(&m_mutex);
+    m_open.insert(gate);
+    m_changed.wakeAll();
+}
+
+QList<MessageList> ScriptedLlmClient::requests() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_requests;
+}
+
+QList<StreamOptions> ScriptedLlmClient::options() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_options;
+}
+
+int ScriptedLlmClient::resetCount() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_resets;
+}
+
+bool ScriptedLlmClient::commitRejected() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_commitRejected;
+}
+
+void ScriptedLlmClient::reset()
+{
+    QMutexLocker lock(&m_mutex);
+    ++m_resets;
+}
+
+bool ScriptedLlmClient::waitFor(const QString &gate, const CancellationToken &cancel)
+{
+    QMutexLocker lock(&m_mutex);
+    while (!m_open.contains(gate)) {
+        if (cancel.isCancelled())
+            return false;
+        m_changed.wait(&m_mutex, 20);
+    }
+    return true;
+}
+
+void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegistry *, const StreamOptions &options,
+                                   const CancellationToken &cancel, const EventSink &sink)
+{
+    Turn turn;
+    {
+        QMutexLocker lock(&m_mutex);
+        m_requests.append(messages);
+        m_options.append(options);
+        if (!m_turns.isEmpty())
+            turn = m_turns.takeFirst();
+    }
+    if (turn.isEmpty()) {
+        sink(StreamEvent::failure(QStringLiteral("no scripted turn left")));
+        return;
+    }
+    auto send = [&](const StreamEvent &event) {
+        if (!cancel.isCancelled())
+            sink(event);
+    };
+    for (const Step &step : std::as_const(turn)) {
+        if (cancel.isCancelled())
+            return;
+        switch (step.kind) {
+        case Step::Kind::Event:
+            send(step.event);
+            break;
+        case Step::Kind::Gate:
+            if (!waitFor(step.gate, cancel))
+                return;
+            break;
+        case Step::Kind::AutoCompaction: {
+            const CancellationToken child = cancel.child();
+            AutoCompactionInfo started;
+            started.cancel = child;
+            send(StreamEvent::compaction(StreamEvent::Type::AutoCompactionStarted, started));
+            if (!step.compactionGate.isEmpty())
+                waitFor(step.compactionGate, child);
+            if (cancel.isCancelled())
+                return;
+            if (child.isCancelled() || !step.failWith.isEmpty()) {
+                AutoCompactionInfo stopped;
+                stopped.error = child.isCancelled() ? QStringLiteral("automatic compaction cancelled") : step.failWith;
+                send(StreamEvent::compaction(child.isCancelled() ? StreamEvent::Type::AutoCompactionCancelled
+                                                                 : StreamEvent::Type::AutoCompactionFailed,
+                                             stopped));
+                break;
+            }
+            AutoCompactionInfo applied;
+            applied.replacement = step.replacement;
+            if (options.awaitCompactionCommit)
+                applied.commit = std::make_shared<CompactionCommit>();
+            send(StreamEvent::compaction(StreamEvent::Type::AutoCompactionApplied, applied));
+            if (applied.commit) {
+                QString reason;
+                if (!applied.commit->wait(cancel, &reason)) {
+                    QMutexLocker lock(&m_mutex);
+                    m_commitRejected = true;
+                    return;
+                }
+            }
+            break;
+        }
+        }
+    }
+}
+
+} // namespace keen::test

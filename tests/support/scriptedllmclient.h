@@ -1,0 +1,68 @@
+#pragma once
+
+#include "llm/llmclient.h"
+#include "llm/message.h"
+
+#include <QList>
+#include <QMutex>
+#include <QSet>
+#include <QString>
+#include <QWaitCondition>
+
+namespace keen::test {
+
+// A provider stand-in for AgentSession and UI tests: each streamChat call plays the next scripted turn on
+// the worker thread. Steps can wait on named gates the test opens, and can run an automatic compaction whose
+// child token the test (or the UI) may cancel.
+class ScriptedLlmClient final : public LlmClient
+{
+public:
+    struct Step
+    {
+        enum class Kind { Event, Gate, AutoCompaction };
+        Kind kind = Kind::Event;
+        StreamEvent event;
+        QString gate;            // Gate: wait until open(gate) or the stream is cancelled (then stop)
+        MessageList replacement; // AutoCompaction: applied unless the child is cancelled or failWith is set
+        QString failWith;
+        QString compactionGate;  // AutoCompaction: waits here (child cancel wakes it) before deciding
+    };
+    using Turn = QList<Step>;
+
+    static Step event(const StreamEvent &event) { return Step{Step::Kind::Event, event, {}, {}, {}, {}}; }
+    static Step chunk(const QString &text) { return event(StreamEvent::chunk(text)); }
+    static Step gate(const QString &name) { return Step{Step::Kind::Gate, {}, name, {}, {}, {}}; }
+    static Step autoCompaction(const MessageList &replacement, const QString &waitGate = QString(),
+                               const QString &failWith = QString())
+    {
+        return Step{Step::Kind::AutoCompaction, {}, {}, replacement, failWith, waitGate};
+    }
+
+    void addTurn(const Turn &turn);
+    void open(const QString &gate);
+
+    // What each call received.
+    QList<MessageList> requests() const;
+    QList<StreamOptions> options() const;
+    int resetCount() const;
+    // Set when an applied compaction's commit was rejected by the app.
+    bool commitRejected() const;
+
+    void streamChat(const MessageList &messages, const ToolRegistry *tools, const StreamOptions &options,
+                    const CancellationToken &cancel, const EventSink &sink) override;
+    void reset() override;
+
+private:
+    bool waitFor(const QString &gate, const CancellationToken &cancel);
+
+    mutable QMutex m_mutex;
+    QWaitCondition m_changed;
+    QList<Turn> m_turns;
+    QSet<QString> m_open;
+    QList<MessageList> m_requests;
+    QList<StreamOptions> m_options;
+    int m_resets = 0;
+    bool m_commitRejected = false;
+};
+
+} // namespace keen::test
