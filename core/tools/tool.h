@@ -1,5 +1,6 @@
 #pragma once
 
+#include "../agent/agentmode.h"
 #include "../llm/cancellationtoken.h"
 
 #include <QJsonObject>
@@ -23,6 +24,8 @@ struct ToolContext
     PermissionRequester *permissions = nullptr; // null: no person to ask (tools that need one fail)
     const FilesystemGuard *guard = nullptr;
     bool interactive = false; // a person can answer ask_user
+    // build asks, plan refuses write tools at execution, yolo skips every prompt (the guard still holds).
+    AgentMode mode = AgentMode::Build;
     // ask_user: shows the questions and blocks until answered; returns {answers:[...], cancelled:bool}.
     std::function<QJsonObject(const QJsonObject &input, const CancellationToken &)> askUser;
 };

@@ -1,0 +1,230 @@
+#include "filesystemguard.h"
+
+#include "gitinfo.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+
+#include <git2.h>
+
+#include <mutex>
+
+namespace keen {
+
+namespace {
+
+bool isUnder(const QString &path, const QString &root)
+{
+    if (root.isEmpty())
+        return false;
+    if (root == QLatin1String("/"))
+        return path.startsWith(QLatin1Char('/'));
+    return path == root || path.startsWith(root + QLatin1Char('/'));
+}
+
+// Canonical form of an absolute, cleaned path: the deepest existing ancestor goes through canonicalFilePath
+// (which follows every symlink on the way) and the missing tail is appended as written.
+QString canonicalize(const QString &cleanAbsolute)
+{
+    QString existing = cleanAbsolute;
+    QStringList tail;
+    while (!QFileInfo::exists(existing)) {
+        // A dangling symlink does not "exist" but must not be treated as a plain new file name: resolve its
+        // target so a link to a missing file outside the workspace stays outside.
+        const QFileInfo info(existing);
+        if (info.isSymLink()) {
+            const QString target = QDir::cleanPath(info.absoluteDir().absoluteFilePath(info.symLinkTarget()));
+            if (target != existing)
+                return canonicalize(target) + (tail.isEmpty() ? QString() : QLatin1Char('/') + tail.join(QLatin1Char('/')));
+        }
+        const int slash = existing.lastIndexOf(QLatin1Char('/'));
+        if (slash < 0)
+            return {};
+        tail.prepend(existing.mid(slash + 1));
+        existing = slash == 0 ? QStringLiteral("/") : existing.left(slash);
+        if (existing == QLatin1String("/") && !QFileInfo::exists(existing))
+            return {};
+    }
+    QString base = QFileInfo(existing).canonicalFilePath();
+    if (base.isEmpty())
+        return {};
+    for (const QString &part : std::as_const(tail)) {
+        if (!base.endsWith(QLatin1Char('/')))
+            base += QLatin1Char('/');
+        base += part;
+    }
+    return base;
+}
+
+QString canonicalOrClean(const QString &path)
+{
+    if (path.isEmpty())
+        return {};
+    const QString resolved = canonicalize(QDir::cleanPath(QDir(path).absolutePath()));
+    return resolved.isEmpty() ? QDir::cleanPath(path) : resolved;
+}
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("FilesystemGuard", text);
+}
+
+} // namespace
+
+struct FilesystemGuard::Git
+{
+    std::mutex mutex;
+    git_repository *repo = nullptr;
+    QString workdir; // canonical, without trailing slash
+
+    ~Git()
+    {
+        if (repo)
+            git_repository_free(repo);
+    }
+};
+
+FilesystemGuard::FilesystemGuard(const QString &workspace, const QString &dataDir, const QString &homeDir)
+    : m_workspace(canonicalOrClean(workspace))
+    , m_dataDir(canonicalOrClean(dataDir))
+    , m_home(canonicalOrClean(homeDir.isEmpty() ? QDir::homePath() : homeDir))
+    , m_git(std::make_unique<Git>())
+{
+    // Reference 2.3's never-blocked folders; its ~/.keen is this app's data folder.
+    const QStringList dataExceptions = {QStringLiteral("bash"), QStringLiteral("memory"), QStringLiteral("skills"),
+                                        QStringLiteral("mcp-artifacts"), QStringLiteral("web-fetch-artifacts")};
+    if (!m_dataDir.isEmpty()) {
+        for (const QString &name : dataExceptions)
+            m_exceptions.append(m_dataDir + QLatin1Char('/') + name);
+    }
+    m_exceptions.append(m_home + QStringLiteral("/.agents/skills"));
+    m_exceptions.append(m_home + QStringLiteral("/.keen/skills"));
+    m_exceptions.append(m_home + QStringLiteral("/.claude/skills"));
+
+    GitInfo::ensureInitialized();
+    if (!m_workspace.isEmpty()) {
+        const QByteArray native = QFile::encodeName(m_workspace);
+        if (git_repository_open_ext(&m_git->repo, native.constData(), 0, nullptr) == 0) {
+            const char *workdir = git_repository_workdir(m_git->repo);
+            if (workdir)
+                m_git->workdir = canonicalOrClean(QString::fromUtf8(workdir));
+        } else {
+            m_git->repo = nullptr;
+        }
+    }
+}
+
+FilesystemGuard::~FilesystemGuard() = default;
+
+QString FilesystemGuard::resolvePath(const QString &path) const
+{
+    QString trimmed = path.trimmed();
+    if (trimmed.isEmpty() || trimmed.contains(QChar(0)))
+        return {};
+    if (trimmed == QLatin1String("~") || trimmed.startsWith(QLatin1String("~/")))
+        trimmed = m_home + trimmed.mid(1);
+    const QString absolute = QDir::isAbsolutePath(trimmed) ? trimmed : m_workspace + QLatin1Char('/') + trimmed;
+    return canonicalize(QDir::cleanPath(absolute));
+}
+
+bool FilesystemGuard::isGitIgnored(const QString &resolvedPath) const
+{
+    std::lock_guard lock(m_git->mutex);
+    if (!m_git->repo || m_git->workdir.isEmpty() || !isUnder(resolvedPath, m_git->workdir))
+        return false;
+    const QString relative = resolvedPath.mid(m_git->workdir.size() + 1);
+    if (relative.isEmpty())
+        return false;
+    int ignored = 0;
+    const QByteArray native = relative.toUtf8();
+    if (git_ignore_path_is_ignored(&ignored, m_git->repo, native.constData()) != 0)
+        return false;
+    return ignored == 1;
+}
+
+bool FilesystemGuard::isSystemPath(const QString &resolved) const
+{
+    static const QStringList prefixes = {
+        QStringLiteral("/etc"),  QStringLiteral("/usr"),   QStringLiteral("/bin"),  QStringLiteral("/sbin"),
+        QStringLiteral("/lib"),  QStringLiteral("/lib64"), QStringLiteral("/proc"), QStringLiteral("/sys"),
+        QStringLiteral("/dev"),  QStringLiteral("/root"),
+    };
+    for (const QString &prefix : prefixes) {
+        if (isUnder(resolved, prefix))
+            return true;
+    }
+    return false;
+}
+
+bool FilesystemGuard::isHomeDotPath(const QString &resolved) const
+{
+    if (m_home.isEmpty() || m_home == QLatin1String("/") || !isUnder(resolved, m_home) || resolved == m_home)
+        return false;
+    const QString rest = resolved.mid(m_home.size() + 1);
+    if (!rest.startsWith(QLatin1Char('.')))
+        return false;
+    // A workspace that itself lives in a home dot-folder (~/.dotfiles) may still be worked on; the folders
+    // around it stay blocked.
+    const QString topLevel = m_home + QLatin1Char('/') + rest.section(QLatin1Char('/'), 0, 0);
+    if (isUnder(m_workspace, topLevel) && isUnder(resolved, m_workspace))
+        return false;
+    return true;
+}
+
+bool FilesystemGuard::isException(const QString &resolved) const
+{
+    for (const QString &root : m_exceptions) {
+        if (isUnder(resolved, root))
+            return true;
+    }
+    return false;
+}
+
+FilesystemGuard::Check FilesystemGuard::checkPath(const QString &path, Operation operation) const
+{
+    Check check;
+    check.resolvedPath = resolvePath(path);
+    if (check.resolvedPath.isEmpty()) {
+        check.reason = tr("the path cannot be resolved");
+        return check;
+    }
+    const QString &resolved = check.resolvedPath;
+    check.insideWorkspace = isUnder(resolved, m_workspace);
+    const bool exception = isException(resolved);
+
+    if (!exception) {
+        if (isSystemPath(resolved)) {
+            check.reason = tr("system folders are off limits");
+            return check;
+        }
+        if (isHomeDotPath(resolved)) {
+            check.reason = tr("hidden files and folders in the home folder are off limits");
+            return check;
+        }
+        if (isGitIgnored(resolved)) {
+            check.reason = tr("the path is ignored by .gitignore");
+            return check;
+        }
+    }
+
+    switch (operation) {
+    case Operation::Read:
+        if (exception || check.insideWorkspace) {
+            check.decision = Decision::Granted;
+        } else {
+            check.decision = Decision::Pending;
+            check.reason = tr("reading outside the workspace needs permission");
+        }
+        return check;
+    case Operation::Write:
+    case Operation::Edit:
+        check.decision = Decision::Pending;
+        check.reason = tr("changing files needs permission");
+        return check;
+    }
+    check.reason = tr("unknown operation");
+    return check;
+}
+
+} // namespace keen

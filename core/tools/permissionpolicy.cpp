@@ -1,0 +1,123 @@
+#include "permissionpolicy.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace keen {
+
+PermissionPolicy::PermissionPolicy(const QString &workspace, PermissionRequester *person, bool autoApprove)
+    : m_workspace(workspace)
+    , m_person(person)
+    , m_autoApprove(autoApprove)
+{
+}
+
+QString PermissionPolicy::allowListPath(const QString &workspace)
+{
+    return QDir(workspace).filePath(QStringLiteral(".keen/permissions.json"));
+}
+
+QStringList PermissionPolicy::projectAllowList() const
+{
+    QString workspace;
+    {
+        std::lock_guard lock(m_mutex);
+        workspace = m_workspace;
+    }
+    if (workspace.isEmpty())
+        return {};
+    QFile file(allowListPath(workspace));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QJsonArray allow = QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("allow")).toArray();
+    QStringList names;
+    for (const QJsonValue &value : allow) {
+        if (value.isString())
+            names.append(value.toString());
+    }
+    return names;
+}
+
+PermissionDecision PermissionPolicy::request(const PermissionRequest &request, const CancellationToken &cancel)
+{
+    if (cancel.isCancelled())
+        return PermissionDecision::Deny;
+
+    PermissionRequester *person = nullptr;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_autoApprove)
+            return request.isDangerous ? PermissionDecision::Deny : PermissionDecision::Allow;
+    }
+    // The file is read outside the lock; it does not touch the members.
+    if (projectAllowList().contains(request.toolName))
+        return PermissionDecision::Allow;
+    {
+        std::lock_guard lock(m_mutex);
+        if (!request.isDangerous && m_sessionAllowed.contains(request.toolName))
+            return PermissionDecision::Allow;
+        person = m_person;
+    }
+    if (!person)
+        return PermissionDecision::Deny;
+
+    const PermissionDecision decision = person->request(request, cancel);
+    if (cancel.isCancelled())
+        return PermissionDecision::Deny;
+    if (decision == PermissionDecision::AllowForSession) {
+        // Never offered for dangerous commands; if an answer says so anyway it counts only this once.
+        if (!request.isDangerous)
+            allowForSession(request.toolName);
+        return PermissionDecision::Allow;
+    }
+    return decision;
+}
+
+void PermissionPolicy::setWorkspace(const QString &workspace)
+{
+    std::lock_guard lock(m_mutex);
+    m_workspace = workspace;
+}
+
+void PermissionPolicy::setPerson(PermissionRequester *person)
+{
+    std::lock_guard lock(m_mutex);
+    m_person = person;
+}
+
+void PermissionPolicy::setAutoApprove(bool autoApprove)
+{
+    std::lock_guard lock(m_mutex);
+    m_autoApprove = autoApprove;
+}
+
+bool PermissionPolicy::autoApprove() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_autoApprove;
+}
+
+QStringList PermissionPolicy::sessionAllowedTools() const
+{
+    std::lock_guard lock(m_mutex);
+    QStringList names(m_sessionAllowed.cbegin(), m_sessionAllowed.cend());
+    names.sort();
+    return names;
+}
+
+void PermissionPolicy::allowForSession(const QString &toolName)
+{
+    std::lock_guard lock(m_mutex);
+    m_sessionAllowed.insert(toolName);
+}
+
+void PermissionPolicy::clearSessionAllowances()
+{
+    std::lock_guard lock(m_mutex);
+    m_sessionAllowed.clear();
+}
+
+} // namespace keen

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "permissionrequester.h"
+
+#include <QSet>
+#include <QString>
+#include <QStringList>
+
+#include <mutex>
+
+namespace keen {
+
+// The order in which a permission request is settled (reference 2.3), as a PermissionRequester the tools
+// reach through ToolContext::permissions:
+//   1. autoApprove (a headless run): allowed, except dangerous commands, which are refused;
+//   2. the project allow-list <workspace>/.keen/permissions.json {"allow":["bash",...]}: allowed, dangerous
+//      commands included;
+//   3. tools the person allowed for this session: allowed, dangerous commands excluded;
+//   4. otherwise the person is asked through the inner requester (none: denied).
+// Modes are not handled here: ToolPermissions::ask skips the policy in yolo mode, and the write tools refuse
+// themselves in plan mode. Thread-safe: the worker asks while the GUI may reset the session.
+class PermissionPolicy final : public PermissionRequester
+{
+public:
+    PermissionPolicy(const QString &workspace, PermissionRequester *person, bool autoApprove = false);
+
+    PermissionDecision request(const PermissionRequest &request, const CancellationToken &cancel) override;
+
+    void setWorkspace(const QString &workspace);
+    void setPerson(PermissionRequester *person);
+    void setAutoApprove(bool autoApprove);
+    bool autoApprove() const;
+
+    // "Allow for this session" answers, by tool name. A new conversation starts without them.
+    QStringList sessionAllowedTools() const;
+    void allowForSession(const QString &toolName);
+    void clearSessionAllowances();
+
+    // Tool names of <workspace>/.keen/permissions.json; read on every request so edits apply at once.
+    QStringList projectAllowList() const;
+    static QString allowListPath(const QString &workspace);
+
+private:
+    mutable std::mutex m_mutex;
+    QString m_workspace;
+    PermissionRequester *m_person = nullptr;
+    bool m_autoApprove = false;
+    QSet<QString> m_sessionAllowed;
+};
+
+} // namespace keen

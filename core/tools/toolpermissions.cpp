@@ -1,0 +1,103 @@
+#include "toolpermissions.h"
+
+#include "permissionrequester.h"
+
+#include <QCoreApplication>
+
+#include <atomic>
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("ToolPermissions", text);
+}
+
+quint64 nextRequestId()
+{
+    static std::atomic<quint64> counter{0};
+    return ++counter;
+}
+
+} // namespace
+
+PermissionDecision ToolPermissions::ask(ToolContext &context, PermissionRequest request)
+{
+    if (context.cancel.isCancelled())
+        return PermissionDecision::Deny;
+    if (context.mode == AgentMode::Yolo)
+        return PermissionDecision::Allow;
+    if (!context.permissions)
+        return PermissionDecision::Deny;
+    if (request.id == 0)
+        request.id = nextRequestId();
+    const PermissionDecision decision = context.permissions->request(request, context.cancel);
+    if (context.cancel.isCancelled())
+        return PermissionDecision::Deny;
+    // A bare requester (not a PermissionPolicy) may answer "for this session": it still means yes.
+    return decision == PermissionDecision::AllowForSession ? PermissionDecision::Allow : decision;
+}
+
+ToolResult ToolPermissions::refusal(PermissionDecision decision, const PermissionRequest &request,
+                                    const ToolContext &context)
+{
+    const QString subject = request.command.isEmpty() ? request.toolName : request.command;
+    if (decision == PermissionDecision::Redirect) {
+        ToolResult result = ToolResult::failure(
+            tr("Interrupted: the user declined %1 and will say what the agent should do instead.").arg(request.toolName));
+        result.stopTurn = true;
+        return result;
+    }
+    if (context.cancel.isCancelled())
+        return ToolResult::failure(tr("Cancelled before permission was given."));
+    if (!context.interactive && request.isDangerous)
+        return ToolResult::failure(
+            tr("Permission denied: dangerous commands are refused in non-interactive runs unless yolo mode is on "
+               "(%1).")
+                .arg(subject));
+    if (!context.permissions)
+        return ToolResult::failure(tr("Permission denied: nobody is available to approve %1.").arg(request.toolName));
+    return ToolResult::failure(tr("Permission denied: the user declined %1.").arg(request.toolName));
+}
+
+FilesystemGuard::Check ToolPermissions::checkPath(const ToolContext &context, const QString &path,
+                                                  FilesystemGuard::Operation operation)
+{
+    if (context.guard)
+        return context.guard->checkPath(path, operation);
+    const FilesystemGuard fallback(context.workspace, context.dataDir);
+    return fallback.checkPath(path, operation);
+}
+
+std::optional<ToolResult> ToolPermissions::authorize(ToolContext &context, PermissionRequest request,
+                                                     FilesystemGuard::Operation operation)
+{
+    const FilesystemGuard::Check check = checkPath(context, request.path, operation);
+    request.resolvedPath = check.resolvedPath;
+    if (check.denied())
+        return ToolResult::failure(tr("Access denied to %1: %2.").arg(request.path, check.reason));
+    if (check.granted() && !request.isDangerous)
+        return std::nullopt;
+    const PermissionDecision decision = ask(context, request);
+    if (decision == PermissionDecision::Allow)
+        return std::nullopt;
+    return refusal(decision, request, context);
+}
+
+QString ToolPermissions::planModeRefusal()
+{
+    // Fixed wording from reference 2.1: models and tests match it.
+    return QStringLiteral("Write tools (write_file, edit_file) are disabled in plan mode; ask the user to switch "
+                          "with `/mode build` or `Shift+Tab`.");
+}
+
+std::optional<ToolResult> ToolPermissions::refuseInPlanMode(const ToolContext &context)
+{
+    if (context.mode == AgentMode::Plan)
+        return ToolResult::failure(planModeRefusal());
+    return std::nullopt;
+}
+
+} // namespace keen
