@@ -1,0 +1,759 @@
+#include "sessionindex.h"
+
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QMutexLocker>
+#include <QRecursiveMutex>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QSet>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QThread>
+#include <QVariant>
+
+#include <atomic>
+#include <filesystem>
+
+Q_LOGGING_CATEGORY(lcSessionIndex, "keen.session.index")
+
+namespace keen {
+
+namespace {
+
+const QString kTranscriptName = QStringLiteral("transcript_events.jsonl");
+const QString kTitleName = QStringLiteral("title.txt");
+constexpr qint64 kHashWindow = 4096;
+constexpr QChar kMarkOpen = QChar(0x02);
+constexpr QChar kMarkClose = QChar(0x03);
+
+QString collapseWhitespace(const QString &text)
+{
+    return text.simplified();
+}
+
+// The same fallback title as SessionStore::list(): the first user message, cut at 80 characters.
+QString shortTitle(const QString &collapsed)
+{
+    constexpr qsizetype kTitleLength = 80;
+    if (collapsed.size() <= kTitleLength)
+        return collapsed;
+    qsizetype cut = kTitleLength - 1;
+    if (collapsed.at(cut - 1).isHighSurrogate())
+        --cut;
+    return collapsed.left(cut).trimmed() + QChar(0x2026);
+}
+
+QString translateIndex(const char *text)
+{
+    return QCoreApplication::translate("keen::SessionIndex", text);
+}
+
+// One database connection for the duration of one call, on the calling thread.
+class Connection
+{
+public:
+    explicit Connection(const QString &path)
+    {
+        static std::atomic<quint64> counter{0};
+        m_name = QStringLiteral("keen.sessionindex.%1.%2")
+                     .arg(quintptr(QThread::currentThreadId()))
+                     .arg(counter.fetch_add(1));
+        m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_name);
+        m_db.setDatabaseName(path);
+        m_db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
+    }
+    ~Connection()
+    {
+        m_db.close();
+        m_db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(m_name);
+    }
+    Q_DISABLE_COPY_MOVE(Connection)
+
+    QSqlDatabase &db() { return m_db; }
+
+private:
+    QString m_name;
+    QSqlDatabase m_db;
+};
+
+bool exec(QSqlDatabase &db, const QString &sql, QString *error = nullptr)
+{
+    QSqlQuery query(db);
+    if (query.exec(sql))
+        return true;
+    if (error)
+        *error = query.lastError().text();
+    qCWarning(lcSessionIndex) << "SQL failed:" << sql << query.lastError().text();
+    return false;
+}
+
+bool createSchema(QSqlDatabase &db, QString *error)
+{
+    const QStringList statements = {
+        QStringLiteral("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"),
+        QStringLiteral("CREATE TABLE sessions("
+                       "path TEXT PRIMARY KEY, id TEXT NOT NULL, directory TEXT NOT NULL, "
+                       "namespace TEXT NOT NULL, workspace TEXT NOT NULL DEFAULT '', "
+                       "title_override TEXT NOT NULL DEFAULT '', title_mtime INTEGER NOT NULL DEFAULT -1, "
+                       "first_user_message TEXT NOT NULL DEFAULT '', last_user_message TEXT NOT NULL DEFAULT '', "
+                       "created_at INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL DEFAULT 0, "
+                       "last_seq INTEGER NOT NULL DEFAULT 0, size INTEGER NOT NULL DEFAULT 0, "
+                       "indexed_bytes INTEGER NOT NULL DEFAULT 0, head_hash BLOB, tail_hash BLOB)"),
+        QStringLiteral("CREATE INDEX sessions_namespace ON sessions(namespace)"),
+        QStringLiteral("CREATE TABLE entries(id INTEGER PRIMARY KEY, path TEXT NOT NULL, seq INTEGER NOT NULL, "
+                       "source TEXT NOT NULL, body TEXT NOT NULL)"),
+        QStringLiteral("CREATE INDEX entries_path ON entries(path)"),
+        QStringLiteral("CREATE VIRTUAL TABLE entries_fts USING fts5(body, content='entries', content_rowid='id', "
+                       "tokenize='unicode61 remove_diacritics 2')"),
+        QStringLiteral("CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN "
+                       "INSERT INTO entries_fts(rowid, body) VALUES (new.id, new.body); END"),
+        QStringLiteral("CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN "
+                       "INSERT INTO entries_fts(entries_fts, rowid, body) VALUES ('delete', old.id, old.body); END"),
+        QStringLiteral("INSERT INTO meta(key, value) VALUES ('schema_version', '%1')")
+            .arg(SessionIndex::kSchemaVersion),
+    };
+    if (!db.transaction()) {
+        *error = db.lastError().text();
+        return false;
+    }
+    for (const QString &statement : statements) {
+        if (!exec(db, statement, error)) {
+            db.rollback();
+            return false;
+        }
+    }
+    return db.commit();
+}
+
+// One writer per process: updates and rebuilds of the database file never interleave between threads.
+QRecursiveMutex &indexMutex()
+{
+    static QRecursiveMutex mutex;
+    return mutex;
+}
+
+enum class Health { Current, Unusable, Busy };
+
+bool isBusy(const QSqlError &error)
+{
+    // SQLITE_BUSY and SQLITE_LOCKED: another connection is writing; not a reason to throw the index away.
+    const QString code = error.nativeErrorCode();
+    return code == QLatin1String("5") || code == QLatin1String("6");
+}
+
+Health checkHealth(QSqlDatabase &db)
+{
+    QSqlQuery query(db);
+    if (!query.exec(QStringLiteral("SELECT value FROM meta WHERE key = 'schema_version'")))
+        return isBusy(query.lastError()) ? Health::Busy : Health::Unusable;
+    if (!query.next() || query.value(0).toString() != QString::number(SessionIndex::kSchemaVersion))
+        return Health::Unusable;
+    // The tables a current index must have; a damaged file fails here.
+    QSqlQuery check(db);
+    if (!check.exec(QStringLiteral("SELECT count(*) FROM sessions JOIN entries ON 0 JOIN entries_fts ON 0")))
+        return isBusy(check.lastError()) ? Health::Busy : Health::Unusable;
+    return Health::Current;
+}
+
+// Opens the index, replacing it when missing, unreadable or of another schema. A fresh database is built
+// in a temporary file and renamed over the old one, so another process never sees a half-made index.
+Result<void> openIndex(Connection &connection, const QString &path, bool *fullRebuild)
+{
+    *fullRebuild = false;
+    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
+        return Result<void>::failure(translateIndex("Cannot create the folder of the search index %1.").arg(path));
+    QSqlDatabase &db = connection.db();
+    if (QFileInfo::exists(path)) {
+        if (!db.open())
+            return Result<void>::failure(db.lastError().text());
+        switch (checkHealth(db)) {
+        case Health::Current:
+            return {};
+        case Health::Busy:
+            return Result<void>::failure(translateIndex("The search index is busy; try again."));
+        case Health::Unusable:
+            qCInfo(lcSessionIndex) << "Rebuilding the session index: corrupt or outdated" << path;
+            break;
+        }
+        db.close();
+    }
+
+    const QString temporary = path + QStringLiteral(".new-%1").arg(QRandomGenerator::global()->generate(), 8, 16,
+                                                                      QLatin1Char('0'));
+    QString error;
+    {
+        Connection fresh(temporary);
+        if (!fresh.db().open() || !createSchema(fresh.db(), &error)) {
+            if (error.isEmpty())
+                error = fresh.db().lastError().text();
+        }
+    }
+    if (!error.isEmpty()) {
+        QFile::remove(temporary);
+        return Result<void>::failure(translateIndex("Cannot create the search index: %1").arg(error));
+    }
+    QFile::remove(path + QStringLiteral("-journal"));
+    std::error_code renameError;
+    std::filesystem::rename(QFile::encodeName(temporary).toStdString(), QFile::encodeName(path).toStdString(),
+                            renameError);
+    if (renameError) {
+        QFile::remove(temporary);
+        return Result<void>::failure(translateIndex("Cannot create the search index: %1")
+                                         .arg(QString::fromStdString(renameError.message())));
+    }
+    if (!db.open())
+        return Result<void>::failure(db.lastError().text());
+    *fullRebuild = true;
+    return {};
+}
+
+QString compactJson(const QJsonValue &value)
+{
+    if (value.isString())
+        return value.toString();
+    if (value.isObject())
+        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+    if (value.isArray())
+        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+    if (value.isDouble())
+        return QString::number(value.toDouble());
+    if (value.isBool())
+        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    return {};
+}
+
+void appendPart(QString &body, const QString &part)
+{
+    if (part.trimmed().isEmpty())
+        return;
+    if (!body.isEmpty())
+        body += QLatin1Char('\n');
+    body += part;
+}
+
+struct Entry
+{
+    QString source;
+    QString body;
+};
+
+// What a person would search for in one event. Reasoning is left out.
+QList<Entry> searchableEntries(const QString &kind, const QJsonObject &payload)
+{
+    QList<Entry> entries;
+    auto add = [&entries](const QString &source, const QString &body) {
+        if (!body.trimmed().isEmpty())
+            entries.append(Entry{source, body});
+    };
+    if (kind == QLatin1String("user_message")) {
+        add(QStringLiteral("user"), payload.value(QStringLiteral("content")).toString());
+        return entries;
+    }
+    const QJsonArray transcript = payload.value(QStringLiteral("transcript")).toArray();
+    QString text;
+    QString toolInput;
+    QString toolOutput;
+    for (const QJsonValue &itemValue : transcript) {
+        const QJsonObject item = itemValue.toObject();
+        const QString itemKind = item.value(QStringLiteral("kind")).toString();
+        if (itemKind == QLatin1String("text")) {
+            text += item.value(QStringLiteral("content")).toString();
+        } else if (itemKind == QLatin1String("tool_start")) {
+            const QJsonObject start = item.value(QStringLiteral("tool_start")).toObject();
+            appendPart(toolInput, start.value(QStringLiteral("name")).toString() + QLatin1Char(' ')
+                                      + compactJson(start.value(QStringLiteral("input"))));
+        } else if (itemKind == QLatin1String("tool_end")) {
+            const QJsonObject end = item.value(QStringLiteral("tool_end")).toObject();
+            appendPart(toolOutput, compactJson(end.value(QStringLiteral("output"))));
+            appendPart(toolOutput, end.value(QStringLiteral("error")).toString());
+        } else if (itemKind == QLatin1String("bash")) {
+            const QJsonObject bash = item.value(QStringLiteral("bash")).toObject();
+            appendPart(toolInput, bash.value(QStringLiteral("command")).toString());
+            appendPart(toolOutput, bash.value(QStringLiteral("output")).toString());
+            appendPart(toolOutput, bash.value(QStringLiteral("error")).toString());
+        }
+    }
+    if (kind == QLatin1String("assistant_turn")) {
+        if (text.trimmed().isEmpty())
+            text = payload.value(QStringLiteral("message")).toString();
+        appendPart(text, payload.value(QStringLiteral("error")).toString());
+        add(QStringLiteral("assistant"), text);
+        add(QStringLiteral("tool_input"), toolInput);
+        add(QStringLiteral("tool_output"), toolOutput);
+    } else if (kind == QLatin1String("compaction_applied")) {
+        QString body = payload.value(QStringLiteral("status")).toString();
+        appendPart(body, text);
+        const QJsonArray messages = payload.value(QStringLiteral("messages")).toArray();
+        for (const QJsonValue &message : messages)
+            appendPart(body, message.toObject().value(QStringLiteral("Content")).toString());
+        add(QStringLiteral("compaction"), body);
+    }
+    return entries;
+}
+
+QByteArray hashRange(QFile &file, qint64 from, qint64 to)
+{
+    if (to <= from || !file.seek(from))
+        return {};
+    return QCryptographicHash::hash(file.read(to - from), QCryptographicHash::Sha1);
+}
+
+// The per-session row, as stored.
+struct SessionRow
+{
+    bool exists = false;
+    QString id;
+    QString workspace;
+    QString titleOverride;
+    qint64 titleMtime = -1;
+    QString firstUserMessage;
+    QString lastUserMessage;
+    qint64 createdAt = 0;
+    qint64 updatedAt = 0;
+    quint64 lastSeq = 0;
+    qint64 size = 0;
+    qint64 indexedBytes = 0;
+    QByteArray headHash;
+    QByteArray tailHash;
+};
+
+SessionRow loadRow(QSqlDatabase &db, const QString &path)
+{
+    SessionRow row;
+    QSqlQuery query(db);
+    query.prepare(QStringLiteral(
+        "SELECT id, workspace, title_override, title_mtime, first_user_message, last_user_message, created_at, "
+        "updated_at, last_seq, size, indexed_bytes, head_hash, tail_hash FROM sessions WHERE path = ?"));
+    query.addBindValue(path);
+    if (!query.exec() || !query.next())
+        return row;
+    row.exists = true;
+    row.id = query.value(0).toString();
+    row.workspace = query.value(1).toString();
+    row.titleOverride = query.value(2).toString();
+    row.titleMtime = query.value(3).toLongLong();
+    row.firstUserMessage = query.value(4).toString();
+    row.lastUserMessage = query.value(5).toString();
+    row.createdAt = query.value(6).toLongLong();
+    row.updatedAt = query.value(7).toLongLong();
+    row.lastSeq = query.value(8).toULongLong();
+    row.size = query.value(9).toLongLong();
+    row.indexedBytes = query.value(10).toLongLong();
+    row.headHash = query.value(11).toByteArray();
+    row.tailHash = query.value(12).toByteArray();
+    return row;
+}
+
+bool deleteEntries(QSqlDatabase &db, const QString &path)
+{
+    QSqlQuery query(db);
+    query.prepare(QStringLiteral("DELETE FROM entries WHERE path = ?"));
+    query.addBindValue(path);
+    return query.exec();
+}
+
+bool saveRow(QSqlDatabase &db, const QString &path, const QString &directory, const QString &nameSpace,
+             const SessionRow &row)
+{
+    QSqlQuery query(db);
+    query.prepare(QStringLiteral(
+        "INSERT OR REPLACE INTO sessions(path, id, directory, namespace, workspace, title_override, title_mtime, "
+        "first_user_message, last_user_message, created_at, updated_at, last_seq, size, indexed_bytes, head_hash, "
+        "tail_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    query.addBindValue(path);
+    query.addBindValue(row.id);
+    query.addBindValue(directory);
+    query.addBindValue(nameSpace);
+    query.addBindValue(row.workspace);
+    query.addBindValue(row.titleOverride);
+    query.addBindValue(row.titleMtime);
+    query.addBindValue(row.firstUserMessage);
+    query.addBindValue(row.lastUserMessage);
+    query.addBindValue(row.createdAt);
+    query.addBindValue(row.updatedAt);
+    query.addBindValue(qint64(row.lastSeq));
+    query.addBindValue(row.size);
+    query.addBindValue(row.indexedBytes);
+    query.addBindValue(row.headHash);
+    query.addBindValue(row.tailHash);
+    if (!query.exec()) {
+        qCWarning(lcSessionIndex) << "Cannot save session row" << path << query.lastError().text();
+        return false;
+    }
+    return true;
+}
+
+// Reads the transcript from row->indexedBytes (0 for a rebuild) and indexes every complete new line.
+bool indexTranscript(QSqlDatabase &db, QFile &file, const QString &path, SessionRow *row, qint64 *linesRead)
+{
+    if (!file.seek(row->indexedBytes))
+        return false;
+    QSqlQuery insert(db);
+    insert.prepare(QStringLiteral("INSERT INTO entries(path, seq, source, body) VALUES (?, ?, ?, ?)"));
+    qint64 offset = row->indexedBytes;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine();
+        // A line without its newline is still being written: leave it for the next update.
+        if (!line.endsWith('\n'))
+            break;
+        offset += line.size();
+        ++*linesRead;
+        QJsonParseError parseError;
+        const QJsonDocument document = QJsonDocument::fromJson(line, &parseError);
+        if (parseError.error != QJsonParseError::NoError || !document.isObject())
+            continue; // malformed lines are skipped, as the store does
+        const QJsonObject object = document.object();
+        const QJsonValue seqValue = object.value(QStringLiteral("seq"));
+        if (!seqValue.isDouble() || seqValue.toDouble() < 1)
+            continue;
+        const auto seq = quint64(seqValue.toDouble());
+        if (seq <= row->lastSeq)
+            continue;
+        row->lastSeq = seq;
+        const QString kind = object.value(QStringLiteral("kind")).toString();
+        const QJsonObject payload = object.value(kind).toObject();
+        if (kind == QLatin1String("session_started")) {
+            const QString id = payload.value(QStringLiteral("session_id")).toString();
+            if (!id.isEmpty())
+                row->id = id;
+            const QDateTime created =
+                QDateTime::fromString(payload.value(QStringLiteral("created_at")).toString(), Qt::ISODateWithMs);
+            if (created.isValid())
+                row->createdAt = created.toMSecsSinceEpoch();
+            row->workspace = payload.value(QStringLiteral("cwd")).toString();
+        } else if (kind == QLatin1String("user_message")) {
+            const QString content = collapseWhitespace(payload.value(QStringLiteral("content")).toString());
+            if (row->firstUserMessage.isEmpty())
+                row->firstUserMessage = content;
+            if (!content.isEmpty())
+                row->lastUserMessage = content;
+        }
+        const QList<Entry> entries = searchableEntries(kind, payload);
+        for (const Entry &entry : entries) {
+            insert.addBindValue(path);
+            insert.addBindValue(qint64(seq));
+            insert.addBindValue(entry.source);
+            insert.addBindValue(entry.body);
+            if (!insert.exec()) {
+                qCWarning(lcSessionIndex) << "Cannot index" << path << insert.lastError().text();
+                return false;
+            }
+        }
+    }
+    row->indexedBytes = offset;
+    return true;
+}
+
+SessionInfo sessionInfoFrom(const QSqlQuery &query, int column)
+{
+    // Columns: path, id, directory, workspace, title_override, first_user_message, created_at, updated_at,
+    // last_seq, last_user_message.
+    SessionInfo info;
+    info.path = query.value(column).toString();
+    info.id = query.value(column + 1).toString();
+    info.directory = query.value(column + 2).toString();
+    info.workspace = query.value(column + 3).toString();
+    const QString titleOverride = query.value(column + 4).toString();
+    info.title = titleOverride.isEmpty() ? shortTitle(query.value(column + 5).toString()) : titleOverride;
+    info.createdAt = QDateTime::fromMSecsSinceEpoch(query.value(column + 6).toLongLong());
+    info.updatedAt = QDateTime::fromMSecsSinceEpoch(query.value(column + 7).toLongLong());
+    info.lastSeq = query.value(column + 8).toULongLong();
+    info.lastUserMessage = query.value(column + 9).toString();
+    return info;
+}
+
+const QString kSessionColumns = QStringLiteral(
+    "s.path, s.id, s.directory, s.workspace, s.title_override, s.first_user_message, s.created_at, s.updated_at, "
+    "s.last_seq, s.last_user_message");
+
+QString namespaceFilterFor(const QString &workspace)
+{
+    if (workspace.isEmpty())
+        return {};
+    return SessionStore::namespaceFor(QDir::cleanPath(QFileInfo(workspace).absoluteFilePath()));
+}
+
+// Strips the snippet markers into highlight ranges and folds whitespace so a passage reads as one line.
+void parseSnippet(const QString &marked, SessionSearchHit *hit)
+{
+    QString plain;
+    plain.reserve(marked.size());
+    int start = -1;
+    bool lastWasSpace = true;
+    for (const QChar c : marked) {
+        if (c == kMarkOpen) {
+            start = int(plain.size());
+        } else if (c == kMarkClose) {
+            if (start >= 0 && plain.size() > start)
+                hit->highlights.append({start, int(plain.size()) - start});
+            start = -1;
+        } else if (c.isSpace()) {
+            if (!lastWasSpace)
+                plain += QLatin1Char(' ');
+            lastWasSpace = true;
+        } else {
+            plain += c;
+            lastWasSpace = false;
+        }
+    }
+    while (plain.endsWith(QLatin1Char(' ')))
+        plain.chop(1);
+    hit->snippet = plain;
+}
+
+} // namespace
+
+QString SessionSearchHit::markedSnippet(const QString &open, const QString &close) const
+{
+    QString result;
+    int position = 0;
+    for (const auto &[start, length] : highlights) {
+        if (start < position || start + length > snippet.size())
+            continue;
+        result += QStringView(snippet).mid(position, start - position);
+        result += open + QStringView(snippet).mid(start, length) + close;
+        position = start + length;
+    }
+    result += QStringView(snippet).mid(position);
+    return result;
+}
+
+SessionIndex::SessionIndex(const QString &sessionsRoot, const QString &databasePath)
+    : m_root(sessionsRoot)
+    , m_databasePath(databasePath.isEmpty() ? defaultDatabasePath(sessionsRoot) : databasePath)
+{
+}
+
+QString SessionIndex::defaultDatabasePath(const QString &sessionsRoot)
+{
+    return QDir::cleanPath(sessionsRoot + QStringLiteral("/../index/sessions.sqlite"));
+}
+
+QString SessionIndex::ftsQuery(const QString &userInput)
+{
+    const QStringList terms = userInput.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+    QStringList phrases;
+    for (QString term : terms) {
+        term.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+        phrases.append(QLatin1Char('"') + term + QStringLiteral("\"*"));
+    }
+    return phrases.join(QLatin1Char(' '));
+}
+
+Result<SessionIndexStats> SessionIndex::update()
+{
+    const QMutexLocker locker(&indexMutex());
+    SessionIndexStats stats;
+    Connection connection(m_databasePath);
+    bool fullRebuild = false;
+    if (auto opened = openIndex(connection, m_databasePath, &fullRebuild); !opened)
+        return Result<SessionIndexStats>::failure(opened.error());
+    stats.fullRebuild = fullRebuild;
+    QSqlDatabase &db = connection.db();
+
+    QSet<QString> known;
+    {
+        QSqlQuery query(db);
+        if (!query.exec(QStringLiteral("SELECT path FROM sessions")))
+            return Result<SessionIndexStats>::failure(query.lastError().text());
+        while (query.next())
+            known.insert(query.value(0).toString());
+    }
+
+    if (!db.transaction())
+        return Result<SessionIndexStats>::failure(db.lastError().text());
+    const QDir rootDir(m_root);
+    const QStringList namespaces = rootDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &nameSpace : namespaces) {
+        const QDir namespaceDir(rootDir.filePath(nameSpace));
+        const QStringList sessionDirs = namespaceDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        for (const QString &sessionDir : sessionDirs) {
+            const QString directory = namespaceDir.filePath(sessionDir);
+            const QString path = directory + QLatin1Char('/') + kTranscriptName;
+            const QFileInfo transcriptInfo(path);
+            if (!transcriptInfo.isFile())
+                continue;
+            ++stats.sessionsScanned;
+            known.remove(path);
+
+            SessionRow row = loadRow(db, path);
+            const qint64 size = transcriptInfo.size();
+            const qint64 mtime = transcriptInfo.lastModified().toMSecsSinceEpoch();
+            const QFileInfo titleInfo(directory + QLatin1Char('/') + kTitleName);
+            const qint64 titleMtime = titleInfo.exists() ? titleInfo.lastModified().toMSecsSinceEpoch() : -1;
+
+            const bool transcriptUnchanged = row.exists && row.size == size && row.updatedAt == mtime;
+            if (transcriptUnchanged && row.titleMtime == titleMtime)
+                continue;
+            if (row.titleMtime != titleMtime) {
+                row.titleMtime = titleMtime;
+                row.titleOverride.clear();
+                QFile titleFile(titleInfo.filePath());
+                if (titleMtime >= 0 && titleFile.open(QIODevice::ReadOnly))
+                    row.titleOverride = collapseWhitespace(QString::fromUtf8(titleFile.readAll()));
+            }
+            if (!transcriptUnchanged) {
+                QFile file(path);
+                if (!file.open(QIODevice::ReadOnly)) {
+                    qCWarning(lcSessionIndex) << "Cannot read" << path << file.errorString();
+                    continue;
+                }
+                // Append-only transcripts only grow; anything else means it was rewritten: index it again.
+                bool append = row.exists && size > row.size && row.indexedBytes <= size;
+                if (append) {
+                    const qint64 headEnd = qMin(row.indexedBytes, kHashWindow);
+                    const qint64 tailStart = qMax<qint64>(0, row.indexedBytes - kHashWindow);
+                    append = hashRange(file, 0, headEnd) == row.headHash
+                             && hashRange(file, tailStart, row.indexedBytes) == row.tailHash;
+                }
+                if (append) {
+                    ++stats.sessionsAppended;
+                } else {
+                    if (row.exists) {
+                        ++stats.sessionsRebuilt;
+                        if (!deleteEntries(db, path)) {
+                            db.rollback();
+                            return Result<SessionIndexStats>::failure(db.lastError().text());
+                        }
+                    }
+                    const qint64 keptTitleMtime = row.titleMtime;
+                    const QString keptTitle = row.titleOverride;
+                    row = SessionRow{};
+                    row.titleMtime = keptTitleMtime;
+                    row.titleOverride = keptTitle;
+                    row.id = sessionDir;
+                    row.createdAt = mtime;
+                }
+                if (!indexTranscript(db, file, path, &row, &stats.linesRead)) {
+                    db.rollback();
+                    return Result<SessionIndexStats>::failure(
+                        translateIndex("Cannot index the session %1.").arg(path));
+                }
+                row.size = size;
+                row.updatedAt = mtime;
+                row.headHash = hashRange(file, 0, qMin(row.indexedBytes, kHashWindow));
+                row.tailHash = hashRange(file, qMax<qint64>(0, row.indexedBytes - kHashWindow), row.indexedBytes);
+            }
+            if (!saveRow(db, path, directory, nameSpace, row)) {
+                db.rollback();
+                return Result<SessionIndexStats>::failure(db.lastError().text());
+            }
+        }
+    }
+    for (const QString &gone : std::as_const(known)) {
+        QSqlQuery remove(db);
+        remove.prepare(QStringLiteral("DELETE FROM sessions WHERE path = ?"));
+        remove.addBindValue(gone);
+        if (!deleteEntries(db, gone) || !remove.exec()) {
+            db.rollback();
+            return Result<SessionIndexStats>::failure(db.lastError().text());
+        }
+        ++stats.sessionsRemoved;
+    }
+    if (!db.commit())
+        return Result<SessionIndexStats>::failure(db.lastError().text());
+    return stats;
+}
+
+Result<QList<SessionInfo>> SessionIndex::sessions(const QString &workspace)
+{
+    using Infos = QList<SessionInfo>;
+    const QMutexLocker locker(&indexMutex());
+    if (auto updated = update(); !updated)
+        return Result<Infos>::failure(updated.error());
+    Connection connection(m_databasePath);
+    bool fullRebuild = false;
+    if (auto opened = openIndex(connection, m_databasePath, &fullRebuild); !opened)
+        return Result<Infos>::failure(opened.error());
+    const QString nameSpace = namespaceFilterFor(workspace);
+    QString sql = QStringLiteral("SELECT ") + kSessionColumns + QStringLiteral(" FROM sessions s");
+    if (!nameSpace.isEmpty())
+        sql += QStringLiteral(" WHERE s.namespace = ?");
+    sql += QStringLiteral(" ORDER BY s.updated_at DESC, s.last_seq DESC");
+    QSqlQuery select(connection.db());
+    select.prepare(sql);
+    if (!nameSpace.isEmpty())
+        select.addBindValue(nameSpace);
+    if (!select.exec())
+        return Result<Infos>::failure(select.lastError().text());
+    Infos infos;
+    while (select.next())
+        infos.append(sessionInfoFrom(select, 0));
+    return infos;
+}
+
+Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const QString &workspace, int limit)
+{
+    using Hits = QList<SessionSearchHit>;
+    const QString match = ftsQuery(query);
+    if (match.isEmpty())
+        return Hits{};
+    const QMutexLocker locker(&indexMutex());
+    if (auto updated = update(); !updated)
+        return Result<Hits>::failure(updated.error());
+
+    Connection connection(m_databasePath);
+    bool fullRebuild = false;
+    if (auto opened = openIndex(connection, m_databasePath, &fullRebuild); !opened)
+        return Result<Hits>::failure(opened.error());
+    QSqlDatabase &db = connection.db();
+
+    const QString nameSpace = namespaceFilterFor(workspace);
+    // Every match, sessions newest first and inside a session the best passage (bm25, then the latest event)
+    // first; the first row of each session is its hit. Snippets are then made only for those rows.
+    QString sql = QStringLiteral("SELECT e.seq, e.source, entries_fts.rowid, ") + kSessionColumns
+                  + QStringLiteral(" FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
+                                   "JOIN sessions s ON s.path = e.path WHERE entries_fts MATCH ?");
+    if (!nameSpace.isEmpty())
+        sql += QStringLiteral(" AND s.namespace = ?");
+    sql += QStringLiteral(" ORDER BY s.updated_at DESC, s.last_seq DESC, s.path, bm25(entries_fts), e.seq DESC");
+
+    QSqlQuery select(db);
+    select.setForwardOnly(true);
+    select.prepare(sql);
+    select.addBindValue(match);
+    if (!nameSpace.isEmpty())
+        select.addBindValue(nameSpace);
+    if (!select.exec())
+        return Result<Hits>::failure(translateIndex("Search failed: %1").arg(select.lastError().text()));
+    Hits hits;
+    QList<qint64> rowIds;
+    QString previousPath;
+    while (hits.size() < limit && select.next()) {
+        const QString path = select.value(3).toString();
+        if (path == previousPath)
+            continue;
+        previousPath = path;
+        SessionSearchHit hit;
+        hit.seq = select.value(0).toULongLong();
+        hit.source = select.value(1).toString();
+        hit.session = sessionInfoFrom(select, 3);
+        hits.append(hit);
+        rowIds.append(select.value(2).toLongLong());
+    }
+    select.finish();
+
+    QSqlQuery snippet(db);
+    snippet.prepare(QStringLiteral("SELECT snippet(entries_fts, 0, char(2), char(3), '…', 24) FROM entries_fts "
+                                   "WHERE entries_fts MATCH ? AND rowid = ?"));
+    for (qsizetype i = 0; i < hits.size(); ++i) {
+        snippet.addBindValue(match);
+        snippet.addBindValue(rowIds.at(i));
+        if (snippet.exec() && snippet.next())
+            parseSnippet(snippet.value(0).toString(), &hits[i]);
+        snippet.finish();
+    }
+    return hits;
+}
+
+} // namespace keen

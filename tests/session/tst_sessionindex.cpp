@@ -1,0 +1,531 @@
+// The session search index: built from transcripts, incremental, rebuilt when stale or corrupt, only a cache.
+#include "session/sessionindex.h"
+#include "session/sessionstore.h"
+
+#include "sessionfixtures.h"
+#include "testenvironment.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTest>
+#include <QtConcurrent>
+
+using namespace keen;
+using keen::test::TranscriptWriter;
+
+class TestSessionIndex : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void databaseLivesBesideTheSessionsRoot();
+    void indexBuiltFromTranscripts();
+    void searchFindsToolInputAndOutput();
+    void searchFindsPreCompactionText();
+    void searchRequiresEveryTermAsPrefix();
+    void searchResultsAreNewestFirst();
+    void searchFiltersByWorkspace();
+    void userInputIsNeverFtsSyntax_data();
+    void userInputIsNeverFtsSyntax();
+    void updateReadsOnlyNewLines();
+    void unchangedTranscriptReadsNothing();
+    void tornLastLineWaitsForItsNewline();
+    void atomicBatchReplaceIsAppend();
+    void rewrittenTranscriptIsRebuilt();
+    void shrunkTranscriptIsRebuilt();
+    void corruptDatabaseIsRebuilt();
+    void oldSchemaIsRebuilt();
+    void deletingTheDatabaseLosesNothing();
+    void removedSessionLeavesTheIndex();
+    void listingMatchesTheStoreAndFollowsRenames();
+    void worksOnWorkerThreads();
+
+private:
+    QString root() const { return m_env->path(QStringLiteral("sessions")); }
+    QString workspace(const QString &name) const { return m_env->path(QStringLiteral("work/") + name); }
+
+    std::unique_ptr<keen::test::TestEnvironment> m_env;
+};
+
+void TestSessionIndex::init()
+{
+    m_env = std::make_unique<keen::test::TestEnvironment>();
+    QDir().mkpath(workspace(QStringLiteral("alpha")));
+    QDir().mkpath(workspace(QStringLiteral("beta")));
+}
+
+void TestSessionIndex::cleanup()
+{
+    m_env.reset();
+}
+
+void TestSessionIndex::databaseLivesBesideTheSessionsRoot()
+{
+    QCOMPARE(SessionIndex::defaultDatabasePath(QStringLiteral("/home/u/.keen/sessions")),
+             QStringLiteral("/home/u/.keen/index/sessions.sqlite"));
+    SessionIndex index(root());
+    QCOMPARE(index.databasePath(), m_env->path(QStringLiteral("index/sessions.sqlite")));
+    QVERIFY(index.update().ok());
+    QVERIFY(QFile::exists(index.databasePath()));
+}
+
+void TestSessionIndex::indexBuiltFromTranscripts()
+{
+    TranscriptWriter first(root(), workspace(QStringLiteral("alpha")));
+    first.user(QStringLiteral("Please refactor the flux capacitor"));
+    const quint64 answerSeq = first.assistant(QStringLiteral("The capacitor now uses a quantum widget."));
+    TranscriptWriter second(root(), workspace(QStringLiteral("beta")));
+    second.user(QStringLiteral("Something unrelated"));
+
+    SessionIndex index(root());
+    const auto stats = index.update();
+    QVERIFY2(stats.ok(), qPrintable(stats.error()));
+    QVERIFY(stats->fullRebuild);
+    QCOMPARE(stats->sessionsScanned, 2);
+    QCOMPARE(stats->linesRead, qint64(first.lastSeq() + second.lastSeq()));
+
+    const auto hits = index.search(QStringLiteral("quantum"));
+    QVERIFY2(hits.ok(), qPrintable(hits.error()));
+    QCOMPARE(hits->size(), 1);
+    const SessionSearchHit &hit = hits->first();
+    QCOMPARE(hit.session.id, first.id());
+    QCOMPARE(hit.session.path, first.path());
+    QCOMPARE(hit.session.directory, first.directory());
+    QCOMPARE(hit.session.workspace, workspace(QStringLiteral("alpha")));
+    QCOMPARE(hit.session.title, QStringLiteral("Please refactor the flux capacitor"));
+    QCOMPARE(hit.session.lastUserMessage, QStringLiteral("Please refactor the flux capacitor"));
+    QCOMPARE(hit.session.lastSeq, first.lastSeq());
+    QCOMPARE(hit.seq, answerSeq);
+    QCOMPARE(hit.source, QStringLiteral("assistant"));
+    QVERIFY(hit.snippet.contains(QStringLiteral("quantum widget")));
+    QCOMPARE(hit.highlights.size(), 1);
+    QCOMPARE(hit.snippet.mid(hit.highlights.first().first, hit.highlights.first().second),
+             QStringLiteral("quantum"));
+    QVERIFY(hit.markedSnippet(QStringLiteral("**"), QStringLiteral("**"))
+                .contains(QStringLiteral("**quantum**")));
+
+    const auto userHits = index.search(QStringLiteral("flux"));
+    QCOMPARE(userHits->size(), 1);
+    QCOMPARE(userHits->first().source, QStringLiteral("user"));
+    QCOMPARE(userHits->first().seq, quint64(2));
+}
+
+void TestSessionIndex::searchFindsToolInputAndOutput()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("what is in the config?"));
+    const quint64 toolSeq =
+        writer.assistantWithTool(QStringLiteral("Reading it."), QStringLiteral("read_file"),
+                                 QJsonObject{{QStringLiteral("path"), QStringLiteral("settings.yaml")}},
+                                 QStringLiteral("listen_port: 8443\nmagnetron_mode: on"));
+    SessionIndex index(root());
+    const auto output = index.search(QStringLiteral("magnetron"));
+    QVERIFY2(output.ok(), qPrintable(output.error()));
+    QCOMPARE(output->size(), 1);
+    QCOMPARE(output->first().seq, toolSeq);
+    QCOMPARE(output->first().source, QStringLiteral("tool_output"));
+    QVERIFY(output->first().snippet.contains(QStringLiteral("magnetron_mode")));
+
+    const auto input = index.search(QStringLiteral("settings.yaml"));
+    QCOMPARE(input->size(), 1);
+    QCOMPARE(input->first().source, QStringLiteral("tool_input"));
+}
+
+void TestSessionIndex::searchFindsPreCompactionText()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    const quint64 before = writer.user(QStringLiteral("the secret word is xylophone"));
+    writer.assistant(QStringLiteral("Noted the instrument."));
+    // An automatic compaction replaces the conversation with a summary that no longer holds the word.
+    writer.assistant(QStringLiteral("checkpoint"));
+    const quint64 compactionSeq =
+        writer.compaction(QString(), QStringLiteral("<compacted_context>user chose a word"));
+    writer.user(QStringLiteral("continue"));
+
+    SessionIndex index(root());
+    const auto hits = index.search(QStringLiteral("xylophone"));
+    QVERIFY2(hits.ok(), qPrintable(hits.error()));
+    QCOMPARE(hits->size(), 1);
+    QCOMPARE(hits->first().seq, before);
+
+    // The summary itself is findable too, at the compaction event.
+    const auto summary = index.search(QStringLiteral("compacted_context"));
+    QCOMPARE(summary->size(), 1);
+    QCOMPARE(summary->first().seq, compactionSeq);
+    QCOMPARE(summary->first().source, QStringLiteral("compaction"));
+
+    // A manual compaction's status and visible summary are indexed.
+    writer.compaction(QStringLiteral("Context compacted."), QStringLiteral("## Key Instructions\nbe brief"),
+                      QStringLiteral("Visible summary about penguins"));
+    QCOMPARE(index.search(QStringLiteral("penguins"))->size(), 1);
+    QCOMPARE(index.search(QStringLiteral("Context compacted"))->size(), 1);
+}
+
+void TestSessionIndex::searchRequiresEveryTermAsPrefix()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("deploy the kubernetes cluster"));
+    SessionIndex index(root());
+    QCOMPARE(index.search(QStringLiteral("kube"))->size(), 1);
+    QCOMPARE(index.search(QStringLiteral("kube deploy"))->size(), 1);
+    QCOMPARE(index.search(QStringLiteral("kube nomad"))->size(), 0);
+    QCOMPARE(index.search(QStringLiteral("KUBERNETES"))->size(), 1);
+    QCOMPARE(index.search(QStringLiteral("   "))->size(), 0);
+}
+
+void TestSessionIndex::searchResultsAreNewestFirst()
+{
+    const QDateTime now = QDateTime::currentDateTime();
+    TranscriptWriter older(root(), workspace(QStringLiteral("alpha")));
+    older.user(QStringLiteral("banana bread"));
+    older.setModified(now.addDays(-3));
+    TranscriptWriter newest(root(), workspace(QStringLiteral("alpha")));
+    newest.user(QStringLiteral("banana split"));
+    newest.setModified(now.addSecs(-60));
+    TranscriptWriter middle(root(), workspace(QStringLiteral("beta")));
+    middle.user(QStringLiteral("banana pancakes"));
+    middle.setModified(now.addDays(-1));
+
+    SessionIndex index(root());
+    const auto hits = index.search(QStringLiteral("banana"));
+    QVERIFY2(hits.ok(), qPrintable(hits.error()));
+    QCOMPARE(hits->size(), 3);
+    QCOMPARE(hits->at(0).session.id, newest.id());
+    QCOMPARE(hits->at(1).session.id, middle.id());
+    QCOMPARE(hits->at(2).session.id, older.id());
+    QCOMPARE(index.search(QStringLiteral("banana"), QString(), 2)->size(), 2);
+}
+
+void TestSessionIndex::searchFiltersByWorkspace()
+{
+    TranscriptWriter alpha(root(), workspace(QStringLiteral("alpha")));
+    alpha.user(QStringLiteral("walrus in alpha"));
+    TranscriptWriter beta(root(), workspace(QStringLiteral("beta")));
+    beta.user(QStringLiteral("walrus in beta"));
+    SessionIndex index(root());
+    const auto all = index.search(QStringLiteral("walrus"));
+    QCOMPARE(all->size(), 2);
+    const auto onlyAlpha = index.search(QStringLiteral("walrus"), workspace(QStringLiteral("alpha")));
+    QCOMPARE(onlyAlpha->size(), 1);
+    QCOMPARE(onlyAlpha->first().session.id, alpha.id());
+    // The same folder spelled with a trailing "/." is the same workspace.
+    const auto spelled = index.search(QStringLiteral("walrus"), workspace(QStringLiteral("beta/.")));
+    QCOMPARE(spelled->size(), 1);
+    QCOMPARE(spelled->first().session.id, beta.id());
+}
+
+void TestSessionIndex::userInputIsNeverFtsSyntax_data()
+{
+    QTest::addColumn<QString>("query");
+    QTest::addColumn<int>("expected");
+    QTest::newRow("quote") << QStringLiteral("say \"hello") << 1;
+    QTest::newRow("operators") << QStringLiteral("hello AND OR NOT") << 0;
+    // Syntax is searched as the words it contains, in order: "near hello", "body hello" are not in the text.
+    QTest::newRow("near") << QStringLiteral("NEAR(hello world)") << 0;
+    QTest::newRow("near words") << QStringLiteral("NEAR(say hello)") << 0;
+    QTest::newRow("column filter") << QStringLiteral("body:hello") << 0;
+    QTest::newRow("column filter words") << QStringLiteral("café:body") << 1;
+    QTest::newRow("star and caret") << QStringLiteral("^hello* -world") << 1;
+    QTest::newRow("parentheses only") << QStringLiteral("( )") << 0;
+    QTest::newRow("unicode") << QStringLiteral("naïve café") << 1;
+}
+
+void TestSessionIndex::userInputIsNeverFtsSyntax()
+{
+    QFETCH(QString, query);
+    QFETCH(int, expected);
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("say \"hello world\" to the naïve café body"));
+    SessionIndex index(root());
+    const auto hits = index.search(query);
+    QVERIFY2(hits.ok(), qPrintable(hits.error()));
+    QCOMPARE(hits->size(), expected);
+    QCOMPARE(SessionIndex::ftsQuery(QStringLiteral("a \"b")), QStringLiteral("\"a\"* \"\"\"b\"*"));
+}
+
+void TestSessionIndex::updateReadsOnlyNewLines()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("first question"));
+    writer.assistant(QStringLiteral("first answer"));
+    SessionIndex index(root());
+    QCOMPARE(index.update()->linesRead, qint64(3));
+
+    const quint64 newSeq = writer.user(QStringLiteral("second question about ocelots"));
+    // Keep the mtime moving even on coarse file systems.
+    writer.setModified(QDateTime::currentDateTime().addSecs(5));
+    const auto stats = index.update();
+    QVERIFY2(stats.ok(), qPrintable(stats.error()));
+    QVERIFY(!stats->fullRebuild);
+    QCOMPARE(stats->linesRead, qint64(1));
+    QCOMPARE(stats->sessionsAppended, 1);
+    QCOMPARE(stats->sessionsRebuilt, 0);
+
+    const auto hits = index.search(QStringLiteral("ocelots"));
+    QCOMPARE(hits->size(), 1);
+    QCOMPARE(hits->first().seq, newSeq);
+    QCOMPARE(hits->first().session.lastSeq, newSeq);
+    QCOMPARE(hits->first().session.lastUserMessage, QStringLiteral("second question about ocelots"));
+    // Earlier text is still there exactly once.
+    QCOMPARE(index.search(QStringLiteral("first"))->size(), 1);
+}
+
+void TestSessionIndex::unchangedTranscriptReadsNothing()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("hello"));
+    SessionIndex index(root());
+    QVERIFY(index.update().ok());
+    const auto stats = index.update();
+    QCOMPARE(stats->linesRead, qint64(0));
+    QCOMPARE(stats->sessionsScanned, 1);
+    QCOMPARE(stats->sessionsAppended + stats->sessionsRebuilt, 0);
+}
+
+void TestSessionIndex::tornLastLineWaitsForItsNewline()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("hello"));
+    writer.appendRawBytes(QByteArray(R"({"seq":3,"kind":"user_message","user_message":{"content":"gira)"));
+    SessionIndex index(root());
+    QCOMPARE(index.update()->linesRead, qint64(2));
+    QCOMPARE(index.search(QStringLiteral("giraffe"))->size(), 0);
+
+    writer.appendRawBytes(QByteArray("ffe neck\"}}\n"));
+    writer.setModified(QDateTime::currentDateTime().addSecs(5));
+    const auto stats = index.update();
+    QCOMPARE(stats->linesRead, qint64(1));
+    QCOMPARE(stats->sessionsAppended, 1);
+    const auto hits = index.search(QStringLiteral("giraffe"));
+    QCOMPARE(hits->size(), 1);
+    QCOMPARE(hits->first().seq, quint64(3));
+}
+
+void TestSessionIndex::atomicBatchReplaceIsAppend()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("hello"));
+    SessionIndex index(root());
+    QVERIFY(index.update().ok());
+
+    // The store's atomic batch writes a new file (old bytes + new lines) and renames it over the transcript.
+    QFile original(writer.path());
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    QByteArray bytes = original.readAll();
+    original.close();
+    bytes += R"({"seq":3,"kind":"assistant_turn","assistant_turn":{"message":"checkpoint with lemurs"}})"
+             "\n";
+    bytes += R"({"seq":4,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[]}})"
+             "\n";
+    const QString temp = writer.directory() + QStringLiteral("/.transcript-tmp");
+    QFile tempFile(temp);
+    QVERIFY(tempFile.open(QIODevice::WriteOnly));
+    tempFile.write(bytes);
+    tempFile.close();
+    QVERIFY(QFile::remove(writer.path()));
+    QVERIFY(QFile::rename(temp, writer.path()));
+    writer.setModified(QDateTime::currentDateTime().addSecs(5));
+
+    const auto stats = index.update();
+    QCOMPARE(stats->sessionsAppended, 1);
+    QCOMPARE(stats->linesRead, qint64(2));
+    QCOMPARE(index.search(QStringLiteral("lemurs"))->size(), 1);
+}
+
+void TestSessionIndex::rewrittenTranscriptIsRebuilt()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")), QStringLiteral("fixed-id"));
+    writer.user(QStringLiteral("aardvark"));
+    SessionIndex index(root());
+    QCOMPARE(index.search(QStringLiteral("aardvark"))->size(), 1);
+
+    // Same length, different bytes, then more lines: the old text must not survive.
+    QFile file(writer.path());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QByteArray bytes = file.readAll();
+    file.close();
+    bytes.replace("aardvark", "bluebird");
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(bytes);
+    file.write(R"({"seq":3,"kind":"user_message","user_message":{"content":"and a crow"}})"
+               "\n");
+    file.close();
+    writer.setModified(QDateTime::currentDateTime().addSecs(5));
+
+    const auto stats = index.update();
+    QCOMPARE(stats->sessionsRebuilt, 1);
+    QCOMPARE(stats->sessionsAppended, 0);
+    QCOMPARE(index.search(QStringLiteral("aardvark"))->size(), 0);
+    QCOMPARE(index.search(QStringLiteral("bluebird"))->size(), 1);
+    QCOMPARE(index.search(QStringLiteral("crow"))->size(), 1);
+}
+
+void TestSessionIndex::shrunkTranscriptIsRebuilt()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("keep this"));
+    writer.user(QStringLiteral("drop the hedgehog"));
+    SessionIndex index(root());
+    QCOMPARE(index.search(QStringLiteral("hedgehog"))->size(), 1);
+
+    QFile file(writer.path());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().split('\n');
+    file.close();
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(lines.at(0) + '\n' + lines.at(1) + '\n');
+    file.close();
+
+    const auto stats = index.update();
+    QCOMPARE(stats->sessionsRebuilt, 1);
+    QCOMPARE(index.search(QStringLiteral("hedgehog"))->size(), 0);
+    const auto kept = index.search(QStringLiteral("keep"));
+    QCOMPARE(kept->size(), 1);
+    QCOMPARE(kept->first().session.lastSeq, quint64(2));
+}
+
+void TestSessionIndex::corruptDatabaseIsRebuilt()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("the platypus question"));
+    SessionIndex index(root());
+    QVERIFY(index.update().ok());
+
+    QFile db(index.databasePath());
+    QVERIFY(db.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    db.write(QByteArray(8192, 'x') + "this is not a database");
+    db.close();
+    QFile::remove(index.databasePath() + QStringLiteral("-wal"));
+    QFile::remove(index.databasePath() + QStringLiteral("-shm"));
+
+    const auto stats = index.update();
+    QVERIFY2(stats.ok(), qPrintable(stats.error()));
+    QVERIFY(stats->fullRebuild);
+    QCOMPARE(stats->linesRead, qint64(2));
+    QCOMPARE(index.search(QStringLiteral("platypus"))->size(), 1);
+}
+
+void TestSessionIndex::oldSchemaIsRebuilt()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("narwhal"));
+    SessionIndex index(root());
+    QVERIFY(index.update().ok());
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("schema-test"));
+        db.setDatabaseName(index.databasePath());
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        QVERIFY(query.exec(QStringLiteral("UPDATE meta SET value = '0' WHERE key = 'schema_version'")));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("schema-test"));
+    const auto stats = index.update();
+    QVERIFY(stats->fullRebuild);
+    QCOMPARE(index.search(QStringLiteral("narwhal"))->size(), 1);
+    QVERIFY(!index.update()->fullRebuild);
+}
+
+void TestSessionIndex::deletingTheDatabaseLosesNothing()
+{
+    TranscriptWriter one(root(), workspace(QStringLiteral("alpha")));
+    one.user(QStringLiteral("axolotl"));
+    one.assistantWithTool(QStringLiteral("ok"), QStringLiteral("bash"), QJsonObject{},
+                          QStringLiteral("axolotl tank"));
+    TranscriptWriter two(root(), workspace(QStringLiteral("beta")));
+    two.user(QStringLiteral("axolotl again"));
+    SessionIndex index(root());
+    const auto before = index.search(QStringLiteral("axolotl"));
+    QCOMPARE(before->size(), 2);
+    const auto listedBefore = index.sessions();
+
+    QVERIFY(QFile::remove(index.databasePath()));
+    QFile::remove(index.databasePath() + QStringLiteral("-wal"));
+    QFile::remove(index.databasePath() + QStringLiteral("-shm"));
+
+    const auto after = index.search(QStringLiteral("axolotl"));
+    QVERIFY2(after.ok(), qPrintable(after.error()));
+    QCOMPARE(after->size(), 2);
+    for (int i = 0; i < 2; ++i) {
+        QCOMPARE(after->at(i).session.id, before->at(i).session.id);
+        QCOMPARE(after->at(i).seq, before->at(i).seq);
+        QCOMPARE(after->at(i).snippet, before->at(i).snippet);
+    }
+    QCOMPARE(index.sessions()->size(), listedBefore->size());
+}
+
+void TestSessionIndex::removedSessionLeavesTheIndex()
+{
+    TranscriptWriter gone(root(), workspace(QStringLiteral("alpha")));
+    gone.user(QStringLiteral("mongoose"));
+    SessionIndex index(root());
+    QCOMPARE(index.search(QStringLiteral("mongoose"))->size(), 1);
+    QVERIFY(QDir(gone.directory()).removeRecursively());
+    const auto stats = index.update();
+    QCOMPARE(stats->sessionsRemoved, 1);
+    QCOMPARE(index.search(QStringLiteral("mongoose"))->size(), 0);
+    QCOMPARE(index.sessions()->size(), 0);
+}
+
+void TestSessionIndex::listingMatchesTheStoreAndFollowsRenames()
+{
+    const QDateTime now = QDateTime::currentDateTime();
+    TranscriptWriter older(root(), workspace(QStringLiteral("alpha")));
+    older.user(QStringLiteral("  an   older\n question "));
+    older.user(QStringLiteral("and its follow-up"));
+    older.setModified(now.addDays(-2));
+    TranscriptWriter newer(root(), workspace(QStringLiteral("alpha")));
+    newer.user(QString(120, QLatin1Char('w')));
+    newer.setModified(now.addSecs(-30));
+    TranscriptWriter elsewhere(root(), workspace(QStringLiteral("beta")));
+    elsewhere.user(QStringLiteral("elsewhere"));
+
+    SessionIndex index(root());
+    SessionStore store(root());
+    const auto listed = index.sessions(workspace(QStringLiteral("alpha")));
+    QVERIFY2(listed.ok(), qPrintable(listed.error()));
+    const QList<SessionInfo> expected = store.list(workspace(QStringLiteral("alpha")));
+    QCOMPARE(listed->size(), 2);
+    QCOMPARE(expected.size(), 2);
+    for (int i = 0; i < 2; ++i) {
+        QCOMPARE(listed->at(i).id, expected.at(i).id);
+        QCOMPARE(listed->at(i).path, expected.at(i).path);
+        QCOMPARE(listed->at(i).title, expected.at(i).title);
+        QCOMPARE(listed->at(i).lastUserMessage, expected.at(i).lastUserMessage);
+        QCOMPARE(listed->at(i).lastSeq, expected.at(i).lastSeq);
+        QCOMPARE(listed->at(i).updatedAt, expected.at(i).updatedAt);
+        QCOMPARE(listed->at(i).createdAt.toMSecsSinceEpoch(), expected.at(i).createdAt.toMSecsSinceEpoch());
+    }
+    QCOMPARE(listed->at(1).title, QStringLiteral("an older question"));
+    QCOMPARE(index.sessions()->size(), 3);
+
+    QVERIFY(store.rename(older.id(), QStringLiteral("Renamed session")).ok());
+    const auto renamed = index.sessions(workspace(QStringLiteral("alpha")));
+    QCOMPARE(renamed->at(1).title, QStringLiteral("Renamed session"));
+    QCOMPARE(index.search(QStringLiteral("older"))->first().session.title, QStringLiteral("Renamed session"));
+}
+
+void TestSessionIndex::worksOnWorkerThreads()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("concurrent capybara"));
+    const QString sessionsRoot = root();
+    QList<QFuture<int>> futures;
+    for (int i = 0; i < 4; ++i) {
+        futures.append(QtConcurrent::run([sessionsRoot] {
+            SessionIndex index(sessionsRoot);
+            const auto hits = index.search(QStringLiteral("capybara"));
+            return hits.ok() ? int(hits->size()) : -1;
+        }));
+    }
+    for (QFuture<int> &future : futures)
+        QCOMPARE(future.result(), 1);
+}
+
+QTEST_GUILESS_MAIN(TestSessionIndex)
+#include "tst_sessionindex.moc"
