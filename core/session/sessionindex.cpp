@@ -10,8 +10,8 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QMutexLocker>
-#include <QRecursiveMutex>
 #include <QRandomGenerator>
+#include <QRecursiveMutex>
 #include <QRegularExpression>
 #include <QSet>
 #include <QSqlDatabase>
@@ -101,24 +101,28 @@ bool createSchema(QSqlDatabase &db, QString *error)
 {
     const QStringList statements = {
         QStringLiteral("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"),
-        QStringLiteral("CREATE TABLE sessions("
-                       "path TEXT PRIMARY KEY, id TEXT NOT NULL, directory TEXT NOT NULL, "
-                       "namespace TEXT NOT NULL, workspace TEXT NOT NULL DEFAULT '', "
-                       "title_override TEXT NOT NULL DEFAULT '', title_mtime INTEGER NOT NULL DEFAULT -1, "
-                       "first_user_message TEXT NOT NULL DEFAULT '', last_user_message TEXT NOT NULL DEFAULT '', "
-                       "created_at INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL DEFAULT 0, "
-                       "last_seq INTEGER NOT NULL DEFAULT 0, size INTEGER NOT NULL DEFAULT 0, "
-                       "indexed_bytes INTEGER NOT NULL DEFAULT 0, head_hash BLOB, tail_hash BLOB)"),
+        QStringLiteral(
+            "CREATE TABLE sessions("
+            "path TEXT PRIMARY KEY, id TEXT NOT NULL, directory TEXT NOT NULL, "
+            "namespace TEXT NOT NULL, workspace TEXT NOT NULL DEFAULT '', "
+            "title_override TEXT NOT NULL DEFAULT '', title_mtime INTEGER NOT NULL DEFAULT -1, "
+            "first_user_message TEXT NOT NULL DEFAULT '', last_user_message TEXT NOT NULL DEFAULT '', "
+            "created_at INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL DEFAULT 0, "
+            "last_seq INTEGER NOT NULL DEFAULT 0, size INTEGER NOT NULL DEFAULT 0, "
+            "indexed_bytes INTEGER NOT NULL DEFAULT 0, head_hash BLOB, tail_hash BLOB)"),
         QStringLiteral("CREATE INDEX sessions_namespace ON sessions(namespace)"),
-        QStringLiteral("CREATE TABLE entries(id INTEGER PRIMARY KEY, path TEXT NOT NULL, seq INTEGER NOT NULL, "
-                       "source TEXT NOT NULL, body TEXT NOT NULL)"),
+        QStringLiteral(
+            "CREATE TABLE entries(id INTEGER PRIMARY KEY, path TEXT NOT NULL, seq INTEGER NOT NULL, "
+            "source TEXT NOT NULL, body TEXT NOT NULL)"),
         QStringLiteral("CREATE INDEX entries_path ON entries(path)"),
-        QStringLiteral("CREATE VIRTUAL TABLE entries_fts USING fts5(body, content='entries', content_rowid='id', "
-                       "tokenize='unicode61 remove_diacritics 2')"),
+        QStringLiteral(
+            "CREATE VIRTUAL TABLE entries_fts USING fts5(body, content='entries', content_rowid='id', "
+            "tokenize='unicode61 remove_diacritics 2')"),
         QStringLiteral("CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN "
                        "INSERT INTO entries_fts(rowid, body) VALUES (new.id, new.body); END"),
-        QStringLiteral("CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN "
-                       "INSERT INTO entries_fts(entries_fts, rowid, body) VALUES ('delete', old.id, old.body); END"),
+        QStringLiteral(
+            "CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN "
+            "INSERT INTO entries_fts(entries_fts, rowid, body) VALUES ('delete', old.id, old.body); END"),
         QStringLiteral("INSERT INTO meta(key, value) VALUES ('schema_version', '%1')")
             .arg(SessionIndex::kSchemaVersion),
     };
@@ -171,7 +175,8 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
 {
     *fullRebuild = false;
     if (!QDir().mkpath(QFileInfo(path).absolutePath()))
-        return Result<void>::failure(translateIndex("Cannot create the folder of the search index %1.").arg(path));
+        return Result<void>::failure(
+            translateIndex("Cannot create the folder of the search index %1.").arg(path));
     QSqlDatabase &db = connection.db();
     if (QFileInfo::exists(path)) {
         if (!db.open())
@@ -188,8 +193,8 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
         db.close();
     }
 
-    const QString temporary = path + QStringLiteral(".new-%1").arg(QRandomGenerator::global()->generate(), 8, 16,
-                                                                      QLatin1Char('0'));
+    const QString temporary =
+        path + QStringLiteral(".new-%1").arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'));
     QString error;
     {
         Connection fresh(temporary);
@@ -270,8 +275,8 @@ QList<Entry> searchableEntries(const QString &kind, const QJsonObject &payload)
             text += item.value(QStringLiteral("content")).toString();
         } else if (itemKind == QLatin1String("tool_start")) {
             const QJsonObject start = item.value(QStringLiteral("tool_start")).toObject();
-            appendPart(toolInput, start.value(QStringLiteral("name")).toString() + QLatin1Char(' ')
-                                      + compactJson(start.value(QStringLiteral("input"))));
+            appendPart(toolInput, start.value(QStringLiteral("name")).toString() + QLatin1Char(' ') +
+                                      compactJson(start.value(QStringLiteral("input"))));
         } else if (itemKind == QLatin1String("tool_end")) {
             const QJsonObject end = item.value(QStringLiteral("tool_end")).toObject();
             appendPart(toolOutput, compactJson(end.value(QStringLiteral("output"))));
@@ -332,7 +337,8 @@ SessionRow loadRow(QSqlDatabase &db, const QString &path)
     SessionRow row;
     QSqlQuery query(db);
     query.prepare(QStringLiteral(
-        "SELECT id, workspace, title_override, title_mtime, first_user_message, last_user_message, created_at, "
+        "SELECT id, workspace, title_override, title_mtime, first_user_message, last_user_message, "
+        "created_at, "
         "updated_at, last_seq, size, indexed_bytes, head_hash, tail_hash FROM sessions WHERE path = ?"));
     query.addBindValue(path);
     if (!query.exec() || !query.next())
@@ -366,10 +372,11 @@ bool saveRow(QSqlDatabase &db, const QString &path, const QString &directory, co
              const SessionRow &row)
 {
     QSqlQuery query(db);
-    query.prepare(QStringLiteral(
-        "INSERT OR REPLACE INTO sessions(path, id, directory, namespace, workspace, title_override, title_mtime, "
-        "first_user_message, last_user_message, created_at, updated_at, last_seq, size, indexed_bytes, head_hash, "
-        "tail_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    query.prepare(QStringLiteral("INSERT OR REPLACE INTO sessions(path, id, directory, namespace, workspace, "
+                                 "title_override, title_mtime, "
+                                 "first_user_message, last_user_message, created_at, updated_at, last_seq, "
+                                 "size, indexed_bytes, head_hash, "
+                                 "tail_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     query.addBindValue(path);
     query.addBindValue(row.id);
     query.addBindValue(directory);
@@ -426,8 +433,8 @@ bool indexTranscript(QSqlDatabase &db, QFile &file, const QString &path, Session
             const QString id = payload.value(QStringLiteral("session_id")).toString();
             if (!id.isEmpty())
                 row->id = id;
-            const QDateTime created =
-                QDateTime::fromString(payload.value(QStringLiteral("created_at")).toString(), Qt::ISODateWithMs);
+            const QDateTime created = QDateTime::fromString(
+                payload.value(QStringLiteral("created_at")).toString(), Qt::ISODateWithMs);
             if (created.isValid())
                 row->createdAt = created.toMSecsSinceEpoch();
             row->workspace = payload.value(QStringLiteral("cwd")).toString();
@@ -472,9 +479,9 @@ SessionInfo sessionInfoFrom(const QSqlQuery &query, int column)
     return info;
 }
 
-const QString kSessionColumns = QStringLiteral(
-    "s.path, s.id, s.directory, s.workspace, s.title_override, s.first_user_message, s.created_at, s.updated_at, "
-    "s.last_seq, s.last_user_message");
+const QString kSessionColumns = QStringLiteral("s.path, s.id, s.directory, s.workspace, s.title_override, "
+                                               "s.first_user_message, s.created_at, s.updated_at, "
+                                               "s.last_seq, s.last_user_message");
 
 QString namespaceFilterFor(const QString &workspace)
 {
@@ -531,8 +538,7 @@ QString SessionSearchHit::markedSnippet(const QString &open, const QString &clos
 SessionIndex::SessionIndex(const QString &sessionsRoot, const QString &databasePath)
     : m_root(sessionsRoot)
     , m_databasePath(databasePath.isEmpty() ? defaultDatabasePath(sessionsRoot) : databasePath)
-{
-}
+{}
 
 QString SessionIndex::defaultDatabasePath(const QString &sessionsRoot)
 {
@@ -613,8 +619,8 @@ Result<SessionIndexStats> SessionIndex::update()
                 if (append) {
                     const qint64 headEnd = qMin(row.indexedBytes, kHashWindow);
                     const qint64 tailStart = qMax<qint64>(0, row.indexedBytes - kHashWindow);
-                    append = hashRange(file, 0, headEnd) == row.headHash
-                             && hashRange(file, tailStart, row.indexedBytes) == row.tailHash;
+                    append = hashRange(file, 0, headEnd) == row.headHash &&
+                             hashRange(file, tailStart, row.indexedBytes) == row.tailHash;
                 }
                 if (append) {
                     ++stats.sessionsAppended;
@@ -642,7 +648,8 @@ Result<SessionIndexStats> SessionIndex::update()
                 row.size = size;
                 row.updatedAt = mtime;
                 row.headHash = hashRange(file, 0, qMin(row.indexedBytes, kHashWindow));
-                row.tailHash = hashRange(file, qMax<qint64>(0, row.indexedBytes - kHashWindow), row.indexedBytes);
+                row.tailHash =
+                    hashRange(file, qMax<qint64>(0, row.indexedBytes - kHashWindow), row.indexedBytes);
             }
             if (!saveRow(db, path, directory, nameSpace, row)) {
                 db.rollback();
@@ -692,7 +699,8 @@ Result<QList<SessionInfo>> SessionIndex::sessions(const QString &workspace)
     return infos;
 }
 
-Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const QString &workspace, int limit)
+Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const QString &workspace,
+                                                     int limit)
 {
     using Hits = QList<SessionSearchHit>;
     const QString match = ftsQuery(query);
@@ -711,12 +719,13 @@ Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const
     const QString nameSpace = namespaceFilterFor(workspace);
     // Every match, sessions newest first and inside a session the best passage (bm25, then the latest event)
     // first; the first row of each session is its hit. Snippets are then made only for those rows.
-    QString sql = QStringLiteral("SELECT e.seq, e.source, entries_fts.rowid, ") + kSessionColumns
-                  + QStringLiteral(" FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
-                                   "JOIN sessions s ON s.path = e.path WHERE entries_fts MATCH ?");
+    QString sql = QStringLiteral("SELECT e.seq, e.source, entries_fts.rowid, ") + kSessionColumns +
+                  QStringLiteral(" FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
+                                 "JOIN sessions s ON s.path = e.path WHERE entries_fts MATCH ?");
     if (!nameSpace.isEmpty())
         sql += QStringLiteral(" AND s.namespace = ?");
-    sql += QStringLiteral(" ORDER BY s.updated_at DESC, s.last_seq DESC, s.path, bm25(entries_fts), e.seq DESC");
+    sql +=
+        QStringLiteral(" ORDER BY s.updated_at DESC, s.last_seq DESC, s.path, bm25(entries_fts), e.seq DESC");
 
     QSqlQuery select(db);
     select.setForwardOnly(true);
@@ -744,8 +753,9 @@ Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const
     select.finish();
 
     QSqlQuery snippet(db);
-    snippet.prepare(QStringLiteral("SELECT snippet(entries_fts, 0, char(2), char(3), '…', 24) FROM entries_fts "
-                                   "WHERE entries_fts MATCH ? AND rowid = ?"));
+    snippet.prepare(
+        QStringLiteral("SELECT snippet(entries_fts, 0, char(2), char(3), '…', 24) FROM entries_fts "
+                       "WHERE entries_fts MATCH ? AND rowid = ?"));
     for (qsizetype i = 0; i < hits.size(); ++i) {
         snippet.addBindValue(match);
         snippet.addBindValue(rowIds.at(i));

@@ -30,14 +30,15 @@ quint64 TranscriptWriter::user(const QString &text)
 
 quint64 TranscriptWriter::assistant(const QString &text)
 {
-    const QJsonArray transcript{QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
-                                            {QStringLiteral("content"), text}}};
-    return appendPayload(QStringLiteral("assistant_turn"),
-                         QJsonObject{{QStringLiteral("transcript"), transcript}, {QStringLiteral("message"), text}});
+    const QJsonArray transcript{
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")}, {QStringLiteral("content"), text}}};
+    return appendPayload(
+        QStringLiteral("assistant_turn"),
+        QJsonObject{{QStringLiteral("transcript"), transcript}, {QStringLiteral("message"), text}});
 }
 
-quint64 TranscriptWriter::assistantWithTool(const QString &text, const QString &tool, const QJsonObject &input,
-                                            const QString &output)
+quint64 TranscriptWriter::assistantWithTool(const QString &text, const QString &tool,
+                                            const QJsonObject &input, const QString &output)
 {
     const QJsonArray transcript{
         QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")}, {QStringLiteral("content"), text}},
@@ -50,8 +51,9 @@ quint64 TranscriptWriter::assistantWithTool(const QString &text, const QString &
                                                              {QStringLiteral("output"), output},
                                                              {QStringLiteral("duration_ns"), 1200000}}}},
     };
-    return appendPayload(QStringLiteral("assistant_turn"),
-                         QJsonObject{{QStringLiteral("transcript"), transcript}, {QStringLiteral("message"), text}});
+    return appendPayload(
+        QStringLiteral("assistant_turn"),
+        QJsonObject{{QStringLiteral("transcript"), transcript}, {QStringLiteral("message"), text}});
 }
 
 quint64 TranscriptWriter::interrupted(const QString &partialText)
@@ -74,7 +76,8 @@ quint64 TranscriptWriter::failed(const QString &partialText, const QString &erro
                                      {QStringLiteral("error"), error}});
 }
 
-quint64 TranscriptWriter::compaction(const QString &status, const QString &summary, const QString &visibleTranscript)
+quint64 TranscriptWriter::compaction(const QString &status, const QString &summary,
+                                     const QString &visibleTranscript)
 {
     QJsonObject payload{
         {QStringLiteral("status"), status},
@@ -93,7 +96,8 @@ quint64 TranscriptWriter::compaction(const QString &status, const QString &summa
 quint64 TranscriptWriter::appendPayload(const QString &kind, const QJsonObject &payload)
 {
     ++m_seq;
-    const QJsonObject line{{QStringLiteral("seq"), qint64(m_seq)}, {QStringLiteral("kind"), kind}, {kind, payload}};
+    const QJsonObject line{
+        {QStringLiteral("seq"), qint64(m_seq)}, {QStringLiteral("kind"), kind}, {kind, payload}};
     appendRawBytes(QJsonDocument(line).toJson(QJsonDocument::Compact) + '\n');
     return m_seq;
 }

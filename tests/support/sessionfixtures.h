@@ -28,7 +28,8 @@ public:
     quint64 interrupted(const QString &partialText);
     quint64 failed(const QString &partialText, const QString &error);
     // Manual: visible summary transcript and status "Context compacted."; automatic: empty status.
-    quint64 compaction(const QString &status, const QString &summary, const QString &visibleTranscript = QString());
+    quint64 compaction(const QString &status, const QString &summary,
+                       const QString &visibleTranscript = QString());
     quint64 appendPayload(const QString &kind, const QJsonObject &payload);
     void appendRawBytes(const QByteArray &bytes);
     void setModified(const QDateTime &when) const;
