@@ -41,8 +41,7 @@ TokenUsage usageFrom(const QJsonObject &usage)
 
 ChatCompletionsStreamDecoder::ChatCompletionsStreamDecoder(EventSink sink)
     : m_sink(std::move(sink))
-{
-}
+{}
 
 void ChatCompletionsStreamDecoder::feed(const QByteArray &bytes)
 {
@@ -86,8 +85,8 @@ void ChatCompletionsStreamDecoder::handleEvent(const SseParser::Event &event)
     const QJsonObject object = document.object();
     // Groq sends `event: error`; OpenRouter puts a top-level "error" on an ordinary chunk.
     const QJsonValue error = object.value(QLatin1String("error"));
-    const bool hasError = (error.isObject() && !error.toObject().isEmpty())
-        || (error.isString() && !error.toString().isEmpty());
+    const bool hasError = (error.isObject() && !error.toObject().isEmpty()) ||
+                          (error.isString() && !error.toString().isEmpty());
     if (event.event == QLatin1String("error") || hasError) {
         fail(OpenAiErrorClassifier::classifyStreamError(object));
         return;
@@ -150,7 +149,8 @@ void ChatCompletionsStreamDecoder::handleDelta(const QJsonObject &delta)
         if (arguments.isString())
             pending.arguments += arguments.toString();
         else if (arguments.isObject()) // a few servers send the object itself
-            pending.arguments += QString::fromUtf8(QJsonDocument(arguments.toObject()).toJson(QJsonDocument::Compact));
+            pending.arguments +=
+                QString::fromUtf8(QJsonDocument(arguments.toObject()).toJson(QJsonDocument::Compact));
     }
 }
 
@@ -170,8 +170,8 @@ Result<ModelTurn> ChatCompletionsStreamDecoder::finish()
     if (!failed())
         handleEvents(m_parser.finish());
     if (!failed() && !m_sawDone && m_finishReason.isEmpty())
-        fail(ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"), 0,
-                           std::nullopt});
+        fail(ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"),
+                           0, std::nullopt});
     if (failed())
         return Result<ModelTurn>::failure(m_error->message);
 
@@ -203,8 +203,8 @@ Result<ModelTurn> ChatCompletionsStreamDecoder::finish()
     }
 
     QJsonObject assistant{{QStringLiteral("role"), QStringLiteral("assistant")}};
-    assistant.insert(QStringLiteral("content"), m_text.isEmpty() && !nativeCalls.isEmpty() ? QJsonValue()
-                                                                                           : QJsonValue(m_text));
+    assistant.insert(QStringLiteral("content"),
+                     m_text.isEmpty() && !nativeCalls.isEmpty() ? QJsonValue() : QJsonValue(m_text));
     // Reasoning goes back on the assistant message so thinking models keep their chain across tool turns.
     if (!m_reasoning.isEmpty())
         assistant.insert(QStringLiteral("reasoning_content"), m_reasoning);

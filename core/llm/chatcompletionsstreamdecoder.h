@@ -13,7 +13,8 @@ namespace keen {
 
 // Decodes an OpenAI Chat Completions stream (chat.completion.chunk events, then [DONE]) from any
 // OpenAI-compatible server: text and refusal deltas, reasoning under its three non-standard names, tool
-// calls assembled by index, usage on its own chunk or on the finish chunk, and error objects inside the stream.
+// calls assembled by index, usage on its own chunk or on the finish chunk, and error objects inside the
+// stream.
 class ChatCompletionsStreamDecoder final : public StreamDecoder
 {
 public:

@@ -67,7 +67,12 @@ QString CodexCredentials::accountIdFromJwt(const QString &jwt)
                  .value(QLatin1String("chatgpt_account_id"))
                  .toString();
     if (id.isEmpty())
-        id = claims.value(QLatin1String("organizations")).toArray().first().toObject().value(QLatin1String("id")).toString();
+        id = claims.value(QLatin1String("organizations"))
+                 .toArray()
+                 .first()
+                 .toObject()
+                 .value(QLatin1String("id"))
+                 .toString();
     return id;
 }
 

@@ -43,7 +43,8 @@ QNetworkRequest tokenRequest(const QString &issuer)
     while (base.endsWith(QLatin1Char('/')))
         base.chop(1);
     QNetworkRequest request(QUrl(base + QStringLiteral("/oauth/token")));
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-www-form-urlencoded"));
+    request.setHeader(QNetworkRequest::ContentTypeHeader,
+                      QByteArrayLiteral("application/x-www-form-urlencoded"));
     request.setRawHeader("Accept", "application/json");
     request.setTransferTimeout(60000);
     return request;
@@ -163,7 +164,8 @@ void CodexOAuth::exchange(const QString &code)
         m_server->close(); // one code per sign-in; the page was already answered
     if (!m_network)
         m_network = new QNetworkAccessManager(this);
-    QNetworkReply *reply = m_network->post(tokenRequest(m_issuer), exchangeForm(code, m_verifier, m_redirect));
+    QNetworkReply *reply =
+        m_network->post(tokenRequest(m_issuer), exchangeForm(code, m_verifier, m_redirect));
     connect(reply, &QNetworkReply::finished, this, [this, reply, network = m_network] {
         reply->deleteLater();
         if (network != m_network)
@@ -197,20 +199,21 @@ void CodexOAuth::finish(const Result<CodexCredentials> &result)
 
 QByteArray CodexOAuth::exchangeForm(const QString &code, const QByteArray &verifier, const QString &redirect)
 {
-    return formField("grant_type", QStringLiteral("authorization_code")) + '&' + formField("code", code) + '&'
-        + formField("redirect_uri", redirect) + '&' + formField("client_id", clientId()) + '&'
-        + formField("code_verifier", QString::fromLatin1(verifier));
+    return formField("grant_type", QStringLiteral("authorization_code")) + '&' + formField("code", code) +
+           '&' + formField("redirect_uri", redirect) + '&' + formField("client_id", clientId()) + '&' +
+           formField("code_verifier", QString::fromLatin1(verifier));
 }
 
 QByteArray CodexOAuth::refreshForm(const QString &refreshToken)
 {
-    return formField("grant_type", QStringLiteral("refresh_token")) + '&'
-        + formField("refresh_token", refreshToken) + '&' + formField("client_id", clientId()) + '&'
-        + formField("scope", QStringLiteral("openid profile email"));
+    return formField("grant_type", QStringLiteral("refresh_token")) + '&' +
+           formField("refresh_token", refreshToken) + '&' + formField("client_id", clientId()) + '&' +
+           formField("scope", QStringLiteral("openid profile email"));
 }
 
 Result<CodexCredentials> CodexOAuth::parseTokenResponse(int status, const QByteArray &body,
-                                                        const CodexCredentials &previous, const QDateTime &now)
+                                                        const CodexCredentials &previous,
+                                                        const QDateTime &now)
 {
     const QJsonObject object = QJsonDocument::fromJson(body).object();
     if (status < 200 || status >= 300) {
@@ -218,16 +221,20 @@ Result<CodexCredentials> CodexOAuth::parseTokenResponse(int status, const QByteA
         QString detail = object.value(QLatin1String("error_description")).toString();
         const QJsonValue error = object.value(QLatin1String("error"));
         if (detail.isEmpty())
-            detail = error.isObject() ? error.toObject().value(QLatin1String("message")).toString() : error.toString();
+            detail = error.isObject() ? error.toObject().value(QLatin1String("message")).toString()
+                                      : error.toString();
         if (detail.isEmpty())
             detail = tr("no details");
         return Result<CodexCredentials>::failure(
-            tr("ChatGPT sign-in failed (HTTP %1): %2; sign in again from the provider settings").arg(status).arg(detail));
+            tr("ChatGPT sign-in failed (HTTP %1): %2; sign in again from the provider settings")
+                .arg(status)
+                .arg(detail));
     }
     CodexCredentials credentials = previous;
     credentials.accessToken = object.value(QLatin1String("access_token")).toString();
     if (credentials.accessToken.isEmpty())
-        return Result<CodexCredentials>::failure(tr("ChatGPT sign-in failed: the token response had no access token"));
+        return Result<CodexCredentials>::failure(
+            tr("ChatGPT sign-in failed: the token response had no access token"));
     const QString refresh = object.value(QLatin1String("refresh_token")).toString();
     if (!refresh.isEmpty())
         credentials.refreshToken = refresh;
@@ -254,9 +261,8 @@ Result<CodexCredentials> CodexOAuth::refreshBlocking(const QString &issuer, cons
     QNetworkReply *reply = network.post(request, refreshForm(current.refreshToken));
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     // The token may be cancelled from another thread: hop onto this one to abort.
-    const int callback = cancel.onCancelled([reply] {
-        QMetaObject::invokeMethod(reply, &QNetworkReply::abort, Qt::QueuedConnection);
-    });
+    const int callback = cancel.onCancelled(
+        [reply] { QMetaObject::invokeMethod(reply, &QNetworkReply::abort, Qt::QueuedConnection); });
     if (!reply->isFinished())
         loop.exec();
     cancel.removeCallback(callback);

@@ -40,7 +40,8 @@ public:
                         QObject *parent = nullptr);
     ~CodexOAuth() override;
 
-    // PKCE (RFC 7636): 64 random bytes as base64url; the challenge is base64url(SHA-256(verifier)), no padding.
+    // PKCE (RFC 7636): 64 random bytes as base64url; the challenge is base64url(SHA-256(verifier)), no
+    // padding.
     static QByteArray generateVerifier();
     static QByteArray challengeForVerifier(const QByteArray &verifier);
     static QString generateState();
@@ -55,9 +56,9 @@ public:
     // refresh token and account id when the response leaves them out.
     static QByteArray exchangeForm(const QString &code, const QByteArray &verifier, const QString &redirect);
     static QByteArray refreshForm(const QString &refreshToken);
-    static Result<CodexCredentials> parseTokenResponse(int status, const QByteArray &body,
-                                                       const CodexCredentials &previous = {},
-                                                       const QDateTime &now = QDateTime::currentDateTimeUtc());
+    static Result<CodexCredentials>
+    parseTokenResponse(int status, const QByteArray &body, const CodexCredentials &previous = {},
+                       const QDateTime &now = QDateTime::currentDateTimeUtc());
     // Refreshes on the calling (worker) thread with its own network objects; honours cancel and a timeout.
     static Result<CodexCredentials> refreshBlocking(const QString &issuer, const CodexCredentials &current,
                                                     const CancellationToken &cancel, int timeoutMs = 60000);

@@ -24,8 +24,7 @@ constexpr QFileDevice::Permissions OwnerOnly = QFileDevice::ReadOwner | QFileDev
 FileCredentialStorage::FileCredentialStorage(QString path, QString providerKey)
     : m_path(std::move(path))
     , m_key(std::move(providerKey))
-{
-}
+{}
 
 QString FileCredentialStorage::defaultPath()
 {

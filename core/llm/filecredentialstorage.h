@@ -13,7 +13,8 @@ namespace keen {
 class FileCredentialStorage final : public CredentialStorage
 {
 public:
-    explicit FileCredentialStorage(QString path = defaultPath(), QString providerKey = QStringLiteral("openai-codex"));
+    explicit FileCredentialStorage(QString path = defaultPath(),
+                                   QString providerKey = QStringLiteral("openai-codex"));
 
     // $KEEN_HOME/auth.json, else auth.json in the application's config folder.
     static QString defaultPath();

@@ -28,9 +28,9 @@ OAuthCallbackServer::~OAuthCallbackServer() = default;
 Result<void> OAuthCallbackServer::listen(quint16 port)
 {
     if (!m_server->listen(QHostAddress::LocalHost, port))
-        return Result<void>::failure(
-            tr("OAuth callback port %1 is unavailable; close the program using it (another sign-in?) and try again")
-                .arg(port));
+        return Result<void>::failure(tr("OAuth callback port %1 is unavailable; close the program using it "
+                                        "(another sign-in?) and try again")
+                                         .arg(port));
     return {};
 }
 
@@ -105,11 +105,13 @@ void OAuthCallbackServer::onReadyRead(QTcpSocket *socket)
     Q_EMIT codeReceived(code);
 }
 
-void OAuthCallbackServer::respond(QTcpSocket *socket, int status, const QByteArray &reason, const QString &message)
+void OAuthCallbackServer::respond(QTcpSocket *socket, int status, const QByteArray &reason,
+                                  const QString &message)
 {
-    const QByteArray body = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Keen Desktop</title></head>"
-                            "<body><p>"
-        + message.toUtf8() + "</p></body></html>";
+    const QByteArray body =
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Keen Desktop</title></head>"
+        "<body><p>" +
+        message.toUtf8() + "</p></body></html>";
     QByteArray response = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reason + "\r\n";
     response += "Content-Type: text/html; charset=utf-8\r\n";
     response += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";

@@ -1,9 +1,9 @@
 #include "openaichatprotocol.h"
 
+#include "../tools/toolregistry.h"
 #include "chatcompletionsstreamdecoder.h"
 #include "historyreplay.h"
 #include "openaierrorclassifier.h"
-#include "../tools/toolregistry.h"
 
 #include <QJsonDocument>
 
@@ -46,7 +46,8 @@ void appendAssistant(QJsonArray &out, const Message &message, int index)
             {QStringLiteral("id"), step.callId},
             {QStringLiteral("type"), QStringLiteral("function")},
             {QStringLiteral("function"),
-             QJsonObject{{QStringLiteral("name"), step.tool}, {QStringLiteral("arguments"), serializeJson(step.input)}}},
+             QJsonObject{{QStringLiteral("name"), step.tool},
+                         {QStringLiteral("arguments"), serializeJson(step.input)}}},
         });
         results.append(QJsonObject{{QStringLiteral("role"), QStringLiteral("tool")},
                                    {QStringLiteral("tool_call_id"), step.callId},
@@ -79,8 +80,7 @@ void addExtraHeaders(HeaderList &headers, const HeaderList &extra)
 
 OpenAiChatProtocol::OpenAiChatProtocol(ClientConfig config)
     : ProviderProtocol(std::move(config))
-{
-}
+{}
 
 QString OpenAiChatProtocol::defaultBaseUrl(const QString &providerId)
 {
@@ -93,7 +93,8 @@ QString OpenAiChatProtocol::defaultBaseUrl(const QString &providerId)
     return {};
 }
 
-OpenAiChatProtocol::ThinkingMode OpenAiChatProtocol::thinkingMode(const QString &providerId, const QString &model)
+OpenAiChatProtocol::ThinkingMode OpenAiChatProtocol::thinkingMode(const QString &providerId,
+                                                                  const QString &model)
 {
     const QString name = model.toLower();
     if (providerId == QLatin1String("deepseek"))
@@ -171,11 +172,10 @@ QJsonValue OpenAiChatProtocol::toolDefinitions(const ToolRegistry *tools) const
     for (const auto &tool : tools->all()) {
         definitions.append(QJsonObject{
             {QStringLiteral("type"), QStringLiteral("function")},
-            {QStringLiteral("function"),
-             QJsonObject{{QStringLiteral("name"), tool->name()},
-                         {QStringLiteral("description"), tool->description()},
-                         {QStringLiteral("parameters"), tool->inputSchema()},
-                         {QStringLiteral("strict"), false}}},
+            {QStringLiteral("function"), QJsonObject{{QStringLiteral("name"), tool->name()},
+                                                     {QStringLiteral("description"), tool->description()},
+                                                     {QStringLiteral("parameters"), tool->inputSchema()},
+                                                     {QStringLiteral("strict"), false}}},
         });
     }
     return definitions;

@@ -6,7 +6,8 @@ namespace keen {
 
 // OpenAI Chat Completions and the servers that speak it (reference 1.2): providers openai-compatible,
 // deepseek, moonshotai and zai. POST <base>/chat/completions with stream_options.include_usage; tool calls
-// and their results as assistant tool_calls plus role "tool" messages; reasoning re-sent as reasoning_content.
+// and their results as assistant tool_calls plus role "tool" messages; reasoning re-sent as
+// reasoning_content.
 class OpenAiChatProtocol final : public ProviderProtocol
 {
 public:
@@ -20,7 +21,8 @@ public:
 
     explicit OpenAiChatProtocol(ClientConfig config);
 
-    // The built-in endpoint of a chat-completions provider; empty for openai-compatible, which needs a base URL.
+    // The built-in endpoint of a chat-completions provider; empty for openai-compatible, which needs a base
+    // URL.
     static QString defaultBaseUrl(const QString &providerId);
     static ThinkingMode thinkingMode(const QString &providerId, const QString &model);
 
@@ -32,7 +34,8 @@ public:
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
                                  const RequestContext &context) const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
-    ProviderError classifyHttpError(int status, const QByteArray &body, const HeaderList &headers) const override;
+    ProviderError classifyHttpError(int status, const QByteArray &body,
+                                    const HeaderList &headers) const override;
 };
 
 } // namespace keen

@@ -36,8 +36,7 @@ OpenAiCodexProtocol::OpenAiCodexProtocol(ClientConfig config, std::shared_ptr<Cr
     : OpenAiResponsesProtocol(std::move(config))
     , m_storage(std::move(storage))
     , m_issuer(issuer.isEmpty() ? CodexOAuth::defaultIssuer() : std::move(issuer))
-{
-}
+{}
 
 QString OpenAiCodexProtocol::defaultBaseUrl()
 {
@@ -46,7 +45,8 @@ QString OpenAiCodexProtocol::defaultBaseUrl()
 
 QString OpenAiCodexProtocol::userAgent()
 {
-    return QStringLiteral("keen-desktop (%1; %2)").arg(QSysInfo::kernelType(), QSysInfo::currentCpuArchitecture());
+    return QStringLiteral("keen-desktop (%1; %2)")
+        .arg(QSysInfo::kernelType(), QSysInfo::currentCpuArchitecture());
 }
 
 QString OpenAiCodexProtocol::notAuthenticatedMessage()
@@ -81,7 +81,8 @@ HttpRequestSpec OpenAiCodexProtocol::buildRequest(const NativeHistory &history, 
     spec.headers.append({QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/json")});
     spec.headers.append({QByteArrayLiteral("Accept"), QByteArrayLiteral("text/event-stream")});
     addExtraHeaders(spec.headers, m_config.headers);
-    // The sign-in decides these; settings cannot override them, and the API-key-only headers would be refused.
+    // The sign-in decides these; settings cannot override them, and the API-key-only headers would be
+    // refused.
     spec.headers.removeIf([](const auto &header) {
         for (const char *name : {"authorization", "originator", "user-agent", "chatgpt-account-id",
                                  "openai-organization", "openai-project"}) {

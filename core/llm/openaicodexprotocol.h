@@ -10,8 +10,8 @@ namespace keen {
 class CredentialStorage;
 
 // The Responses API at the ChatGPT Codex backend, for provider openai-codex (reference 1.4): signed in with
-// ChatGPT instead of an API key, HTTP/1.1 only, system messages joined into `instructions`, the Codex headers,
-// and the access token refreshed before it expires.
+// ChatGPT instead of an API key, HTTP/1.1 only, system messages joined into `instructions`, the Codex
+// headers, and the access token refreshed before it expires.
 class OpenAiCodexProtocol final : public OpenAiResponsesProtocol
 {
 public:
@@ -27,7 +27,8 @@ public:
     NativeHistory toNative(const MessageList &messages) const override;
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
                                  const RequestContext &context) const override;
-    ProviderError classifyHttpError(int status, const QByteArray &body, const HeaderList &headers) const override;
+    ProviderError classifyHttpError(int status, const QByteArray &body,
+                                    const HeaderList &headers) const override;
     // Loads the sign-in and refreshes the token when it has less than a minute left.
     Result<void> prepare(const CancellationToken &cancel) override;
 

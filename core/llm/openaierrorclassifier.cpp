@@ -21,26 +21,26 @@ QString typeOf(const QJsonObject &error)
 
 bool isQuotaError(const QJsonObject &error)
 {
-    return OpenAiErrorClassifier::code(error) == QLatin1String("insufficient_quota")
-        || typeOf(error) == QLatin1String("insufficient_quota");
+    return OpenAiErrorClassifier::code(error) == QLatin1String("insufficient_quota") ||
+           typeOf(error) == QLatin1String("insufficient_quota");
 }
 
 bool isRateLimitError(const QJsonObject &error)
 {
     const QString code = OpenAiErrorClassifier::code(error);
     const QString type = typeOf(error);
-    return code == QLatin1String("rate_limit_exceeded") || type == QLatin1String("rate_limit_exceeded")
-        || type == QLatin1String("rate_limit_error") || type == QLatin1String("requests")
-        || type == QLatin1String("tokens");
+    return code == QLatin1String("rate_limit_exceeded") || type == QLatin1String("rate_limit_exceeded") ||
+           type == QLatin1String("rate_limit_error") || type == QLatin1String("requests") ||
+           type == QLatin1String("tokens");
 }
 
 bool isOverloadedError(const QJsonObject &error)
 {
     const QString code = OpenAiErrorClassifier::code(error);
     const QString type = typeOf(error);
-    return code == QLatin1String("server_error") || type == QLatin1String("server_error")
-        || code == QLatin1String("server_is_overloaded") || type == QLatin1String("overloaded_error")
-        || code == QLatin1String("overloaded") || code == QLatin1String("slow_down");
+    return code == QLatin1String("server_error") || type == QLatin1String("server_error") ||
+           code == QLatin1String("server_is_overloaded") || type == QLatin1String("overloaded_error") ||
+           code == QLatin1String("overloaded") || code == QLatin1String("slow_down");
 }
 
 // Some servers put the HTTP status inside a stream error (Groq's status_code, OpenRouter's numeric code).
@@ -100,7 +100,8 @@ std::optional<int> OpenAiErrorClassifier::retryAfterMs(const HeaderList &headers
     // The HTTP-date form ("Wed, 21 Oct 2015 07:28:00 GMT"), which RFC 2822 parsing accepts.
     const QDateTime when = QDateTime::fromString(QString::fromLatin1(retryAfter), Qt::RFC2822Date);
     if (when.isValid())
-        return int(qBound(qint64(0), QDateTime::currentDateTimeUtc().msecsTo(when), qint64(24 * 3600 * 1000)));
+        return int(
+            qBound(qint64(0), QDateTime::currentDateTimeUtc().msecsTo(when), qint64(24 * 3600 * 1000)));
     return std::nullopt;
 }
 
@@ -147,17 +148,18 @@ QString OpenAiErrorClassifier::describe(const QJsonObject &error)
 
 bool OpenAiErrorClassifier::isContextLength(const QJsonObject &error)
 {
-    if (code(error) == QLatin1String("context_length_exceeded")
-        || typeOf(error) == QLatin1String("context_length_exceeded"))
+    if (code(error) == QLatin1String("context_length_exceeded") ||
+        typeOf(error) == QLatin1String("context_length_exceeded"))
         return true;
     const QString message = error.value(QLatin1String("message")).toString();
-    return message.contains(QLatin1String("maximum context length"), Qt::CaseInsensitive)
-        || message.contains(QLatin1String("context_length_exceeded"), Qt::CaseInsensitive)
-        || message.contains(QLatin1String("exceeds the context window"), Qt::CaseInsensitive)
-        || message.contains(QLatin1String("context window of this model"), Qt::CaseInsensitive);
+    return message.contains(QLatin1String("maximum context length"), Qt::CaseInsensitive) ||
+           message.contains(QLatin1String("context_length_exceeded"), Qt::CaseInsensitive) ||
+           message.contains(QLatin1String("exceeds the context window"), Qt::CaseInsensitive) ||
+           message.contains(QLatin1String("context window of this model"), Qt::CaseInsensitive);
 }
 
-ProviderError OpenAiErrorClassifier::classifyHttp(int status, const QByteArray &body, const HeaderList &headers)
+ProviderError OpenAiErrorClassifier::classifyHttp(int status, const QByteArray &body,
+                                                  const HeaderList &headers)
 {
     const QJsonObject parsed = QJsonDocument::fromJson(body).object();
     const QJsonObject error = errorObject(parsed);
@@ -195,8 +197,9 @@ ProviderError OpenAiErrorClassifier::classifyHttp(int status, const QByteArray &
                              .arg(detail);
         break;
     default:
-        result.message = isQuotaError(error) ? quotaMessage(detail)
-                                             : tr("the request was rejected (HTTP %1): %2").arg(status).arg(detail);
+        result.message = isQuotaError(error)
+                             ? quotaMessage(detail)
+                             : tr("the request was rejected (HTTP %1): %2").arg(status).arg(detail);
         break;
     }
     return result;

@@ -11,8 +11,9 @@
 
 namespace keen {
 
-// Classifies the errors of OpenAI-shaped APIs (Chat Completions, Responses, Codex and the compatible servers),
-// which share the {"error":{"message","type","param","code"}} envelope over HTTP and inside streams.
+// Classifies the errors of OpenAI-shaped APIs (Chat Completions, Responses, Codex and the compatible
+// servers), which share the {"error":{"message","type","param","code"}} envelope over HTTP and inside
+// streams.
 class OpenAiErrorClassifier
 {
 public:

@@ -1,9 +1,9 @@
 #include "openairesponsesprotocol.h"
 
+#include "../tools/toolregistry.h"
 #include "historyreplay.h"
 #include "openaierrorclassifier.h"
 #include "responsesstreamdecoder.h"
-#include "../tools/toolregistry.h"
 
 #include <QJsonDocument>
 
@@ -25,8 +25,7 @@ bool reasoningEnabled(const QString &effort)
 
 OpenAiResponsesProtocol::OpenAiResponsesProtocol(ClientConfig config)
     : ProviderProtocol(std::move(config))
-{
-}
+{}
 
 QString OpenAiResponsesProtocol::defaultBaseUrl()
 {

@@ -25,7 +25,8 @@ public:
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
                                  const RequestContext &context) const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
-    ProviderError classifyHttpError(int status, const QByteArray &body, const HeaderList &headers) const override;
+    ProviderError classifyHttpError(int status, const QByteArray &body,
+                                    const HeaderList &headers) const override;
 
 protected:
     // Input items for the neutral messages; system messages are skipped when the API takes them apart.

@@ -49,8 +49,8 @@ TokenUsage usageFrom(const QJsonObject &usage)
 bool isReplayedItem(const QJsonObject &item)
 {
     const QString type = str(item, "type");
-    return type == QLatin1String("message") || type == QLatin1String("reasoning")
-        || type == QLatin1String("function_call");
+    return type == QLatin1String("message") || type == QLatin1String("reasoning") ||
+           type == QLatin1String("function_call");
 }
 
 // The identity of an output item across output_item.done and response.completed.
@@ -69,8 +69,7 @@ QString itemIdentity(const QJsonObject &item)
 
 ResponsesStreamDecoder::ResponsesStreamDecoder(EventSink sink)
     : m_sink(std::move(sink))
-{
-}
+{}
 
 void ResponsesStreamDecoder::feed(const QByteArray &bytes)
 {
@@ -109,19 +108,25 @@ void ResponsesStreamDecoder::handleEvent(const SseParser::Event &event)
     if (type.isEmpty())
         type = event.event;
 
-    if (type == QLatin1String("response.output_text.delta") || type == QLatin1String("response.refusal.delta")) {
+    if (type == QLatin1String("response.output_text.delta") ||
+        type == QLatin1String("response.refusal.delta")) {
         handleTextDelta(object);
-    } else if (type == QLatin1String("response.output_text.done") || type == QLatin1String("response.refusal.done")) {
-        const QString text = object.value(QLatin1String(type == QLatin1String("response.refusal.done") ? "refusal" : "text")).toString();
-        handleFullText(textKey(str(object, "item_id"), object.value(QLatin1String("content_index")).toInt()), text);
+    } else if (type == QLatin1String("response.output_text.done") ||
+               type == QLatin1String("response.refusal.done")) {
+        const QString text =
+            object.value(QLatin1String(type == QLatin1String("response.refusal.done") ? "refusal" : "text"))
+                .toString();
+        handleFullText(textKey(str(object, "item_id"), object.value(QLatin1String("content_index")).toInt()),
+                       text);
     } else if (type == QLatin1String("response.content_part.done")) {
         const QJsonObject part = object.value(QLatin1String("part")).toObject();
         const QString text = part.contains(QLatin1String("text")) ? str(part, "text") : str(part, "refusal");
-        handleFullText(textKey(str(object, "item_id"), object.value(QLatin1String("content_index")).toInt()), text);
-    } else if (type == QLatin1String("response.reasoning_summary_text.delta")
-               || type == QLatin1String("response.reasoning_text.delta")
-               || type == QLatin1String("response.reasoning.delta")
-               || type == QLatin1String("response.reasoning_summary.delta")) {
+        handleFullText(textKey(str(object, "item_id"), object.value(QLatin1String("content_index")).toInt()),
+                       text);
+    } else if (type == QLatin1String("response.reasoning_summary_text.delta") ||
+               type == QLatin1String("response.reasoning_text.delta") ||
+               type == QLatin1String("response.reasoning.delta") ||
+               type == QLatin1String("response.reasoning_summary.delta")) {
         handleReasoningDelta(object);
     } else if (type == QLatin1String("response.output_item.done")) {
         const QJsonObject item = object.value(QLatin1String("item")).toObject();
@@ -138,10 +143,14 @@ void ResponsesStreamDecoder::handleEvent(const SseParser::Event &event)
         fail(OpenAiErrorClassifier::classifyStreamError(error));
     } else if (type == QLatin1String("response.incomplete")) {
         const QJsonObject response = object.value(QLatin1String("response")).toObject();
-        QString reason = response.value(QLatin1String("incomplete_details")).toObject().value(QLatin1String("reason")).toString();
+        QString reason = response.value(QLatin1String("incomplete_details"))
+                             .toObject()
+                             .value(QLatin1String("reason"))
+                             .toString();
         if (reason.isEmpty())
             reason = tr("unknown reason");
-        fail(ProviderError{ProviderError::Kind::Stream, tr("response incomplete (%1)").arg(reason), 0, std::nullopt});
+        fail(ProviderError{ProviderError::Kind::Stream, tr("response incomplete (%1)").arg(reason), 0,
+                           std::nullopt});
     } else if (type == QLatin1String("error")) {
         // Nested {"type":"error","error":{...}} or the flat {"type":"error","code","message"} form.
         QJsonObject error = object.value(QLatin1String("error")).toObject();
@@ -151,8 +160,8 @@ void ResponsesStreamDecoder::handleEvent(const SseParser::Event &event)
         }
         fail(OpenAiErrorClassifier::classifyStreamError(error));
     }
-    // Everything else (created, in_progress, added events, argument deltas, web search...) carries nothing the
-    // turn needs: function calls are taken whole from output_item.done and response.completed.
+    // Everything else (created, in_progress, added events, argument deltas, web search...) carries nothing
+    // the turn needs: function calls are taken whole from output_item.done and response.completed.
 }
 
 void ResponsesStreamDecoder::handleTextDelta(const QJsonObject &event)
@@ -194,12 +203,14 @@ void ResponsesStreamDecoder::handleMessageItem(const QJsonObject &item)
 void ResponsesStreamDecoder::handleReasoningDelta(const QJsonObject &event)
 {
     const QJsonValue value = event.value(QLatin1String("delta"));
-    const QString delta = value.isString() ? value.toString() : value.toObject().value(QLatin1String("text")).toString();
+    const QString delta =
+        value.isString() ? value.toString() : value.toObject().value(QLatin1String("text")).toString();
     if (delta.isEmpty())
         return;
     // Summary parts are separate paragraphs; without a break they would run into each other.
-    const QJsonValue index = event.contains(QLatin1String("summary_index")) ? event.value(QLatin1String("summary_index"))
-                                                                            : event.value(QLatin1String("content_index"));
+    const QJsonValue index = event.contains(QLatin1String("summary_index"))
+                                 ? event.value(QLatin1String("summary_index"))
+                                 : event.value(QLatin1String("content_index"));
     const QString part = str(event, "item_id") + QLatin1Char(':') + QString::number(index.toInt());
     QString text = delta;
     if (part != m_reasoningPart && !m_reasoning.isEmpty())
@@ -240,8 +251,8 @@ Result<ModelTurn> ResponsesStreamDecoder::finish()
     if (!failed())
         handleEvents(m_parser.finish());
     if (!failed() && !m_completed)
-        fail(ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"), 0,
-                           std::nullopt});
+        fail(ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"),
+                           0, std::nullopt});
     if (failed())
         return Result<ModelTurn>::failure(m_error->message);
 

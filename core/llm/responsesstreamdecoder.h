@@ -42,8 +42,8 @@ private:
     SseParser m_parser;
     QString m_text;
     QString m_reasoning;
-    QString m_reasoningPart;            // the reasoning part the last delta belonged to
-    QHash<QString, QString> m_streamed; // item_id:content_index -> text already shown
+    QString m_reasoningPart;                // the reasoning part the last delta belonged to
+    QHash<QString, QString> m_streamed;     // item_id:content_index -> text already shown
     std::map<int, QJsonObject> m_doneItems; // output_item.done by output_index
     QJsonArray m_completedOutput;
     std::optional<TokenUsage> m_usage;
