@@ -1,0 +1,626 @@
+#include "sessionstore.h"
+
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QLoggingCategory>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <QUuid>
+
+#include <algorithm>
+#include <string_view>
+
+#include <cctype>
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace keen {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcSessionStore, "keen.session.store")
+
+const QString kTranscriptName = QStringLiteral("transcript_events.jsonl");
+const QString kTitleName = QStringLiteral("title.txt");
+constexpr mode_t kDirectoryMode = 0700;
+constexpr QFileDevice::Permissions kPrivateFile = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+constexpr qsizetype kTitleLength = 80;
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("SessionStore", text);
+}
+
+QString errnoText(int error)
+{
+    return QString::fromLocal8Bit(::strerror(error));
+}
+
+QByteArray encodedPath(const QString &path)
+{
+    return QFile::encodeName(path);
+}
+
+// Creates every missing level with 0700 so a session folder is never briefly readable by others.
+Result<void> ensureDirectory(const QString &path)
+{
+    const QFileInfo info(path);
+    if (info.isDir())
+        return {};
+    if (info.exists())
+        return Result<void>::failure(
+            tr("Cannot create the session folder %1: a file is in the way").arg(path));
+    const QString parent = QFileInfo(QDir::cleanPath(path)).path();
+    if (parent != path) {
+        Result<void> made = ensureDirectory(parent);
+        if (!made)
+            return made;
+    }
+    if (::mkdir(encodedPath(path).constData(), kDirectoryMode) != 0 && errno != EEXIST)
+        return Result<void>::failure(
+            tr("Cannot create the session folder %1: %2").arg(path, errnoText(errno)));
+    // The umask may have narrowed the mode further; never widen past 0700.
+    ::chmod(encodedPath(path).constData(), kDirectoryMode);
+    return {};
+}
+
+// Makes a rename durable: the directory entry itself must reach the disk.
+bool fsyncDirectory(const QString &path)
+{
+    const int fd = ::open(encodedPath(path).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const bool ok = ::fsync(fd) == 0;
+    ::close(fd);
+    return ok;
+}
+
+bool writeAll(int fd, const QByteArray &data)
+{
+    qsizetype written = 0;
+    while (written < data.size()) {
+        const ssize_t n = ::write(fd, data.constData() + written, size_t(data.size() - written));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        written += n;
+    }
+    return true;
+}
+
+QByteArray eventLine(const SessionEvent &event)
+{
+    return QJsonDocument(event.toJson()).toJson(QJsonDocument::Compact) + '\n';
+}
+
+// A session id names a folder, so it must not be able to climb out of the store.
+bool isPlausibleId(const QString &id)
+{
+    return !id.isEmpty() && id != QLatin1String(".") && id != QLatin1String("..") &&
+           !id.contains(QLatin1Char('/')) && !id.contains(QLatin1Char('\\'));
+}
+
+std::optional<SessionEvent> parseLine(const char *data, qsizetype size)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(QByteArray::fromRawData(data, size), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        return std::nullopt;
+    return SessionEvent::fromJson(document.object());
+}
+
+struct LineSpan
+{
+    qsizetype start;
+    qsizetype size;
+};
+
+// Non-blank lines, without their line ending.
+QList<LineSpan> splitLines(const QByteArray &bytes)
+{
+    QList<LineSpan> lines;
+    qsizetype start = 0;
+    while (start < bytes.size()) {
+        qsizetype end = bytes.indexOf('\n', start);
+        if (end < 0)
+            end = bytes.size();
+        qsizetype size = end - start;
+        if (size > 0 && bytes.at(start + size - 1) == '\r')
+            --size;
+        bool blank = true;
+        for (qsizetype i = start; i < start + size && blank; ++i)
+            blank = std::isspace(static_cast<unsigned char>(bytes.at(i)));
+        if (!blank)
+            lines.append(LineSpan{start, size});
+        start = end + 1;
+    }
+    return lines;
+}
+
+QDateTime parseTimestamp(const QString &text)
+{
+    QDateTime time = QDateTime::fromString(text, Qt::ISODateWithMs);
+    if (time.isValid())
+        return time;
+    // RFC 3339 from the reference agent may carry nanoseconds; Qt reads at most milliseconds.
+    static const QRegularExpression fraction(QStringLiteral("(\\.\\d{3})\\d+"));
+    QString trimmed = text;
+    trimmed.replace(fraction, QStringLiteral("\\1"));
+    return QDateTime::fromString(trimmed, Qt::ISODateWithMs);
+}
+
+QString shortTitle(const QString &text)
+{
+    const QString collapsed = text.simplified();
+    if (collapsed.size() <= kTitleLength)
+        return collapsed;
+    qsizetype cut = kTitleLength - 1;
+    if (collapsed.at(cut - 1).isHighSurrogate())
+        --cut;
+    return collapsed.left(cut).trimmed() + QChar(0x2026);
+}
+
+QString readTitle(const QString &directory)
+{
+    QFile file(QDir(directory).filePath(kTitleName));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(file.read(64 * 1024)).simplified();
+}
+
+bool containsToken(const QByteArray &bytes, const LineSpan &line, std::string_view token)
+{
+    return std::string_view(bytes.constData() + line.start, size_t(line.size)).find(token) !=
+           std::string_view::npos;
+}
+
+// Reads one transcript once and keeps only what the session browser shows. Only the lines that can be
+// session_started or user_message are parsed, and the last valid line for the seq, so a long session with
+// large assistant turns costs little more than reading its bytes.
+std::optional<SessionInfo> summarize(const QString &directory)
+{
+    const QString transcriptPath = QDir(directory).filePath(kTranscriptName);
+    QFile file(transcriptPath);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    const QByteArray bytes = file.readAll();
+    const QFileInfo fileInfo(transcriptPath);
+
+    SessionInfo info;
+    info.path = transcriptPath;
+    info.directory = directory;
+    info.updatedAt = fileInfo.lastModified();
+    QString firstUserMessage;
+    bool haveStarted = false;
+
+    const QList<LineSpan> lines = splitLines(bytes);
+    for (const LineSpan &line : lines) {
+        const bool maybeStarted = !haveStarted && containsToken(bytes, line, "\"session_started\"");
+        const bool maybeUser = containsToken(bytes, line, "\"user_message\"");
+        if (!maybeStarted && !maybeUser)
+            continue;
+        const auto event = parseLine(bytes.constData() + line.start, line.size);
+        if (!event)
+            continue;
+        if (event->kind == SessionEvent::Kind::SessionStarted && !haveStarted) {
+            haveStarted = true;
+            info.id = event->payload.value(QStringLiteral("session_id")).toString();
+            info.workspace = event->payload.value(QStringLiteral("cwd")).toString();
+            info.createdAt = parseTimestamp(event->payload.value(QStringLiteral("created_at")).toString());
+        } else if (event->kind == SessionEvent::Kind::UserMessage) {
+            if (firstUserMessage.isEmpty())
+                firstUserMessage = event->content();
+            info.lastUserMessage = event->content();
+        }
+    }
+    for (qsizetype i = lines.size() - 1; i >= 0; --i) {
+        if (const auto event = parseLine(bytes.constData() + lines.at(i).start, lines.at(i).size)) {
+            info.lastSeq = event->seq;
+            break;
+        }
+    }
+
+    if (info.id.isEmpty())
+        info.id = QFileInfo(directory).fileName();
+    if (!info.createdAt.isValid())
+        info.createdAt = info.updatedAt;
+    info.lastUserMessage = info.lastUserMessage.simplified();
+    info.title = readTitle(directory);
+    if (info.title.isEmpty())
+        info.title = shortTitle(firstUserMessage);
+    return info;
+}
+
+void sortNewestFirst(QList<SessionInfo> &sessions)
+{
+    std::sort(sessions.begin(), sessions.end(), [](const SessionInfo &a, const SessionInfo &b) {
+        if (a.updatedAt != b.updatedAt)
+            return a.updatedAt > b.updatedAt;
+        return a.lastSeq > b.lastSeq;
+    });
+}
+
+QStringList subdirectories(const QString &path)
+{
+    return QDir(path).entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::Hidden, QDir::Name);
+}
+
+// QSaveFile names its temporary file "<transcript>.XXXXXX" (or links an unnamed one under that name just
+// before the rename). Only a crash can leave one behind; one writer per session means any such file is stale.
+void removeStaleTemporaries(const QString &directory)
+{
+    QDir dir(directory);
+    const QStringList stale =
+        dir.entryList({kTranscriptName + QStringLiteral(".*")}, QDir::Files | QDir::Hidden | QDir::System);
+    for (const QString &name : stale)
+        dir.remove(name);
+}
+
+QString canonicalWorkspace(const QString &workspace)
+{
+    return QDir::cleanPath(QFileInfo(workspace).absoluteFilePath());
+}
+
+} // namespace
+
+SessionStore::SessionStore(const QString &root)
+    : m_root(root)
+{}
+
+QString SessionStore::defaultRoot()
+{
+    const QString home = qEnvironmentVariable("KEEN_HOME");
+    if (!home.isEmpty())
+        return QDir(home).filePath(QStringLiteral("sessions"));
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+        .filePath(QStringLiteral("sessions"));
+}
+
+QString SessionStore::namespaceFor(const QString &absoluteWorkspace)
+{
+    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
+    QString name = absoluteWorkspace;
+    name.replace(QLatin1Char('/'), QLatin1Char('-'));
+    name.replace(QLatin1Char('\\'), QLatin1Char('-'));
+    name.replace(unsafe, QStringLiteral("-"));
+    qsizetype begin = 0;
+    qsizetype end = name.size();
+    auto trimmable = [](QChar c) { return c == QLatin1Char('-') || c == QLatin1Char('.'); };
+    while (begin < end && trimmable(name.at(begin)))
+        ++begin;
+    while (end > begin && trimmable(name.at(end - 1)))
+        --end;
+    name = name.mid(begin, end - begin);
+    if (name.isEmpty())
+        name = QStringLiteral("root");
+    const QByteArray digest =
+        QCryptographicHash::hash(absoluteWorkspace.toUtf8(), QCryptographicHash::Sha1).toHex();
+    return name + QLatin1Char('-') + QString::fromLatin1(digest.left(10));
+}
+
+QString SessionStore::newSessionId()
+{
+    // QUuid::createUuid draws from the system's cryptographic generator and sets the v4 version/variant bits.
+    return QUuid::createUuid().toString(QUuid::WithoutBraces).toLower();
+}
+
+Result<Session> SessionStore::create(const QString &workspace)
+{
+    if (workspace.isEmpty())
+        return Result<Session>::failure(tr("Cannot create a session without a workspace folder"));
+    Session session;
+    session.workspace = canonicalWorkspace(workspace);
+    session.id = newSessionId();
+    session.directory =
+        QDir(m_root).filePath(namespaceFor(session.workspace) + QLatin1Char('/') + session.id);
+    session.transcriptPath = QDir(session.directory).filePath(kTranscriptName);
+    session.nextSeq = 1;
+
+    Result<void> made = ensureDirectory(session.directory);
+    if (!made)
+        return Result<Session>::failure(made.error());
+
+    const int fd = ::open(encodedPath(session.transcriptPath).constData(),
+                          O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        const QString error =
+            tr("Cannot create the transcript %1: %2").arg(session.transcriptPath, errnoText(errno));
+        QDir(session.directory).removeRecursively();
+        return Result<Session>::failure(error);
+    }
+    ::close(fd);
+    fsyncDirectory(session.directory);
+
+    const Result<quint64> started =
+        append(session,
+               SessionEvent::sessionStarted(session.id, QDateTime::currentDateTimeUtc(), session.workspace));
+    if (!started) {
+        QDir(session.directory).removeRecursively();
+        return Result<Session>::failure(started.error());
+    }
+    return session;
+}
+
+Result<quint64> SessionStore::append(Session &session, const SessionEvent &event)
+{
+    if (!session.isValid())
+        return Result<quint64>::failure(tr("Cannot append to an invalid session (no id or transcript path)"));
+
+    // No O_CREAT: a transcript only comes into being through create(), so a deleted session is never revived
+    // as a transcript without its session_started event.
+    const int fd = ::open(encodedPath(session.transcriptPath).constData(), O_RDWR | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return Result<quint64>::failure(
+            tr("Cannot open the transcript %1: %2").arg(session.transcriptPath, errnoText(errno)));
+
+    struct stat status
+    {};
+    off_t originalSize = 0;
+    QByteArray line;
+    if (::fstat(fd, &status) == 0) {
+        originalSize = status.st_size;
+        // A torn last line (a crash mid-write) must not swallow the next event.
+        char last = '\n';
+        if (originalSize > 0 && ::pread(fd, &last, 1, originalSize - 1) == 1 && last != '\n')
+            line.append('\n');
+    }
+    SessionEvent stamped = event;
+    stamped.seq = session.nextSeq;
+    line.append(eventLine(stamped));
+
+    if (!writeAll(fd, line) || ::fsync(fd) != 0) {
+        const int error = errno;
+        // Take back a partial line so nothing half-written stays visible.
+        if (::ftruncate(fd, originalSize) != 0)
+            qCWarning(lcSessionStore) << "could not truncate a failed append in" << session.transcriptPath;
+        ::close(fd);
+        return Result<quint64>::failure(
+            tr("Cannot write to the transcript %1: %2").arg(session.transcriptPath, errnoText(error)));
+    }
+    ::close(fd);
+    return session.nextSeq++;
+}
+
+// S60, S61: the events of a batch (an automatic compaction's checkpoint and compaction_applied) get
+// consecutive seqs and become visible together, through a temporary file in the session folder renamed over
+// the transcript.
+Result<QList<quint64>> SessionStore::appendBatch(Session &session, const QList<SessionEvent> &events)
+{
+    using BatchResult = Result<QList<quint64>>;
+    if (!session.isValid())
+        return BatchResult::failure(tr("Cannot append to an invalid session (no id or transcript path)"));
+    if (events.isEmpty())
+        return QList<quint64>{};
+
+    QFile existing(session.transcriptPath);
+    if (!existing.open(QIODevice::ReadOnly))
+        return BatchResult::failure(
+            tr("Cannot read the transcript %1: %2").arg(session.transcriptPath, existing.errorString()));
+    QByteArray bytes = existing.readAll();
+    if (existing.error() != QFileDevice::NoError)
+        return BatchResult::failure(
+            tr("Cannot read the transcript %1: %2").arg(session.transcriptPath, existing.errorString()));
+    existing.close();
+    removeStaleTemporaries(session.directory);
+    if (!bytes.isEmpty() && !bytes.endsWith('\n'))
+        bytes.append('\n');
+
+    QList<quint64> seqs;
+    quint64 seq = session.nextSeq;
+    for (const SessionEvent &event : events) {
+        SessionEvent stamped = event;
+        stamped.seq = seq;
+        bytes.append(eventLine(stamped));
+        seqs.append(seq++);
+    }
+
+    // QSaveFile writes a temporary file beside the transcript and renames it over the transcript on commit;
+    // an uncommitted QSaveFile removes its temporary file, so no failure below leaves one behind.
+    QSaveFile file(session.transcriptPath);
+    file.setDirectWriteFallback(false);
+    if (!file.open(QIODevice::WriteOnly))
+        return BatchResult::failure(
+            tr("Cannot write the transcript %1: %2").arg(session.transcriptPath, file.errorString()));
+    file.setPermissions(kPrivateFile);
+    if (file.write(bytes) != bytes.size() || !file.flush() || ::fsync(file.handle()) != 0) {
+        const QString error = file.errorString();
+        file.cancelWriting();
+        return BatchResult::failure(
+            tr("Cannot write the transcript %1: %2").arg(session.transcriptPath, error));
+    }
+    if (!file.commit())
+        return BatchResult::failure(
+            tr("Cannot replace the transcript %1: %2").arg(session.transcriptPath, file.errorString()));
+
+    // The new content is visible from here on, so the counter must move even if the folder sync fails.
+    session.nextSeq = seq;
+    if (!fsyncDirectory(session.directory))
+        qCWarning(lcSessionStore) << "could not sync the session folder" << session.directory;
+    return seqs;
+}
+
+Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
+{
+    QString transcriptPath;
+    const QFileInfo asPath(idOrPath);
+    if (idOrPath.contains(QLatin1Char('/')) || asPath.isFile()) {
+        transcriptPath = asPath.isDir() ? QDir(idOrPath).filePath(kTranscriptName) : idOrPath;
+    } else {
+        if (const auto info = find(idOrPath))
+            transcriptPath = info->path;
+        else
+            return Result<LoadedSession>::failure(
+                tr("No saved session with id %1 in %2").arg(idOrPath, m_root));
+    }
+
+    QFile file(transcriptPath);
+    if (!file.exists())
+        return Result<LoadedSession>::failure(tr("The transcript %1 does not exist").arg(transcriptPath));
+    if (!file.open(QIODevice::ReadOnly))
+        return Result<LoadedSession>::failure(
+            tr("Cannot read the transcript %1: %2").arg(transcriptPath, file.errorString()));
+    const QByteArray bytes = file.readAll();
+
+    LoadedSession loaded;
+    quint64 maxSeq = 0;
+    for (const LineSpan &line : splitLines(bytes)) {
+        auto event = parseLine(bytes.constData() + line.start, line.size);
+        if (!event) {
+            ++loaded.skippedLines;
+            continue;
+        }
+        maxSeq = std::max(maxSeq, event->seq);
+        if (event->kind == SessionEvent::Kind::SessionStarted && loaded.session.id.isEmpty()) {
+            loaded.session.id = event->payload.value(QStringLiteral("session_id")).toString();
+            loaded.session.workspace = event->payload.value(QStringLiteral("cwd")).toString();
+        }
+        loaded.events.append(std::move(*event));
+    }
+    if (loaded.skippedLines > 0)
+        qCInfo(lcSessionStore) << "skipped" << loaded.skippedLines << "malformed lines in" << transcriptPath;
+
+    const QFileInfo transcriptInfo(transcriptPath);
+    loaded.session.directory = transcriptInfo.absolutePath();
+    loaded.session.transcriptPath = transcriptInfo.absoluteFilePath();
+    if (loaded.session.id.isEmpty())
+        loaded.session.id = QFileInfo(loaded.session.directory).fileName();
+    loaded.session.nextSeq = maxSeq + 1;
+    return loaded;
+}
+
+QList<SessionInfo> SessionStore::list(const QString &workspace) const
+{
+    QStringList namespaces;
+    if (workspace.isEmpty())
+        namespaces = subdirectories(m_root);
+    else
+        namespaces.append(namespaceFor(canonicalWorkspace(workspace)));
+
+    QList<SessionInfo> sessions;
+    for (const QString &name : std::as_const(namespaces)) {
+        const QString namespaceDir = QDir(m_root).filePath(name);
+        const QStringList ids = subdirectories(namespaceDir);
+        for (const QString &id : ids) {
+            if (auto info = summarize(QDir(namespaceDir).filePath(id)))
+                sessions.append(std::move(*info));
+        }
+    }
+    sortNewestFirst(sessions);
+    return sessions;
+}
+
+std::optional<SessionInfo> SessionStore::find(const QString &sessionId) const
+{
+    if (!isPlausibleId(sessionId))
+        return std::nullopt;
+    const QStringList namespaces = subdirectories(m_root);
+    for (const QString &name : namespaces) {
+        const QString directory = QDir(m_root).filePath(name + QLatin1Char('/') + sessionId);
+        if (QFileInfo(QDir(directory).filePath(kTranscriptName)).isFile())
+            return summarize(directory);
+    }
+    return std::nullopt;
+}
+
+Result<void> SessionStore::rename(const QString &sessionId, const QString &title)
+{
+    const auto info = find(sessionId);
+    if (!info)
+        return Result<void>::failure(tr("No saved session with id %1 in %2").arg(sessionId, m_root));
+    const QString titlePath = QDir(info->directory).filePath(kTitleName);
+    const QString cleaned = title.simplified();
+    if (cleaned.isEmpty()) {
+        // An empty title goes back to the first user message.
+        if (QFile::exists(titlePath) && !QFile::remove(titlePath))
+            return Result<void>::failure(tr("Cannot remove the title file %1").arg(titlePath));
+        return {};
+    }
+    QSaveFile file(titlePath);
+    if (!file.open(QIODevice::WriteOnly))
+        return Result<void>::failure(
+            tr("Cannot write the title file %1: %2").arg(titlePath, file.errorString()));
+    file.setPermissions(kPrivateFile);
+    file.write(cleaned.toUtf8() + '\n');
+    if (!file.commit())
+        return Result<void>::failure(
+            tr("Cannot write the title file %1: %2").arg(titlePath, file.errorString()));
+    return {};
+}
+
+Result<void> SessionStore::remove(const QString &sessionId)
+{
+    const auto info = find(sessionId);
+    if (!info)
+        return Result<void>::failure(tr("No saved session with id %1 in %2").arg(sessionId, m_root));
+    if (!QDir(info->directory).removeRecursively())
+        return Result<void>::failure(tr("Cannot remove the session folder %1").arg(info->directory));
+    QDir().rmdir(QFileInfo(info->directory).path()); // the namespace, when it was its last session
+    return {};
+}
+
+int SessionStore::pruneExpired(const QDateTime &cutoff)
+{
+    int removed = 0;
+    const QStringList namespaces = subdirectories(m_root);
+    for (const QString &name : namespaces) {
+        const QString namespaceDir = QDir(m_root).filePath(name);
+        const QStringList ids = subdirectories(namespaceDir);
+        for (const QString &id : ids) {
+            const QString directory = QDir(namespaceDir).filePath(id);
+            const QFileInfo transcript(QDir(directory).filePath(kTranscriptName));
+            if (!transcript.isFile() || transcript.lastModified() >= cutoff)
+                continue;
+            if (QDir(directory).removeRecursively())
+                ++removed;
+            else
+                qCWarning(lcSessionStore) << "could not remove the expired session" << directory;
+        }
+        QDir().rmdir(namespaceDir); // only succeeds once it is empty
+    }
+    return removed;
+}
+
+// S62: compaction_applied replaces everything before it with a copy of its messages; S63: the events before
+// it stay in the transcript for replay, they just stop contributing to the conversation.
+MessageList buildConversation(const QList<SessionEvent> &events)
+{
+    MessageList messages;
+    for (const SessionEvent &event : events) {
+        switch (event.kind) {
+        case SessionEvent::Kind::SessionStarted:
+            break;
+        case SessionEvent::Kind::UserMessage:
+            messages.append(Message::user(event.content()));
+            break;
+        case SessionEvent::Kind::AssistantTurn: {
+            const QString text = event.assistantMessage();
+            std::optional<TurnMemory> memory = event.turnMemory();
+            if (memory && memory->isEmpty())
+                memory.reset();
+            if (!text.isEmpty() || memory)
+                messages.append(Message::assistant(text, std::move(memory)));
+            break;
+        }
+        case SessionEvent::Kind::CompactionApplied: {
+            // messages() decodes fresh values from the payload, so the result shares nothing with the event.
+            MessageList replacement = event.messages();
+            replacement.detach();
+            messages = std::move(replacement);
+            break;
+        }
+        }
+    }
+    return messages;
+}
+
+} // namespace keen

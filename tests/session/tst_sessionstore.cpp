@@ -1,0 +1,631 @@
+// The durable session store (reference 5.1, 5.2, 5.4 and 4.8 items 27-29): layout, permissions, append,
+// atomic batch, torn-line load, listing, rename, remove and pruning.
+#include "session/sessionstore.h"
+#include "testenvironment.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTest>
+
+#include <unistd.h>
+
+using namespace keen;
+
+namespace {
+
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return file.readAll();
+}
+
+QList<QByteArray> nonEmptyLines(const QString &path)
+{
+    QList<QByteArray> lines = readAll(path).split('\n');
+    lines.removeAll(QByteArray());
+    return lines;
+}
+
+void writeFile(const QString &path, const QByteArray &bytes)
+{
+    QDir().mkpath(QFileInfo(path).path());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(bytes);
+}
+
+void setMtime(const QString &path, const QDateTime &time)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QVERIFY(file.setFileTime(time, QFileDevice::FileModificationTime));
+}
+
+QFileDevice::Permissions ownerOnly(bool directory)
+{
+    QFileDevice::Permissions permissions = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+    if (directory)
+        permissions |= QFileDevice::ExeOwner;
+    return permissions;
+}
+
+// Permissions without the Qt "User" duplicates, which depend on who runs the test.
+QFileDevice::Permissions modeOf(const QString &path)
+{
+    const QFileDevice::Permissions all = QFileInfo(path).permissions();
+    return all & (QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                  QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup |
+                  QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther);
+}
+
+QString expectedNamespace(const QString &sanitized, const QString &path)
+{
+    return sanitized + QLatin1Char('-') +
+           QString::fromLatin1(
+               QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha1).toHex().left(10));
+}
+
+QStringList entriesOf(const QString &directory)
+{
+    return QDir(directory).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
+}
+
+} // namespace
+
+class TestSessionStore : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void namespaceExamples_data();
+    void namespaceExamples();
+    void sessionIdsAreRandomUuidV4();
+    void defaultRootFollowsKeenHome();
+
+    void createWritesSessionStartedAsSeqOne();
+    void foldersArePrivateAndTranscriptIs0600();
+    void appendWritesOneCompactLineWithNextSeq();
+    void appendBatchAtomicallyAppendsSequentialEvents_S60_S61();
+    void appendBatchFailureLeavesNoPartialEvents();
+    void appendBatchFailureInReadOnlyFolderLeavesNoTemp();
+    void storeRejectsInvalidAppendAndLoad();
+    void emptyBatchIsANoOp();
+
+    void loadSkipsMalformedAndTornLines();
+    void appendAfterTornLineStartsOnItsOwnLine();
+    void loadByIdAndByPath();
+    void loadReadsReferenceAgentTranscripts();
+    void loadErrorsNameTheFileOrId();
+
+    void listIsNewestFirstPerWorkspaceOrAll();
+    void listTieBreaksOnLastSeq();
+    void listSkipsFoldersWithoutTranscript();
+    void listTitleIsShortenedFirstUserMessage();
+    void renameOverridesTitleAndCanBeCleared();
+    void removeDeletesTheSessionFolder();
+    void pruneExpiredRemovesOnlyOldSessions();
+    void listIsFastForAThousandSessions();
+
+private:
+    std::unique_ptr<test::TestEnvironment> m_env;
+    std::unique_ptr<SessionStore> m_store;
+    QString m_workspace;
+};
+
+void TestSessionStore::init()
+{
+    m_env = std::make_unique<test::TestEnvironment>();
+    m_store = std::make_unique<SessionStore>();
+    m_workspace = m_env->path(QStringLiteral("workspace"));
+    QDir().mkpath(m_workspace);
+}
+
+void TestSessionStore::cleanup()
+{
+    m_store.reset();
+    m_env.reset();
+}
+
+void TestSessionStore::namespaceExamples_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("sanitized");
+    QTest::newRow("plain") << QStringLiteral("/home/user/project") << QStringLiteral("home-user-project");
+    QTest::newRow("root") << QStringLiteral("/") << QStringLiteral("root");
+    QTest::newRow("spaces and brackets")
+        << QStringLiteral("/tmp/my project (2)") << QStringLiteral("tmp-my-project-2");
+    QTest::newRow("keeps dots underscores dashes")
+        << QStringLiteral("/srv/app_v1.2-beta") << QStringLiteral("srv-app_v1.2-beta");
+    QTest::newRow("trims dots and dashes") << QStringLiteral("/srv/.cache.") << QStringLiteral("srv-.cache");
+    QTest::newRow("backslashes") << QStringLiteral("C:\\Users\\me") << QStringLiteral("C--Users-me");
+    QTest::newRow("non-ascii run") << QStringLiteral("/home/J\u00fcrgen \u00e9t\u00e9/x")
+                                   << QStringLiteral("home-J-rgen-t--x");
+    QTest::newRow("only unsafe") << QStringLiteral("/\u00e9\u00e9/") << QStringLiteral("root");
+}
+
+void TestSessionStore::namespaceExamples()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, sanitized);
+    QCOMPARE(SessionStore::namespaceFor(path), expectedNamespace(sanitized, path));
+}
+
+void TestSessionStore::sessionIdsAreRandomUuidV4()
+{
+    static const QRegularExpression uuidV4(
+        QStringLiteral("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"));
+    QSet<QString> seen;
+    for (int i = 0; i < 200; ++i) {
+        const QString id = SessionStore::newSessionId();
+        QVERIFY2(uuidV4.match(id).hasMatch(), qPrintable(id));
+        seen.insert(id);
+    }
+    QCOMPARE(seen.size(), 200);
+}
+
+void TestSessionStore::defaultRootFollowsKeenHome()
+{
+    QCOMPARE(SessionStore::defaultRoot(), m_env->path(QStringLiteral("sessions")));
+    QCOMPARE(m_store->root(), m_env->path(QStringLiteral("sessions")));
+}
+
+void TestSessionStore::createWritesSessionStartedAsSeqOne()
+{
+    const auto session = m_store->create(m_workspace);
+    QVERIFY2(session.ok(), qPrintable(session.error()));
+    QCOMPARE(session->nextSeq, quint64(2));
+    QCOMPARE(session->workspace, m_workspace);
+    QCOMPARE(session->directory, m_store->root() + QLatin1Char('/') +
+                                     SessionStore::namespaceFor(m_workspace) + QLatin1Char('/') +
+                                     session->id);
+    QCOMPARE(session->transcriptPath, session->directory + QStringLiteral("/transcript_events.jsonl"));
+
+    const QList<QByteArray> lines = nonEmptyLines(session->transcriptPath);
+    QCOMPARE(lines.size(), 1);
+    const QJsonObject line = QJsonDocument::fromJson(lines.first()).object();
+    QCOMPARE(line.value(QStringLiteral("seq")).toInt(), 1);
+    QCOMPARE(line.value(QStringLiteral("kind")).toString(), QStringLiteral("session_started"));
+    const QJsonObject started = line.value(QStringLiteral("session_started")).toObject();
+    QCOMPARE(started.value(QStringLiteral("session_id")).toString(), session->id);
+    QCOMPARE(started.value(QStringLiteral("cwd")).toString(), m_workspace);
+    const QDateTime created =
+        QDateTime::fromString(started.value(QStringLiteral("created_at")).toString(), Qt::ISODateWithMs);
+    QVERIFY(created.isValid());
+    QVERIFY(qAbs(created.secsTo(QDateTime::currentDateTimeUtc())) < 60);
+}
+
+void TestSessionStore::foldersArePrivateAndTranscriptIs0600()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    QCOMPARE(modeOf(m_store->root()), ownerOnly(true));
+    QCOMPARE(modeOf(QFileInfo(session->directory).path()), ownerOnly(true));
+    QCOMPARE(modeOf(session->directory), ownerOnly(true));
+    QCOMPARE(modeOf(session->transcriptPath), ownerOnly(false));
+
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("hi"))).ok());
+    QCOMPARE(modeOf(session->transcriptPath), ownerOnly(false));
+    QVERIFY(m_store->appendBatch(*session, {SessionEvent::userMessage(QStringLiteral("a"))}).ok());
+    QCOMPARE(modeOf(session->transcriptPath), ownerOnly(false));
+    QVERIFY(m_store->rename(session->id, QStringLiteral("title")).ok());
+    QCOMPARE(modeOf(session->directory + QStringLiteral("/title.txt")), ownerOnly(false));
+}
+
+void TestSessionStore::appendWritesOneCompactLineWithNextSeq()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    const auto seq = m_store->append(*session, SessionEvent::userMessage(QStringLiteral("hello\nworld")));
+    QVERIFY2(seq.ok(), qPrintable(seq.error()));
+    QCOMPARE(*seq, quint64(2));
+    QCOMPARE(session->nextSeq, quint64(3));
+    const QByteArray bytes = readAll(session->transcriptPath);
+    QVERIFY(bytes.endsWith('\n'));
+    const QList<QByteArray> lines = nonEmptyLines(session->transcriptPath);
+    QCOMPARE(lines.size(), 2);
+    QVERIFY(!lines.at(1).contains(' ')); // compact JSON
+    const QJsonObject line = QJsonDocument::fromJson(lines.at(1)).object();
+    QCOMPARE(line.value(QStringLiteral("seq")).toInt(), 2);
+    QCOMPARE(line.value(QStringLiteral("kind")).toString(), QStringLiteral("user_message"));
+    QCOMPARE(
+        line.value(QStringLiteral("user_message")).toObject().value(QStringLiteral("content")).toString(),
+        QStringLiteral("hello\nworld"));
+}
+
+// Reference 4.8 item 27 (TestStoreAppendBatch_AtomicallyAppendsSequentialEvents).
+void TestSessionStore::appendBatchAtomicallyAppendsSequentialEvents_S60_S61()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    const SessionEvent checkpoint =
+        SessionEvent::assistantTurn({}, QStringLiteral("before checkpoint"), std::nullopt, false, QString());
+    const SessionEvent compaction = SessionEvent::compactionApplied(
+        QString(), {}, {Message::user(QStringLiteral("<compacted_context>summary</compacted_context>"))});
+    // What a crash between QSaveFile's link and rename would leave behind.
+    writeFile(session->transcriptPath + QStringLiteral(".AbC123"), "stale");
+    const auto seqs = m_store->appendBatch(*session, {checkpoint, compaction});
+    QVERIFY2(seqs.ok(), qPrintable(seqs.error()));
+    QCOMPARE(*seqs, (QList<quint64>{2, 3}));
+    QCOMPARE(session->nextSeq, quint64(4));
+
+    const auto loaded = m_store->load(session->transcriptPath);
+    QVERIFY(loaded.ok());
+    QCOMPARE(loaded->events.size(), 3);
+    QCOMPARE(loaded->events.at(1).seq, quint64(2));
+    QCOMPARE(loaded->events.at(1).kind, SessionEvent::Kind::AssistantTurn);
+    QCOMPARE(loaded->events.at(2).seq, quint64(3));
+    QCOMPARE(loaded->events.at(2).kind, SessionEvent::Kind::CompactionApplied);
+    QCOMPARE(loaded->session.nextSeq, quint64(4));
+    // Only the transcript is left in the folder: the temporary file was renamed over it.
+    QCOMPARE(entriesOf(session->directory), QStringList{QStringLiteral("transcript_events.jsonl")});
+}
+
+// Reference 4.8 item 28 (TestStoreAppendBatch_FailureLeavesNoPartialEvents).
+void TestSessionStore::appendBatchFailureLeavesNoPartialEvents()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    QVERIFY(QDir(session->directory).removeRecursively());
+
+    const auto seqs = m_store->appendBatch(*session, {SessionEvent::userMessage(QStringLiteral("a")),
+                                                      SessionEvent::userMessage(QStringLiteral("b"))});
+    QVERIFY(!seqs.ok());
+    QVERIFY2(seqs.error().contains(session->transcriptPath), qPrintable(seqs.error()));
+    QCOMPARE(session->nextSeq, quint64(2));
+    QVERIFY(!QFile::exists(session->transcriptPath));
+    QVERIFY(!QFileInfo::exists(session->directory));
+
+    // A single append does not revive the deleted session either.
+    const auto seq = m_store->append(*session, SessionEvent::userMessage(QStringLiteral("c")));
+    QVERIFY(!seq.ok());
+    QVERIFY2(seq.error().contains(session->transcriptPath), qPrintable(seq.error()));
+    QCOMPARE(session->nextSeq, quint64(2));
+    QVERIFY(!QFile::exists(session->transcriptPath));
+}
+
+void TestSessionStore::appendBatchFailureInReadOnlyFolderLeavesNoTemp()
+{
+    if (::geteuid() == 0)
+        QSKIP("root ignores folder permissions");
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    const QByteArray before = readAll(session->transcriptPath);
+    QVERIFY(QFile::setPermissions(session->directory, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+    const auto seqs = m_store->appendBatch(*session, {SessionEvent::userMessage(QStringLiteral("a"))});
+    QVERIFY(QFile::setPermissions(session->directory, ownerOnly(true)));
+    QVERIFY(!seqs.ok());
+    QCOMPARE(session->nextSeq, quint64(2));
+    QCOMPARE(readAll(session->transcriptPath), before);
+    QCOMPARE(entriesOf(session->directory), QStringList{QStringLiteral("transcript_events.jsonl")});
+}
+
+// Reference 4.8 item 29 (TestStoreRejectsInvalidAppendAndLoad).
+void TestSessionStore::storeRejectsInvalidAppendAndLoad()
+{
+    Session invalid;
+    QVERIFY(!invalid.isValid());
+    const auto seq = m_store->append(invalid, SessionEvent::userMessage(QStringLiteral("x")));
+    QVERIFY(!seq.ok());
+    QVERIFY(seq.error().contains(QStringLiteral("invalid session")));
+    const auto seqs = m_store->appendBatch(invalid, {SessionEvent::userMessage(QStringLiteral("x"))});
+    QVERIFY(!seqs.ok());
+    QVERIFY(seqs.error().contains(QStringLiteral("invalid session")));
+    QCOMPARE(invalid.nextSeq, quint64(1));
+    QVERIFY(!m_store->load(QString()).ok());
+    QVERIFY(!m_store->load(QStringLiteral("../../etc")).ok());
+    QVERIFY(entriesOf(m_store->root()).isEmpty());
+}
+
+void TestSessionStore::emptyBatchIsANoOp()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    const QByteArray before = readAll(session->transcriptPath);
+    const auto seqs = m_store->appendBatch(*session, {});
+    QVERIFY(seqs.ok());
+    QVERIFY(seqs->isEmpty());
+    QCOMPARE(session->nextSeq, quint64(2));
+    QCOMPARE(readAll(session->transcriptPath), before);
+}
+
+void TestSessionStore::loadSkipsMalformedAndTornLines()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("one"))).ok());
+    {
+        QFile file(session->transcriptPath);
+        QVERIFY(file.open(QIODevice::Append));
+        file.write("not json at all\n");
+        file.write("{\"seq\":3,\"kind\":\"unknown_kind\",\"unknown_kind\":{}}\n");
+        file.write("\n");
+        file.write("{\"seq\":4,\"kind\":\"user_message\",\"user_message\":{\"content\":\"four\"}}\n");
+        file.write("{\"seq\":5,\"kind\":\"user_mess"); // torn by a crash
+    }
+    const auto loaded = m_store->load(session->transcriptPath);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->skippedLines, 3);
+    QCOMPARE(loaded->events.size(), 3);
+    QCOMPARE(loaded->events.last().content(), QStringLiteral("four"));
+    QCOMPARE(loaded->session.nextSeq, quint64(5));
+    QCOMPARE(loaded->session.id, session->id);
+    QCOMPARE(loaded->session.workspace, m_workspace);
+    QCOMPARE(loaded->session.directory, session->directory);
+}
+
+void TestSessionStore::appendAfterTornLineStartsOnItsOwnLine()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    {
+        QFile file(session->transcriptPath);
+        QVERIFY(file.open(QIODevice::Append));
+        file.write("{\"seq\":2,\"kind\":\"user_mess");
+    }
+    auto loaded = m_store->load(session->id);
+    QVERIFY(loaded.ok());
+    QCOMPARE(loaded->session.nextSeq, quint64(2));
+    Session resumed = loaded->session;
+    QVERIFY(m_store->append(resumed, SessionEvent::userMessage(QStringLiteral("after"))).ok());
+    QVERIFY(m_store->appendBatch(resumed, {SessionEvent::userMessage(QStringLiteral("batched"))}).ok());
+    loaded = m_store->load(session->id);
+    QVERIFY(loaded.ok());
+    QCOMPARE(loaded->skippedLines, 1);
+    QCOMPARE(loaded->events.size(), 3);
+    QCOMPARE(loaded->events.at(1).content(), QStringLiteral("after"));
+    QCOMPARE(loaded->events.at(2).content(), QStringLiteral("batched"));
+    QCOMPARE(loaded->session.nextSeq, quint64(4));
+}
+
+void TestSessionStore::loadByIdAndByPath()
+{
+    auto first = m_store->create(m_workspace);
+    const QString other = m_env->path(QStringLiteral("other"));
+    QDir().mkpath(other);
+    auto second = m_store->create(other);
+    QVERIFY(first.ok() && second.ok());
+    QVERIFY(m_store->append(*second, SessionEvent::userMessage(QStringLiteral("x"))).ok());
+
+    const auto byId = m_store->load(second->id);
+    QVERIFY2(byId.ok(), qPrintable(byId.error()));
+    QCOMPARE(byId->session.transcriptPath, second->transcriptPath);
+    QCOMPARE(byId->session.workspace, other);
+    QCOMPARE(byId->session.nextSeq, quint64(3));
+    QCOMPARE(byId->events.size(), 2);
+
+    const auto byPath = m_store->load(first->transcriptPath);
+    QVERIFY(byPath.ok());
+    QCOMPARE(byPath->session.id, first->id);
+    QCOMPARE(byPath->session.nextSeq, quint64(2));
+
+    const auto byFolder = m_store->load(first->directory);
+    QVERIFY(byFolder.ok());
+    QCOMPARE(byFolder->session.id, first->id);
+}
+
+void TestSessionStore::loadReadsReferenceAgentTranscripts()
+{
+    // Go's encoder writes fields in struct order and RFC 3339 with nanoseconds.
+    const QString workspace = QStringLiteral("/abs/dir");
+    const QString directory = m_store->root() + QLatin1Char('/') + SessionStore::namespaceFor(workspace) +
+                              QStringLiteral("/0b1c2d3e-0000-4000-8000-000000000001");
+    writeFile(
+        directory + QStringLiteral("/transcript_events.jsonl"),
+        "{\"seq\":1,\"kind\":\"session_started\",\"session_started\":{\"session_id\":"
+        "\"0b1c2d3e-0000-4000-8000-000000000001\",\"created_at\":\"2025-03-04T05:06:07.123456789+02:00\","
+        "\"cwd\":\"/abs/dir\"}}\n"
+        "{\"seq\":2,\"kind\":\"user_message\",\"user_message\":{\"content\":\"fix   the\\n bug\"}}\n"
+        "{\"seq\":3,\"kind\":\"assistant_turn\",\"assistant_turn\":{\"transcript\":[{\"kind\":\"text\","
+        "\"content\":\"done\"}],\"message\":\"done\",\"turn_memory\":{\"tool_activity\":[{\"text_offset\":0,"
+        "\"tool\":\"read_file\",\"input\":{\"path\":\"a.go\"},\"status\":\"success\"}]}}}\n");
+    const auto loaded = m_store->load(QStringLiteral("0b1c2d3e-0000-4000-8000-000000000001"));
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->events.size(), 3);
+    QCOMPARE(loaded->session.workspace, workspace);
+    QCOMPARE(loaded->session.nextSeq, quint64(4));
+
+    const QList<SessionInfo> sessions = m_store->list(workspace);
+    QCOMPARE(sessions.size(), 1);
+    QCOMPARE(sessions.first().createdAt, QDateTime(QDate(2025, 3, 4), QTime(3, 6, 7, 123), Qt::UTC));
+    QCOMPARE(sessions.first().title, QStringLiteral("fix the bug"));
+    QCOMPARE(sessions.first().lastSeq, quint64(3));
+}
+
+void TestSessionStore::loadErrorsNameTheFileOrId()
+{
+    const auto missingId = m_store->load(QStringLiteral("00000000-0000-4000-8000-000000000000"));
+    QVERIFY(!missingId.ok());
+    QVERIFY2(missingId.error().contains(QStringLiteral("00000000-0000-4000-8000-000000000000")),
+             qPrintable(missingId.error()));
+    const QString missingPath = m_env->path(QStringLiteral("nowhere/transcript_events.jsonl"));
+    const auto missingFile = m_store->load(missingPath);
+    QVERIFY(!missingFile.ok());
+    QVERIFY2(missingFile.error().contains(missingPath), qPrintable(missingFile.error()));
+}
+
+void TestSessionStore::listIsNewestFirstPerWorkspaceOrAll()
+{
+    const QString other = m_env->path(QStringLiteral("other"));
+    QDir().mkpath(other);
+    auto older = m_store->create(m_workspace);
+    auto newer = m_store->create(m_workspace);
+    auto elsewhere = m_store->create(other);
+    QVERIFY(older.ok() && newer.ok() && elsewhere.ok());
+    QVERIFY(m_store->append(*older, SessionEvent::userMessage(QStringLiteral("first   question\n\tabout x")))
+                .ok());
+    QVERIFY(m_store->append(*older, SessionEvent::userMessage(QStringLiteral("second  one"))).ok());
+    QVERIFY(m_store->append(*newer, SessionEvent::userMessage(QStringLiteral("newer"))).ok());
+    QVERIFY(m_store->append(*elsewhere, SessionEvent::userMessage(QStringLiteral("elsewhere"))).ok());
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    setMtime(older->transcriptPath, now.addSecs(-300));
+    setMtime(newer->transcriptPath, now.addSecs(-100));
+    setMtime(elsewhere->transcriptPath, now.addSecs(-200));
+
+    const QList<SessionInfo> mine = m_store->list(m_workspace);
+    QCOMPARE(mine.size(), 2);
+    QCOMPARE(mine.at(0).id, newer->id);
+    QCOMPARE(mine.at(1).id, older->id);
+    const SessionInfo &info = mine.at(1);
+    QCOMPARE(info.path, older->transcriptPath);
+    QCOMPARE(info.directory, older->directory);
+    QCOMPARE(info.workspace, m_workspace);
+    QCOMPARE(info.title, QStringLiteral("first question about x"));
+    QCOMPARE(info.lastUserMessage, QStringLiteral("second one"));
+    QCOMPARE(info.lastSeq, quint64(3));
+    QCOMPARE(info.updatedAt.toSecsSinceEpoch(), now.addSecs(-300).toSecsSinceEpoch());
+    QVERIFY(info.createdAt.isValid());
+    QVERIFY(qAbs(info.createdAt.secsTo(now)) < 60);
+
+    const QList<SessionInfo> all = m_store->list();
+    QCOMPARE(all.size(), 3);
+    QCOMPARE(all.at(0).id, newer->id);
+    QCOMPARE(all.at(1).id, elsewhere->id);
+    QCOMPARE(all.at(2).id, older->id);
+
+    QVERIFY(m_store->list(m_env->path(QStringLiteral("never-used"))).isEmpty());
+    const auto found = m_store->find(elsewhere->id);
+    QVERIFY(found.has_value());
+    QCOMPARE(found->workspace, other);
+}
+
+void TestSessionStore::listTieBreaksOnLastSeq()
+{
+    auto shorter = m_store->create(m_workspace);
+    auto longer = m_store->create(m_workspace);
+    QVERIFY(shorter.ok() && longer.ok());
+    QVERIFY(m_store->append(*longer, SessionEvent::userMessage(QStringLiteral("x"))).ok());
+    const QDateTime when = QDateTime::currentDateTimeUtc().addSecs(-60);
+    setMtime(shorter->transcriptPath, when);
+    setMtime(longer->transcriptPath, when);
+    const QList<SessionInfo> sessions = m_store->list(m_workspace);
+    QCOMPARE(sessions.size(), 2);
+    QCOMPARE(sessions.at(0).id, longer->id);
+    QCOMPARE(sessions.at(0).lastSeq, quint64(2));
+    QCOMPARE(sessions.at(1).lastSeq, quint64(1));
+}
+
+void TestSessionStore::listSkipsFoldersWithoutTranscript()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    const QString namespaceDir = QFileInfo(session->directory).path();
+    QVERIFY(QDir().mkpath(namespaceDir + QStringLiteral("/empty-session")));
+    writeFile(namespaceDir + QStringLiteral("/stray-file"), "x");
+    writeFile(m_store->root() + QStringLiteral("/other-ns/half/notes.txt"), "x");
+    const QList<SessionInfo> sessions = m_store->list();
+    QCOMPARE(sessions.size(), 1);
+    QCOMPARE(sessions.first().id, session->id);
+    // A session without a user message yet has an empty title and the transcript's mtime as updatedAt.
+    QVERIFY(sessions.first().title.isEmpty());
+    QVERIFY(sessions.first().lastUserMessage.isEmpty());
+}
+
+void TestSessionStore::listTitleIsShortenedFirstUserMessage()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    const QString longText = QStringLiteral("word ").repeated(60);
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(longText)).ok());
+    const auto info = m_store->find(session->id);
+    QVERIFY(info.has_value());
+    QVERIFY(info->title.size() <= 80);
+    QVERIFY(info->title.endsWith(QChar(0x2026)));
+    QVERIFY(info->title.startsWith(QStringLiteral("word word")));
+    QCOMPARE(info->lastUserMessage, longText.simplified());
+}
+
+void TestSessionStore::renameOverridesTitleAndCanBeCleared()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("original question"))).ok());
+    const QByteArray transcript = readAll(session->transcriptPath);
+    QVERIFY(m_store->rename(session->id, QStringLiteral("  My\nrenamed session ")).ok());
+    QCOMPARE(m_store->find(session->id)->title, QStringLiteral("My renamed session"));
+    QCOMPARE(readAll(session->transcriptPath), transcript); // the schema is untouched
+    QVERIFY(m_store->rename(session->id, QString()).ok());
+    QCOMPARE(m_store->find(session->id)->title, QStringLiteral("original question"));
+    const auto missing = m_store->rename(QStringLiteral("no-such-session"), QStringLiteral("x"));
+    QVERIFY(!missing.ok());
+    QVERIFY(missing.error().contains(QStringLiteral("no-such-session")));
+}
+
+void TestSessionStore::removeDeletesTheSessionFolder()
+{
+    auto keep = m_store->create(m_workspace);
+    auto drop = m_store->create(m_workspace);
+    QVERIFY(keep.ok() && drop.ok());
+    QVERIFY(m_store->remove(drop->id).ok());
+    QVERIFY(!QFileInfo::exists(drop->directory));
+    QVERIFY(!m_store->find(drop->id).has_value());
+    QVERIFY(m_store->find(keep->id).has_value());
+    QVERIFY(!m_store->remove(drop->id).ok());
+    QVERIFY(!m_store->remove(QStringLiteral("..")).ok());
+    QVERIFY(QFileInfo::exists(m_store->root()));
+}
+
+void TestSessionStore::pruneExpiredRemovesOnlyOldSessions()
+{
+    auto old = m_store->create(m_workspace);
+    auto fresh = m_store->create(m_workspace);
+    QVERIFY(old.ok() && fresh.ok());
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    setMtime(old->transcriptPath, now.addDays(-15));
+    QCOMPARE(m_store->pruneExpired(now.addDays(-14)), 1);
+    QVERIFY(!QFileInfo::exists(old->directory));
+    QVERIFY(QFileInfo::exists(fresh->transcriptPath));
+    QCOMPARE(m_store->pruneExpired(now.addDays(-14)), 0);
+}
+
+void TestSessionStore::listIsFastForAThousandSessions()
+{
+    // Realistic sessions: a few turns each, with large assistant transcripts that list() need not parse.
+    const QString bigTranscript = QStringLiteral("lorem ipsum dolor sit amet ").repeated(300);
+    QByteArray assistantLine;
+    {
+        SessionEvent turn = SessionEvent::assistantTurn(
+            QJsonArray{QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                                   {QStringLiteral("content"), bigTranscript}}},
+            QStringLiteral("answer"), std::nullopt, false, QString());
+        turn.seq = 3;
+        assistantLine = QJsonDocument(turn.toJson()).toJson(QJsonDocument::Compact) + '\n';
+    }
+    for (int i = 0; i < 1000; ++i) {
+        const QString workspace = QStringLiteral("/projects/p%1").arg(i % 20);
+        const QString id = SessionStore::newSessionId();
+        SessionEvent started = SessionEvent::sessionStarted(id, QDateTime::currentDateTimeUtc(), workspace);
+        started.seq = 1;
+        SessionEvent user = SessionEvent::userMessage(QStringLiteral("question %1").arg(i));
+        user.seq = 2;
+        QByteArray bytes = QJsonDocument(started.toJson()).toJson(QJsonDocument::Compact) + '\n' +
+                           QJsonDocument(user.toJson()).toJson(QJsonDocument::Compact) + '\n';
+        for (int turn = 0; turn < 8; ++turn)
+            bytes += assistantLine;
+        writeFile(m_store->root() + QLatin1Char('/') + SessionStore::namespaceFor(workspace) +
+                      QLatin1Char('/') + id + QStringLiteral("/transcript_events.jsonl"),
+                  bytes);
+    }
+    QElapsedTimer timer;
+    timer.start();
+    const QList<SessionInfo> sessions = m_store->list();
+    const qint64 elapsed = timer.elapsed();
+    qInfo("list() of 1000 sessions (%lld MB) took %lld ms", qint64(1000) * 8 * assistantLine.size() / 1000000,
+          elapsed);
+    QCOMPARE(sessions.size(), 1000);
+    QVERIFY2(elapsed < 5000, qPrintable(QStringLiteral("list took %1 ms").arg(elapsed)));
+    QCOMPARE(m_store->list(QStringLiteral("/projects/p3")).size(), 50);
+}
+
+QTEST_GUILESS_MAIN(TestSessionStore)
+#include "tst_sessionstore.moc"
