@@ -1,5 +1,7 @@
 #include "commandline.h"
 
+#include "sessionscommand.h"
+
 #include <QCoreApplication>
 #include <QTextStream>
 
@@ -21,7 +23,7 @@ QString usageText()
         "    --completion-signal STR   exit 2 when the final text does not contain STR\n"
         "    --compact [FOCUS]         with --session and no prompt: compact that session\n"
         "    --yolo                    allow dangerous commands too\n"
-        "  keen-desktop sessions [--all] [--json] [--search QUERY]\n"
+        "  keen-desktop sessions [--all] [--json] [--search QUERY] [--workspace DIR]\n"
         "                                                          list saved sessions\n"
         "  keen-desktop --version | --help\n");
 }
@@ -39,6 +41,8 @@ int runCommandLine(const QStringList &arguments)
         out << usageText();
         return 0;
     }
+    if (command == QLatin1String("sessions"))
+        return runSessionsCommand(arguments.mid(2), out, err);
     err << "Error: unknown command " << command << "\n\n" << usageText();
     return 1;
 }

@@ -1,0 +1,258 @@
+#include "sessionexporter.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
+{
+    return QCoreApplication::translate("keen::SessionExporter", text, disambiguation, n);
+}
+
+// A fence longer than any run of backticks inside the content, so the block cannot end early.
+QString fenced(const QString &content, const QString &language = QString())
+{
+    int longest = 0;
+    int run = 0;
+    for (const QChar c : content) {
+        run = c == QLatin1Char('`') ? run + 1 : 0;
+        longest = qMax(longest, run);
+    }
+    const QString fence(qMax(3, longest + 1), QLatin1Char('`'));
+    QString body = content;
+    if (!body.endsWith(QLatin1Char('\n')))
+        body += QLatin1Char('\n');
+    return fence + language + QLatin1Char('\n') + body + fence + QStringLiteral("\n\n");
+}
+
+QString prettyJson(const QJsonValue &value)
+{
+    if (value.isObject())
+        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Indented)).trimmed();
+    if (value.isArray())
+        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Indented)).trimmed();
+    if (value.isString())
+        return value.toString();
+    if (value.isDouble())
+        return QString::number(value.toDouble());
+    if (value.isBool())
+        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    return {};
+}
+
+// Long outputs are cut to their first lines; the transcript keeps them whole.
+QString shortened(const QString &output)
+{
+    QStringList lines = output.split(QLatin1Char('\n'));
+    while (!lines.isEmpty() && lines.last().isEmpty())
+        lines.removeLast();
+    const qsizetype totalLines = lines.size();
+    QString kept;
+    qsizetype keptLines = 0;
+    for (const QString &line : std::as_const(lines)) {
+        if (keptLines >= SessionExporter::kMaxOutputLines ||
+            kept.size() + line.size() > SessionExporter::kMaxOutputChars)
+            break;
+        kept += line + QLatin1Char('\n');
+        ++keptLines;
+    }
+    if (keptLines == 0 && totalLines > 0) {
+        kept = lines.first().left(SessionExporter::kMaxOutputChars) + QLatin1Char('\n');
+        keptLines = 1;
+    }
+    if (keptLines < totalLines)
+        kept += tr("… %n more line(s)", nullptr, int(totalLines - keptLines)) + QLatin1Char('\n');
+    return kept;
+}
+
+QString toolBlock(const QString &name, const QJsonValue &input, const QJsonValue &output,
+                  const QString &error)
+{
+    QString md = QStringLiteral("**") + tr("Tool: %1").arg(name) + QStringLiteral("**\n\n");
+    const QString inputText = prettyJson(input);
+    if (!inputText.isEmpty())
+        md += fenced(inputText, input.isObject() || input.isArray() ? QStringLiteral("json") : QString());
+    const QString outputText = prettyJson(output);
+    if (!outputText.isEmpty())
+        md += tr("Output:") + QStringLiteral("\n\n") + fenced(shortened(outputText));
+    if (!error.isEmpty())
+        md += tr("Error:") + QStringLiteral("\n\n") + fenced(shortened(error));
+    return md;
+}
+
+QString diffBlock(const QJsonObject &diff)
+{
+    QString body;
+    const QJsonArray lines = diff.value(QStringLiteral("lines")).toArray();
+    for (const QJsonValue &lineValue : lines) {
+        const QJsonObject line = lineValue.toObject();
+        const QString content = line.value(QStringLiteral("Content")).toString();
+        switch (line.value(QStringLiteral("Kind")).toInt()) {
+        case 1:
+            body += QLatin1Char('+') + content + QLatin1Char('\n');
+            break;
+        case 2:
+            body += QLatin1Char('-') + content + QLatin1Char('\n');
+            break;
+        case 3:
+            body += content + QLatin1Char('\n');
+            break;
+        default:
+            body += QLatin1Char(' ') + content + QLatin1Char('\n');
+            break;
+        }
+    }
+    return body.isEmpty() ? QString() : fenced(shortened(body), QStringLiteral("diff"));
+}
+
+// Text, tool calls, bash runs and diffs of one assistant or compaction transcript. Reasoning is left out.
+QString transcriptMarkdown(const QJsonArray &transcript, bool *hadText)
+{
+    QString md;
+    QString text;
+    auto flushText = [&] {
+        if (!text.trimmed().isEmpty()) {
+            md += text.trimmed() + QStringLiteral("\n\n");
+            *hadText = true;
+        }
+        text.clear();
+    };
+    // Inputs of started tools, for tool_end items that do not repeat them.
+    QJsonValue pendingInput;
+    for (const QJsonValue &itemValue : transcript) {
+        const QJsonObject item = itemValue.toObject();
+        const QString kind = item.value(QStringLiteral("kind")).toString();
+        if (kind == QLatin1String("text")) {
+            text += item.value(QStringLiteral("content")).toString();
+        } else if (kind == QLatin1String("tool_start")) {
+            pendingInput = item.value(QStringLiteral("tool_start")).toObject().value(QStringLiteral("input"));
+        } else if (kind == QLatin1String("tool_end")) {
+            flushText();
+            const QJsonObject end = item.value(QStringLiteral("tool_end")).toObject();
+            QJsonValue input = end.value(QStringLiteral("input"));
+            if (input.isUndefined() || input.isNull())
+                input = pendingInput;
+            md +=
+                toolBlock(end.value(QStringLiteral("name")).toString(), input,
+                          end.value(QStringLiteral("output")), end.value(QStringLiteral("error")).toString());
+            pendingInput = QJsonValue();
+        } else if (kind == QLatin1String("bash")) {
+            flushText();
+            const QJsonObject bash = item.value(QStringLiteral("bash")).toObject();
+            md += QStringLiteral("**") + tr("Bash") + QStringLiteral("**\n\n") +
+                  fenced(bash.value(QStringLiteral("command")).toString(), QStringLiteral("sh"));
+            const QString output = bash.value(QStringLiteral("output")).toString();
+            if (!output.isEmpty())
+                md += tr("Output:") + QStringLiteral("\n\n") + fenced(shortened(output));
+            const QString error = bash.value(QStringLiteral("error")).toString();
+            if (!error.isEmpty())
+                md += tr("Error:") + QStringLiteral("\n\n") + fenced(shortened(error));
+        } else if (kind == QLatin1String("diff")) {
+            flushText();
+            md += diffBlock(item.value(QStringLiteral("diff")).toObject());
+        }
+    }
+    flushText();
+    return md;
+}
+
+QString quoted(const QString &text)
+{
+    QStringList lines = text.trimmed().split(QLatin1Char('\n'));
+    for (QString &line : lines)
+        line = line.isEmpty() ? QStringLiteral(">") : QStringLiteral("> ") + line;
+    return lines.join(QLatin1Char('\n')) + QStringLiteral("\n\n");
+}
+
+} // namespace
+
+QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<SessionEvent> &events)
+{
+    QString md;
+    const QString title = info.title.isEmpty() ? tr("Untitled session") : info.title;
+    md += QStringLiteral("# ") + title + QStringLiteral("\n\n");
+    md += QStringLiteral("- ") + tr("Session: `%1`").arg(info.id) + QLatin1Char('\n');
+    if (!info.workspace.isEmpty())
+        md += QStringLiteral("- ") + tr("Workspace: `%1`").arg(info.workspace) + QLatin1Char('\n');
+    if (info.createdAt.isValid())
+        md += QStringLiteral("- ") +
+              tr("Created: %1").arg(info.createdAt.toLocalTime().toString(Qt::ISODate)) + QLatin1Char('\n');
+    if (info.updatedAt.isValid())
+        md += QStringLiteral("- ") +
+              tr("Updated: %1").arg(info.updatedAt.toLocalTime().toString(Qt::ISODate)) + QLatin1Char('\n');
+    md += QLatin1Char('\n');
+
+    for (const SessionEvent &event : events) {
+        switch (event.kind) {
+        case SessionEvent::Kind::SessionStarted:
+            break;
+        case SessionEvent::Kind::UserMessage:
+            md += QStringLiteral("## ") + tr("User") + QStringLiteral("\n\n") + event.content().trimmed() +
+                  QStringLiteral("\n\n");
+            break;
+        case SessionEvent::Kind::AssistantTurn: {
+            bool hadText = false;
+            QString body = transcriptMarkdown(event.transcript(), &hadText);
+            if (!hadText && !event.assistantMessage().trimmed().isEmpty())
+                body.prepend(event.assistantMessage().trimmed() + QStringLiteral("\n\n"));
+            if (event.interrupted())
+                body += QLatin1Char('*') + tr("Interrupted.") + QStringLiteral("*\n\n");
+            if (!event.error().isEmpty())
+                body += QStringLiteral("> **") + tr("Error:") + QStringLiteral("** ") +
+                        event.error().trimmed() + QStringLiteral("\n\n");
+            if (!body.isEmpty())
+                md += QStringLiteral("## ") + tr("Assistant") + QStringLiteral("\n\n") + body;
+            break;
+        }
+        case SessionEvent::Kind::CompactionApplied: {
+            md += QStringLiteral("---\n\n");
+            const QString status = event.status();
+            if (status.isEmpty()) {
+                // The automatic summary is the model's private context; only the fact is shown.
+                md += QLatin1Char('*') + tr("Context compacted automatically.") + QStringLiteral("*\n\n");
+            } else {
+                md += QStringLiteral("*✓ ") + status + QStringLiteral("*\n\n");
+                bool hadText = false;
+                const QString summary = transcriptMarkdown(event.transcript(), &hadText);
+                if (!summary.isEmpty())
+                    md += quoted(summary);
+            }
+            md += QStringLiteral("---\n\n");
+            break;
+        }
+        }
+    }
+    while (md.endsWith(QStringLiteral("\n\n")))
+        md.chop(1);
+    return md;
+}
+
+Result<void> SessionExporter::exportToFile(const SessionStore &store, const QString &sessionIdOrPath,
+                                           const QString &filePath)
+{
+    const auto loaded = store.load(sessionIdOrPath);
+    if (!loaded)
+        return Result<void>::failure(loaded.error());
+    SessionInfo info;
+    if (const auto found = store.find(loaded->session.id))
+        info = *found;
+    if (info.id.isEmpty()) {
+        info.id = loaded->session.id;
+        info.workspace = loaded->session.workspace;
+    }
+    QSaveFile file(filePath);
+    if (!file.open(QIODevice::WriteOnly))
+        return Result<void>::failure(tr("Cannot write %1: %2").arg(filePath, file.errorString()));
+    file.write(toMarkdown(info, loaded->events).toUtf8());
+    if (!file.commit())
+        return Result<void>::failure(tr("Cannot write %1: %2").arg(filePath, file.errorString()));
+    return {};
+}
+
+} // namespace keen

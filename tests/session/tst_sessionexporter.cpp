@@ -1,0 +1,232 @@
+// Markdown export of a session: turns, tool blocks, markers, and the file round trip.
+#include "session/sessionexporter.h"
+#include "session/sessionstore.h"
+
+#include "sessionfixtures.h"
+#include "testenvironment.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QTest>
+
+using namespace keen;
+using keen::test::TranscriptWriter;
+
+class TestSessionExporter : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void exportRoundTripsThroughAFile();
+    void turnsAppearInOrder();
+    void toolCallsAreFencedWithInputAndOutput();
+    void longOutputIsShortened();
+    void fenceOutlastsBackticksInContent();
+    void bashAndDiffItems();
+    void interruptedAndErrorMarkers();
+    void automaticSummaryIsNeverExported();
+    void manualCompactionShowsStatusAndSummary();
+    void missingSessionIsAnError();
+
+private:
+    QString root() const { return SessionStore::defaultRoot(); }
+    QString workspace() const { return m_env->path(QStringLiteral("work")); }
+    QString exported(const TranscriptWriter &writer);
+
+    std::unique_ptr<keen::test::TestEnvironment> m_env;
+};
+
+void TestSessionExporter::init()
+{
+    m_env = std::make_unique<keen::test::TestEnvironment>();
+    QDir().mkpath(workspace());
+}
+
+void TestSessionExporter::cleanup()
+{
+    m_env.reset();
+}
+
+QString TestSessionExporter::exported(const TranscriptWriter &writer)
+{
+    SessionStore store(root());
+    const QString target = m_env->path(QStringLiteral("export.md"));
+    const auto result = SessionExporter::exportToFile(store, writer.id(), target);
+    if (!result.ok()) {
+        qWarning("%s", qPrintable(result.error()));
+        return {};
+    }
+    QFile file(target);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(file.readAll());
+}
+
+void TestSessionExporter::exportRoundTripsThroughAFile()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("Explain the build"));
+    writer.assistant(QStringLiteral("It uses **CMake**."));
+    SessionStore store(root());
+    QVERIFY(store.rename(writer.id(), QStringLiteral("Build talk")).ok());
+
+    const QString markdown = exported(writer);
+    QVERIFY(markdown.startsWith(QStringLiteral("# Build talk\n")));
+    QVERIFY(markdown.contains(QStringLiteral("Session: `%1`").arg(writer.id())));
+    QVERIFY(markdown.contains(QStringLiteral("Workspace: `%1`").arg(QDir::cleanPath(workspace()))));
+    QVERIFY(markdown.contains(QStringLiteral("## User\n\nExplain the build\n")));
+    QVERIFY(markdown.contains(QStringLiteral("## Assistant\n\nIt uses **CMake**.\n")));
+    QVERIFY(markdown.endsWith(QStringLiteral("It uses **CMake**.\n")));
+    // Same as the in-memory rendering.
+    const auto loaded = store.load(writer.id());
+    QVERIFY(loaded.ok());
+    QCOMPARE(markdown, SessionExporter::toMarkdown(*store.find(writer.id()), loaded->events));
+    // No temporary file is left beside the export.
+    QCOMPARE(QDir(m_env->home()).entryList({QStringLiteral("export.md*")}, QDir::Files | QDir::Hidden),
+             QStringList{QStringLiteral("export.md")});
+}
+
+void TestSessionExporter::turnsAppearInOrder()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("one"));
+    writer.assistant(QStringLiteral("two"));
+    writer.user(QStringLiteral("three"));
+    writer.assistant(QStringLiteral("four"));
+    const QString markdown = exported(writer);
+    const qsizetype a = markdown.indexOf(QStringLiteral("one"));
+    const qsizetype b = markdown.indexOf(QStringLiteral("two"));
+    const qsizetype c = markdown.indexOf(QStringLiteral("three"));
+    const qsizetype d = markdown.indexOf(QStringLiteral("four"));
+    QVERIFY(a > 0 && a < b && b < c && c < d);
+    QCOMPARE(markdown.count(QStringLiteral("## User")), 2);
+    QCOMPARE(markdown.count(QStringLiteral("## Assistant")), 2);
+    // The first user message is the title when there is no rename.
+    QVERIFY(markdown.startsWith(QStringLiteral("# one\n")));
+}
+
+void TestSessionExporter::toolCallsAreFencedWithInputAndOutput()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("read it"));
+    writer.assistantWithTool(QStringLiteral("Reading main.cpp."), QStringLiteral("read_file"),
+                             QJsonObject{{QStringLiteral("path"), QStringLiteral("main.cpp")}},
+                             QStringLiteral("int main() {}\n"));
+    const QString markdown = exported(writer);
+    QVERIFY(markdown.contains(QStringLiteral("Reading main.cpp.\n\n**Tool: read_file**\n\n```json\n{\n")));
+    QVERIFY(markdown.contains(QStringLiteral("\"path\": \"main.cpp\"")));
+    QVERIFY(markdown.contains(QStringLiteral("Output:\n\n```\nint main() {}\n```\n")));
+}
+
+void TestSessionExporter::longOutputIsShortened()
+{
+    QStringList lines;
+    for (int i = 1; i <= 100; ++i)
+        lines.append(QStringLiteral("line %1").arg(i));
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("cat"));
+    writer.assistantWithTool(QString(), QStringLiteral("bash"), QJsonObject{}, lines.join(QLatin1Char('\n')));
+    const QString markdown = exported(writer);
+    QVERIFY(markdown.contains(QStringLiteral("line %1\n").arg(SessionExporter::kMaxOutputLines)));
+    QVERIFY(!markdown.contains(QStringLiteral("line %1\n").arg(SessionExporter::kMaxOutputLines + 1)));
+    QVERIFY(
+        markdown.contains(QStringLiteral("… %1 more line(s)").arg(100 - SessionExporter::kMaxOutputLines)) ||
+        markdown.contains(QStringLiteral("… %1 more lines").arg(100 - SessionExporter::kMaxOutputLines)));
+}
+
+void TestSessionExporter::fenceOutlastsBackticksInContent()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("show"));
+    writer.assistantWithTool(QString(), QStringLiteral("read_file"), QJsonObject{},
+                             QStringLiteral("```cpp\ncode\n```\n"));
+    const QString markdown = exported(writer);
+    QVERIFY(markdown.contains(QStringLiteral("````\n```cpp\ncode\n```\n````\n")));
+}
+
+void TestSessionExporter::bashAndDiffItems()
+{
+    const QJsonArray transcript{
+        QJsonObject{
+            {QStringLiteral("kind"), QStringLiteral("bash")},
+            {QStringLiteral("bash"), QJsonObject{{QStringLiteral("command"), QStringLiteral("ls -la")},
+                                                 {QStringLiteral("output"), QStringLiteral("total 0")}}}},
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("reasoning")},
+                    {QStringLiteral("content"), QStringLiteral("private musings")}},
+        QJsonObject{
+            {QStringLiteral("kind"), QStringLiteral("diff")},
+            {QStringLiteral("diff"),
+             QJsonObject{{QStringLiteral("lines"),
+                          QJsonArray{QJsonObject{{QStringLiteral("Kind"), 3},
+                                                 {QStringLiteral("Content"), QStringLiteral("@@ -1 +1 @@")}},
+                                     QJsonObject{{QStringLiteral("Kind"), 2},
+                                                 {QStringLiteral("Content"), QStringLiteral("old")}},
+                                     QJsonObject{{QStringLiteral("Kind"), 1},
+                                                 {QStringLiteral("Content"), QStringLiteral("new")}}}}}}},
+    };
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("go"));
+    writer.appendPayload(QStringLiteral("assistant_turn"),
+                         QJsonObject{{QStringLiteral("transcript"), transcript}});
+    const QString markdown = exported(writer);
+    QVERIFY(markdown.contains(
+        QStringLiteral("**Bash**\n\n```sh\nls -la\n```\n\nOutput:\n\n```\ntotal 0\n```\n")));
+    QVERIFY(markdown.contains(QStringLiteral("```diff\n@@ -1 +1 @@\n-old\n+new\n```\n")));
+    QVERIFY(!markdown.contains(QStringLiteral("private musings")));
+}
+
+void TestSessionExporter::interruptedAndErrorMarkers()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("long task"));
+    writer.interrupted(QStringLiteral("Partial work"));
+    writer.user(QStringLiteral("again"));
+    writer.failed(QStringLiteral("Half"), QStringLiteral("provider returned 529 overloaded"));
+    const QString markdown = exported(writer);
+    QVERIFY(markdown.contains(QStringLiteral("Partial work\n\n*Interrupted.*\n")));
+    QVERIFY(markdown.contains(QStringLiteral("Half\n\n> **Error:** provider returned 529 overloaded\n")));
+}
+
+void TestSessionExporter::automaticSummaryIsNeverExported()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("work"));
+    writer.assistant(QStringLiteral("checkpointed text"));
+    writer.compaction(QString(), QStringLiteral("<compacted_context>PRIVATE SUMMARY</compacted_context>"));
+    writer.user(QStringLiteral("next"));
+    const QString markdown = exported(writer);
+    QVERIFY(markdown.contains(QStringLiteral("*Context compacted automatically.*")));
+    QVERIFY(!markdown.contains(QStringLiteral("PRIVATE SUMMARY")));
+    QVERIFY(markdown.indexOf(QStringLiteral("checkpointed text")) <
+            markdown.indexOf(QStringLiteral("Context compacted automatically")));
+    QVERIFY(markdown.indexOf(QStringLiteral("Context compacted automatically")) <
+            markdown.indexOf(QStringLiteral("next")));
+}
+
+void TestSessionExporter::manualCompactionShowsStatusAndSummary()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("work"));
+    writer.compaction(QStringLiteral("Context compacted."), QStringLiteral("model-side summary"),
+                      QStringLiteral("## Key Instructions\nKeep tests green."));
+    const QString markdown = exported(writer);
+    QVERIFY(markdown.contains(QStringLiteral("*✓ Context compacted.*")));
+    QVERIFY(markdown.contains(QStringLiteral("> ## Key Instructions\n> Keep tests green.\n")));
+}
+
+void TestSessionExporter::missingSessionIsAnError()
+{
+    SessionStore store(root());
+    const auto result = SessionExporter::exportToFile(store, QStringLiteral("no-such-session"),
+                                                      m_env->path(QStringLiteral("x.md")));
+    QVERIFY(!result.ok());
+    QVERIFY(!result.error().isEmpty());
+    QVERIFY(!QFile::exists(m_env->path(QStringLiteral("x.md"))));
+}
+
+QTEST_GUILESS_MAIN(TestSessionExporter)
+#include "tst_sessionexporter.moc"
