@@ -1,0 +1,48 @@
+#pragma once
+
+#include "../llm/cancellationtoken.h"
+#include "../llm/message.h"
+#include "../llm/streamevent.h"
+#include "../llm/streamoptions.h"
+
+#include <QObject>
+#include <QThread>
+
+#include <memory>
+
+namespace keen {
+
+class LlmClient;
+class ToolRegistry;
+
+// Runs one LlmClient::streamChat on its own worker thread and re-emits its events on the runner's thread
+// through queued calls, in order, followed by finished(). Destroying the runner cancels the stream and waits.
+class StreamRunner final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(StreamRunner)
+
+public:
+    explicit StreamRunner(QObject *parent = nullptr);
+    ~StreamRunner() override;
+
+    void start(std::shared_ptr<LlmClient> client, const MessageList &messages,
+               std::shared_ptr<const ToolRegistry> tools, const StreamOptions &options,
+               const CancellationToken &cancel);
+    bool isRunning() const;
+    CancellationToken cancelToken() const { return m_cancel; }
+
+Q_SIGNALS:
+    void event(const keen::StreamEvent &event);
+    void finished();
+
+private:
+    struct ThreadStopper
+    {
+        void operator()(QThread *thread) const;
+    };
+    std::unique_ptr<QThread, ThreadStopper> m_thread;
+    CancellationToken m_cancel;
+};
+
+} // namespace keen

@@ -1,0 +1,292 @@
+#include "headlessrunner.h"
+
+#include "../agent/agentsession.h"
+#include "../llm/streamevent.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QEventLoop>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSocketNotifier>
+
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace keen {
+
+Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList &arguments, const QString &stdinText)
+{
+    using R = Result<Options>;
+    Options options;
+    QStringList launchArgs{QStringLiteral("keen-desktop")};
+    QStringList words;
+    for (qsizetype i = 0; i < arguments.size(); ++i) {
+        const QString argument = arguments.at(i);
+        const QString flag = argument.section(QLatin1Char('='), 0, 0);
+        const bool inlineValue = argument.startsWith(QLatin1String("--")) && argument.contains(QLatin1Char('='));
+        auto value = [&](QString &target) -> bool {
+            if (inlineValue) {
+                target = argument.section(QLatin1Char('='), 1);
+                return true;
+            }
+            if (i + 1 >= arguments.size())
+                return false;
+            target = arguments.at(++i);
+            return true;
+        };
+        if (flag == QLatin1String("--format")) {
+            QString format;
+            if (!value(format))
+                return R::failure(tr("--format needs a value: text or json"));
+            if (format != QLatin1String("text") && format != QLatin1String("json"))
+                return R::failure(tr("--format must be text or json, not \"%1\"").arg(format));
+            options.json = format == QLatin1String("json");
+        } else if (flag == QLatin1String("--completion-signal")) {
+            if (!value(options.completionSignal) || options.completionSignal.isEmpty())
+                return R::failure(tr("--completion-signal needs a value"));
+        } else if (flag == QLatin1String("--yolo")) {
+            options.yolo = true;
+        } else if (flag == QLatin1String("--compact")) {
+            options.compact = true;
+            if (inlineValue)
+                options.compactFocus = argument.section(QLatin1Char('='), 1);
+        } else if (flag == QLatin1String("--provider") || flag == QLatin1String("--model")
+                   || flag == QLatin1String("--base-url") || flag == QLatin1String("--workspace")
+                   || flag == QLatin1String("--context-window") || flag == QLatin1String("--session")) {
+            QString v;
+            if (!value(v))
+                return R::failure(tr("%1 needs a value").arg(flag));
+            launchArgs << flag << v;
+        } else if (argument.startsWith(QLatin1String("--")) && argument.size() > 2) {
+            return R::failure(tr("unknown flag %1").arg(flag));
+        } else {
+            words.append(argument);
+        }
+    }
+    auto launch = LaunchOptions::parse(launchArgs);
+    if (!launch)
+        return R::failure(launch.error());
+    options.launch = *launch;
+    if (options.compact) {
+        // With --compact the words are the optional focus; a prompt is not allowed.
+        if (options.launch.sessionId.isEmpty())
+            return R::failure(tr("--compact needs --session ID"));
+        if (options.compactFocus.isEmpty())
+            options.compactFocus = words.join(QLatin1Char(' '));
+        return options;
+    }
+    options.prompt = words.join(QLatin1Char(' '));
+    if (!stdinText.isEmpty())
+        options.prompt = options.prompt.isEmpty() ? stdinText : options.prompt + QLatin1Char('\n') + stdinText;
+    if (options.prompt.trimmed().isEmpty())
+        return R::failure(tr("prompt is required"));
+    return options;
+}
+
+HeadlessRunner::HeadlessRunner(QTextStream &out, QTextStream &err, QObject *parent)
+    : QObject(parent)
+    , m_out(out)
+    , m_err(err)
+    , m_session(std::make_unique<AgentSession>())
+{
+    m_session->setInteractive(false);
+}
+
+HeadlessRunner::~HeadlessRunner() = default;
+
+void HeadlessRunner::setConfigResolver(ConfigResolver resolver)
+{
+    m_resolver = std::move(resolver);
+}
+
+AgentSession &HeadlessRunner::session()
+{
+    return *m_session;
+}
+
+void HeadlessRunner::interrupt()
+{
+    m_interrupted = true;
+    if (!m_session->interrupt())
+        m_session->cancelCompaction();
+}
+
+void HeadlessRunner::onStreamEvent(const StreamEvent &event)
+{
+    switch (event.type) {
+    case StreamEvent::Type::Chunk:
+        m_currentText += event.content;
+        if (!m_options.json) {
+            m_err << event.content;
+            m_err.flush();
+            m_progressLineOpen = !event.content.endsWith(QLatin1Char('\n'));
+        }
+        break;
+    case StreamEvent::Type::ToolEnd:
+        m_sealedLength = m_currentText.size();
+        if (!m_options.json && event.toolCall) {
+            if (m_progressLineOpen)
+                m_err << '\n';
+            m_err << (event.toolCall->error.isEmpty() ? "✓ " : "✗ ") << event.toolCall->name;
+            if (!event.toolCall->error.isEmpty())
+                m_err << ": " << event.toolCall->error;
+            m_err << '\n';
+            m_err.flush();
+            m_progressLineOpen = false;
+        }
+        break;
+    case StreamEvent::Type::ToolStart:
+        m_sealedLength = m_currentText.size();
+        break;
+    case StreamEvent::Type::Retry:
+        m_currentText.truncate(m_sealedLength); // the failed attempt's text is dropped
+        if (!m_options.json) {
+            m_err << (m_progressLineOpen ? "\n" : "") << tr("Retrying (attempt %1)...").arg(event.attempt) << '\n';
+            m_err.flush();
+            m_progressLineOpen = false;
+        }
+        break;
+    case StreamEvent::Type::Usage:
+        m_lastUsage = event.usage;
+        break;
+    default:
+        break;
+    }
+}
+
+int HeadlessRunner::run(const Options &options)
+{
+    m_options = options;
+    m_completedText.clear();
+    m_currentText.clear();
+    m_sealedLength = 0;
+    if (options.yolo)
+        m_session->setMode(AgentMode::Yolo);
+
+    auto fail = [this](const QString &message) {
+        m_err << "Error: " << message << '\n';
+        m_err.flush();
+        return int(Failure);
+    };
+
+    const QString workspace = options.launch.workspace.isEmpty() ? QDir::currentPath() : options.launch.workspace;
+    m_session->setWorkspace(workspace);
+    if (!options.launch.sessionId.isEmpty()) {
+        if (auto opened = m_session->openSession(options.launch.sessionId); !opened)
+            return fail(opened.error());
+        if (!options.launch.workspace.isEmpty())
+            m_session->setWorkspace(options.launch.workspace);
+    }
+    if (!m_resolver)
+        return fail(tr("no provider configuration is available"));
+    auto config = m_resolver(options.launch);
+    if (!config)
+        return fail(config.error());
+    m_session->setClientConfig(*config);
+
+    QEventLoop loop;
+    int code = Failure;
+    connect(m_session.get(), &AgentSession::streamEvent, &loop, [this](const StreamEvent &event) { onStreamEvent(event); });
+    // S56-S58: only the applied boundary matters here; the checkpointed text stays part of the final text.
+    connect(m_session.get(), &AgentSession::autoCompactionCheckpointed, &loop, [this](const QString &) {
+        m_completedText += m_currentText;
+        m_currentText.clear();
+        m_sealedLength = 0;
+    });
+    connect(m_session.get(), &AgentSession::errorOccurred, &loop, [this](const QString &message) {
+        m_err << (m_progressLineOpen ? "\n" : "") << tr("Warning: %1").arg(message) << '\n';
+        m_progressLineOpen = false;
+    });
+    QString compactionMessage;
+    bool compactionApplied = false;
+    connect(m_session.get(), &AgentSession::compactionFinished, &loop,
+            [&](AgentSession::CompactionMode mode, bool applied, const QString &message) {
+                if (mode == AgentSession::CompactionMode::Manual) {
+                    compactionApplied = applied;
+                    compactionMessage = message;
+                }
+            });
+    connect(m_session.get(), &AgentSession::turnFinished, &loop,
+            [&](AgentSession::TurnOutcome outcome, const QString &error) {
+                if (m_progressLineOpen && !m_options.json)
+                    m_err << '\n';
+                m_progressLineOpen = false;
+                if (options.compact) {
+                    if (compactionApplied) {
+                        m_out << compactionMessage << '\n';
+                        code = Success;
+                    } else {
+                        code = m_interrupted ? int(Interrupted) : fail(compactionMessage);
+                    }
+                    loop.quit();
+                    return;
+                }
+                const QString text = m_completedText + m_currentText; // S58: no separator
+                const bool success = outcome == AgentSession::TurnOutcome::Done;
+                if (m_options.json) {
+                    const TokenUsage usage = m_lastUsage.value_or(TokenUsage());
+                    const QJsonObject line{{QStringLiteral("session_id"), m_session->sessionId()},
+                                           {QStringLiteral("text"), text},
+                                           {QStringLiteral("usage"), usage.toJson()}};
+                    m_out << QJsonDocument(line).toJson(QJsonDocument::Compact) << '\n';
+                } else if (success || !text.isEmpty()) {
+                    m_out << text << '\n'; // S59: partial text is still written
+                }
+                m_out.flush();
+                if (outcome == AgentSession::TurnOutcome::Cancelled || m_interrupted) {
+                    m_err << tr("Interrupted.") << '\n';
+                    code = Interrupted;
+                } else if (!success) {
+                    code = fail(error.isEmpty() ? tr("the turn did not complete") : error);
+                } else if (!m_options.completionSignal.isEmpty() && !text.contains(m_options.completionSignal)) {
+                    m_err << tr("completion signal \"%1\" not found in the final text").arg(m_options.completionSignal)
+                          << '\n';
+                    code = CompletionSignalMissing;
+                } else {
+                    code = Success;
+                }
+                loop.quit();
+            });
+
+    const Result<void> started = options.compact ? m_session->compact(options.compactFocus)
+                                                 : m_session->submit(options.prompt);
+    if (!started)
+        return fail(started.error());
+    loop.exec();
+    m_out.flush();
+    m_err.flush();
+    return code;
+}
+
+namespace {
+int signalPipe[2] = {-1, -1};
+
+void onSignal(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
+}
+} // namespace
+
+void installHeadlessSignalHandlers(HeadlessRunner &runner)
+{
+    // The classic self-pipe: the handler only writes a byte; the event loop does the real work.
+    if (signalPipe[0] < 0 && ::socketpair(AF_UNIX, SOCK_STREAM, 0, signalPipe) != 0)
+        return;
+    auto *notifier = new QSocketNotifier(signalPipe[0], QSocketNotifier::Read, &runner);
+    QObject::connect(notifier, &QSocketNotifier::activated, &runner, [&runner] {
+        char byte = 0;
+        [[maybe_unused]] const auto got = ::read(signalPipe[0], &byte, 1);
+        runner.interrupt();
+    });
+    struct sigaction action = {};
+    action.sa_handler = onSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+} // namespace keen

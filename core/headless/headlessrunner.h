@@ -1,0 +1,79 @@
+#pragma once
+
+#include "../config/launchoptions.h"
+#include "../llm/clientconfig.h"
+#include "../llm/tokenusage.h"
+#include "../result.h"
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QTextStream>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace keen {
+
+class AgentSession;
+
+// `keen-desktop run`: one turn (or one manual compaction) without widgets, on the same AgentSession as the
+// window (reference 6.7, seed "Headless behavior").
+class HeadlessRunner final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(HeadlessRunner)
+
+public:
+    enum ExitCode { Success = 0, Failure = 1, CompletionSignalMissing = 2, Interrupted = 130 };
+
+    struct Options
+    {
+        LaunchOptions launch;
+        QString prompt;
+        bool json = false;
+        QString completionSignal;
+        bool compact = false;
+        QString compactFocus;
+        bool yolo = false;
+    };
+
+    // Parses `run` arguments (after the word "run"). stdinText is appended to the prompt on a new line.
+    static Result<Options> parseArguments(const QStringList &arguments, const QString &stdinText);
+
+    using ConfigResolver = std::function<Result<ClientConfig>(const LaunchOptions &)>;
+
+    HeadlessRunner(QTextStream &out, QTextStream &err, QObject *parent = nullptr);
+    ~HeadlessRunner() override;
+
+    // Tests inject the provider; the default resolves settings, keychain and environment.
+    void setConfigResolver(ConfigResolver resolver);
+    AgentSession &session();
+
+    // Runs to completion inside the current event loop and returns the exit code.
+    int run(const Options &options);
+    // SIGINT / SIGTERM: cancels the turn cleanly; run() then returns 130.
+    void interrupt();
+
+private:
+    int finish(int code);
+    void onStreamEvent(const class StreamEvent &event);
+
+    QTextStream &m_out;
+    QTextStream &m_err;
+    std::unique_ptr<AgentSession> m_session;
+    ConfigResolver m_resolver;
+    Options m_options;
+    QString m_completedText; // text sealed by automatic compaction checkpoints (S57)
+    QString m_currentText;
+    qsizetype m_sealedLength = 0;
+    std::optional<TokenUsage> m_lastUsage;
+    bool m_interrupted = false;
+    bool m_progressLineOpen = false;
+};
+
+// Installs SIGINT/SIGTERM handlers that call runner.interrupt() on the event loop's thread.
+void installHeadlessSignalHandlers(HeadlessRunner &runner);
+
+} // namespace keen
