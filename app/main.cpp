@@ -1,9 +1,9 @@
 // Keen Desktop entry point: parse argv, then run the window (QApplication + MainWindow) or a headless
 // command (QCoreApplication + the core's runners).
+#include "config/launchoptions.h"
 #include "headless/commandline.h"
 #include "llm/metatypes.h"
 #include "mainwindow.h"
-#include "config/launchoptions.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -18,8 +18,8 @@ bool isHeadlessCommand(int argc, char **argv)
     if (argc < 2)
         return false;
     const QByteArray first(argv[1]);
-    return first == "run" || first == "sessions" || first == "--version" || first == "-v" || first == "--help"
-           || first == "-h" || first == "help";
+    return first == "run" || first == "sessions" || first == "--version" || first == "-v" ||
+           first == "--help" || first == "-h" || first == "help";
 }
 
 } // namespace

@@ -8,14 +8,12 @@
 namespace keen {
 
 // A value or a user-readable error. Core APIs return this; the UI shows error() as it is.
-template<typename T>
-class Result
+template<typename T> class Result
 {
 public:
     Result(T value)
         : m_value(std::move(value))
-    {
-    }
+    {}
     static Result failure(QString error)
     {
         Result result;
@@ -40,8 +38,7 @@ private:
     QString m_error;
 };
 
-template<>
-class Result<void>
+template<> class Result<void>
 {
 public:
     Result() = default;

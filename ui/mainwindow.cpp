@@ -40,11 +40,12 @@ void MainWindow::createMenus()
 
 void MainWindow::showAbout()
 {
-    QMessageBox::about(this, tr("About Keen Desktop"),
-                       tr("<h3>Keen Desktop %1</h3>"
-                          "<p>A desktop agent that works in your project folder with a large language model.</p>"
-                          "<p>Built with Qt %2.</p>")
-                           .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion())));
+    QMessageBox::about(
+        this, tr("About Keen Desktop"),
+        tr("<h3>Keen Desktop %1</h3>"
+           "<p>A desktop agent that works in your project folder with a large language model.</p>"
+           "<p>Built with Qt %2.</p>")
+            .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion())));
 }
 
 } // namespace keen

@@ -6,16 +6,17 @@ namespace keen {
 
 QString ContextBreakdown::note() const
 {
-    QString text = anchoredToProvider
-                       ? QCoreApplication::translate("ContextBreakdown",
-                                                     "Anchored to provider-reported input tokens; per-category "
-                                                     "splits are heuristic estimates.")
-                       : QCoreApplication::translate("ContextBreakdown",
-                                                     "Estimated (chars/3 heuristic); no provider-reported usage yet.");
+    QString text =
+        anchoredToProvider
+            ? QCoreApplication::translate("ContextBreakdown",
+                                          "Anchored to provider-reported input tokens; per-category "
+                                          "splits are heuristic estimates.")
+            : QCoreApplication::translate("ContextBreakdown",
+                                          "Estimated (chars/3 heuristic); no provider-reported usage yet.");
     if (contextWindow > 0 && percentOfWindow(totalTokens) >= 70.0)
-        text += QLatin1Char('\n')
-                + QCoreApplication::translate("ContextBreakdown",
-                                              "Context is nearly full: consider compacting (/compact).");
+        text += QLatin1Char('\n') +
+                QCoreApplication::translate("ContextBreakdown",
+                                            "Context is nearly full: consider compacting (/compact).");
     return text;
 }
 

@@ -14,11 +14,14 @@ struct ContextBreakdown
     qint64 assistantTokens = 0;
     qint64 toolResultTokens = 0;
     qint64 totalTokens = 0;
-    qint64 contextWindow = 0; // 0: unknown
+    qint64 contextWindow = 0;        // 0: unknown
     bool anchoredToProvider = false; // scaled to the provider's last reported input tokens
 
     qint64 freeTokens() const { return contextWindow > 0 ? qMax<qint64>(0, contextWindow - totalTokens) : 0; }
-    double percentOfWindow(qint64 tokens) const { return contextWindow > 0 ? 100.0 * tokens / contextWindow : 0; }
+    double percentOfWindow(qint64 tokens) const
+    {
+        return contextWindow > 0 ? 100.0 * tokens / contextWindow : 0;
+    }
     // Footnote saying where the numbers come from.
     QString note() const;
 };

@@ -40,8 +40,8 @@ ContextBreakdown ContextEstimator::breakdown(const QString &systemPrompt, const 
             if (message.turnMemory) {
                 for (const ToolActivity &activity : message.turnMemory->toolActivity) {
                     QString text = serializeJson(activity.input);
-                    const QJsonValue output = !activity.retainedOutput.isUndefined() ? activity.retainedOutput
-                                                                                      : activity.rawOutput;
+                    const QJsonValue output =
+                        !activity.retainedOutput.isUndefined() ? activity.retainedOutput : activity.rawOutput;
                     text += output.isString() ? output.toString() : serializeJson(output);
                     result.toolResultTokens += estimate(text);
                 }
@@ -49,8 +49,8 @@ ContextBreakdown ContextEstimator::breakdown(const QString &systemPrompt, const 
             break;
         }
     }
-    result.totalTokens = result.systemPromptTokens + result.toolDefinitionTokens + result.userTokens
-                         + result.assistantTokens + result.toolResultTokens;
+    result.totalTokens = result.systemPromptTokens + result.toolDefinitionTokens + result.userTokens +
+                         result.assistantTokens + result.toolResultTokens;
     if (lastUsage && lastUsage->inputTokens > 0 && result.totalTokens > 0) {
         const double scale = double(lastUsage->inputTokens) / double(result.totalTokens);
         auto scaled = [scale](qint64 value) { return qint64(std::llround(value * scale)); };

@@ -6,8 +6,7 @@ namespace keen {
 
 InteractionBroker::InteractionBroker(QObject *parent)
     : QObject(parent)
-{
-}
+{}
 
 InteractionBroker::~InteractionBroker()
 {
@@ -22,11 +21,13 @@ quint64 InteractionBroker::open()
     return id;
 }
 
-PermissionDecision InteractionBroker::request(const PermissionRequest &request, const CancellationToken &cancel)
+PermissionDecision InteractionBroker::request(const PermissionRequest &request,
+                                              const CancellationToken &cancel)
 {
     PermissionRequest copy = request;
     copy.id = open();
-    QMetaObject::invokeMethod(this, [this, copy] { Q_EMIT permissionRequested(copy); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, copy] { Q_EMIT permissionRequested(copy); }, Qt::QueuedConnection);
 
     std::unique_lock lock(m_mutex);
     PermissionDecision decision = PermissionDecision::Deny;
@@ -47,15 +48,16 @@ PermissionDecision InteractionBroker::request(const PermissionRequest &request, 
     }
     lock.unlock();
     const quint64 id = copy.id;
-    QMetaObject::invokeMethod(this, [this, id] { Q_EMIT settled(id); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, id] { Q_EMIT settled(id); }, Qt::QueuedConnection);
     return decision;
 }
 
 QJsonObject InteractionBroker::ask(const QJsonObject &questions, const CancellationToken &cancel)
 {
     const quint64 id = open();
-    QMetaObject::invokeMethod(this, [this, id, questions] { Q_EMIT questionAsked(id, questions); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, id, questions] { Q_EMIT questionAsked(id, questions); }, Qt::QueuedConnection);
     std::unique_lock lock(m_mutex);
     QJsonObject answer{{QStringLiteral("answers"), QJsonArray()}, {QStringLiteral("cancelled"), true}};
     for (;;) {
@@ -74,7 +76,8 @@ QJsonObject InteractionBroker::ask(const QJsonObject &questions, const Cancellat
         m_answered.wait_for(lock, std::chrono::milliseconds(50));
     }
     lock.unlock();
-    QMetaObject::invokeMethod(this, [this, id] { Q_EMIT settled(id); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, id] { Q_EMIT settled(id); }, Qt::QueuedConnection);
     return answer;
 }
 

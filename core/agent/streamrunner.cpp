@@ -14,8 +14,7 @@ void StreamRunner::ThreadStopper::operator()(QThread *thread) const
 
 StreamRunner::StreamRunner(QObject *parent)
     : QObject(parent)
-{
-}
+{}
 
 StreamRunner::~StreamRunner()
 {
@@ -37,7 +36,8 @@ void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &m
     QThread *thread = QThread::create([this, client, messages, tools, options, cancel] {
         client->streamChat(messages, tools.get(), options, cancel, [this](const StreamEvent &event) {
             // Posted to this object's thread: values only cross threads.
-            QMetaObject::invokeMethod(this, [this, event] { Q_EMIT this->event(event); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, event] { Q_EMIT this->event(event); }, Qt::QueuedConnection);
         });
     });
     thread->setObjectName(QStringLiteral("keen-stream"));

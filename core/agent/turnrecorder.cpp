@@ -13,11 +13,11 @@ namespace {
 
 const QStringList &retainedInputTools()
 {
-    static const QStringList tools{
-        QStringLiteral("read_file"), QStringLiteral("grep"),          QStringLiteral("glob"),
-        QStringLiteral("web_fetch"), QStringLiteral("bash"),          QStringLiteral("delegate_task"),
-        QStringLiteral("call_mcp_tool"), QStringLiteral("write_file"), QStringLiteral("edit_file"),
-        QStringLiteral("ask_user")};
+    static const QStringList tools{QStringLiteral("read_file"),     QStringLiteral("grep"),
+                                   QStringLiteral("glob"),          QStringLiteral("web_fetch"),
+                                   QStringLiteral("bash"),          QStringLiteral("delegate_task"),
+                                   QStringLiteral("call_mcp_tool"), QStringLiteral("write_file"),
+                                   QStringLiteral("edit_file"),     QStringLiteral("ask_user")};
     return tools;
 }
 
@@ -51,21 +51,29 @@ QJsonArray diffLinesFromUnifiedDiff(const QString &diff)
         if (match.hasMatch()) {
             oldLine = match.captured(1).toInt();
             newLine = match.captured(2).toInt();
-            lines.append(QJsonObject{{QStringLiteral("Kind"), 3}, {QStringLiteral("OldLineNum"), 0},
-                                     {QStringLiteral("NewLineNum"), 0}, {QStringLiteral("Content"), row}});
+            lines.append(QJsonObject{{QStringLiteral("Kind"), 3},
+                                     {QStringLiteral("OldLineNum"), 0},
+                                     {QStringLiteral("NewLineNum"), 0},
+                                     {QStringLiteral("Content"), row}});
             continue;
         }
         if (row.isEmpty() && oldLine == 0 && newLine == 0)
             continue;
         if (row.startsWith(QLatin1Char('+'))) {
-            lines.append(QJsonObject{{QStringLiteral("Kind"), 1}, {QStringLiteral("OldLineNum"), 0},
-                                     {QStringLiteral("NewLineNum"), newLine++}, {QStringLiteral("Content"), row.mid(1)}});
+            lines.append(QJsonObject{{QStringLiteral("Kind"), 1},
+                                     {QStringLiteral("OldLineNum"), 0},
+                                     {QStringLiteral("NewLineNum"), newLine++},
+                                     {QStringLiteral("Content"), row.mid(1)}});
         } else if (row.startsWith(QLatin1Char('-'))) {
-            lines.append(QJsonObject{{QStringLiteral("Kind"), 2}, {QStringLiteral("OldLineNum"), oldLine++},
-                                     {QStringLiteral("NewLineNum"), 0}, {QStringLiteral("Content"), row.mid(1)}});
+            lines.append(QJsonObject{{QStringLiteral("Kind"), 2},
+                                     {QStringLiteral("OldLineNum"), oldLine++},
+                                     {QStringLiteral("NewLineNum"), 0},
+                                     {QStringLiteral("Content"), row.mid(1)}});
         } else if (row.startsWith(QLatin1Char(' '))) {
-            lines.append(QJsonObject{{QStringLiteral("Kind"), 0}, {QStringLiteral("OldLineNum"), oldLine++},
-                                     {QStringLiteral("NewLineNum"), newLine++}, {QStringLiteral("Content"), row.mid(1)}});
+            lines.append(QJsonObject{{QStringLiteral("Kind"), 0},
+                                     {QStringLiteral("OldLineNum"), oldLine++},
+                                     {QStringLiteral("NewLineNum"), newLine++},
+                                     {QStringLiteral("Content"), row.mid(1)}});
         }
     }
     return lines;
@@ -94,7 +102,8 @@ void TurnRecorder::appendText(const QString &kind, const QString &text)
     if (!m_turn.transcript.isEmpty() && m_turn.transcript.size() > m_sealedItems) {
         QJsonObject last = m_turn.transcript.last().toObject();
         if (last.value(QStringLiteral("kind")).toString() == kind) {
-            last.insert(QStringLiteral("content"), QString(last.value(QStringLiteral("content")).toString() + text));
+            last.insert(QStringLiteral("content"),
+                        QString(last.value(QStringLiteral("content")).toString() + text));
             m_turn.transcript.replace(m_turn.transcript.size() - 1, last);
             return;
         }
@@ -118,8 +127,8 @@ void TurnRecorder::record(const StreamEvent &event)
             QJsonObject start{{QStringLiteral("name"), event.toolCall->name}};
             if (!event.toolCall->input.isEmpty())
                 start.insert(QStringLiteral("input"), event.toolCall->input);
-            m_turn.transcript.append(
-                QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_start")}, {QStringLiteral("tool_start"), start}});
+            m_turn.transcript.append(QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_start")},
+                                                 {QStringLiteral("tool_start"), start}});
         }
         m_sealedItems = m_turn.transcript.size();
         m_sealedMessage = m_turn.message.size();
@@ -128,23 +137,26 @@ void TurnRecorder::record(const StreamEvent &event)
     case StreamEvent::Type::ToolEnd:
         if (event.toolCall) {
             const ToolCallInfo &call = *event.toolCall;
-            QJsonObject end{{QStringLiteral("name"), call.name}, {QStringLiteral("duration_ns"), call.durationNs}};
+            QJsonObject end{{QStringLiteral("name"), call.name},
+                            {QStringLiteral("duration_ns"), call.durationNs}};
             if (!call.input.isEmpty())
                 end.insert(QStringLiteral("input"), call.input);
             if (!call.output.isUndefined() && !call.output.isNull()) {
                 const QString serialized = serializeJson(call.output);
-                end.insert(QStringLiteral("output"), serialized.toUtf8().size() <= MaxTranscriptOutputBytes
-                                                         ? call.output
-                                                         : QJsonValue(truncateUtf8(serialized, MaxTranscriptOutputBytes)));
+                end.insert(QStringLiteral("output"),
+                           serialized.toUtf8().size() <= MaxTranscriptOutputBytes
+                               ? call.output
+                               : QJsonValue(truncateUtf8(serialized, MaxTranscriptOutputBytes)));
             }
             if (!call.error.isEmpty())
                 end.insert(QStringLiteral("error"), call.error);
-            m_turn.transcript.append(
-                QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_end")}, {QStringLiteral("tool_end"), end}});
+            m_turn.transcript.append(QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_end")},
+                                                 {QStringLiteral("tool_end"), end}});
             if (!call.diff.isEmpty())
                 m_turn.transcript.append(QJsonObject{
                     {QStringLiteral("kind"), QStringLiteral("diff")},
-                    {QStringLiteral("diff"), QJsonObject{{QStringLiteral("lines"), diffLinesFromUnifiedDiff(call.diff)}}}});
+                    {QStringLiteral("diff"),
+                     QJsonObject{{QStringLiteral("lines"), diffLinesFromUnifiedDiff(call.diff)}}}});
             m_turn.turnMemory.toolActivity.append(activityFor(call));
         }
         m_sealedItems = m_turn.transcript.size();
@@ -207,8 +219,9 @@ ToolActivity TurnRecorder::activityFor(const ToolCallInfo &call) const
     }
     const bool alwaysRetain = call.name == QLatin1String("ask_user");
     if (m_retainOutputs || alwaysRetain) {
-        activity.retainedOutput = call.error.isEmpty() ? OutputCompressor::forLlm(call.name, call.output)
-                                                       : QJsonValue(QJsonObject{{QStringLiteral("error"), call.error}});
+        activity.retainedOutput = call.error.isEmpty()
+                                      ? OutputCompressor::forLlm(call.name, call.output)
+                                      : QJsonValue(QJsonObject{{QStringLiteral("error"), call.error}});
     }
     return activity;
 }

@@ -59,7 +59,8 @@ Result<LaunchOptions> LaunchOptions::parse(const QStringList &arguments)
         const QFileInfo info(options.workspace);
         if (!info.isDir())
             return Result<LaunchOptions>::failure(
-                QCoreApplication::translate("LaunchOptions", "workspace %1 is not a folder").arg(options.workspace));
+                QCoreApplication::translate("LaunchOptions", "workspace %1 is not a folder")
+                    .arg(options.workspace));
         options.workspace = info.canonicalFilePath();
     }
     return options;

@@ -21,8 +21,8 @@ struct LaunchOptions
     QString sessionId;
     QStringList positional; // what is left after the flags
 
-    // Parses argv (argv[0] included). Unknown flags are errors; `extraFlags` lists flags with a value that the
-    // caller handles (returned in `extra`).
+    // Parses argv (argv[0] included). Unknown flags are errors; `extraFlags` lists flags with a value that
+    // the caller handles (returned in `extra`).
     static Result<LaunchOptions> parse(const QStringList &arguments);
 };
 

@@ -37,7 +37,8 @@ int runCommandLine(const QStringList &arguments)
         out << "keen-desktop " << QCoreApplication::applicationVersion() << "\n";
         return 0;
     }
-    if (command == QLatin1String("--help") || command == QLatin1String("-h") || command == QLatin1String("help")) {
+    if (command == QLatin1String("--help") || command == QLatin1String("-h") ||
+        command == QLatin1String("help")) {
         out << usageText();
         return 0;
     }

@@ -16,7 +16,8 @@
 
 namespace keen {
 
-Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList &arguments, const QString &stdinText)
+Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList &arguments,
+                                                               const QString &stdinText)
 {
     using R = Result<Options>;
     Options options;
@@ -25,7 +26,8 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
     for (qsizetype i = 0; i < arguments.size(); ++i) {
         const QString argument = arguments.at(i);
         const QString flag = argument.section(QLatin1Char('='), 0, 0);
-        const bool inlineValue = argument.startsWith(QLatin1String("--")) && argument.contains(QLatin1Char('='));
+        const bool inlineValue =
+            argument.startsWith(QLatin1String("--")) && argument.contains(QLatin1Char('='));
         auto value = [&](QString &target) -> bool {
             if (inlineValue) {
                 target = argument.section(QLatin1Char('='), 1);
@@ -52,9 +54,9 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             options.compact = true;
             if (inlineValue)
                 options.compactFocus = argument.section(QLatin1Char('='), 1);
-        } else if (flag == QLatin1String("--provider") || flag == QLatin1String("--model")
-                   || flag == QLatin1String("--base-url") || flag == QLatin1String("--workspace")
-                   || flag == QLatin1String("--context-window") || flag == QLatin1String("--session")) {
+        } else if (flag == QLatin1String("--provider") || flag == QLatin1String("--model") ||
+                   flag == QLatin1String("--base-url") || flag == QLatin1String("--workspace") ||
+                   flag == QLatin1String("--context-window") || flag == QLatin1String("--session")) {
             QString v;
             if (!value(v))
                 return R::failure(tr("%1 needs a value").arg(flag));
@@ -79,7 +81,8 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
     }
     options.prompt = words.join(QLatin1Char(' '));
     if (!stdinText.isEmpty())
-        options.prompt = options.prompt.isEmpty() ? stdinText : options.prompt + QLatin1Char('\n') + stdinText;
+        options.prompt =
+            options.prompt.isEmpty() ? stdinText : options.prompt + QLatin1Char('\n') + stdinText;
     if (options.prompt.trimmed().isEmpty())
         return R::failure(tr("prompt is required"));
     return options;
@@ -143,7 +146,8 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
     case StreamEvent::Type::Retry:
         m_currentText.truncate(m_sealedLength); // the failed attempt's text is dropped
         if (!m_options.json) {
-            m_err << (m_progressLineOpen ? "\n" : "") << tr("Retrying (attempt %1)...").arg(event.attempt) << '\n';
+            m_err << (m_progressLineOpen ? "\n" : "") << tr("Retrying (attempt %1)...").arg(event.attempt)
+                  << '\n';
             m_err.flush();
             m_progressLineOpen = false;
         }
@@ -171,7 +175,8 @@ int HeadlessRunner::run(const Options &options)
         return int(Failure);
     };
 
-    const QString workspace = options.launch.workspace.isEmpty() ? QDir::currentPath() : options.launch.workspace;
+    const QString workspace =
+        options.launch.workspace.isEmpty() ? QDir::currentPath() : options.launch.workspace;
     m_session->setWorkspace(workspace);
     if (!options.launch.sessionId.isEmpty()) {
         if (auto opened = m_session->openSession(options.launch.sessionId); !opened)
@@ -188,7 +193,8 @@ int HeadlessRunner::run(const Options &options)
 
     QEventLoop loop;
     int code = Failure;
-    connect(m_session.get(), &AgentSession::streamEvent, &loop, [this](const StreamEvent &event) { onStreamEvent(event); });
+    connect(m_session.get(), &AgentSession::streamEvent, &loop,
+            [this](const StreamEvent &event) { onStreamEvent(event); });
     // S56-S58: only the applied boundary matters here; the checkpointed text stays part of the final text.
     connect(m_session.get(), &AgentSession::autoCompactionCheckpointed, &loop, [this](const QString &) {
         m_completedText += m_currentText;
@@ -240,8 +246,10 @@ int HeadlessRunner::run(const Options &options)
                     code = Interrupted;
                 } else if (!success) {
                     code = fail(error.isEmpty() ? tr("the turn did not complete") : error);
-                } else if (!m_options.completionSignal.isEmpty() && !text.contains(m_options.completionSignal)) {
-                    m_err << tr("completion signal \"%1\" not found in the final text").arg(m_options.completionSignal)
+                } else if (!m_options.completionSignal.isEmpty() &&
+                           !text.contains(m_options.completionSignal)) {
+                    m_err << tr("completion signal \"%1\" not found in the final text")
+                                 .arg(m_options.completionSignal)
                           << '\n';
                     code = CompletionSignalMissing;
                 } else {
@@ -250,8 +258,8 @@ int HeadlessRunner::run(const Options &options)
                 loop.quit();
             });
 
-    const Result<void> started = options.compact ? m_session->compact(options.compactFocus)
-                                                 : m_session->submit(options.prompt);
+    const Result<void> started =
+        options.compact ? m_session->compact(options.compactFocus) : m_session->submit(options.prompt);
     if (!started)
         return fail(started.error());
     loop.exec();

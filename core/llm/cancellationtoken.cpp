@@ -35,13 +35,11 @@ struct CancellationToken::State
 
 CancellationToken::CancellationToken()
     : m_state(std::make_shared<State>())
-{
-}
+{}
 
 CancellationToken::CancellationToken(std::shared_ptr<State> state)
     : m_state(std::move(state))
-{
-}
+{}
 
 bool CancellationToken::isCancelled() const
 {

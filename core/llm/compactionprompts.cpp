@@ -25,7 +25,8 @@ QString summarySections()
 QString guidance()
 {
     return QStringLiteral(
-               "This is a context compaction request: your reply replaces the conversation history and becomes "
+               "This is a context compaction request: your reply replaces the conversation history and "
+               "becomes "
                "the only record of it that is kept.\n"
                "\n"
                "Do not call any tools for this request. Work only from the conversation history you already "
@@ -36,27 +37,28 @@ QString guidance()
                "discarded history (no \"as mentioned above\" or \"the earlier file\").\n"
                "\n"
                "Cover at least these sections, and add sections or detail whenever the work needs them:\n"
-               "\n")
-           + summarySections();
+               "\n") +
+           summarySections();
 }
 
 QString manualPrompt(const QString &focus)
 {
-    QString prompt = QStringLiteral("Compact this conversation now. ") + guidance()
-                     + QStringLiteral("\n\nReply with the structured summary only, without any preamble.");
+    QString prompt = QStringLiteral("Compact this conversation now. ") + guidance() +
+                     QStringLiteral("\n\nReply with the structured summary only, without any preamble.");
     if (!focus.trimmed().isEmpty())
-        prompt += QStringLiteral("\n\nIMPORTANT: also follow this instruction from the user while summarizing: ")
-                  + focus.trimmed();
+        prompt +=
+            QStringLiteral("\n\nIMPORTANT: also follow this instruction from the user while summarizing: ") +
+            focus.trimmed();
     return prompt;
 }
 
 QString automaticPrompt()
 {
-    return QStringLiteral("Compact this conversation. ") + guidance()
-           + QStringLiteral("\n\nThis is an internal checkpoint of a running agent task. The most recent user "
-                            "message is kept word for word outside this summary, so do not repeat it. Keep the "
-                            "progress of the current task and every tool result that still matters. Reply with "
-                            "the structured summary only, without any preamble.");
+    return QStringLiteral("Compact this conversation. ") + guidance() +
+           QStringLiteral("\n\nThis is an internal checkpoint of a running agent task. The most recent user "
+                          "message is kept word for word outside this summary, so do not repeat it. Keep the "
+                          "progress of the current task and every tool result that still matters. Reply with "
+                          "the structured summary only, without any preamble.");
 }
 
 QString toolCallsDisabledMessage()
@@ -88,16 +90,17 @@ Result<MessageList> automaticReplacement(const QString &summary, const MessageLi
             replacement.append(message);
     }
     const QString content =
-        QStringLiteral("<compacted_context>\n"
-                       "The earlier conversation was compacted automatically to fit the model's context window. "
-                       "This summary keeps the goals, constraints, progress, discoveries, tool results and "
-                       "pending work that still matter.\n\n")
-        + trimmed
-        + QStringLiteral("\n</compacted_context>\n\n"
-                         "<last_user_message>\n"
-                         "This is the most recent user message. It is the current task, and its requirements "
-                         "take precedence.\n\n")
-        + history.at(lastUser).content + QStringLiteral("\n</last_user_message>");
+        QStringLiteral(
+            "<compacted_context>\n"
+            "The earlier conversation was compacted automatically to fit the model's context window. "
+            "This summary keeps the goals, constraints, progress, discoveries, tool results and "
+            "pending work that still matter.\n\n") +
+        trimmed +
+        QStringLiteral("\n</compacted_context>\n\n"
+                       "<last_user_message>\n"
+                       "This is the most recent user message. It is the current task, and its requirements "
+                       "take precedence.\n\n") +
+        history.at(lastUser).content + QStringLiteral("\n</last_user_message>");
     replacement.append(Message::user(content));
     return replacement;
 }

@@ -22,7 +22,8 @@ QString replayResult(const ToolActivity &activity)
         return activity.retainedOutput.isString() ? activity.retainedOutput.toString()
                                                   : serializeJson(activity.retainedOutput);
     if (activity.hasRawOutput)
-        return activity.rawOutput.isString() ? activity.rawOutput.toString() : serializeJson(activity.rawOutput);
+        return activity.rawOutput.isString() ? activity.rawOutput.toString()
+                                             : serializeJson(activity.rawOutput);
     QJsonObject status{{QStringLiteral("status"), activity.status}};
     if (activity.exitCode)
         status.insert(QStringLiteral("exit_code"), *activity.exitCode);
@@ -46,8 +47,13 @@ QList<ReplayStep> replaySteps(const Message &message, int messageIndex)
             if (activity.tool.isEmpty() || offset < cursor || offset > text.size() || !isBoundary(offset))
                 continue;
             if (offset > cursor)
-                steps.append(ReplayStep{ReplayStep::Kind::Text, QString::fromUtf8(text.mid(cursor, offset - cursor)),
-                                        {}, {}, {}, {}, false});
+                steps.append(ReplayStep{ReplayStep::Kind::Text,
+                                        QString::fromUtf8(text.mid(cursor, offset - cursor)),
+                                        {},
+                                        {},
+                                        {},
+                                        {},
+                                        false});
             cursor = offset;
             ReplayStep call;
             call.kind = ReplayStep::Kind::ToolCall;
@@ -60,7 +66,8 @@ QList<ReplayStep> replaySteps(const Message &message, int messageIndex)
         }
     }
     if (cursor < text.size())
-        steps.append(ReplayStep{ReplayStep::Kind::Text, QString::fromUtf8(text.mid(cursor)), {}, {}, {}, {}, false});
+        steps.append(
+            ReplayStep{ReplayStep::Kind::Text, QString::fromUtf8(text.mid(cursor)), {}, {}, {}, {}, false});
     return steps;
 }
 

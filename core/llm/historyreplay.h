@@ -13,11 +13,11 @@ struct ReplayStep
 {
     enum class Kind { Text, ToolCall };
     Kind kind = Kind::Text;
-    QString text;        // Text
-    QString callId;      // ToolCall: historical_<messageIndex>_<activityIndex>
+    QString text;   // Text
+    QString callId; // ToolCall: historical_<messageIndex>_<activityIndex>
     QString tool;
-    QJsonObject input;   // the retained input, or {}
-    QString result;      // JSON text of the result
+    QJsonObject input; // the retained input, or {}
+    QString result;    // JSON text of the result
     bool isError = false;
 };
 

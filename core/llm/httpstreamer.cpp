@@ -18,8 +18,7 @@ constexpr int CancelPollMs = 50;
 
 HttpStreamer::HttpStreamer()
     : m_network(std::make_unique<QNetworkAccessManager>())
-{
-}
+{}
 
 HttpStreamer::~HttpStreamer() = default;
 
@@ -96,9 +95,10 @@ HttpOutcome HttpStreamer::post(const HttpRequestSpec &request, const Cancellatio
         else
             outcome.errorBody.append(rest.left(MaxErrorBodyBytes - outcome.errorBody.size()));
     }
-    if (reply->error() != QNetworkReply::NoError && !outcome.cancelled && !outcome.stalled
-        && !outcome.stoppedByReader) {
-        // HTTP error statuses are reported through status and body; only transport failures are network errors.
+    if (reply->error() != QNetworkReply::NoError && !outcome.cancelled && !outcome.stalled &&
+        !outcome.stoppedByReader) {
+        // HTTP error statuses are reported through status and body; only transport failures are network
+        // errors.
         const bool httpError = outcome.status >= 400;
         if (!httpError)
             outcome.networkError = reply->errorString();

@@ -18,11 +18,11 @@ struct HttpOutcome
 {
     int status = 0;
     HeaderList headers;
-    QByteArray errorBody;  // the body of a non-2xx reply, capped
+    QByteArray errorBody; // the body of a non-2xx reply, capped
     bool cancelled = false;
-    bool stalled = false;  // nothing arrived for the inactivity timeout
+    bool stalled = false;         // nothing arrived for the inactivity timeout
     bool stoppedByReader = false; // the data callback asked to stop
-    QString networkError;  // empty when the transport worked
+    QString networkError;         // empty when the transport worked
 };
 
 // Posts a request and streams the response body to a callback, synchronously, on a worker thread. Owns

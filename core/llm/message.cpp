@@ -50,7 +50,8 @@ QJsonObject Message::toJson() const
     return QJsonObject{
         {QStringLiteral("Role"), roleName(role)},
         {QStringLiteral("Content"), content},
-        {QStringLiteral("TurnMemory"), turnMemory ? QJsonValue(turnMemory->toJson()) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("TurnMemory"),
+         turnMemory ? QJsonValue(turnMemory->toJson()) : QJsonValue(QJsonValue::Null)},
     };
 }
 

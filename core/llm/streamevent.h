@@ -25,7 +25,7 @@ struct ToolCallInfo
     QJsonValue output; // raw output (tool_end only)
     QString error;     // tool_end only; empty on success
     qint64 durationNs = 0;
-    QString diff;      // unified diff of a file change, when the tool made one
+    QString diff; // unified diff of a file change, when the tool made one
 };
 
 // The payload of the four auto_compaction_* events.
@@ -70,13 +70,19 @@ struct StreamEvent
     QString typeName() const { return typeName(type); }
     bool isTerminal() const { return type == Type::Done || type == Type::Error || type == Type::Incomplete; }
 
-    static StreamEvent chunk(const QString &text) { return StreamEvent{Type::Chunk, text, {}, {}, {}, 0, {}}; }
+    static StreamEvent chunk(const QString &text)
+    {
+        return StreamEvent{Type::Chunk, text, {}, {}, {}, 0, {}};
+    }
     static StreamEvent reasoning(const QString &text)
     {
         return StreamEvent{Type::ReasoningChunk, text, {}, {}, {}, 0, {}};
     }
     static StreamEvent done() { return StreamEvent{Type::Done, {}, {}, {}, {}, 0, {}}; }
-    static StreamEvent failure(const QString &message) { return StreamEvent{Type::Error, {}, message, {}, {}, 0, {}}; }
+    static StreamEvent failure(const QString &message)
+    {
+        return StreamEvent{Type::Error, {}, message, {}, {}, 0, {}};
+    }
     static StreamEvent incomplete(const QString &message)
     {
         return StreamEvent{Type::Incomplete, {}, message, {}, {}, 0, {}};

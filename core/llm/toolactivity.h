@@ -15,8 +15,8 @@ struct ToolActivity
 {
     int textOffset = 0; // byte offset into the assistant text (UTF-8) where the call happened
     QString tool;
-    QJsonValue input;          // undefined when not retained
-    QString status;            // "success" or "error"
+    QJsonValue input; // undefined when not retained
+    QString status;   // "success" or "error"
     std::optional<int> exitCode;
     QJsonValue retainedOutput; // undefined when not retained
     bool hasRawOutput = false;

@@ -1,12 +1,12 @@
 #include "toolloopclient.h"
 
+#include "../tools/outputcompressor.h"
+#include "../tools/toolregistry.h"
 #include "compactioncommit.h"
 #include "compactionprompts.h"
 #include "contextbudget.h"
 #include "historyreplay.h"
 #include "httpstreamer.h"
-#include "../tools/outputcompressor.h"
-#include "../tools/toolregistry.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -24,8 +24,9 @@ namespace {
 
 QString planModeMessage()
 {
-    return QStringLiteral("Write tools (write_file, edit_file) are disabled in plan mode; ask the user to switch "
-                          "with `/mode build` or `Shift+Tab`.");
+    return QStringLiteral(
+        "Write tools (write_file, edit_file) are disabled in plan mode; ask the user to switch "
+        "with `/mode build` or `Shift+Tab`.");
 }
 
 qint64 jsonBytes(const QJsonValue &value)
@@ -72,8 +73,7 @@ struct ToolLoopClient::Loop
 
 ToolLoopClient::ToolLoopClient(std::unique_ptr<ProviderProtocol> protocol)
     : m_protocol(std::move(protocol))
-{
-}
+{}
 
 ToolLoopClient::~ToolLoopClient() = default;
 
@@ -96,8 +96,9 @@ void ToolLoopClient::emitEvent(const Loop &loop, const StreamEvent &event) const
         loop.sink(event);
 }
 
-void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry *tools, const StreamOptions &options,
-                                const CancellationToken &cancel, const EventSink &sink)
+void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry *tools,
+                                const StreamOptions &options, const CancellationToken &cancel,
+                                const EventSink &sink)
 {
     Loop loop;
     loop.options = options;
@@ -197,7 +198,8 @@ void ToolLoopClient::runLoop(Loop &loop)
             activity.textOffset = textOffset;
             if (stopTurn || loop.cancel.isCancelled()) {
                 // Every call still needs a result for the native history to stay valid.
-                const QString why = QCoreApplication::translate("ToolLoopClient", "tool call skipped: the turn was stopped");
+                const QString why =
+                    QCoreApplication::translate("ToolLoopClient", "tool call skipped: the turn was stopped");
                 outcomes.append(ToolOutcome{call, errorJson(why), true});
                 activity.tool = call.name;
                 activity.input = call.input;
@@ -230,8 +232,8 @@ void ToolLoopClient::runLoop(Loop &loop)
         }
     }
     finishWithError(loop, ProviderError{ProviderError::Kind::Stream,
-                                        QCoreApplication::translate("ToolLoopClient",
-                                                                    "the tool loop reached its limit of %1 turns")
+                                        QCoreApplication::translate(
+                                            "ToolLoopClient", "the tool loop reached its limit of %1 turns")
                                             .arg(MaxToolTurns),
                                         0, std::nullopt});
 }
@@ -309,7 +311,8 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
     const int maxAttempts = std::max(1, config.maxAttempts);
     for (int attempt = 1; attempt <= maxAttempts; ++attempt) {
         if (loop.cancel.isCancelled()) {
-            error = ProviderError{ProviderError::Kind::Cancelled, QStringLiteral("cancelled"), 0, std::nullopt};
+            error =
+                ProviderError{ProviderError::Kind::Cancelled, QStringLiteral("cancelled"), 0, std::nullopt};
             return Result<ModelTurn>::failure(error.message);
         }
         const Result<void> prepared = m_protocol->prepare(loop.cancel);
@@ -330,24 +333,26 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
                                                         return !decoder->failed();
                                                     });
         if (outcome.cancelled || loop.cancel.isCancelled()) {
-            error = ProviderError{ProviderError::Kind::Cancelled, QStringLiteral("cancelled"), 0, std::nullopt};
+            error =
+                ProviderError{ProviderError::Kind::Cancelled, QStringLiteral("cancelled"), 0, std::nullopt};
             return Result<ModelTurn>::failure(error.message);
         }
-        if (outcome.status >= 300 || (outcome.status == 0 && outcome.networkError.isEmpty() && !outcome.stalled)) {
+        if (outcome.status >= 300 ||
+            (outcome.status == 0 && outcome.networkError.isEmpty() && !outcome.stalled)) {
             error = m_protocol->classifyHttpError(outcome.status, outcome.errorBody, outcome.headers);
         } else if (decoder->failed()) {
             error = decoder->error();
         } else if (outcome.stalled) {
-            error = ProviderError{ProviderError::Kind::Stalled,
-                                  QCoreApplication::translate("ToolLoopClient",
-                                                              "the provider sent nothing for %1 seconds")
-                                      .arg(config.inactivityTimeoutMs / 1000),
-                                  0, std::nullopt};
+            error = ProviderError{
+                ProviderError::Kind::Stalled,
+                QCoreApplication::translate("ToolLoopClient", "the provider sent nothing for %1 seconds")
+                    .arg(config.inactivityTimeoutMs / 1000),
+                0, std::nullopt};
         } else if (!outcome.networkError.isEmpty()) {
-            error = ProviderError{ProviderError::Kind::Network,
-                                  QCoreApplication::translate("ToolLoopClient", "network error: %1")
-                                      .arg(outcome.networkError),
-                                  outcome.status, std::nullopt};
+            error = ProviderError{
+                ProviderError::Kind::Network,
+                QCoreApplication::translate("ToolLoopClient", "network error: %1").arg(outcome.networkError),
+                outcome.status, std::nullopt};
         } else {
             Result<ModelTurn> turn = decoder->finish();
             if (turn)
@@ -384,8 +389,8 @@ qint64 ToolLoopClient::estimateTokens(Loop &loop) const
 void ToolLoopClient::maybeAutoCompact(Loop &loop)
 {
     // S36: every precondition, else the request goes unchanged.
-    if (loop.options.oneShot || loop.options.disableAutoCompaction || !loop.hasNewToolTurns || loop.autoCompactOff
-        || !loop.injectedPending.isEmpty())
+    if (loop.options.oneShot || loop.options.disableAutoCompaction || !loop.hasNewToolTurns ||
+        loop.autoCompactOff || !loop.injectedPending.isEmpty())
         return;
     const qint64 budget = ContextBudget::inputBudget(m_protocol->config().contextWindow);
     if (!ContextBudget::shouldAutoCompact(estimateTokens(loop), budget))

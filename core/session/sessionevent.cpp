@@ -59,7 +59,8 @@ std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object)
     return SessionEvent{quint64(seq.toDouble()), *kind, payload.toObject()};
 }
 
-SessionEvent SessionEvent::sessionStarted(const QString &sessionId, const QDateTime &createdAt, const QString &cwd)
+SessionEvent SessionEvent::sessionStarted(const QString &sessionId, const QDateTime &createdAt,
+                                          const QString &cwd)
 {
     return SessionEvent{0, Kind::SessionStarted,
                         QJsonObject{

@@ -28,9 +28,11 @@ struct SessionEvent
     // Returns nullopt for a line that is not a valid event (unknown kind, missing payload, bad seq).
     static std::optional<SessionEvent> fromJson(const QJsonObject &object);
 
-    static SessionEvent sessionStarted(const QString &sessionId, const QDateTime &createdAt, const QString &cwd);
+    static SessionEvent sessionStarted(const QString &sessionId, const QDateTime &createdAt,
+                                       const QString &cwd);
     static SessionEvent userMessage(const QString &content);
-    // transcript: TranscriptItem objects ({"kind":"text"|"reasoning"|"tool_start"|"tool_end"|"bash"|"diff",...}).
+    // transcript: TranscriptItem objects
+    // ({"kind":"text"|"reasoning"|"tool_start"|"tool_end"|"bash"|"diff",...}).
     static SessionEvent assistantTurn(const QJsonArray &transcript, const QString &message,
                                       const std::optional<TurnMemory> &turnMemory, bool interrupted,
                                       const QString &error);
@@ -43,8 +45,8 @@ struct SessionEvent
     QJsonArray transcript() const;    // assistant_turn / compaction_applied transcript
     bool interrupted() const;
     QString error() const;
-    QString status() const;           // compaction_applied.status
-    MessageList messages() const;     // compaction_applied.messages
+    QString status() const;       // compaction_applied.status
+    MessageList messages() const; // compaction_applied.messages
     std::optional<TurnMemory> turnMemory() const;
 };
 

@@ -33,10 +33,20 @@ private Q_SLOTS:
 void TestConversationTypes::messageJsonUsesReferenceFieldNames()
 {
     Message message = Message::assistant(QStringLiteral("hello"));
-    message.turnMemory = TurnMemory{{ToolActivity{5, QStringLiteral("bash"), QJsonObject{{QStringLiteral("command"), QStringLiteral("ls")}},
-                                                  QStringLiteral("error"), 2, {}, false, {}}}};
+    message.turnMemory =
+        TurnMemory{{ToolActivity{5,
+                                 QStringLiteral("bash"),
+                                 QJsonObject{{QStringLiteral("command"), QStringLiteral("ls")}},
+                                 QStringLiteral("error"),
+                                 2,
+                                 {},
+                                 false,
+                                 {}}}};
     const QByteArray json = QJsonDocument(message.toJson()).toJson(QJsonDocument::Compact);
-    QCOMPARE(json, QByteArray(R"({"Content":"hello","Role":"assistant","TurnMemory":{"tool_activity":[{"exit_code":2,"input":{"command":"ls"},"status":"error","text_offset":5,"tool":"bash"}]}})"));
+    QCOMPARE(
+        json,
+        QByteArray(
+            R"({"Content":"hello","Role":"assistant","TurnMemory":{"tool_activity":[{"exit_code":2,"input":{"command":"ls"},"status":"error","text_offset":5,"tool":"bash"}]}})"));
     QCOMPARE(QJsonDocument(Message::user(QStringLiteral("hi")).toJson()).toJson(QJsonDocument::Compact),
              QByteArray(R"({"Content":"hi","Role":"user","TurnMemory":null})"));
 }
@@ -56,8 +66,15 @@ void TestConversationTypes::rawToolOutputIsNeverPersisted_S9()
 void TestConversationTypes::messageRoundTrips()
 {
     Message message = Message::assistant(QStringLiteral("text"));
-    message.turnMemory = TurnMemory{{ToolActivity{2, QStringLiteral("grep"), QJsonObject{{QStringLiteral("pattern"), QStringLiteral("x")}},
-                                                  QStringLiteral("success"), std::nullopt, QJsonObject{{QStringLiteral("count"), 1}}, false, {}}}};
+    message.turnMemory =
+        TurnMemory{{ToolActivity{2,
+                                 QStringLiteral("grep"),
+                                 QJsonObject{{QStringLiteral("pattern"), QStringLiteral("x")}},
+                                 QStringLiteral("success"),
+                                 std::nullopt,
+                                 QJsonObject{{QStringLiteral("count"), 1}},
+                                 false,
+                                 {}}}};
     const auto back = Message::fromJson(message.toJson());
     QVERIFY(back);
     QCOMPARE(*back, message);
@@ -66,11 +83,19 @@ void TestConversationTypes::messageRoundTrips()
 
 void TestConversationTypes::streamEventTypeNamesMatchReference()
 {
-    const QStringList expected{QStringLiteral("chunk"), QStringLiteral("reasoning_chunk"), QStringLiteral("done"),
-                               QStringLiteral("error"), QStringLiteral("tool_start"), QStringLiteral("tool_end"),
-                               QStringLiteral("usage"), QStringLiteral("retry"), QStringLiteral("incomplete"),
-                               QStringLiteral("auto_compaction_started"), QStringLiteral("auto_compaction_applied"),
-                               QStringLiteral("auto_compaction_cancelled"), QStringLiteral("auto_compaction_failed")};
+    const QStringList expected{QStringLiteral("chunk"),
+                               QStringLiteral("reasoning_chunk"),
+                               QStringLiteral("done"),
+                               QStringLiteral("error"),
+                               QStringLiteral("tool_start"),
+                               QStringLiteral("tool_end"),
+                               QStringLiteral("usage"),
+                               QStringLiteral("retry"),
+                               QStringLiteral("incomplete"),
+                               QStringLiteral("auto_compaction_started"),
+                               QStringLiteral("auto_compaction_applied"),
+                               QStringLiteral("auto_compaction_cancelled"),
+                               QStringLiteral("auto_compaction_failed")};
     QStringList actual;
     for (int i = 0; i <= int(StreamEvent::Type::AutoCompactionFailed); ++i)
         actual.append(StreamEvent::typeName(StreamEvent::Type(i)));
@@ -120,8 +145,9 @@ void TestConversationTypes::eventsCrossThreadsAsQueuedValues()
     EventEmitter emitter;
     QList<StreamEvent> received;
     QObject receiver;
-    connect(&emitter, &EventEmitter::event, &receiver, [&received](const StreamEvent &e) { received.append(e); },
-            Qt::QueuedConnection);
+    connect(
+        &emitter, &EventEmitter::event, &receiver, [&received](const StreamEvent &e) { received.append(e); },
+        Qt::QueuedConnection);
     QThread *thread = QThread::create([&emitter] {
         Q_EMIT emitter.event(StreamEvent::chunk(QStringLiteral("a")));
         Q_EMIT emitter.event(StreamEvent::done());
@@ -137,8 +163,15 @@ void TestConversationTypes::eventsCrossThreadsAsQueuedValues()
 void TestConversationTypes::replayStepsSplitAtOffsets()
 {
     Message message = Message::assistant(QStringLiteral("Let me look.Done."));
-    message.turnMemory = TurnMemory{{ToolActivity{12, QStringLiteral("read_file"), QJsonObject{{QStringLiteral("path"), QStringLiteral("a.txt")}},
-                                                  QStringLiteral("success"), std::nullopt, {}, false, {}}}};
+    message.turnMemory =
+        TurnMemory{{ToolActivity{12,
+                                 QStringLiteral("read_file"),
+                                 QJsonObject{{QStringLiteral("path"), QStringLiteral("a.txt")}},
+                                 QStringLiteral("success"),
+                                 std::nullopt,
+                                 {},
+                                 false,
+                                 {}}}};
     const QList<ReplayStep> steps = replaySteps(message, 3);
     QCOMPARE(steps.size(), 3);
     QCOMPARE(steps.at(0).text, QStringLiteral("Let me look."));
@@ -152,7 +185,14 @@ void TestConversationTypes::replayStepsSkipBadOffsets()
 {
     Message message = Message::assistant(QStringLiteral("é!")); // é is two bytes
     message.turnMemory = TurnMemory{{
-        ToolActivity{1, QStringLiteral("bash"), {}, QStringLiteral("success"), std::nullopt, {}, false, {}}, // mid-character
+        ToolActivity{1,
+                     QStringLiteral("bash"),
+                     {},
+                     QStringLiteral("success"),
+                     std::nullopt,
+                     {},
+                     false,
+                     {}}, // mid-character
         ToolActivity{-1, QStringLiteral("bash"), {}, QStringLiteral("success"), std::nullopt, {}, false, {}},
         ToolActivity{2, QString(), {}, QStringLiteral("success"), std::nullopt, {}, false, {}},
         ToolActivity{9, QStringLiteral("bash"), {}, QStringLiteral("success"), std::nullopt, {}, false, {}},
@@ -168,7 +208,13 @@ void TestConversationTypes::replayStepsSkipBadOffsets()
 
 void TestConversationTypes::replayResultPrefersRetainedThenRaw()
 {
-    ToolActivity activity{0, QStringLiteral("grep"), {}, QStringLiteral("success"), std::nullopt, {}, true,
+    ToolActivity activity{0,
+                          QStringLiteral("grep"),
+                          {},
+                          QStringLiteral("success"),
+                          std::nullopt,
+                          {},
+                          true,
                           QJsonObject{{QStringLiteral("raw"), 1}}};
     QCOMPARE(replayResult(activity), QStringLiteral(R"({"raw":1})"));
     activity.retainedOutput = QJsonObject{{QStringLiteral("kept"), 2}};

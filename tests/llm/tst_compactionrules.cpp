@@ -66,7 +66,8 @@ void TestCompactionRules::bothPromptsShareGuidanceAndSections_S10_S11_S12()
     const QString guidance = CompactionPrompts::guidance();
     for (const QString &prompt : {CompactionPrompts::manualPrompt(), CompactionPrompts::automaticPrompt()}) {
         QVERIFY(prompt.contains(guidance));
-        for (const char *section : {"## Goal", "## Key Instructions", "## Discoveries", "## Accomplished", "## Relevant Files"})
+        for (const char *section :
+             {"## Goal", "## Key Instructions", "## Discoveries", "## Accomplished", "## Relevant Files"})
             QVERIFY2(prompt.contains(QLatin1String(section)), section);
     }
     QVERIFY(guidance.contains(QLatin1String("context compaction request")));
@@ -85,7 +86,8 @@ void TestCompactionRules::manualPromptCarriesFocus_S18()
 {
     QVERIFY(!CompactionPrompts::manualPrompt().contains(QLatin1String("IMPORTANT")));
     QVERIFY(!CompactionPrompts::manualPrompt(QStringLiteral("   ")).contains(QLatin1String("IMPORTANT")));
-    const QString focused = CompactionPrompts::manualPrompt(QStringLiteral("Focus on the recent API changes"));
+    const QString focused =
+        CompactionPrompts::manualPrompt(QStringLiteral("Focus on the recent API changes"));
     QVERIFY(focused.endsWith(QLatin1String("Focus on the recent API changes")));
 }
 
@@ -100,7 +102,8 @@ void TestCompactionRules::automaticPromptIsPrivateCheckpoint_S16()
 
 void TestCompactionRules::buildRequestAppendsPromptAsFinalUserMessage_S13()
 {
-    const MessageList history{Message::system(QStringLiteral("agent prompt")), Message::user(QStringLiteral("task"))};
+    const MessageList history{Message::system(QStringLiteral("agent prompt")),
+                              Message::user(QStringLiteral("task"))};
     const auto request = CompactionPrompts::buildRequest(history, QStringLiteral("PROMPT"), true);
     QVERIFY(request);
     QCOMPARE(request->size(), 3);
@@ -120,19 +123,23 @@ void TestCompactionRules::buildRequestRequiresUserForAutomatic()
 
 void TestCompactionRules::replacementKeepsSystemAndLastUserVerbatim_S41_S42()
 {
-    const MessageList history{Message::system(QStringLiteral("agent prompt")), Message::user(QStringLiteral("old")),
+    const MessageList history{Message::system(QStringLiteral("agent prompt")),
+                              Message::user(QStringLiteral("old")),
                               Message::assistant(QStringLiteral("reply")),
                               Message::user(QStringLiteral("implement this exactly\n  with spaces ")),
                               Message::assistant(QStringLiteral("working"))};
-    const auto replacement = CompactionPrompts::automaticReplacement(QStringLiteral("  the summary  "), history);
+    const auto replacement =
+        CompactionPrompts::automaticReplacement(QStringLiteral("  the summary  "), history);
     QVERIFY(replacement);
     QCOMPARE(replacement->size(), 2);
     QCOMPARE(replacement->at(0), Message::system(QStringLiteral("agent prompt")));
     const QString content = replacement->at(1).content;
     QCOMPARE(replacement->at(1).role, Message::Role::User);
     QVERIFY(content.startsWith(QLatin1String("<compacted_context>\n")));
-    QVERIFY(content.contains(QLatin1String("\n\nthe summary\n</compacted_context>\n\n<last_user_message>\n")));
-    QVERIFY(content.endsWith(QLatin1String("\n\nimplement this exactly\n  with spaces \n</last_user_message>")));
+    QVERIFY(
+        content.contains(QLatin1String("\n\nthe summary\n</compacted_context>\n\n<last_user_message>\n")));
+    QVERIFY(
+        content.endsWith(QLatin1String("\n\nimplement this exactly\n  with spaces \n</last_user_message>")));
     QVERIFY(content.contains(QLatin1String("current task")));
 }
 
@@ -142,12 +149,14 @@ void TestCompactionRules::replacementRejectsEmptySummary_S40()
     const auto replacement = CompactionPrompts::automaticReplacement(QStringLiteral(" \n\t "), history);
     QVERIFY(!replacement);
     QVERIFY(replacement.error().contains(QLatin1String("empty summary")));
-    QVERIFY(!CompactionPrompts::automaticReplacement(QStringLiteral("x"), {Message::system(QStringLiteral("s"))}));
+    QVERIFY(!CompactionPrompts::automaticReplacement(QStringLiteral("x"),
+                                                     {Message::system(QStringLiteral("s"))}));
 }
 
 void TestCompactionRules::replacementDoesNotAliasHistory()
 {
-    MessageList history{Message::system(QStringLiteral("agent prompt")), Message::user(QStringLiteral("task"))};
+    MessageList history{Message::system(QStringLiteral("agent prompt")),
+                        Message::user(QStringLiteral("task"))};
     auto replacement = CompactionPrompts::automaticReplacement(QStringLiteral("s"), history);
     QVERIFY(replacement);
     (*replacement)[0].content = QStringLiteral("mutated");

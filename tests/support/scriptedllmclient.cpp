@@ -58,8 +58,9 @@ bool ScriptedLlmClient::waitFor(const QString &gate, const CancellationToken &ca
     return true;
 }
 
-void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegistry *, const StreamOptions &options,
-                                   const CancellationToken &cancel, const EventSink &sink)
+void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegistry *,
+                                   const StreamOptions &options, const CancellationToken &cancel,
+                                   const EventSink &sink)
 {
     Turn turn;
     {
@@ -99,7 +100,8 @@ void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegist
                 return;
             if (child.isCancelled() || !step.failWith.isEmpty()) {
                 AutoCompactionInfo stopped;
-                stopped.error = child.isCancelled() ? QStringLiteral("automatic compaction cancelled") : step.failWith;
+                stopped.error =
+                    child.isCancelled() ? QStringLiteral("automatic compaction cancelled") : step.failWith;
                 send(StreamEvent::compaction(child.isCancelled() ? StreamEvent::Type::AutoCompactionCancelled
                                                                  : StreamEvent::Type::AutoCompactionFailed,
                                              stopped));

@@ -25,7 +25,7 @@ public:
         QString gate;            // Gate: wait until open(gate) or the stream is cancelled (then stop)
         MessageList replacement; // AutoCompaction: applied unless the child is cancelled or failWith is set
         QString failWith;
-        QString compactionGate;  // AutoCompaction: waits here (child cancel wakes it) before deciding
+        QString compactionGate; // AutoCompaction: waits here (child cancel wakes it) before deciding
     };
     using Turn = QList<Step>;
 
