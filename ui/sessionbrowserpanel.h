@@ -1,0 +1,95 @@
+#pragma once
+
+#include "session/sessionstore.h"
+
+#include <QTimer>
+#include <QWidget>
+
+#include <memory>
+
+class QAction;
+class QLabel;
+class QLineEdit;
+class QToolBar;
+class QToolButton;
+class QTreeView;
+
+namespace keen {
+
+class SessionListModel;
+
+// Every saved conversation, findable: the sessions of this workspace or of all, grouped by day, with a
+// full-text search over messages, tool output and pre-compaction text. Open (Enter), Rename (F2), Delete
+// (Delete, confirmed), Export to Markdown and Show in file manager. All disk work runs off the GUI thread.
+class SessionBrowserPanel final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(SessionBrowserPanel)
+
+public:
+    enum class Scope { Workspace, All };
+
+    explicit SessionBrowserPanel(QWidget *parent = nullptr);
+    ~SessionBrowserPanel() override;
+
+    void setStore(std::shared_ptr<SessionStore> store);
+    void setWorkspace(const QString &workspace);
+    QString workspace() const { return m_workspace; }
+    void setScope(Scope scope);
+    Scope scope() const { return m_scope; }
+
+    SessionListModel *model() const { return m_model; }
+    // The selected session's id, or empty.
+    QString currentSessionId() const;
+
+public Q_SLOTS:
+    void focusSearch();
+    void refresh();
+    void openCurrent();
+    void renameCurrent();
+    void deleteCurrent();
+    void exportCurrent();
+    void showCurrentInFileManager();
+
+Q_SIGNALS:
+    void sessionOpenRequested(const QString &sessionId);
+    // After sessionOpenRequested for a search result: the event that matched, to scroll the chat there.
+    void searchMatchOpenRequested(const QString &sessionId, quint64 seq);
+    // A rename, delete or export finished (message for the status bar), or failed (error).
+    void actionFinished(const QString &message);
+    void actionFailed(const QString &error);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    void applyScope();
+    void updateActions();
+    void updateStatus();
+    void selectSession(const QString &sessionId);
+    void renameSession(const QString &sessionId, const QString &title);
+    void showError(const QString &error);
+    void showMessage(const QString &message);
+
+    std::shared_ptr<SessionStore> m_store;
+    QString m_workspace;
+    Scope m_scope = Scope::Workspace;
+    QString m_message;
+    QString m_selectedId;
+
+    SessionListModel *m_model = nullptr;
+    QLineEdit *m_search = nullptr;
+    QToolButton *m_thisWorkspace = nullptr;
+    QToolButton *m_allWorkspaces = nullptr;
+    QTreeView *m_tree = nullptr;
+    QLabel *m_status = nullptr;
+    QToolBar *m_actionsBar = nullptr;
+    QAction *m_openAction = nullptr;
+    QAction *m_renameAction = nullptr;
+    QAction *m_deleteAction = nullptr;
+    QAction *m_exportAction = nullptr;
+    QAction *m_showFolderAction = nullptr;
+    QTimer m_searchTimer;
+};
+
+} // namespace keen
