@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QLocale>
 #include <QPoint>
 #include <QSet>
@@ -215,7 +216,14 @@ void SessionListModel::startLoad()
         }
         return result;
     });
-    future.then(this, [this](const LoadResult &result) { finishLoad(result); });
+    // A watcher, not QFuture::then: then() runs the continuation synchronously when the task already
+    // finished, and refreshed() must never be emitted from inside a setter.
+    auto *watcher = new QFutureWatcher<LoadResult>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        finishLoad(watcher->result());
+    });
+    watcher->setFuture(future);
 }
 
 void SessionListModel::finishLoad(const LoadResult &result)
