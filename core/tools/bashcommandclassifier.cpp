@@ -97,8 +97,7 @@ class Parser
 public:
     explicit Parser(const QString &text)
         : m_s(text)
-    {
-    }
+    {}
 
     Parsed parse()
     {
@@ -429,10 +428,10 @@ bool isSystemTarget(const QString &target)
                                          QStringLiteral("/dev/stderr"), QStringLiteral("/dev/tty")};
     if (harmless.contains(target) || target.startsWith(QLatin1String("/dev/fd/")))
         return false;
-    static const QStringList prefixes = {QStringLiteral("/etc/"), QStringLiteral("/usr/"), QStringLiteral("/bin/"),
-                                         QStringLiteral("/sbin/"), QStringLiteral("/lib"), QStringLiteral("/boot/"),
-                                         QStringLiteral("/sys/"), QStringLiteral("/proc/"), QStringLiteral("/dev/"),
-                                         QStringLiteral("/root/")};
+    static const QStringList prefixes = {
+        QStringLiteral("/etc/"), QStringLiteral("/usr/"),  QStringLiteral("/bin/"), QStringLiteral("/sbin/"),
+        QStringLiteral("/lib"),  QStringLiteral("/boot/"), QStringLiteral("/sys/"), QStringLiteral("/proc/"),
+        QStringLiteral("/dev/"), QStringLiteral("/root/")};
     for (const QString &prefix : prefixes) {
         if (target.startsWith(prefix))
             return true;
@@ -465,13 +464,15 @@ BashCommandClassifier::Verdict checkRawText(const QString &text)
 const QSet<QString> &alwaysDangerous()
 {
     static const QSet<QString> names = {
-        QStringLiteral("rm"),      QStringLiteral("rmdir"),    QStringLiteral("shred"),    QStringLiteral("dd"),
-        QStringLiteral("unlink"),  QStringLiteral("install"),  QStringLiteral("chown"),    QStringLiteral("chgrp"),
-        QStringLiteral("sudo"),    QStringLiteral("su"),       QStringLiteral("doas"),     QStringLiteral("pkexec"),
-        QStringLiteral("chroot"),  QStringLiteral("kill"),     QStringLiteral("killall"),  QStringLiteral("pkill"),
-        QStringLiteral("xkill"),   QStringLiteral("shutdown"), QStringLiteral("reboot"),   QStringLiteral("halt"),
-        QStringLiteral("poweroff"), QStringLiteral("eval"),    QStringLiteral("fdisk"),    QStringLiteral("parted"),
-        QStringLiteral("wipefs"),  QStringLiteral("mkswap"),   QStringLiteral("printenv"),
+        QStringLiteral("rm"),     QStringLiteral("rmdir"),  QStringLiteral("shred"),
+        QStringLiteral("dd"),     QStringLiteral("unlink"), QStringLiteral("install"),
+        QStringLiteral("chown"),  QStringLiteral("chgrp"),  QStringLiteral("sudo"),
+        QStringLiteral("su"),     QStringLiteral("doas"),   QStringLiteral("pkexec"),
+        QStringLiteral("chroot"), QStringLiteral("kill"),   QStringLiteral("killall"),
+        QStringLiteral("pkill"),  QStringLiteral("xkill"),  QStringLiteral("shutdown"),
+        QStringLiteral("reboot"), QStringLiteral("halt"),   QStringLiteral("poweroff"),
+        QStringLiteral("eval"),   QStringLiteral("fdisk"),  QStringLiteral("parted"),
+        QStringLiteral("wipefs"), QStringLiteral("mkswap"), QStringLiteral("printenv"),
     };
     return names;
 }
@@ -479,9 +480,10 @@ const QSet<QString> &alwaysDangerous()
 bool isInterpreterRunningInlineCode(const QString &name, const QStringList &words, QString *what)
 {
     static const QRegularExpression python(QStringLiteral("^(python[0-9.]*|pypy[0-9.]*)$"));
-    static const QSet<QString> shells = {QStringLiteral("bash"), QStringLiteral("sh"),   QStringLiteral("zsh"),
-                                         QStringLiteral("dash"), QStringLiteral("ksh"),  QStringLiteral("fish"),
-                                         QStringLiteral("csh"),  QStringLiteral("tcsh"), QStringLiteral("busybox")};
+    static const QSet<QString> shells = {
+        QStringLiteral("bash"), QStringLiteral("sh"),   QStringLiteral("zsh"),
+        QStringLiteral("dash"), QStringLiteral("ksh"),  QStringLiteral("fish"),
+        QStringLiteral("csh"),  QStringLiteral("tcsh"), QStringLiteral("busybox")};
     const auto scanOptions = [&](const QList<QChar> &flags, const QStringList &longFlags) {
         for (int i = 1; i < words.size(); ++i) {
             const QString &w = words.at(i);
@@ -521,7 +523,8 @@ bool isInterpreterRunningInlineCode(const QString &name, const QStringList &word
         *what = tr("%1 evaluates inline code").arg(name);
         if (words.size() > 1 && words.at(1) == QLatin1String("eval"))
             return true;
-        return scanOptions({QLatin1Char('e'), QLatin1Char('p')}, {QStringLiteral("--eval"), QStringLiteral("--print")});
+        return scanOptions({QLatin1Char('e'), QLatin1Char('p')},
+                           {QStringLiteral("--eval"), QStringLiteral("--print")});
     }
     if (name == QLatin1String("php")) {
         *what = tr("php -r runs inline code");
@@ -565,10 +568,10 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyText(const QString
 
     const Parsed parsed = Parser(command).parse();
     static const QSet<QString> keywords = {
-        QStringLiteral("{"),    QStringLiteral("}"),     QStringLiteral("!"),    QStringLiteral("if"),
-        QStringLiteral("then"), QStringLiteral("else"),  QStringLiteral("elif"), QStringLiteral("fi"),
-        QStringLiteral("do"),   QStringLiteral("done"),  QStringLiteral("while"), QStringLiteral("until"),
-        QStringLiteral("time"), QStringLiteral("esac"),  QStringLiteral("coproc"),
+        QStringLiteral("{"),    QStringLiteral("}"),    QStringLiteral("!"),      QStringLiteral("if"),
+        QStringLiteral("then"), QStringLiteral("else"), QStringLiteral("elif"),   QStringLiteral("fi"),
+        QStringLiteral("do"),   QStringLiteral("done"), QStringLiteral("while"),  QStringLiteral("until"),
+        QStringLiteral("time"), QStringLiteral("esac"), QStringLiteral("coproc"),
     };
     for (const Segment &segment : parsed.segments) {
         for (const QString &target : segment.outputTargets) {
@@ -615,7 +618,8 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
     if (name == QLatin1String("nice") || name == QLatin1String("ionice") || name == QLatin1String("stdbuf") ||
         name == QLatin1String("timeout")) {
         const int index = firstOperand(
-            words, 1, {QStringLiteral("-n"), QStringLiteral("-c"), QStringLiteral("-s"), QStringLiteral("-k")});
+            words, 1,
+            {QStringLiteral("-n"), QStringLiteral("-c"), QStringLiteral("-s"), QStringLiteral("-k")});
         // timeout's first operand is the duration.
         const int commandIndex = name == QLatin1String("timeout") && index >= 0 ? index + 1 : index;
         return commandIndex < 0 ? Verdict() : classifyWords(rest(commandIndex), depth + 1);
@@ -637,8 +641,9 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
                 continue;
             }
             if (w == QLatin1String("-S") || w.startsWith(QLatin1String("--split-string"))) {
-                const QString script = w.contains(QLatin1Char('=')) ? w.section(QLatin1Char('='), 1)
-                                                                    : (i + 1 < words.size() ? words.at(i + 1) : QString());
+                const QString script = w.contains(QLatin1Char('='))
+                                           ? w.section(QLatin1Char('='), 1)
+                                           : (i + 1 < words.size() ? words.at(i + 1) : QString());
                 return classifyText(script, depth + 1);
             }
             if (w.startsWith(QLatin1Char('-')) || isAssignment(w))
@@ -649,7 +654,8 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
             return dangerous(tr("env prints every environment variable, secrets included"));
         return classifyWords(rest(i), depth + 1);
     }
-    if ((name == QLatin1String("export") || name == QLatin1String("declare") || name == QLatin1String("set")) &&
+    if ((name == QLatin1String("export") || name == QLatin1String("declare") ||
+         name == QLatin1String("set")) &&
         (words.size() == 1 || words.at(1) == QLatin1String("-p") || words.at(1) == QLatin1String("-x")))
         return dangerous(tr("%1 prints environment variables, secrets included").arg(name));
 
@@ -667,9 +673,9 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
         static const QSet<QString> withValue = {QStringLiteral("-C"), QStringLiteral("-c"),
                                                 QStringLiteral("--git-dir"), QStringLiteral("--work-tree"),
                                                 QStringLiteral("--namespace")};
-        static const QSet<QString> risky = {QStringLiteral("rm"),    QStringLiteral("clean"),
-                                            QStringLiteral("push"),  QStringLiteral("reset"),
-                                            QStringLiteral("rebase"), QStringLiteral("merge"),
+        static const QSet<QString> risky = {QStringLiteral("rm"),         QStringLiteral("clean"),
+                                            QStringLiteral("push"),       QStringLiteral("reset"),
+                                            QStringLiteral("rebase"),     QStringLiteral("merge"),
                                             QStringLiteral("cherry-pick")};
         const QString sub = subcommand(words, 1, withValue);
         if (risky.contains(sub))
@@ -696,9 +702,9 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
         return {};
     }
     if (name == QLatin1String("kubectl")) {
-        static const QSet<QString> withValue = {QStringLiteral("-n"), QStringLiteral("--namespace"),
+        static const QSet<QString> withValue = {QStringLiteral("-n"),        QStringLiteral("--namespace"),
                                                 QStringLiteral("--context"), QStringLiteral("--kubeconfig"),
-                                                QStringLiteral("-s"), QStringLiteral("--server"),
+                                                QStringLiteral("-s"),        QStringLiteral("--server"),
                                                 QStringLiteral("--cluster"), QStringLiteral("--user")};
         const QString sub = subcommand(words, 1, withValue);
         static const QSet<QString> risky = {QStringLiteral("apply"), QStringLiteral("delete"),
@@ -722,7 +728,8 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
         const QString sub = subcommand(words, 1);
         static const QSet<QString> aptLike = {QStringLiteral("apt"), QStringLiteral("apt-get"),
                                               QStringLiteral("aptitude")};
-        static const QSet<QString> yumLike = {QStringLiteral("yum"), QStringLiteral("dnf"), QStringLiteral("zypper")};
+        static const QSet<QString> yumLike = {QStringLiteral("yum"), QStringLiteral("dnf"),
+                                              QStringLiteral("zypper")};
         bool removes = false;
         if (aptLike.contains(name))
             removes = sub == QLatin1String("remove") || sub == QLatin1String("purge") ||
@@ -738,10 +745,11 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
             removes = sub == QLatin1String("uninstall") || sub == QLatin1String("remove") ||
                       sub == QLatin1String("rm");
         else if (name.startsWith(QLatin1String("pip")) || name == QLatin1String("uv") ||
-                 name == QLatin1String("gem") || name == QLatin1String("cargo") || name == QLatin1String("snap") ||
-                 name == QLatin1String("flatpak"))
+                 name == QLatin1String("gem") || name == QLatin1String("cargo") ||
+                 name == QLatin1String("snap") || name == QLatin1String("flatpak"))
             removes = sub == QLatin1String("uninstall") || sub == QLatin1String("remove");
-        else if (name == QLatin1String("npm") || name == QLatin1String("pnpm") || name == QLatin1String("yarn"))
+        else if (name == QLatin1String("npm") || name == QLatin1String("pnpm") ||
+                 name == QLatin1String("yarn"))
             removes = sub == QLatin1String("uninstall") || sub == QLatin1String("remove") ||
                       sub == QLatin1String("rm") || sub == QLatin1String("r") || sub == QLatin1String("un") ||
                       sub == QLatin1String("unlink");

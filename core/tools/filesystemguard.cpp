@@ -36,7 +36,8 @@ QString canonicalize(const QString &cleanAbsolute)
         if (info.isSymLink()) {
             const QString target = QDir::cleanPath(info.absoluteDir().absoluteFilePath(info.symLinkTarget()));
             if (target != existing)
-                return canonicalize(target) + (tail.isEmpty() ? QString() : QLatin1Char('/') + tail.join(QLatin1Char('/')));
+                return canonicalize(target) +
+                       (tail.isEmpty() ? QString() : QLatin1Char('/') + tail.join(QLatin1Char('/')));
         }
         const int slash = existing.lastIndexOf(QLatin1Char('/'));
         if (slash < 0)
@@ -92,8 +93,9 @@ FilesystemGuard::FilesystemGuard(const QString &workspace, const QString &dataDi
     , m_git(std::make_unique<Git>())
 {
     // Reference 2.3's never-blocked folders; its ~/.keen is this app's data folder.
-    const QStringList dataExceptions = {QStringLiteral("bash"), QStringLiteral("memory"), QStringLiteral("skills"),
-                                        QStringLiteral("mcp-artifacts"), QStringLiteral("web-fetch-artifacts")};
+    const QStringList dataExceptions = {QStringLiteral("bash"), QStringLiteral("memory"),
+                                        QStringLiteral("skills"), QStringLiteral("mcp-artifacts"),
+                                        QStringLiteral("web-fetch-artifacts")};
     if (!m_dataDir.isEmpty()) {
         for (const QString &name : dataExceptions)
             m_exceptions.append(m_dataDir + QLatin1Char('/') + name);
@@ -124,7 +126,8 @@ QString FilesystemGuard::resolvePath(const QString &path) const
         return {};
     if (trimmed == QLatin1String("~") || trimmed.startsWith(QLatin1String("~/")))
         trimmed = m_home + trimmed.mid(1);
-    const QString absolute = QDir::isAbsolutePath(trimmed) ? trimmed : m_workspace + QLatin1Char('/') + trimmed;
+    const QString absolute =
+        QDir::isAbsolutePath(trimmed) ? trimmed : m_workspace + QLatin1Char('/') + trimmed;
     return canonicalize(QDir::cleanPath(absolute));
 }
 
@@ -146,9 +149,9 @@ bool FilesystemGuard::isGitIgnored(const QString &resolvedPath) const
 bool FilesystemGuard::isSystemPath(const QString &resolved) const
 {
     static const QStringList prefixes = {
-        QStringLiteral("/etc"),  QStringLiteral("/usr"),   QStringLiteral("/bin"),  QStringLiteral("/sbin"),
-        QStringLiteral("/lib"),  QStringLiteral("/lib64"), QStringLiteral("/proc"), QStringLiteral("/sys"),
-        QStringLiteral("/dev"),  QStringLiteral("/root"),
+        QStringLiteral("/etc"), QStringLiteral("/usr"),   QStringLiteral("/bin"),  QStringLiteral("/sbin"),
+        QStringLiteral("/lib"), QStringLiteral("/lib64"), QStringLiteral("/proc"), QStringLiteral("/sys"),
+        QStringLiteral("/dev"), QStringLiteral("/root"),
     };
     for (const QString &prefix : prefixes) {
         if (isUnder(resolved, prefix))

@@ -99,7 +99,8 @@ QStringList GitInfo::listFiles(const QString &workspace, int maxFiles)
     const QString workdir = QDir(QString::fromUtf8(git_repository_workdir(handle.repo))).canonicalPath();
     const QString base = QFileInfo(workspace).canonicalFilePath();
     // Repository paths are relative to the work tree; completion wants them relative to the workspace.
-    const QString prefix = base == workdir ? QString() : QDir(workdir).relativeFilePath(base) + QLatin1Char('/');
+    const QString prefix =
+        base == workdir ? QString() : QDir(workdir).relativeFilePath(base) + QLatin1Char('/');
 
     std::set<QString> unique;
     auto addRepoPath = [&](const char *repoPath) {

@@ -82,7 +82,8 @@ QString OutputCompressor::commonDirectoryPrefix(const QStringList &paths)
         if (prefix.isEmpty())
             return {};
     }
-    const qsizetype cut = std::max(prefix.lastIndexOf(QLatin1Char('/')), prefix.lastIndexOf(QLatin1Char('\\')));
+    const qsizetype cut =
+        std::max(prefix.lastIndexOf(QLatin1Char('/')), prefix.lastIndexOf(QLatin1Char('\\')));
     return cut < 0 ? QString() : prefix.left(cut + 1);
 }
 

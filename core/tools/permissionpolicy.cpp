@@ -12,8 +12,7 @@ PermissionPolicy::PermissionPolicy(const QString &workspace, PermissionRequester
     : m_workspace(workspace)
     , m_person(person)
     , m_autoApprove(autoApprove)
-{
-}
+{}
 
 QString PermissionPolicy::allowListPath(const QString &workspace)
 {
@@ -32,7 +31,8 @@ QStringList PermissionPolicy::projectAllowList() const
     QFile file(allowListPath(workspace));
     if (!file.open(QIODevice::ReadOnly))
         return {};
-    const QJsonArray allow = QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("allow")).toArray();
+    const QJsonArray allow =
+        QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("allow")).toArray();
     QStringList names;
     for (const QJsonValue &value : allow) {
         if (value.isString())
@@ -41,7 +41,8 @@ QStringList PermissionPolicy::projectAllowList() const
     return names;
 }
 
-PermissionDecision PermissionPolicy::request(const PermissionRequest &request, const CancellationToken &cancel)
+PermissionDecision PermissionPolicy::request(const PermissionRequest &request,
+                                             const CancellationToken &cancel)
 {
     if (cancel.isCancelled())
         return PermissionDecision::Deny;

@@ -18,8 +18,8 @@ class FilesystemGuard;
 // Everything a tool may use while it runs on the worker thread.
 struct ToolContext
 {
-    QString workspace;  // absolute
-    QString dataDir;    // where artifacts such as full bash output go
+    QString workspace; // absolute
+    QString dataDir;   // where artifacts such as full bash output go
     CancellationToken cancel;
     PermissionRequester *permissions = nullptr; // null: no person to ask (tools that need one fail)
     const FilesystemGuard *guard = nullptr;

@@ -46,19 +46,21 @@ ToolResult ToolPermissions::refusal(PermissionDecision decision, const Permissio
     const QString subject = request.command.isEmpty() ? request.toolName : request.command;
     if (decision == PermissionDecision::Redirect) {
         ToolResult result = ToolResult::failure(
-            tr("Interrupted: the user declined %1 and will say what the agent should do instead.").arg(request.toolName));
+            tr("Interrupted: the user declined %1 and will say what the agent should do instead.")
+                .arg(request.toolName));
         result.stopTurn = true;
         return result;
     }
     if (context.cancel.isCancelled())
         return ToolResult::failure(tr("Cancelled before permission was given."));
     if (!context.interactive && request.isDangerous)
-        return ToolResult::failure(
-            tr("Permission denied: dangerous commands are refused in non-interactive runs unless yolo mode is on "
-               "(%1).")
-                .arg(subject));
+        return ToolResult::failure(tr("Permission denied: dangerous commands are refused in non-interactive "
+                                      "runs unless yolo mode is on "
+                                      "(%1).")
+                                       .arg(subject));
     if (!context.permissions)
-        return ToolResult::failure(tr("Permission denied: nobody is available to approve %1.").arg(request.toolName));
+        return ToolResult::failure(
+            tr("Permission denied: nobody is available to approve %1.").arg(request.toolName));
     return ToolResult::failure(tr("Permission denied: the user declined %1.").arg(request.toolName));
 }
 
@@ -89,8 +91,9 @@ std::optional<ToolResult> ToolPermissions::authorize(ToolContext &context, Permi
 QString ToolPermissions::planModeRefusal()
 {
     // Fixed wording from reference 2.1: models and tests match it.
-    return QStringLiteral("Write tools (write_file, edit_file) are disabled in plan mode; ask the user to switch "
-                          "with `/mode build` or `Shift+Tab`.");
+    return QStringLiteral(
+        "Write tools (write_file, edit_file) are disabled in plan mode; ask the user to switch "
+        "with `/mode build` or `Shift+Tab`.");
 }
 
 std::optional<ToolResult> ToolPermissions::refuseInPlanMode(const ToolContext &context)

@@ -1,0 +1,167 @@
+#include "readfiletool.h"
+
+#include "hashline.h"
+#include "toolinput.h"
+#include "toolpermissions.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QStringDecoder>
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("ReadFileTool", text);
+}
+
+const QString Required = QStringLiteral("{\"path\":\"<file path>\"}");
+
+} // namespace
+
+QString ReadFileTool::name() const
+{
+    return QStringLiteral("read_file");
+}
+
+QString ReadFileTool::description() const
+{
+    return QStringLiteral(
+        "Read a UTF-8 text file. Every line comes back as `N:HASH|text`: N is the 1-based line number and "
+        "HASH "
+        "a 3-character fingerprint of the line. Use `N:HASH` as the anchor when you edit with edit_file. "
+        "Reads 1000 lines from `offset` (1-based, default 1) unless `limit` says otherwise; `truncated` "
+        "tells "
+        "you more lines follow. Lines longer than 1000 characters are cut. Binary files and files over 25 MB "
+        "are refused. Prefer this over shell commands such as cat, head or tail.");
+}
+
+QJsonObject ReadFileTool::inputSchema() const
+{
+    return QJsonObject{
+        {QStringLiteral("type"), QStringLiteral("object")},
+        {QStringLiteral("properties"),
+         QJsonObject{
+             {QStringLiteral("path"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                          {QStringLiteral("description"),
+                           QStringLiteral("File to read, relative to the working directory or absolute")}}},
+             {QStringLiteral("offset"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("integer")},
+                          {QStringLiteral("minimum"), 1},
+                          {QStringLiteral("description"),
+                           QStringLiteral("First line to read, 1-based (default 1)")}}},
+             {QStringLiteral("limit"),
+              QJsonObject{
+                  {QStringLiteral("type"), QStringLiteral("integer")},
+                  {QStringLiteral("minimum"), 1},
+                  {QStringLiteral("description"), QStringLiteral("Number of lines to read (default 1000)")}}},
+         }},
+        {QStringLiteral("required"), QJsonArray{QStringLiteral("path")}},
+        {QStringLiteral("additionalProperties"), false},
+    };
+}
+
+QString ReadFileTool::validateInput(const QJsonObject &input) const
+{
+    const QString tool = name();
+    if (QString error = ToolInput::requireStrings(tool, input, {QStringLiteral("path")}, Required);
+        !error.isEmpty())
+        return error;
+    if (QString error = ToolInput::unknownParameters(
+            tool, input, {QStringLiteral("path"), QStringLiteral("offset"), QStringLiteral("limit")});
+        !error.isEmpty())
+        return error;
+    if (QString error = ToolInput::optionalInteger(tool, input, QStringLiteral("offset"), 1);
+        !error.isEmpty())
+        return error;
+    return ToolInput::optionalInteger(tool, input, QStringLiteral("limit"), 1);
+}
+
+QString ReadFileTool::loadText(const QString &absolutePath, const QString &shownPath, QByteArray *bytes)
+{
+    const QFileInfo info(absolutePath);
+    if (!info.exists())
+        return tr("file not found: %1").arg(shownPath);
+    if (info.isDir())
+        return tr("%1 is a directory; use glob to list its files").arg(shownPath);
+    if (info.size() > MaxFileBytes)
+        return tr("%1 is too large (%2 bytes; the limit is 25 MB)").arg(shownPath).arg(info.size());
+    QFile file(absolutePath);
+    if (!file.open(QIODevice::ReadOnly))
+        return tr("cannot read %1: %2").arg(shownPath, file.errorString());
+    *bytes = file.read(MaxFileBytes + 1);
+    if (bytes->size() > MaxFileBytes)
+        return tr("%1 is too large (the limit is 25 MB)").arg(shownPath);
+    if (bytes->contains('\0'))
+        return tr("%1 is a binary file (it contains NUL bytes); only text files can be read").arg(shownPath);
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    [[maybe_unused]] const QString decoded = decoder.decode(*bytes);
+    if (decoder.hasError())
+        return tr("%1 is not valid UTF-8; only UTF-8 text files can be read").arg(shownPath);
+    return {};
+}
+
+QString ReadFileTool::formatLine(int number, const QByteArray &rawLine)
+{
+    QString text = QString::fromUtf8(rawLine);
+    // Count code points, not UTF-16 units, so a line of emoji is cut at the same place as one of letters.
+    qsizetype runes = 0;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        if (text.at(i).isHighSurrogate() && i + 1 < text.size())
+            ++i;
+        if (++runes == MaxLineRunes && i + 1 < text.size()) {
+            text.truncate(i + 1);
+            text += QStringLiteral("... (line truncated)");
+            break;
+        }
+    }
+    return QStringLiteral("%1:%2|%3").arg(number).arg(Hashline::hash(rawLine), text);
+}
+
+ToolResult ReadFileTool::execute(const QJsonObject &input, ToolContext &context)
+{
+    const QString path = input.value(QLatin1String("path")).toString();
+    const int offset = input.value(QLatin1String("offset")).toInt(1);
+    const int limit = input.value(QLatin1String("limit")).toInt(DefaultLimit);
+
+    PermissionRequest request;
+    request.toolName = name();
+    request.path = path;
+    if (auto refused = ToolPermissions::authorize(context, request, FilesystemGuard::Operation::Read))
+        return *refused;
+    const QString resolved =
+        ToolPermissions::checkPath(context, path, FilesystemGuard::Operation::Read).resolvedPath;
+
+    QByteArray bytes;
+    if (const QString error = loadText(resolved, path, &bytes); !error.isEmpty())
+        return ToolResult::failure(error);
+
+    const QList<QByteArray> lines = Hashline::splitLines(bytes);
+    const int total = int(lines.size());
+    if (offset > total && !(offset == 1 && total == 0))
+        return ToolResult::failure(
+            tr("offset %1 is past the end of %2, which has %3 lines").arg(offset).arg(path).arg(total));
+
+    QStringList shown;
+    const int first = offset - 1;
+    const int last = int(std::min<qint64>(total, qint64(first) + limit));
+    for (int i = first; i < last; ++i)
+        shown.append(formatLine(i + 1, lines.at(i)));
+
+    return ToolResult::success(QJsonObject{
+        {QStringLiteral("path"), resolved},
+        {QStringLiteral("content"), shown.join(QLatin1Char('\n'))},
+        {QStringLiteral("bytes_read"), qint64(bytes.size())},
+        {QStringLiteral("offset"), offset},
+        {QStringLiteral("limit"), limit},
+        {QStringLiteral("total_lines"), total},
+        {QStringLiteral("truncated"), last < total},
+    });
+}
+
+} // namespace keen

@@ -1,0 +1,19 @@
+#pragma once
+
+#include "tool.h"
+
+namespace keen {
+
+// write_file: creates or overwrites a file atomically, creating parent folders (reference 2.2).
+class WriteFileTool final : public Tool
+{
+public:
+    QString name() const override;
+    QString description() const override;
+    QJsonObject inputSchema() const override;
+    QString validateInput(const QJsonObject &input) const override;
+    ToolResult execute(const QJsonObject &input, ToolContext &context) override;
+    bool isWriteTool() const override { return true; }
+};
+
+} // namespace keen
