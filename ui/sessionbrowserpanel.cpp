@@ -325,7 +325,7 @@ void SessionBrowserPanel::updateStatus()
                        ? tr("Searching…")
                        : tr("No sessions match \u201c%1\u201d.").arg(m_model->searchQuery().trimmed());
         else
-            text = tr("%n matching session(s)", nullptr, count);
+            text = count == 1 ? tr("1 matching session") : tr("%1 matching sessions").arg(count);
     } else if (count == 0) {
         if (!m_store)
             text = tr("No session store.");

@@ -67,7 +67,9 @@ QString shortened(const QString &output)
         keptLines = 1;
     }
     if (keptLines < totalLines)
-        kept += tr("… %n more line(s)", nullptr, int(totalLines - keptLines)) + QLatin1Char('\n');
+        kept += (totalLines - keptLines == 1 ? tr("… 1 more line")
+                                             : tr("… %1 more lines").arg(totalLines - keptLines)) +
+                QLatin1Char('\n');
     return kept;
 }
 
