@@ -45,13 +45,20 @@ QColor secondaryColor(const QStyleOptionViewItem &option, bool selected)
 void drawHighlightedLine(QPainter *painter, const QRect &rect, QString text, QList<QPoint> highlights,
                          const QFont &font, const QColor &color, const QColor &matchBackground, bool selected)
 {
-    if (!highlights.isEmpty() && highlights.first().x() > kLeadingContext) {
-        const int cut = highlights.first().x() - kLeadingContext;
-        text = QChar(0x2026) + text.mid(cut);
-        for (QPoint &range : highlights)
-            range.setX(range.x() - cut + 1);
-    }
     const QFontMetrics metrics(font);
+    // When the first match would be elided away, start the line a few words before it.
+    if (!highlights.isEmpty()) {
+        const QPoint first = highlights.first();
+        if (first.x() > kLeadingContext &&
+            metrics.horizontalAdvance(text.left(first.x() + first.y())) > rect.width()) {
+            int cut = int(text.lastIndexOf(QLatin1Char(' '), first.x() - kLeadingContext)) + 1;
+            if (cut <= 0 || cut > first.x())
+                cut = first.x() - kLeadingContext;
+            text = QChar(0x2026) + text.mid(cut);
+            for (QPoint &range : highlights)
+                range.setX(range.x() - cut + 1);
+        }
+    }
     const QString elided = metrics.elidedText(text, Qt::ElideRight, rect.width());
     const int visible = elided.size() < text.size() ? int(elided.size()) - 1 : int(elided.size());
 

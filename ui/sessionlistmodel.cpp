@@ -5,6 +5,7 @@
 #include <QFutureWatcher>
 #include <QLocale>
 #include <QPoint>
+#include <QRegularExpression>
 #include <QSet>
 #include <QtConcurrent>
 
@@ -451,13 +452,16 @@ QString SessionListModel::timeText(const QDateTime &updatedAt, Group group) cons
 {
     const QDateTime local = updatedAt.toLocalTime();
     const QLocale locale;
+    // The locale's short time without seconds (some locales, C among them, include them).
+    QString timeFormat = locale.timeFormat(QLocale::ShortFormat);
+    timeFormat.remove(QRegularExpression(QStringLiteral("[:.]?s+")));
     switch (group) {
     case Group::Today:
     case Group::Yesterday:
-        return locale.toString(local.time(), QLocale::ShortFormat);
+        return locale.toString(local.time(), timeFormat);
     case Group::LastSevenDays:
         return locale.dayName(local.date().dayOfWeek(), QLocale::ShortFormat) + QLatin1Char(' ') +
-               locale.toString(local.time(), QLocale::ShortFormat);
+               locale.toString(local.time(), timeFormat);
     case Group::Older:
         return locale.toString(local.date(), QLocale::ShortFormat);
     }
