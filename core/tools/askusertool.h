@@ -1,0 +1,19 @@
+#pragma once
+
+#include "tool.h"
+
+namespace keen {
+
+// ask_user: puts 1-10 multiple-choice questions to the person (reference 2.2). Only where a person can
+// answer; the first option of each question is the recommendation.
+class AskUserTool final : public Tool
+{
+public:
+    QString name() const override;
+    QString description() const override;
+    QJsonObject inputSchema() const override;
+    QString validateInput(const QJsonObject &input) const override;
+    ToolResult execute(const QJsonObject &input, ToolContext &context) override;
+};
+
+} // namespace keen

@@ -1,0 +1,21 @@
+#pragma once
+
+#include "tool.h"
+
+namespace keen {
+
+// glob: files whose path under a base folder matches a pattern (reference 2.2); at most 1000, gitignored
+// and guarded paths left out.
+class GlobTool final : public Tool
+{
+public:
+    static constexpr int MaxFiles = 1000;
+
+    QString name() const override;
+    QString description() const override;
+    QJsonObject inputSchema() const override;
+    QString validateInput(const QJsonObject &input) const override;
+    ToolResult execute(const QJsonObject &input, ToolContext &context) override;
+};
+
+} // namespace keen
