@@ -37,6 +37,12 @@ TokenUsage usageFrom(const QJsonObject &usage)
     return result;
 }
 
+ProviderError truncated()
+{
+    return ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"), 0,
+                         std::nullopt};
+}
+
 } // namespace
 
 ChatCompletionsStreamDecoder::ChatCompletionsStreamDecoder(EventSink sink)
@@ -73,6 +79,11 @@ void ChatCompletionsStreamDecoder::handleEvent(const SseParser::Event &event)
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(data.toUtf8(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+        if (m_bodyEnded) {
+            // The last event had no blank line after it and does not parse: the body was cut inside it.
+            fail(truncated());
+            return;
+        }
         if (event.event == QLatin1String("error")) {
             fail(ProviderError{ProviderError::Kind::Stream, data.left(500), 0, std::nullopt});
             return;
@@ -167,11 +178,12 @@ ProviderError ChatCompletionsStreamDecoder::error() const
 
 Result<ModelTurn> ChatCompletionsStreamDecoder::finish()
 {
-    if (!failed())
+    if (!failed()) {
+        m_bodyEnded = true;
         handleEvents(m_parser.finish());
+    }
     if (!failed() && !m_sawDone && m_finishReason.isEmpty())
-        fail(ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"),
-                           0, std::nullopt});
+        fail(truncated());
     if (failed())
         return Result<ModelTurn>::failure(m_error->message);
 

@@ -47,6 +47,7 @@ private:
     std::optional<TokenUsage> m_usage;
     QString m_finishReason;
     bool m_sawDone = false;
+    bool m_bodyEnded = false;
     std::optional<ProviderError> m_error;
 };
 

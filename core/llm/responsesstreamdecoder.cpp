@@ -65,6 +65,12 @@ QString itemIdentity(const QJsonObject &item)
     return QString::fromUtf8(QJsonDocument(item).toJson(QJsonDocument::Compact));
 }
 
+ProviderError truncated()
+{
+    return ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"), 0,
+                         std::nullopt};
+}
+
 } // namespace
 
 ResponsesStreamDecoder::ResponsesStreamDecoder(EventSink sink)
@@ -97,6 +103,11 @@ void ResponsesStreamDecoder::handleEvent(const SseParser::Event &event)
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(data.toUtf8(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+        if (m_bodyEnded) {
+            // The last event had no blank line after it and does not parse: the body was cut inside it.
+            fail(truncated());
+            return;
+        }
         fail(ProviderError{ProviderError::Kind::Stream,
                            tr("the provider sent malformed stream data: %1").arg(parseError.errorString()), 0,
                            std::nullopt});
@@ -248,11 +259,12 @@ ProviderError ResponsesStreamDecoder::error() const
 
 Result<ModelTurn> ResponsesStreamDecoder::finish()
 {
-    if (!failed())
+    if (!failed()) {
+        m_bodyEnded = true;
         handleEvents(m_parser.finish());
+    }
     if (!failed() && !m_completed)
-        fail(ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"),
-                           0, std::nullopt});
+        fail(truncated());
     if (failed())
         return Result<ModelTurn>::failure(m_error->message);
 

@@ -49,6 +49,7 @@ private:
     std::optional<TokenUsage> m_usage;
     QString m_status;
     bool m_completed = false;
+    bool m_bodyEnded = false;
     std::optional<ProviderError> m_error;
 };
 
