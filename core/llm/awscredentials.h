@@ -1,0 +1,54 @@
+#pragma once
+
+#include <QMap>
+#include <QProcessEnvironment>
+#include <QString>
+
+namespace keen {
+
+// AWS credentials and region for signing Bedrock requests, resolved the way the AWS CLI and SDKs do:
+//   keys:   AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN) from the environment, else the
+//   profile
+//           (AWS_PROFILE, default "default") in the shared credentials file (AWS_SHARED_CREDENTIALS_FILE,
+//           default
+//           ~/.aws/credentials, section "[name]"), else in the config file (AWS_CONFIG_FILE, default
+//           ~/.aws/config, section "[profile name]", or "[default]").
+//   region: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region in the config file, else
+//   us-east-1.
+// Profiles that need a helper (SSO, assume-role, credential_process, web identity) are reported as
+// unsupported. No error message ever contains a key or token.
+class AwsCredentials
+{
+public:
+    QString accessKeyId;
+    QString secretAccessKey;
+    QString sessionToken; // empty for long-term keys
+    QString region;
+    QString profile; // the profile consulted
+    QString source;  // where the keys came from, for messages: "environment" or a file path
+
+    static constexpr QLatin1StringView DefaultRegion{"us-east-1"};
+    static constexpr QLatin1StringView DefaultProfile{"default"};
+
+    bool isValid() const { return !accessKeyId.isEmpty() && !secretAccessKey.isEmpty(); }
+
+    struct Result; // below: it holds an AwsCredentials
+
+    // homePath locates ~/.aws; both arguments exist so tests can point them elsewhere.
+    static Result resolve(const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment(),
+                          const QString &homePath = {});
+
+    // The sections of an AWS INI file: section name -> (lower-case key -> value). Indented lines (nested
+    // sub-sections such as "s3 =" blocks) and comments are skipped.
+    using IniSections = QMap<QString, QMap<QString, QString>>;
+    static IniSections parseIni(const QByteArray &text);
+};
+
+struct AwsCredentials::Result
+{
+    AwsCredentials credentials; // region and profile are filled in even on error
+    QString error;              // empty on success
+    bool ok() const { return error.isEmpty(); }
+};
+
+} // namespace keen
