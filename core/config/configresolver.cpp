@@ -1,0 +1,134 @@
+#include "configresolver.h"
+
+#include <QCoreApplication>
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("ConfigResolver", text);
+}
+
+const QString kOpenAiCompatible = QStringLiteral("openai-compatible");
+
+} // namespace
+
+ConfigResolver::ConfigResolver(Settings settings, const ModelRegistry &registry)
+    : m_settings(std::move(settings))
+    , m_registry(registry)
+{}
+
+Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptions &options) const
+{
+    using Resolved = Result<ResolvedClientConfig>;
+    const QString providerId = !options.provider.isEmpty() ? options.provider : m_settings.activeProvider;
+    if (providerId.isEmpty())
+        return Resolved::failure(tr("No provider is configured. Choose one in Settings (saved in %1) or pass "
+                                    "--provider.")
+                                     .arg(Settings::defaultPath()));
+    if (!ProviderPresets::isKnown(providerId) && !m_settings.providers.contains(providerId))
+        return Resolved::failure(
+            tr("Unknown provider %1. Known providers: %2. A custom OpenAI-compatible server "
+               "needs an entry under \"providers\" in %3.")
+                .arg(providerId, m_registry.providerIds().join(QStringLiteral(", ")),
+                     Settings::defaultPath()));
+    const ProviderSettings provider = m_settings.provider(providerId);
+
+    // Model: the flag; else, when the flag switched provider, that provider's first configured model; else
+    // the active model; else the first configured or registry model.
+    QString model = options.model;
+    const bool switchedProvider =
+        !options.provider.isEmpty() && options.provider != m_settings.activeProvider;
+    if (model.isEmpty() && !switchedProvider)
+        model = m_settings.activeModel;
+    if (model.isEmpty() && !provider.models.isEmpty())
+        model = provider.models.first();
+    if (model.isEmpty() && !m_registry.models(providerId).isEmpty())
+        model = m_registry.models(providerId).first().id;
+    if (model.isEmpty())
+        return Resolved::failure(
+            tr("No model is configured for provider %1. Choose one in Settings, pass --model, "
+               "or list models under \"providers\".\"%1\".\"models\" in %2.")
+                .arg(providerId, Settings::defaultPath()));
+
+    ResolvedClientConfig resolved;
+    resolved.providerId = providerId;
+    ClientConfig &config = resolved.config;
+    config.providerId = ProviderPresets::clientProvider(providerId);
+    config.model = model;
+
+    config.baseUrl = !options.baseUrl.isEmpty() ? options.baseUrl : provider.baseUrl;
+    // Built-in clients know their own endpoint; presets are only reachable through theirs.
+    if (config.baseUrl.isEmpty() && ProviderPresets::find(providerId))
+        config.baseUrl = ProviderPresets::find(providerId)->baseUrl;
+    if (config.baseUrl.isEmpty() && config.providerId == kOpenAiCompatible)
+        return Resolved::failure(QStringLiteral("base_url must be configured for provider: ") + providerId);
+
+    for (auto it = provider.headers.cbegin(); it != provider.headers.cend(); ++it)
+        config.headers.append({it.key().toUtf8(), it.value().toUtf8()});
+
+    // A registry model takes only the efforts it lists; an unknown model gets whatever was configured.
+    config.thinkingEffort = m_settings.thinkingEffort;
+    if (const auto info = m_registry.model(providerId, model)) {
+        if (!info->thinkingEfforts.contains(config.thinkingEffort))
+            config.thinkingEffort.clear();
+    }
+
+    if (options.contextWindow)
+        config.contextWindow = *options.contextWindow;
+    else if (m_settings.contextWindow)
+        config.contextWindow = *m_settings.contextWindow;
+    else
+        config.contextWindow = m_registry.contextWindow(providerId, model);
+
+    if (providerId == QLatin1String("amazon-bedrock")) {
+        config.awsRegion = qEnvironmentVariable("AWS_REGION", qEnvironmentVariable("AWS_DEFAULT_REGION"));
+        config.awsProfile = qEnvironmentVariable("AWS_PROFILE");
+    }
+    return resolved;
+}
+
+Result<ResolvedClientConfig> ConfigResolver::resolve(const LaunchOptions &options,
+                                                     SecretStore::FileFallback fallback) const
+{
+    Result<ResolvedClientConfig> resolved = resolveWithoutKey(options);
+    if (!resolved)
+        return resolved;
+    const Result<ResolvedSecret> secret =
+        SecretStore::resolve(resolved->providerId, m_settings.provider(resolved->providerId), fallback);
+    if (!secret)
+        return Result<ResolvedClientConfig>::failure(secret.error());
+    resolved->config.apiKey = secret->key;
+    resolved->warning = secret->warning;
+    return resolved;
+}
+
+void ConfigResolver::resolveAsync(const LaunchOptions &options, SecretStore::FileFallback fallback,
+                                  QObject *context,
+                                  std::function<void(const Result<ResolvedClientConfig> &)> done) const
+{
+    Result<ResolvedClientConfig> resolved = resolveWithoutKey(options);
+    if (!resolved) {
+        // Keep the contract: done always runs later, on context's thread.
+        QMetaObject::invokeMethod(
+            context, [done = std::move(done), resolved]() { done(resolved); }, Qt::QueuedConnection);
+        return;
+    }
+    const QString providerId = resolved->providerId;
+    SecretStore::resolveAsync(
+        providerId, m_settings.provider(providerId), fallback, context,
+        [done = std::move(done), base = *resolved](const Result<ResolvedSecret> &secret) {
+            if (!secret) {
+                done(Result<ResolvedClientConfig>::failure(secret.error()));
+                return;
+            }
+            ResolvedClientConfig config = base;
+            config.config.apiKey = secret->key;
+            config.warning = secret->warning;
+            done(config);
+        });
+}
+
+} // namespace keen

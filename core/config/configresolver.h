@@ -1,0 +1,43 @@
+#pragma once
+
+#include "../llm/clientconfig.h"
+#include "../result.h"
+#include "launchoptions.h"
+#include "modelregistry.h"
+#include "secretstore.h"
+#include "settings.h"
+
+#include <functional>
+
+namespace keen {
+
+struct ResolvedClientConfig
+{
+    ClientConfig config;
+    QString providerId; // as the user named it ("ollama"); config.providerId is the client's id
+                        // ("openai-compatible")
+    QString warning;    // from the key lookup (a key in a plain file)
+};
+
+// Builds the ClientConfig for this process from settings.json, the model registry, the keys and the launch
+// flags.
+class ConfigResolver
+{
+public:
+    explicit ConfigResolver(Settings settings, const ModelRegistry &registry = ModelRegistry::builtIn());
+
+    // Everything except the key; no I/O, so it is safe on the GUI thread. Flags override the settings.
+    Result<ResolvedClientConfig> resolveWithoutKey(const LaunchOptions &options) const;
+    // With the key (blocking: worker threads and headless runs).
+    Result<ResolvedClientConfig> resolve(const LaunchOptions &options,
+                                         SecretStore::FileFallback fallback) const;
+    // For the GUI thread: done runs on context's thread.
+    void resolveAsync(const LaunchOptions &options, SecretStore::FileFallback fallback, QObject *context,
+                      std::function<void(const Result<ResolvedClientConfig> &)> done) const;
+
+private:
+    Settings m_settings;
+    const ModelRegistry &m_registry;
+};
+
+} // namespace keen

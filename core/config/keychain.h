@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QFuture>
+#include <QString>
+
+namespace keen {
+
+struct KeychainReply
+{
+    enum class Status { Ok, NotFound, Unavailable, Failed };
+    Status status = Status::Failed;
+    QString secret; // read only
+    QString error;  // the keychain's own text; never contains the secret
+
+    bool ok() const { return status == Status::Ok; }
+};
+
+// The OS keychain through QtKeychain. Every job runs on one dedicated thread: QtKeychain queues jobs in a
+// global object that lives on whichever thread used it first, so mixing threads (or a worker thread that
+// ends) would stall it. Callers get a QFuture: chain it with then(context, ...) on the GUI thread, or wait()
+// elsewhere.
+class Keychain
+{
+public:
+    static QString serviceName();
+
+    static QFuture<KeychainReply> read(const QString &key);
+    static QFuture<KeychainReply> write(const QString &key, const QString &secret);
+    static QFuture<KeychainReply> remove(const QString &key);
+
+    // Waits with a local QEventLoop. Refused on the GUI thread (a nested loop there re-enters the UI).
+    static KeychainReply wait(const QFuture<KeychainReply> &future, int timeoutMs = 30000);
+
+    // The main thread of a QGuiApplication. A headless QCoreApplication's main thread may block.
+    static bool isGuiThread();
+};
+
+} // namespace keen

@@ -1,0 +1,185 @@
+#include "modelregistry.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+
+#include <algorithm>
+
+// rcc defines this when resources/core.qrc is compiled into keen_core. A weak reference keeps keen_core
+// linking while the build does not compile the .qrc (no AUTORCC); builtIn() then reports the registry
+// missing.
+int qInitResources_core() __attribute__((weak));
+
+static void initCoreResources()
+{
+    if (qInitResources_core)
+        qInitResources_core();
+}
+
+namespace keen {
+
+namespace {
+
+Q_LOGGING_CATEGORY(lcModelRegistry, "keen.config.models")
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("ModelRegistry", text);
+}
+
+ModelRegistry loadBuiltIn()
+{
+    initCoreResources();
+    const QString path = QStringLiteral(":/keen/models.json");
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        qCWarning(lcModelRegistry) << "the built-in model registry is missing:" << path;
+        return *ModelRegistry::fromJson(QByteArrayLiteral("{\"providers\":[]}"), path);
+    }
+    auto registry = ModelRegistry::fromJson(file.readAll(), path);
+    if (!registry) {
+        qCWarning(lcModelRegistry) << registry.error();
+        return *ModelRegistry::fromJson(QByteArrayLiteral("{\"providers\":[]}"), path);
+    }
+    return *registry;
+}
+
+} // namespace
+
+const ModelRegistry &ModelRegistry::builtIn()
+{
+    static const ModelRegistry registry = loadBuiltIn();
+    return registry;
+}
+
+Result<ModelRegistry> ModelRegistry::fromJson(const QByteArray &json, const QString &source)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return Result<ModelRegistry>::failure(tr("The model registry %1 is not valid JSON: %2 (at byte %3)")
+                                                  .arg(source, parseError.errorString())
+                                                  .arg(parseError.offset));
+    const QJsonValue providers = document.object().value(QStringLiteral("providers"));
+    if (!document.isObject() || !providers.isArray())
+        return Result<ModelRegistry>::failure(
+            tr("The model registry %1 has no \"providers\" list").arg(source));
+
+    ModelRegistry registry;
+    const QJsonArray providerArray = providers.toArray();
+    for (const QJsonValue &providerValue : providerArray) {
+        const QJsonObject object = providerValue.toObject();
+        ProviderInfo provider;
+        provider.id = object.value(QStringLiteral("id")).toString();
+        if (provider.id.isEmpty())
+            return Result<ModelRegistry>::failure(
+                tr("The model registry %1 has a provider without an id").arg(source));
+        provider.name = object.value(QStringLiteral("name")).toString(provider.id);
+        provider.defaultBaseUrl = ProviderPresets::defaultBaseUrl(provider.id);
+        provider.auth = ProviderPresets::authMode(provider.id);
+        const QJsonArray models = object.value(QStringLiteral("models")).toArray();
+        for (const QJsonValue &modelValue : models) {
+            const QJsonObject modelObject = modelValue.toObject();
+            ModelInfo model;
+            model.id = modelObject.value(QStringLiteral("id")).toString();
+            if (model.id.isEmpty())
+                continue;
+            model.name = modelObject.value(QStringLiteral("name")).toString(model.id);
+            model.contextWindow = qint64(modelObject.value(QStringLiteral("context_window")).toDouble());
+            const QJsonArray efforts = modelObject.value(QStringLiteral("thinking_efforts")).toArray();
+            for (const QJsonValue &effort : efforts)
+                model.thinkingEfforts.append(effort.toString());
+            provider.models.append(model);
+        }
+        registry.m_providers.append(provider);
+    }
+    return registry;
+}
+
+QList<ProviderInfo> ModelRegistry::providers() const
+{
+    QList<ProviderInfo> all = m_providers;
+    for (const ProviderPreset &preset : ProviderPresets::all()) {
+        const bool inRegistry = std::any_of(m_providers.cbegin(), m_providers.cend(),
+                                            [&preset](const ProviderInfo &p) { return p.id == preset.id; });
+        if (inRegistry)
+            continue;
+        ProviderInfo info;
+        info.id = preset.id;
+        info.name = preset.name;
+        info.defaultBaseUrl = preset.baseUrl;
+        info.auth = preset.auth;
+        info.preset = true;
+        all.append(info);
+    }
+    return all;
+}
+
+QStringList ModelRegistry::providerIds() const
+{
+    QStringList ids;
+    for (const ProviderInfo &provider : providers())
+        ids.append(provider.id);
+    return ids;
+}
+
+std::optional<ProviderInfo> ModelRegistry::provider(const QString &providerId) const
+{
+    for (const ProviderInfo &provider : providers()) {
+        if (provider.id == providerId)
+            return provider;
+    }
+    return std::nullopt;
+}
+
+QString ModelRegistry::providerName(const QString &providerId) const
+{
+    if (const auto info = provider(providerId))
+        return info->name;
+    return providerId;
+}
+
+QList<ModelInfo> ModelRegistry::models(const QString &providerId) const
+{
+    for (const ProviderInfo &provider : m_providers) {
+        if (provider.id == providerId)
+            return provider.models;
+    }
+    return {};
+}
+
+std::optional<ModelInfo> ModelRegistry::model(const QString &providerId, const QString &modelId) const
+{
+    for (const ModelInfo &model : models(providerId)) {
+        if (model.id == modelId)
+            return model;
+    }
+    return std::nullopt;
+}
+
+std::optional<qint64> ModelRegistry::knownContextWindow(const QString &providerId,
+                                                        const QString &modelId) const
+{
+    const auto info = model(providerId, modelId);
+    if (!info || info->contextWindow <= 0)
+        return std::nullopt;
+    return info->contextWindow;
+}
+
+qint64 ModelRegistry::contextWindow(const QString &providerId, const QString &modelId) const
+{
+    return knownContextWindow(providerId, modelId).value_or(DefaultContextWindow);
+}
+
+QStringList ModelRegistry::thinkingEfforts(const QString &providerId, const QString &modelId) const
+{
+    if (const auto info = model(providerId, modelId))
+        return info->thinkingEfforts;
+    return {};
+}
+
+} // namespace keen

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "../result.h"
+#include "providerpresets.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace keen {
+
+struct ModelInfo
+{
+    QString id;
+    QString name;
+    qint64 contextWindow = 0; // 0: unknown
+    QStringList thinkingEfforts;
+
+    bool supportsThinkingEffort() const { return !thinkingEfforts.isEmpty(); }
+};
+
+struct ProviderInfo
+{
+    QString id;
+    QString name;
+    QList<ModelInfo> models;
+    QString defaultBaseUrl;
+    AuthMode auth = AuthMode::ApiKey;
+    bool preset = false; // an OpenAI-compatible preset without registry data
+};
+
+// The model registry (reference 1.8) loaded as data from resources/models.json, plus the OpenAI-compatible
+// presets.
+class ModelRegistry
+{
+public:
+    static constexpr qint64 DefaultContextWindow = 200000;
+
+    // The registry built into the app (:/keen/models.json), loaded once.
+    static const ModelRegistry &builtIn();
+    // Parses {"providers":[{id,name,models:[{id,name,context_window,thinking_efforts}]}]}; source names the
+    // data in error messages.
+    static Result<ModelRegistry> fromJson(const QByteArray &json, const QString &source);
+
+    // Registry providers in file order, then the presets the registry does not have.
+    QList<ProviderInfo> providers() const;
+    QStringList providerIds() const;
+    std::optional<ProviderInfo> provider(const QString &providerId) const;
+    QString providerName(const QString &providerId) const; // the id itself when unknown
+    QList<ModelInfo> models(const QString &providerId) const;
+    std::optional<ModelInfo> model(const QString &providerId, const QString &modelId) const;
+
+    // The registry's window, or nullopt for an unknown model or a window <= 0.
+    std::optional<qint64> knownContextWindow(const QString &providerId, const QString &modelId) const;
+    // The registry's window, else DefaultContextWindow.
+    qint64 contextWindow(const QString &providerId, const QString &modelId) const;
+    QStringList thinkingEfforts(const QString &providerId, const QString &modelId) const;
+
+private:
+    QList<ProviderInfo> m_providers;
+};
+
+} // namespace keen

@@ -1,0 +1,274 @@
+#include "settings.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+#include <sys/stat.h>
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("Settings", text);
+}
+
+const QString kProviders = QStringLiteral("providers");
+const QString kActiveProvider = QStringLiteral("active_provider");
+const QString kActiveModel = QStringLiteral("active_model");
+const QString kThinkingEffort = QStringLiteral("thinking_effort");
+const QString kShowThinking = QStringLiteral("show_thinking");
+const QString kToolHistory = QStringLiteral("tool_history");
+const QString kContextWindow = QStringLiteral("context_window");
+const QString kBaseUrl = QStringLiteral("base_url");
+const QString kHeaders = QStringLiteral("headers");
+const QString kModels = QStringLiteral("models");
+const QString kApiKeyHelper = QStringLiteral("api_key_helper");
+const QString kApiKey = QStringLiteral("api_key");
+
+// Collects the first type error with the key path that caused it.
+class Reader
+{
+public:
+    explicit Reader(QString path)
+        : m_path(std::move(path))
+    {}
+
+    bool failed() const { return !m_error.isEmpty(); }
+    QString error() const { return m_error; }
+
+    void fail(const QString &key, const QString &expected)
+    {
+        if (m_error.isEmpty())
+            m_error = tr("The settings file %1 is invalid: \"%2\" must be %3. Fix or remove that entry.")
+                          .arg(m_path, key, expected);
+    }
+
+    QString string(const QJsonObject &object, const QString &key, const QString &keyPath)
+    {
+        const QJsonValue value = object.value(key);
+        if (value.isUndefined() || value.isNull())
+            return {};
+        if (!value.isString())
+            fail(keyPath, tr("a string"));
+        return value.toString();
+    }
+
+private:
+    QString m_path;
+    QString m_error;
+};
+
+ProviderSettings readProvider(Reader &reader, const QString &id, const QJsonObject &object)
+{
+    const QString prefix = kProviders + QLatin1Char('.') + id + QLatin1Char('.');
+    ProviderSettings provider;
+    provider.baseUrl = reader.string(object, kBaseUrl, prefix + kBaseUrl);
+    provider.apiKeyHelper = reader.string(object, kApiKeyHelper, prefix + kApiKeyHelper);
+    provider.apiKey = reader.string(object, kApiKey, prefix + kApiKey);
+
+    const QJsonValue headers = object.value(kHeaders);
+    if (headers.isObject()) {
+        const QJsonObject headerObject = headers.toObject();
+        for (auto it = headerObject.begin(); it != headerObject.end(); ++it) {
+            if (!it.value().isString())
+                reader.fail(prefix + kHeaders + QLatin1Char('.') + it.key(), tr("a string"));
+            provider.headers.insert(it.key(), it.value().toString());
+        }
+    } else if (!headers.isUndefined() && !headers.isNull()) {
+        reader.fail(prefix + kHeaders, tr("an object of header names to values"));
+    }
+
+    const QJsonValue models = object.value(kModels);
+    if (models.isArray()) {
+        const QJsonArray modelArray = models.toArray();
+        for (const QJsonValue &model : modelArray) {
+            if (!model.isString())
+                reader.fail(prefix + kModels, tr("a list of model ids"));
+            else
+                provider.models.append(model.toString());
+        }
+    } else if (!models.isUndefined() && !models.isNull()) {
+        reader.fail(prefix + kModels, tr("a list of model ids"));
+    }
+
+    static const QStringList known{kBaseUrl, kHeaders, kModels, kApiKeyHelper, kApiKey};
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (!known.contains(it.key()))
+            provider.extra.insert(it.key(), it.value());
+    }
+    return provider;
+}
+
+Result<void> ensurePrivateFolder(const QString &path)
+{
+    if (QFileInfo(path).isDir())
+        return {};
+    if (!QDir().mkpath(path))
+        return Result<void>::failure(tr("Cannot create the settings folder %1").arg(path));
+    ::chmod(QFile::encodeName(path).constData(), 0700);
+    return {};
+}
+
+} // namespace
+
+QString Settings::configDirectory()
+{
+    const QString home = qEnvironmentVariable("KEEN_HOME");
+    if (!home.isEmpty())
+        return home;
+    return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation);
+}
+
+QString Settings::defaultPath()
+{
+    return QDir(configDirectory()).filePath(QStringLiteral("settings.json"));
+}
+
+QString Settings::toolHistoryName(ToolHistory mode)
+{
+    return mode == ToolHistory::Full ? QStringLiteral("full") : QStringLiteral("none");
+}
+
+Result<Settings> Settings::load(const QString &path)
+{
+    QFile file(path);
+    if (!file.exists())
+        return Settings{};
+    if (!file.open(QIODevice::ReadOnly))
+        return Result<Settings>::failure(
+            tr("Cannot read the settings file %1: %2").arg(path, file.errorString()));
+    return fromJson(file.readAll(), path);
+}
+
+Result<Settings> Settings::fromJson(const QByteArray &json, const QString &path)
+{
+    if (json.trimmed().isEmpty())
+        return Settings{};
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return Result<Settings>::failure(
+            tr("The settings file %1 is not valid JSON: %2 (at byte %3). Fix the file "
+               "or remove it to start from the defaults.")
+                .arg(path, parseError.errorString())
+                .arg(parseError.offset));
+    if (!document.isObject())
+        return Result<Settings>::failure(tr("The settings file %1 is invalid: it must hold a JSON object. "
+                                            "Fix the file or remove it to start "
+                                            "from the defaults.")
+                                             .arg(path));
+
+    const QJsonObject root = document.object();
+    Reader reader(path);
+    Settings settings;
+    settings.activeProvider = reader.string(root, kActiveProvider, kActiveProvider);
+    settings.activeModel = reader.string(root, kActiveModel, kActiveModel);
+    settings.thinkingEffort = reader.string(root, kThinkingEffort, kThinkingEffort);
+
+    const QJsonValue showThinking = root.value(kShowThinking);
+    if (showThinking.isBool())
+        settings.showThinking = showThinking.toBool();
+    else if (!showThinking.isUndefined() && !showThinking.isNull())
+        reader.fail(kShowThinking, tr("true or false"));
+
+    const QJsonValue toolHistory = root.value(kToolHistory);
+    if (toolHistory.isString() && toolHistory.toString() == QLatin1String("full"))
+        settings.toolHistory = ToolHistory::Full;
+    else if (toolHistory.isString() && toolHistory.toString() == QLatin1String("none"))
+        settings.toolHistory = ToolHistory::None;
+    else if (!toolHistory.isUndefined() && !toolHistory.isNull())
+        reader.fail(kToolHistory, tr("\"none\" or \"full\""));
+
+    const QJsonValue contextWindow = root.value(kContextWindow);
+    if (contextWindow.isDouble() && contextWindow.toDouble() >= 1 &&
+        contextWindow.toDouble() == double(qint64(contextWindow.toDouble())))
+        settings.contextWindow = qint64(contextWindow.toDouble());
+    else if (!contextWindow.isUndefined() && !contextWindow.isNull())
+        reader.fail(kContextWindow, tr("a positive whole number of tokens"));
+
+    const QJsonValue providers = root.value(kProviders);
+    if (providers.isObject()) {
+        const QJsonObject providerObject = providers.toObject();
+        for (auto it = providerObject.begin(); it != providerObject.end(); ++it) {
+            if (!it.value().isObject()) {
+                reader.fail(kProviders + QLatin1Char('.') + it.key(), tr("an object"));
+                continue;
+            }
+            settings.providers.insert(it.key(), readProvider(reader, it.key(), it.value().toObject()));
+        }
+    } else if (!providers.isUndefined() && !providers.isNull()) {
+        reader.fail(kProviders, tr("an object of provider ids to provider settings"));
+    }
+
+    if (reader.failed())
+        return Result<Settings>::failure(reader.error());
+
+    static const QStringList known{kProviders,    kActiveProvider, kActiveModel,  kThinkingEffort,
+                                   kShowThinking, kToolHistory,    kContextWindow};
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        if (!known.contains(it.key()))
+            settings.extra.insert(it.key(), it.value());
+    }
+    return settings;
+}
+
+QByteArray Settings::toJson() const
+{
+    QJsonObject root = extra;
+    QJsonObject providerObject;
+    for (auto it = providers.cbegin(); it != providers.cend(); ++it) {
+        const ProviderSettings &provider = it.value();
+        QJsonObject object = provider.extra;
+        if (!provider.baseUrl.isEmpty())
+            object.insert(kBaseUrl, provider.baseUrl);
+        if (!provider.headers.isEmpty()) {
+            QJsonObject headers;
+            for (auto header = provider.headers.cbegin(); header != provider.headers.cend(); ++header)
+                headers.insert(header.key(), header.value());
+            object.insert(kHeaders, headers);
+        }
+        object.insert(kModels, QJsonArray::fromStringList(provider.models));
+        if (!provider.apiKeyHelper.isEmpty())
+            object.insert(kApiKeyHelper, provider.apiKeyHelper);
+        if (!provider.apiKey.isEmpty())
+            object.insert(kApiKey, provider.apiKey);
+        providerObject.insert(it.key(), object);
+    }
+    root.insert(kProviders, providerObject);
+    root.insert(kActiveProvider, activeProvider);
+    root.insert(kActiveModel, activeModel);
+    root.insert(kThinkingEffort, thinkingEffort);
+    root.insert(kShowThinking, showThinking);
+    root.insert(kToolHistory, toolHistoryName(toolHistory));
+    if (contextWindow)
+        root.insert(kContextWindow, *contextWindow);
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+Result<void> Settings::save(const QString &path) const
+{
+    Result<void> folder = ensurePrivateFolder(QFileInfo(path).absolutePath());
+    if (!folder)
+        return folder;
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return Result<void>::failure(
+            tr("Cannot write the settings file %1: %2").arg(path, file.errorString()));
+    // Before any byte is written: the file may hold an API key.
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(toJson());
+    if (!file.commit())
+        return Result<void>::failure(
+            tr("Cannot write the settings file %1: %2").arg(path, file.errorString()));
+    return {};
+}
+
+} // namespace keen

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "../result.h"
+
+#include <QJsonObject>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace keen {
+
+// One entry of "providers" in settings.json (reference 8.1).
+struct ProviderSettings
+{
+    QString baseUrl;
+    QMap<QString, QString> headers;
+    QStringList models;
+    QString apiKeyHelper;
+    QString apiKey;    // only when the user chose to keep the key in this file instead of the keychain
+    QJsonObject extra; // keys this version does not know, kept so a save does not drop them
+
+    bool operator==(const ProviderSettings &) const = default;
+};
+
+// settings.json: provider setup and chat preferences. Window geometry lives in QSettings in the UI, not here.
+// Location: $KEEN_HOME when set, else QStandardPaths::AppConfigLocation.
+struct Settings
+{
+    enum class ToolHistory { None, Full }; // reference 5.5 /tool-history, default none
+
+    QMap<QString, ProviderSettings> providers;
+    QString activeProvider;
+    QString activeModel;
+    QString thinkingEffort;
+    bool showThinking = true;
+    ToolHistory toolHistory = ToolHistory::None;
+    std::optional<qint64> contextWindow; // overrides the registry's window
+    QJsonObject extra;                   // unknown top-level keys, kept on save
+
+    bool operator==(const Settings &) const = default;
+
+    static QString configDirectory();
+    static QString defaultPath();
+
+    // A missing file gives the defaults. Bad JSON or a wrong type is an error naming the file and the key;
+    // values are never quoted, since the file may hold keys.
+    static Result<Settings> load(const QString &path = defaultPath());
+    static Result<Settings> fromJson(const QByteArray &json, const QString &path);
+    QByteArray toJson() const;
+    // Atomic (QSaveFile), mode 0600, folder 0700.
+    Result<void> save(const QString &path = defaultPath()) const;
+
+    ProviderSettings provider(const QString &providerId) const { return providers.value(providerId); }
+    static QString toolHistoryName(ToolHistory mode);
+};
+
+} // namespace keen

@@ -1,0 +1,257 @@
+// Building a ClientConfig from settings, registry, keys and launch flags.
+#include "config/configresolver.h"
+#include "testenvironment.h"
+
+#include <QFile>
+#include <QTest>
+
+using namespace keen;
+
+namespace {
+
+// The registry data from the source tree (the tests do not depend on how the resource is linked).
+const ModelRegistry &registry()
+{
+    static const ModelRegistry data = [] {
+        QFile file(QStringLiteral(KEEN_SOURCE_DIR "/resources/models.json"));
+        if (!file.open(QIODevice::ReadOnly))
+            qFatal("cannot read resources/models.json");
+        return *ModelRegistry::fromJson(file.readAll(), file.fileName());
+    }();
+    return data;
+}
+
+Settings anthropicSettings()
+{
+    Settings settings;
+    settings.activeProvider = QStringLiteral("anthropic");
+    settings.activeModel = QStringLiteral("claude-sonnet-4-6");
+    settings.thinkingEffort = QStringLiteral("high");
+    ProviderSettings anthropic;
+    anthropic.models = {QStringLiteral("claude-sonnet-4-6")};
+    anthropic.headers.insert(QStringLiteral("x-team"), QStringLiteral("core"));
+    settings.providers.insert(QStringLiteral("anthropic"), anthropic);
+    ProviderSettings openai;
+    openai.models = {QStringLiteral("gpt-5.4"), QStringLiteral("gpt-5.5")};
+    settings.providers.insert(QStringLiteral("openai"), openai);
+    return settings;
+}
+
+LaunchOptions flags(const QString &provider = QString(), const QString &model = QString())
+{
+    LaunchOptions options;
+    options.provider = provider;
+    options.model = model;
+    return options;
+}
+
+// Key variables cleared and the keychain kept out, restored afterwards.
+struct CleanKeys
+{
+    CleanKeys()
+    {
+        for (const char *name : {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"})
+            qunsetenv(name);
+        qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+    }
+    ~CleanKeys() { qunsetenv("KEEN_DISABLE_KEYCHAIN"); }
+};
+
+} // namespace
+
+class TestConfigResolver : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void activeProviderAndModelFromSettings();
+    void providerFlagPicksItsFirstConfiguredModel();
+    void flagsOverrideSettings();
+    void contextWindowPrecedence();
+    void thinkingEffortMustSuitTheModel();
+    void openAiCompatibleNeedsBaseUrl();
+    void presetsUseTheOpenAiCompatibleClient();
+    void missingKeySaysWhereToSetIt();
+    void keyComesFromTheSecretStore();
+    void noProviderOrUnknownProviderIsAnError();
+    void asyncResolveDeliversOnContext();
+};
+
+void TestConfigResolver::activeProviderAndModelFromSettings()
+{
+    const auto resolved = ConfigResolver(anthropicSettings(), registry()).resolveWithoutKey(flags());
+    QVERIFY2(resolved.ok(), qPrintable(resolved.error()));
+    QCOMPARE(resolved->config.providerId, QStringLiteral("anthropic"));
+    QCOMPARE(resolved->config.model, QStringLiteral("claude-sonnet-4-6"));
+    QVERIFY(resolved->config.baseUrl.isEmpty()); // the client's own endpoint
+    QCOMPARE(resolved->config.headers.size(), 1);
+    QCOMPARE(resolved->config.headers.first(), (QPair<QByteArray, QByteArray>("x-team", "core")));
+    QCOMPARE(resolved->config.thinkingEffort, QStringLiteral("high"));
+    QCOMPARE(resolved->config.contextWindow, 1000000);
+}
+
+void TestConfigResolver::providerFlagPicksItsFirstConfiguredModel()
+{
+    const ConfigResolver resolver(anthropicSettings(), registry());
+    auto resolved = resolver.resolveWithoutKey(flags(QStringLiteral("openai")));
+    QVERIFY(resolved.ok());
+    QCOMPARE(resolved->config.model, QStringLiteral("gpt-5.4"));
+    // Without configured models: the registry's first.
+    resolved = resolver.resolveWithoutKey(flags(QStringLiteral("googleai")));
+    QVERIFY(resolved.ok());
+    QCOMPARE(resolved->config.model, QStringLiteral("gemini-3.1-pro-preview"));
+    // Naming the active provider keeps the active model.
+    resolved = resolver.resolveWithoutKey(flags(QStringLiteral("anthropic")));
+    QCOMPARE(resolved->config.model, QStringLiteral("claude-sonnet-4-6"));
+}
+
+void TestConfigResolver::flagsOverrideSettings()
+{
+    LaunchOptions options = flags(QStringLiteral("openai"), QStringLiteral("gpt-5.5"));
+    options.baseUrl = QStringLiteral("https://proxy.example/v1");
+    const auto resolved = ConfigResolver(anthropicSettings(), registry()).resolveWithoutKey(options);
+    QVERIFY(resolved.ok());
+    QCOMPARE(resolved->config.providerId, QStringLiteral("openai"));
+    QCOMPARE(resolved->config.model, QStringLiteral("gpt-5.5"));
+    QCOMPARE(resolved->config.baseUrl, QStringLiteral("https://proxy.example/v1"));
+    QVERIFY(resolved->config.headers.isEmpty());
+}
+
+void TestConfigResolver::contextWindowPrecedence()
+{
+    Settings settings = anthropicSettings();
+    LaunchOptions options;
+    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(options)->config.contextWindow,
+             1000000); // registry
+    settings.contextWindow = 300000;
+    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(options)->config.contextWindow,
+             300000); // settings
+    options.contextWindow = 50000;
+    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(options)->config.contextWindow,
+             50000); // flag
+    settings.contextWindow.reset();
+    options.contextWindow.reset();
+    options.model = QStringLiteral("claude-unknown");
+    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(options)->config.contextWindow,
+             200000); // default
+}
+
+void TestConfigResolver::thinkingEffortMustSuitTheModel()
+{
+    Settings settings = anthropicSettings();
+    settings.thinkingEffort = QStringLiteral("xhigh"); // not offered by claude-sonnet-4-6
+    QVERIFY(ConfigResolver(settings, registry()).resolveWithoutKey(flags())->config.thinkingEffort.isEmpty());
+    settings.activeModel = QStringLiteral("claude-haiku-4-5"); // no thinking efforts at all
+    settings.thinkingEffort = QStringLiteral("high");
+    QVERIFY(ConfigResolver(settings, registry()).resolveWithoutKey(flags())->config.thinkingEffort.isEmpty());
+    settings.activeModel = QStringLiteral("custom-model"); // unknown: pass through
+    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(flags())->config.thinkingEffort,
+             QStringLiteral("high"));
+}
+
+void TestConfigResolver::openAiCompatibleNeedsBaseUrl()
+{
+    Settings settings;
+    settings.activeProvider = QStringLiteral("openai-compatible");
+    settings.activeModel = QStringLiteral("qwen3");
+    settings.providers.insert(QStringLiteral("openai-compatible"), ProviderSettings{});
+    const auto missing = ConfigResolver(settings, registry()).resolveWithoutKey(flags());
+    QVERIFY(!missing.ok());
+    QCOMPARE(missing.error(), QStringLiteral("base_url must be configured for provider: openai-compatible"));
+
+    settings.providers[QStringLiteral("openai-compatible")].baseUrl = QStringLiteral("http://127.0.0.1:9/v1");
+    test::TestEnvironment env;
+    CleanKeys keys;
+    qputenv("OPENAI_API_KEY", "must-not-be-borrowed");
+    const auto resolved =
+        ConfigResolver(settings, registry()).resolve(flags(), SecretStore::FileFallback::Deny);
+    QVERIFY2(resolved.ok(), qPrintable(resolved.error()));
+    QCOMPARE(resolved->config.baseUrl, QStringLiteral("http://127.0.0.1:9/v1"));
+    QVERIFY(resolved->config.apiKey.isEmpty());
+    qunsetenv("OPENAI_API_KEY");
+}
+
+void TestConfigResolver::presetsUseTheOpenAiCompatibleClient()
+{
+    Settings settings;
+    settings.activeProvider = QStringLiteral("ollama");
+    settings.activeModel = QStringLiteral("llama4");
+    const auto ollama = ConfigResolver(settings, registry()).resolveWithoutKey(flags());
+    QVERIFY2(ollama.ok(), qPrintable(ollama.error()));
+    QCOMPARE(ollama->providerId, QStringLiteral("ollama"));
+    QCOMPARE(ollama->config.providerId, QStringLiteral("openai-compatible"));
+    QCOMPARE(ollama->config.baseUrl, QStringLiteral("http://localhost:11434/v1"));
+    QCOMPARE(ollama->config.contextWindow, 200000);
+
+    settings.activeProvider = QStringLiteral("deepseek");
+    settings.activeModel.clear();
+    const auto deepseek = ConfigResolver(settings, registry()).resolveWithoutKey(flags());
+    QVERIFY(deepseek.ok());
+    QCOMPARE(deepseek->config.providerId, QStringLiteral("deepseek"));
+    QCOMPARE(deepseek->config.baseUrl, QStringLiteral("https://api.deepseek.com/"));
+    QCOMPARE(deepseek->config.model, QStringLiteral("deepseek-v4-flash"));
+}
+
+void TestConfigResolver::missingKeySaysWhereToSetIt()
+{
+    test::TestEnvironment env;
+    CleanKeys keys;
+    const auto resolved =
+        ConfigResolver(anthropicSettings(), registry()).resolve(flags(), SecretStore::FileFallback::Deny);
+    QVERIFY(!resolved.ok());
+    QVERIFY2(resolved.error().contains(QStringLiteral("ANTHROPIC_API_KEY")), qPrintable(resolved.error()));
+    QVERIFY2(resolved.error().contains(Settings::defaultPath()), qPrintable(resolved.error()));
+}
+
+void TestConfigResolver::keyComesFromTheSecretStore()
+{
+    test::TestEnvironment env;
+    CleanKeys keys;
+    qputenv("ANTHROPIC_API_KEY", "anthropic-key");
+    const auto resolved =
+        ConfigResolver(anthropicSettings(), registry()).resolve(flags(), SecretStore::FileFallback::Deny);
+    QVERIFY2(resolved.ok(), qPrintable(resolved.error()));
+    QCOMPARE(resolved->config.apiKey, QStringLiteral("anthropic-key"));
+    QVERIFY(resolved->warning.isEmpty());
+    qunsetenv("ANTHROPIC_API_KEY");
+}
+
+void TestConfigResolver::noProviderOrUnknownProviderIsAnError()
+{
+    test::TestEnvironment env;
+    const auto none = ConfigResolver(Settings{}, registry()).resolveWithoutKey(flags());
+    QVERIFY(!none.ok());
+    QVERIFY2(none.error().contains(QStringLiteral("--provider")), qPrintable(none.error()));
+    const auto unknown =
+        ConfigResolver(Settings{}, registry()).resolveWithoutKey(flags(QStringLiteral("nope")));
+    QVERIFY(!unknown.ok());
+    QVERIFY2(unknown.error().contains(QStringLiteral("nope")), qPrintable(unknown.error()));
+    QVERIFY2(unknown.error().contains(QStringLiteral("anthropic")), qPrintable(unknown.error()));
+}
+
+void TestConfigResolver::asyncResolveDeliversOnContext()
+{
+    test::TestEnvironment env;
+    CleanKeys keys;
+    qputenv("ANTHROPIC_API_KEY", "async-key");
+    QObject context;
+    std::optional<Result<ResolvedClientConfig>> result;
+    ConfigResolver(anthropicSettings(), registry())
+        .resolveAsync(flags(), SecretStore::FileFallback::Deny, &context,
+                      [&result](const Result<ResolvedClientConfig> &resolved) { result = resolved; });
+    QTRY_VERIFY(result.has_value());
+    QVERIFY(result->ok());
+    QCOMPARE((*result)->config.apiKey, QStringLiteral("async-key"));
+    qunsetenv("ANTHROPIC_API_KEY");
+
+    result.reset();
+    ConfigResolver(Settings{}, registry())
+        .resolveAsync(flags(), SecretStore::FileFallback::Deny, &context,
+                      [&result](const Result<ResolvedClientConfig> &resolved) { result = resolved; });
+    QVERIFY(!result.has_value()); // always later, never inside the call
+    QTRY_VERIFY(result.has_value());
+    QVERIFY(!result->ok());
+}
+
+QTEST_GUILESS_MAIN(TestConfigResolver)
+#include "tst_configresolver.moc"

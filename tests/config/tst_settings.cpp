@@ -1,0 +1,189 @@
+// settings.json (reference 8.1): defaults, round trip, atomic private save, clear errors naming file and key.
+#include "config/settings.h"
+#include "testenvironment.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTest>
+
+using namespace keen;
+
+namespace {
+
+void writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(bytes);
+}
+
+QFileDevice::Permissions modeOf(const QString &path)
+{
+    return QFileInfo(path).permissions() &
+           (QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+            QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup |
+            QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther);
+}
+
+} // namespace
+
+class TestSettings : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void pathFollowsKeenHome();
+    void missingFileGivesDefaults();
+    void readsReferenceShapedFile();
+    void saveRoundTripsAndKeepsUnknownKeys();
+    void saveIsPrivate();
+    void badJsonNamesTheFile();
+    void wrongTypesNameFileAndKey_data();
+    void wrongTypesNameFileAndKey();
+};
+
+void TestSettings::pathFollowsKeenHome()
+{
+    test::TestEnvironment env;
+    QCOMPARE(Settings::configDirectory(), env.home());
+    QCOMPARE(Settings::defaultPath(), env.path(QStringLiteral("settings.json")));
+}
+
+void TestSettings::missingFileGivesDefaults()
+{
+    test::TestEnvironment env;
+    const auto settings = Settings::load();
+    QVERIFY2(settings.ok(), qPrintable(settings.error()));
+    QVERIFY(settings->showThinking);
+    QCOMPARE(settings->toolHistory, Settings::ToolHistory::None);
+    QVERIFY(!settings->contextWindow);
+    QVERIFY(settings->providers.isEmpty());
+    QVERIFY(!QFile::exists(Settings::defaultPath())); // loading never writes
+}
+
+void TestSettings::readsReferenceShapedFile()
+{
+    test::TestEnvironment env;
+    writeFile(Settings::defaultPath(), R"({
+        "active_provider": "anthropic", "active_model": "claude-sonnet-4-6",
+        "thinking_effort": "high", "show_thinking": false, "tool_history": "full", "context_window": 150000,
+        "adversary_provider": "openai",
+        "providers": {
+            "anthropic": {"models": ["claude-sonnet-4-6"], "api_key_helper": "pass show anthropic",
+                          "headers": {"x-team": "core"}},
+            "openai-compatible": {"base_url": "http://localhost:11434/v1", "models": ["qwen3"]}
+        }})");
+    const auto settings = Settings::load();
+    QVERIFY2(settings.ok(), qPrintable(settings.error()));
+    QCOMPARE(settings->activeProvider, QStringLiteral("anthropic"));
+    QCOMPARE(settings->activeModel, QStringLiteral("claude-sonnet-4-6"));
+    QCOMPARE(settings->thinkingEffort, QStringLiteral("high"));
+    QVERIFY(!settings->showThinking);
+    QCOMPARE(settings->toolHistory, Settings::ToolHistory::Full);
+    QCOMPARE(settings->contextWindow, std::optional<qint64>(150000));
+    QCOMPARE(settings->providers.size(), 2);
+    const ProviderSettings anthropic = settings->provider(QStringLiteral("anthropic"));
+    QCOMPARE(anthropic.models, QStringList{QStringLiteral("claude-sonnet-4-6")});
+    QCOMPARE(anthropic.apiKeyHelper, QStringLiteral("pass show anthropic"));
+    QCOMPARE(anthropic.headers.value(QStringLiteral("x-team")), QStringLiteral("core"));
+    QCOMPARE(settings->provider(QStringLiteral("openai-compatible")).baseUrl,
+             QStringLiteral("http://localhost:11434/v1"));
+    QCOMPARE(settings->extra.value(QStringLiteral("adversary_provider")).toString(),
+             QStringLiteral("openai"));
+}
+
+void TestSettings::saveRoundTripsAndKeepsUnknownKeys()
+{
+    test::TestEnvironment env;
+    Settings settings;
+    settings.activeProvider = QStringLiteral("openai");
+    settings.activeModel = QStringLiteral("gpt-5.5");
+    settings.thinkingEffort = QStringLiteral("low");
+    settings.showThinking = false;
+    settings.toolHistory = Settings::ToolHistory::Full;
+    settings.contextWindow = 64000;
+    ProviderSettings provider;
+    provider.baseUrl = QStringLiteral("https://proxy.example/v1");
+    provider.headers.insert(QStringLiteral("x-a"), QStringLiteral("b"));
+    provider.models = {QStringLiteral("gpt-5.5"), QStringLiteral("gpt-5.4")};
+    provider.extra.insert(QStringLiteral("future_field"), 7);
+    settings.providers.insert(QStringLiteral("openai"), provider);
+    settings.extra.insert(QStringLiteral("adversary_model"), QStringLiteral("x"));
+    QVERIFY(settings.save().ok());
+    const auto loaded = Settings::load();
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(*loaded, settings);
+}
+
+void TestSettings::saveIsPrivate()
+{
+    test::TestEnvironment env;
+    const QString path = env.path(QStringLiteral("nested/config/settings.json"));
+    Settings settings;
+    settings.activeProvider = QStringLiteral("anthropic");
+    QVERIFY(settings.save(path).ok());
+    QCOMPARE(modeOf(path), QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    QCOMPARE(modeOf(QFileInfo(path).path()),
+             QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    // Saving over an existing file keeps it private and leaves no temporary file.
+    settings.activeModel = QStringLiteral("m");
+    QVERIFY(settings.save(path).ok());
+    QCOMPARE(modeOf(path), QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    QCOMPARE(QDir(QFileInfo(path).path()).entryList(QDir::Files | QDir::Hidden),
+             QStringList{QStringLiteral("settings.json")});
+}
+
+void TestSettings::badJsonNamesTheFile()
+{
+    test::TestEnvironment env;
+    writeFile(Settings::defaultPath(), "{\"active_provider\": \"openai\",");
+    const auto settings = Settings::load();
+    QVERIFY(!settings.ok());
+    QVERIFY2(settings.error().contains(Settings::defaultPath()), qPrintable(settings.error()));
+    QVERIFY2(settings.error().contains(QStringLiteral("not valid JSON")), qPrintable(settings.error()));
+    writeFile(Settings::defaultPath(), "[1, 2]");
+    QVERIFY(!Settings::load().ok());
+    QVERIFY(Settings::load().error().contains(Settings::defaultPath()));
+}
+
+void TestSettings::wrongTypesNameFileAndKey_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("key");
+    QTest::newRow("show_thinking") << QByteArray(R"({"show_thinking": "yes"})")
+                                   << QStringLiteral("show_thinking");
+    QTest::newRow("tool_history") << QByteArray(R"({"tool_history": "all"})")
+                                  << QStringLiteral("tool_history");
+    QTest::newRow("context_window") << QByteArray(R"({"context_window": -5})")
+                                    << QStringLiteral("context_window");
+    QTest::newRow("active_provider") << QByteArray(R"({"active_provider": 3})")
+                                     << QStringLiteral("active_provider");
+    QTest::newRow("providers") << QByteArray(R"({"providers": []})") << QStringLiteral("providers");
+    QTest::newRow("provider") << QByteArray(R"({"providers": {"openai": 1}})")
+                              << QStringLiteral("providers.openai");
+    QTest::newRow("models") << QByteArray(R"({"providers": {"openai": {"models": "gpt"}}})")
+                            << QStringLiteral("providers.openai.models");
+    QTest::newRow("headers") << QByteArray(R"({"providers": {"openai": {"headers": {"x": 1}}}})")
+                             << QStringLiteral("providers.openai.headers.x");
+    QTest::newRow("api_key") << QByteArray(
+                                    R"({"providers": {"openai": {"api_key": ["sk-canary-1234567890"]}}})")
+                             << QStringLiteral("providers.openai.api_key");
+}
+
+void TestSettings::wrongTypesNameFileAndKey()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, key);
+    test::TestEnvironment env;
+    writeFile(Settings::defaultPath(), json);
+    const auto settings = Settings::load();
+    QVERIFY(!settings.ok());
+    QVERIFY2(settings.error().contains(Settings::defaultPath()), qPrintable(settings.error()));
+    QVERIFY2(settings.error().contains(QLatin1Char('"') + key + QLatin1Char('"')),
+             qPrintable(settings.error()));
+    QVERIFY(!settings.error().contains(QStringLiteral("sk-canary")));
+}
+
+QTEST_GUILESS_MAIN(TestSettings)
+#include "tst_settings.moc"
