@@ -1,11 +1,68 @@
 #include "commandline.h"
 
+#include "../agent/agentsession.h"
+#include "../config/configresolver.h"
+#include "../config/settings.h"
+#include "headlessrunner.h"
+
 #include "sessionscommand.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QTextStream>
 
+#include <unistd.h>
+
 namespace keen {
+
+namespace {
+
+// Piped standard input is part of the prompt; a terminal is not read.
+QString readPipedStdin()
+{
+    if (::isatty(STDIN_FILENO))
+        return {};
+    QFile in;
+    if (!in.open(stdin, QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(in.readAll()).trimmed();
+}
+
+int runHeadless(const QStringList &arguments, QTextStream &out, QTextStream &err)
+{
+    // Parse the flags first so a bad flag fails fast, before anything waits on standard input.
+    auto flagsOnly = HeadlessRunner::parseArguments(arguments, QStringLiteral("-"));
+    if (!flagsOnly) {
+        err << "Error: " << flagsOnly.error() << "\n\n" << usageText();
+        return HeadlessRunner::Failure;
+    }
+    auto options =
+        HeadlessRunner::parseArguments(arguments, flagsOnly->compact ? QString() : readPipedStdin());
+    if (!options) {
+        err << "Error: " << options.error() << "\n\n" << usageText();
+        return HeadlessRunner::Failure;
+    }
+    auto settings = Settings::load();
+    if (!settings) {
+        err << "Error: " << settings.error() << "\n";
+        return HeadlessRunner::Failure;
+    }
+    HeadlessRunner runner(out, err);
+    runner.session().setToolHistoryFull(settings->toolHistory == Settings::ToolHistory::Full);
+    const Settings loaded = *settings;
+    runner.setConfigResolver([loaded, &err](const LaunchOptions &launch) -> Result<ClientConfig> {
+        auto resolved = ConfigResolver(loaded).resolve(launch, SecretStore::FileFallback::Allow);
+        if (!resolved)
+            return Result<ClientConfig>::failure(resolved.error());
+        if (!resolved->warning.isEmpty())
+            err << "Warning: " << resolved->warning << "\n";
+        return resolved->config;
+    });
+    installHeadlessSignalHandlers(runner);
+    return runner.run(*options);
+}
+
+} // namespace
 
 QString usageText()
 {
@@ -42,6 +99,8 @@ int runCommandLine(const QStringList &arguments)
         out << usageText();
         return 0;
     }
+    if (command == QLatin1String("run"))
+        return runHeadless(arguments.mid(2), out, err);
     if (command == QLatin1String("sessions"))
         return runSessionsCommand(arguments.mid(2), out, err);
     err << "Error: unknown command " << command << "\n\n" << usageText();

@@ -1,0 +1,613 @@
+#include "agentsession.h"
+
+#include "../llm/clientfactory.h"
+#include "../llm/compactioncommit.h"
+#include "../llm/compactionprompts.h"
+#include "../llm/contextbudget.h"
+#include "../llm/historyreplay.h"
+#include "../llm/llmclient.h"
+#include "../tools/defaulttools.h"
+#include "../tools/permissionpolicy.h"
+#include "../tools/toolregistry.h"
+#include "contextestimator.h"
+#include "interactionbroker.h"
+#include "streamrunner.h"
+#include "systemprompt.h"
+#include "turnrecorder.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QLoggingCategory>
+#include <QStandardPaths>
+
+Q_LOGGING_CATEGORY(lcAgent, "keen.agent")
+
+namespace keen {
+
+namespace {
+
+QString dataDirectory()
+{
+    const QString home = qEnvironmentVariable("KEEN_HOME");
+    if (!home.isEmpty())
+        return home;
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+}
+
+} // namespace
+
+struct AgentSession::Private
+{
+    AgentSession *q = nullptr;
+    QString workspace = QDir::currentPath();
+    ClientConfig config;
+    ClientFactory factory = [](const ClientConfig &config) { return createLlmClient(config); };
+    std::shared_ptr<LlmClient> client;
+    ClientConfig clientBuiltFor;
+    std::shared_ptr<SessionStore> store = std::make_shared<SessionStore>();
+    std::optional<Session> session;
+    MessageList history; // AppState: never holds the system prompt (S55)
+    AgentMode mode = AgentMode::Build;
+    bool toolHistoryFull = false;
+    bool interactive = true;
+
+    InteractionBroker *broker = nullptr;
+    std::unique_ptr<PermissionPolicy> policy;
+    std::shared_ptr<ToolRegistry> tools;
+
+    std::unique_ptr<StreamRunner> runner;
+    CancellationToken parentCancel;
+    CompactionMode compaction = CompactionMode::None;
+    CancellationToken childCancel; // the automatic compaction's child token
+    bool turnFailedToPersist = false;
+    TurnRecorder recorder;
+    std::optional<StreamEvent> terminal;
+
+    std::optional<TokenUsage> lastUsage;
+    qint64 totalInput = 0;
+    qint64 totalOutput = 0;
+
+    void rebuildTools();
+    QString systemPrompt() const { return SystemPromptBuilder::build(workspace, dataDirectory()); }
+    Result<void> ensureClient();
+    Result<void> ensureSession();
+    Result<quint64> persist(const SessionEvent &event);
+    void startStream(const MessageList &request, const StreamOptions &options);
+    void onEvent(const StreamEvent &event);
+    void onFinished();
+    void finishTurn();
+    void finishManualCompaction();
+    void applyAutoCompaction(const StreamEvent &event);
+    void addUsage(const TokenUsage &usage);
+};
+
+void AgentSession::Private::rebuildTools()
+{
+    tools = std::make_shared<ToolRegistry>(createDefaultTools(interactive));
+    if (!policy)
+        policy = std::make_unique<PermissionPolicy>(workspace, broker, !interactive);
+    policy->setWorkspace(workspace);
+    policy->setPerson(interactive ? broker : nullptr);
+    policy->setAutoApprove(!interactive);
+    ToolContext context;
+    context.workspace = workspace;
+    context.dataDir = dataDirectory();
+    context.permissions = policy.get();
+    context.interactive = interactive;
+    context.mode = mode;
+    if (interactive) {
+        InteractionBroker *b = broker;
+        context.askUser = [b](const QJsonObject &input, const CancellationToken &cancel) {
+            return b->ask(input, cancel);
+        };
+    }
+    tools->setContext(context);
+}
+
+Result<void> AgentSession::Private::ensureClient()
+{
+    const bool sameConfig =
+        client && clientBuiltFor.providerId == config.providerId && clientBuiltFor.model == config.model &&
+        clientBuiltFor.baseUrl == config.baseUrl && clientBuiltFor.apiKey == config.apiKey &&
+        clientBuiltFor.headers == config.headers && clientBuiltFor.thinkingEffort == config.thinkingEffort &&
+        clientBuiltFor.contextWindow == config.contextWindow;
+    if (sameConfig)
+        return {};
+    if (config.providerId.isEmpty())
+        return Result<void>::failure(tr("No provider is configured yet. Open the "
+                                        "provider settings to choose one."));
+    auto built = factory(config);
+    if (!built)
+        return Result<void>::failure(built.error());
+    client = *built;
+    clientBuiltFor = config;
+    return {};
+}
+
+Result<void> AgentSession::Private::ensureSession()
+{
+    if (session)
+        return {};
+    auto created = store->create(workspace);
+    if (!created)
+        return Result<void>::failure(created.error());
+    session = *created;
+    Q_EMIT q->sessionChanged(session->id);
+    return {};
+}
+
+Result<quint64> AgentSession::Private::persist(const SessionEvent &event)
+{
+    if (!session)
+        return Result<quint64>::failure(tr("no session is open"));
+    return store->append(*session, event);
+}
+
+void AgentSession::Private::startStream(const MessageList &request, const StreamOptions &options)
+{
+    recorder.clear();
+    recorder.setWorkspace(workspace);
+    recorder.setRetainOutputs(toolHistoryFull);
+    terminal.reset();
+    turnFailedToPersist = false;
+    parentCancel = CancellationToken();
+    runner = std::make_unique<StreamRunner>();
+    QObject::connect(runner.get(), &StreamRunner::event, q,
+                     [this](const StreamEvent &event) { onEvent(event); });
+    QObject::connect(runner.get(), &StreamRunner::finished, q, [this] { onFinished(); });
+    runner->start(client, request, tools, options, parentCancel);
+}
+
+void AgentSession::Private::addUsage(const TokenUsage &usage)
+{
+    lastUsage = usage;
+    totalInput += usage.inputTokens;
+    totalOutput += usage.outputTokens;
+    Q_EMIT q->usageChanged();
+}
+
+void AgentSession::Private::onEvent(const StreamEvent &event)
+{
+    if (turnFailedToPersist)
+        return; // the turn is being stopped: late events of it are dropped
+    switch (event.type) {
+    case StreamEvent::Type::AutoCompactionStarted:
+        compaction = CompactionMode::Automatic; // S49
+        if (event.autoCompaction)
+            childCancel = event.autoCompaction->cancel;
+        Q_EMIT q->compactionStarted(CompactionMode::Automatic);
+        return;
+    case StreamEvent::Type::AutoCompactionCancelled:
+    case StreamEvent::Type::AutoCompactionFailed:
+        compaction = CompactionMode::None; // S52: history untouched, the parent goes on
+        childCancel = CancellationToken();
+        Q_EMIT q->compactionFinished(CompactionMode::Automatic, false, event.error);
+        return;
+    case StreamEvent::Type::AutoCompactionApplied:
+        applyAutoCompaction(event);
+        return;
+    case StreamEvent::Type::Usage:
+        if (event.usage)
+            addUsage(*event.usage);
+        break;
+    case StreamEvent::Type::Retry:
+        recorder.rewindForRetry();
+        break;
+    case StreamEvent::Type::Done:
+    case StreamEvent::Type::Error:
+    case StreamEvent::Type::Incomplete:
+        terminal = event;
+        break;
+    default:
+        recorder.record(event);
+        break;
+    }
+    Q_EMIT q->streamEvent(event);
+}
+
+void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
+{
+    compaction = CompactionMode::None;
+    childCancel = CancellationToken();
+    const AutoCompactionInfo info = event.autoCompaction.value_or(AutoCompactionInfo());
+    const MessageList persisted = withoutSystemMessages(info.replacement); // S53, S55
+    if (persisted.isEmpty()) {
+        const QString why = tr("automatic compaction applied without replacement history");
+        if (info.commit)
+            info.commit->reject(why);
+        Q_EMIT q->compactionFinished(CompactionMode::Automatic, false, why);
+        return;
+    }
+    // S53, S60, S61: the visible output so far and the replacement are written
+    // together, then applied.
+    const RecordedTurn checkpoint = recorder.current();
+    const QList<SessionEvent> batch{
+        SessionEvent::assistantTurn(checkpoint.transcript, checkpoint.message, checkpoint.turnMemory, false,
+                                    QString()),
+        SessionEvent::compactionApplied(QString(), QJsonArray(),
+                                        persisted), // S64: empty status
+    };
+    Result<QList<quint64>> written = session ? store->appendBatch(*session, batch)
+                                             : Result<QList<quint64>>::failure(tr("no session is open"));
+    if (!written) {
+        const QString why = tr("could not save the automatic compaction: %1").arg(written.error());
+        turnFailedToPersist = true;
+        if (info.commit)
+            info.commit->reject(written.error());
+        client->reset();
+        parentCancel.cancel();
+        Q_EMIT q->compactionFinished(CompactionMode::Automatic, false, why);
+        Q_EMIT q->errorOccurred(why);
+        return;
+    }
+    recorder.checkpoint(); // fresh turn memory for what comes after
+    history = persisted;
+    lastUsage.reset(); // metrics restart from the next usage report
+    if (info.commit)
+        info.commit->accept();
+    Q_EMIT q->usageChanged();
+    Q_EMIT q->historyReplaced();
+    Q_EMIT q->autoCompactionCheckpointed(checkpoint.message);
+    Q_EMIT q->compactionFinished(CompactionMode::Automatic, true, QString());
+    Q_EMIT q->notification(tr("Context compacted automatically."));
+}
+
+void AgentSession::Private::onFinished()
+{
+    if (compaction == CompactionMode::Manual)
+        finishManualCompaction();
+    else
+        finishTurn();
+}
+
+void AgentSession::Private::finishTurn()
+{
+    compaction = CompactionMode::None;
+    childCancel = CancellationToken();
+    const bool cancelled = parentCancel.isCancelled() && !turnFailedToPersist;
+    const RecordedTurn turn = recorder.checkpoint();
+    TurnOutcome outcome = TurnOutcome::Done;
+    QString error;
+    if (turnFailedToPersist) {
+        outcome = TurnOutcome::Error;
+        error = tr("the automatic compaction could not be saved; the turn was stopped");
+    } else if (cancelled) {
+        outcome = TurnOutcome::Cancelled;
+    } else if (!terminal) {
+        outcome = TurnOutcome::Error;
+        error = tr("the provider stream ended without a result");
+    } else if (terminal->type == StreamEvent::Type::Error) {
+        outcome = TurnOutcome::Error;
+        error = terminal->error;
+    } else if (terminal->type == StreamEvent::Type::Incomplete) {
+        outcome = TurnOutcome::Incomplete;
+        error = terminal->error;
+    }
+
+    if (!turnFailedToPersist) {
+        const bool interrupted = outcome == TurnOutcome::Cancelled;
+        if (!turn.isEmpty() || outcome != TurnOutcome::Done) {
+            const auto written = persist(SessionEvent::assistantTurn(turn.transcript, turn.message,
+                                                                     turn.turnMemory, interrupted, error));
+            if (!written)
+                Q_EMIT q->errorOccurred(tr("could not save the reply: %1").arg(written.error()));
+        }
+        // Memory mirrors the projection. A turn that ran tools and did not finish
+        // is carried to the next request by the client's pending state instead, so
+        // it is not replayed twice.
+        const bool carriedByPending = outcome != TurnOutcome::Done && turn.turnMemory.toolActivity.size() > 0;
+        if (!carriedByPending && (!turn.message.isEmpty() || !turn.turnMemory.isEmpty()))
+            history.append(Message::assistant(
+                turn.message,
+                turn.turnMemory.isEmpty() ? std::nullopt : std::optional<TurnMemory>(turn.turnMemory)));
+    }
+    runner.reset();
+    Q_EMIT q->turnFinished(outcome, error);
+}
+
+void AgentSession::Private::finishManualCompaction()
+{
+    compaction = CompactionMode::None;
+    const bool cancelled = parentCancel.isCancelled();
+    const QString summary = recorder.textAfterLastToolActivity().trimmed(); // S24
+    const RecordedTurn visible = recorder.checkpoint();
+    runner.reset();
+    QString failure;
+    if (cancelled) {
+        failure = tr("Compaction cancelled.");
+    } else if (!terminal || terminal->type != StreamEvent::Type::Done) {
+        const QString reason = terminal ? terminal->error : tr("the stream ended without a result");
+        failure = tr("Compaction failed: %1").arg(reason);
+    } else if (summary.isEmpty()) {
+        failure = tr("Compaction failed: %1").arg(QStringLiteral("compaction returned empty summary")); // S27
+    }
+    if (failure.isEmpty()) {
+        // S28, S29: persisted first, so a failed write leaves history and
+        // transcript unchanged (S30).
+        const MessageList replacement{Message::user(summary)};
+        const auto written = persist(SessionEvent::compactionApplied(QStringLiteral("Context compacted."),
+                                                                     visible.transcript, replacement));
+        if (!written) {
+            failure = tr("Compaction failed: %1").arg(written.error());
+        } else {
+            history = replacement;
+            client->reset();
+            Q_EMIT q->historyReplaced();
+            Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
+            Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
+            return;
+        }
+    }
+    Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
+    Q_EMIT q->turnFinished(cancelled ? TurnOutcome::Cancelled : TurnOutcome::Error, failure);
+}
+
+AgentSession::AgentSession(QObject *parent)
+    : QObject(parent)
+    , d(std::make_unique<Private>())
+{
+    d->q = this;
+    d->broker = new InteractionBroker(this);
+    connect(d->broker, &InteractionBroker::permissionRequested, this, &AgentSession::permissionRequested);
+    connect(d->broker, &InteractionBroker::questionAsked, this, &AgentSession::questionAsked);
+    connect(d->broker, &InteractionBroker::settled, this, &AgentSession::permissionSettled);
+    d->rebuildTools();
+}
+
+AgentSession::~AgentSession()
+{
+    d->broker->cancelAll();
+    d->runner.reset();
+}
+
+void AgentSession::setWorkspace(const QString &absolutePath)
+{
+    d->workspace = QDir(absolutePath).absolutePath();
+    d->rebuildTools();
+}
+
+QString AgentSession::workspace() const
+{
+    return d->workspace;
+}
+
+void AgentSession::setClientConfig(const ClientConfig &config)
+{
+    d->config = config;
+}
+
+const ClientConfig &AgentSession::clientConfig() const
+{
+    return d->config;
+}
+
+void AgentSession::setClientFactory(ClientFactory factory)
+{
+    d->factory = std::move(factory);
+    d->client.reset();
+}
+
+void AgentSession::setSessionStore(std::shared_ptr<SessionStore> store)
+{
+    d->store = std::move(store);
+}
+
+SessionStore &AgentSession::sessionStore() const
+{
+    return *d->store;
+}
+
+void AgentSession::setMode(AgentMode mode)
+{
+    d->mode = mode;
+    d->rebuildTools();
+}
+
+AgentMode AgentSession::mode() const
+{
+    return d->mode;
+}
+
+void AgentSession::setToolHistoryFull(bool full)
+{
+    d->toolHistoryFull = full;
+}
+
+bool AgentSession::toolHistoryFull() const
+{
+    return d->toolHistoryFull;
+}
+
+void AgentSession::setInteractive(bool interactive)
+{
+    d->interactive = interactive;
+    d->rebuildTools();
+}
+
+bool AgentSession::isInteractive() const
+{
+    return d->interactive;
+}
+
+Result<void> AgentSession::submit(const QString &text)
+{
+    if (isBusy())
+        return Result<void>::failure(tr("Operation not permitted"));
+    if (text.trimmed().isEmpty())
+        return Result<void>::failure(tr("prompt is required"));
+    if (auto ready = d->ensureClient(); !ready)
+        return ready;
+    if (auto opened = d->ensureSession(); !opened)
+        return opened;
+    // In plan mode the mode travels with the user message, so the system prompt
+    // stays byte-stable.
+    const QString content = text + SystemPromptBuilder::modeUserSuffix(d->mode);
+    if (auto written = d->persist(SessionEvent::userMessage(content)); !written)
+        return Result<void>::failure(tr("could not save the message: %1").arg(written.error()));
+    d->history.append(Message::user(content));
+
+    MessageList request{Message::system(d->systemPrompt())}; // S33, S55: fresh each turn
+    request.append(d->history);
+    StreamOptions options;
+    options.sessionId = d->session->id;
+    options.disableWriteToolCalls = d->mode == AgentMode::Plan;
+    options.awaitCompactionCommit = true;
+    Q_EMIT turnStarted(text);
+    d->startStream(request, options);
+    return {};
+}
+
+Result<void> AgentSession::compact(const QString &focus)
+{
+    if (isBusy())
+        return Result<void>::failure(tr("Operation not permitted"));
+    if (d->history.isEmpty())
+        return Result<void>::failure(tr("Nothing to compact yet: the conversation is empty."));
+    if (auto ready = d->ensureClient(); !ready)
+        return ready;
+    if (auto opened = d->ensureSession(); !opened)
+        return opened;
+    // S19, S20, S23: the same system prompt and history as a regular turn, the
+    // prompt as the last message.
+    MessageList history{Message::system(d->systemPrompt())};
+    history.append(d->history);
+    const auto request =
+        CompactionPrompts::buildRequest(history, CompactionPrompts::manualPrompt(focus), false);
+    StreamOptions options;
+    options.sessionId = d->session->id;
+    options.disableToolCalls = true;      // S21
+    options.disableAutoCompaction = true; // S22
+    d->compaction = CompactionMode::Manual;
+    Q_EMIT compactionStarted(CompactionMode::Manual);
+    d->startStream(*request, options);
+    return {};
+}
+
+bool AgentSession::cancelCompaction()
+{
+    if (d->compaction == CompactionMode::Manual) {
+        d->parentCancel.cancel(); // S26
+        return true;
+    }
+    if (d->compaction == CompactionMode::Automatic) {
+        d->childCancel.cancel(); // S50: only the child
+        d->childCancel = CancellationToken();
+        return true;
+    }
+    return false;
+}
+
+bool AgentSession::interrupt()
+{
+    if (!d->runner || d->compaction == CompactionMode::Manual)
+        return false;         // ignored during a manual compaction
+    d->parentCancel.cancel(); // S51
+    return true;
+}
+
+void AgentSession::answerPermission(quint64 requestId, PermissionDecision decision)
+{
+    if (decision == PermissionDecision::Redirect)
+        d->parentCancel.cancel(); // "Ask what to do instead" interrupts the turn
+    d->broker->answerPermission(requestId, decision);
+}
+
+void AgentSession::answerQuestion(quint64 questionId, const QJsonObject &answer)
+{
+    d->broker->answerQuestion(questionId, answer);
+}
+
+void AgentSession::newSession()
+{
+    if (d->runner)
+        d->parentCancel.cancel();
+    d->broker->cancelAll();
+    d->runner.reset();
+    d->session.reset();
+    d->history.clear();
+    d->lastUsage.reset();
+    d->totalInput = 0;
+    d->totalOutput = 0;
+    d->compaction = CompactionMode::None;
+    if (d->policy)
+        d->policy->clearSessionAllowances();
+    if (d->client)
+        d->client->reset();
+    Q_EMIT usageChanged();
+    Q_EMIT historyReplaced();
+    Q_EMIT sessionChanged(QString());
+}
+
+Result<void> AgentSession::openSession(const QString &sessionId)
+{
+    if (isBusy())
+        return Result<void>::failure(tr("Operation not permitted"));
+    auto loaded = d->store->load(sessionId);
+    if (!loaded)
+        return Result<void>::failure(loaded.error());
+    newSession();
+    d->session = loaded->session;
+    if (!loaded->session.workspace.isEmpty() && QDir(loaded->session.workspace).exists())
+        setWorkspace(loaded->session.workspace);
+    d->history = buildConversation(loaded->events);
+    if (loaded->skippedLines > 0)
+        Q_EMIT errorOccurred(
+            tr("%n damaged line(s) of the transcript were skipped.", nullptr, loaded->skippedLines));
+    Q_EMIT sessionChanged(d->session->id);
+    Q_EMIT historyReplaced();
+    Q_EMIT sessionOpened(loaded->events);
+    return {};
+}
+
+QString AgentSession::sessionId() const
+{
+    return d->session ? d->session->id : QString();
+}
+
+QString AgentSession::transcriptPath() const
+{
+    return d->session ? d->session->transcriptPath : QString();
+}
+
+bool AgentSession::isBusy() const
+{
+    return d->runner != nullptr;
+}
+
+AgentSession::CompactionMode AgentSession::compactionMode() const
+{
+    return d->compaction;
+}
+
+const MessageList &AgentSession::messages() const
+{
+    return d->history;
+}
+
+std::optional<TokenUsage> AgentSession::lastUsage() const
+{
+    return d->lastUsage;
+}
+
+qint64 AgentSession::totalInputTokens() const
+{
+    return d->totalInput;
+}
+
+qint64 AgentSession::totalOutputTokens() const
+{
+    return d->totalOutput;
+}
+
+ContextBreakdown AgentSession::contextBreakdown() const
+{
+    return ContextEstimator::breakdown(d->systemPrompt(), *d->tools, d->history, d->config.contextWindow,
+                                       d->lastUsage);
+}
+
+const ToolRegistry &AgentSession::tools() const
+{
+    return *d->tools;
+}
+
+} // namespace keen

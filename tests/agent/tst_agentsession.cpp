@@ -1,0 +1,416 @@
+// The AgentSession facade: AppState, persistence and the seed's manual and
+// automatic compaction behaviour, driven by a scripted provider on the real
+// worker thread.
+#include "agent/agentsession.h"
+#include "llm/compactionprompts.h"
+#include "llm/metatypes.h"
+#include "scriptedllmclient.h"
+#include "session/sessionstore.h"
+#include "testenvironment.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace keen;
+using keen::test::ScriptedLlmClient;
+
+namespace {
+
+StreamEvent toolEvent(StreamEvent::Type type, const QString &name, const QString &error = QString())
+{
+    ToolCallInfo info;
+    info.callId = QStringLiteral("call_1");
+    info.name = name;
+    info.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("a.txt")}};
+    info.error = error;
+    if (type == StreamEvent::Type::ToolEnd && error.isEmpty())
+        info.output = QJsonObject{{QStringLiteral("content"), QStringLiteral("1:abc|hello")}};
+    return StreamEvent::tool(type, info);
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestAgentSession : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void turnPersistsAndKeepsSystemPromptOutOfHistory_S33_S55();
+    void manualCompactionRequestKeepsPrefixAndDisablesTools_S19_S20_S21_S22_S23();
+    void manualCompactionAppliesOnlyTextAfterLastTool_S24_S25_S28_S29();
+    void manualCompactionEmptySummaryChangesNothing_S27_S30();
+    void manualCompactionCancelledByEscOnly_S26_S30();
+    void manualCompactionFailureReportsReason_S30();
+    void nextTurnAfterCompactionHasOneFreshSystemPrompt_S33();
+    void autoCompactionCheckpointsAndReplaces_S53_S55_S60_S61_S62_S63_S64();
+    void autoCompactionEscCancelsOnlyChild_S50_S52();
+    void stopDuringAutoCompactionInterruptsParent_S51();
+    void autoCompactionPersistFailureStopsTurn_S61();
+    void busySessionRefusesNewWork();
+
+private:
+    std::unique_ptr<keen::test::TestEnvironment> m_env;
+    std::unique_ptr<QTemporaryDir> m_workspace;
+    std::shared_ptr<ScriptedLlmClient> m_client;
+    std::unique_ptr<AgentSession> m_session;
+
+    void runTurn(const QString &text);
+    void runOneTurn(const ScriptedLlmClient::Turn &turn, const QString &text = QStringLiteral("hello"));
+};
+
+void TestAgentSession::init()
+{
+    registerCoreMetaTypes();
+    m_env = std::make_unique<keen::test::TestEnvironment>();
+    m_workspace = std::make_unique<QTemporaryDir>();
+    m_client = std::make_shared<ScriptedLlmClient>();
+    m_session = std::make_unique<AgentSession>();
+    m_session->setWorkspace(m_workspace->path());
+    m_session->setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("sessions"))));
+    ClientConfig config;
+    config.providerId = QStringLiteral("test");
+    config.model = QStringLiteral("scripted");
+    m_session->setClientConfig(config);
+    auto client = m_client;
+    m_session->setClientFactory([client](const ClientConfig &) {
+        return Result<std::shared_ptr<LlmClient>>(std::shared_ptr<LlmClient>(client));
+    });
+}
+
+void TestAgentSession::cleanup()
+{
+    m_session.reset();
+    m_client.reset();
+    m_workspace.reset();
+    m_env.reset();
+}
+
+void TestAgentSession::runTurn(const QString &text)
+{
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->submit(text));
+    QVERIFY(finished.wait(5000));
+}
+
+void TestAgentSession::runOneTurn(const ScriptedLlmClient::Turn &turn, const QString &text)
+{
+    m_client->addTurn(turn);
+    runTurn(text);
+}
+
+void TestAgentSession::turnPersistsAndKeepsSystemPromptOutOfHistory_S33_S55()
+{
+    runOneTurn({ScriptedLlmClient::chunk(QStringLiteral("Hi ")),
+                ScriptedLlmClient::chunk(QStringLiteral("there")),
+                ScriptedLlmClient::event(StreamEvent::done())});
+    const MessageList history = m_session->messages();
+    QCOMPARE(history.size(), 2);
+    QCOMPARE(history.at(0), Message::user(QStringLiteral("hello")));
+    QCOMPARE(history.at(1).content, QStringLiteral("Hi there"));
+    const MessageList request = m_client->requests().at(0);
+    QCOMPARE(request.at(0).role, Message::Role::System);
+    QVERIFY(request.at(0).content.contains(m_workspace->path()));
+    QCOMPARE(request.mid(1), MessageList{Message::user(QStringLiteral("hello"))});
+
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(loaded->events.size(), 3);
+    QCOMPARE(buildConversation(loaded->events), history); // memory mirrors disk
+}
+
+void TestAgentSession::manualCompactionRequestKeepsPrefixAndDisablesTools_S19_S20_S21_S22_S23()
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("answer")), ScriptedLlmClient::event(StreamEvent::done())});
+    const MessageList turnRequest = m_client->requests().at(0);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nx")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->compact(QStringLiteral("Focus on the API")));
+    QVERIFY(finished.wait(5000));
+
+    const MessageList request = m_client->requests().at(1);
+    QCOMPARE(request.size(), 4); // system + user + assistant + prompt
+    QCOMPARE(request.at(0),
+             turnRequest.at(0)); // same system prompt: cache reuse (S23)
+    QCOMPARE(request.mid(1, 2), MessageList({Message::user(QStringLiteral("hello")),
+                                             Message::assistant(QStringLiteral("answer"))}));
+    QCOMPARE(request.last().role, Message::Role::User); // S13
+    QCOMPARE(request.last().content, CompactionPrompts::manualPrompt(QStringLiteral("Focus on the API")));
+    QVERIFY(request.last().content.contains(QStringLiteral("Focus on the API"))); // S18
+    const StreamOptions options = m_client->options().at(1);
+    QVERIFY(options.disableToolCalls);      // S21
+    QVERIFY(options.disableAutoCompaction); // S22
+    QVERIFY(!options.oneShot);
+}
+
+void TestAgentSession::manualCompactionAppliesOnlyTextAfterLastTool_S24_S25_S28_S29()
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("answer")), ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Let me check. ")),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"),
+                                            CompactionPrompts::toolCallsDisabledMessage())),
+         ScriptedLlmClient::chunk(QStringLiteral("  ## Goal\nShip it.\n")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
+    QSignalSpy compaction(m_session.get(), &AgentSession::compactionFinished);
+    QSignalSpy started(m_session.get(), &AgentSession::compactionStarted);
+    QVERIFY(m_session->compact());
+    QCOMPARE(m_session->compactionMode(), AgentSession::CompactionMode::Manual);
+    QVERIFY(compaction.wait(5000));
+    QCOMPARE(started.size(), 1);
+    QCOMPARE(compaction.at(0).at(1).toBool(), true);
+    QCOMPARE(compaction.at(0).at(2).toString(), QStringLiteral("## Goal\nShip it."));
+
+    // S25: the summary streamed visibly.
+    QString visible;
+    for (const auto &args : events)
+        visible += args.at(0).value<StreamEvent>().content;
+    QVERIFY(visible.contains(QStringLiteral("## Goal")));
+
+    // S24, S28: exactly one user message holding only the text after the last
+    // tool activity.
+    QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("## Goal\nShip it."))});
+
+    // S29: one compaction_applied with the status, the visible transcript and the
+    // messages.
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    const SessionEvent last = loaded->events.last();
+    QCOMPARE(last.kind, SessionEvent::Kind::CompactionApplied);
+    QCOMPARE(last.status(), QStringLiteral("Context compacted."));
+    QCOMPARE(last.messages(), m_session->messages());
+    QVERIFY(!last.transcript().isEmpty());
+    QCOMPARE(buildConversation(loaded->events), m_session->messages());
+}
+
+void TestAgentSession::manualCompactionEmptySummaryChangesNothing_S27_S30()
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("answer")), ScriptedLlmClient::event(StreamEvent::done())});
+    const MessageList before = m_session->messages();
+    const QByteArray transcriptBefore = readAll(m_session->transcriptPath());
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("   \n")), ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy compaction(m_session.get(), &AgentSession::compactionFinished);
+    QVERIFY(m_session->compact());
+    QVERIFY(compaction.wait(5000));
+    QCOMPARE(compaction.at(0).at(1).toBool(), false);
+    QCOMPARE(compaction.at(0).at(2).toString(),
+             QStringLiteral("Compaction failed: compaction returned empty summary"));
+    QCOMPARE(m_session->messages(), before);
+    QCOMPARE(readAll(m_session->transcriptPath()), transcriptBefore);
+}
+
+void TestAgentSession::manualCompactionCancelledByEscOnly_S26_S30()
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("answer")), ScriptedLlmClient::event(StreamEvent::done())});
+    const MessageList before = m_session->messages();
+    const QByteArray transcriptBefore = readAll(m_session->transcriptPath());
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal partial")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
+    QSignalSpy compaction(m_session.get(), &AgentSession::compactionFinished);
+    QVERIFY(m_session->compact());
+    QVERIFY(events.wait(5000));
+    QVERIFY(!m_session->interrupt()); // Stop / Ctrl+C are ignored during a manual
+                                      // compaction
+    QCOMPARE(m_session->compactionMode(), AgentSession::CompactionMode::Manual);
+    QVERIFY(m_session->cancelCompaction()); // Esc
+    QVERIFY(compaction.wait(5000));
+    QCOMPARE(compaction.at(0).at(2).toString(), QStringLiteral("Compaction cancelled."));
+    QCOMPARE(m_session->messages(), before);
+    QCOMPARE(readAll(m_session->transcriptPath()), transcriptBefore);
+    QVERIFY(!m_session->isBusy());
+}
+
+void TestAgentSession::manualCompactionFailureReportsReason_S30()
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("answer")), ScriptedLlmClient::event(StreamEvent::done())});
+    const MessageList before = m_session->messages();
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("## Goal")),
+         ScriptedLlmClient::event(StreamEvent::failure(QStringLiteral("service unavailable")))});
+    QSignalSpy compaction(m_session.get(), &AgentSession::compactionFinished);
+    QVERIFY(m_session->compact());
+    QVERIFY(compaction.wait(5000));
+    QCOMPARE(compaction.at(0).at(2).toString(), QStringLiteral("Compaction failed: service unavailable"));
+    QCOMPARE(m_session->messages(), before);
+}
+
+void TestAgentSession::nextTurnAfterCompactionHasOneFreshSystemPrompt_S33()
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("answer")), ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nsummary")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->compact());
+    QVERIFY(finished.wait(5000));
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("next"));
+    const MessageList request = m_client->requests().at(2);
+    int systems = 0;
+    for (const Message &m : request)
+        systems += m.role == Message::Role::System ? 1 : 0;
+    QCOMPARE(systems, 1);
+    QCOMPARE(request.mid(1), MessageList({Message::user(QStringLiteral("## Goal\nsummary")),
+                                          Message::user(QStringLiteral("next"))}));
+}
+
+void TestAgentSession::autoCompactionCheckpointsAndReplaces_S53_S55_S60_S61_S62_S63_S64()
+{
+    const MessageList replacement{
+        Message::system(QStringLiteral("agent prompt")),
+        Message::user(QStringLiteral("<compacted_context>\nsummary\n</compacted_context>"))};
+    TokenUsage usage;
+    usage.inputTokens = 900;
+    m_client->addTurn(
+        {ScriptedLlmClient::event(StreamEvent::usageReport(usage)),
+         ScriptedLlmClient::chunk(QStringLiteral("before checkpoint")),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"))),
+         ScriptedLlmClient::autoCompaction(replacement),
+         ScriptedLlmClient::chunk(QStringLiteral(" after checkpoint")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy checkpointed(m_session.get(), &AgentSession::autoCompactionCheckpointed);
+    QSignalSpy notices(m_session.get(), &AgentSession::notification);
+    QSignalSpy started(m_session.get(), &AgentSession::compactionStarted);
+    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
+    runTurn(QStringLiteral("implement this exactly"));
+
+    QCOMPARE(started.size(), 1);
+    QCOMPARE(started.at(0).at(0).value<AgentSession::CompactionMode>(),
+             AgentSession::CompactionMode::Automatic);
+    QCOMPARE(checkpointed.size(), 1);
+    QCOMPARE(checkpointed.at(0).at(0).toString(), QStringLiteral("before checkpoint"));
+    QCOMPARE(notices.size(), 1);
+    QCOMPARE(notices.at(0).at(0).toString(), QStringLiteral("Context compacted automatically."));
+    QVERIFY(!m_session->lastUsage()); // metrics restart after apply
+    for (const auto &args : events)
+        QVERIFY(!args.at(0).value<StreamEvent>().content.contains(QStringLiteral("summary"))); // S54
+
+    // S55: memory holds the system-free replacement plus what came after.
+    const MessageList history = m_session->messages();
+    QCOMPARE(history.size(), 2);
+    QCOMPARE(history.at(0), replacement.at(1));
+    QCOMPARE(history.at(1).content, QStringLiteral(" after checkpoint"));
+
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    const QList<SessionEvent> &ev = loaded->events;
+    QCOMPARE(ev.size(), 5); // started, user, checkpoint, compaction, final
+    QCOMPARE(ev.at(2).kind, SessionEvent::Kind::AssistantTurn);
+    QCOMPARE(ev.at(2).assistantMessage(),
+             QStringLiteral("before checkpoint")); // S63
+    QVERIFY(ev.at(2).turnMemory().has_value());
+    QCOMPARE(ev.at(3).kind, SessionEvent::Kind::CompactionApplied);
+    QCOMPARE(ev.at(3).seq, ev.at(2).seq + 1); // S60
+    QCOMPARE(ev.at(3).status(), QString());   // S64
+    QVERIFY(ev.at(3).transcript().isEmpty());
+    QCOMPARE(ev.at(3).messages(), withoutSystemMessages(replacement));
+    QCOMPARE(ev.at(4).assistantMessage(), QStringLiteral(" after checkpoint"));
+    QCOMPARE(buildConversation(ev), history); // S62
+}
+
+void TestAgentSession::autoCompactionEscCancelsOnlyChild_S50_S52()
+{
+    const MessageList replacement{Message::user(QStringLiteral("<compacted_context>x</compacted_context>"))};
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("working")),
+                       ScriptedLlmClient::autoCompaction(replacement, QStringLiteral("never")),
+                       ScriptedLlmClient::chunk(QStringLiteral(" done")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy started(m_session.get(), &AgentSession::compactionStarted);
+    QSignalSpy stopped(m_session.get(), &AgentSession::compactionFinished);
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->submit(QStringLiteral("go")));
+    QVERIFY(started.wait(5000));
+    QCOMPARE(m_session->compactionMode(), AgentSession::CompactionMode::Automatic);
+    QVERIFY(m_session->cancelCompaction()); // Esc: only the child
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(stopped.size(), 1);
+    QCOMPARE(stopped.at(0).at(1).toBool(), false);
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Done);
+    QCOMPARE(m_session->messages().last().content,
+             QStringLiteral("working done")); // parent went on
+    QCOMPARE(m_session->messages().first(),
+             Message::user(QStringLiteral("go"))); // not replaced
+}
+
+void TestAgentSession::stopDuringAutoCompactionInterruptsParent_S51()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("working")),
+         ScriptedLlmClient::autoCompaction({Message::user(QStringLiteral("x"))}, QStringLiteral("never")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy started(m_session.get(), &AgentSession::compactionStarted);
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->submit(QStringLiteral("go")));
+    QVERIFY(started.wait(5000));
+    QVERIFY(m_session->interrupt());
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Cancelled);
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded->events.last().interrupted());
+}
+
+void TestAgentSession::autoCompactionPersistFailureStopsTurn_S61()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("working")),
+                       ScriptedLlmClient::gate(QStringLiteral("go-on")),
+                       ScriptedLlmClient::autoCompaction(
+                           {Message::user(QStringLiteral("<compacted_context>x</compacted_context>"))}),
+                       ScriptedLlmClient::chunk(QStringLiteral(" never shown")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QSignalSpy errors(m_session.get(), &AgentSession::errorOccurred);
+    QVERIFY(m_session->submit(QStringLiteral("go")));
+    QVERIFY(events.wait(5000));
+    // The disk goes away: the batch cannot be written.
+    const QString dir = QFileInfo(m_session->transcriptPath()).absolutePath();
+    QVERIFY(QDir(dir).removeRecursively());
+    m_client->open(QStringLiteral("go-on"));
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Error);
+    QVERIFY(!errors.isEmpty());
+    QTRY_VERIFY(m_client->commitRejected()); // the model side never switched either
+    QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("go"))});
+    QVERIFY(!QFile::exists(dir)); // no orphan checkpoint anywhere
+}
+
+void TestAgentSession::busySessionRefusesNewWork()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::gate(QStringLiteral("g")), ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->submit(QStringLiteral("one")));
+    QVERIFY(m_session->isBusy());
+    QCOMPARE(m_session->submit(QStringLiteral("two")).error(), QStringLiteral("Operation not permitted"));
+    QVERIFY(!m_session->compact());
+    m_client->open(QStringLiteral("g"));
+    QVERIFY(finished.wait(5000));
+    QVERIFY(!m_session->isBusy());
+}
+
+QTEST_GUILESS_MAIN(TestAgentSession)
+#include "tst_agentsession.moc"
