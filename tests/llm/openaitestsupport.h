@@ -12,8 +12,11 @@
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QHostAddress>
 #include <QJsonDocument>
 #include <QRandomGenerator>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
 
 #include <optional>
@@ -175,6 +178,79 @@ inline MessageList conversationWithToolHistory()
         Message::assistant(QStringLiteral("Let me see. It says Keen."), memory),
         Message::user(QStringLiteral("Thanks")),
     };
+}
+
+// A stand-in for <issuer>/oauth/token: a loopback HTTP server that records each request and answers each
+// with the next scripted status and JSON body.
+class TokenServer
+{
+public:
+    struct Request
+    {
+        QByteArray requestLine;
+        QByteArray headers;
+        QByteArray body;
+    };
+
+    TokenServer()
+    {
+        QObject::connect(&m_server, &QTcpServer::newConnection, &m_server, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                QObject::connect(socket, &QTcpSocket::readyRead, socket, [this, socket] { onRead(socket); });
+                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+        m_server.listen(QHostAddress::LocalHost, 0);
+    }
+
+    QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(m_server.serverPort()); }
+    void enqueue(int status, const QByteArray &json) { m_responses.append({status, json}); }
+    QList<Request> requests() const { return m_requests; }
+
+private:
+    void onRead(QTcpSocket *socket)
+    {
+        QByteArray &buffer = m_buffers[socket];
+        buffer += socket->readAll();
+        const qsizetype headerEnd = buffer.indexOf("\r\n\r\n");
+        if (headerEnd < 0)
+            return;
+        const QByteArray head = buffer.left(headerEnd);
+        qsizetype length = 0;
+        for (const QByteArray &line : head.split('\n')) {
+            if (line.toLower().startsWith("content-length:"))
+                length = line.mid(15).trimmed().toLongLong();
+        }
+        if (buffer.size() < headerEnd + 4 + length)
+            return;
+        Request request;
+        request.requestLine = head.left(head.indexOf('\r'));
+        request.headers = head;
+        request.body = buffer.mid(headerEnd + 4, length);
+        m_requests.append(request);
+        m_buffers.remove(socket);
+        const auto [status, json] =
+            m_responses.isEmpty() ? std::pair<int, QByteArray>{500, "{}"} : m_responses.takeFirst();
+        socket->write("HTTP/1.1 " + QByteArray::number(status) +
+                      " X\r\nContent-Type: application/json\r\nContent-Length: " +
+                      QByteArray::number(json.size()) + "\r\nConnection: close\r\n\r\n" + json);
+        socket->disconnectFromHost();
+    }
+
+    QTcpServer m_server;
+    QList<std::pair<int, QByteArray>> m_responses;
+    QList<Request> m_requests;
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+};
+
+// An unsigned JWT with these claims (the app never verifies signatures; the server does).
+inline QString fakeJwt(const QJsonObject &claims)
+{
+    const auto part = [](const QByteArray &bytes) {
+        return bytes.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+    };
+    return QString::fromLatin1(part(R"({"alg":"none","typ":"JWT"})") + '.' +
+                               part(QJsonDocument(claims).toJson(QJsonDocument::Compact)) + ".sig");
 }
 
 } // namespace keen::test::openai
