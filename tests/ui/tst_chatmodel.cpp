@@ -1,0 +1,382 @@
+// The chat transcript model: coalesced streaming, merged tool cards, retry rewind, checkpoints, replay.
+#include "chatmodel.h"
+
+#include "testenvironment.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace keen;
+
+namespace {
+const QString kSecretSummary = QStringLiteral("PRIVATE-SUMMARY-7f3a: the goal is to refactor the parser");
+
+ToolCallInfo tool(const QString &callId, const QString &name, const QJsonObject &input)
+{
+    ToolCallInfo info;
+    info.callId = callId;
+    info.name = name;
+    info.input = input;
+    return info;
+}
+
+QList<ChatItem::Kind> kinds(const ChatModel &model)
+{
+    QList<ChatItem::Kind> list;
+    for (int row = 0; row < model.rowCount(); ++row)
+        list << model.item(row).kind;
+    return list;
+}
+
+// Every role of every row, as text: nothing the model exposes may hold the private summary.
+QString everything(const ChatModel &model)
+{
+    QString all;
+    const auto roles = model.roleNames().keys();
+    for (int row = 0; row < model.rowCount(); ++row) {
+        for (int role : roles)
+            all += model.data(model.index(row), role).toString() + QLatin1Char('\n');
+    }
+    return all;
+}
+} // namespace
+
+class TestChatModel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void modelTesterAcrossOperations();
+    void chunksAreCoalesced();
+    void flushAppliesAtMostTenThousandCharacters();
+    void toolStartAndEndMergeByCallId();
+    void toolCardShowsDiffWithLineNumbers();
+    void expectedFailuresAreHidden();
+    void retryDropsUnsealedSegmentsOfTheAttempt();
+    void sealedCheckpointIsShownOnce();
+    void autoCompactionEventsNeverRender();
+    void replayRendersTranscripts();
+    void replayOfAutomaticCompactionShowsNothing();
+    void permissionSettles();
+
+private:
+    test::TestEnvironment m_env;
+};
+
+void TestChatModel::modelTesterAcrossOperations()
+{
+    ChatModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.addUserMessage(QStringLiteral("hello"));
+    model.appendReasoning(QStringLiteral("thinking"));
+    model.appendText(QStringLiteral("Hi "));
+    model.appendText(QStringLiteral("there"));
+    model.flush();
+    model.toolStarted(tool(QStringLiteral("c1"), QStringLiteral("read_file"),
+                           {{QStringLiteral("path"), QStringLiteral("a.cpp")}}));
+    model.toolFinished(tool(QStringLiteral("c1"), QStringLiteral("read_file"), {}));
+    model.appendText(QStringLiteral("more"));
+    model.retry(2, QStringLiteral("overloaded"));
+    model.addPermission(
+        PermissionRequest{7, QStringLiteral("edit_file"), QStringLiteral("a.cpp"), {}, {}, {}, {}, false});
+    model.settlePermission(7, QStringLiteral("Allowed"));
+    model.toggleCollapsed(1);
+    model.addInterrupted();
+    model.seal();
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestChatModel::chunksAreCoalesced()
+{
+    ChatModel model;
+    model.addUserMessage(QStringLiteral("write a lot"));
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    const int chunks = 2000;
+    QString expected;
+    for (int i = 0; i < chunks; ++i) {
+        const QString chunk = QStringLiteral("word%1 ").arg(i);
+        expected += chunk;
+        model.appendText(chunk);
+        if (i % 400 == 0)
+            QTest::qWait(ChatModel::FlushIntervalMs * 2); // let some flushes happen mid-stream
+    }
+    QTRY_VERIFY(!model.hasPendingChunks());
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.item(1).text, expected);
+    QCOMPARE(inserted.count(), 1);
+    QVERIFY2(changed.count() < chunks / 50, qPrintable(QString::number(changed.count())));
+    // Only the growing row is announced.
+    for (const QList<QVariant> &arguments : std::as_const(changed)) {
+        QCOMPARE(arguments.at(0).toModelIndex().row(), 1);
+        QCOMPARE(arguments.at(1).toModelIndex().row(), 1);
+    }
+}
+
+void TestChatModel::flushAppliesAtMostTenThousandCharacters()
+{
+    ChatModel model;
+    QList<qsizetype> sizes;
+    connect(&model, &QAbstractItemModel::rowsInserted, this, [&] { sizes << model.item(0).text.size(); });
+    connect(&model, &QAbstractItemModel::dataChanged, this, [&] { sizes << model.item(0).text.size(); });
+    model.appendText(QString(25000, QLatin1Char('x')));
+    QTRY_VERIFY(!model.hasPendingChunks());
+    QCOMPARE(sizes, (QList<qsizetype>{10000, 20000, 25000}));
+}
+
+void TestChatModel::toolStartAndEndMergeByCallId()
+{
+    ChatModel model;
+    model.appendText(QStringLiteral("Let me look."));
+    model.toolStarted(tool(QStringLiteral("a"), QStringLiteral("read_file"),
+                           {{QStringLiteral("path"), QStringLiteral("src/main.cpp")}}));
+    model.toolStarted(tool(QStringLiteral("b"), QStringLiteral("grep"),
+                           {{QStringLiteral("pattern"), QStringLiteral("TODO")}}));
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.item(1).toolState, ChatItem::ToolState::Running);
+    QCOMPARE(model.item(1).plainText(), QStringLiteral("● Read src/main.cpp..."));
+
+    ToolCallInfo endB = tool(QStringLiteral("b"), QStringLiteral("grep"),
+                             {{QStringLiteral("pattern"), QStringLiteral("TODO")}});
+    endB.output = QJsonObject{{QStringLiteral("count"), 3}};
+    endB.durationNs = 1500000;
+    model.toolFinished(endB);
+    ToolCallInfo endA = tool(QStringLiteral("a"), QStringLiteral("read_file"),
+                             {{QStringLiteral("path"), QStringLiteral("src/main.cpp")}});
+    endA.output = QJsonObject{{QStringLiteral("total_lines"), 120}};
+    endA.durationNs = 2500000000;
+    model.toolFinished(endA);
+    ToolCallInfo failed = tool(QStringLiteral("c"), QStringLiteral("bash"),
+                               {{QStringLiteral("command"), QStringLiteral("make")}});
+    model.toolStarted(failed);
+    failed.error = QStringLiteral("exit status 2");
+    failed.output =
+        QJsonObject{{QStringLiteral("stdout"), QStringLiteral("error: x")}, {QStringLiteral("exit_code"), 2}};
+    model.toolFinished(failed);
+
+    QCOMPARE(model.rowCount(), 4); // merged: one card per call
+    QCOMPARE(model.item(1).toolState, ChatItem::ToolState::Done);
+    QCOMPARE(model.item(1).label, QStringLiteral("Read"));
+    QCOMPARE(model.item(1).metadata, QStringLiteral("120 lines"));
+    QCOMPARE(model.item(1).durationNs, qint64(2500000000));
+    QCOMPARE(model.item(2).label, QStringLiteral("Search"));
+    QCOMPARE(model.item(2).metadata, QStringLiteral("3 matches"));
+    QCOMPARE(model.item(3).label, QStringLiteral("Run"));
+    QCOMPARE(model.item(3).toolState, ChatItem::ToolState::Failed);
+    QCOMPARE(model.item(3).output, QStringLiteral("error: x"));
+    QVERIFY(model.item(3).plainText().startsWith(QStringLiteral("✗ Run make exit 2")));
+}
+
+void TestChatModel::toolCardShowsDiffWithLineNumbers()
+{
+    ChatModel model;
+    ToolCallInfo edit = tool(QStringLiteral("e"), QStringLiteral("edit_file"),
+                             {{QStringLiteral("path"), QStringLiteral("a.txt")}});
+    model.toolStarted(edit);
+    edit.diff = QStringLiteral("--- a/a.txt\n+++ b/a.txt\n@@ -10,3 +10,3 @@\n keep\n-old\n+new\n tail\n");
+    model.toolFinished(edit);
+    const QList<DiffLine> lines = model.item(0).diff;
+    QCOMPARE(lines.size(), 5);
+    QCOMPARE(lines.at(0).kind, DiffLine::Kind::Hunk);
+    QCOMPARE(lines.at(1), (DiffLine{DiffLine::Kind::Context, 10, 10, QStringLiteral("keep")}));
+    QCOMPARE(lines.at(2), (DiffLine{DiffLine::Kind::Removed, 11, 0, QStringLiteral("old")}));
+    QCOMPARE(lines.at(3), (DiffLine{DiffLine::Kind::Added, 0, 11, QStringLiteral("new")}));
+    QCOMPARE(lines.at(4), (DiffLine{DiffLine::Kind::Context, 12, 12, QStringLiteral("tail")}));
+    QCOMPARE(model.item(0).label, QStringLiteral("Edit"));
+}
+
+void TestChatModel::expectedFailuresAreHidden()
+{
+    ChatModel model;
+    ToolCallInfo read = tool(QStringLiteral("r"), QStringLiteral("read_file"),
+                             {{QStringLiteral("path"), QStringLiteral("nope")}});
+    model.toolStarted(read);
+    read.error = QStringLiteral("open nope: no such file or directory");
+    model.toolFinished(read);
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestChatModel::retryDropsUnsealedSegmentsOfTheAttempt()
+{
+    ChatModel model;
+    model.addUserMessage(QStringLiteral("go"));
+    model.appendText(QStringLiteral("Checking the file."));
+    model.toolStarted(tool(QStringLiteral("a"), QStringLiteral("read_file"),
+                           {{QStringLiteral("path"), QStringLiteral("x")}}));
+    model.toolFinished(tool(QStringLiteral("a"), QStringLiteral("read_file"),
+                            {{QStringLiteral("path"), QStringLiteral("x")}}));
+    model.appendReasoning(QStringLiteral("hmm"));
+    model.appendText(QStringLiteral("The file says"));
+    model.flush();
+    model.appendText(QStringLiteral(" queued but never flushed"));
+    QCOMPARE(kinds(model),
+             (QList<ChatItem::Kind>{ChatItem::Kind::User, ChatItem::Kind::AssistantText, ChatItem::Kind::Tool,
+                                    ChatItem::Kind::Reasoning, ChatItem::Kind::AssistantText}));
+    model.retry(2, QString());
+    QCOMPARE(kinds(model), (QList<ChatItem::Kind>{ChatItem::Kind::User, ChatItem::Kind::AssistantText,
+                                                  ChatItem::Kind::Tool, ChatItem::Kind::Retry}));
+    QCOMPARE(model.item(3).text, QStringLiteral("Retrying (attempt 2)..."));
+    QTest::qWait(30);
+    QVERIFY(!model.plainText().contains(QStringLiteral("never flushed")));
+    model.appendText(QStringLiteral("The file says hello."));
+    model.flush();
+    QCOMPARE(model.item(model.rowCount() - 1).text, QStringLiteral("The file says hello."));
+}
+
+// proves S53 (the output before an automatic compaction is sealed where it is and shown once)
+void TestChatModel::sealedCheckpointIsShownOnce()
+{
+    ChatModel model;
+    model.addUserMessage(QStringLiteral("task"));
+    model.appendText(QStringLiteral("Before compaction."));
+    model.seal();
+    model.appendText(QStringLiteral("After compaction."));
+    model.flush();
+    QCOMPARE(model.plainText().count(QStringLiteral("Before compaction.")), 1);
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.item(1).text, QStringLiteral("Before compaction."));
+    QCOMPARE(model.item(2).text, QStringLiteral("After compaction."));
+    // A retry after the checkpoint never removes the sealed part.
+    model.retry(2, QString());
+    QCOMPARE(model.item(1).text, QStringLiteral("Before compaction."));
+}
+
+// proves S17, S48, S54 (lifecycle events are control events; the private summary is never rendered)
+void TestChatModel::autoCompactionEventsNeverRender()
+{
+    ChatModel model;
+    model.addUserMessage(QStringLiteral("task"));
+    AutoCompactionInfo info;
+    info.replacement = {Message::system(QStringLiteral("sys")),
+                        Message::user(QStringLiteral("<compacted_context>") + kSecretSummary +
+                                      QStringLiteral("</compacted_context>"))};
+    model.handleStreamEvent(StreamEvent::compaction(StreamEvent::Type::AutoCompactionStarted, {}));
+    model.handleStreamEvent(StreamEvent::compaction(StreamEvent::Type::AutoCompactionApplied, info));
+    AutoCompactionInfo failed;
+    failed.error = kSecretSummary;
+    model.handleStreamEvent(StreamEvent::compaction(StreamEvent::Type::AutoCompactionFailed, failed));
+    model.flush();
+    QCOMPARE(model.rowCount(), 1);
+    QVERIFY(!everything(model).contains(QStringLiteral("PRIVATE-SUMMARY")));
+}
+
+void TestChatModel::replayRendersTranscripts()
+{
+    const QJsonArray turn{
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("reasoning")},
+                    {QStringLiteral("content"), QStringLiteral("plan")}},
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                    {QStringLiteral("content"), QStringLiteral("Editing.")}},
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_start")},
+                    {QStringLiteral("tool_start"),
+                     QJsonObject{{QStringLiteral("name"), QStringLiteral("edit_file")},
+                                 {QStringLiteral("input"),
+                                  QJsonObject{{QStringLiteral("path"), QStringLiteral("a.go")}}}}}},
+        QJsonObject{
+            {QStringLiteral("kind"), QStringLiteral("tool_end")},
+            {QStringLiteral("tool_end"), QJsonObject{{QStringLiteral("name"), QStringLiteral("edit_file")},
+                                                     {QStringLiteral("duration_ns"), 5000000}}}},
+        QJsonObject{
+            {QStringLiteral("kind"), QStringLiteral("diff")},
+            {QStringLiteral("diff"),
+             QJsonObject{{QStringLiteral("lines"),
+                          QJsonArray{QJsonObject{{QStringLiteral("Kind"), 2},
+                                                 {QStringLiteral("OldLineNum"), 3},
+                                                 {QStringLiteral("NewLineNum"), 0},
+                                                 {QStringLiteral("Content"), QStringLiteral("old")}},
+                                     QJsonObject{{QStringLiteral("Kind"), 1},
+                                                 {QStringLiteral("OldLineNum"), 0},
+                                                 {QStringLiteral("NewLineNum"), 3},
+                                                 {QStringLiteral("Content"), QStringLiteral("new")}}}}}}},
+        QJsonObject{
+            {QStringLiteral("kind"), QStringLiteral("bash")},
+            {QStringLiteral("bash"), QJsonObject{{QStringLiteral("command"), QStringLiteral("go test")},
+                                                 {QStringLiteral("output"), QStringLiteral("ok")}}}},
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                    {QStringLiteral("content"), QStringLiteral("Done.")}},
+    };
+    const QJsonArray summary{QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                                         {QStringLiteral("content"), QStringLiteral("## Goal\nShip it.")}}};
+    const QList<SessionEvent> events{
+        SessionEvent::sessionStarted(QStringLiteral("id"), QDateTime::currentDateTimeUtc(),
+                                     QStringLiteral("/w")),
+        SessionEvent::userMessage(QStringLiteral("fix a.go")),
+        SessionEvent::assistantTurn(turn, QStringLiteral("Editing.Done."), std::nullopt, false, QString()),
+        SessionEvent::userMessage(QStringLiteral("and b")),
+        SessionEvent::assistantTurn({}, QStringLiteral("Start"), std::nullopt, true, QString()),
+        SessionEvent::userMessage(QStringLiteral("and c")),
+        SessionEvent::assistantTurn({}, QString(), std::nullopt, false, QStringLiteral("rate limited")),
+        SessionEvent::compactionApplied(QStringLiteral("Context compacted."), summary,
+                                        {Message::user(QStringLiteral("## Goal\nShip it."))}),
+        SessionEvent::compactionApplied(QStringLiteral("Context compacted."), {},
+                                        {Message::user(QStringLiteral("s"))}),
+    };
+    ChatModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.replay(events);
+    QCOMPARE(kinds(model), (QList<ChatItem::Kind>{
+                               ChatItem::Kind::User, ChatItem::Kind::Reasoning, ChatItem::Kind::AssistantText,
+                               ChatItem::Kind::Tool, ChatItem::Kind::Tool, ChatItem::Kind::AssistantText,
+                               ChatItem::Kind::User, ChatItem::Kind::AssistantText,
+                               ChatItem::Kind::Interrupted, ChatItem::Kind::User, ChatItem::Kind::Error,
+                               ChatItem::Kind::AssistantText, ChatItem::Kind::Status}));
+    QCOMPARE(model.item(3).label, QStringLiteral("Edit"));
+    QCOMPARE(model.item(3).toolState, ChatItem::ToolState::Done);
+    QCOMPARE(model.item(3).diff.size(), 2);
+    QCOMPARE(model.item(4).command, QStringLiteral("go test"));
+    QCOMPARE(model.item(4).output, QStringLiteral("ok"));
+    QCOMPARE(model.item(8).text, QStringLiteral("Interrupted...what should the agent do instead?"));
+    QCOMPARE(model.item(10).text, QStringLiteral("rate limited"));
+    QCOMPARE(model.item(11).text, QStringLiteral("## Goal\nShip it."));
+    QCOMPARE(model.item(12).text, QStringLiteral("✓ Context compacted."));
+    for (int row = 0; row < model.rowCount(); ++row)
+        QVERIFY(model.item(row).sealed);
+}
+
+// proves S63, S64 (the checkpoint replays; automatic compaction's empty status shows nothing, never the
+// summary)
+void TestChatModel::replayOfAutomaticCompactionShowsNothing()
+{
+    const QJsonArray checkpoint{QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                                            {QStringLiteral("content"), QStringLiteral("Work so far.")}}};
+    const QList<SessionEvent> events{
+        SessionEvent::userMessage(QStringLiteral("long task")),
+        SessionEvent::assistantTurn(checkpoint, QStringLiteral("Work so far."), std::nullopt, false,
+                                    QString()),
+        SessionEvent::compactionApplied(
+            QString(), {},
+            {Message::user(QStringLiteral("<compacted_context>") + kSecretSummary +
+                           QStringLiteral("</compacted_context>"))}),
+        SessionEvent::assistantTurn({}, QStringLiteral("Finished."), std::nullopt, false, QString()),
+    };
+    ChatModel model;
+    model.replay(events);
+    QCOMPARE(kinds(model), (QList<ChatItem::Kind>{ChatItem::Kind::User, ChatItem::Kind::AssistantText,
+                                                  ChatItem::Kind::AssistantText}));
+    QCOMPARE(model.plainText().count(QStringLiteral("Work so far.")), 1);
+    QVERIFY(!everything(model).contains(QStringLiteral("PRIVATE-SUMMARY")));
+}
+
+void TestChatModel::permissionSettles()
+{
+    ChatModel model;
+    model.addPermission(PermissionRequest{3,
+                                          QStringLiteral("bash"),
+                                          {},
+                                          {},
+                                          QStringLiteral("rm -rf build"),
+                                          QStringLiteral("clean"),
+                                          {},
+                                          true});
+    QVERIFY(model.hasPendingPermission());
+    QCOMPARE(model.pendingPermissionId(), quint64(3));
+    model.settlePermission(3, QStringLiteral("Denied"));
+    QVERIFY(!model.hasPendingPermission());
+    QCOMPARE(model.data(model.index(0), ChatModel::OutcomeRole).toString(), QStringLiteral("Denied"));
+}
+
+QTEST_MAIN(TestChatModel)
+#include "tst_chatmodel.moc"

@@ -1,0 +1,234 @@
+// The transcript view: delegate cache per row, permission cards with real buttons, reasoning toggles and
+// hiding.
+#include "chatdelegate.h"
+#include "chatmodel.h"
+#include "chatview.h"
+
+#include "testenvironment.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace keen;
+
+class TestChatView : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void delegateRebuildsOnlyTheChangedRow();
+    void permissionButtonsEmitTheirDecision_data();
+    void permissionButtonsEmitTheirDecision();
+    void dangerousCommandsOfferNoSessionAllow();
+    void permissionCardIsKeyboardOperable();
+    void settledCardLosesItsButtons();
+    void reasoningHidesAndToggles();
+    void followsOnlyWhenAtTheBottom();
+    void codeBlocksAreExtracted();
+    void ctrlCCopiesSelectionElseInterrupts();
+
+private:
+    test::TestEnvironment m_env;
+};
+
+void TestChatView::initTestCase()
+{
+    qRegisterMetaType<PermissionDecision>();
+}
+
+void TestChatView::delegateRebuildsOnlyTheChangedRow()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.addUserMessage(QStringLiteral("hello"));
+    model.appendText(QStringLiteral("| a | b |\n|---|---|\n| 1 | 2 |\n"));
+    model.flush();
+    model.addLine(ChatItem::Kind::Status, QStringLiteral("✓ done"));
+    model.appendText(QStringLiteral("Streaming"));
+    model.flush();
+    QTest::qWait(50);
+    ChatDelegate *delegate = view.chatDelegate();
+    const int before = delegate->buildCount();
+    QCOMPARE(delegate->cacheSize(), 4);
+    model.appendText(QStringLiteral(" more text"));
+    model.flush();
+    QTest::qWait(50);
+    QCOMPARE(delegate->buildCount(), before + 1); // only the last row was rebuilt
+    QCOMPARE(delegate->cacheSize(), 4);
+}
+
+void TestChatView::permissionButtonsEmitTheirDecision_data()
+{
+    QTest::addColumn<QString>("button");
+    QTest::addColumn<PermissionDecision>("decision");
+    QTest::newRow("allow") << QStringLiteral("allowButton") << PermissionDecision::Allow;
+    QTest::newRow("session") << QStringLiteral("allowSessionButton") << PermissionDecision::AllowForSession;
+    QTest::newRow("deny") << QStringLiteral("denyButton") << PermissionDecision::Deny;
+    QTest::newRow("redirect") << QStringLiteral("redirectButton") << PermissionDecision::Redirect;
+}
+
+void TestChatView::permissionButtonsEmitTheirDecision()
+{
+    QFETCH(QString, button);
+    QFETCH(PermissionDecision, decision);
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QSignalSpy decided(&view, &ChatView::permissionDecided);
+    model.addPermission(PermissionRequest{42,
+                                          QStringLiteral("edit_file"),
+                                          QStringLiteral("src/a.cpp"),
+                                          QStringLiteral("/w/src/a.cpp"),
+                                          {},
+                                          {},
+                                          QStringLiteral("@@ -1,1 +1,1 @@\n-old\n+new\n"),
+                                          false});
+    auto *target = view.findChild<QPushButton *>(button);
+    QVERIFY(target);
+    QTRY_VERIFY(target->isVisible());
+    QTest::mouseClick(target, Qt::LeftButton);
+    QCOMPARE(decided.count(), 1);
+    QCOMPARE(decided.at(0).at(0).toULongLong(), quint64(42));
+    QCOMPARE(decided.at(0).at(1).value<PermissionDecision>(), decision);
+}
+
+void TestChatView::dangerousCommandsOfferNoSessionAllow()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.show();
+    model.addPermission(PermissionRequest{1,
+                                          QStringLiteral("bash"),
+                                          {},
+                                          {},
+                                          QStringLiteral("rm -rf build"),
+                                          QStringLiteral("remove build"),
+                                          {},
+                                          true});
+    QVERIFY(view.findChild<QPushButton *>(QStringLiteral("allowButton")));
+    QVERIFY(view.findChild<QPushButton *>(QStringLiteral("denyButton")));
+    QVERIFY(view.findChild<QPushButton *>(QStringLiteral("redirectButton")));
+    QVERIFY(!view.findChild<QPushButton *>(QStringLiteral("allowSessionButton")));
+}
+
+void TestChatView::permissionCardIsKeyboardOperable()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 500);
+    view.show();
+    view.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&view));
+    QSignalSpy decided(&view, &ChatView::permissionDecided);
+    model.addPermission(
+        PermissionRequest{5, QStringLiteral("write_file"), QStringLiteral("b.txt"), {}, {}, {}, {}, false});
+    QVERIFY(view.focusPendingCard());
+    auto *allow = view.findChild<QPushButton *>(QStringLiteral("allowButton"));
+    QTRY_VERIFY(allow->hasFocus());
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+    QCOMPARE(QApplication::focusWidget()->objectName(), QStringLiteral("allowSessionButton"));
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
+    QCOMPARE(decided.count(), 1);
+    QCOMPARE(decided.at(0).at(1).value<PermissionDecision>(), PermissionDecision::AllowForSession);
+
+    model.addPermission(
+        PermissionRequest{6, QStringLiteral("write_file"), QStringLiteral("c.txt"), {}, {}, {}, {}, false});
+    QVERIFY(view.focusPendingCard());
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+    QCOMPARE(decided.count(), 2);
+    QCOMPARE(decided.at(1).at(1).value<PermissionDecision>(), PermissionDecision::Deny);
+}
+
+void TestChatView::settledCardLosesItsButtons()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.show();
+    model.addPermission(
+        PermissionRequest{9, QStringLiteral("edit_file"), QStringLiteral("a"), {}, {}, {}, {}, false});
+    QVERIFY(view.indexWidget(model.index(0)));
+    model.settlePermission(9, QStringLiteral("Allowed"));
+    QVERIFY(!view.indexWidget(model.index(0)));
+    QTRY_VERIFY(!view.findChild<QPushButton *>(QStringLiteral("allowButton")));
+    QVERIFY(model.item(0).plainText().contains(QStringLiteral("Allowed")));
+}
+
+void TestChatView::reasoningHidesAndToggles()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.appendReasoning(QStringLiteral("first line\nsecond line"));
+    model.appendText(QStringLiteral("answer"));
+    model.flush();
+    QVERIFY(model.item(0).collapsed);
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, view.visualRect(model.index(0)).center());
+    QVERIFY(!model.item(0).collapsed);
+    view.setShowThinking(false);
+    QVERIFY(view.isRowHidden(0));
+    QVERIFY(!view.isRowHidden(1));
+    model.appendReasoning(QStringLiteral("more"));
+    model.flush();
+    QVERIFY(view.isRowHidden(2));
+    view.setShowThinking(true);
+    QVERIFY(!view.isRowHidden(0));
+    QVERIFY(!view.isRowHidden(2));
+}
+
+void TestChatView::followsOnlyWhenAtTheBottom()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(500, 200);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (int i = 0; i < 30; ++i)
+        model.addLine(ChatItem::Kind::Status, QStringLiteral("line %1").arg(i));
+    QTRY_VERIFY(view.verticalScrollBar()->maximum() > 0);
+    QTRY_COMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->maximum());
+    view.verticalScrollBar()->setValue(0);
+    QVERIFY(!view.isFollowing());
+    model.addLine(ChatItem::Kind::Status, QStringLiteral("new"));
+    QTest::qWait(50);
+    QCOMPARE(view.verticalScrollBar()->value(), 0);
+    view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum());
+    model.addLine(ChatItem::Kind::Status, QStringLiteral("newer"));
+    QTRY_COMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->maximum());
+}
+
+void TestChatView::codeBlocksAreExtracted()
+{
+    const QString markdown = QStringLiteral("Text\n```cpp\nint x = 1;\nint y;\n```\nmore\n~~~\nls -l\n~~~\n");
+    QCOMPARE(ChatView::codeBlocks(markdown),
+             (QStringList{QStringLiteral("int x = 1;\nint y;"), QStringLiteral("ls -l")}));
+}
+
+void TestChatView::ctrlCCopiesSelectionElseInterrupts()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.show();
+    model.addUserMessage(QStringLiteral("copy me"));
+    QSignalSpy interrupt(&view, &ChatView::interruptRequested);
+    QTest::keyClick(&view, Qt::Key_C, Qt::ControlModifier);
+    QCOMPARE(interrupt.count(), 1);
+    view.selectAll();
+    QTest::keyClick(&view, Qt::Key_C, Qt::ControlModifier);
+    QCOMPARE(interrupt.count(), 1);
+    QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("copy me"));
+}
+
+QTEST_MAIN(TestChatView)
+#include "tst_chatview.moc"

@@ -1,0 +1,76 @@
+#pragma once
+
+#include "tools/permissionrequest.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+namespace keen {
+
+// One line of a diff shown in a tool or permission card (reference 6.6).
+struct DiffLine
+{
+    enum class Kind { Context = 0, Added = 1, Removed = 2, Hunk = 3 };
+    Kind kind = Kind::Context;
+    int oldLine = 0;
+    int newLine = 0;
+    QString content;
+
+    bool operator==(const DiffLine &) const = default;
+    // Parses a unified diff (headers skipped, hunk headers kept, line numbers tracked).
+    static QList<DiffLine> parseUnified(const QString &diff);
+    // The reference transcript shape: {Kind, OldLineNum, NewLineNum, Content}.
+    static DiffLine fromJson(const QJsonObject &object);
+};
+
+// One row of the chat transcript, keyed by a stable id.
+struct ChatItem
+{
+    enum class Kind {
+        User,
+        AssistantText,
+        Reasoning,
+        Tool,
+        Permission,
+        Question,
+        Retry,
+        Interrupted,
+        Error,
+        Status,
+        Info, // Markdown shown by a command (/help)
+    };
+    enum class ToolState { Running, Done, Failed };
+
+    quint64 id = 0;
+    Kind kind = Kind::User;
+    QString text;          // the body (Markdown for assistant text and info)
+    quint64 revision = 0;  // bumped on every change, so a view cache knows what is stale
+    bool sealed = false;   // part of a checkpoint or finished turn: a retry never drops it
+    bool collapsed = true; // reasoning only
+
+    // Tool card
+    QString callId;
+    QString toolName;
+    ToolState toolState = ToolState::Running;
+    QString label;
+    QString detail;
+    QString metadata;
+    qint64 durationNs = 0;
+    QString toolError;
+    QList<DiffLine> diff;
+    QString command; // bash
+    QString output;  // bash output
+
+    // Permission card / question
+    PermissionRequest permission;
+    quint64 questionId = 0;
+    QJsonObject questions;
+    bool settled = false;
+    QString outcome; // "Allowed", "Denied", the answers...
+
+    // What a person would read, as plain text (copy, accessibility, tests).
+    QString plainText() const;
+};
+
+} // namespace keen

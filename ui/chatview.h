@@ -1,0 +1,62 @@
+#pragma once
+
+#include "tools/permissionrequest.h"
+
+#include <QJsonObject>
+#include <QListView>
+
+namespace keen {
+
+class ChatDelegate;
+class ChatModel;
+
+// The transcript: one QListView over ChatModel with ChatDelegate. Follows new output only when the user is
+// already at the bottom. Pending permission and question cards get their buttons as index widgets on their
+// own row. Reasoning rows hide when show-thinking is off and toggle open on click, Enter or Space.
+class ChatView final : public QListView
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ChatView)
+
+public:
+    explicit ChatView(ChatModel *model, QWidget *parent = nullptr);
+    ~ChatView() override;
+
+    ChatModel *chatModel() const { return m_model; }
+    ChatDelegate *chatDelegate() const { return m_delegate; }
+    void setShowThinking(bool show);
+    bool showThinking() const { return m_showThinking; }
+    bool isFollowing() const { return m_follow; }
+    bool hasSelectedText() const;
+    void copySelection() const;
+    // Code blocks (fenced) of the Markdown text of a row, in order.
+    static QStringList codeBlocks(const QString &markdown);
+    // Focuses the first button of the pending permission (or question) card, if any.
+    bool focusPendingCard();
+
+Q_SIGNALS:
+    void permissionDecided(quint64 requestId, keen::PermissionDecision decision);
+    void questionAnswered(quint64 questionId, const QJsonObject &answer);
+    void escapePressed();
+    void interruptRequested(); // Ctrl+C with nothing selected
+
+protected:
+    bool event(QEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    void onRowsInserted(int first, int last);
+    void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight);
+    void attachCard(int row);
+    void applyRowVisibility(int row);
+
+    ChatModel *m_model;
+    ChatDelegate *m_delegate;
+    bool m_showThinking = true;
+    bool m_follow = true;
+};
+
+} // namespace keen

@@ -1,0 +1,113 @@
+#include "contextmeter.h"
+
+#include "tokenformat.h"
+
+#include <QPainter>
+
+namespace keen {
+
+ContextMeter::ContextMeter(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("contextMeter"));
+    setAccessibleName(tr("Context used"));
+    setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    refresh();
+}
+
+ContextMeter::~ContextMeter() = default;
+
+void ContextMeter::setContextWindow(qint64 window)
+{
+    m_window = window;
+    refresh();
+}
+
+void ContextMeter::setInputTokens(std::optional<qint64> tokens)
+{
+    m_tokens = tokens;
+    refresh();
+}
+
+double ContextMeter::percent() const
+{
+    if (m_window <= 0 || !m_tokens)
+        return 0;
+    return qBound(0.0, 100.0 * double(*m_tokens) / double(m_window), 100.0);
+}
+
+ContextMeter::Level ContextMeter::level() const
+{
+    const double value = percent();
+    if (value >= 95.0)
+        return Level::Critical;
+    if (value >= 80.0)
+        return Level::Warning;
+    return Level::Normal;
+}
+
+double ContextMeter::thresholdFraction() const
+{
+    if (m_window <= 0)
+        return 0;
+    return double(TokenFormat::autoCompactionThreshold(m_window)) / double(m_window);
+}
+
+QString ContextMeter::text() const
+{
+    return m_window > 0 ? TokenFormat::percent(percent()) : tr("N/A");
+}
+
+QSize ContextMeter::sizeHint() const
+{
+    return {fontMetrics().horizontalAdvance(QStringLiteral("100.00%")) + 90, fontMetrics().height() + 4};
+}
+
+void ContextMeter::refresh()
+{
+    setAccessibleDescription(tr("%1 of the context window").arg(text()));
+    if (m_window > 0) {
+        setToolTip(tr("Context: %1 of %2 tokens (%3). Automatic compaction at about %4 tokens.")
+                       .arg(TokenFormat::compact(m_tokens.value_or(0)), TokenFormat::compact(m_window),
+                            text(), TokenFormat::compact(TokenFormat::autoCompactionThreshold(m_window))));
+    } else {
+        setToolTip(tr("Context window unknown"));
+    }
+    update();
+}
+
+void ContextMeter::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const int barWidth = 80;
+    const QRectF bar(1.5, (height() - 8) / 2.0, barWidth, 8);
+    const QPalette pal = palette();
+    painter.setPen(QPen(pal.color(QPalette::Mid), 1));
+    painter.setBrush(pal.color(QPalette::Base));
+    painter.drawRoundedRect(bar, 3, 3);
+    QColor fill = pal.color(QPalette::Highlight);
+    if (level() == Level::Warning)
+        fill = QColor(0xd9, 0x8e, 0x1c);
+    else if (level() == Level::Critical)
+        fill = QColor(0xd0, 0x3b, 0x3b);
+    const double fraction = percent() / 100.0;
+    if (fraction > 0) {
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(fill);
+        painter.drawRoundedRect(
+            QRectF(bar.left(), bar.top(), qMax(2.0, bar.width() * fraction), bar.height()), 3, 3);
+    }
+    if (m_window > 0) {
+        const double x = bar.left() + bar.width() * thresholdFraction();
+        painter.setPen(QPen(pal.color(QPalette::WindowText), 1.5));
+        painter.drawLine(QPointF(x, bar.top() - 3), QPointF(x, bar.bottom() + 3));
+    }
+    painter.setPen(level() == Level::Normal ? pal.color(QPalette::WindowText) : fill);
+    painter.drawText(QRectF(bar.right() + 6, 0, width() - bar.right() - 6, height()),
+                     Qt::AlignVCenter | Qt::AlignLeft, text());
+}
+
+} // namespace keen
+
+#include "moc_contextmeter.cpp"

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <QWidget>
+
+#include <optional>
+
+namespace keen {
+
+// The context meter of the status bar: percent of the window taken by the last reported input, coloured at
+// 80% and 95%, with a mark where automatic compaction fires (90% of the input budget).
+class ContextMeter final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ContextMeter)
+
+public:
+    enum class Level { Normal, Warning, Critical };
+
+    explicit ContextMeter(QWidget *parent = nullptr);
+    ~ContextMeter() override;
+
+    void setContextWindow(qint64 window);
+    void setInputTokens(std::optional<qint64> tokens); // nullopt: no usage yet (or reset by a compaction)
+    qint64 contextWindow() const { return m_window; }
+    double percent() const; // 0..100, 0 without usage
+    Level level() const;
+    bool suggestsCompaction() const { return m_window > 0 && percent() >= 70.0; }
+    double thresholdFraction() const; // where the automatic compaction mark sits, 0..1
+    QString text() const;             // "12.5%" or "N/A"
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    void refresh();
+
+    qint64 m_window = 0;
+    std::optional<qint64> m_tokens;
+};
+
+} // namespace keen

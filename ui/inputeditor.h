@@ -1,0 +1,63 @@
+#pragma once
+
+#include <QPlainTextEdit>
+#include <QStringList>
+
+class QCompleter;
+class QStringListModel;
+
+namespace keen {
+
+// The prompt editor: Enter sends, Shift+Enter is a newline, Up/Down at the top/bottom edge recall earlier
+// inputs, "/" completes commands and "@" completes workspace file paths. Ctrl+C copies a selection, else asks
+// to interrupt; Esc is reported to the window (its cancel cascade).
+class InputEditor final : public QPlainTextEdit
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(InputEditor)
+
+public:
+    static constexpr int MaxVisibleLines = 15;
+
+    explicit InputEditor(QWidget *parent = nullptr);
+    ~InputEditor() override;
+
+    void setCommandNames(const QStringList &names);
+    void setFiles(const QStringList &files);
+    QStringList history() const { return m_history; }
+    void setHistory(const QStringList &history);
+    void addToHistory(const QString &text);
+    QCompleter *completer() const { return m_completer; }
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+Q_SIGNALS:
+    void submitted(const QString &text);
+    void escapePressed();
+    void interruptRequested(); // Ctrl+C with no selection
+
+protected:
+    bool event(QEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+
+private:
+    enum class CompletionKind { None, Command, File };
+
+    void submit();
+    bool recallHistory(int direction);
+    void updateCompletion();
+    void insertCompletion(const QString &completion);
+    void updateHeight();
+
+    QCompleter *m_completer;
+    QStringListModel *m_completionModel;
+    QStringList m_commandNames;
+    QStringList m_files;
+    CompletionKind m_completionKind = CompletionKind::None;
+    int m_tokenStart = 0;
+    QStringList m_history;
+    int m_historyIndex = -1; // -1: editing the draft
+    QString m_draft;
+};
+
+} // namespace keen

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <QList>
+#include <QObject>
+#include <QStringList>
+
+class QNetworkAccessManager;
+
+namespace keen {
+
+// Looks for OpenAI-compatible servers on this machine (Ollama 11434, llama.cpp 8080, LM Studio 1234) with an
+// asynchronous GET /v1/models each. Never blocks the GUI thread.
+class LocalServerProbe final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(LocalServerProbe)
+
+public:
+    struct Server
+    {
+        QString providerId; // ollama, llamacpp, lmstudio
+        QString name;
+        QString baseUrl; // http://localhost:<port>/v1
+        QStringList models;
+    };
+    struct Target
+    {
+        QString providerId;
+        QString name;
+        QString baseUrl;
+    };
+
+    explicit LocalServerProbe(QObject *parent = nullptr);
+    ~LocalServerProbe() override;
+
+    static QList<Target> defaultTargets();
+    void setTargets(const QList<Target> &targets); // tests point this at a loopback server
+    void start(int timeoutMs = 1500);
+    bool isRunning() const { return m_pending > 0; }
+    QList<Server> servers() const { return m_found; }
+
+Q_SIGNALS:
+    void serverFound(const keen::LocalServerProbe::Server &server);
+    void finished();
+
+private:
+    QNetworkAccessManager *m_network;
+    QList<Target> m_targets;
+    QList<Server> m_found;
+    int m_pending = 0;
+};
+
+} // namespace keen

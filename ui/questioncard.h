@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QWidget>
+
+class QComboBox;
+
+namespace keen {
+
+// The inputs of a pending ask_user question: one editable choice per question (the first option is the
+// recommendation and preselected; a custom answer may be typed), Submit and Cancel.
+class QuestionCard final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(QuestionCard)
+
+public:
+    QuestionCard(quint64 questionId, const QJsonObject &questions, QWidget *parent = nullptr);
+    ~QuestionCard() override;
+
+    void focusDefault();
+
+Q_SIGNALS:
+    // {answers:[...], cancelled:bool}
+    void answered(quint64 questionId, const QJsonObject &answer);
+
+private:
+    quint64 m_questionId;
+    QList<QComboBox *> m_choices;
+};
+
+} // namespace keen

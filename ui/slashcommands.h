@@ -1,0 +1,56 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace keen {
+
+// The chat window's slash commands (reference 6.1, the subset issue 6 names) and their parsing.
+class SlashCommands
+{
+public:
+    enum class Id {
+        Compact,
+        Context,
+        Clear,
+        New,
+        Sessions,
+        Resume,
+        Mode,
+        Model,
+        Thinking,
+        ShowThinking,
+        ToolHistory,
+        Help
+    };
+
+    struct Command
+    {
+        Id id;
+        QString name;  // "/compact"
+        QString usage; // "/compact [focus]"
+        QString description;
+        bool runsWhileBusy; // false: "Operation not permitted" while a turn or compaction runs
+    };
+
+    struct Parsed
+    {
+        Id id;
+        QString argument; // trimmed text after the name
+    };
+
+    static const QList<Command> &all();
+    static const Command &command(Id id);
+    // The names for completion ("/compact", ...).
+    static QStringList names();
+    static bool looksLikeCommand(const QString &text); // starts with "/" followed by a letter
+    // nullopt for an unknown command.
+    static std::optional<Parsed> parse(const QString &text);
+    // The /help table as Markdown.
+    static QString helpMarkdown();
+};
+
+} // namespace keen

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+
+class QLabel;
+
+namespace keen {
+
+// The loader line under the transcript (reference 6.4): one spinner with rotating tips while a turn runs,
+// "Compacting..." while any compaction runs (the same spinner, never a second one), "Retrying (attempt
+// N)...", and 2-second notifications beside it.
+class SpinnerLine final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(SpinnerLine)
+
+public:
+    static constexpr int NotificationMs = 2000;
+
+    explicit SpinnerLine(QWidget *parent = nullptr);
+    ~SpinnerLine() override;
+
+    void start();
+    void stop();
+    bool isRunning() const { return m_running; }
+    void setCompacting(bool compacting);
+    bool isCompacting() const { return m_compacting; }
+    void setRetrying(int attempt); // 0 clears
+    void showNotification(const QString &text, int durationMs = NotificationMs);
+    QString text() const;
+    QString notification() const;
+    static QStringList tips();
+
+private:
+    void refresh();
+    void nextTip();
+
+    QLabel *m_glyph;
+    QLabel *m_text;
+    QLabel *m_notification;
+    QTimer m_frameTimer;
+    QTimer m_tipTimer;
+    QTimer m_notificationTimer;
+    int m_frame = 0;
+    int m_tipIndex = 0;
+    bool m_running = false;
+    bool m_compacting = false;
+    int m_retryAttempt = 0;
+    QString m_tip;
+};
+
+} // namespace keen

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+
+namespace keen {
+
+// How a tool call reads in a card (reference 6.5): a short label, the detail it acts on, metadata
+// from its output, and its duration.
+class ToolDisplay
+{
+public:
+    static QString label(const QString &toolName);
+    static QString detail(const QString &toolName, const QJsonObject &input);
+    static QString metadata(const QString &toolName, const QJsonValue &output);
+    static QString duration(qint64 nanoseconds);
+    // Bash output shown under the card: stdout (and stderr when it failed).
+    static QString bashOutput(const QJsonValue &output);
+    // Failures the reference hides (a missing file on read, a stale edit anchor).
+    static bool isExpectedFailure(const QString &toolName, const QString &error);
+};
+
+} // namespace keen
