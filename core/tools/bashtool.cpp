@@ -42,19 +42,27 @@ public:
         if (data.isEmpty())
             return;
         m_total += data.size();
-        if (!m_file && m_head.size() + data.size() <= BashTool::InlineLimit) {
+        if (!m_spilled && m_head.size() + data.size() <= BashTool::InlineLimit) {
             m_head += data;
             return;
         }
-        if (!m_file)
-            openArtifact();
+        if (!m_spilled) {
+            m_spilled = true;
+            openArtifact(); // starts the file with everything so far
+            if (m_head.size() > BashTool::HeadBytes) {
+                m_tail = m_head.mid(BashTool::HeadBytes);
+                m_head.truncate(BashTool::HeadBytes);
+            }
+        }
         if (m_file)
             m_file->write(data);
-        if (m_head.size() > BashTool::HeadBytes) {
-            m_tail = m_head.mid(BashTool::HeadBytes);
-            m_head.truncate(BashTool::HeadBytes);
+        QByteArray rest = data;
+        if (m_head.size() < BashTool::HeadBytes) {
+            const qsizetype take = BashTool::HeadBytes - m_head.size();
+            m_head += data.left(take);
+            rest = data.mid(take);
         }
-        m_tail += data;
+        m_tail += rest;
         if (m_tail.size() > BashTool::TailBytes)
             m_tail = m_tail.right(BashTool::TailBytes);
     }
@@ -118,6 +126,7 @@ private:
     QByteArray m_head;
     QByteArray m_tail;
     qint64 m_total = 0;
+    bool m_spilled = false;
     std::unique_ptr<QFile> m_file;
 };
 

@@ -52,6 +52,7 @@ struct Edit
     int removeCount = 0; // replace only
     QList<QByteArray> lines;
     int opNumber = 0; // 1-based, for messages and a stable order
+    int rank = 1;     // at one position: insert_head lines come first, insert_tail lines last
 };
 
 QString shownPath(const ToolContext &context, const QString &resolved)
@@ -203,8 +204,10 @@ QByteArray EditFileTool::applyOperations(const QByteArray &content, const QJsonA
         edit.lines = textLines(op.value(QLatin1String("text")).toString());
         if (kind == QLatin1String("insert_head")) {
             edit.position = 0;
+            edit.rank = 0;
         } else if (kind == QLatin1String("insert_tail")) {
             edit.position = count;
+            edit.rank = 2;
         } else {
             const int start = resolve(op.value(QLatin1String("start")).toString(), opNumber);
             if (start < 0)
@@ -254,12 +257,14 @@ QByteArray EditFileTool::applyOperations(const QByteArray &content, const QJsonA
     }
 
     // Bottom-up, so earlier positions stay valid. At one position a replace goes first and inserts follow in
-    // reverse, which leaves them in the order the model gave.
+    // reverse, which leaves them in the order the model gave (head inserts first, tail inserts last).
     std::stable_sort(edits.begin(), edits.end(), [](const Edit &a, const Edit &b) {
         if (a.position != b.position)
             return a.position > b.position;
         if ((a.removeCount > 0) != (b.removeCount > 0))
             return a.removeCount > 0;
+        if (a.rank != b.rank)
+            return a.rank > b.rank;
         return a.opNumber > b.opNumber;
     });
     for (const Edit &edit : std::as_const(edits)) {

@@ -4,6 +4,7 @@
 
 #include <dtl/dtl.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,21 @@ QString UnifiedDiff::make(const QString &label, const QString &oldText, const QS
     entries.reserve(sequence.size());
     for (const auto &[text, info] : sequence)
         entries.push_back({int(info.type), &text});
+
+    // Within a run of changes, removed lines come before added ones, as in GNU diff (dtl may interleave
+    // them).
+    for (size_t i = 0; i < entries.size();) {
+        if (entries[i].type == dtl::SES_COMMON) {
+            ++i;
+            continue;
+        }
+        size_t j = i;
+        while (j < entries.size() && entries[j].type != dtl::SES_COMMON)
+            ++j;
+        std::stable_partition(entries.begin() + long(i), entries.begin() + long(j),
+                              [](const Entry &e) { return e.type == dtl::SES_DELETE; });
+        i = j;
+    }
 
     QString out;
     out += created ? QStringLiteral("--- /dev/null\n") : QStringLiteral("--- a/%1\n").arg(label);

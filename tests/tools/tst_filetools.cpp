@@ -1,0 +1,425 @@
+#include "fakepermissionrequester.h"
+#include "testenvironment.h"
+#include "tools/editfiletool.h"
+#include "tools/filesystemguard.h"
+#include "tools/hashline.h"
+#include "tools/readfiletool.h"
+#include "tools/unifieddiff.h"
+#include "tools/writefiletool.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace keen;
+
+// read_file, edit_file and write_file: limits, errors, hashlines, anchors, atomic edits and diffs.
+class TestFileTools : public QObject
+{
+    Q_OBJECT
+
+private:
+    struct Fixture
+    {
+        test::TestEnvironment env;
+        QTemporaryDir ws;
+        test::FakePermissionRequester person;
+        std::unique_ptr<FilesystemGuard> guard;
+        ToolContext context;
+
+        Fixture()
+        {
+            guard = std::make_unique<FilesystemGuard>(ws.path(), env.path(QStringLiteral("data")),
+                                                      env.path(QStringLiteral("home")));
+            context.workspace = ws.path();
+            context.dataDir = env.path(QStringLiteral("data"));
+            context.permissions = &person;
+            context.guard = guard.get();
+            context.interactive = true;
+        }
+        QString path(const QString &name) const { return ws.filePath(name); }
+        void write(const QString &name, const QByteArray &bytes) const
+        {
+            QDir().mkpath(QFileInfo(path(name)).absolutePath());
+            QFile file(path(name));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(bytes);
+        }
+        QByteArray read(const QString &name) const
+        {
+            QFile file(path(name));
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        }
+    };
+
+    static QString anchor(int line, const QByteArray &raw)
+    {
+        return QStringLiteral("%1:%2").arg(line).arg(Hashline::hash(raw));
+    }
+
+private Q_SLOTS:
+    void hashlineFormat()
+    {
+        // FNV-1a-32 reference values.
+        QCOMPARE(Hashline::fnv1a32(""), 0x811c9dc5u);
+        QCOMPARE(Hashline::fnv1a32("a"), 0xe40c292cu);
+        QCOMPARE(Hashline::hash("a"), QStringLiteral("e40"));
+        QCOMPARE(Hashline::hash(""), QStringLiteral("811"));
+        QCOMPARE(Hashline::splitLines("a\r\nb\nc"), (QList<QByteArray>{"a", "b", "c"}));
+        QCOMPARE(Hashline::splitLines("a\n\n"), (QList<QByteArray>{"a", ""}));
+        QCOMPARE(Hashline::splitLines(""), QList<QByteArray>());
+        QCOMPARE(Hashline::parseAnchor(QStringLiteral("12:ABC")).line, 12);
+        QCOMPARE(Hashline::parseAnchor(QStringLiteral("12:ABC")).hash, QStringLiteral("abc"));
+        QVERIFY(!Hashline::parseAnchor(QStringLiteral("12")).isValid());
+        QVERIFY(!Hashline::parseAnchor(QStringLiteral("0:abc")).isValid());
+    }
+
+    void readFileHashlines()
+    {
+        Fixture f;
+        f.write(QStringLiteral("a.txt"), "alpha\r\nbeta\ngamma\n");
+        ReadFileTool tool;
+        const ToolResult result =
+            tool.execute({{QStringLiteral("path"), QStringLiteral("a.txt")}}, f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        const QJsonObject out = result.output.toObject();
+        QCOMPARE(out.value(QStringLiteral("content")).toString(),
+                 QStringLiteral("1:%1|alpha\n2:%2|beta\n3:%3|gamma")
+                     .arg(Hashline::hash("alpha"), Hashline::hash("beta"), Hashline::hash("gamma")));
+        QCOMPARE(out.value(QStringLiteral("total_lines")).toInt(), 3);
+        QCOMPARE(out.value(QStringLiteral("bytes_read")).toInt(), 18);
+        QCOMPARE(out.value(QStringLiteral("offset")).toInt(), 1);
+        QCOMPARE(out.value(QStringLiteral("limit")).toInt(), 1000);
+        QCOMPARE(out.value(QStringLiteral("truncated")).toBool(), false);
+        QCOMPARE(out.value(QStringLiteral("path")).toString(),
+                 QFileInfo(f.path(QStringLiteral("a.txt"))).canonicalFilePath());
+        QCOMPARE(f.person.count(), 0); // inside the workspace: no question
+    }
+
+    void readFileOffsetLimitAndLongLines()
+    {
+        Fixture f;
+        QByteArray content;
+        for (int i = 1; i <= 1500; ++i)
+            content += "line " + QByteArray::number(i) + '\n';
+        f.write(QStringLiteral("big.txt"), content);
+        ReadFileTool tool;
+        ToolResult result = tool.execute({{QStringLiteral("path"), QStringLiteral("big.txt")}}, f.context);
+        QJsonObject out = result.output.toObject();
+        QCOMPARE(out.value(QStringLiteral("content")).toString().count(QLatin1Char('\n')), 999);
+        QVERIFY(out.value(QStringLiteral("truncated")).toBool());
+        QCOMPARE(out.value(QStringLiteral("total_lines")).toInt(), 1500);
+
+        result = tool.execute({{QStringLiteral("path"), QStringLiteral("big.txt")},
+                               {QStringLiteral("offset"), 1499},
+                               {QStringLiteral("limit"), 5}},
+                              f.context);
+        out = result.output.toObject();
+        QVERIFY(out.value(QStringLiteral("content")).toString().startsWith(QStringLiteral("1499:")));
+        QCOMPARE(out.value(QStringLiteral("content")).toString().count(QLatin1Char('\n')), 1);
+        QVERIFY(!out.value(QStringLiteral("truncated")).toBool());
+
+        result = tool.execute(
+            {{QStringLiteral("path"), QStringLiteral("big.txt")}, {QStringLiteral("offset"), 2000}},
+            f.context);
+        QVERIFY(!result.ok());
+
+        const QByteArray longLine(1500, 'x');
+        f.write(QStringLiteral("long.txt"), longLine + "\n");
+        result = tool.execute({{QStringLiteral("path"), QStringLiteral("long.txt")}}, f.context);
+        const QString line = result.output.toObject().value(QStringLiteral("content")).toString();
+        QCOMPARE(line, QStringLiteral("1:%1|").arg(Hashline::hash(longLine)) +
+                           QString(1000, QLatin1Char('x')) + QStringLiteral("... (line truncated)"));
+    }
+
+    void readFileRefusals()
+    {
+        Fixture f;
+        ReadFileTool tool;
+        f.write(QStringLiteral("bin.dat"), QByteArray("abc\0def", 7));
+        f.write(QStringLiteral("latin1.txt"), "caf\xe9\n");
+        QDir().mkpath(f.path(QStringLiteral("folder")));
+        for (const char *name : {"bin.dat", "latin1.txt", "folder", "missing.txt"}) {
+            const ToolResult result =
+                tool.execute({{QStringLiteral("path"), QString::fromLatin1(name)}}, f.context);
+            QVERIFY2(!result.ok(), name);
+        }
+        QVERIFY(tool.execute({{QStringLiteral("path"), QStringLiteral("bin.dat")}}, f.context)
+                    .error.contains(QStringLiteral("binary")));
+        QVERIFY(tool.execute({{QStringLiteral("path"), QStringLiteral("latin1.txt")}}, f.context)
+                    .error.contains(QStringLiteral("UTF-8")));
+
+        // 25 MB cap: a sparse file is enough.
+        QFile big(f.path(QStringLiteral("huge.txt")));
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        QVERIFY(big.resize(ReadFileTool::MaxFileBytes + 1));
+        big.close();
+        QVERIFY(tool.execute({{QStringLiteral("path"), QStringLiteral("huge.txt")}}, f.context)
+                    .error.contains(QStringLiteral("25 MB")));
+
+        // Outside the workspace: the person is asked; denial is an error.
+        QTemporaryDir other;
+        QFile outside(other.filePath(QStringLiteral("o.txt")));
+        QVERIFY(outside.open(QIODevice::WriteOnly));
+        outside.write("x\n");
+        outside.close();
+        f.person.setAnswer(PermissionDecision::Deny);
+        QVERIFY(!tool.execute({{QStringLiteral("path"), outside.fileName()}}, f.context).ok());
+        QCOMPARE(f.person.count(), 1);
+        QCOMPARE(f.person.requests().first().toolName, QStringLiteral("read_file"));
+        f.person.setAnswer(PermissionDecision::Allow);
+        QVERIFY(tool.execute({{QStringLiteral("path"), outside.fileName()}}, f.context).ok());
+    }
+
+    void validationMessages()
+    {
+        ReadFileTool read;
+        QCOMPARE(read.validateInput({}),
+                 QStringLiteral(
+                     "invalid input: missing required \"path\" parameter. Retry read_file with all required "
+                     "fields: {\"path\":\"<file path>\"}"));
+        QVERIFY(read.validateInput({{QStringLiteral("path"), QStringLiteral("a")}, {QStringLiteral("x"), 1}})
+                    .contains(QStringLiteral("unknown parameter")));
+        QVERIFY(!read.validateInput(
+                         {{QStringLiteral("path"), QStringLiteral("a")}, {QStringLiteral("offset"), 0}})
+                     .isEmpty());
+        QVERIFY(!read.validateInput(
+                         {{QStringLiteral("path"), QStringLiteral("a")}, {QStringLiteral("limit"), 1.5}})
+                     .isEmpty());
+        QVERIFY(
+            read.validateInput({{QStringLiteral("path"), QStringLiteral("a")}, {QStringLiteral("offset"), 3}})
+                .isEmpty());
+        QCOMPARE(read.inputSchema().value(QStringLiteral("additionalProperties")).toBool(true), false);
+
+        EditFileTool edit;
+        QVERIFY(edit.validateInput({{QStringLiteral("path"), QStringLiteral("a")}})
+                    .startsWith(QStringLiteral(
+                        "invalid input: missing required \"ops\" parameter. Retry edit_file")));
+        QVERIFY(!edit.validateInput({{QStringLiteral("path"), QStringLiteral("a")},
+                                     {QStringLiteral("ops"), QJsonArray()}})
+                     .isEmpty());
+        QVERIFY(!edit.validateInput({{QStringLiteral("path"), QStringLiteral("a")},
+                                     {QStringLiteral("ops"), QJsonArray{QJsonObject{{QStringLiteral("text"),
+                                                                                     QStringLiteral("x")}}}}})
+                     .isEmpty()); // replace needs start
+        QVERIFY(
+            edit.validateInput({{QStringLiteral("path"), QStringLiteral("a")},
+                                {QStringLiteral("ops"),
+                                 QJsonArray{QJsonObject{{QStringLiteral("op"), QStringLiteral("insert_tail")},
+                                                        {QStringLiteral("text"), QStringLiteral("x")}}}}})
+                .isEmpty());
+
+        WriteFileTool write;
+        QVERIFY(write.validateInput({{QStringLiteral("path"), QStringLiteral("a")}})
+                    .startsWith(QStringLiteral(
+                        "invalid input: missing required \"content\" parameter. Retry write_file")));
+    }
+
+    void editFileReplaceInsertAndDiff()
+    {
+        Fixture f;
+        f.write(QStringLiteral("e.txt"), "one\ntwo\nthree\nfour\n");
+        EditFileTool tool;
+        const QJsonArray ops{
+            QJsonObject{{QStringLiteral("op"), QStringLiteral("replace")},
+                        {QStringLiteral("start"), anchor(2, "two")},
+                        {QStringLiteral("end"), anchor(3, "three")},
+                        {QStringLiteral("text"), QStringLiteral("TWO-THREE\n")}},
+            QJsonObject{{QStringLiteral("op"), QStringLiteral("insert_after")},
+                        {QStringLiteral("start"), anchor(4, "four")},
+                        {QStringLiteral("text"), QStringLiteral("five")}},
+            QJsonObject{{QStringLiteral("op"), QStringLiteral("insert_before")},
+                        {QStringLiteral("start"), anchor(1, "one")},
+                        {QStringLiteral("text"), QStringLiteral("zero")}},
+            QJsonObject{{QStringLiteral("op"), QStringLiteral("insert_head")},
+                        {QStringLiteral("text"), QStringLiteral("#!")}},
+            QJsonObject{{QStringLiteral("op"), QStringLiteral("insert_tail")},
+                        {QStringLiteral("text"), QStringLiteral("end")}},
+        };
+        const QJsonObject input{{QStringLiteral("path"), QStringLiteral("e.txt")},
+                                {QStringLiteral("ops"), ops}};
+        QCOMPARE(tool.validateInput(input), QString());
+        const ToolResult result = tool.execute(input, f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(f.read(QStringLiteral("e.txt")), QByteArray("#!\nzero\none\nTWO-THREE\nfour\nfive\nend\n"));
+        QCOMPARE(result.output.toObject().value(QStringLiteral("success")).toBool(), true);
+
+        // The diff was in the permission request, before the write, and in the result.
+        QCOMPARE(f.person.count(), 1);
+        const QString diff = f.person.requests().first().diff;
+        QCOMPARE(diff, result.diff);
+        QVERIFY(diff.startsWith(QStringLiteral("--- a/e.txt\n+++ b/e.txt\n@@ -1,4 +1,7 @@\n")));
+        QVERIFY(diff.contains(QStringLiteral("\n-two\n-three\n+TWO-THREE\n")));
+        QVERIFY(diff.contains(QStringLiteral("\n+five\n+end\n")));
+    }
+
+    void editFileDeleteAndCrlf()
+    {
+        Fixture f;
+        f.write(QStringLiteral("w.txt"), "a\r\nb\r\nc\r\n");
+        EditFileTool tool;
+        const ToolResult result = tool.execute(
+            {{QStringLiteral("path"), QStringLiteral("w.txt")},
+             {QStringLiteral("ops"), QJsonArray{QJsonObject{{QStringLiteral("start"), anchor(2, "b")},
+                                                            {QStringLiteral("text"), QString()}}}}},
+            f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(f.read(QStringLiteral("w.txt")), QByteArray("a\r\nc\r\n"));
+    }
+
+    void editFileStaleAnchorIsAtomic()
+    {
+        Fixture f;
+        const QByteArray original = "one\ntwo\nthree\n";
+        f.write(QStringLiteral("s.txt"), original);
+        EditFileTool tool;
+        const QJsonArray ops{
+            QJsonObject{{QStringLiteral("start"), anchor(1, "one")},
+                        {QStringLiteral("text"), QStringLiteral("ONE")}},
+            QJsonObject{{QStringLiteral("start"), QStringLiteral("2:fff")},
+                        {QStringLiteral("text"), QStringLiteral("TWO")}},
+        };
+        const ToolResult result = tool.execute(
+            {{QStringLiteral("path"), QStringLiteral("s.txt")}, {QStringLiteral("ops"), ops}}, f.context);
+        QCOMPARE(result.error,
+                 QStringLiteral("op 2: anchor \"2:fff\" does not exist in the current file snapshot; "
+                                "re-read the file and retry"));
+        QCOMPARE(f.read(QStringLiteral("s.txt")), original);
+        QCOMPARE(f.person.count(), 0);
+
+        // Out of range, and overlapping replaces, are refused as a whole too.
+        QVERIFY(!tool.execute({{QStringLiteral("path"), QStringLiteral("s.txt")},
+                               {QStringLiteral("ops"),
+                                QJsonArray{QJsonObject{{QStringLiteral("start"), QStringLiteral("9:abc")},
+                                                       {QStringLiteral("text"), QStringLiteral("x")}}}}},
+                              f.context)
+                     .ok());
+        const QJsonArray overlapping{
+            QJsonObject{{QStringLiteral("start"), anchor(1, "one")},
+                        {QStringLiteral("end"), anchor(2, "two")},
+                        {QStringLiteral("text"), QStringLiteral("x")}},
+            QJsonObject{{QStringLiteral("start"), anchor(2, "two")},
+                        {QStringLiteral("text"), QStringLiteral("y")}},
+        };
+        QVERIFY(tool.execute({{QStringLiteral("path"), QStringLiteral("s.txt")},
+                              {QStringLiteral("ops"), overlapping}},
+                             f.context)
+                    .error.contains(QStringLiteral("overlaps")));
+        QCOMPARE(f.read(QStringLiteral("s.txt")), original);
+    }
+
+    void editFileDeniedKeepsFileAndRedirectStopsTurn()
+    {
+        Fixture f;
+        f.write(QStringLiteral("d.txt"), "x\n");
+        EditFileTool tool;
+        const QJsonObject input{
+            {QStringLiteral("path"), QStringLiteral("d.txt")},
+            {QStringLiteral("ops"), QJsonArray{QJsonObject{{QStringLiteral("start"), anchor(1, "x")},
+                                                           {QStringLiteral("text"), QStringLiteral("y")}}}}};
+        f.person.setAnswer(PermissionDecision::Deny);
+        ToolResult result = tool.execute(input, f.context);
+        QVERIFY(!result.ok());
+        QVERIFY(!result.stopTurn);
+        QVERIFY(!result.diff.isEmpty());
+        QCOMPARE(f.read(QStringLiteral("d.txt")), QByteArray("x\n"));
+
+        f.person.setAnswer(PermissionDecision::Redirect);
+        result = tool.execute(input, f.context);
+        QVERIFY(!result.ok());
+        QVERIFY(result.stopTurn);
+        QCOMPARE(f.read(QStringLiteral("d.txt")), QByteArray("x\n"));
+    }
+
+    void planModeRefusesWrites()
+    {
+        Fixture f;
+        f.context.mode = AgentMode::Plan;
+        f.write(QStringLiteral("p.txt"), "x\n");
+        const QString expected =
+            QStringLiteral("Write tools (write_file, edit_file) are disabled in plan mode; ask the "
+                           "user to switch with `/mode build` or `Shift+Tab`.");
+        WriteFileTool write;
+        QCOMPARE(write
+                     .execute({{QStringLiteral("path"), QStringLiteral("n.txt")},
+                               {QStringLiteral("content"), QStringLiteral("y")}},
+                              f.context)
+                     .error,
+                 expected);
+        EditFileTool edit;
+        QCOMPARE(edit.execute({{QStringLiteral("path"), QStringLiteral("p.txt")},
+                               {QStringLiteral("ops"),
+                                QJsonArray{QJsonObject{{QStringLiteral("start"), anchor(1, "x")},
+                                                       {QStringLiteral("text"), QStringLiteral("y")}}}}},
+                              f.context)
+                     .error,
+                 expected);
+        QVERIFY(!QFile::exists(f.path(QStringLiteral("n.txt"))));
+        QCOMPARE(f.person.count(), 0);
+        // The definitions stay: plan mode changes execution only.
+        QVERIFY(write.isWriteTool() && edit.isWriteTool());
+    }
+
+    void writeFileCreatesParentsAtomically()
+    {
+        Fixture f;
+        WriteFileTool tool;
+        ToolResult result = tool.execute({{QStringLiteral("path"), QStringLiteral("deep/er/new.txt")},
+                                          {QStringLiteral("content"), QStringLiteral("héllo\n")}},
+                                         f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QJsonObject out = result.output.toObject();
+        QCOMPARE(out.value(QStringLiteral("created")).toBool(), true);
+        QCOMPARE(out.value(QStringLiteral("bytes_written")).toInt(), 7);
+        QCOMPARE(f.read(QStringLiteral("deep/er/new.txt")), QByteArray("héllo\n"));
+        QVERIFY(result.diff.startsWith(
+            QStringLiteral("--- /dev/null\n+++ b/deep/er/new.txt\n@@ -0,0 +1,1 @@\n+héllo\n")));
+        QCOMPARE(f.person.requests().first().diff, result.diff);
+
+        result = tool.execute({{QStringLiteral("path"), QStringLiteral("deep/er/new.txt")},
+                               {QStringLiteral("content"), QStringLiteral("bye\n")}},
+                              f.context);
+        out = result.output.toObject();
+        QCOMPARE(out.value(QStringLiteral("created")).toBool(), false);
+        QCOMPARE(f.read(QStringLiteral("deep/er/new.txt")), QByteArray("bye\n"));
+        QVERIFY(result.diff.contains(QStringLiteral("-héllo\n+bye\n")));
+        // Nothing but the file itself is left behind (QSaveFile cleans up its temporary).
+        QCOMPARE(QDir(f.path(QStringLiteral("deep/er"))).entryList(QDir::Files | QDir::Hidden),
+                 QStringList{QStringLiteral("new.txt")});
+    }
+
+    void writeFileGuardAndSecrets()
+    {
+        Fixture f;
+        WriteFileTool tool;
+        QVERIFY(tool.execute({{QStringLiteral("path"), QStringLiteral("/etc/keen-test")},
+                              {QStringLiteral("content"), QStringLiteral("x")}},
+                             f.context)
+                    .error.startsWith(QStringLiteral("Access denied")));
+        QCOMPARE(f.person.count(), 0);
+        const ToolResult secret =
+            tool.execute({{QStringLiteral("path"), QStringLiteral(".keen/MEMORY.md")},
+                          {QStringLiteral("content"), QStringLiteral("key AKIAABCDEFGHIJKLMNOP\n")}},
+                         f.context);
+        QVERIFY(secret.error.contains(QStringLiteral("secret")));
+        QVERIFY(!QFile::exists(f.path(QStringLiteral(".keen/MEMORY.md"))));
+    }
+
+    void unifiedDiffContext()
+    {
+        QString before, after;
+        for (int i = 1; i <= 20; ++i) {
+            before += QStringLiteral("l%1\n").arg(i);
+            after += (i == 10 ? QStringLiteral("changed\n") : QStringLiteral("l%1\n").arg(i));
+        }
+        QCOMPARE(UnifiedDiff::make(QStringLiteral("f"), before, after),
+                 QStringLiteral(
+                     "--- a/f\n+++ b/f\n@@ -7,7 +7,7 @@\n l7\n l8\n l9\n-l10\n+changed\n l11\n l12\n l13\n"));
+        QCOMPARE(UnifiedDiff::make(QStringLiteral("f"), before, before), QString());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFileTools)
+#include "tst_filetools.moc"
