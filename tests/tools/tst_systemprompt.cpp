@@ -1,0 +1,117 @@
+#include "agent/systemprompt.h"
+#include "testenvironment.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace keen;
+
+class TestSystemPrompt : public QObject
+{
+    Q_OBJECT
+
+private:
+    static void write(const QString &path, const QByteArray &bytes)
+    {
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes);
+    }
+
+private Q_SLOTS:
+    void layoutAndByteStability()
+    {
+        test::TestEnvironment env;
+        QTemporaryDir root;
+        const QString ws = root.filePath(QStringLiteral("repo/sub"));
+        QDir().mkpath(ws);
+        const QString data = env.path(QStringLiteral("data"));
+        const QString prompt = SystemPromptBuilder::build(ws, data);
+        QVERIFY(prompt.startsWith(SystemPromptBuilder::basePrompt() +
+                                  QStringLiteral("\n\nWorking directory: ") + ws));
+        QVERIFY(prompt.contains(QStringLiteral("N:HASH")));
+        QVERIFY(!prompt.contains(QStringLiteral("Active mode")));
+        // Same inputs, same bytes: nothing depends on time or mode.
+        QCOMPARE(SystemPromptBuilder::build(ws, data), prompt);
+    }
+
+    void modeSuffix()
+    {
+        const QString plan = SystemPromptBuilder::modeUserSuffix(AgentMode::Plan);
+        QCOMPARE(plan,
+                 QStringLiteral(
+                     "\n\nActive mode: plan. Read-only, plan instead of modifying files; write_file and "
+                     "edit_file are unavailable.\n"));
+        QCOMPARE(SystemPromptBuilder::modeUserSuffix(AgentMode::Build), QString());
+        QCOMPARE(SystemPromptBuilder::modeUserSuffix(AgentMode::Yolo), QString());
+        QCOMPARE(SystemPromptBuilder::stripModeSuffix(QStringLiteral("do it") + plan),
+                 QStringLiteral("do it"));
+        QCOMPARE(stripModeSuffix(QStringLiteral("do it")), QStringLiteral("do it"));
+        QCOMPARE(modeUserSuffix(AgentMode::Plan), plan);
+    }
+
+    void projectInstructionsFoundUpward()
+    {
+        test::TestEnvironment env;
+        QTemporaryDir root;
+        const QString ws = root.filePath(QStringLiteral("repo/sub"));
+        QDir().mkpath(ws);
+        write(root.filePath(QStringLiteral("repo/CLAUDE.md")), "claude rules");
+        write(root.filePath(QStringLiteral("repo/GEMINI.md")), "gemini rules");
+        write(root.filePath(QStringLiteral("repo/AGENTS.md")), "  \n"); // blank: skipped
+        write(root.filePath(QStringLiteral("AGENTS.md")), "outer rules");
+        QString prompt = SystemPromptBuilder::build(ws, env.path(QStringLiteral("data")));
+        const QString path = root.filePath(QStringLiteral("repo/CLAUDE.md"));
+        QVERIFY(prompt.contains(
+            QStringLiteral("\n\n# Project Instructions (from %1)\n\nclaude rules").arg(path)));
+        QVERIFY(!prompt.contains(QStringLiteral("outer rules")));
+
+        // The nearest folder wins.
+        write(ws + QStringLiteral("/AGENTS.md"), "inner rules");
+        prompt = SystemPromptBuilder::build(ws, env.path(QStringLiteral("data")));
+        QVERIFY(prompt.contains(QStringLiteral("inner rules")));
+        QVERIFY(!prompt.contains(QStringLiteral("claude rules")));
+    }
+
+    void instructionsCap()
+    {
+        QTemporaryDir root;
+        QByteArray big(9000, 'a');
+        big[8190] = '\xc3'; // "é" straddling the 8 KiB cut
+        big[8191] = '\xa9';
+        big[8192] = '\xc3';
+        big[8193] = '\xa9';
+        write(root.filePath(QStringLiteral("AGENTS.md")), big);
+        const QString section = SystemPromptBuilder::projectInstructions(root.path());
+        const QString path = root.filePath(QStringLiteral("AGENTS.md"));
+        QVERIFY(section.endsWith(QStringLiteral("\n[truncated — full file at %1]").arg(path)));
+        const QString header = QStringLiteral("# Project Instructions (from %1)\n\n").arg(path);
+        const QString content = section.mid(header.size()).section(QStringLiteral("\n[truncated"), 0, 0);
+        QVERIFY(content.toUtf8().size() <= 8192);
+        QVERIFY(content.endsWith(QStringLiteral("é")));
+        QVERIFY(!content.contains(QChar::ReplacementCharacter));
+    }
+
+    void memoryFiles()
+    {
+        test::TestEnvironment env;
+        QTemporaryDir ws;
+        const QString data = env.path(QStringLiteral("data"));
+        QCOMPARE(SystemPromptBuilder::memorySection(ws.path(), data), QString());
+        write(SystemPromptBuilder::globalMemoryPath(data), "prefers tabs\n");
+        write(SystemPromptBuilder::projectMemoryPath(ws.path()), QByteArray(20000, 'p'));
+        const QString memory = SystemPromptBuilder::memorySection(ws.path(), data);
+        QVERIFY(memory.startsWith(QStringLiteral("# Memory\n\n")));
+        QVERIFY(memory.contains(QStringLiteral("prefers tabs")));
+        QCOMPARE(memory.count(QLatin1Char('p')) >= 16384, true);
+        QVERIFY(memory.contains(QStringLiteral("[truncated — full file at ") +
+                                SystemPromptBuilder::projectMemoryPath(ws.path())));
+        QVERIFY(SystemPromptBuilder::build(ws.path(), data).endsWith(memory));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSystemPrompt)
+#include "tst_systemprompt.moc"
