@@ -31,6 +31,20 @@ void AlternatingHistory::append(QJsonArray &messages, const QJsonObject &message
     messages.append(message);
 }
 
+QJsonArray AlternatingHistory::normalized(const QJsonArray &messages, int *stableIndex) const
+{
+    QJsonArray result;
+    int mappedStable = -1;
+    for (qsizetype i = 0; i < messages.size(); ++i) {
+        append(result, messages.at(i).toObject());
+        if (stableIndex && i == *stableIndex)
+            mappedStable = int(result.size()) - 1;
+    }
+    if (stableIndex && *stableIndex >= 0)
+        *stableIndex = mappedStable;
+    return result;
+}
+
 void AlternatingHistory::appendUserText(QJsonArray &messages, const QString &text) const
 {
     if (text.isEmpty())

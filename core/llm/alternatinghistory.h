@@ -39,6 +39,10 @@ public:
 
     // Appends a native message, merging it into the last one when both have the same role.
     void append(QJsonArray &messages, const QJsonObject &message) const;
+    // messages with consecutive same-role messages merged (pending state injected by the tool loop can put a
+    // user message of results right before the next prompt). stableIndex, when given, is moved to the merged
+    // message that holds it.
+    QJsonArray normalized(const QJsonArray &messages, int *stableIndex = nullptr) const;
     // Appends a user text block, into a trailing user message when there is one.
     void appendUserText(QJsonArray &messages, const QString &text) const;
 

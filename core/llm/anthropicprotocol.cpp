@@ -249,12 +249,13 @@ QJsonObject AnthropicProtocol::requestBody(const NativeHistory &history, const T
         system.append(textBlock(history.system.toString()));
     if (!system.isEmpty())
         body.insert(QStringLiteral("system"), system);
-    body.insert(QStringLiteral("messages"), history.messages);
+    int stableIndex = context.stableIndex;
+    body.insert(QStringLiteral("messages"), m_history.normalized(history.messages, &stableIndex));
     const QJsonArray definitions = toolDefinitions(tools).toArray();
     if (!definitions.isEmpty())
         body.insert(QStringLiteral("tools"), definitions);
     applyThinking(body);
-    applyCacheControl(body, context.stableIndex);
+    applyCacheControl(body, stableIndex);
     return body;
 }
 

@@ -169,7 +169,7 @@ QString GeminiProtocol::thinkingLevel(const QString &effort)
 
 QJsonObject GeminiProtocol::requestBody(const NativeHistory &history, const ToolRegistry *tools) const
 {
-    QJsonObject body{{QStringLiteral("contents"), history.messages}};
+    QJsonObject body{{QStringLiteral("contents"), m_history.normalized(history.messages)}};
     if (history.system.isObject())
         body.insert(QStringLiteral("systemInstruction"), history.system);
     const QJsonArray definitions = toolDefinitions(tools).toArray();

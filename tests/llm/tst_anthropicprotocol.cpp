@@ -771,6 +771,33 @@ private Q_SLOTS:
         QCOMPARE(history.messages.size(), 3);
     }
 
+    void injectedPendingStateIsMergedAtRequestTime()
+    {
+        // The tool loop puts a saved partial turn right before the new prompt: results, then the prompt.
+        NativeHistory history = m_protocol.toNative({Message::user(QStringLiteral("old prompt"))});
+        ModelTurn turn;
+        turn.toolCalls = {ToolCallRequest{QStringLiteral("toolu_p"), QStringLiteral("bash"), {}, {}, {}}};
+        for (const QJsonValue &m : m_protocol.assistantMessages(turn))
+            history.messages.append(m);
+        for (const QJsonValue &m : m_protocol.toolResultMessages(
+                 {ToolOutcome{turn.toolCalls.at(0), QStringLiteral("{\"ok\":true}"), false}}))
+            history.messages.append(m);
+        history.messages.append(
+            QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
+                        {QStringLiteral("content"), QJsonArray{text(QStringLiteral("new prompt"))}}});
+        RequestContext context;
+        context.stableIndex = 3;
+        const QJsonArray messages = jsonObject(m_protocol.buildRequest(history, nullptr, context).body)
+                                        .value(QStringLiteral("messages"))
+                                        .toArray();
+        QCOMPARE(messages.size(), 3);
+        const QJsonArray last = messages.at(2)[QStringLiteral("content")].toArray();
+        QCOMPARE(last.size(), 2);
+        QCOMPARE(last.at(0)[QStringLiteral("type")].toString(), QStringLiteral("tool_result"));
+        QCOMPARE(last.at(1)[QStringLiteral("text")].toString(), QStringLiteral("new prompt"));
+        QCOMPARE(countKey(messages, QStringLiteral("cache_control")), 1);
+    }
+
     void rebuildAfterCompactionKeepsSystemBlocks()
     {
         NativeHistory current = m_protocol.toNative({Message::system(QStringLiteral("original system")),
