@@ -23,16 +23,10 @@
 
 namespace keen::test::openai {
 
-// tests/fixtures once the copies exist there; the shared originals otherwise.
+// tests/fixtures (copied from the shared captures with their SOURCES).
 inline QByteArray fixture(const QString &relativePath)
 {
-    const QString local = keen::test::fixturePath(relativePath);
-    if (QFile::exists(local))
-        return keen::test::readFixture(relativePath);
-    QFile file(QStringLiteral("/work/shared/fixtures/") + relativePath);
-    if (!file.open(QIODevice::ReadOnly))
-        qWarning("missing fixture %s", qPrintable(relativePath));
-    return file.readAll();
+    return keen::test::readFixture(relativePath);
 }
 
 inline QJsonObject fixtureJson(const QString &relativePath)
