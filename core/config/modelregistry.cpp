@@ -9,17 +9,6 @@
 
 #include <algorithm>
 
-// rcc defines this when resources/core.qrc is compiled into keen_core. A weak reference keeps keen_core
-// linking while the build does not compile the .qrc (no AUTORCC); builtIn() then reports the registry
-// missing.
-int qInitResources_core() __attribute__((weak));
-
-static void initCoreResources()
-{
-    if (qInitResources_core)
-        qInitResources_core();
-}
-
 namespace keen {
 
 namespace {
@@ -33,7 +22,6 @@ QString tr(const char *text)
 
 ModelRegistry loadBuiltIn()
 {
-    initCoreResources();
     const QString path = QStringLiteral(":/keen/models.json");
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {

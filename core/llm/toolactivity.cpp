@@ -23,12 +23,15 @@ ToolActivity ToolActivity::fromJson(const QJsonObject &object)
     ToolActivity activity;
     activity.textOffset = object.value(QStringLiteral("text_offset")).toInt();
     activity.tool = object.value(QStringLiteral("tool")).toString();
-    activity.input = object.value(QStringLiteral("input"));
+    // Absent fields read as null, like a fresh ToolActivity, so a round trip compares equal.
+    const QJsonValue input = object.value(QStringLiteral("input"));
+    activity.input = input.isUndefined() ? QJsonValue() : input;
     activity.status = object.value(QStringLiteral("status")).toString();
     const QJsonValue exit = object.value(QStringLiteral("exit_code"));
     if (exit.isDouble())
         activity.exitCode = exit.toInt();
-    activity.retainedOutput = object.value(QStringLiteral("retained_output"));
+    const QJsonValue retained = object.value(QStringLiteral("retained_output"));
+    activity.retainedOutput = retained.isUndefined() ? QJsonValue() : retained;
     return activity;
 }
 
