@@ -1,0 +1,381 @@
+// The chat panel driven by a real AgentSession and a scripted provider: spinner text, key rules, the private
+// summary, checkpoints, notifications and the prompt queue (seed rules S25-S33, S49-S55).
+#include "chatmodel.h"
+#include "chatpanel.h"
+#include "chatview.h"
+#include "inputeditor.h"
+#include "spinnerline.h"
+
+#include "agent/agentsession.h"
+#include "scriptedllmclient.h"
+#include "session/sessionstore.h"
+#include "testenvironment.h"
+
+#include <QAbstractButton>
+#include <QAbstractItemView>
+#include <QApplication>
+#include <QCompleter>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace keen;
+using test::ScriptedLlmClient;
+
+namespace {
+const QString kSecret = QStringLiteral("PRIVATE-SUMMARY-91c2 do not show");
+
+// Every text a person could see: labels, buttons, editors, window titles, tooltips, and every role of every
+// model row of every item view.
+QString visibleTexts(QWidget *root)
+{
+    QString all;
+    QList<QWidget *> widgets = root->findChildren<QWidget *>();
+    widgets.prepend(root);
+    for (QWidget *widget : std::as_const(widgets)) {
+        all += widget->windowTitle() + widget->toolTip() + widget->accessibleName() + QLatin1Char('\n');
+        if (auto *label = qobject_cast<QLabel *>(widget))
+            all += label->text() + QLatin1Char('\n');
+        if (auto *button = qobject_cast<QAbstractButton *>(widget))
+            all += button->text() + QLatin1Char('\n');
+        if (auto *edit = qobject_cast<QPlainTextEdit *>(widget))
+            all += edit->toPlainText() + QLatin1Char('\n');
+        if (auto *line = qobject_cast<QLineEdit *>(widget))
+            all += line->text() + QLatin1Char('\n');
+        if (auto *view = qobject_cast<QAbstractItemView *>(widget); view && view->model()) {
+            const QAbstractItemModel *model = view->model();
+            const QList<int> roles = model->roleNames().keys();
+            for (int row = 0; row < model->rowCount(); ++row) {
+                for (int role : roles)
+                    all += model->data(model->index(row, 0), role).toString() + QLatin1Char('\n');
+            }
+        }
+    }
+    return all;
+}
+} // namespace
+
+class TestChatPanel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void turnStreamsIntoTheTranscript();
+    void automaticCompactionSwapsSpinnerTextAndBack();
+    void escDuringAutomaticCompactionCancelsOnlyTheChild();
+    void stopDuringAutomaticCompactionInterruptsTheParent();
+    void automaticCompactionCheckpointIsShownOnceAndSummaryNowhere();
+    void manualCompactionStreamsSummaryAndReportsStatus();
+    void manualCompactionIgnoresCtrlCAndEscCancelsIt();
+    void queuedPromptDrainsAfterCompaction();
+    void queueIsLimitedAndCommandsCannotQueue();
+    void escDeniesAPendingPermissionBeforeTheTurn();
+
+private:
+    void startPanel();
+    void firstTurn(); // gives the history one exchange so /compact has something to summarize
+    QString lastText() const;
+
+    std::unique_ptr<test::TestEnvironment> m_env;
+    std::unique_ptr<AgentSession> m_session;
+    std::shared_ptr<ScriptedLlmClient> m_client;
+    std::unique_ptr<ChatPanel> m_panel;
+};
+
+void TestChatPanel::init()
+{
+    m_env = std::make_unique<test::TestEnvironment>();
+    m_client = std::make_shared<ScriptedLlmClient>();
+    m_session = std::make_unique<AgentSession>();
+    m_session->setClientFactory([client = m_client](const ClientConfig &) {
+        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
+    });
+    ClientConfig config;
+    config.providerId = QStringLiteral("anthropic");
+    config.model = QStringLiteral("test-model");
+    config.apiKey = QStringLiteral("test-key");
+    config.contextWindow = 200000;
+    m_session->setClientConfig(config);
+    QDir().mkpath(m_env->path(QStringLiteral("work")));
+    m_session->setWorkspace(m_env->path(QStringLiteral("work")));
+    m_session->setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("sessions"))));
+    startPanel();
+}
+
+void TestChatPanel::cleanup()
+{
+    if (m_session && m_session->isBusy()) {
+        m_session->interrupt();
+        QTRY_VERIFY(!m_session->isBusy());
+    }
+    m_panel.reset();
+    m_session.reset();
+    m_client.reset();
+    m_env.reset();
+}
+
+void TestChatPanel::startPanel()
+{
+    m_panel = std::make_unique<ChatPanel>(m_session.get());
+    m_panel->resize(800, 600);
+    m_panel->show();
+    m_panel->activateWindow();
+    QVERIFY(QTest::qWaitForWindowExposed(m_panel.get()));
+    m_panel->input()->setFocus();
+}
+
+void TestChatPanel::firstTurn()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Hello there.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("hi"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Hello there.")));
+    QTRY_VERIFY(!m_session->isBusy());
+}
+
+QString TestChatPanel::lastText() const
+{
+    const ChatModel *model = m_panel->model();
+    return model->rowCount() ? model->item(model->rowCount() - 1).text : QString();
+}
+
+void TestChatPanel::turnStreamsIntoTheTranscript()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("| a | b |\n")),
+                       ScriptedLlmClient::chunk(QStringLiteral("|---|---|\n| 1 | 2 |\n")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("table please"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    QTRY_COMPARE(m_panel->model()->rowCount(), 2);
+    QCOMPARE(m_panel->model()->item(0).text, QStringLiteral("table please"));
+    QCOMPARE(m_panel->model()->item(1).text, QStringLiteral("| a | b |\n|---|---|\n| 1 | 2 |\n"));
+    QVERIFY(!m_panel->spinner()->isRunning());
+}
+
+// proves S49, S52
+void TestChatPanel::automaticCompactionSwapsSpinnerTextAndBack()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Working.")),
+         ScriptedLlmClient::gate(QStringLiteral("before")),
+         ScriptedLlmClient::autoCompaction({Message::user(kSecret)}, QStringLiteral("compaction"),
+                                           QStringLiteral("summary was empty")),
+         ScriptedLlmClient::gate(QStringLiteral("after")),
+         ScriptedLlmClient::chunk(QStringLiteral(" Still working.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("go"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_panel->spinner()->isRunning());
+    const QString tip = m_panel->spinner()->text();
+    QVERIFY(tip != QStringLiteral("Compacting..."));
+    m_client->open(QStringLiteral("before"));
+    QTRY_COMPARE(m_panel->spinner()->text(), QStringLiteral("Compacting..."));
+    QCOMPARE(m_panel->findChildren<SpinnerLine *>().size(), 1); // the same spinner, no second one
+    QVERIFY(m_panel->spinner()->isRunning());
+    m_client->open(QStringLiteral("compaction")); // fails: S52
+    QTRY_VERIFY(m_panel->spinner()->text() != QStringLiteral("Compacting..."));
+    QVERIFY(m_panel->spinner()->isRunning());
+    QVERIFY(m_panel->spinner()->notification().isEmpty()); // no notification on failure
+    m_client->open(QStringLiteral("after"));
+    QTRY_VERIFY(!m_session->isBusy());
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Working. Still working.")));
+}
+
+// proves S50
+void TestChatPanel::escDuringAutomaticCompactionCancelsOnlyTheChild()
+{
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Part one.")),
+                       ScriptedLlmClient::autoCompaction({Message::user(kSecret)}, QStringLiteral("never")),
+                       ScriptedLlmClient::gate(QStringLiteral("after")),
+                       ScriptedLlmClient::chunk(QStringLiteral(" Part two.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("go"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_COMPARE(m_panel->spinner()->text(), QStringLiteral("Compacting..."));
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(m_panel->spinner()->text() != QStringLiteral("Compacting..."));
+    QVERIFY(m_session->isBusy()); // the parent stream stays active
+    m_client->open(QStringLiteral("after"));
+    QTRY_COMPARE(finished.count(), 1);
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Done);
+    QVERIFY(m_panel->model()->plainText().contains(QStringLiteral("Part one. Part two.")));
+    QVERIFY(!m_panel->model()->plainText().contains(QStringLiteral("Interrupted")));
+}
+
+// proves S51
+void TestChatPanel::stopDuringAutomaticCompactionInterruptsTheParent()
+{
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Part one.")),
+                       ScriptedLlmClient::autoCompaction({Message::user(kSecret)}, QStringLiteral("never")),
+                       ScriptedLlmClient::chunk(QStringLiteral("unreachable")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("go"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_COMPARE(m_panel->spinner()->text(), QStringLiteral("Compacting..."));
+    QTest::keyClick(m_panel->input(), Qt::Key_C, Qt::ControlModifier); // nothing selected: interrupt
+    QTRY_COMPARE(finished.count(), 1);
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Cancelled);
+    QTRY_COMPARE(lastText(), QStringLiteral("Interrupted...what should the agent do instead?"));
+    QVERIFY(!m_panel->spinner()->isRunning());
+}
+
+// proves S53, S54, S17
+void TestChatPanel::automaticCompactionCheckpointIsShownOnceAndSummaryNowhere()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Before the checkpoint.")),
+         ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage{150000, 200, 0, 0, 0, 0, 0})),
+         ScriptedLlmClient::autoCompaction({Message::system(QStringLiteral("sys")),
+                                            Message::user(QStringLiteral("<compacted_context>") + kSecret +
+                                                          QStringLiteral("</compacted_context>"))}),
+         ScriptedLlmClient::gate(QStringLiteral("after")),
+         ScriptedLlmClient::chunk(QStringLiteral(" After it.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("long task"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_COMPARE(m_panel->spinner()->notification(), QStringLiteral("Context compacted automatically."));
+    QVERIFY(m_panel->spinner()->text() != QStringLiteral("Compacting..."));
+    QVERIFY(!m_session->lastUsage()); // token metrics reset
+    m_client->open(QStringLiteral("after"));
+    QTRY_VERIFY(!m_session->isBusy());
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("After it.")));
+    QCOMPARE(m_panel->model()->plainText().count(QStringLiteral("Before the checkpoint.")), 1);
+    QVERIFY(!visibleTexts(m_panel.get()).contains(QStringLiteral("PRIVATE-SUMMARY")));
+    // The notification lasts two seconds.
+    QTRY_VERIFY_WITH_TIMEOUT(m_panel->spinner()->notification().isEmpty(), 3000);
+}
+
+// proves S25, S31
+void TestChatPanel::manualCompactionStreamsSummaryAndReportsStatus()
+{
+    firstTurn();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSay hello.")),
+                       ScriptedLlmClient::gate(QStringLiteral("summary")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("/compact keep the greeting"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_COMPARE(m_panel->spinner()->text(), QStringLiteral("Compacting..."));
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("## Goal\nSay hello.")));
+    m_client->open(QStringLiteral("summary"));
+    QTRY_COMPARE(lastText(), QStringLiteral("✓ Context compacted."));
+    QTRY_VERIFY(!m_session->isBusy());
+    QVERIFY(!m_panel->spinner()->isRunning());
+    QCOMPARE(m_session->messages().size(), 1);
+}
+
+// proves S26, S30 and the manual-compaction Ctrl+C rule (reference 4.2)
+void TestChatPanel::manualCompactionIgnoresCtrlCAndEscCancelsIt()
+{
+    firstTurn();
+    const MessageList before = m_session->messages();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("partial summary")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_COMPARE(m_panel->spinner()->text(), QStringLiteral("Compacting..."));
+    QTest::keyClick(m_panel->input(), Qt::Key_C, Qt::ControlModifier);
+    QTest::qWait(100);
+    QVERIFY(m_session->isBusy()); // ignored
+    QCOMPARE(m_session->compactionMode(), AgentSession::CompactionMode::Manual);
+    QTest::keyClicks(m_panel->input(), QStringLiteral("typing works"));
+    QCOMPARE(m_panel->input()->toPlainText(), QStringLiteral("typing works"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(!m_session->isBusy());
+    QTRY_COMPARE(lastText(), QStringLiteral("Compaction cancelled."));
+    QCOMPARE(m_session->messages(), before);
+    QVERIFY(!m_panel->model()->plainText().contains(QStringLiteral("Interrupted")));
+}
+
+// proves S32
+void TestChatPanel::queuedPromptDrainsAfterCompaction()
+{
+    firstTurn();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nx")),
+                       ScriptedLlmClient::gate(QStringLiteral("summary")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Queued answer.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(m_session->isBusy());
+    QTest::keyClicks(m_panel->input(), QStringLiteral("next question"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QCOMPARE(m_panel->queue(), QStringList{QStringLiteral("next question")});
+    QVERIFY(m_panel->findChild<QWidget *>(QStringLiteral("queueChip")));
+    m_client->open(QStringLiteral("summary"));
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Queued answer.")));
+    QVERIFY(m_panel->queue().isEmpty());
+    const QString text = m_panel->model()->plainText();
+    QVERIFY(text.indexOf(QStringLiteral("✓ Context compacted.")) <
+            text.indexOf(QStringLiteral("next question")));
+}
+
+void TestChatPanel::queueIsLimitedAndCommandsCannotQueue()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("busy"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_session->isBusy());
+    for (int i = 1; i <= ChatPanel::MaxQueue; ++i) {
+        QTest::keyClicks(m_panel->input(), QStringLiteral("q%1").arg(i));
+        QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    }
+    QCOMPARE(m_panel->queue().size(), ChatPanel::MaxQueue);
+    QTest::keyClicks(m_panel->input(), QStringLiteral("one too many"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Queue is full"));
+    QCOMPARE(m_panel->queue().size(), ChatPanel::MaxQueue);
+    QCOMPARE(m_panel->input()->toPlainText(), QStringLiteral("one too many"));
+    m_panel->input()->clear();
+    QTest::keyClicks(m_panel->input(), QStringLiteral("/compact"));
+    m_panel->input()->completer()->popup()->hide();
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Operation not permitted"));
+    // A chip can be removed.
+    auto *remove = m_panel->findChild<QAbstractButton *>(QStringLiteral("queueChipRemove"));
+    QVERIFY(remove);
+    QTest::mouseClick(remove, Qt::LeftButton);
+    QCOMPARE(m_panel->queue().size(), ChatPanel::MaxQueue - 1);
+    QCOMPARE(m_panel->queue().constFirst(), QStringLiteral("q2"));
+}
+
+void TestChatPanel::escDeniesAPendingPermissionBeforeTheTurn()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("edit it"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_session->isBusy());
+    // The request as the worker would raise it.
+    Q_EMIT m_session->permissionRequested(PermissionRequest{77,
+                                                            QStringLiteral("edit_file"),
+                                                            QStringLiteral("a.txt"),
+                                                            {},
+                                                            {},
+                                                            {},
+                                                            QStringLiteral("@@ -1 +1 @@\n-a\n+b\n"),
+                                                            false});
+    QTRY_VERIFY(m_panel->model()->hasPendingPermission());
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QVERIFY(!m_panel->model()->hasPendingPermission());
+    QCOMPARE(m_panel->model()
+                 ->data(m_panel->model()->index(m_panel->model()->rowCount() - 1), ChatModel::OutcomeRole)
+                 .toString(),
+             QStringLiteral("Denied"));
+    QVERIFY(m_session->isBusy()); // the turn is next in line, not cancelled yet
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(!m_session->isBusy());
+}
+
+QTEST_MAIN(TestChatPanel)
+#include "tst_chatpanel.moc"

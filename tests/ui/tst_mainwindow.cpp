@@ -1,0 +1,215 @@
+// The main window: toolbar actions with shortcuts in their tooltips, mode cycling, status bar, context meter.
+#include "chatmodel.h"
+#include "chatpanel.h"
+#include "contextmeter.h"
+#include "inputeditor.h"
+#include "mainwindow.h"
+#include "tokenformat.h"
+
+#include "agent/agentsession.h"
+#include "scriptedllmclient.h"
+#include "testenvironment.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QLabel>
+#include <QSettings>
+#include <QTest>
+#include <QToolButton>
+
+using namespace keen;
+using test::ScriptedLlmClient;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void actionsHaveShortcutsInTooltips();
+    void shiftTabCyclesTheMode();
+    void statusBarShowsWorkspaceModelAndTokens();
+    void contextMeterColoursAndThreshold();
+    void tokenFormats();
+    void stopInterruptsTheTurn();
+    void compactButtonStartsACompaction();
+
+private:
+    test::TestEnvironment m_env;
+    std::unique_ptr<MainWindow> m_window;
+    std::shared_ptr<ScriptedLlmClient> m_client;
+};
+
+void TestMainWindow::initTestCase()
+{
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
+                       m_env.path(QStringLiteral("qsettings")));
+    // The key comes from the environment, so no keychain is needed.
+    qputenv("ANTHROPIC_API_KEY", "test-key");
+    QDir().mkpath(m_env.path(QStringLiteral("project")));
+}
+
+void TestMainWindow::init()
+{
+    LaunchOptions options;
+    options.provider = QStringLiteral("anthropic");
+    options.model = QStringLiteral("claude-fable-5-1");
+    options.workspace = m_env.path(QStringLiteral("project"));
+    options.contextWindow = 100000;
+    m_window = std::make_unique<MainWindow>(options);
+    m_client = std::make_shared<ScriptedLlmClient>();
+    m_window->session()->setClientFactory([client = m_client](const ClientConfig &) {
+        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
+    });
+    ClientConfig config = m_window->session()->clientConfig();
+    config.apiKey = QStringLiteral("k");
+    m_window->applyClientConfig(config);
+    m_window->show();
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+}
+
+void TestMainWindow::cleanup()
+{
+    if (m_window->session()->isBusy()) {
+        m_window->session()->interrupt();
+        QTRY_VERIFY(!m_window->session()->isBusy());
+    }
+    m_window.reset();
+}
+
+void TestMainWindow::actionsHaveShortcutsInTooltips()
+{
+    const QList<QPair<QString, QString>> expected{
+        {QStringLiteral("newSessionAction"), QStringLiteral("Ctrl+N")},
+        {QStringLiteral("compactAction"), QStringLiteral("Ctrl+Shift+K")},
+        {QStringLiteral("stopAction"), QStringLiteral("Ctrl+C")},
+        {QStringLiteral("sessionsAction"), QStringLiteral("Ctrl+Shift+S")},
+    };
+    for (const auto &[name, shortcut] : expected) {
+        auto *action = m_window->findChild<QAction *>(name);
+        QVERIFY2(action, qPrintable(name));
+        QCOMPARE(action->shortcut(), QKeySequence(shortcut));
+        QVERIFY2(action->toolTip().contains(QKeySequence(shortcut).toString(QKeySequence::NativeText)),
+                 qPrintable(action->toolTip()));
+    }
+    for (const QString &name :
+         {QStringLiteral("modeCombo"), QStringLiteral("providerCombo"), QStringLiteral("modelCombo")}) {
+        auto *combo = m_window->findChild<QComboBox *>(name);
+        QVERIFY(combo);
+        QVERIFY(!combo->accessibleName().isEmpty());
+    }
+}
+
+void TestMainWindow::shiftTabCyclesTheMode()
+{
+    auto *mode = m_window->findChild<QComboBox *>(QStringLiteral("modeCombo"));
+    QCOMPARE(m_window->session()->mode(), AgentMode::Build);
+    m_window->chatPanel()->input()->setFocus();
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Backtab, Qt::ShiftModifier);
+    QCOMPARE(m_window->session()->mode(), AgentMode::Plan);
+    QCOMPARE(mode->currentText(), QStringLiteral("plan"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Backtab, Qt::ShiftModifier);
+    QCOMPARE(m_window->session()->mode(), AgentMode::Yolo);
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Backtab, Qt::ShiftModifier);
+    QCOMPARE(m_window->session()->mode(), AgentMode::Build);
+}
+
+void TestMainWindow::statusBarShowsWorkspaceModelAndTokens()
+{
+    auto *workspace = m_window->findChild<QLabel *>(QStringLiteral("workspaceLabel"));
+    auto *model = m_window->findChild<QLabel *>(QStringLiteral("modelLabel"));
+    auto *tokens = m_window->findChild<QLabel *>(QStringLiteral("tokensLabel"));
+    QVERIFY(workspace && model && tokens);
+    QVERIFY(workspace->text().contains(QStringLiteral("project")));
+    QVERIFY(model->text().contains(QStringLiteral("anthropic/claude-fable-5-1")));
+    m_client->addTurn(
+        {ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage{75000, 3400, 0, 0, 0, 0, 0})),
+         ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("hi"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QTRY_COMPARE(tokens->text(), QStringLiteral("75k ↑ / 3.4k ↓"));
+    auto *meter = m_window->findChild<ContextMeter *>(QStringLiteral("contextMeter"));
+    QCOMPARE(meter->text(), QStringLiteral("75.0%"));
+    // 75% >= 70%: the suggestion to compact shows.
+    QVERIFY(m_window->findChild<QToolButton *>(QStringLiteral("compactSuggestion"))->isVisible());
+}
+
+void TestMainWindow::contextMeterColoursAndThreshold()
+{
+    ContextMeter meter;
+    meter.setContextWindow(200000);
+    QCOMPARE(meter.text(), QStringLiteral("0.0%"));
+    meter.setInputTokens(25000);
+    QCOMPARE(meter.text(), QStringLiteral("12.5%"));
+    QCOMPARE(meter.level(), ContextMeter::Level::Normal);
+    QVERIFY(!meter.suggestsCompaction());
+    meter.setInputTokens(140000);
+    QVERIFY(meter.suggestsCompaction());
+    meter.setInputTokens(160000);
+    QCOMPARE(meter.level(), ContextMeter::Level::Warning);
+    meter.setInputTokens(190000);
+    QCOMPARE(meter.level(), ContextMeter::Level::Critical);
+    // S2, S3: budget = 200000 - max(4096, 10000) = 190000; threshold = 171000.
+    QCOMPARE(TokenFormat::inputBudget(200000), qint64(190000));
+    QCOMPARE(TokenFormat::autoCompactionThreshold(200000), qint64(171000));
+    QCOMPARE(TokenFormat::inputBudget(32000), qint64(32000 - 4096));
+    QCOMPARE(meter.thresholdFraction(), 0.855);
+    meter.setContextWindow(0);
+    QCOMPARE(meter.text(), QStringLiteral("N/A"));
+}
+
+void TestMainWindow::tokenFormats()
+{
+    QCOMPARE(TokenFormat::compact(999), QStringLiteral("999"));
+    QCOMPARE(TokenFormat::compact(1200), QStringLiteral("1.2k"));
+    QCOMPARE(TokenFormat::compact(3400000), QStringLiteral("3.4M"));
+    QCOMPARE(TokenFormat::percent(12.5), QStringLiteral("12.5%"));
+    QCOMPARE(TokenFormat::elapsed(12000), QStringLiteral("12s"));
+    QCOMPARE(TokenFormat::elapsed(184000), QStringLiteral("3m 04s"));
+}
+
+// proves the Stop rule (reference 6.3: Stop interrupts the parent turn)
+void TestMainWindow::stopInterruptsTheTurn()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Working")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("go"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    auto *stop = m_window->findChild<QAction *>(QStringLiteral("stopAction"));
+    QTRY_VERIFY(stop->isEnabled());
+    stop->trigger();
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(
+        QStringLiteral("Interrupted...what should the agent do instead?")));
+}
+
+void TestMainWindow::compactButtonStartsACompaction()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Hello.")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("hi"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nGreet.")),
+                       ScriptedLlmClient::gate(QStringLiteral("g")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    auto *compact = m_window->findChild<QAction *>(QStringLiteral("compactAction"));
+    QVERIFY(compact->isEnabled());
+    compact->trigger();
+    QTRY_COMPARE(m_window->session()->compactionMode(), AgentSession::CompactionMode::Manual);
+    // Stop is ignored during a manual compaction.
+    m_window->findChild<QAction *>(QStringLiteral("stopAction"))->trigger();
+    QTest::qWait(50);
+    QCOMPARE(m_window->session()->compactionMode(), AgentSession::CompactionMode::Manual);
+    m_client->open(QStringLiteral("g"));
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
