@@ -206,8 +206,8 @@ QString ChatDelegate::diffHtml(const ChatItem &item) const
     const QString removed = dark ? QStringLiteral("#4a2326") : QStringLiteral("#fbe4e4");
     const QString hunk = dark ? QStringLiteral("#26313d") : QStringLiteral("#eef2f7");
     const QString muted = m_view->palette().color(QPalette::PlaceholderText).name();
-    QString html = QStringLiteral("<table width=\"100%\" cellspacing=\"0\" cellpadding=\"1\" "
-                                  "style=\"font-family:monospace;margin-top:6px\">");
+    // One preformatted paragraph per line: fixed-width line numbers never wrap (reference 6.6 layout).
+    QString html = QStringLiteral("<div style=\"margin-top:6px\"></div>");
     int shown = 0;
     for (const DiffLine &line : item.diff) {
         if (shown++ >= kMaxDiffLines)
@@ -229,25 +229,23 @@ QString ChatDelegate::diffHtml(const ChatItem &item) const
         case DiffLine::Kind::Context:
             break;
         }
-        const QString bg =
-            background.isEmpty() ? QString() : QStringLiteral(" bgcolor=\"%1\"").arg(background);
+        const QString style =
+            QStringLiteral("margin:0; white-space:pre-wrap; font-family:monospace;%1")
+                .arg(background.isEmpty() ? QString()
+                                          : QStringLiteral(" background-color:%1;").arg(background));
         if (line.kind == DiffLine::Kind::Hunk) {
-            html += QStringLiteral("<tr><td colspan=\"4\"%1 style=\"color:%2\">%3</td></tr>")
-                        .arg(bg, muted, escaped(line.content));
+            html +=
+                QStringLiteral("<p style=\"%1 color:%2\">  %3</p>").arg(style, muted, escaped(line.content));
             continue;
         }
         const QString oldNum = line.oldLine > 0 ? QString::number(line.oldLine) : QString();
         const QString newNum = line.newLine > 0 ? QString::number(line.newLine) : QString();
-        html += QStringLiteral(
-                    "<tr><td%1 align=\"right\" style=\"color:%2\">%3&nbsp;</td>"
-                    "<td%1 align=\"right\" style=\"color:%2\">%4&nbsp;</td>"
-                    "<td%1>%5&nbsp;</td><td%1 width=\"100%\" style=\"white-space:pre-wrap\">%6</td></tr>")
-                    .arg(bg, muted, oldNum, newNum, sign, escaped(line.content));
+        html += QStringLiteral("<p style=\"%1\"><span style=\"color:%2\">%3 %4 </span>%5 %6</p>")
+                    .arg(style, muted, oldNum.rightJustified(5, QLatin1Char(' ')),
+                         newNum.rightJustified(5, QLatin1Char(' ')), sign, escaped(line.content));
     }
-    html += QStringLiteral("</table>");
     if (item.diff.size() > kMaxDiffLines)
-        html +=
-            lineHtml(muted, tr("... %n more diff line(s)", nullptr, int(item.diff.size() - kMaxDiffLines)));
+        html += lineHtml(muted, tr("... %1 more diff lines").arg(item.diff.size() - kMaxDiffLines));
     return html;
 }
 
@@ -292,8 +290,7 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
         QStringList lines = item.output.split(QLatin1Char('\n'));
         QString prefix;
         if (lines.size() > kMaxOutputLines) {
-            prefix = tr("... %n earlier line(s)", nullptr, int(lines.size() - kMaxOutputLines)) +
-                     QLatin1Char('\n');
+            prefix = tr("... %1 earlier lines").arg(lines.size() - kMaxOutputLines) + QLatin1Char('\n');
             lines = lines.mid(lines.size() - kMaxOutputLines);
         }
         const QString background = isDark() ? QStringLiteral("#22262b") : QStringLiteral("#f3f4f6");
@@ -352,6 +349,22 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
                 cursor.setPosition(block.position());
                 cursor.mergeBlockFormat(code);
             }
+        }
+        for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
+            const int level = block.blockFormat().headingLevel();
+            if (level <= 0)
+                continue;
+            // Chat headings stay close to the body size; a summary's "## Goal" should not shout.
+            QTextCharFormat heading;
+            heading.setProperty(QTextFormat::FontSizeAdjustment, level == 1 ? 1 : 0);
+            heading.setFontWeight(QFont::Bold);
+            cursor.setPosition(block.position());
+            cursor.setPosition(block.position() + block.length() - 1, QTextCursor::KeepAnchor);
+            cursor.mergeCharFormat(heading);
+            QTextBlockFormat spacing;
+            spacing.setTopMargin(6);
+            spacing.setBottomMargin(2);
+            cursor.mergeBlockFormat(spacing);
         }
         const QList<QTextFrame *> frames = document.rootFrame()->childFrames();
         for (QTextFrame *frame : frames) {

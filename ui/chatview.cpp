@@ -10,6 +10,7 @@
 #include <QContextMenuEvent>
 #include <QKeyEvent>
 #include <QMenu>
+#include <QPainter>
 #include <QRegularExpression>
 #include <QScrollBar>
 
@@ -232,6 +233,31 @@ void ChatView::contextMenuEvent(QContextMenuEvent *event)
     QAction *selectAllAction = menu.addAction(tr("Select &all"), QKeySequence::SelectAll);
     connect(selectAllAction, &QAction::triggered, this, &QAbstractItemView::selectAll);
     menu.exec(event->globalPos());
+}
+
+void ChatView::paintEvent(QPaintEvent *event)
+{
+    QListView::paintEvent(event);
+    if (m_model->rowCount() > 0)
+        return;
+    // An empty conversation says what to do instead of showing a blank page.
+    QPainter painter(viewport());
+    QFont title = font();
+    title.setPointSizeF(title.pointSizeF() * 1.6);
+    title.setBold(true);
+    const QRect area = viewport()->rect().adjusted(40, 0, -40, 0);
+    const int middle = area.center().y();
+    painter.setFont(title);
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(area.left(), middle - 60, area.width(), 40), Qt::AlignCenter,
+                     tr("What are we building?"));
+    painter.setFont(font());
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    painter.drawText(
+        QRect(area.left(), middle - 14, area.width(), 80), Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap,
+        tr("Type a prompt below and press Enter. / lists commands, @ completes file names.\n"
+           "Compact (Ctrl+Shift+K) summarizes a long conversation; Esc cancels, Ctrl+Shift+S opens "
+           "earlier sessions."));
 }
 
 void ChatView::resizeEvent(QResizeEvent *event)

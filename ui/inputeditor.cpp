@@ -21,7 +21,7 @@ InputEditor::InputEditor(QWidget *parent)
 {
     setObjectName(QStringLiteral("inputEditor"));
     setAccessibleName(tr("Prompt"));
-    setPlaceholderText(tr("What are we building?"));
+    setPlaceholderText(tr("Message Keen (Enter sends, Shift+Enter adds a line)"));
     setTabChangesFocus(true);
     setLineWrapMode(QPlainTextEdit::WidgetWidth);
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);

@@ -91,7 +91,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
 
     m_elapsedTimer.setInterval(1000);
     connect(&m_elapsedTimer, &QTimer::timeout, this, [this] {
-        m_elapsedLabel->setText(QStringLiteral("⏱ ") + TokenFormat::elapsed(m_elapsed.elapsed()));
+        m_elapsedLabel->setText(tr("%1 elapsed").arg(TokenFormat::elapsed(m_elapsed.elapsed())));
     });
 
     QSettings settings;
@@ -497,7 +497,7 @@ void MainWindow::updateBusy(bool busy)
     m_compactAction->setEnabled(!busy);
     if (busy) {
         m_elapsed.start();
-        m_elapsedLabel->setText(QStringLiteral("⏱ ") + TokenFormat::elapsed(0));
+        m_elapsedLabel->setText(tr("%1 elapsed").arg(TokenFormat::elapsed(0)));
         m_elapsedLabel->show();
         m_elapsedTimer.start();
     } else {

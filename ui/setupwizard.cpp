@@ -64,8 +64,7 @@ SetupWizard::SetupWizard(QWidget *parent)
 
     connect(m_probe, &LocalServerProbe::serverFound, this, [this](const LocalServerProbe::Server &server) {
         auto *item = new QListWidgetItem(
-            tr("%1 at %2 (%n model(s))", nullptr, int(server.models.size())).arg(server.name, server.baseUrl),
-            m_found);
+            tr("%1 at %2 (%3 models)").arg(server.name, server.baseUrl).arg(server.models.size()), m_found);
         item->setData(Qt::UserRole, server.providerId);
         item->setData(Qt::UserRole + 1, server.baseUrl);
         item->setData(Qt::UserRole + 2, server.models);

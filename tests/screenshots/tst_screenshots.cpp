@@ -1,0 +1,241 @@
+// Screenshots of the main window under a real X server (xvfb-run): the empty window, a streamed reply with a
+// table and tool cards, a permission card, a manual compaction summary and the notice after an automatic
+// compaction. PNGs go to $KEEN_SCREENSHOT_DIR.
+#include "chatmodel.h"
+#include "chatpanel.h"
+#include "inputeditor.h"
+#include "mainwindow.h"
+#include "spinnerline.h"
+
+#include "agent/agentsession.h"
+#include "scriptedllmclient.h"
+#include "testenvironment.h"
+
+#include <QDir>
+#include <QScreen>
+#include <QSettings>
+#include <QTest>
+
+using namespace keen;
+using test::ScriptedLlmClient;
+
+namespace {
+ToolCallInfo call(const QString &id, const QString &name, const QJsonObject &input)
+{
+    ToolCallInfo info;
+    info.callId = id;
+    info.name = name;
+    info.input = input;
+    return info;
+}
+} // namespace
+
+class TestScreenshots : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void emptyWindow();
+    void streamedReplyWithTableAndToolCards();
+    void permissionCard();
+    void manualCompactionSummary();
+    void noticeAfterAutomaticCompaction();
+
+private:
+    void save(const QString &name);
+    void send(const QString &text);
+
+    test::TestEnvironment m_env;
+    QString m_dir;
+    std::unique_ptr<MainWindow> m_window;
+    std::shared_ptr<ScriptedLlmClient> m_client;
+};
+
+void TestScreenshots::initTestCase()
+{
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
+                       m_env.path(QStringLiteral("qsettings")));
+    // The key comes from the environment, so no keychain is needed.
+    qputenv("ANTHROPIC_API_KEY", "test-key");
+    m_dir = qEnvironmentVariable("KEEN_SCREENSHOT_DIR", QDir::currentPath() + QStringLiteral("/screenshots"));
+    QVERIFY(QDir().mkpath(m_dir));
+    QDir().mkpath(m_env.path(QStringLiteral("project")));
+}
+
+void TestScreenshots::init()
+{
+    LaunchOptions options;
+    options.provider = QStringLiteral("anthropic");
+    options.model = QStringLiteral("claude-fable-5-1");
+    options.workspace = m_env.path(QStringLiteral("project"));
+    options.contextWindow = 200000;
+    m_window = std::make_unique<MainWindow>(options);
+    m_client = std::make_shared<ScriptedLlmClient>();
+    m_window->session()->setClientFactory([client = m_client](const ClientConfig &) {
+        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
+    });
+    ClientConfig config = m_window->session()->clientConfig();
+    config.apiKey = QStringLiteral("test-key");
+    config.thinkingEffort = QStringLiteral("high");
+    m_window->applyClientConfig(config);
+    m_window->resize(1180, 820);
+    m_window->show();
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+}
+
+void TestScreenshots::cleanup()
+{
+    if (m_window->session()->isBusy()) {
+        m_window->session()->interrupt();
+        QTRY_VERIFY(!m_window->session()->isBusy());
+    }
+    m_window.reset();
+}
+
+void TestScreenshots::save(const QString &name)
+{
+    QTest::qWait(150); // let layouts and the spinner settle
+    const QPixmap shot = m_window->grab();
+    QVERIFY(!shot.isNull());
+    const QString path = m_dir + QLatin1Char('/') + name + QStringLiteral(".png");
+    QVERIFY2(shot.save(path), qPrintable(path));
+    qInfo("saved %s", qPrintable(path));
+}
+
+void TestScreenshots::send(const QString &text)
+{
+    InputEditor *input = m_window->chatPanel()->input();
+    input->setFocus();
+    QTest::keyClicks(input, text);
+    QTest::keyClick(input, Qt::Key_Return);
+}
+
+void TestScreenshots::emptyWindow()
+{
+    save(QStringLiteral("01-empty-window"));
+}
+
+void TestScreenshots::streamedReplyWithTableAndToolCards()
+{
+    ToolCallInfo read = call(QStringLiteral("c1"), QStringLiteral("read_file"),
+                             {{QStringLiteral("path"), QStringLiteral("src/parser.cpp")}});
+    ToolCallInfo readEnd = read;
+    readEnd.output = QJsonObject{{QStringLiteral("total_lines"), 312}};
+    readEnd.durationNs = 4000000;
+    ToolCallInfo grep = call(QStringLiteral("c2"), QStringLiteral("grep"),
+                             {{QStringLiteral("pattern"), QStringLiteral("parseNumber")}});
+    ToolCallInfo grepEnd = grep;
+    grepEnd.output = QJsonObject{{QStringLiteral("count"), 7}};
+    grepEnd.durationNs = 12000000;
+    ToolCallInfo edit = call(QStringLiteral("c3"), QStringLiteral("edit_file"),
+                             {{QStringLiteral("path"), QStringLiteral("src/parser.cpp")}});
+    ToolCallInfo editEnd = edit;
+    editEnd.durationNs = 2000000;
+    editEnd.diff =
+        QStringLiteral("--- a/src/parser.cpp\n+++ b/src/parser.cpp\n@@ -41,4 +41,4 @@\n"
+                       " double Parser::parseNumber(QStringView text)\n {\n"
+                       "-    return text.toDouble();\n+    return QLocale::c().toDouble(text);\n }\n");
+    ToolCallInfo bash =
+        call(QStringLiteral("c4"), QStringLiteral("bash"),
+             {{QStringLiteral("command"), QStringLiteral("ctest --output-on-failure -R parser")}});
+    ToolCallInfo bashEnd = bash;
+    bashEnd.output =
+        QJsonObject{{QStringLiteral("stdout"),
+                     QStringLiteral("Test project /work/build\n    Start 3: parser\n1/1 Test #3: parser "
+                                    "...........   Passed    0.21 sec\n\n100% tests passed")},
+                    {QStringLiteral("exit_code"), 0}};
+    bashEnd.durationNs = 1800000000;
+    m_client->addTurn({
+        ScriptedLlmClient::event(
+            StreamEvent::reasoning(QStringLiteral("The parser uses toDouble, which depends on "
+                                                  "the locale. Check the callers first."))),
+        ScriptedLlmClient::chunk(QStringLiteral("I'll look at the parser first.")),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, read)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, readEnd)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, grep)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, grepEnd)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, edit)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, editEnd)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, bash)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, bashEnd)),
+        ScriptedLlmClient::chunk(QStringLiteral("Fixed: numbers now parse the same in every locale.\n\n")),
+        ScriptedLlmClient::chunk(QStringLiteral("| Input | Before | After |\n|---|---|---|\n")),
+        ScriptedLlmClient::chunk(QStringLiteral("| `1.5` | 1.5 | 1.5 |\n| `1,5` (de_DE) | 1.5 | 0 |\n")),
+        ScriptedLlmClient::chunk(
+            QStringLiteral("\nThe change:\n\n```cpp\nreturn QLocale::c().toDouble(text);\n```\n")),
+        ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage{118400, 2300, 0, 0, 0, 0, 0})),
+        ScriptedLlmClient::event(StreamEvent::done()),
+    });
+    send(QStringLiteral("Numbers parse wrong under a German locale. Fix the parser and run its tests."));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("The change:")));
+    save(QStringLiteral("02-streamed-reply"));
+}
+
+void TestScreenshots::permissionCard()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("I'll update the default timeout.")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("Raise the network timeout to 30 seconds."));
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("default timeout")));
+    Q_EMIT m_window->session()->permissionRequested(PermissionRequest{
+        1,
+        QStringLiteral("edit_file"),
+        QStringLiteral("src/net/config.h"),
+        m_env.path(QStringLiteral("project/src/net/config.h")),
+        {},
+        {},
+        QStringLiteral("@@ -12,5 +12,5 @@\n struct NetworkConfig\n {\n-    int timeoutMs = 10000;\n"
+                       "+    int timeoutMs = 30000;\n     int retries = 3;\n };\n"),
+        false});
+    QTRY_VERIFY(m_window->chatPanel()->model()->hasPendingPermission());
+    save(QStringLiteral("03-permission-card"));
+}
+
+void TestScreenshots::manualCompactionSummary()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("The importer now skips empty rows.")),
+         ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage{150800, 900, 0, 0, 0, 0, 0})),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("Make the CSV importer skip empty rows."));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral(
+                           "## Goal\nMake the CSV importer skip empty rows.\n\n## Key Instructions\n"
+                           "- Keep the public API unchanged.\n\n## Discoveries\n- `CsvImporter::readRow` "
+                           "returned an empty record for blank lines.\n\n## Accomplished\n- Blank "
+                           "lines are skipped; tests pass.\n\n## Relevant Files\n- "
+                           "`src/import/csvimporter.cpp`\n")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("/compact keep the importer details"));
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    save(QStringLiteral("04-manual-compaction"));
+}
+
+void TestScreenshots::noticeAfterAutomaticCompaction()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Reading every module to map the dependencies.")),
+         ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage{166000, 1200, 0, 0, 0, 0, 0})),
+         ScriptedLlmClient::autoCompaction(
+             {Message::system(QStringLiteral("system")),
+              Message::user(QStringLiteral("<compacted_context>private</compacted_context>"))}),
+         ScriptedLlmClient::gate(QStringLiteral("after")),
+         ScriptedLlmClient::chunk(QStringLiteral(" Continuing with the remaining modules.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("Map the module dependencies of the whole project."));
+    QTRY_COMPARE(m_window->chatPanel()->spinner()->notification(),
+                 QStringLiteral("Context compacted automatically."));
+    save(QStringLiteral("05-automatic-compaction-notice"));
+    m_client->open(QStringLiteral("after"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+}
+
+QTEST_MAIN(TestScreenshots)
+#include "tst_screenshots.moc"
