@@ -16,8 +16,6 @@ TurnMemory readFileMemory()
     activity.tool = QStringLiteral("read_file");
     activity.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("a.go")}};
     activity.status = QStringLiteral("success");
-    // Decoded activities carry "absent" as undefined; build the expected value the same way.
-    activity.retainedOutput = QJsonValue(QJsonValue::Undefined);
     return TurnMemory{{activity}};
 }
 
