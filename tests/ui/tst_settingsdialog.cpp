@@ -1,0 +1,193 @@
+// Settings, first-run probing of local servers and the /context table.
+#include "contextdialog.h"
+#include "localserverprobe.h"
+#include "settingsdialog.h"
+
+#include "testenvironment.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+
+using namespace keen;
+
+namespace {
+// A loopback server that answers every request with one JSON body, like an OpenAI-compatible /v1/models.
+class ModelsServer : public QTcpServer
+{
+public:
+    explicit ModelsServer(int status = 200)
+        : m_status(status)
+    {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    m_request += socket->readAll();
+                    if (!m_request.contains("\r\n\r\n"))
+                        return;
+                    const QByteArray body =
+                        R"({"object":"list","data":[{"id":"llama3.2"},{"id":"qwen2.5-coder"}]})";
+                    socket->write("HTTP/1.1 " + QByteArray::number(m_status) +
+                                  " X\r\nContent-Type: application/json\r\n"
+                                  "Content-Length: " +
+                                  QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+                    socket->disconnectFromHost();
+                });
+            }
+        });
+        listen(QHostAddress::LocalHost, 0);
+    }
+    QString baseUrl() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(serverPort()); }
+    QByteArray request() const { return m_request; }
+
+private:
+    int m_status;
+    QByteArray m_request;
+};
+} // namespace
+
+class TestSettingsDialog : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void apiKeyIsMaskedAndConfigRoundTrips();
+    void testConnectionReportsSuccessAndSendsTheKey();
+    void testConnectionReportsHttpErrorsWithoutTheKey();
+    void chatGptSignInIsOfferedForCodex();
+    void probeFindsLocalServers();
+    void contextTableRows();
+
+private:
+    test::TestEnvironment m_env;
+};
+
+void TestSettingsDialog::apiKeyIsMaskedAndConfigRoundTrips()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("anthropic");
+    config.model = QStringLiteral("claude-fable-5-1");
+    config.apiKey = QStringLiteral("sk-secret");
+    config.headers = {{"X-Team", "core"}};
+    SettingsDialog dialog(config);
+    auto *key = dialog.findChild<QLineEdit *>(QStringLiteral("settingsApiKey"));
+    QCOMPARE(key->echoMode(), QLineEdit::Password);
+    const ClientConfig back = dialog.config();
+    QCOMPARE(back.providerId, config.providerId);
+    QCOMPARE(back.model, config.model);
+    QCOMPARE(back.apiKey, config.apiKey);
+    QCOMPARE(back.headers, config.headers);
+    QSignalSpy accepted(&dialog, &SettingsDialog::configAccepted);
+    dialog.show();
+    QTest::keyClick(&dialog, Qt::Key_Return);
+    QCOMPARE(accepted.count(), 1);
+}
+
+void TestSettingsDialog::testConnectionReportsSuccessAndSendsTheKey()
+{
+    ModelsServer server;
+    ClientConfig config;
+    config.providerId = QStringLiteral("ollama");
+    config.baseUrl = server.baseUrl();
+    config.apiKey = QStringLiteral("local-key");
+    SettingsDialog dialog(config);
+    dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl"))->setText(server.baseUrl());
+    QSignalSpy tested(&dialog, &SettingsDialog::connectionTested);
+    QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("testConnectionButton")),
+                      Qt::LeftButton);
+    QVERIFY(tested.wait(5000));
+    QCOMPARE(tested.at(0).at(0).toBool(), true);
+    QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("testConnectionResult"))->text(),
+             QStringLiteral("✓ Connected."));
+    QVERIFY(server.request().startsWith("GET /v1/models"));
+    QVERIFY(server.request().contains("Bearer local-key"));
+}
+
+void TestSettingsDialog::testConnectionReportsHttpErrorsWithoutTheKey()
+{
+    ModelsServer server(401);
+    ClientConfig config;
+    config.providerId = QStringLiteral("ollama");
+    config.apiKey = QStringLiteral("canary-key-123");
+    SettingsDialog dialog(config);
+    dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl"))->setText(server.baseUrl());
+    QSignalSpy tested(&dialog, &SettingsDialog::connectionTested);
+    dialog.testConnection();
+    QVERIFY(tested.wait(5000));
+    QCOMPARE(tested.at(0).at(0).toBool(), false);
+    const QString message = tested.at(0).at(1).toString();
+    QVERIFY2(message.contains(QStringLiteral("401")), qPrintable(message));
+    QVERIFY(!message.contains(QStringLiteral("canary")));
+}
+
+void TestSettingsDialog::chatGptSignInIsOfferedForCodex()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-codex");
+    SettingsDialog dialog(config);
+    dialog.show();
+    auto *signIn = dialog.findChild<QPushButton *>(QStringLiteral("chatGptSignInButton"));
+    QVERIFY(signIn->isVisible());
+    QSignalSpy requested(&dialog, &SettingsDialog::chatGptSignInRequested);
+    QTest::mouseClick(signIn, Qt::LeftButton);
+    QCOMPARE(requested.count(), 1);
+    auto *provider = dialog.findChild<QComboBox *>(QStringLiteral("settingsProvider"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("anthropic")));
+    QVERIFY(!signIn->isVisible());
+}
+
+void TestSettingsDialog::probeFindsLocalServers()
+{
+    ModelsServer server;
+    LocalServerProbe probe;
+    probe.setTargets(
+        {{QStringLiteral("ollama"), QStringLiteral("Ollama"), server.baseUrl()},
+         {QStringLiteral("lmstudio"), QStringLiteral("LM Studio"), QStringLiteral("http://127.0.0.1:1/v1")}});
+    QSignalSpy finished(&probe, &LocalServerProbe::finished);
+    probe.start(2000);
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(probe.servers().size(), 1);
+    QCOMPARE(probe.servers().constFirst().providerId, QStringLiteral("ollama"));
+    QCOMPARE(probe.servers().constFirst().models,
+             (QStringList{QStringLiteral("llama3.2"), QStringLiteral("qwen2.5-coder")}));
+    const QList<LocalServerProbe::Target> targets = LocalServerProbe::defaultTargets();
+    QCOMPARE(targets.size(), 3);
+    QVERIFY(targets.at(0).baseUrl.contains(QStringLiteral(":11434")));
+    QVERIFY(targets.at(1).baseUrl.contains(QStringLiteral(":8080")));
+    QVERIFY(targets.at(2).baseUrl.contains(QStringLiteral(":1234")));
+}
+
+void TestSettingsDialog::contextTableRows()
+{
+    ContextBreakdown breakdown;
+    breakdown.systemPromptTokens = 3000;
+    breakdown.toolDefinitionCount = 9;
+    breakdown.toolDefinitionTokens = 4000;
+    breakdown.userTokens = 2000;
+    breakdown.assistantTokens = 1000;
+    breakdown.toolResultTokens = 10000;
+    breakdown.totalTokens = 20000;
+    breakdown.contextWindow = 200000;
+    breakdown.anchoredToProvider = true;
+    ContextDialog dialog(breakdown);
+    QTableWidget *table = dialog.table();
+    QStringList names;
+    for (int row = 0; row < table->rowCount(); ++row)
+        names << table->item(row, 0)->text();
+    QCOMPARE(names,
+             (QStringList{QStringLiteral("System prompt"), QStringLiteral("Tool definitions (9)"),
+                          QStringLiteral("User messages"), QStringLiteral("Assistant messages"),
+                          QStringLiteral("Tool results"), QStringLiteral("Total"), QStringLiteral("Free")}));
+    QCOMPARE(table->item(5, 2)->text(), QStringLiteral("10.0%"));
+    QCOMPARE(table->item(6, 1)->text(), QLocale().toString(180000));
+    QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("contextNote"))->text(), breakdown.note());
+}
+
+QTEST_MAIN(TestSettingsDialog)
+#include "tst_settingsdialog.moc"
