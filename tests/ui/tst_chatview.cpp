@@ -8,6 +8,8 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
+#include <QJsonArray>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -31,6 +33,7 @@ private Q_SLOTS:
     void followsOnlyWhenAtTheBottom();
     void codeBlocksAreExtracted();
     void ctrlCCopiesSelectionElseInterrupts();
+    void questionCardAnswersWithTheChosenOptions();
 
 private:
     test::TestEnvironment m_env;
@@ -228,6 +231,31 @@ void TestChatView::ctrlCCopiesSelectionElseInterrupts()
     QTest::keyClick(&view, Qt::Key_C, Qt::ControlModifier);
     QCOMPARE(interrupt.count(), 1);
     QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("copy me"));
+}
+
+void TestChatView::questionCardAnswersWithTheChosenOptions()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 500);
+    view.show();
+    QSignalSpy answered(&view, &ChatView::questionAnswered);
+    const QJsonObject questions{
+        {QStringLiteral("questions"),
+         QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
+                                {QStringLiteral("options"),
+                                 QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}}}}};
+    model.addQuestion(11, questions);
+    auto *choice = view.findChild<QComboBox *>(QStringLiteral("questionChoice1"));
+    QVERIFY(choice);
+    QCOMPARE(choice->currentText(), QStringLiteral("SQLite")); // the recommendation is preselected
+    choice->setCurrentIndex(1);
+    QTest::mouseClick(view.findChild<QPushButton *>(QStringLiteral("questionSubmitButton")), Qt::LeftButton);
+    QCOMPARE(answered.count(), 1);
+    QCOMPARE(answered.at(0).at(0).toULongLong(), quint64(11));
+    const QJsonObject answer = answered.at(0).at(1).toJsonObject();
+    QCOMPARE(answer.value(QStringLiteral("answers")).toArray(), QJsonArray{QStringLiteral("Postgres")});
+    QCOMPARE(answer.value(QStringLiteral("cancelled")).toBool(), false);
 }
 
 QTEST_MAIN(TestChatView)
