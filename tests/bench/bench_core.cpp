@@ -1,0 +1,103 @@
+// On-demand benchmarks of the core's hot paths. Prints numbers; asserts nothing about speed.
+// Run: cmake --build build --target keen_benchmarks && ./build/tests/bench/keen_bench_core
+#include "llm/message.h"
+#include "llm/sseparser.h"
+#include "session/sessionevent.h"
+#include "session/sessionindex.h"
+#include "session/sessionstore.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTextStream>
+
+using namespace keen;
+
+namespace {
+
+QTextStream out(stdout);
+
+void report(const char *what, qint64 nanoseconds, const QString &extra = QString())
+{
+    out << QString::fromLatin1(what).leftJustified(52) << QString::number(nanoseconds / 1e6, 'f', 2).rightJustified(10)
+        << " ms  " << extra << '\n';
+    out.flush();
+}
+
+void benchSse()
+{
+    QByteArray stream;
+    const QByteArray event = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"some streamed words \"}}]}\n\n";
+    while (stream.size() < 16 * 1024 * 1024)
+        stream += event;
+    QElapsedTimer timer;
+    timer.start();
+    SseParser parser;
+    qsizetype events = 0;
+    for (qsizetype at = 0; at < stream.size(); at += 4096)
+        events += parser.feed(stream.mid(at, 4096)).size();
+    events += parser.finish().size();
+    const qint64 ns = timer.nsecsElapsed();
+    report("SSE parser: 16 MiB in 4 KiB reads", ns,
+           QStringLiteral("%1 events, %2 MiB/s").arg(events).arg(16.0 / (ns / 1e9), 0, 'f', 1));
+}
+
+void benchSessions()
+{
+    QTemporaryDir dir;
+    SessionStore store(dir.filePath(QStringLiteral("sessions")));
+    const int sessions = 1000;
+    QElapsedTimer timer;
+    timer.start();
+    QString lastId;
+    for (int i = 0; i < sessions; ++i) {
+        const QString workspace = QStringLiteral("/work/project-%1").arg(i % 10);
+        auto session = store.create(workspace);
+        if (!session)
+            qFatal("create failed: %s", qPrintable(session.error()));
+        for (int turn = 0; turn < 10; ++turn) {
+            store.append(*session, SessionEvent::userMessage(QStringLiteral("question %1 about the parser in session %2").arg(turn).arg(i)));
+            store.append(*session, SessionEvent::assistantTurn({}, QStringLiteral("answer %1 with some detail").arg(turn), std::nullopt, false, {}));
+        }
+        lastId = session->id;
+    }
+    report("SessionStore: write 1,000 sessions x 21 events", timer.nsecsElapsed(), QStringLiteral("fsync per line"));
+
+    timer.restart();
+    const auto all = store.list();
+    report("SessionStore::list(all) over 1,000 sessions", timer.nsecsElapsed(), QStringLiteral("%1 listed").arg(all.size()));
+
+    timer.restart();
+    auto loaded = store.load(lastId);
+    report("SessionStore::load one session by id", timer.nsecsElapsed(), QStringLiteral("%1 events").arg(loaded ? loaded->events.size() : 0));
+
+    auto big = store.create(QStringLiteral("/work/big"));
+    for (int i = 0; i < 5000; ++i)
+        store.append(*big, SessionEvent::userMessage(QStringLiteral("line %1").arg(i)));
+    timer.restart();
+    auto batch = store.appendBatch(*big, {SessionEvent::assistantTurn({}, QStringLiteral("checkpoint"), std::nullopt, false, {}),
+                                          SessionEvent::compactionApplied(QString(), {}, {Message::user(QStringLiteral("summary"))})});
+    report("SessionStore::appendBatch on a 5,000-event transcript", timer.nsecsElapsed(), batch ? QStringLiteral("ok") : batch.error());
+
+    SessionIndex index(store.root(), dir.filePath(QStringLiteral("index/sessions.sqlite")));
+    timer.restart();
+    auto built = index.update();
+    report("SessionIndex::update: full build, 1,001 sessions", timer.nsecsElapsed(), built ? QStringLiteral("ok") : built.error());
+    store.append(*big, SessionEvent::userMessage(QStringLiteral("one more line")));
+    timer.restart();
+    built = index.update();
+    report("SessionIndex::update: incremental after one append", timer.nsecsElapsed(), built ? QStringLiteral("ok") : built.error());
+    timer.restart();
+    auto hits = index.search(QStringLiteral("parser session 77"));
+    report("SessionIndex::search over every message", timer.nsecsElapsed(), QStringLiteral("%1 hits").arg(hits ? hits->size() : -1));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    benchSse();
+    benchSessions();
+    return 0;
+}
