@@ -236,7 +236,7 @@ private Q_SLOTS:
     void truncatedStreamIsAnErrorNotAnEmptyAnswer();
     void pendingStateIsInjectedBeforeNextUserMessage();
     void contextLengthErrorNeverCompacts_S5_S6();
-    void autoCompactionRequestKeepsCacheablePrefix_S34_S35_S37_S38_S44();
+    void autoCompactionRequestKeepsCacheablePrefix_S8_S34_S35_S37_S38_S44();
     void autoCompactionAppliesReplacementAndContinues_S39_S41_S43_S45_S47_S48();
     void autoCompactionBoundaryAndOneShotSkips_S36();
     void autoCompactionNeedsANewToolTurn_S36();
@@ -461,7 +461,7 @@ void TestToolLoopClient::contextLengthErrorNeverCompacts_S5_S6()
     QVERIFY(run.events.last().error.contains(QStringLiteral("maximum context length")));
 }
 
-void TestToolLoopClient::autoCompactionRequestKeepsCacheablePrefix_S34_S35_S37_S38_S44()
+void TestToolLoopClient::autoCompactionRequestKeepsCacheablePrefix_S8_S34_S35_S37_S38_S44()
 {
     auto client = makeClient(20000); // budget 15904, threshold 14314 tokens
     const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
@@ -488,6 +488,11 @@ void TestToolLoopClient::autoCompactionRequestKeepsCacheablePrefix_S34_S35_S37_S
         QCOMPARE(compactionMessages.at(i), parentMessages.at(i));
     QCOMPARE(compaction.value(QStringLiteral("tools")), parent.value(QStringLiteral("tools")));
     QCOMPARE(compaction.value(QStringLiteral("model")), parent.value(QStringLiteral("model")));
+    // S8: the compactor sees the active loop's tool activity with its full output, which persisted turn memory
+    // would not keep (tool-history none).
+    const QJsonObject toolResult = compactionMessages.at(parentMessages.size() + 1).toObject();
+    QCOMPARE(toolResult.value(QStringLiteral("role")).toString(), QStringLiteral("tool"));
+    QCOMPARE(toolResult.value(QStringLiteral("content")).toString(), QStringLiteral("{\"echo\":\"x\"}"));
 }
 
 void TestToolLoopClient::autoCompactionAppliesReplacementAndContinues_S39_S41_S43_S45_S47_S48()
