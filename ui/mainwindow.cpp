@@ -10,6 +10,8 @@
 #include "config/settings.h"
 #include "contextmeter.h"
 #include "inputeditor.h"
+#include "llm/codexoauth.h"
+#include "llm/filecredentialstorage.h"
 #include "providercatalog.h"
 #include "session/sessionstore.h"
 #include "sessionbrowserpanel.h"
@@ -23,6 +25,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
 #include <QFuture>
@@ -517,6 +520,28 @@ void MainWindow::showSettings()
 {
     auto *dialog = new SettingsDialog(m_session->clientConfig(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &SettingsDialog::chatGptSignInRequested, dialog, [this, dialog] {
+        // ChatGPT sign-in for Codex: the browser opens, the loopback callback finishes the flow
+        // asynchronously.
+        auto *oauth =
+            new CodexOAuth(CodexOAuth::defaultIssuer(), std::make_shared<FileCredentialStorage>(), dialog);
+        connect(oauth, &CodexOAuth::signedIn, dialog, [this, oauth](const CodexCredentials &) {
+            statusBar()->showMessage(tr("✓ Signed in with ChatGPT."), 10000);
+            oauth->deleteLater();
+        });
+        connect(oauth, &CodexOAuth::failed, dialog, [this, oauth](const QString &error) {
+            statusBar()->showMessage(tr("ChatGPT sign-in failed: %1").arg(error), 10000);
+            oauth->deleteLater();
+        });
+        const Result<QUrl> url = oauth->startSignIn();
+        if (!url) {
+            statusBar()->showMessage(tr("ChatGPT sign-in failed: %1").arg(url.error()), 10000);
+            oauth->deleteLater();
+            return;
+        }
+        QDesktopServices::openUrl(*url);
+        statusBar()->showMessage(tr("Finish signing in with ChatGPT in your browser..."));
+    });
     connect(dialog, &SettingsDialog::configAccepted, this, [this](const ClientConfig &config) {
         applyClientConfig(config);
         persistClientConfig(config);
