@@ -1,16 +1,13 @@
 #include "editfiletool.h"
 
+#include "atomicfilewriter.h"
 #include "hashline.h"
 #include "readfiletool.h"
-#include "secretpatterns.h"
 #include "toolinput.h"
-#include "toolpermissions.h"
 #include "unifieddiff.h"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QFile>
-#include <QSaveFile>
 
 #include <algorithm>
 
@@ -54,12 +51,6 @@ struct Edit
     int opNumber = 0; // 1-based, for messages and a stable order
     int rank = 1;     // at one position: insert_head lines come first, insert_tail lines last
 };
-
-QString shownPath(const ToolContext &context, const QString &resolved)
-{
-    const QString relative = QDir(context.workspace).relativeFilePath(resolved);
-    return relative.startsWith(QLatin1String("..")) ? resolved : relative;
-}
 
 } // namespace
 
@@ -281,14 +272,11 @@ QByteArray EditFileTool::applyOperations(const QByteArray &content, const QJsonA
 
 ToolResult EditFileTool::execute(const QJsonObject &input, ToolContext &context)
 {
-    if (auto refused = ToolPermissions::refuseInPlanMode(context))
-        return *refused;
     const QString path = input.value(QLatin1String("path")).toString();
-    const FilesystemGuard::Check check =
-        ToolPermissions::checkPath(context, path, FilesystemGuard::Operation::Edit);
-    if (check.denied())
-        return ToolResult::failure(tr("Access denied to %1: %2.").arg(path, check.reason));
-    const QString resolved = check.resolvedPath;
+    QString resolved;
+    if (auto refused =
+            AtomicFileWriter::checkTarget(context, path, FilesystemGuard::Operation::Edit, &resolved))
+        return *refused;
 
     QByteArray snapshot;
     if (const QString error = ReadFileTool::loadText(resolved, path, &snapshot); !error.isEmpty())
@@ -299,20 +287,16 @@ ToolResult EditFileTool::execute(const QJsonObject &input, ToolContext &context)
         return ToolResult::failure(error);
     if (updated == snapshot)
         return ToolResult::failure(tr("the operations leave %1 unchanged").arg(path));
-    if (SecretPatterns::isMemoryFile(resolved)) {
-        if (const QString kind = SecretPatterns::find(QString::fromUtf8(updated)); !kind.isEmpty())
-            return ToolResult::failure(tr("refusing to store a secret (%1) in a memory file").arg(kind));
-    }
+    if (auto refused = AtomicFileWriter::refuseSecret(resolved, updated))
+        return *refused;
 
     PermissionRequest request;
     request.toolName = name();
     request.path = path;
-    request.diff = UnifiedDiff::make(shownPath(context, resolved), QString::fromUtf8(snapshot),
-                                     QString::fromUtf8(updated));
-    if (auto refused = ToolPermissions::authorize(context, request, FilesystemGuard::Operation::Edit)) {
-        refused->diff = request.diff;
+    request.diff = UnifiedDiff::make(AtomicFileWriter::shownPath(context, resolved),
+                                     QString::fromUtf8(snapshot), QString::fromUtf8(updated));
+    if (auto refused = AtomicFileWriter::authorize(context, request, FilesystemGuard::Operation::Edit))
         return *refused;
-    }
 
     // The person may have taken a while; never overwrite changes made meanwhile.
     QFile current(resolved);
@@ -321,14 +305,10 @@ ToolResult EditFileTool::execute(const QJsonObject &input, ToolContext &context)
             tr("%1 changed while waiting for permission; re-read the file and retry").arg(path));
     current.close();
 
-    QSaveFile file(resolved);
-    if (!file.open(QIODevice::WriteOnly) || file.write(updated) != updated.size() || !file.commit())
-        return ToolResult::failure(tr("cannot write %1: %2").arg(path, file.errorString()));
-
-    ToolResult result = ToolResult::success(
-        QJsonObject{{QStringLiteral("success"), true}, {QStringLiteral("path"), resolved}});
-    result.diff = request.diff;
-    return result;
+    if (auto failed = AtomicFileWriter::write(resolved, path, updated))
+        return *failed;
+    return AtomicFileWriter::written(
+        QJsonObject{{QStringLiteral("success"), true}, {QStringLiteral("path"), resolved}}, request.diff);
 }
 
 } // namespace keen

@@ -1,6 +1,7 @@
 #include "filewalker.h"
 
 #include "filesystemguard.h"
+#include "tool.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -46,6 +47,15 @@ bool walkFolder(const QString &folder, const QString &relative, const Filesystem
 void FileWalker::walk(const QString &root, const FilesystemGuard &guard, const Visitor &visit)
 {
     walkFolder(root, QString(), guard, visit);
+}
+
+void FileWalker::walk(const QString &root, const ToolContext &context, const Visitor &visit)
+{
+    const FilesystemGuard fallback(context.workspace, context.dataDir);
+    const FilesystemGuard &guard = context.guard ? *context.guard : fallback;
+    walk(root, guard, [&](const QString &absolute, const QString &relative) {
+        return !context.cancel.isCancelled() && visit(absolute, relative);
+    });
 }
 
 QRegularExpression FileWalker::globToRegex(const QString &glob)

@@ -71,13 +71,9 @@ ToolResult GlobTool::execute(const QJsonObject &input, ToolContext &context)
     if (base.isEmpty())
         base = QStringLiteral(".");
 
-    PermissionRequest request;
-    request.toolName = name();
-    request.path = base;
-    if (auto refused = ToolPermissions::authorize(context, request, FilesystemGuard::Operation::Read))
+    QString root;
+    if (auto refused = ToolPermissions::authorizeRead(context, name(), base, &root))
         return *refused;
-    const QString root =
-        ToolPermissions::checkPath(context, base, FilesystemGuard::Operation::Read).resolvedPath;
     if (!QFileInfo(root).isDir())
         return ToolResult::failure(tr("%1 is not a directory").arg(base));
 
@@ -90,13 +86,9 @@ ToolResult GlobTool::execute(const QJsonObject &input, ToolContext &context)
     if (!regex.isValid())
         return ToolResult::failure(tr("invalid glob pattern: %1").arg(pattern));
 
-    const FilesystemGuard fallback(context.workspace, context.dataDir);
-    const FilesystemGuard &guard = context.guard ? *context.guard : fallback;
     QJsonArray files;
     bool truncated = false;
-    FileWalker::walk(root, guard, [&](const QString &absolute, const QString &relative) {
-        if (context.cancel.isCancelled())
-            return false;
+    FileWalker::walk(root, context, [&](const QString &absolute, const QString &relative) {
         if (!regex.match(relative).hasMatch())
             return true;
         if (files.size() >= MaxFiles) {

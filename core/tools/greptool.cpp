@@ -119,13 +119,9 @@ ToolResult GrepTool::execute(const QJsonObject &input, ToolContext &context)
         return ToolResult::failure(tr("invalid regular expression: %1").arg(regex.errorString()));
     regex.optimize();
 
-    PermissionRequest request;
-    request.toolName = name();
-    request.path = base;
-    if (auto refused = ToolPermissions::authorize(context, request, FilesystemGuard::Operation::Read))
+    QString root;
+    if (auto refused = ToolPermissions::authorizeRead(context, name(), base, &root))
         return *refused;
-    const QString root =
-        ToolPermissions::checkPath(context, base, FilesystemGuard::Operation::Read).resolvedPath;
     const QFileInfo rootInfo(root);
     if (!rootInfo.exists())
         return ToolResult::failure(tr("%1 does not exist").arg(base));
@@ -138,8 +134,6 @@ ToolResult GrepTool::execute(const QJsonObject &input, ToolContext &context)
     QJsonArray files;
     bool truncated = false;
     const auto searchFile = [&](const QString &absolute, const QString &relative) {
-        if (context.cancel.isCancelled())
-            return false;
         if (!include.isEmpty()) {
             const QString subject = includeByName ? QFileInfo(relative).fileName() : relative;
             if (!includeRegex.match(subject).hasMatch())
@@ -178,10 +172,8 @@ ToolResult GrepTool::execute(const QJsonObject &input, ToolContext &context)
         return true;
     };
 
-    const FilesystemGuard fallback(context.workspace, context.dataDir);
-    const FilesystemGuard &guard = context.guard ? *context.guard : fallback;
     if (rootInfo.isDir())
-        FileWalker::walk(root, guard, searchFile);
+        FileWalker::walk(root, context, searchFile);
     else
         searchFile(root, rootInfo.fileName());
     if (context.cancel.isCancelled())

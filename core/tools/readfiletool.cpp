@@ -129,13 +129,9 @@ ToolResult ReadFileTool::execute(const QJsonObject &input, ToolContext &context)
     const int offset = input.value(QLatin1String("offset")).toInt(1);
     const int limit = input.value(QLatin1String("limit")).toInt(DefaultLimit);
 
-    PermissionRequest request;
-    request.toolName = name();
-    request.path = path;
-    if (auto refused = ToolPermissions::authorize(context, request, FilesystemGuard::Operation::Read))
+    QString resolved;
+    if (auto refused = ToolPermissions::authorizeRead(context, name(), path, &resolved))
         return *refused;
-    const QString resolved =
-        ToolPermissions::checkPath(context, path, FilesystemGuard::Operation::Read).resolvedPath;
 
     QByteArray bytes;
     if (const QString error = loadText(resolved, path, &bytes); !error.isEmpty())

@@ -88,6 +88,18 @@ std::optional<ToolResult> ToolPermissions::authorize(ToolContext &context, Permi
     return refusal(decision, request, context);
 }
 
+std::optional<ToolResult> ToolPermissions::authorizeRead(ToolContext &context, const QString &toolName,
+                                                         const QString &path, QString *resolvedPath)
+{
+    PermissionRequest request;
+    request.toolName = toolName;
+    request.path = path;
+    if (auto refused = authorize(context, request, FilesystemGuard::Operation::Read))
+        return refused;
+    *resolvedPath = checkPath(context, path, FilesystemGuard::Operation::Read).resolvedPath;
+    return std::nullopt;
+}
+
 QString ToolPermissions::planModeRefusal()
 {
     // Fixed wording from reference 2.1: models and tests match it.

@@ -26,6 +26,11 @@ public:
     static std::optional<ToolResult> authorize(ToolContext &context, PermissionRequest request,
                                                FilesystemGuard::Operation operation);
 
+    // authorize() of a read for the read-only tools (read_file, glob, grep): std::nullopt and *resolvedPath
+    // filled to go ahead, otherwise the ToolResult to return as it is.
+    static std::optional<ToolResult> authorizeRead(ToolContext &context, const QString &toolName,
+                                                   const QString &path, QString *resolvedPath);
+
     // context.guard, or one made for context.workspace when the caller set none.
     static FilesystemGuard::Check checkPath(const ToolContext &context, const QString &path,
                                             FilesystemGuard::Operation operation);

@@ -1,8 +1,7 @@
 #include "writefiletool.h"
 
-#include "secretpatterns.h"
+#include "atomicfilewriter.h"
 #include "toolinput.h"
-#include "toolpermissions.h"
 #include "unifieddiff.h"
 
 #include <QCoreApplication>
@@ -10,7 +9,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
-#include <QSaveFile>
 
 namespace keen {
 
@@ -71,22 +69,17 @@ QString WriteFileTool::validateInput(const QJsonObject &input) const
 
 ToolResult WriteFileTool::execute(const QJsonObject &input, ToolContext &context)
 {
-    if (auto refused = ToolPermissions::refuseInPlanMode(context))
-        return *refused;
     const QString path = input.value(QLatin1String("path")).toString();
     const QByteArray content = input.value(QLatin1String("content")).toString().toUtf8();
-    const FilesystemGuard::Check check =
-        ToolPermissions::checkPath(context, path, FilesystemGuard::Operation::Write);
-    if (check.denied())
-        return ToolResult::failure(tr("Access denied to %1: %2.").arg(path, check.reason));
-    const QString resolved = check.resolvedPath;
+    QString resolved;
+    if (auto refused =
+            AtomicFileWriter::checkTarget(context, path, FilesystemGuard::Operation::Write, &resolved))
+        return *refused;
     const QFileInfo info(resolved);
     if (info.isDir())
         return ToolResult::failure(tr("%1 is a directory").arg(path));
-    if (SecretPatterns::isMemoryFile(resolved)) {
-        if (const QString kind = SecretPatterns::find(QString::fromUtf8(content)); !kind.isEmpty())
-            return ToolResult::failure(tr("refusing to store a secret (%1) in a memory file").arg(kind));
-    }
+    if (auto refused = AtomicFileWriter::refuseSecret(resolved, content))
+        return *refused;
 
     const bool created = !info.exists();
     QByteArray old;
@@ -95,9 +88,7 @@ ToolResult WriteFileTool::execute(const QJsonObject &input, ToolContext &context
         if (existing.open(QIODevice::ReadOnly))
             old = existing.read(64 * 1024 * 1024);
     }
-    QString relative = QDir(context.workspace).relativeFilePath(resolved);
-    if (relative.startsWith(QLatin1String("..")))
-        relative = resolved;
+    const QString relative = AtomicFileWriter::shownPath(context, resolved);
 
     PermissionRequest request;
     request.toolName = name();
@@ -105,24 +96,21 @@ ToolResult WriteFileTool::execute(const QJsonObject &input, ToolContext &context
     request.diff = old.contains('\0') ? tr("Binary file %1 will be replaced.").arg(relative)
                                       : UnifiedDiff::make(relative, QString::fromUtf8(old),
                                                           QString::fromUtf8(content), created);
-    if (auto refused = ToolPermissions::authorize(context, request, FilesystemGuard::Operation::Write)) {
-        refused->diff = request.diff;
+    if (auto refused = AtomicFileWriter::authorize(context, request, FilesystemGuard::Operation::Write))
         return *refused;
-    }
 
     if (!QDir().mkpath(info.absolutePath()))
         return ToolResult::failure(tr("cannot create the folder %1").arg(info.absolutePath()));
-    QSaveFile file(resolved);
-    if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size() || !file.commit())
-        return ToolResult::failure(tr("cannot write %1: %2").arg(path, file.errorString()));
+    if (auto failed = AtomicFileWriter::write(resolved, path, content))
+        return *failed;
 
-    ToolResult result = ToolResult::success(QJsonObject{
-        {QStringLiteral("path"), resolved},
-        {QStringLiteral("bytes_written"), qint64(content.size())},
-        {QStringLiteral("created"), created},
-    });
-    result.diff = request.diff;
-    return result;
+    return AtomicFileWriter::written(
+        QJsonObject{
+            {QStringLiteral("path"), resolved},
+            {QStringLiteral("bytes_written"), qint64(content.size())},
+            {QStringLiteral("created"), created},
+        },
+        request.diff);
 }
 
 } // namespace keen

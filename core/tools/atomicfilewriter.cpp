@@ -1,0 +1,75 @@
+#include "atomicfilewriter.h"
+
+#include "secretpatterns.h"
+#include "toolpermissions.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QSaveFile>
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("AtomicFileWriter", text);
+}
+
+} // namespace
+
+std::optional<ToolResult> AtomicFileWriter::checkTarget(const ToolContext &context, const QString &path,
+                                                        FilesystemGuard::Operation operation,
+                                                        QString *resolvedPath)
+{
+    if (auto refused = ToolPermissions::refuseInPlanMode(context))
+        return refused;
+    const FilesystemGuard::Check check = ToolPermissions::checkPath(context, path, operation);
+    if (check.denied())
+        return ToolResult::failure(tr("Access denied to %1: %2.").arg(path, check.reason));
+    *resolvedPath = check.resolvedPath;
+    return std::nullopt;
+}
+
+std::optional<ToolResult> AtomicFileWriter::refuseSecret(const QString &resolvedPath,
+                                                         const QByteArray &content)
+{
+    if (!SecretPatterns::isMemoryFile(resolvedPath))
+        return std::nullopt;
+    if (const QString kind = SecretPatterns::find(QString::fromUtf8(content)); !kind.isEmpty())
+        return ToolResult::failure(tr("refusing to store a secret (%1) in a memory file").arg(kind));
+    return std::nullopt;
+}
+
+QString AtomicFileWriter::shownPath(const ToolContext &context, const QString &resolvedPath)
+{
+    const QString relative = QDir(context.workspace).relativeFilePath(resolvedPath);
+    return relative.startsWith(QLatin1String("..")) ? resolvedPath : relative;
+}
+
+std::optional<ToolResult> AtomicFileWriter::authorize(ToolContext &context, const PermissionRequest &request,
+                                                      FilesystemGuard::Operation operation)
+{
+    auto refused = ToolPermissions::authorize(context, request, operation);
+    if (refused)
+        refused->diff = request.diff;
+    return refused;
+}
+
+std::optional<ToolResult> AtomicFileWriter::write(const QString &resolvedPath, const QString &path,
+                                                  const QByteArray &content)
+{
+    QSaveFile file(resolvedPath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size() || !file.commit())
+        return ToolResult::failure(tr("cannot write %1: %2").arg(path, file.errorString()));
+    return std::nullopt;
+}
+
+ToolResult AtomicFileWriter::written(const QJsonObject &output, const QString &diff)
+{
+    ToolResult result = ToolResult::success(output);
+    result.diff = diff;
+    return result;
+}
+
+} // namespace keen
