@@ -305,8 +305,12 @@ void TestSecretStore::realKeychainRoundTripWhenAvailable()
     const KeychainReply probe =
         Keychain::wait(Keychain::write(SecretStore::keychainKey(provider), kCanary), 10000);
     if (!probe.ok()) {
+        // ctest runs this with a private keyring (KEEN_TEST_REQUIRE_KEYCHAIN=1): there it must work. Run by
+        // hand without a secret service, the failure itself must be clean.
+        QVERIFY2(!qEnvironmentVariableIsSet("KEEN_TEST_REQUIRE_KEYCHAIN"), qPrintable(probe.error));
         QVERIFY(!probe.error.contains(kCanary));
-        QSKIP(qPrintable(QStringLiteral("no secret service: ") + probe.error));
+        QVERIFY(!probe.error.isEmpty());
+        return;
     }
     ProviderSettings settings;
     const auto secret = SecretStore::resolve(provider, settings, SecretStore::FileFallback::Deny);
