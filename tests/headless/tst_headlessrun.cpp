@@ -1,0 +1,743 @@
+// `keen-desktop run` and `keen-desktop sessions` end to end: the real binary in a child process, against the
+// loopback fake provider (OpenAI Chat Completions over SSE), asserting what a user sees: stdout, stderr, the
+// exit code and the transcript under $KEEN_HOME/sessions (issue 8; seed "Headless behavior", S56-S60).
+//
+// The fake server lives in this thread, so the child is always driven asynchronously while the event loop
+// spins (FakeProviderServer::spinUntil), never with QProcess::waitForFinished.
+#include "fakeproviderserver.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <memory>
+
+using keen::test::FakeProviderServer;
+
+namespace keen {
+
+class TestHeadlessRun : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void versionAndHelpExitZero();
+    void textOutputPromptWordsAndProgress();
+    void pipedStdinIsAppendedOnANewLine();
+    void jsonOutputUsesTheLastUsageEvent();
+    void providerHttpErrorExitsOne();
+    void missingBaseUrlIsAClearError();
+    void completionSignal_data();
+    void completionSignal();
+    void missingPromptOrBadFlagPrintsUsage_data();
+    void missingPromptOrBadFlagPrintsUsage();
+    void signalMidStreamExits130AndKeepsTranscript_data();
+    void signalMidStreamExits130AndKeepsTranscript();
+    void sessionContinuesASavedConversation();
+    void manualCompactionSucceeds();
+    void manualCompactionFailureLeavesTranscriptUnchanged_data();
+    void manualCompactionFailureLeavesTranscriptUnchanged();
+    void automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_S58_S60();
+    void automaticCompactionResumeFailureKeepsPartialText_S59();
+    void sessionsJsonListsNewestFirst();
+
+private:
+    struct Outcome
+    {
+        int exitCode = -1;
+        QProcess::ExitStatus status = QProcess::CrashExit;
+        QString out;
+        QString err;
+        bool finished = false;
+    };
+
+    QStringList providerArgs() const;
+    std::unique_ptr<QProcess> start(const QStringList &args, const QByteArray &input = {},
+                                    const QString &workingDirectory = {});
+    Outcome finish(QProcess &process, int timeoutMs = 20000);
+    Outcome runKeen(const QStringList &args, const QByteArray &input = {},
+                    const QString &workingDirectory = {});
+    // Runs one successful text turn in a new session and returns its id.
+    QString createSession(const QString &prompt, const QString &answer);
+    QStringList transcriptPaths() const;
+    QString transcriptFor(const QString &sessionId) const;
+
+    std::unique_ptr<FakeProviderServer> m_server;
+    std::unique_ptr<QTemporaryDir> m_home;
+    std::unique_ptr<QTemporaryDir> m_workspace;
+};
+
+namespace {
+
+QByteArray sse(const QJsonObject &object)
+{
+    return "data: " + QJsonDocument(object).toJson(QJsonDocument::Compact) + "\n\n";
+}
+
+QJsonObject choice(const QJsonObject &delta, const QJsonValue &finish = QJsonValue::Null)
+{
+    return QJsonObject{
+        {QStringLiteral("choices"), QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
+                                                           {QStringLiteral("delta"), delta},
+                                                           {QStringLiteral("finish_reason"), finish}}}}};
+}
+
+QByteArray usageChunk(int prompt, int completion, int reasoning = 0, int cached = 0)
+{
+    QJsonObject usage{{QStringLiteral("prompt_tokens"), prompt},
+                      {QStringLiteral("completion_tokens"), completion},
+                      {QStringLiteral("total_tokens"), prompt + completion}};
+    if (reasoning)
+        usage.insert(QStringLiteral("completion_tokens_details"),
+                     QJsonObject{{QStringLiteral("reasoning_tokens"), reasoning}});
+    if (cached)
+        usage.insert(QStringLiteral("prompt_tokens_details"),
+                     QJsonObject{{QStringLiteral("cached_tokens"), cached}});
+    return sse(QJsonObject{{QStringLiteral("choices"), QJsonArray()}, {QStringLiteral("usage"), usage}});
+}
+
+QByteArray textBody(const QStringList &pieces, const QByteArray &usage = usageChunk(10, 5))
+{
+    QByteArray body;
+    for (const QString &piece : pieces)
+        body += sse(choice(QJsonObject{{QStringLiteral("content"), piece}}));
+    body += sse(choice(QJsonObject(), QStringLiteral("stop")));
+    body += usage;
+    body += "data: [DONE]\n\n";
+    return body;
+}
+
+QByteArray toolBody(const QString &id, const QString &name, const QJsonObject &arguments,
+                    const QString &preamble = QString())
+{
+    QByteArray body;
+    if (!preamble.isEmpty())
+        body += sse(choice(QJsonObject{{QStringLiteral("content"), preamble}}));
+    const QJsonObject call{
+        {QStringLiteral("index"), 0},
+        {QStringLiteral("id"), id},
+        {QStringLiteral("type"), QStringLiteral("function")},
+        {QStringLiteral("function"),
+         QJsonObject{{QStringLiteral("name"), name},
+                     {QStringLiteral("arguments"),
+                      QString::fromUtf8(QJsonDocument(arguments).toJson(QJsonDocument::Compact))}}}};
+    body += sse(choice(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{call}}}));
+    body += sse(choice(QJsonObject(), QStringLiteral("tool_calls")));
+    body += usageChunk(20, 7);
+    body += "data: [DONE]\n\n";
+    return body;
+}
+
+FakeProviderServer::Response sseResponse(const QByteArray &body)
+{
+    FakeProviderServer::Response response;
+    response.contentType = "text/event-stream";
+    response.body = body;
+    response.split = FakeProviderServer::SplitMode::randomSplits(quint32(body.size()), 40);
+    response.delayMs = 0;
+    return response;
+}
+
+FakeProviderServer::Response errorResponse(int status, const QString &message)
+{
+    const QJsonObject error{{QStringLiteral("error"),
+                             QJsonObject{{QStringLiteral("message"), message},
+                                         {QStringLiteral("type"), QStringLiteral("invalid_request_error")}}}};
+    // retry-after-ms keeps the retries of a retryable status fast.
+    return FakeProviderServer::jsonResponse(status, QJsonDocument(error).toJson(QJsonDocument::Compact),
+                                            {{"retry-after-ms", "1"}});
+}
+
+QJsonArray requestMessages(const FakeProviderServer::Request &request)
+{
+    return request.json.object().value(QStringLiteral("messages")).toArray();
+}
+
+QString lastMessageContent(const FakeProviderServer::Request &request)
+{
+    const QJsonArray messages = requestMessages(request);
+    return messages.isEmpty() ? QString()
+                              : messages.last().toObject().value(QStringLiteral("content")).toString();
+}
+
+// Every line must be a JSON object with an increasing seq; returns them (empty and a test failure otherwise).
+QList<QJsonObject> readTranscript(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        QTest::qFail("cannot open the transcript", __FILE__, __LINE__);
+        return {};
+    }
+    QList<QJsonObject> events;
+    qint64 lastSeq = 0;
+    const QList<QByteArray> lines = file.readAll().split('\n');
+    for (const QByteArray &line : lines) {
+        if (line.isEmpty())
+            continue;
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(line, &error);
+        if (error.error != QJsonParseError::NoError || !document.isObject()) {
+            QTest::qFail(qPrintable(QStringLiteral("invalid transcript line: ") + QString::fromUtf8(line)),
+                         __FILE__, __LINE__);
+            return {};
+        }
+        const qint64 seq = document.object().value(QStringLiteral("seq")).toInteger();
+        if (seq <= lastSeq) {
+            QTest::qFail("transcript seq does not increase", __FILE__, __LINE__);
+            return {};
+        }
+        lastSeq = seq;
+        events.append(document.object());
+    }
+    return events;
+}
+
+QStringList kinds(const QList<QJsonObject> &events)
+{
+    QStringList result;
+    for (const QJsonObject &event : events)
+        result.append(event.value(QStringLiteral("kind")).toString());
+    return result;
+}
+
+QJsonObject payload(const QJsonObject &event)
+{
+    return event.value(event.value(QStringLiteral("kind")).toString()).toObject();
+}
+
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+void TestHeadlessRun::init()
+{
+    m_server = std::make_unique<FakeProviderServer>();
+    QVERIFY(m_server->isListening());
+    m_home = std::make_unique<QTemporaryDir>();
+    m_workspace = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_home->isValid());
+    QVERIFY(m_workspace->isValid());
+}
+
+void TestHeadlessRun::cleanup()
+{
+    m_server.reset();
+    m_home.reset();
+    m_workspace.reset();
+}
+
+QStringList TestHeadlessRun::providerArgs() const
+{
+    return {QStringLiteral("--provider"),  QStringLiteral("openai-compatible"),
+            QStringLiteral("--base-url"),  m_server->baseUrl().toString() + QStringLiteral("/v1"),
+            QStringLiteral("--model"),     QStringLiteral("test"),
+            QStringLiteral("--workspace"), m_workspace->path()};
+}
+
+std::unique_ptr<QProcess> TestHeadlessRun::start(const QStringList &args, const QByteArray &input,
+                                                 const QString &workingDirectory)
+{
+    auto process = std::make_unique<QProcess>();
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const QString &name : environment.keys()) {
+        if (name.endsWith(QLatin1String("_API_KEY")) || name.startsWith(QLatin1String("AWS_")))
+            environment.remove(name);
+    }
+    environment.insert(QStringLiteral("KEEN_HOME"), m_home->path());
+    process->setProcessEnvironment(environment);
+    process->setWorkingDirectory(workingDirectory.isEmpty() ? m_workspace->path() : workingDirectory);
+    process->start(QStringLiteral(KEEN_BINARY_PATH), args);
+    if (!process->waitForStarted(10000))
+        return process;
+    if (!input.isEmpty())
+        process->write(input);
+    process->closeWriteChannel();
+    return process;
+}
+
+TestHeadlessRun::Outcome TestHeadlessRun::finish(QProcess &process, int timeoutMs)
+{
+    Outcome outcome;
+    outcome.finished =
+        FakeProviderServer::spinUntil([&] { return process.state() == QProcess::NotRunning; }, timeoutMs);
+    if (!outcome.finished) {
+        process.kill();
+        FakeProviderServer::spinUntil([&] { return process.state() == QProcess::NotRunning; }, 5000);
+    }
+    outcome.exitCode = process.exitCode();
+    outcome.status = process.exitStatus();
+    outcome.out = QString::fromUtf8(process.readAllStandardOutput());
+    outcome.err = QString::fromUtf8(process.readAllStandardError());
+    return outcome;
+}
+
+TestHeadlessRun::Outcome TestHeadlessRun::runKeen(const QStringList &args, const QByteArray &input,
+                                                  const QString &workingDirectory)
+{
+    auto process = start(args, input, workingDirectory);
+    Outcome outcome = finish(*process);
+    if (!outcome.finished || outcome.status != QProcess::NormalExit)
+        qWarning().noquote() << "keen-desktop" << args.join(QLatin1Char(' ')) << "did not finish normally;"
+                             << "stderr:" << outcome.err;
+    return outcome;
+}
+
+QString TestHeadlessRun::createSession(const QString &prompt, const QString &answer)
+{
+    m_server->enqueue(sseResponse(textBody({answer})));
+    const Outcome run =
+        runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--format"), QStringLiteral("json")} +
+                providerArgs() + QStringList{prompt});
+    if (run.exitCode != 0) {
+        qWarning().noquote() << "creating a session failed:" << run.err;
+        return {};
+    }
+    return QJsonDocument::fromJson(run.out.toUtf8()).object().value(QStringLiteral("session_id")).toString();
+}
+
+QStringList TestHeadlessRun::transcriptPaths() const
+{
+    QStringList paths;
+    QDirIterator it(QDir(m_home->path()).filePath(QStringLiteral("sessions")),
+                    {QStringLiteral("transcript_events.jsonl")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        paths.append(it.next());
+    return paths;
+}
+
+QString TestHeadlessRun::transcriptFor(const QString &sessionId) const
+{
+    for (const QString &path : transcriptPaths()) {
+        if (!sessionId.isEmpty() && path.contains(sessionId))
+            return path;
+    }
+    return {};
+}
+
+void TestHeadlessRun::versionAndHelpExitZero()
+{
+    const Outcome version = runKeen({QStringLiteral("--version")});
+    QCOMPARE(version.exitCode, 0);
+    QVERIFY2(version.out.startsWith(QLatin1String("keen-desktop ")), qPrintable(version.out));
+    const Outcome help = runKeen({QStringLiteral("--help")});
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY(help.out.contains(QLatin1String("keen-desktop run")));
+    QVERIFY(help.out.contains(QLatin1String("--completion-signal")));
+}
+
+void TestHeadlessRun::textOutputPromptWordsAndProgress()
+{
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("Hello"), QStringLiteral(", world")})));
+    const Outcome run =
+        runKeen(QStringList{QStringLiteral("run")} + providerArgs() +
+                QStringList{QStringLiteral("say"), QStringLiteral("hello"), QStringLiteral("to everyone")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(run.out, QStringLiteral("Hello, world\n"));
+    QVERIFY2(run.err.contains(QLatin1String("Hello, world")), qPrintable(run.err)); // live progress
+    QVERIFY(!run.err.contains(QLatin1String("Error")));
+    QCOMPARE(m_server->requests().size(), 1);
+    QCOMPARE(m_server->requests().at(0).path, QByteArray("/v1/chat/completions"));
+    QVERIFY(m_server->requests().at(0).header("authorization").isEmpty()); // no key borrowed
+    QCOMPARE(lastMessageContent(m_server->requests().at(0)), QStringLiteral("say hello to everyone"));
+
+    const QStringList transcripts = transcriptPaths();
+    QCOMPARE(transcripts.size(), 1);
+    const QList<QJsonObject> events = readTranscript(transcripts.first());
+    QCOMPARE(kinds(events), QStringList({QStringLiteral("session_started"), QStringLiteral("user_message"),
+                                         QStringLiteral("assistant_turn")}));
+    QCOMPARE(payload(events.at(2)).value(QStringLiteral("message")).toString(),
+             QStringLiteral("Hello, world"));
+}
+
+void TestHeadlessRun::pipedStdinIsAppendedOnANewLine()
+{
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("ok")})));
+    const Outcome run = runKeen(QStringList{QStringLiteral("run")} + providerArgs() +
+                                    QStringList{QStringLiteral("summarize"), QStringLiteral("this:")},
+                                QByteArray("line one\nline two\n"));
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(run.out, QStringLiteral("ok\n"));
+    QCOMPARE(lastMessageContent(m_server->lastRequest()),
+             QStringLiteral("summarize this:\nline one\nline two"));
+}
+
+void TestHeadlessRun::jsonOutputUsesTheLastUsageEvent()
+{
+    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("glob"),
+                                           QJsonObject{{QStringLiteral("pattern"), QStringLiteral("*.txt")}},
+                                           QStringLiteral("Looking. "))));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("Found nothing.")}, usageChunk(123, 45, 6, 7))));
+    const Outcome run =
+        runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--format=json")} + providerArgs() +
+                QStringList{QStringLiteral("find"), QStringLiteral("files")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QVERIFY(run.out.endsWith(QLatin1Char('\n')));
+    const QStringList lines = run.out.trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 1);
+    QJsonParseError error;
+    const QJsonObject line = QJsonDocument::fromJson(lines.first().toUtf8(), &error).object();
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(line.keys(),
+             QStringList({QStringLiteral("session_id"), QStringLiteral("text"), QStringLiteral("usage")}));
+    QCOMPARE(line.value(QStringLiteral("text")).toString(), QStringLiteral("Looking. Found nothing."));
+    const QJsonObject usage = line.value(QStringLiteral("usage")).toObject();
+    QCOMPARE(usage, (QJsonObject{{QStringLiteral("input_tokens"), 123},
+                                 {QStringLiteral("output_tokens"), 45},
+                                 {QStringLiteral("reasoning_tokens"), 6},
+                                 {QStringLiteral("total_tokens"), 168},
+                                 {QStringLiteral("cached_tokens"), 7}}));
+    const QString sessionId = line.value(QStringLiteral("session_id")).toString();
+    QVERIFY(!sessionId.isEmpty());
+    QVERIFY(!transcriptFor(sessionId).isEmpty());
+    QCOMPARE(m_server->requests().size(), 2);
+}
+
+void TestHeadlessRun::providerHttpErrorExitsOne()
+{
+    m_server->enqueue(errorResponse(400, QStringLiteral("the model test does not exist")));
+    const Outcome run =
+        runKeen(QStringList{QStringLiteral("run")} + providerArgs() + QStringList{QStringLiteral("hi")});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(QLatin1String("Error: ")), qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("the model test does not exist")), qPrintable(run.err));
+    QCOMPARE(run.out, QString());             // no text, nothing on stdout
+    QCOMPARE(m_server->requests().size(), 1); // a 400 is not retried
+}
+
+void TestHeadlessRun::missingBaseUrlIsAClearError()
+{
+    const Outcome run =
+        runKeen({QStringLiteral("run"), QStringLiteral("--provider"), QStringLiteral("openai-compatible"),
+                 QStringLiteral("--model"), QStringLiteral("test"), QStringLiteral("--workspace"),
+                 m_workspace->path(), QStringLiteral("hi")});
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.err, QStringLiteral("Error: base_url must be configured for provider: openai-compatible\n"));
+    QCOMPARE(run.out, QString());
+    QCOMPARE(m_server->requests().size(), 0);
+}
+
+void TestHeadlessRun::completionSignal_data()
+{
+    QTest::addColumn<QString>("signal");
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("present") << QStringLiteral("TASK_DONE") << 0;
+    QTest::newRow("missing") << QStringLiteral("XYZ") << 2;
+}
+
+void TestHeadlessRun::completionSignal()
+{
+    QFETCH(QString, signal);
+    QFETCH(int, exitCode);
+    m_server->enqueue(
+        sseResponse(textBody({QStringLiteral("All work finished. TASK_"), QStringLiteral("DONE")})));
+    const Outcome run =
+        runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--completion-signal"), signal} +
+                providerArgs() + QStringList{QStringLiteral("work")});
+    QCOMPARE(run.exitCode, exitCode);
+    QCOMPARE(run.out, QStringLiteral("All work finished. TASK_DONE\n")); // the text is printed either way
+    if (exitCode == 2)
+        QVERIFY2(run.err.contains(QLatin1String("XYZ")), qPrintable(run.err));
+}
+
+void TestHeadlessRun::missingPromptOrBadFlagPrintsUsage_data()
+{
+    QTest::addColumn<QStringList>("extra");
+    QTest::newRow("no prompt") << QStringList();
+    QTest::newRow("bad flag") << QStringList{QStringLiteral("--bogus"), QStringLiteral("hi")};
+    QTest::newRow("bad format") << QStringList{QStringLiteral("--format"), QStringLiteral("xml"),
+                                               QStringLiteral("hi")};
+}
+
+void TestHeadlessRun::missingPromptOrBadFlagPrintsUsage()
+{
+    QFETCH(QStringList, extra);
+    const Outcome run = runKeen(QStringList{QStringLiteral("run")} + providerArgs() + extra);
+    QVERIFY(run.finished);
+    QVERIFY(run.exitCode != 0);
+    QVERIFY2(run.err.startsWith(QLatin1String("Error: ")), qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("Usage:")), qPrintable(run.err));
+    QCOMPARE(run.out, QString());
+    QCOMPARE(m_server->requests().size(), 0);
+    QVERIFY(transcriptPaths().isEmpty());
+}
+
+void TestHeadlessRun::signalMidStreamExits130AndKeepsTranscript_data()
+{
+    QTest::addColumn<int>("signalNumber");
+    QTest::newRow("SIGINT") << int(SIGINT);
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+}
+
+void TestHeadlessRun::signalMidStreamExits130AndKeepsTranscript()
+{
+    QFETCH(int, signalNumber);
+    const QByteArray first =
+        sse(choice(QJsonObject{{QStringLiteral("content"), QStringLiteral("partial ")}}));
+    FakeProviderServer::Response stalled = sseResponse(first + textBody({QStringLiteral("never arrives")}));
+    stalled.split = FakeProviderServer::SplitMode::allAtOnce();
+    stalled.stallAfterBytes = first.size();
+    m_server->enqueue(stalled);
+
+    auto process = start(QStringList{QStringLiteral("run")} + providerArgs() +
+                         QStringList{QStringLiteral("long"), QStringLiteral("task")});
+    QByteArray progress;
+    QVERIFY(FakeProviderServer::spinUntil([&] {
+        progress += process->readAllStandardError();
+        return progress.contains("partial");
+    }));
+    if (signalNumber == SIGTERM)
+        process->terminate();
+    else
+        QCOMPARE(::kill(pid_t(process->processId()), signalNumber), 0);
+    const Outcome run = finish(*process);
+    QVERIFY(run.finished);
+    QCOMPARE(run.status, QProcess::NormalExit); // handled, not killed by the signal
+    QCOMPARE(run.exitCode, 130);
+    QVERIFY(!run.out.contains(QLatin1String("never arrives")));
+
+    const QStringList transcripts = transcriptPaths();
+    QCOMPARE(transcripts.size(), 1);
+    const QList<QJsonObject> events = readTranscript(transcripts.first());
+    QVERIFY(!QTest::currentTestFailed());
+    QCOMPARE(kinds(events).mid(0, 2),
+             QStringList({QStringLiteral("session_started"), QStringLiteral("user_message")}));
+    QCOMPARE(events.last().value(QStringLiteral("kind")).toString(), QStringLiteral("assistant_turn"));
+    QCOMPARE(payload(events.last()).value(QStringLiteral("interrupted")).toBool(), true);
+}
+
+void TestHeadlessRun::sessionContinuesASavedConversation()
+{
+    const QString id = createSession(QStringLiteral("first question"), QStringLiteral("first answer"));
+    QVERIFY(!id.isEmpty());
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("second answer")})));
+    const Outcome run = runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--session"), id} +
+                                providerArgs() + QStringList{QStringLiteral("second question")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(run.out, QStringLiteral("second answer\n"));
+
+    QStringList conversation;
+    for (const QJsonValue &value : requestMessages(m_server->lastRequest())) {
+        const QJsonObject message = value.toObject();
+        const QString role = message.value(QStringLiteral("role")).toString();
+        if (role != QLatin1String("system"))
+            conversation << role + QLatin1Char(':') + message.value(QStringLiteral("content")).toString();
+    }
+    QCOMPARE(conversation,
+             QStringList({QStringLiteral("user:first question"), QStringLiteral("assistant:first answer"),
+                          QStringLiteral("user:second question")}));
+    QCOMPARE(transcriptPaths().size(), 1); // the same session, not a new one
+    const QList<QJsonObject> events = readTranscript(transcriptFor(id));
+    QCOMPARE(kinds(events), QStringList({QStringLiteral("session_started"), QStringLiteral("user_message"),
+                                         QStringLiteral("assistant_turn"), QStringLiteral("user_message"),
+                                         QStringLiteral("assistant_turn")}));
+}
+
+void TestHeadlessRun::manualCompactionSucceeds()
+{
+    const QString id = createSession(QStringLiteral("build the parser"), QStringLiteral("parser built"));
+    QVERIFY(!id.isEmpty());
+    const QString transcript = transcriptFor(id);
+    const qsizetype before = readTranscript(transcript).size();
+    const QString summary = QStringLiteral("## Goal\nBuild the parser.\n\n## Progress\nParser built.");
+    m_server->enqueue(sseResponse(textBody({summary.left(10), summary.mid(10)})));
+    const Outcome run = runKeen(
+        QStringList{QStringLiteral("run"), QStringLiteral("--session"), id, QStringLiteral("--compact")} +
+        providerArgs() + QStringList{QStringLiteral("keep"), QStringLiteral("names")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QVERIFY2(run.out.contains(summary), qPrintable(run.out));
+    QVERIFY(!run.err.contains(QLatin1String("Error")));
+
+    const QString prompt = lastMessageContent(m_server->lastRequest());
+    QVERIFY2(prompt.startsWith(QLatin1String("Compact this conversation now.")), qPrintable(prompt));
+    QVERIFY(prompt.contains(QLatin1String("keep names"))); // the focus words
+
+    const QList<QJsonObject> events = readTranscript(transcript);
+    QCOMPARE(events.size(), before + 1);
+    QCOMPARE(events.last().value(QStringLiteral("kind")).toString(), QStringLiteral("compaction_applied"));
+    const QJsonObject applied = payload(events.last());
+    QCOMPARE(applied.value(QStringLiteral("status")).toString(), QStringLiteral("Context compacted."));
+    const QJsonArray messages = applied.value(QStringLiteral("messages")).toArray();
+    QCOMPARE(messages.size(), 1);
+    QCOMPARE(messages.at(0).toObject().value(QStringLiteral("Role")).toString(), QStringLiteral("user"));
+    QCOMPARE(messages.at(0).toObject().value(QStringLiteral("Content")).toString(), summary);
+}
+
+void TestHeadlessRun::manualCompactionFailureLeavesTranscriptUnchanged_data()
+{
+    QTest::addColumn<int>("failure"); // 0: HTTP 500 on every attempt, 1: HTTP 400, 2: an empty summary
+    QTest::newRow("500 repeatedly") << 0;
+    QTest::newRow("400") << 1;
+    QTest::newRow("empty summary") << 2;
+}
+
+void TestHeadlessRun::manualCompactionFailureLeavesTranscriptUnchanged()
+{
+    QFETCH(int, failure);
+    const QString id = createSession(QStringLiteral("build the parser"), QStringLiteral("parser built"));
+    QVERIFY(!id.isEmpty());
+    const QString transcript = transcriptFor(id);
+    const QByteArray before = readAll(transcript);
+    QVERIFY(!before.isEmpty());
+    if (failure == 0) {
+        for (int i = 0; i < 10; ++i)
+            m_server->enqueue(errorResponse(500, QStringLiteral("server exploded")));
+    } else if (failure == 1) {
+        m_server->enqueue(errorResponse(400, QStringLiteral("bad compaction request")));
+    } else {
+        m_server->enqueue(sseResponse(textBody({QStringLiteral("   ")})));
+    }
+    const Outcome run = runKeen(
+        QStringList{QStringLiteral("run"), QStringLiteral("--session"), id, QStringLiteral("--compact")} +
+        providerArgs());
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(QLatin1String("Error: Compaction failed: ")), qPrintable(run.err));
+    if (failure == 0) {
+        QVERIFY2(run.err.contains(QLatin1String("server exploded")), qPrintable(run.err));
+        QCOMPARE(m_server->requests().size(), 1 + 6); // the session's turn, then every attempt of the summary
+    }
+    if (failure == 1)
+        QVERIFY2(run.err.contains(QLatin1String("bad compaction request")), qPrintable(run.err));
+    QCOMPARE(readAll(transcript), before);
+}
+
+void TestHeadlessRun::automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_S58_S60()
+{
+    // A 70 KB file read by the model pushes the estimate over 90% of the input budget of a 20000-token
+    // window.
+    QFile big(QDir(m_workspace->path()).filePath(QStringLiteral("big.txt")));
+    QVERIFY(big.open(QIODevice::WriteOnly));
+    for (int i = 0; i < 700; ++i)
+        big.write(QByteArray(99, char('a' + i % 26)) + '\n');
+    big.close();
+
+    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                           QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
+                                           QStringLiteral("before checkpoint"))));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral(" after checkpoint")})));
+    const Outcome run = runKeen(
+        QStringList{QStringLiteral("run"), QStringLiteral("--context-window"), QStringLiteral("20000")} +
+        providerArgs() + QStringList{QStringLiteral("read"), QStringLiteral("big.txt")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(m_server->requests().size(), 3);
+    // The second request is the private compaction request (automatic prompt).
+    QVERIFY(
+        lastMessageContent(m_server->requests().at(1)).contains(QLatin1String("Compact this conversation")));
+    QVERIFY(
+        !lastMessageContent(m_server->requests().at(2)).contains(QLatin1String("Compact this conversation")));
+
+    // S58: checkpointed text + text after compaction, no separator, no private summary.
+    QCOMPARE(run.out, QStringLiteral("before checkpoint after checkpoint\n"));
+    // S56: no loader, notification or summary on the progress stream either.
+    QVERIFY2(!run.err.contains(QLatin1String("PRIVATE SUMMARY")), qPrintable(run.err));
+    QVERIFY2(!run.err.contains(QLatin1String("ompact"), Qt::CaseInsensitive), qPrintable(run.err));
+    QVERIFY2(!run.err.contains(QLatin1String("Error")), qPrintable(run.err));
+
+    // S57, S60: the checkpoint and the replacement are adjacent, with consecutive seq numbers.
+    const QStringList transcripts = transcriptPaths();
+    QCOMPARE(transcripts.size(), 1);
+    const QList<QJsonObject> events = readTranscript(transcripts.first());
+    QVERIFY(!QTest::currentTestFailed());
+    QCOMPARE(kinds(events),
+             QStringList({QStringLiteral("session_started"), QStringLiteral("user_message"),
+                          QStringLiteral("assistant_turn"), QStringLiteral("compaction_applied"),
+                          QStringLiteral("assistant_turn")}));
+    QCOMPARE(payload(events.at(2)).value(QStringLiteral("message")).toString(),
+             QStringLiteral("before checkpoint"));
+    QCOMPARE(payload(events.at(3)).value(QStringLiteral("status")).toString(), QString()); // S64
+    QCOMPARE(events.at(3).value(QStringLiteral("seq")).toInteger(),
+             events.at(2).value(QStringLiteral("seq")).toInteger() + 1);
+    QCOMPARE(payload(events.at(4)).value(QStringLiteral("message")).toString(),
+             QStringLiteral(" after checkpoint"));
+    QVERIFY(!QString::fromUtf8(readAll(transcripts.first())).contains(QLatin1String("Context compacted.")));
+}
+
+void TestHeadlessRun::automaticCompactionResumeFailureKeepsPartialText_S59()
+{
+    QFile big(QDir(m_workspace->path()).filePath(QStringLiteral("big.txt")));
+    QVERIFY(big.open(QIODevice::WriteOnly));
+    for (int i = 0; i < 700; ++i)
+        big.write(QByteArray(99, char('a' + i % 26)) + '\n');
+    big.close();
+
+    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                           QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
+                                           QStringLiteral("before checkpoint"))));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")})));
+    m_server->enqueue(errorResponse(400, QStringLiteral("resumed request rejected")));
+    const Outcome run = runKeen(
+        QStringList{QStringLiteral("run"), QStringLiteral("--context-window"), QStringLiteral("20000")} +
+        providerArgs() + QStringList{QStringLiteral("read"), QStringLiteral("big.txt")});
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(m_server->requests().size(), 3);
+    QCOMPARE(run.out, QStringLiteral("before checkpoint\n")); // the partial text is still written
+    QVERIFY2(run.err.contains(QLatin1String("Error: ")), qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("resumed request rejected")),
+             qPrintable(run.err)); // original error
+    QVERIFY(!run.out.contains(QLatin1String("PRIVATE SUMMARY")));
+}
+
+void TestHeadlessRun::sessionsJsonListsNewestFirst()
+{
+    const QString older = createSession(QStringLiteral("older question"), QStringLiteral("older answer"));
+    const QString newer = createSession(QStringLiteral("newer question"), QStringLiteral("newer answer"));
+    QVERIFY(!older.isEmpty());
+    QVERIFY(!newer.isEmpty());
+    QVERIFY(older != newer);
+
+    QTemporaryDir elsewhere;
+    for (const bool byFlag : {false, true}) {
+        const Outcome run = byFlag ? runKeen({QStringLiteral("sessions"), QStringLiteral("--json"),
+                                              QStringLiteral("--workspace"), m_workspace->path()},
+                                             {}, elsewhere.path())
+                                   : runKeen({QStringLiteral("sessions"), QStringLiteral("--json")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QJsonParseError error;
+        const QJsonArray sessions = QJsonDocument::fromJson(run.out.toUtf8(), &error).array();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(sessions.size(), 2);
+        QCOMPARE(sessions.at(0).toObject().value(QStringLiteral("id")).toString(), newer);
+        QCOMPARE(sessions.at(1).toObject().value(QStringLiteral("id")).toString(), older);
+        const QJsonObject first = sessions.at(0).toObject();
+        QStringList keys = first.keys();
+        keys.sort();
+        QCOMPARE(keys, QStringList({QStringLiteral("created_at"), QStringLiteral("id"),
+                                    QStringLiteral("last_seq"), QStringLiteral("last_user_message"),
+                                    QStringLiteral("path"), QStringLiteral("title"),
+                                    QStringLiteral("updated_at"), QStringLiteral("workspace")}));
+        QCOMPARE(first.value(QStringLiteral("path")).toString(), transcriptFor(newer));
+        QCOMPARE(first.value(QStringLiteral("workspace")).toString(), QDir::cleanPath(m_workspace->path()));
+        QCOMPARE(first.value(QStringLiteral("title")).toString(), QStringLiteral("newer question"));
+        QCOMPARE(first.value(QStringLiteral("last_user_message")).toString(),
+                 QStringLiteral("newer question"));
+        QCOMPARE(first.value(QStringLiteral("last_seq")).toInteger(), 3);
+        QVERIFY(!first.value(QStringLiteral("created_at")).toString().isEmpty());
+        QVERIFY(first.value(QStringLiteral("updated_at")).toString() >=
+                sessions.at(1).toObject().value(QStringLiteral("updated_at")).toString());
+    }
+    // Another workspace has none of them.
+    const Outcome other =
+        runKeen({QStringLiteral("sessions"), QStringLiteral("--json")}, {}, elsewhere.path());
+    QCOMPARE(other.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(other.out.toUtf8()).array().size(), 0);
+}
+
+} // namespace keen
+
+QTEST_GUILESS_MAIN(keen::TestHeadlessRun)
+#include "tst_headlessrun.moc"
