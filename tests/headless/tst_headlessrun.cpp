@@ -518,6 +518,8 @@ void TestHeadlessRun::signalMidStreamExits130AndKeepsTranscript()
              QStringList({QStringLiteral("session_started"), QStringLiteral("user_message")}));
     QCOMPARE(events.last().value(QStringLiteral("kind")).toString(), QStringLiteral("assistant_turn"));
     QCOMPARE(payload(events.last()).value(QStringLiteral("interrupted")).toBool(), true);
+    QCOMPARE(payload(events.last()).value(QStringLiteral("message")).toString(), QStringLiteral("partial "));
+    QVERIFY2(run.err.contains(QLatin1String("Interrupted.")), qPrintable(run.err));
 }
 
 void TestHeadlessRun::sessionContinuesASavedConversation()
