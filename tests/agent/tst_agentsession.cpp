@@ -330,6 +330,18 @@ void TestAgentSession::autoCompactionCheckpointsAndReplaces_S53_S55_S60_S61_S62_
     QCOMPARE(ev.at(3).messages(), withoutSystemMessages(replacement));
     QCOMPARE(ev.at(4).assistantMessage(), QStringLiteral(" after checkpoint"));
     QCOMPARE(buildConversation(ev), history); // S62
+
+    // The next turn sends exactly one, fresh system prompt in front of the compacted context (S33, S55).
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("next"));
+    const MessageList next = m_client->requests().last();
+    QCOMPARE(next.size(), 4);
+    QCOMPARE(next.at(0).role, Message::Role::System);
+    QVERIFY(next.at(0).content != replacement.at(0).content);
+    QCOMPARE(next.mid(1),
+             MessageList({replacement.at(1), Message::assistant(QStringLiteral(" after checkpoint")),
+                          Message::user(QStringLiteral("next"))}));
 }
 
 void TestAgentSession::autoCompactionEscCancelsOnlyChild_S50_S52()
