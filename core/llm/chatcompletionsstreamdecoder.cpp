@@ -2,7 +2,6 @@
 
 #include "openaierrorclassifier.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -10,11 +9,6 @@
 namespace keen {
 
 namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("ChatCompletionsStreamDecoder", text);
-}
 
 TokenUsage usageFrom(const QJsonObject &usage)
 {
@@ -37,35 +31,11 @@ TokenUsage usageFrom(const QJsonObject &usage)
     return result;
 }
 
-ProviderError truncated()
-{
-    return ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"), 0,
-                         std::nullopt};
-}
-
 } // namespace
 
 ChatCompletionsStreamDecoder::ChatCompletionsStreamDecoder(EventSink sink)
-    : m_sink(std::move(sink))
+    : SseStreamDecoderBase(std::move(sink))
 {}
-
-void ChatCompletionsStreamDecoder::feed(const QByteArray &bytes)
-{
-    if (failed())
-        return;
-    handleEvents(m_parser.feed(bytes));
-}
-
-void ChatCompletionsStreamDecoder::handleEvents(const QList<SseParser::Event> &events)
-{
-    for (const SseParser::Event &event : events) {
-        if (failed())
-            return;
-        handleEvent(event);
-    }
-    if (!failed() && m_parser.hasError())
-        fail(ProviderError{ProviderError::Kind::Stream, m_parser.error(), 0, std::nullopt});
-}
 
 void ChatCompletionsStreamDecoder::handleEvent(const SseParser::Event &event)
 {
@@ -76,24 +46,10 @@ void ChatCompletionsStreamDecoder::handleEvent(const SseParser::Event &event)
         m_sawDone = true;
         return;
     }
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(data.toUtf8(), &parseError);
-    if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
-        if (m_bodyEnded) {
-            // The last event had no blank line after it and does not parse: the body was cut inside it.
-            fail(truncated());
-            return;
-        }
-        if (event.event == QLatin1String("error")) {
-            fail(ProviderError{ProviderError::Kind::Stream, data.left(500), 0, std::nullopt});
-            return;
-        }
-        fail(ProviderError{ProviderError::Kind::Stream,
-                           tr("the provider sent malformed stream data: %1").arg(parseError.errorString()), 0,
-                           std::nullopt});
+    const std::optional<QJsonObject> parsed = parseObject(event, data);
+    if (!parsed)
         return;
-    }
-    const QJsonObject object = document.object();
+    const QJsonObject &object = *parsed;
     // Groq sends `event: error`; OpenRouter puts a top-level "error" on an ordinary chunk.
     const QJsonValue error = object.value(QLatin1String("error"));
     const bool hasError = (error.isObject() && !error.toObject().isEmpty()) ||
@@ -103,6 +59,15 @@ void ChatCompletionsStreamDecoder::handleEvent(const SseParser::Event &event)
         return;
     }
     handleChunk(object);
+}
+
+ProviderError ChatCompletionsStreamDecoder::malformed(const SseParser::Event &event, const QString &data,
+                                                      const QJsonParseError &parseError) const
+{
+    // Some servers send `event: error` with plain text: that text is the error.
+    if (event.event == QLatin1String("error"))
+        return ProviderError{ProviderError::Kind::Stream, data.left(500), 0, std::nullopt};
+    return SseStreamDecoderBase::malformed(event, data, parseError);
 }
 
 void ChatCompletionsStreamDecoder::handleChunk(const QJsonObject &chunk)
@@ -165,27 +130,10 @@ void ChatCompletionsStreamDecoder::handleDelta(const QJsonObject &delta)
     }
 }
 
-void ChatCompletionsStreamDecoder::fail(const ProviderError &error)
-{
-    if (!m_error)
-        m_error = error;
-}
-
-ProviderError ChatCompletionsStreamDecoder::error() const
-{
-    return m_error.value_or(ProviderError{});
-}
-
 Result<ModelTurn> ChatCompletionsStreamDecoder::finish()
 {
-    if (!failed()) {
-        m_bodyEnded = true;
-        handleEvents(m_parser.finish());
-    }
-    if (!failed() && !m_sawDone && m_finishReason.isEmpty())
-        fail(truncated());
-    if (failed())
-        return Result<ModelTurn>::failure(m_error->message);
+    if (!endStream([this] { return m_sawDone || !m_finishReason.isEmpty(); }))
+        return Result<ModelTurn>::failure(error().message);
 
     ModelTurn turn;
     turn.text = m_text;

@@ -65,55 +65,21 @@ QString itemIdentity(const QJsonObject &item)
     return QString::fromUtf8(QJsonDocument(item).toJson(QJsonDocument::Compact));
 }
 
-ProviderError truncated()
-{
-    return ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"), 0,
-                         std::nullopt};
-}
-
 } // namespace
 
 ResponsesStreamDecoder::ResponsesStreamDecoder(EventSink sink)
-    : m_sink(std::move(sink))
+    : SseStreamDecoderBase(std::move(sink))
 {}
-
-void ResponsesStreamDecoder::feed(const QByteArray &bytes)
-{
-    if (failed())
-        return;
-    handleEvents(m_parser.feed(bytes));
-}
-
-void ResponsesStreamDecoder::handleEvents(const QList<SseParser::Event> &events)
-{
-    for (const SseParser::Event &event : events) {
-        if (failed())
-            return;
-        handleEvent(event);
-    }
-    if (!failed() && m_parser.hasError())
-        fail(ProviderError{ProviderError::Kind::Stream, m_parser.error(), 0, std::nullopt});
-}
 
 void ResponsesStreamDecoder::handleEvent(const SseParser::Event &event)
 {
     const QString data = event.data.trimmed();
     if (data.isEmpty() || data == QLatin1String("[DONE]"))
         return;
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(data.toUtf8(), &parseError);
-    if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
-        if (m_bodyEnded) {
-            // The last event had no blank line after it and does not parse: the body was cut inside it.
-            fail(truncated());
-            return;
-        }
-        fail(ProviderError{ProviderError::Kind::Stream,
-                           tr("the provider sent malformed stream data: %1").arg(parseError.errorString()), 0,
-                           std::nullopt});
+    const std::optional<QJsonObject> parsed = parseObject(event, data);
+    if (!parsed)
         return;
-    }
-    const QJsonObject object = document.object();
+    const QJsonObject &object = *parsed;
     // The JSON type is authoritative; the event: line only duplicates it.
     QString type = str(object, "type");
     if (type.isEmpty())
@@ -246,27 +212,10 @@ void ResponsesStreamDecoder::handleCompleted(const QJsonObject &response)
         m_usage = usageFrom(usage.toObject());
 }
 
-void ResponsesStreamDecoder::fail(const ProviderError &error)
-{
-    if (!m_error)
-        m_error = error;
-}
-
-ProviderError ResponsesStreamDecoder::error() const
-{
-    return m_error.value_or(ProviderError{});
-}
-
 Result<ModelTurn> ResponsesStreamDecoder::finish()
 {
-    if (!failed()) {
-        m_bodyEnded = true;
-        handleEvents(m_parser.finish());
-    }
-    if (!failed() && !m_completed)
-        fail(truncated());
-    if (failed())
-        return Result<ModelTurn>::failure(m_error->message);
+    if (!endStream([this] { return m_completed; }))
+        return Result<ModelTurn>::failure(error().message);
 
     // The completed output is the final word; items only seen in output_item.done (the Codex backend may
     // complete with an empty output) are added after it.

@@ -1,7 +1,6 @@
 #pragma once
 
-#include "providerprotocol.h"
-#include "sseparser.h"
+#include "ssestreamdecoderbase.h"
 
 #include <QHash>
 #include <QJsonObject>
@@ -18,28 +17,21 @@ namespace keen {
 // missed, as the Codex backend needs), reasoning deltas, function calls from output_item.done and
 // response.completed (de-duplicated by call_id), the output items to replay on continuation, usage, and the
 // error, response.failed and response.incomplete events. response.completed is the terminal marker.
-class ResponsesStreamDecoder final : public StreamDecoder
+class ResponsesStreamDecoder final : public SseStreamDecoderBase
 {
 public:
     explicit ResponsesStreamDecoder(EventSink sink);
 
-    void feed(const QByteArray &bytes) override;
-    bool failed() const override { return m_error.has_value(); }
     Result<ModelTurn> finish() override;
-    ProviderError error() const override;
 
 private:
-    void handleEvents(const QList<SseParser::Event> &events);
-    void handleEvent(const SseParser::Event &event);
+    void handleEvent(const SseParser::Event &event) override;
     void handleTextDelta(const QJsonObject &event);
     void handleFullText(const QString &key, const QString &text);
     void handleMessageItem(const QJsonObject &item);
     void handleReasoningDelta(const QJsonObject &event);
     void handleCompleted(const QJsonObject &response);
-    void fail(const ProviderError &error);
 
-    EventSink m_sink;
-    SseParser m_parser;
     QString m_text;
     QString m_reasoning;
     QString m_reasoningPart;                // the reasoning part the last delta belonged to
@@ -49,8 +41,6 @@ private:
     std::optional<TokenUsage> m_usage;
     QString m_status;
     bool m_completed = false;
-    bool m_bodyEnded = false;
-    std::optional<ProviderError> m_error;
 };
 
 } // namespace keen
