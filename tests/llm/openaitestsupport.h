@@ -4,9 +4,11 @@
 // loading, feeding a body to a decoder in the pieces the network might deliver, and a tool with a canned
 // result.
 
+#include "protocoltestsupport.h"
+#include "testenvironment.h"
+
 #include "llm/providerprotocol.h"
 #include "llm/streamevent.h"
-#include "testenvironment.h"
 #include "tools/tool.h"
 #include "tools/toolregistry.h"
 
@@ -14,7 +16,6 @@
 #include <QFile>
 #include <QHostAddress>
 #include <QJsonDocument>
-#include <QRandomGenerator>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
@@ -34,62 +35,20 @@ inline QJsonObject fixtureJson(const QString &relativePath)
     return QJsonDocument::fromJson(fixture(relativePath)).object();
 }
 
-enum class Split { Whole, Bytewise, Random };
-
-struct Decoded
-{
-    std::optional<Result<ModelTurn>> result;
-    ProviderError error;
-    bool failedBeforeEnd = false;
-    QList<StreamEvent> events;
-    QString streamedText;
-    QString streamedReasoning;
-
-    bool ok() const { return result && result->ok(); }
-    const ModelTurn &turn() const { return result->value(); }
-};
+using keen::test::Decoded;
+using keen::test::Split;
 
 inline Decoded decode(const ProviderProtocol &protocol, const QByteArray &body, Split split, quint32 seed = 1)
 {
-    Decoded out;
-    auto decoder = protocol.createDecoder([&out](const StreamEvent &event) {
-        out.events.append(event);
-        if (event.type == StreamEvent::Type::Chunk)
-            out.streamedText += event.content;
-        else if (event.type == StreamEvent::Type::ReasoningChunk)
-            out.streamedReasoning += event.content;
-    });
-    QRandomGenerator random(seed);
-    qsizetype offset = 0;
-    while (offset < body.size()) {
-        qsizetype size = body.size() - offset;
-        if (split == Split::Bytewise)
-            size = 1;
-        else if (split == Split::Random)
-            size = qMin<qsizetype>(size, 1 + random.bounded(120));
-        decoder->feed(body.mid(offset, size));
-        offset += size;
-        if (decoder->failed()) {
-            out.failedBeforeEnd = offset < body.size();
-            break;
-        }
-    }
-    out.result.emplace(decoder->finish());
-    out.error = decoder->error();
-    return out;
+    return decodeBody(protocol, body, split, seed, 120);
 }
 
 // Adds the split columns of a data-driven test: every fixture is decoded whole, byte by byte and in random
 // pieces.
 inline void addSplitRows(const char *name, const std::function<void(QTestData &)> &fill)
 {
-    const QList<std::tuple<const char *, Split, quint32>> splits{{"whole", Split::Whole, 0},
-                                                                 {"bytewise", Split::Bytewise, 0},
-                                                                 {"random1", Split::Random, 1},
-                                                                 {"random2", Split::Random, 2},
-                                                                 {"random3", Split::Random, 3}};
-    for (const auto &[label, split, seed] : splits) {
-        QTestData &row = QTest::addRow("%s/%s", name, label) << int(split) << seed;
+    for (const auto &[label, mode] : splitModes()) {
+        QTestData &row = QTest::addRow("%s/%s", name, qPrintable(label)) << int(mode.first) << mode.second;
         fill(row);
     }
 }
@@ -100,32 +59,7 @@ inline QByteArray sha256(const QString &text)
 }
 
 // A tool with a definition and a canned result, recording the inputs it got.
-class CannedTool final : public Tool
-{
-public:
-    CannedTool(QString name, QString description, QJsonObject schema, QJsonValue output = QJsonValue())
-        : m_name(std::move(name))
-        , m_description(std::move(description))
-        , m_schema(std::move(schema))
-        , m_output(std::move(output))
-    {}
-    QString name() const override { return m_name; }
-    QString description() const override { return m_description; }
-    QJsonObject inputSchema() const override { return m_schema; }
-    ToolResult execute(const QJsonObject &input, ToolContext &) override
-    {
-        m_inputs.append(input);
-        return ToolResult::success(m_output);
-    }
-    QList<QJsonObject> inputs() const { return m_inputs; }
-
-private:
-    QString m_name;
-    QString m_description;
-    QJsonObject m_schema;
-    QJsonValue m_output;
-    QList<QJsonObject> m_inputs;
-};
+using CannedTool = keen::test::FakeTool;
 
 inline QJsonObject objectSchema(const QString &property)
 {

@@ -37,8 +37,9 @@ struct Decoded
     const ModelTurn &turn() const { return result->value(); }
 };
 
+// Random splits cut the body into pieces of 1 to maxPiece bytes.
 inline Decoded decodeBody(const ProviderProtocol &protocol, const QByteArray &body, Split split,
-                          quint32 seed = 1)
+                          quint32 seed = 1, quint32 maxPiece = 97)
 {
     Decoded out;
     auto sink = [&out](const StreamEvent &event) {
@@ -56,7 +57,7 @@ inline Decoded decodeBody(const ProviderProtocol &protocol, const QByteArray &bo
         if (split == Split::Bytewise)
             size = 1;
         else if (split == Split::Random)
-            size = qMin<qsizetype>(size, 1 + random.bounded(97));
+            size = qMin<qsizetype>(size, 1 + random.bounded(maxPiece));
         decoder->feed(body.mid(offset, size));
         offset += size;
         if (decoder->failed()) {

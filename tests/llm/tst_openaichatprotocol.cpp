@@ -254,7 +254,7 @@ void TestOpenAiChatProtocol::openRouterErrorChunkAfterFinish()
     // A finish_reason came first, but the error chunk after it still fails the response.
     QVERIFY(!decoded.ok());
     if (Split(split) == Split::Bytewise)
-        QVERIFY(decoded.failedBeforeEnd); // [DONE] was still to come
+        QVERIFY(decoded.failedEarly); // [DONE] was still to come
     QCOMPARE(decoded.streamedReasoning, QStringLiteral("We need to respond to a greeting. The user"));
     QCOMPARE(decoded.streamedText, QString());
     QCOMPARE(decoded.error.message, QStringLiteral("Token limit reached"));

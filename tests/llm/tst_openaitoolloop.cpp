@@ -6,6 +6,7 @@
 #include "fakeproviderserver.h"
 #include "openaitestsupport.h"
 #include "testenvironment.h"
+#include "toolloopsupport.h"
 
 #include "llm/credentialstorage.h"
 #include "llm/openaichatprotocol.h"
@@ -15,10 +16,6 @@
 
 #include <QJsonArray>
 #include <QTest>
-
-#include <atomic>
-#include <mutex>
-#include <thread>
 
 using namespace keen;
 using namespace keen::test;
@@ -89,12 +86,6 @@ public:
     std::optional<CodexCredentials> m_credentials;
 };
 
-struct Collected
-{
-    std::mutex mutex;
-    QList<StreamEvent> events;
-};
-
 } // namespace
 
 void TestOpenAiToolLoop::parallelToolTurn_data()
@@ -163,30 +154,16 @@ void TestOpenAiToolLoop::parallelToolTurn()
     auto *stock = static_cast<CannedTool *>(tools.find(QStringLiteral("get_stock_price")).get());
 
     ToolLoopClient client(std::move(protocol));
-    Collected collected;
-    std::atomic_bool finished = false;
     StreamOptions options;
     options.sessionId = QStringLiteral("1234-5678");
-    std::thread worker([&] {
-        client.streamChat({Message::system(QStringLiteral("You are terse.")),
-                           Message::user(QStringLiteral("Weather in Edinburgh and the AAPL price?"))},
-                          &tools, options, CancellationToken(), [&collected](const StreamEvent &event) {
-                              std::lock_guard lock(collected.mutex);
-                              collected.events.append(event);
-                          });
-        finished = true;
-    });
-    const bool done = FakeProviderServer::spinUntil([&] { return finished.load(); }, 120000);
-    if (!done)
-        server.closeAllConnections();
-    worker.join();
-    QVERIFY(done);
+    const std::optional<QList<StreamEvent>> run =
+        runToolLoop(client, server,
+                    {Message::system(QStringLiteral("You are terse.")),
+                     Message::user(QStringLiteral("Weather in Edinburgh and the AAPL price?"))},
+                    tools, options, 120000);
+    QVERIFY(run);
 
-    QList<StreamEvent> events;
-    {
-        std::lock_guard lock(collected.mutex);
-        events = collected.events;
-    }
+    const QList<StreamEvent> events = *run;
     QVERIFY(!events.isEmpty());
     QVERIFY2(events.last().type == StreamEvent::Type::Done,
              qPrintable(events.last().typeName() + events.last().error));

@@ -5,6 +5,7 @@
 #include "fakeproviderserver.h"
 #include "protocoltestsupport.h"
 #include "testenvironment.h"
+#include "toolloopsupport.h"
 
 #include "llm/anthropicprotocol.h"
 #include "llm/bedrockprotocol.h"
@@ -13,10 +14,6 @@
 #include "llm/toolloopclient.h"
 
 #include <QTest>
-
-#include <atomic>
-#include <mutex>
-#include <thread>
 
 using namespace keen;
 using namespace keen::test;
@@ -66,12 +63,6 @@ QByteArray geminiParallelCalls()
         "\"args\":{}}}]},\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":40,"
         "\"candidatesTokenCount\":12,\"totalTokenCount\":52}}\r\n\r\n");
 }
-
-struct Collected
-{
-    std::mutex mutex;
-    QList<StreamEvent> events;
-};
 
 } // namespace
 
@@ -148,29 +139,14 @@ private Q_SLOTS:
         tools.add(time);
 
         ToolLoopClient client(std::move(protocol));
-        Collected collected;
-        std::atomic_bool finished = false;
-        std::thread worker([&] {
-            client.streamChat({Message::system(QStringLiteral("You are terse.")),
-                               Message::user(QStringLiteral("Weather and time?"))},
-                              &tools, StreamOptions{}, CancellationToken(),
-                              [&collected](const StreamEvent &event) {
-                                  std::lock_guard lock(collected.mutex);
-                                  collected.events.append(event);
-                              });
-            finished = true;
-        });
-        const bool done = FakeProviderServer::spinUntil([&] { return finished.load(); }, 60000);
-        if (!done)
-            server.closeAllConnections();
-        worker.join();
-        QVERIFY(done);
+        const std::optional<QList<StreamEvent>> run =
+            runToolLoop(client, server,
+                        {Message::system(QStringLiteral("You are terse.")),
+                         Message::user(QStringLiteral("Weather and time?"))},
+                        tools, StreamOptions{}, 60000);
+        QVERIFY(run);
 
-        QList<StreamEvent> events;
-        {
-            std::lock_guard lock(collected.mutex);
-            events = collected.events;
-        }
+        const QList<StreamEvent> events = *run;
         QVERIFY(!events.isEmpty());
         QCOMPARE(events.last().typeName(), StreamEvent::typeName(StreamEvent::Type::Done));
         QStringList started;
