@@ -1,7 +1,7 @@
-#include "fakepermissionrequester.h"
 #include "testenvironment.h"
 #include "tools/bashtool.h"
 #include "tools/filesystemguard.h"
+#include "tooltestworkspace.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -20,24 +20,7 @@ class TestBashTool : public QObject
     Q_OBJECT
 
 private:
-    struct Fixture
-    {
-        test::TestEnvironment env;
-        QTemporaryDir ws;
-        test::FakePermissionRequester person;
-        std::unique_ptr<FilesystemGuard> guard;
-        ToolContext context;
-        Fixture()
-        {
-            guard = std::make_unique<FilesystemGuard>(ws.path(), env.path(QStringLiteral("data")),
-                                                      env.path(QStringLiteral("home")));
-            context.workspace = ws.path();
-            context.dataDir = env.path(QStringLiteral("data"));
-            context.permissions = &person;
-            context.guard = guard.get();
-            context.interactive = true;
-        }
-    };
+    using Fixture = test::ToolTestWorkspace;
 
     // True while a process of the group is alive. Zombies whose parent is gone may linger where PID 1 does
     // not reap them; they run nothing, so they do not count.

@@ -1,4 +1,3 @@
-#include "fakepermissionrequester.h"
 #include "testenvironment.h"
 #include "tools/editfiletool.h"
 #include "tools/filesystemguard.h"
@@ -6,6 +5,7 @@
 #include "tools/readfiletool.h"
 #include "tools/unifieddiff.h"
 #include "tools/writefiletool.h"
+#include "tooltestworkspace.h"
 
 #include <QDir>
 #include <QFile>
@@ -21,24 +21,8 @@ class TestFileTools : public QObject
     Q_OBJECT
 
 private:
-    struct Fixture
+    struct Fixture : test::ToolTestWorkspace
     {
-        test::TestEnvironment env;
-        QTemporaryDir ws;
-        test::FakePermissionRequester person;
-        std::unique_ptr<FilesystemGuard> guard;
-        ToolContext context;
-
-        Fixture()
-        {
-            guard = std::make_unique<FilesystemGuard>(ws.path(), env.path(QStringLiteral("data")),
-                                                      env.path(QStringLiteral("home")));
-            context.workspace = ws.path();
-            context.dataDir = env.path(QStringLiteral("data"));
-            context.permissions = &person;
-            context.guard = guard.get();
-            context.interactive = true;
-        }
         QString path(const QString &name) const { return ws.filePath(name); }
         void write(const QString &name, const QByteArray &bytes) const
         {
