@@ -19,15 +19,16 @@ QTextStream out(stdout);
 
 void report(const char *what, qint64 nanoseconds, const QString &extra = QString())
 {
-    out << QString::fromLatin1(what).leftJustified(52) << QString::number(nanoseconds / 1e6, 'f', 2).rightJustified(10)
-        << " ms  " << extra << '\n';
+    out << QString::fromLatin1(what).leftJustified(52)
+        << QString::number(nanoseconds / 1e6, 'f', 2).rightJustified(10) << " ms  " << extra << '\n';
     out.flush();
 }
 
 void benchSse()
 {
     QByteArray stream;
-    const QByteArray event = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"some streamed words \"}}]}\n\n";
+    const QByteArray event =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"some streamed words \"}}]}\n\n";
     while (stream.size() < 16 * 1024 * 1024)
         stream += event;
     QElapsedTimer timer;
@@ -56,40 +57,52 @@ void benchSessions()
         if (!session)
             qFatal("create failed: %s", qPrintable(session.error()));
         for (int turn = 0; turn < 10; ++turn) {
-            store.append(*session, SessionEvent::userMessage(QStringLiteral("question %1 about the parser in session %2").arg(turn).arg(i)));
-            store.append(*session, SessionEvent::assistantTurn({}, QStringLiteral("answer %1 with some detail").arg(turn), std::nullopt, false, {}));
+            store.append(*session,
+                         SessionEvent::userMessage(
+                             QStringLiteral("question %1 about the parser in session %2").arg(turn).arg(i)));
+            store.append(*session, SessionEvent::assistantTurn(
+                                       {}, QStringLiteral("answer %1 with some detail").arg(turn),
+                                       std::nullopt, false, {}));
         }
         lastId = session->id;
     }
-    report("SessionStore: write 1,000 sessions x 21 events", timer.nsecsElapsed(), QStringLiteral("fsync per line"));
+    report("SessionStore: write 1,000 sessions x 21 events", timer.nsecsElapsed(),
+           QStringLiteral("fsync per line"));
 
     timer.restart();
     const auto all = store.list();
-    report("SessionStore::list(all) over 1,000 sessions", timer.nsecsElapsed(), QStringLiteral("%1 listed").arg(all.size()));
+    report("SessionStore::list(all) over 1,000 sessions", timer.nsecsElapsed(),
+           QStringLiteral("%1 listed").arg(all.size()));
 
     timer.restart();
     auto loaded = store.load(lastId);
-    report("SessionStore::load one session by id", timer.nsecsElapsed(), QStringLiteral("%1 events").arg(loaded ? loaded->events.size() : 0));
+    report("SessionStore::load one session by id", timer.nsecsElapsed(),
+           QStringLiteral("%1 events").arg(loaded ? loaded->events.size() : 0));
 
     auto big = store.create(QStringLiteral("/work/big"));
     for (int i = 0; i < 5000; ++i)
         store.append(*big, SessionEvent::userMessage(QStringLiteral("line %1").arg(i)));
     timer.restart();
-    auto batch = store.appendBatch(*big, {SessionEvent::assistantTurn({}, QStringLiteral("checkpoint"), std::nullopt, false, {}),
-                                          SessionEvent::compactionApplied(QString(), {}, {Message::user(QStringLiteral("summary"))})});
-    report("SessionStore::appendBatch on a 5,000-event transcript", timer.nsecsElapsed(), batch ? QStringLiteral("ok") : batch.error());
+    auto batch = store.appendBatch(
+        *big, {SessionEvent::assistantTurn({}, QStringLiteral("checkpoint"), std::nullopt, false, {}),
+               SessionEvent::compactionApplied(QString(), {}, {Message::user(QStringLiteral("summary"))})});
+    report("SessionStore::appendBatch on a 5,000-event transcript", timer.nsecsElapsed(),
+           batch ? QStringLiteral("ok") : batch.error());
 
     SessionIndex index(store.root(), dir.filePath(QStringLiteral("index/sessions.sqlite")));
     timer.restart();
     auto built = index.update();
-    report("SessionIndex::update: full build, 1,001 sessions", timer.nsecsElapsed(), built ? QStringLiteral("ok") : built.error());
+    report("SessionIndex::update: full build, 1,001 sessions", timer.nsecsElapsed(),
+           built ? QStringLiteral("ok") : built.error());
     store.append(*big, SessionEvent::userMessage(QStringLiteral("one more line")));
     timer.restart();
     built = index.update();
-    report("SessionIndex::update: incremental after one append", timer.nsecsElapsed(), built ? QStringLiteral("ok") : built.error());
+    report("SessionIndex::update: incremental after one append", timer.nsecsElapsed(),
+           built ? QStringLiteral("ok") : built.error());
     timer.restart();
     auto hits = index.search(QStringLiteral("parser session 77"));
-    report("SessionIndex::search over every message", timer.nsecsElapsed(), QStringLiteral("%1 hits").arg(hits ? hits->size() : -1));
+    report("SessionIndex::search over every message", timer.nsecsElapsed(),
+           QStringLiteral("%1 hits").arg(hits ? hits->size() : -1));
 }
 
 } // namespace

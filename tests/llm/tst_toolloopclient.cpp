@@ -488,8 +488,8 @@ void TestToolLoopClient::autoCompactionRequestKeepsCacheablePrefix_S8_S34_S35_S3
         QCOMPARE(compactionMessages.at(i), parentMessages.at(i));
     QCOMPARE(compaction.value(QStringLiteral("tools")), parent.value(QStringLiteral("tools")));
     QCOMPARE(compaction.value(QStringLiteral("model")), parent.value(QStringLiteral("model")));
-    // S8: the compactor sees the active loop's tool activity with its full output, which persisted turn memory
-    // would not keep (tool-history none).
+    // S8: the compactor sees the active loop's tool activity with its full output, which persisted turn
+    // memory would not keep (tool-history none).
     const QJsonObject toolResult = compactionMessages.at(parentMessages.size() + 1).toObject();
     QCOMPARE(toolResult.value(QStringLiteral("role")).toString(), QStringLiteral("tool"));
     QCOMPARE(toolResult.value(QStringLiteral("content")).toString(), QStringLiteral("{\"echo\":\"x\"}"));
