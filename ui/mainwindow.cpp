@@ -6,6 +6,7 @@
 #include "chatpanel.h"
 #include "chatview.h"
 #include "config/configresolver.h"
+#include "config/keychaincredentialstorage.h"
 #include "config/secretstore.h"
 #include "config/settings.h"
 #include "contextmeter.h"
@@ -523,11 +524,20 @@ void MainWindow::showSettings()
     connect(dialog, &SettingsDialog::chatGptSignInRequested, dialog, [this, dialog] {
         // ChatGPT sign-in for Codex: the browser opens, the loopback callback finishes the flow
         // asynchronously.
-        auto *oauth =
-            new CodexOAuth(CodexOAuth::defaultIssuer(), std::make_shared<FileCredentialStorage>(), dialog);
-        connect(oauth, &CodexOAuth::signedIn, dialog, [this, oauth](const CodexCredentials &) {
-            statusBar()->showMessage(tr("✓ Signed in with ChatGPT."), 10000);
+        // No storage here: the keychain is written off the GUI thread once the sign-in succeeds.
+        auto *oauth = new CodexOAuth(CodexOAuth::defaultIssuer(), nullptr, dialog);
+        connect(oauth, &CodexOAuth::signedIn, this, [this, oauth](const CodexCredentials &credentials) {
             oauth->deleteLater();
+            statusBar()->showMessage(tr("Saving the ChatGPT sign-in..."));
+            QtConcurrent::run([credentials] {
+                KeychainCredentialStorage storage(std::make_shared<FileCredentialStorage>());
+                const Result<void> saved = storage.save(credentials);
+                return saved ? storage.warning()
+                             : tr("ChatGPT sign-in could not be saved: %1").arg(saved.error());
+            }).then(this, [this](const QString &warning) {
+                statusBar()->showMessage(warning.isEmpty() ? tr("✓ Signed in with ChatGPT.") : warning,
+                                         10000);
+            });
         });
         connect(oauth, &CodexOAuth::failed, dialog, [this, oauth](const QString &error) {
             statusBar()->showMessage(tr("ChatGPT sign-in failed: %1").arg(error), 10000);

@@ -1,5 +1,6 @@
 #include "clientfactory.h"
 
+#include "../config/keychaincredentialstorage.h"
 #include "anthropicprotocol.h"
 #include "bedrockprotocol.h"
 #include "filecredentialstorage.h"
@@ -54,7 +55,8 @@ Result<std::shared_ptr<LlmClient>> createLlmClient(const ClientConfig &original)
     } else if (provider == QLatin1String("openai")) {
         protocol = std::make_unique<OpenAiResponsesProtocol>(config);
     } else if (provider == QLatin1String("openai-codex")) {
-        protocol = std::make_unique<OpenAiCodexProtocol>(config, std::make_shared<FileCredentialStorage>());
+        protocol = std::make_unique<OpenAiCodexProtocol>(
+            config, std::make_shared<KeychainCredentialStorage>(std::make_shared<FileCredentialStorage>()));
     } else if (provider == QLatin1String("googleai")) {
         protocol = std::make_unique<GeminiProtocol>(config);
     } else if (provider == QLatin1String("amazon-bedrock")) {
