@@ -87,6 +87,10 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
         config.awsRegion = qEnvironmentVariable("AWS_REGION", qEnvironmentVariable("AWS_DEFAULT_REGION"));
         config.awsProfile = qEnvironmentVariable("AWS_PROFILE");
     }
+    if (!provider.apiKeyHelper.isEmpty()) {
+        const QString helper = provider.apiKeyHelper;
+        config.refreshApiKey = [providerId, helper] { return SecretStore::runHelper(providerId, helper); };
+    }
     return resolved;
 }
 

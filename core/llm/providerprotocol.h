@@ -44,10 +44,10 @@ struct NativeHistory
 // A tool call the model asked for.
 struct ToolCallRequest
 {
-    QString id;        // the provider's call id; synthesised where the API has none (Gemini)
+    QString id; // the provider's call id; synthesised where the API has none (Gemini)
     QString name;
-    QString arguments; // raw JSON text as streamed
-    QJsonObject input; // parsed; {} when the text was empty or malformed
+    QString arguments;  // raw JSON text as streamed
+    QJsonObject input;  // parsed; {} when the text was empty or malformed
     QJsonObject native; // provider extras to replay (Gemini thoughtSignature, Responses item id)
 };
 
@@ -102,19 +102,21 @@ class ProviderProtocol
 public:
     explicit ProviderProtocol(ClientConfig config)
         : m_config(std::move(config))
-    {
-    }
+    {}
     virtual ~ProviderProtocol() = default;
 
     const ClientConfig &config() const { return m_config; }
+    // A fresh key from the api_key_helper, used from the next request on.
+    void setApiKey(const QString &key) { m_config.apiKey = key; }
 
     // Native history for a neutral conversation: system handling, historical tool activity replayed as native
     // call/result pairs (see historyreplay.h), consecutive user messages merged where the API needs turns
     // to alternate.
     virtual NativeHistory toNative(const MessageList &messages) const = 0;
-    // After an automatic compaction. Default: toNative(replacement). Anthropic and Bedrock keep current.system
-    // and rebuild the messages from the replacement without its system messages.
-    virtual NativeHistory rebuildAfterCompaction(const NativeHistory &current, const MessageList &replacement) const
+    // After an automatic compaction. Default: toNative(replacement). Anthropic and Bedrock keep
+    // current.system and rebuild the messages from the replacement without its system messages.
+    virtual NativeHistory rebuildAfterCompaction(const NativeHistory &current,
+                                                 const MessageList &replacement) const
     {
         Q_UNUSED(current);
         return toNative(replacement);
@@ -130,7 +132,8 @@ public:
     virtual HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
                                          const RequestContext &context) const = 0;
     virtual std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const = 0;
-    virtual ProviderError classifyHttpError(int status, const QByteArray &body, const HeaderList &headers) const = 0;
+    virtual ProviderError classifyHttpError(int status, const QByteArray &body,
+                                            const HeaderList &headers) const = 0;
     // Runs on the worker thread before each attempt (token refresh for Codex). Default: nothing to do.
     virtual Result<void> prepare(const CancellationToken &cancel)
     {

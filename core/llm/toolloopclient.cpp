@@ -309,6 +309,7 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
 {
     const ClientConfig &config = m_protocol->config();
     const int maxAttempts = std::max(1, config.maxAttempts);
+    bool keyRefreshed = false;
     for (int attempt = 1; attempt <= maxAttempts; ++attempt) {
         if (loop.cancel.isCancelled()) {
             error =
@@ -360,6 +361,15 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
             error = decoder->error();
         }
 
+        if (error.kind == ProviderError::Kind::Authentication && config.refreshApiKey && !keyRefreshed) {
+            // The helper's key may have expired: ask it once more and repeat this attempt.
+            keyRefreshed = true;
+            if (const Result<QString> key = config.refreshApiKey(); key && !key->isEmpty()) {
+                m_protocol->setApiKey(*key);
+                --attempt;
+                continue;
+            }
+        }
         if (!error.isRetryable() || attempt == maxAttempts)
             return Result<ModelTurn>::failure(error.message);
         qCInfo(lcToolLoop) << "retrying after" << error.message;

@@ -234,6 +234,7 @@ private Q_SLOTS:
     void unknownToolAndInvalidInputGoBackToTheModel();
     void retriesServerErrorsButNotClientErrors();
     void truncatedStreamIsAnErrorNotAnEmptyAnswer();
+    void authenticationErrorRefreshesHelperKeyOnce();
     void pendingStateIsInjectedBeforeNextUserMessage();
     void contextLengthErrorNeverCompacts_S5_S6();
     void autoCompactionRequestKeepsCacheablePrefix_S8_S34_S35_S37_S38_S44();
@@ -398,6 +399,39 @@ void TestToolLoopClient::truncatedStreamIsAnErrorNotAnEmptyAnswer()
     QVERIFY(run.wait());
     QCOMPARE(run.events.last().type, StreamEvent::Type::Error);
     QVERIFY(!run.events.last().error.isEmpty());
+}
+
+void TestToolLoopClient::authenticationErrorRefreshesHelperKeyOnce()
+{
+    ClientConfig config = makeClient()->protocol().config();
+    config.apiKey = QStringLiteral("old-key");
+    int refreshes = 0;
+    config.refreshApiKey = [&refreshes] {
+        ++refreshes;
+        return Result<QString>(QStringLiteral("new-key"));
+    };
+    auto client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
+    m_server->enqueue(FakeProviderServer::jsonResponse(401, "{\"error\":{\"message\":\"expired\"}}"));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("ok")})));
+    LoopRun run;
+    run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.text(), QStringLiteral("ok"));
+    QCOMPARE(refreshes, 1);
+    QCOMPARE(m_server->requests().at(0).header("authorization"), QByteArray("Bearer old-key"));
+    QCOMPARE(m_server->requests().at(1).header("authorization"), QByteArray("Bearer new-key"));
+    QVERIFY(run.ofType(StreamEvent::Type::Retry).isEmpty());
+
+    // A second 401 with the fresh key is reported, not retried again.
+    m_server->clearRequests();
+    m_server->enqueue(FakeProviderServer::jsonResponse(401, "{\"error\":{\"message\":\"still bad\"}}"));
+    m_server->enqueue(FakeProviderServer::jsonResponse(401, "{\"error\":{\"message\":\"still bad\"}}"));
+    LoopRun bad;
+    bad.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(bad.wait());
+    QCOMPARE(bad.events.last().type, StreamEvent::Type::Error);
+    QCOMPARE(m_server->requests().size(), 2);
+    QCOMPARE(refreshes, 2);
 }
 
 void TestToolLoopClient::pendingStateIsInjectedBeforeNextUserMessage()
