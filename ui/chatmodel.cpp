@@ -421,8 +421,17 @@ void ChatModel::clear()
     m_pending.clear();
     beginResetModel();
     m_items.clear();
+    m_firstRowOfSeq.clear();
     m_attemptStart = 0;
     endResetModel();
+}
+
+int ChatModel::rowForSeq(quint64 seq) const
+{
+    const auto it = m_firstRowOfSeq.lowerBound(seq);
+    if (it == m_firstRowOfSeq.cend() || it.value() >= m_items.size())
+        return m_items.isEmpty() ? -1 : int(m_items.size()) - 1;
+    return it.value();
 }
 
 void ChatModel::replayTranscript(const QJsonArray &transcript)
@@ -492,6 +501,7 @@ void ChatModel::replay(const QList<SessionEvent> &events)
 {
     clear();
     for (const SessionEvent &event : events) {
+        m_firstRowOfSeq.insert(event.seq, int(m_items.size()));
         switch (event.kind) {
         case SessionEvent::Kind::SessionStarted:
             break;

@@ -5,6 +5,7 @@
 #include "session/sessionevent.h"
 
 #include <QAbstractListModel>
+#include <QMap>
 #include <QTimer>
 
 namespace keen {
@@ -80,6 +81,9 @@ public:
     void clear();
     // Renders a saved session the way the reference replays it (reference 5.3, 4.6).
     void replay(const QList<SessionEvent> &events);
+    // After replay(): the first row that the event with this seq (or the next one that has rows) produced,
+    // or -1. The session browser opens a search hit there.
+    int rowForSeq(quint64 seq) const;
 
 private:
     struct Pending
@@ -97,6 +101,7 @@ private:
     void replayTranscript(const QJsonArray &transcript);
 
     QList<ChatItem> m_items;
+    QMap<quint64, int> m_firstRowOfSeq; // filled by replay()
     QList<Pending> m_pending;
     QTimer m_flushTimer;
     quint64 m_nextId = 1;

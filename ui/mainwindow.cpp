@@ -331,6 +331,15 @@ void MainWindow::installSessionBrowser()
     addDockWidget(Qt::LeftDockWidgetArea, m_sessionDock);
     m_sessionDock->hide();
     connect(m_sessionBrowser, &SessionBrowserPanel::sessionOpenRequested, this, &MainWindow::openSession);
+    // A search hit opens the session at the matching event (emitted after sessionOpenRequested).
+    connect(m_sessionBrowser, &SessionBrowserPanel::searchMatchOpenRequested, this,
+            [this](const QString &sessionId, quint64 seq) {
+                if (m_session->sessionId() != sessionId)
+                    return;
+                const int row = m_chat->model()->rowForSeq(seq);
+                if (row >= 0)
+                    m_chat->view()->scrollTo(m_chat->model()->index(row), QAbstractItemView::PositionAtTop);
+            });
     connect(m_session, &AgentSession::sessionChanged, m_sessionBrowser,
             [this] { m_sessionBrowser->refresh(); });
 }

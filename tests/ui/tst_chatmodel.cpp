@@ -48,6 +48,7 @@ class TestChatModel : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void replayedSessionOpensAtSearchHit();
     void modelTesterAcrossOperations();
     void chunksAreCoalesced();
     void flushAppliesAtMostTenThousandCharacters();
@@ -376,6 +377,29 @@ void TestChatModel::permissionSettles()
     model.settlePermission(3, QStringLiteral("Denied"));
     QVERIFY(!model.hasPendingPermission());
     QCOMPARE(model.data(model.index(0), ChatModel::OutcomeRole).toString(), QStringLiteral("Denied"));
+}
+
+void TestChatModel::replayedSessionOpensAtSearchHit()
+{
+    // The session browser opens a search hit at its event: rowForSeq maps a seq to the row it produced.
+    QList<SessionEvent> events{
+        SessionEvent::sessionStarted(QStringLiteral("id"), QDateTime::currentDateTimeUtc(),
+                                     QStringLiteral("/w")),
+        SessionEvent::userMessage(QStringLiteral("first question")),
+        SessionEvent::assistantTurn({}, QStringLiteral("first answer"), std::nullopt, false, QString()),
+        SessionEvent::userMessage(QStringLiteral("the needle")),
+        SessionEvent::assistantTurn({}, QStringLiteral("second answer"), std::nullopt, false, QString()),
+    };
+    for (int i = 0; i < events.size(); ++i)
+        events[i].seq = quint64(i + 1);
+    ChatModel model;
+    model.replay(events);
+    const int row = model.rowForSeq(4);
+    QVERIFY(row >= 0);
+    QCOMPARE(model.index(row).data(ChatModel::TextRole).toString(), QStringLiteral("the needle"));
+    QCOMPARE(model.index(model.rowForSeq(1)).data(ChatModel::TextRole).toString(),
+             QStringLiteral("first question"));
+    QCOMPARE(model.rowForSeq(99), model.rowCount() - 1); // past the end: the last row
 }
 
 QTEST_MAIN(TestChatModel)
