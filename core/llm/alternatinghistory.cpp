@@ -8,6 +8,52 @@ AlternatingHistory::AlternatingHistory(Shape shape)
     : m_shape(std::move(shape))
 {}
 
+QJsonArray AlternatingHistory::systemBlocks(const MessageList &messages) const
+{
+    QJsonArray blocks;
+    for (const Message &message : messages) {
+        if (message.role == Message::Role::System && !message.content.isEmpty())
+            blocks.append(m_shape.textBlock(message.content));
+    }
+    return blocks;
+}
+
+NativeHistory AlternatingHistory::toNative(const MessageList &messages) const
+{
+    return NativeHistory{systemBlocks(messages), build(messages)};
+}
+
+NativeHistory AlternatingHistory::rebuildAfterCompaction(const NativeHistory &current,
+                                                         const MessageList &replacement) const
+{
+    return NativeHistory{current.system, build(withoutSystemMessages(replacement))};
+}
+
+QJsonArray AlternatingHistory::assistantMessages(const ModelTurn &turn) const
+{
+    if (!turn.assistantNative.isEmpty())
+        return turn.assistantNative;
+    QJsonArray content;
+    if (!turn.text.isEmpty())
+        content.append(m_shape.textBlock(turn.text));
+    for (const ToolCallRequest &call : turn.toolCalls)
+        content.append(m_shape.callBlock(call.id, call.name, call.input));
+    if (content.isEmpty())
+        return {};
+    return QJsonArray{message(m_shape.assistantRole, content)};
+}
+
+QJsonArray AlternatingHistory::toolResultMessages(const QList<ToolOutcome> &outcomes) const
+{
+    QJsonArray content;
+    for (const ToolOutcome &outcome : outcomes)
+        content.append(
+            m_shape.resultBlock(outcome.call.id, outcome.call.name, outcome.content, outcome.isError));
+    if (content.isEmpty())
+        return {};
+    return QJsonArray{message(m_shape.userRole, content)};
+}
+
 QJsonObject AlternatingHistory::message(const QString &role, const QJsonArray &blocks) const
 {
     return QJsonObject{{QStringLiteral("role"), role}, {m_shape.contentKey, blocks}};

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "message.h"
+#include "providerprotocol.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -47,6 +48,17 @@ public:
     void appendUserText(QJsonArray &messages, const QString &text) const;
 
     const Shape &shape() const { return m_shape; }
+
+    // The protocol operations Anthropic and Bedrock share (they keep system blocks apart from the messages).
+    // Non-empty system messages as text blocks.
+    QJsonArray systemBlocks(const MessageList &messages) const;
+    NativeHistory toNative(const MessageList &messages) const;
+    // The system blocks stay byte-identical so the cached system prefix survives a compaction.
+    NativeHistory rebuildAfterCompaction(const NativeHistory &current, const MessageList &replacement) const;
+    // turn.assistantNative when the decoder built it, else the text and calls of the turn.
+    QJsonArray assistantMessages(const ModelTurn &turn) const;
+    // All results of one turn in one user message.
+    QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const;
 
 private:
     QJsonObject message(const QString &role, const QJsonArray &blocks) const;

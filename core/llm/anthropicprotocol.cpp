@@ -41,16 +41,6 @@ AlternatingHistory::Shape anthropicShape()
     return shape;
 }
 
-QJsonArray systemBlocks(const MessageList &messages)
-{
-    QJsonArray blocks;
-    for (const Message &message : messages) {
-        if (message.role == Message::Role::System && !message.content.isEmpty())
-            blocks.append(textBlock(message.content));
-    }
-    return blocks;
-}
-
 bool isContextLengthMessage(const QString &message)
 {
     return message.contains(QLatin1String("prompt is too long"), Qt::CaseInsensitive) ||
@@ -112,14 +102,13 @@ QUrl AnthropicProtocol::endpoint() const
 
 NativeHistory AnthropicProtocol::toNative(const MessageList &messages) const
 {
-    return NativeHistory{systemBlocks(messages), m_history.build(messages)};
+    return m_history.toNative(messages);
 }
 
 NativeHistory AnthropicProtocol::rebuildAfterCompaction(const NativeHistory &current,
                                                         const MessageList &replacement) const
 {
-    // The system blocks stay byte-identical so the cached system prefix survives the compaction.
-    return NativeHistory{current.system, m_history.build(withoutSystemMessages(replacement))};
+    return m_history.rebuildAfterCompaction(current, replacement);
 }
 
 void AnthropicProtocol::appendUserText(NativeHistory &history, const QString &text) const
@@ -129,31 +118,12 @@ void AnthropicProtocol::appendUserText(NativeHistory &history, const QString &te
 
 QJsonArray AnthropicProtocol::assistantMessages(const ModelTurn &turn) const
 {
-    if (!turn.assistantNative.isEmpty())
-        return turn.assistantNative;
-    // A turn not built by the decoder: text and calls are all there is to replay.
-    QJsonArray content;
-    if (!turn.text.isEmpty())
-        content.append(textBlock(turn.text));
-    for (const ToolCallRequest &call : turn.toolCalls)
-        content.append(m_history.shape().callBlock(call.id, call.name, call.input));
-    if (content.isEmpty())
-        return {};
-    return QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
-                                  {QStringLiteral("content"), content}}};
+    return m_history.assistantMessages(turn);
 }
 
 QJsonArray AnthropicProtocol::toolResultMessages(const QList<ToolOutcome> &outcomes) const
 {
-    // All results of one turn go in one user message (WIRE_NOTES 3).
-    QJsonArray content;
-    for (const ToolOutcome &outcome : outcomes)
-        content.append(m_history.shape().resultBlock(outcome.call.id, outcome.call.name, outcome.content,
-                                                     outcome.isError));
-    if (content.isEmpty())
-        return {};
-    return QJsonArray{
-        QJsonObject{{QStringLiteral("role"), QStringLiteral("user")}, {QStringLiteral("content"), content}}};
+    return m_history.toolResultMessages(outcomes);
 }
 
 QJsonValue AnthropicProtocol::toolDefinitions(const ToolRegistry *tools) const

@@ -57,16 +57,6 @@ AlternatingHistory::Shape bedrockShape()
     return shape;
 }
 
-QJsonArray systemBlocks(const MessageList &messages)
-{
-    QJsonArray blocks;
-    for (const Message &message : messages) {
-        if (message.role == Message::Role::System && !message.content.isEmpty())
-            blocks.append(textBlock(message.content));
-    }
-    return blocks;
-}
-
 QJsonArray withoutCachePoints(const QJsonArray &blocks)
 {
     QJsonArray result;
@@ -124,14 +114,13 @@ QUrl BedrockProtocol::endpoint() const
 
 NativeHistory BedrockProtocol::toNative(const MessageList &messages) const
 {
-    return NativeHistory{systemBlocks(messages), m_history.build(messages)};
+    return m_history.toNative(messages);
 }
 
 NativeHistory BedrockProtocol::rebuildAfterCompaction(const NativeHistory &current,
                                                       const MessageList &replacement) const
 {
-    // The system blocks stay as they were so the cached prefix survives the compaction.
-    return NativeHistory{current.system, m_history.build(withoutSystemMessages(replacement))};
+    return m_history.rebuildAfterCompaction(current, replacement);
 }
 
 void BedrockProtocol::appendUserText(NativeHistory &history, const QString &text) const
@@ -141,28 +130,12 @@ void BedrockProtocol::appendUserText(NativeHistory &history, const QString &text
 
 QJsonArray BedrockProtocol::assistantMessages(const ModelTurn &turn) const
 {
-    if (!turn.assistantNative.isEmpty())
-        return turn.assistantNative;
-    QJsonArray content;
-    if (!turn.text.isEmpty())
-        content.append(textBlock(turn.text));
-    for (const ToolCallRequest &call : turn.toolCalls)
-        content.append(m_history.shape().callBlock(call.id, call.name, call.input));
-    if (content.isEmpty())
-        return {};
-    return QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
-                                  {QStringLiteral("content"), content}}};
+    return m_history.assistantMessages(turn);
 }
 
 QJsonArray BedrockProtocol::toolResultMessages(const QList<ToolOutcome> &outcomes) const
 {
-    QJsonArray content;
-    for (const ToolOutcome &outcome : outcomes)
-        content.append(toolResultBlock(outcome.call.id, outcome.content, outcome.isError));
-    if (content.isEmpty())
-        return {};
-    return QJsonArray{
-        QJsonObject{{QStringLiteral("role"), QStringLiteral("user")}, {QStringLiteral("content"), content}}};
+    return m_history.toolResultMessages(outcomes);
 }
 
 QJsonValue BedrockProtocol::toolDefinitions(const ToolRegistry *tools) const
