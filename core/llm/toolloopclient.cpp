@@ -1,6 +1,7 @@
 #include "toolloopclient.h"
 
 #include "../tools/outputcompressor.h"
+#include "../tools/toolpermissions.h"
 #include "../tools/toolregistry.h"
 #include "compactioncommit.h"
 #include "compactionprompts.h"
@@ -21,13 +22,6 @@ Q_LOGGING_CATEGORY(lcToolLoop, "keen.llm.toolloop")
 namespace keen {
 
 namespace {
-
-QString planModeMessage()
-{
-    return QStringLiteral(
-        "Write tools (write_file, edit_file) are disabled in plan mode; ask the user to switch "
-        "with `/mode build` or `Shift+Tab`.");
-}
 
 qint64 jsonBytes(const QJsonValue &value)
 {
@@ -276,7 +270,7 @@ ToolOutcome ToolLoopClient::executeTool(Loop &loop, const ToolCallRequest &call,
     if (loop.options.disableToolCalls)
         result = ToolResult::failure(CompactionPrompts::toolCallsDisabledMessage());
     else if (loop.options.disableWriteToolCalls && tool->isWriteTool())
-        result = ToolResult::failure(planModeMessage());
+        result = ToolResult::failure(ToolPermissions::planModeRefusal());
     else {
         ToolContext context = loop.tools->context();
         context.cancel = loop.cancel;

@@ -56,6 +56,30 @@ private:
     std::atomic_int *m_runs;
 };
 
+// A write tool: refused at execution in plan mode, its definition still offered.
+class PretendWriteTool final : public Tool
+{
+public:
+    explicit PretendWriteTool(std::atomic_int *runs)
+        : m_runs(runs)
+    {}
+    QString name() const override { return QStringLiteral("write_file"); }
+    QString description() const override { return QStringLiteral("Writes."); }
+    QJsonObject inputSchema() const override
+    {
+        return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}};
+    }
+    bool isWriteTool() const override { return true; }
+    ToolResult execute(const QJsonObject &, ToolContext &) override
+    {
+        ++*m_runs;
+        return ToolResult::success(QJsonObject());
+    }
+
+private:
+    std::atomic_int *m_runs;
+};
+
 QByteArray sse(const QJsonObject &object)
 {
     return "data: " + QJsonDocument(object).toJson(QJsonDocument::Compact) + "\n\n";
@@ -234,6 +258,7 @@ private Q_SLOTS:
     void unknownToolAndInvalidInputGoBackToTheModel();
     void retriesServerErrorsButNotClientErrors();
     void truncatedStreamIsAnErrorNotAnEmptyAnswer();
+    void planModeRefusesWriteToolsAtExecution();
     void authenticationErrorRefreshesHelperKeyOnce();
     void pendingStateIsInjectedBeforeNextUserMessage();
     void contextLengthErrorNeverCompacts_S5_S6();
@@ -399,6 +424,29 @@ void TestToolLoopClient::truncatedStreamIsAnErrorNotAnEmptyAnswer()
     QVERIFY(run.wait());
     QCOMPARE(run.events.last().type, StreamEvent::Type::Error);
     QVERIFY(!run.events.last().error.isEmpty());
+}
+
+void TestToolLoopClient::planModeRefusesWriteToolsAtExecution()
+{
+    m_tools.add(std::make_shared<PretendWriteTool>(&m_toolRuns));
+    auto client = makeClient();
+    m_server->enqueue(
+        sseResponse(toolBody({{QStringLiteral("w1"), QStringLiteral("write_file"), QStringLiteral("{}")}})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("planned")})));
+    StreamOptions options;
+    options.disableWriteToolCalls = true;
+    LoopRun run;
+    run.start(*client, conversation(), &m_tools, options, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(m_toolRuns.load(), 0);
+    const QJsonArray followUp = requestMessages(m_server->requests().at(1));
+    QVERIFY(followUp.last()
+                .toObject()
+                .value(QStringLiteral("content"))
+                .toString()
+                .contains(QStringLiteral("disabled in plan mode")));
+    // The definitions stay the same, so the request prefix stays cache-stable.
+    QCOMPARE(m_server->requests().at(0).json.object().value(QStringLiteral("tools")).toArray().size(), 2);
 }
 
 void TestToolLoopClient::authenticationErrorRefreshesHelperKeyOnce()
