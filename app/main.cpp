@@ -1,8 +1,8 @@
 // Keen Desktop entry point: parse argv, then run the window (QApplication + MainWindow) or a headless
 // command (QCoreApplication + the core's runners).
 #include "config/launchoptions.h"
+#include "conversation/metatypes.h"
 #include "headless/commandline.h"
-#include "llm/metatypes.h"
 #include "mainwindow.h"
 
 #include <QApplication>

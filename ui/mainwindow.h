@@ -1,8 +1,8 @@
 #pragma once
 
-#include "agent/agentmode.h"
 #include "config/launchoptions.h"
-#include "llm/clientconfig.h"
+#include "providers/clientconfig.h"
+#include "tools/agentmode.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>

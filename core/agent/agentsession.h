@@ -1,13 +1,13 @@
 #pragma once
 
-#include "../llm/clientconfig.h"
-#include "../llm/message.h"
-#include "../llm/streamevent.h"
-#include "../result.h"
-#include "../session/sessionstore.h"
-#include "../tools/permissionrequest.h"
-#include "agentmode.h"
-#include "contextbreakdown.h"
+#include "agent/contextbreakdown.h"
+#include "base/result.h"
+#include "conversation/message.h"
+#include "conversation/streamevent.h"
+#include "providers/clientconfig.h"
+#include "session/sessionstore.h"
+#include "tools/agentmode.h"
+#include "tools/permissionrequest.h"
 
 #include <QJsonObject>
 #include <QObject>

@@ -1,4 +1,4 @@
-#include "contextbreakdown.h"
+#include "agent/contextbreakdown.h"
 
 #include <QCoreApplication>
 

@@ -1,8 +1,8 @@
-#include "contextestimator.h"
+#include "agent/contextestimator.h"
 
-#include "../llm/contextbudget.h"
-#include "../llm/historyreplay.h"
-#include "../tools/toolregistry.h"
+#include "conversation/historyreplay.h"
+#include "loop/contextbudget.h"
+#include "tools/toolregistry.h"
 
 #include <cmath>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "../llm/message.h"
-#include "../llm/tokenusage.h"
-#include "contextbreakdown.h"
+#include "agent/contextbreakdown.h"
+#include "conversation/message.h"
+#include "conversation/tokenusage.h"
 
 #include <optional>
 

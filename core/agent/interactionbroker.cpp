@@ -1,4 +1,4 @@
-#include "interactionbroker.h"
+#include "agent/interactionbroker.h"
 
 #include <chrono>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "../tools/permissionrequester.h"
+#include "tools/permissionrequester.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

@@ -1,7 +1,7 @@
-#include "streamrunner.h"
+#include "agent/streamrunner.h"
 
-#include "../llm/llmclient.h"
-#include "../tools/toolregistry.h"
+#include "loop/llmclient.h"
+#include "tools/toolregistry.h"
 
 namespace keen {
 

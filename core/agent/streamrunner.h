@@ -1,9 +1,9 @@
 #pragma once
 
-#include "../llm/cancellationtoken.h"
-#include "../llm/message.h"
-#include "../llm/streamevent.h"
-#include "../llm/streamoptions.h"
+#include "base/cancellationtoken.h"
+#include "conversation/message.h"
+#include "conversation/streamevent.h"
+#include "conversation/streamoptions.h"
 
 #include <QObject>
 #include <QThread>

@@ -1,4 +1,4 @@
-#include "systemprompt.h"
+#include "agent/systemprompt.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "agentmode.h"
+#include "tools/agentmode.h"
 
 #include <QString>
 

@@ -1,7 +1,7 @@
-#include "turnrecorder.h"
+#include "agent/turnrecorder.h"
 
-#include "../llm/historyreplay.h"
-#include "../tools/outputcompressor.h"
+#include "conversation/historyreplay.h"
+#include "tools/outputcompressor.h"
 
 #include <QDir>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "../llm/message.h"
-#include "../llm/streamevent.h"
+#include "conversation/message.h"
+#include "conversation/streamevent.h"
 
 #include <QJsonArray>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "configresolver.h"
+#include "config/configresolver.h"
 
 #include <QCoreApplication>
 

@@ -1,11 +1,11 @@
 #pragma once
 
-#include "../llm/clientconfig.h"
-#include "../result.h"
-#include "launchoptions.h"
-#include "modelregistry.h"
-#include "secretstore.h"
-#include "settings.h"
+#include "auth/secretstore.h"
+#include "base/result.h"
+#include "config/launchoptions.h"
+#include "config/modelregistry.h"
+#include "config/settings.h"
+#include "providers/clientconfig.h"
 
 #include <functional>
 

@@ -1,4 +1,4 @@
-#include "launchoptions.h"
+#include "config/launchoptions.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -1,4 +1,4 @@
-#include "modelregistry.h"
+#include "config/modelregistry.h"
 
 #include <QCoreApplication>
 #include <QFile>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "../result.h"
-#include "providerpresets.h"
+#include "base/result.h"
+#include "providers/providerpresets.h"
 
 #include <QByteArray>
 #include <QList>

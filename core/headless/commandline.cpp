@@ -1,11 +1,11 @@
-#include "commandline.h"
+#include "headless/commandline.h"
 
-#include "../agent/agentsession.h"
-#include "../config/configresolver.h"
-#include "../config/settings.h"
-#include "headlessrunner.h"
+#include "agent/agentsession.h"
+#include "config/configresolver.h"
+#include "config/settings.h"
+#include "headless/headlessrunner.h"
 
-#include "sessionscommand.h"
+#include "headless/sessionscommand.h"
 
 #include <QCoreApplication>
 #include <QFile>

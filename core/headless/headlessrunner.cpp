@@ -1,7 +1,7 @@
-#include "headlessrunner.h"
+#include "headless/headlessrunner.h"
 
-#include "../agent/agentsession.h"
-#include "../llm/streamevent.h"
+#include "agent/agentsession.h"
+#include "conversation/streamevent.h"
 
 #include <QCoreApplication>
 #include <QDir>

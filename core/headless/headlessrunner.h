@@ -1,9 +1,9 @@
 #pragma once
 
-#include "../config/launchoptions.h"
-#include "../llm/clientconfig.h"
-#include "../llm/tokenusage.h"
-#include "../result.h"
+#include "base/result.h"
+#include "config/launchoptions.h"
+#include "conversation/tokenusage.h"
+#include "providers/clientconfig.h"
 
 #include <QObject>
 #include <QString>

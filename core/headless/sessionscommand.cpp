@@ -1,4 +1,4 @@
-#include "sessionscommand.h"
+#include "headless/sessionscommand.h"
 
 #include "session/sessionindex.h"
 #include "session/sessionstore.h"

@@ -1,4 +1,4 @@
-#include "sessionevent.h"
+#include "session/sessionevent.h"
 
 namespace keen {
 

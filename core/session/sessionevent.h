@@ -1,6 +1,6 @@
 #pragma once
 
-#include "../llm/message.h"
+#include "conversation/message.h"
 
 #include <QDateTime>
 #include <QJsonArray>

@@ -1,4 +1,4 @@
-#include "sessionexporter.h"
+#include "session/sessionexporter.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "../result.h"
-#include "sessionevent.h"
-#include "sessionstore.h"
+#include "base/result.h"
+#include "session/sessionevent.h"
+#include "session/sessionstore.h"
 
 #include <QList>
 #include <QString>

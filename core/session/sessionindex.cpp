@@ -1,4 +1,4 @@
-#include "sessionindex.h"
+#include "session/sessionindex.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

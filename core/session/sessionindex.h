@@ -1,7 +1,7 @@
 #pragma once
 
-#include "../result.h"
-#include "sessionstore.h"
+#include "base/result.h"
+#include "session/sessionstore.h"
 
 #include <QList>
 #include <QPair>

@@ -1,4 +1,4 @@
-#include "sessionstore.h"
+#include "session/sessionstore.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

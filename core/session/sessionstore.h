@@ -1,7 +1,7 @@
 #pragma once
 
-#include "../result.h"
-#include "sessionevent.h"
+#include "base/result.h"
+#include "session/sessionevent.h"
 
 #include <QDateTime>
 #include <QList>
@@ -25,10 +25,10 @@ struct Session
 struct SessionInfo
 {
     QString id;
-    QString path;      // transcript path
+    QString path; // transcript path
     QString directory;
     QString workspace;
-    QString title;     // the rename kept beside the transcript, else the first user message
+    QString title; // the rename kept beside the transcript, else the first user message
     QDateTime createdAt;
     QDateTime updatedAt;
     quint64 lastSeq = 0;

@@ -1,6 +1,6 @@
-#include "askusertool.h"
+#include "tools/askusertool.h"
 
-#include "toolinput.h"
+#include "tools/toolinput.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

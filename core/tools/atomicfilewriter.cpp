@@ -1,7 +1,7 @@
-#include "atomicfilewriter.h"
+#include "tools/atomicfilewriter.h"
 
-#include "secretpatterns.h"
-#include "toolpermissions.h"
+#include "tools/secretpatterns.h"
+#include "tools/toolpermissions.h"
 
 #include <QCoreApplication>
 #include <QDir>

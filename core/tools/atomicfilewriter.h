@@ -1,8 +1,8 @@
 #pragma once
 
-#include "filesystemguard.h"
-#include "permissionrequest.h"
-#include "tool.h"
+#include "tools/filesystemguard.h"
+#include "tools/permissionrequest.h"
+#include "tools/tool.h"
 
 #include <QByteArray>
 #include <QJsonObject>

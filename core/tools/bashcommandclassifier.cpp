@@ -1,4 +1,4 @@
-#include "bashcommandclassifier.h"
+#include "tools/bashcommandclassifier.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>

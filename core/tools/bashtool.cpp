@@ -1,8 +1,8 @@
-#include "bashtool.h"
+#include "tools/bashtool.h"
 
-#include "bashcommandclassifier.h"
-#include "toolinput.h"
-#include "toolpermissions.h"
+#include "tools/bashcommandclassifier.h"
+#include "tools/toolinput.h"
+#include "tools/toolpermissions.h"
 
 #include <QCoreApplication>
 #include <QDir>

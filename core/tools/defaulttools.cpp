@@ -1,12 +1,12 @@
-#include "defaulttools.h"
+#include "tools/defaulttools.h"
 
-#include "askusertool.h"
-#include "bashtool.h"
-#include "editfiletool.h"
-#include "globtool.h"
-#include "greptool.h"
-#include "readfiletool.h"
-#include "writefiletool.h"
+#include "tools/askusertool.h"
+#include "tools/bashtool.h"
+#include "tools/editfiletool.h"
+#include "tools/globtool.h"
+#include "tools/greptool.h"
+#include "tools/readfiletool.h"
+#include "tools/writefiletool.h"
 
 namespace keen {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "toolregistry.h"
+#include "tools/toolregistry.h"
 
 namespace keen {
 

@@ -1,10 +1,10 @@
-#include "editfiletool.h"
+#include "tools/editfiletool.h"
 
-#include "atomicfilewriter.h"
-#include "hashline.h"
-#include "readfiletool.h"
-#include "toolinput.h"
-#include "unifieddiff.h"
+#include "tools/atomicfilewriter.h"
+#include "tools/hashline.h"
+#include "tools/readfiletool.h"
+#include "tools/toolinput.h"
+#include "tools/unifieddiff.h"
 
 #include <QCoreApplication>
 #include <QFile>

@@ -1,6 +1,6 @@
-#include "filesystemguard.h"
+#include "tools/filesystemguard.h"
 
-#include "gitinfo.h"
+#include "tools/gitinfo.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -1,7 +1,7 @@
-#include "filewalker.h"
+#include "tools/filewalker.h"
 
-#include "filesystemguard.h"
-#include "tool.h"
+#include "tools/filesystemguard.h"
+#include "tools/tool.h"
 
 #include <QDir>
 #include <QFileInfo>

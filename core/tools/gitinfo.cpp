@@ -1,4 +1,4 @@
-#include "gitinfo.h"
+#include "tools/gitinfo.h"
 
 #include <QDir>
 #include <QDirIterator>

@@ -1,8 +1,8 @@
-#include "globtool.h"
+#include "tools/globtool.h"
 
-#include "filewalker.h"
-#include "toolinput.h"
-#include "toolpermissions.h"
+#include "tools/filewalker.h"
+#include "tools/toolinput.h"
+#include "tools/toolpermissions.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tool.h"
+#include "tools/tool.h"
 
 namespace keen {
 

@@ -1,10 +1,10 @@
-#include "greptool.h"
+#include "tools/greptool.h"
 
-#include "filewalker.h"
-#include "hashline.h"
-#include "readfiletool.h"
-#include "toolinput.h"
-#include "toolpermissions.h"
+#include "tools/filewalker.h"
+#include "tools/hashline.h"
+#include "tools/readfiletool.h"
+#include "tools/toolinput.h"
+#include "tools/toolpermissions.h"
 
 #include <QCoreApplication>
 #include <QFile>

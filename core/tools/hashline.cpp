@@ -1,4 +1,4 @@
-#include "hashline.h"
+#include "tools/hashline.h"
 
 #include <QRegularExpression>
 

@@ -1,4 +1,4 @@
-#include "outputcompressor.h"
+#include "tools/outputcompressor.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

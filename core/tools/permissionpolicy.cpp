@@ -1,4 +1,4 @@
-#include "permissionpolicy.h"
+#include "tools/permissionpolicy.h"
 
 #include <QDir>
 #include <QFile>

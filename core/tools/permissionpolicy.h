@@ -1,6 +1,6 @@
 #pragma once
 
-#include "permissionrequester.h"
+#include "tools/permissionrequester.h"
 
 #include <QSet>
 #include <QString>

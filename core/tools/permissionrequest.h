@@ -8,7 +8,7 @@ namespace keen {
 // What a tool asks the person before it acts (reference 2.3).
 struct PermissionRequest
 {
-    quint64 id = 0;       // unique per request, so an answer finds its question
+    quint64 id = 0; // unique per request, so an answer finds its question
     QString toolName;
     QString path;         // as the model wrote it
     QString resolvedPath; // absolute
@@ -22,7 +22,7 @@ enum class PermissionDecision {
     Allow,
     AllowForSession, // never offered for dangerous commands
     Deny,
-    Redirect,        // "Ask what to do instead": deny and stop the turn
+    Redirect, // "Ask what to do instead": deny and stop the turn
 };
 
 } // namespace keen

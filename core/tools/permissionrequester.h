@@ -1,7 +1,7 @@
 #pragma once
 
-#include "../llm/cancellationtoken.h"
-#include "permissionrequest.h"
+#include "base/cancellationtoken.h"
+#include "tools/permissionrequest.h"
 
 namespace keen {
 

@@ -1,8 +1,8 @@
-#include "readfiletool.h"
+#include "tools/readfiletool.h"
 
-#include "hashline.h"
-#include "toolinput.h"
-#include "toolpermissions.h"
+#include "tools/hashline.h"
+#include "tools/toolinput.h"
+#include "tools/toolpermissions.h"
 
 #include <QCoreApplication>
 #include <QFile>

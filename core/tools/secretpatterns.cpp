@@ -1,4 +1,4 @@
-#include "secretpatterns.h"
+#include "tools/secretpatterns.h"
 
 #include <QFileInfo>
 #include <QList>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "../agent/agentmode.h"
-#include "../llm/cancellationtoken.h"
+#include "base/cancellationtoken.h"
+#include "tools/agentmode.h"
 
 #include <QJsonObject>
 #include <QJsonValue>

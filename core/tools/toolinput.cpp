@@ -1,4 +1,4 @@
-#include "toolinput.h"
+#include "tools/toolinput.h"
 
 #include <QCoreApplication>
 #include <QJsonValue>

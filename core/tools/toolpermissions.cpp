@@ -1,6 +1,6 @@
-#include "toolpermissions.h"
+#include "tools/toolpermissions.h"
 
-#include "permissionrequester.h"
+#include "tools/permissionrequester.h"
 
 #include <QCoreApplication>
 

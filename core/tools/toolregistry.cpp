@@ -1,4 +1,4 @@
-#include "toolregistry.h"
+#include "tools/toolregistry.h"
 
 namespace keen {
 

@@ -1,4 +1,4 @@
-#include "unifieddiff.h"
+#include "tools/unifieddiff.h"
 
 #include <QStringList>
 

@@ -1,8 +1,8 @@
-#include "writefiletool.h"
+#include "tools/writefiletool.h"
 
-#include "atomicfilewriter.h"
-#include "toolinput.h"
-#include "unifieddiff.h"
+#include "tools/atomicfilewriter.h"
+#include "tools/toolinput.h"
+#include "tools/unifieddiff.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -2,8 +2,8 @@
 // automatic compaction behaviour, driven by a scripted provider on the real
 // worker thread.
 #include "agent/agentsession.h"
-#include "llm/compactionprompts.h"
-#include "llm/metatypes.h"
+#include "conversation/metatypes.h"
+#include "loop/compactionprompts.h"
 #include "scriptedllmclient.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"

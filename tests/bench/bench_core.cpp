@@ -1,10 +1,10 @@
 // On-demand benchmarks of the core's hot paths. Prints numbers; asserts nothing about speed.
 // Run: cmake --build build --target keen_benchmarks && ./build/tests/bench/keen_bench_core
-#include "llm/message.h"
-#include "llm/sseparser.h"
+#include "conversation/message.h"
 #include "session/sessionevent.h"
 #include "session/sessionindex.h"
 #include "session/sessionstore.h"
+#include "stream/sseparser.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
 // The model registry as data (reference 1.8) and the provider presets.
 #include "config/modelregistry.h"
-#include "config/providerpresets.h"
+#include "providers/providerpresets.h"
 
 #include <QFile>
 #include <QTest>

@@ -1,11 +1,11 @@
 // Screenshots of the main window under a real X server (xvfb-run): the empty window, a streamed reply with a
 // table and tool cards, a permission card, a manual compaction summary and the notice after an automatic
 // compaction. PNGs go to $KEEN_SCREENSHOT_DIR.
-#include "chatmodel.h"
-#include "chatpanel.h"
-#include "inputeditor.h"
+#include "chat/chatmodel.h"
+#include "chat/chatpanel.h"
+#include "chat/inputeditor.h"
+#include "chat/spinnerline.h"
 #include "mainwindow.h"
-#include "spinnerline.h"
 
 #include "agent/agentsession.h"
 #include "scriptedllmclient.h"

@@ -1,6 +1,6 @@
 // Screenshots of the session browser under a real X server (xvfb-run): the grouped list and search results.
-#include "sessionbrowserpanel.h"
-#include "sessionlistmodel.h"
+#include "sessions/sessionbrowserpanel.h"
+#include "sessions/sessionlistmodel.h"
 
 #include "sessionfixtures.h"
 #include "testenvironment.h"

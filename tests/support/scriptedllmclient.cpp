@@ -1,6 +1,6 @@
 #include "scriptedllmclient.h"
 
-#include "llm/compactioncommit.h"
+#include "loop/compactioncommit.h"
 
 namespace keen::test {
 

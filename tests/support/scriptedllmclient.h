@@ -1,7 +1,7 @@
 #pragma once
 
-#include "llm/llmclient.h"
-#include "llm/message.h"
+#include "conversation/message.h"
+#include "loop/llmclient.h"
 
 #include <QList>
 #include <QMutex>

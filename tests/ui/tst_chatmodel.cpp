@@ -1,5 +1,5 @@
 // The chat transcript model: coalesced streaming, merged tool cards, retry rewind, checkpoints, replay.
-#include "chatmodel.h"
+#include "chat/chatmodel.h"
 
 #include "testenvironment.h"
 

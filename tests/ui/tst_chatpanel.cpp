@@ -1,10 +1,10 @@
 // The chat panel driven by a real AgentSession and a scripted provider: spinner text, key rules, the private
 // summary, checkpoints, notifications and the prompt queue (seed rules S25-S33, S49-S55).
-#include "chatmodel.h"
-#include "chatpanel.h"
-#include "chatview.h"
-#include "inputeditor.h"
-#include "spinnerline.h"
+#include "chat/chatmodel.h"
+#include "chat/chatpanel.h"
+#include "chat/chatview.h"
+#include "chat/inputeditor.h"
+#include "chat/spinnerline.h"
 
 #include "agent/agentsession.h"
 #include "scriptedllmclient.h"

@@ -1,8 +1,8 @@
 // The transcript view: delegate cache per row, permission cards with real buttons, reasoning toggles and
 // hiding.
-#include "chatdelegate.h"
-#include "chatmodel.h"
-#include "chatview.h"
+#include "chat/chatdelegate.h"
+#include "chat/chatmodel.h"
+#include "chat/chatview.h"
 
 #include "testenvironment.h"
 

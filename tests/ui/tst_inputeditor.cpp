@@ -1,6 +1,6 @@
 // The prompt editor: Enter sends, Shift+Enter is a newline, history at the edges, completion, Ctrl+C and Esc.
-#include "inputeditor.h"
-#include "slashcommands.h"
+#include "chat/inputeditor.h"
+#include "chat/slashcommands.h"
 
 #include "testenvironment.h"
 

@@ -1,8 +1,8 @@
 // The main window: toolbar actions with shortcuts in their tooltips, mode cycling, status bar, context meter.
-#include "chatmodel.h"
-#include "chatpanel.h"
+#include "chat/chatmodel.h"
+#include "chat/chatpanel.h"
+#include "chat/inputeditor.h"
 #include "contextmeter.h"
-#include "inputeditor.h"
 #include "mainwindow.h"
 #include "tokenformat.h"
 

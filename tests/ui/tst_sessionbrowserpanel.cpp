@@ -1,6 +1,6 @@
 // The session browser panel, driven as a person would: search, scope, keyboard actions, dialogs.
-#include "sessionbrowserpanel.h"
-#include "sessionlistmodel.h"
+#include "sessions/sessionbrowserpanel.h"
+#include "sessions/sessionlistmodel.h"
 
 #include "sessionfixtures.h"
 #include "testenvironment.h"

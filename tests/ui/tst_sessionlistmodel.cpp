@@ -1,5 +1,5 @@
 // The session browser's model: day groups, search results, minimal updates, live refresh from the disk.
-#include "sessionlistmodel.h"
+#include "sessions/sessionlistmodel.h"
 
 #include "sessionfixtures.h"
 #include "testenvironment.h"

@@ -1,7 +1,7 @@
 // Settings, first-run probing of local servers and the /context table.
 #include "contextdialog.h"
-#include "localserverprobe.h"
-#include "settingsdialog.h"
+#include "settings/localserverprobe.h"
+#include "settings/settingsdialog.h"
 
 #include "testenvironment.h"
 

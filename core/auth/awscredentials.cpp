@@ -1,0 +1,199 @@
+#include "auth/awscredentials.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+
+namespace keen {
+
+namespace {
+
+QString envValue(const QProcessEnvironment &environment, const QString &name)
+{
+    return environment.value(name).trimmed();
+}
+
+// A missing file is not an error (most people have only one of the two); an unreadable one is.
+bool readFile(const QString &path, QByteArray &contents, QString &error)
+{
+    QFile file(path);
+    if (!file.exists())
+        return true;
+    if (!file.open(QIODevice::ReadOnly)) {
+        error = QCoreApplication::translate("keen::AwsCredentials", "Cannot read the AWS file %1: %2")
+                    .arg(QDir::toNativeSeparators(path), file.errorString());
+        return false;
+    }
+    contents = file.readAll();
+    return true;
+}
+
+bool takeKeys(const QMap<QString, QString> &section, AwsCredentials &out)
+{
+    const QString id = section.value(QStringLiteral("aws_access_key_id"));
+    const QString secret = section.value(QStringLiteral("aws_secret_access_key"));
+    if (id.isEmpty() || secret.isEmpty())
+        return false;
+    out.accessKeyId = id;
+    out.secretAccessKey = secret;
+    // aws_security_token is the name older tools wrote.
+    out.sessionToken = section.value(QStringLiteral("aws_session_token"),
+                                     section.value(QStringLiteral("aws_security_token")));
+    return true;
+}
+
+// The first key that makes a profile need a helper this app does not run.
+QString unsupportedKey(const QMap<QString, QString> &section)
+{
+    for (const char *key : {"sso_start_url", "sso_session", "role_arn", "credential_process",
+                            "web_identity_token_file", "credential_source"}) {
+        if (section.contains(QLatin1String(key)))
+            return QLatin1String(key);
+    }
+    return {};
+}
+
+} // namespace
+
+AwsCredentials::IniSections AwsCredentials::parseIni(const QByteArray &text)
+{
+    IniSections sections;
+    QString current;
+    bool inSection = false;
+    const QList<QByteArray> lines = text.split('\n');
+    for (QByteArray raw : lines) {
+        if (raw.endsWith('\r'))
+            raw.chop(1);
+        if (raw.startsWith("\xEF\xBB\xBF"))
+            raw.remove(0, 3);
+        // Indented lines continue a nested sub-section ("s3 =\n  max_concurrent_requests = 10"): not ours.
+        if (!raw.isEmpty() && (raw.front() == ' ' || raw.front() == '\t'))
+            continue;
+        const QString line = QString::fromUtf8(raw).trimmed();
+        if (line.isEmpty() || line.startsWith(QLatin1Char('#')) || line.startsWith(QLatin1Char(';')))
+            continue;
+        if (line.startsWith(QLatin1Char('['))) {
+            const qsizetype close = line.indexOf(QLatin1Char(']'));
+            inSection = close > 0;
+            if (inSection) {
+                current = line.mid(1, close - 1).simplified();
+                sections[current]; // an empty section still exists
+            }
+            continue;
+        }
+        const qsizetype equals = line.indexOf(QLatin1Char('='));
+        if (!inSection || equals <= 0)
+            continue;
+        sections[current].insert(line.left(equals).trimmed().toLower(), line.mid(equals + 1).trimmed());
+    }
+    return sections;
+}
+
+AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &environment,
+                                               const QString &homePath)
+{
+    Result result;
+    AwsCredentials &c = result.credentials;
+    const QString home = homePath.isEmpty() ? QDir::homePath() : homePath;
+
+    const QString profileFromEnv = envValue(environment, QStringLiteral("AWS_PROFILE"));
+    c.profile = profileFromEnv.isEmpty() ? QString(DefaultProfile) : profileFromEnv;
+
+    QString credentialsPath = envValue(environment, QStringLiteral("AWS_SHARED_CREDENTIALS_FILE"));
+    if (credentialsPath.isEmpty())
+        credentialsPath = home + QStringLiteral("/.aws/credentials");
+    QString configPath = envValue(environment, QStringLiteral("AWS_CONFIG_FILE"));
+    if (configPath.isEmpty())
+        configPath = home + QStringLiteral("/.aws/config");
+    if (credentialsPath.startsWith(QStringLiteral("~/")))
+        credentialsPath = home + credentialsPath.mid(1);
+    if (configPath.startsWith(QStringLiteral("~/")))
+        configPath = home + configPath.mid(1);
+
+    QByteArray credentialsText;
+    QByteArray configText;
+    QString fileError;
+    if (!readFile(credentialsPath, credentialsText, fileError) ||
+        !readFile(configPath, configText, fileError)) {
+        c.region = QString(DefaultRegion);
+        result.error = fileError;
+        return result;
+    }
+    const IniSections credentialsFile = parseIni(credentialsText);
+    const IniSections configFile = parseIni(configText);
+    const QString configSectionName =
+        c.profile == DefaultProfile && !configFile.contains(QStringLiteral("profile default"))
+            ? QString(DefaultProfile)
+            : QStringLiteral("profile ") + c.profile;
+    const bool inCredentials = credentialsFile.contains(c.profile);
+    const bool inConfig = configFile.contains(configSectionName);
+    const QMap<QString, QString> credentialsSection = credentialsFile.value(c.profile);
+    const QMap<QString, QString> configSection = configFile.value(configSectionName);
+
+    c.region = envValue(environment, QStringLiteral("AWS_REGION"));
+    if (c.region.isEmpty())
+        c.region = envValue(environment, QStringLiteral("AWS_DEFAULT_REGION"));
+    if (c.region.isEmpty())
+        c.region = configSection.value(QStringLiteral("region"));
+    if (c.region.isEmpty())
+        c.region = credentialsSection.value(QStringLiteral("region"));
+    if (c.region.isEmpty())
+        c.region = QString(DefaultRegion);
+
+    // 1. The environment.
+    const QString envId = envValue(environment, QStringLiteral("AWS_ACCESS_KEY_ID"));
+    const QString envSecret = envValue(environment, QStringLiteral("AWS_SECRET_ACCESS_KEY"));
+    if (!envId.isEmpty() || !envSecret.isEmpty()) {
+        if (envId.isEmpty() || envSecret.isEmpty()) {
+            result.error =
+                QCoreApplication::translate(
+                    "keen::AwsCredentials",
+                    "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together; only %1 is set.")
+                    .arg(envId.isEmpty() ? QStringLiteral("AWS_SECRET_ACCESS_KEY")
+                                         : QStringLiteral("AWS_ACCESS_KEY_ID"));
+            return result;
+        }
+        c.accessKeyId = envId;
+        c.secretAccessKey = envSecret;
+        c.sessionToken = envValue(environment, QStringLiteral("AWS_SESSION_TOKEN"));
+        c.source = QStringLiteral("environment");
+        return result;
+    }
+
+    // 2. The shared credentials file, 3. the config file.
+    if (takeKeys(credentialsSection, c)) {
+        c.source = QDir::toNativeSeparators(credentialsPath);
+        return result;
+    }
+    if (takeKeys(configSection, c)) {
+        c.source = QDir::toNativeSeparators(configPath);
+        return result;
+    }
+
+    const QString helper = !unsupportedKey(credentialsSection).isEmpty() ? unsupportedKey(credentialsSection)
+                                                                         : unsupportedKey(configSection);
+    if (!helper.isEmpty()) {
+        result.error =
+            QCoreApplication::translate("keen::AwsCredentials",
+                                        "The AWS profile \"%1\" uses %2, which Keen does not support. "
+                                        "Export AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and "
+                                        "AWS_SESSION_TOKEN (for example with \"aws configure "
+                                        "export-credentials\"), or use a Bedrock API key.")
+                .arg(c.profile, helper);
+    } else if (!inCredentials && !inConfig && !profileFromEnv.isEmpty()) {
+        result.error =
+            QCoreApplication::translate("keen::AwsCredentials",
+                                        "The AWS profile \"%1\" (from AWS_PROFILE) is not in %2 or %3.")
+                .arg(c.profile, QDir::toNativeSeparators(credentialsPath),
+                     QDir::toNativeSeparators(configPath));
+    } else {
+        result.error = QCoreApplication::translate("keen::AwsCredentials",
+                                                   "No AWS credentials found: set AWS_ACCESS_KEY_ID and "
+                                                   "AWS_SECRET_ACCESS_KEY, or add aws_access_key_id and "
+                                                   "aws_secret_access_key to the profile \"%1\" in %2.")
+                           .arg(c.profile, QDir::toNativeSeparators(credentialsPath));
+    }
+    return result;
+}
+
+} // namespace keen

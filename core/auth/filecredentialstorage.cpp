@@ -1,0 +1,105 @@
+#include "auth/filecredentialstorage.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("FileCredentialStorage", text);
+}
+
+constexpr QFileDevice::Permissions OwnerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+
+} // namespace
+
+FileCredentialStorage::FileCredentialStorage(QString path, QString providerKey)
+    : m_path(std::move(path))
+    , m_key(std::move(providerKey))
+{}
+
+QString FileCredentialStorage::defaultPath()
+{
+    const QString home = qEnvironmentVariable("KEEN_HOME");
+    if (!home.isEmpty())
+        return QDir(home).filePath(QStringLiteral("auth.json"));
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation))
+        .filePath(QStringLiteral("auth.json"));
+}
+
+QJsonObject FileCredentialStorage::readAll(QString *error) const
+{
+    QFile file(m_path);
+    if (!file.exists())
+        return {};
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = tr("cannot read %1: %2").arg(m_path, file.errorString());
+        return {};
+    }
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+        if (error)
+            *error = tr("%1 is not valid JSON").arg(m_path);
+        return {};
+    }
+    return document.object();
+}
+
+Result<void> FileCredentialStorage::writeAll(const QJsonObject &entries)
+{
+    const QFileInfo info(m_path);
+    if (!QDir().mkpath(info.absolutePath()))
+        return Result<void>::failure(tr("cannot create the folder %1").arg(info.absolutePath()));
+    QSaveFile file(m_path);
+    if (!file.open(QIODevice::WriteOnly))
+        return Result<void>::failure(tr("cannot write %1: %2").arg(m_path, file.errorString()));
+    // Restrict the temporary file before the secret is in it; the rename keeps the mode.
+    file.setPermissions(OwnerOnly);
+    file.write(QJsonDocument(entries).toJson(QJsonDocument::Indented));
+    if (!file.commit())
+        return Result<void>::failure(tr("cannot write %1: %2").arg(m_path, file.errorString()));
+    QFile::setPermissions(m_path, OwnerOnly);
+    return {};
+}
+
+std::optional<CodexCredentials> FileCredentialStorage::load() const
+{
+    std::lock_guard lock(m_mutex);
+    return CodexCredentials::fromJson(readAll(nullptr).value(m_key).toObject());
+}
+
+Result<void> FileCredentialStorage::save(const CodexCredentials &credentials)
+{
+    std::lock_guard lock(m_mutex);
+    QString error;
+    QJsonObject entries = readAll(&error);
+    if (!error.isEmpty())
+        return Result<void>::failure(error); // never overwrite a file we could not understand
+    entries.insert(m_key, credentials.toJson());
+    return writeAll(entries);
+}
+
+Result<void> FileCredentialStorage::remove()
+{
+    std::lock_guard lock(m_mutex);
+    QString error;
+    QJsonObject entries = readAll(&error);
+    if (!error.isEmpty())
+        return Result<void>::failure(error);
+    if (!entries.contains(m_key))
+        return {};
+    entries.remove(m_key);
+    return writeAll(entries);
+}
+
+} // namespace keen

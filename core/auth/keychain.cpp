@@ -1,0 +1,191 @@
+#include "auth/keychain.h"
+
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QPromise>
+#include <QThread>
+#include <QTimer>
+
+#include <memory>
+
+#ifdef KEEN_HAVE_QTKEYCHAIN
+#include <qt6keychain/keychain.h>
+#endif
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("Keychain", text);
+}
+
+using Promise = std::shared_ptr<QPromise<KeychainReply>>;
+
+QFuture<KeychainReply> finished(const KeychainReply &reply)
+{
+    QPromise<KeychainReply> promise;
+    promise.start();
+    promise.addResult(reply);
+    promise.finish();
+    return promise.future();
+}
+
+#ifdef KEEN_HAVE_QTKEYCHAIN
+
+enum class Operation { Read, Write, Remove };
+
+// Owns the keychain thread for the life of the process.
+class KeychainThread
+{
+public:
+    KeychainThread()
+    {
+        m_thread.setObjectName(QStringLiteral("keychain"));
+        m_context.moveToThread(&m_thread);
+        m_thread.start();
+    }
+    ~KeychainThread()
+    {
+        m_thread.quit();
+        m_thread.wait();
+    }
+
+    static KeychainThread &instance()
+    {
+        static KeychainThread thread;
+        return thread;
+    }
+
+    QFuture<KeychainReply> run(Operation operation, const QString &key, const QString &secret)
+    {
+        auto promise = std::make_shared<QPromise<KeychainReply>>();
+        promise->start();
+        QFuture<KeychainReply> future = promise->future();
+        QMetaObject::invokeMethod(
+            &m_context, [operation, key, secret, promise]() { start(operation, key, secret, promise); },
+            Qt::QueuedConnection);
+        return future;
+    }
+
+private:
+    static void start(Operation operation, const QString &key, const QString &secret, const Promise &promise)
+    {
+        QKeychain::Job *job = nullptr;
+        switch (operation) {
+        case Operation::Read:
+            job = new QKeychain::ReadPasswordJob(Keychain::serviceName());
+            break;
+        case Operation::Write: {
+            auto *write = new QKeychain::WritePasswordJob(Keychain::serviceName());
+            write->setTextData(secret);
+            job = write;
+            break;
+        }
+        case Operation::Remove:
+            job = new QKeychain::DeletePasswordJob(Keychain::serviceName());
+            break;
+        }
+        job->setAutoDelete(true);
+        job->setInsecureFallback(false); // our own fallback asks the user first
+        job->setKey(key);
+        QObject::connect(job, &QKeychain::Job::finished, job, [promise, operation](QKeychain::Job *done) {
+            KeychainReply reply;
+            switch (done->error()) {
+            case QKeychain::NoError:
+                reply.status = KeychainReply::Status::Ok;
+                if (operation == Operation::Read)
+                    reply.secret = static_cast<QKeychain::ReadPasswordJob *>(done)->textData();
+                break;
+            case QKeychain::EntryNotFound:
+                reply.status = KeychainReply::Status::NotFound;
+                break;
+            case QKeychain::NoBackendAvailable:
+            case QKeychain::NotImplemented:
+                reply.status = KeychainReply::Status::Unavailable;
+                break;
+            default:
+                reply.status = KeychainReply::Status::Failed;
+                break;
+            }
+            if (!reply.ok())
+                reply.error = done->errorString();
+            promise->addResult(reply);
+            promise->finish();
+        });
+        job->start();
+    }
+
+    QThread m_thread;
+    QObject m_context;
+};
+
+#endif
+
+QFuture<KeychainReply> runOperation([[maybe_unused]] int operation, [[maybe_unused]] const QString &key,
+                                    [[maybe_unused]] const QString &secret)
+{
+    if (qEnvironmentVariableIntValue("KEEN_DISABLE_KEYCHAIN") == 1)
+        return finished({KeychainReply::Status::Unavailable,
+                         {},
+                         tr("the keychain is disabled by KEEN_DISABLE_KEYCHAIN")});
+#ifdef KEEN_HAVE_QTKEYCHAIN
+    return KeychainThread::instance().run(Operation(operation), key, secret);
+#else
+    return finished({KeychainReply::Status::Unavailable, {}, tr("this build has no keychain support")});
+#endif
+}
+
+} // namespace
+
+QString Keychain::serviceName()
+{
+    return QStringLiteral("Keen Desktop");
+}
+
+QFuture<KeychainReply> Keychain::read(const QString &key)
+{
+    return runOperation(0, key, QString());
+}
+
+QFuture<KeychainReply> Keychain::write(const QString &key, const QString &secret)
+{
+    return runOperation(1, key, secret);
+}
+
+QFuture<KeychainReply> Keychain::remove(const QString &key)
+{
+    return runOperation(2, key, QString());
+}
+
+KeychainReply Keychain::wait(const QFuture<KeychainReply> &future, int timeoutMs)
+{
+    if (!future.isFinished()) {
+        if (isGuiThread())
+            return {
+                KeychainReply::Status::Failed,
+                {},
+                tr("internal error: a blocking keychain call on the GUI thread (use the asynchronous API)")};
+        QEventLoop loop;
+        QObject context;
+        QFuture<KeychainReply> copy = future;
+        copy.then(&context, [&loop](const KeychainReply &) { loop.quit(); });
+        QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+        if (!future.isFinished())
+            loop.exec();
+    }
+    if (!future.isFinished())
+        return {KeychainReply::Status::Unavailable,
+                {},
+                tr("the system keychain did not answer within %1 seconds").arg(timeoutMs / 1000)};
+    return future.result();
+}
+
+bool Keychain::isGuiThread()
+{
+    QCoreApplication *app = QCoreApplication::instance();
+    return app && QThread::currentThread() == app->thread() && app->inherits("QGuiApplication");
+}
+
+} // namespace keen

@@ -1,0 +1,21 @@
+#include "conversation/metatypes.h"
+
+#include "base/cancellationtoken.h"
+#include "conversation/message.h"
+#include "conversation/streamevent.h"
+#include "conversation/streamoptions.h"
+#include "conversation/tokenusage.h"
+
+namespace keen {
+
+void registerCoreMetaTypes()
+{
+    qRegisterMetaType<keen::CancellationToken>();
+    qRegisterMetaType<keen::Message>();
+    qRegisterMetaType<keen::MessageList>();
+    qRegisterMetaType<keen::StreamEvent>();
+    qRegisterMetaType<keen::StreamOptions>();
+    qRegisterMetaType<keen::TokenUsage>();
+}
+
+} // namespace keen

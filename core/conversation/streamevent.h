@@ -1,0 +1,110 @@
+#pragma once
+
+#include "base/cancellationtoken.h"
+#include "conversation/message.h"
+#include "conversation/tokenusage.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QMetaType>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+namespace keen {
+
+class CompactionCommit;
+
+// The tool part of a tool_start / tool_end event.
+struct ToolCallInfo
+{
+    QString callId; // the provider's call id, so a view can merge start and end
+    QString name;
+    QJsonObject input;
+    QJsonValue output; // raw output (tool_end only)
+    QString error;     // tool_end only; empty on success
+    qint64 durationNs = 0;
+    QString diff; // unified diff of a file change, when the tool made one
+};
+
+// The payload of the four auto_compaction_* events.
+struct AutoCompactionInfo
+{
+    CancellationToken cancel; // started: cancels only the child compaction
+    MessageList replacement;  // applied: system message(s) + the compacted user message
+    std::optional<TokenUsage> usage;
+    QString error;
+    // applied: accept once the checkpoint and compaction are persisted, reject otherwise.
+    std::shared_ptr<CompactionCommit> commit;
+};
+
+// One event of a provider stream (reference 1.1). Values only: safe to queue across threads.
+struct StreamEvent
+{
+    enum class Type {
+        Chunk,
+        ReasoningChunk,
+        Done,
+        Error,
+        ToolStart,
+        ToolEnd,
+        Usage,
+        Retry,
+        Incomplete,
+        AutoCompactionStarted,
+        AutoCompactionApplied,
+        AutoCompactionCancelled,
+        AutoCompactionFailed,
+    };
+
+    Type type = Type::Chunk;
+    QString content;
+    QString error;
+    std::optional<ToolCallInfo> toolCall;
+    std::optional<TokenUsage> usage;
+    int attempt = 0;
+    std::optional<AutoCompactionInfo> autoCompaction;
+
+    static QString typeName(Type type);
+    QString typeName() const { return typeName(type); }
+    bool isTerminal() const { return type == Type::Done || type == Type::Error || type == Type::Incomplete; }
+
+    static StreamEvent chunk(const QString &text)
+    {
+        return StreamEvent{Type::Chunk, text, {}, {}, {}, 0, {}};
+    }
+    static StreamEvent reasoning(const QString &text)
+    {
+        return StreamEvent{Type::ReasoningChunk, text, {}, {}, {}, 0, {}};
+    }
+    static StreamEvent done() { return StreamEvent{Type::Done, {}, {}, {}, {}, 0, {}}; }
+    static StreamEvent failure(const QString &message)
+    {
+        return StreamEvent{Type::Error, {}, message, {}, {}, 0, {}};
+    }
+    static StreamEvent incomplete(const QString &message)
+    {
+        return StreamEvent{Type::Incomplete, {}, message, {}, {}, 0, {}};
+    }
+    static StreamEvent usageReport(const TokenUsage &usage)
+    {
+        return StreamEvent{Type::Usage, {}, {}, {}, usage, 0, {}};
+    }
+    static StreamEvent retry(int attempt, const QString &reason)
+    {
+        return StreamEvent{Type::Retry, {}, reason, {}, {}, attempt, {}};
+    }
+    static StreamEvent tool(Type type, const ToolCallInfo &info)
+    {
+        return StreamEvent{type, {}, info.error, info, {}, 0, {}};
+    }
+    static StreamEvent compaction(Type type, const AutoCompactionInfo &info)
+    {
+        return StreamEvent{type, {}, info.error, {}, info.usage, 0, info};
+    }
+};
+
+} // namespace keen
+
+Q_DECLARE_METATYPE(keen::StreamEvent)

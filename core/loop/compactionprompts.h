@@ -1,0 +1,36 @@
+#pragma once
+
+#include "base/result.h"
+#include "conversation/message.h"
+
+#include <QString>
+
+namespace keen {
+
+// The prompts and replacement shapes shared by manual and automatic compaction (seed "Shared summary
+// format", reference 4.1 and 4.3). One guidance text feeds both builders (S10-S13).
+namespace CompactionPrompts {
+
+// The five baseline sections: Goal, Key Instructions, Discoveries, Accomplished, Relevant Files.
+QString summarySections();
+// What both requests say: the reply replaces the history, no tools, history alone, exact paths/commands/
+// identifiers/errors, no references to discarded history, the sections as an extendable baseline.
+QString guidance();
+// Manual: final user message of /compact [focus].
+QString manualPrompt(const QString &focus = QString());
+// Automatic: final user message of the private compaction request.
+QString automaticPrompt();
+
+// The refusal every tool call gets while a compaction runs (S14).
+QString toolCallsDisabledMessage();
+
+// history (system messages included) + one user message holding prompt. Automatic compaction requires a
+// user message in the history.
+Result<MessageList> buildRequest(const MessageList &history, const QString &prompt, bool automatic);
+
+// Original system message(s) + one user message with <compacted_context> and <last_user_message> (S41, S42).
+// Fails for an empty summary or a history without a user message.
+Result<MessageList> automaticReplacement(const QString &summary, const MessageList &history);
+
+} // namespace CompactionPrompts
+} // namespace keen

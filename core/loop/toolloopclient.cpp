@@ -1,0 +1,515 @@
+#include "loop/toolloopclient.h"
+
+#include "conversation/historyreplay.h"
+#include "loop/compactioncommit.h"
+#include "loop/compactionprompts.h"
+#include "loop/contextbudget.h"
+#include "stream/httpstreamer.h"
+#include "tools/outputcompressor.h"
+#include "tools/toolpermissions.h"
+#include "tools/toolregistry.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QThread>
+
+#include <algorithm>
+
+Q_LOGGING_CATEGORY(lcToolLoop, "keen.llm.toolloop")
+
+namespace keen {
+
+namespace {
+
+qint64 jsonBytes(const QJsonValue &value)
+{
+    if (value.isUndefined() || value.isNull())
+        return 0;
+    return serializeJson(value).toUtf8().size();
+}
+
+QString errorJson(const QString &message)
+{
+    return serializeJson(QJsonObject{{QStringLiteral("error"), message}});
+}
+
+} // namespace
+
+// The state of one streamChat call, or of one nested compaction request.
+struct ToolLoopClient::Loop
+{
+    StreamOptions options;
+    const ToolRegistry *tools = nullptr;
+    CancellationToken cancel;
+    EventSink sink;
+
+    NativeHistory native;
+    MessageList compactionHistory; // generic history incl. system and the loop's raw tool outputs (S7, S8)
+    int turnStartLen = 0;
+    QJsonArray injectedPending;
+    bool hasNewToolTurns = false;
+    bool autoCompactOff = false; // suppression after a failed or cancelled attempt (S46)
+    bool stopped = false;        // ended by a rejected compaction commit; the terminal event is already out
+    std::unique_ptr<HttpStreamer> http;
+
+    // Estimate cache: serialised size of each native message, plus system and tool definitions (issue 5).
+    mutable QList<qint64> messageBytes;
+    mutable qint64 fixedBytes = -1;
+
+    void invalidateEstimate()
+    {
+        messageBytes.clear();
+        fixedBytes = -1;
+    }
+};
+
+ToolLoopClient::ToolLoopClient(std::unique_ptr<ProviderProtocol> protocol)
+    : m_protocol(std::move(protocol))
+{}
+
+ToolLoopClient::~ToolLoopClient() = default;
+
+void ToolLoopClient::reset()
+{
+    std::lock_guard lock(m_pendingMutex);
+    m_pendingState = QJsonArray();
+}
+
+QJsonArray ToolLoopClient::pendingState() const
+{
+    std::lock_guard lock(m_pendingMutex);
+    return m_pendingState;
+}
+
+void ToolLoopClient::emitEvent(const Loop &loop, const StreamEvent &event) const
+{
+    // Like the reference's sendStreamEvent: nothing goes out once the stream is cancelled.
+    if (!loop.cancel.isCancelled() && loop.sink)
+        loop.sink(event);
+}
+
+void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry *tools,
+                                const StreamOptions &options, const CancellationToken &cancel,
+                                const EventSink &sink)
+{
+    Loop loop;
+    loop.options = options;
+    loop.tools = tools;
+    loop.cancel = cancel;
+    loop.sink = sink;
+    loop.http = std::make_unique<HttpStreamer>();
+    loop.native = m_protocol->toNative(messages);
+    loop.compactionHistory = messages;
+
+    if (!options.oneShot) {
+        std::lock_guard lock(m_pendingMutex);
+        if (!m_pendingState.isEmpty()) {
+            // The partial native turn of an incomplete turn goes right before the new user message.
+            const int at = std::max<int>(0, int(loop.native.messages.size()) - 1);
+            for (int i = 0; i < m_pendingState.size(); ++i)
+                loop.native.messages.insert(at + i, m_pendingState.at(i));
+            loop.injectedPending = m_pendingState;
+            m_pendingState = QJsonArray();
+        }
+    }
+    loop.turnStartLen = int(loop.native.messages.size());
+    runLoop(loop);
+}
+
+bool ToolLoopClient::hasProgress(const Loop &loop) const
+{
+    return !loop.injectedPending.isEmpty() || loop.native.messages.size() > loop.turnStartLen;
+}
+
+void ToolLoopClient::savePendingIfAccumulated(Loop &loop)
+{
+    if (loop.options.oneShot || !hasProgress(loop))
+        return;
+    QJsonArray pending = loop.injectedPending;
+    for (qsizetype i = loop.turnStartLen; i < loop.native.messages.size(); ++i)
+        pending.append(loop.native.messages.at(i));
+    std::lock_guard lock(m_pendingMutex);
+    m_pendingState = pending;
+}
+
+void ToolLoopClient::finishWithError(Loop &loop, const ProviderError &error)
+{
+    if (loop.cancel.isCancelled()) {
+        savePendingIfAccumulated(loop);
+        return;
+    }
+    // The terminal-event rule: a turn that made progress (or replayed pending state) is incomplete.
+    if (hasProgress(loop)) {
+        savePendingIfAccumulated(loop);
+        emitEvent(loop, StreamEvent::incomplete(error.message));
+    } else {
+        emitEvent(loop, StreamEvent::failure(error.message));
+    }
+}
+
+void ToolLoopClient::runLoop(Loop &loop)
+{
+    for (int iteration = 0; iteration < MaxToolTurns; ++iteration) {
+        if (loop.cancel.isCancelled()) {
+            savePendingIfAccumulated(loop);
+            return;
+        }
+        maybeAutoCompact(loop); // S35: before each request of the loop
+        if (loop.stopped)
+            return;
+
+        ProviderError error;
+        Result<ModelTurn> result = collectTurnWithRetry(loop, error);
+        if (!result) {
+            finishWithError(loop, error);
+            return;
+        }
+        ModelTurn turn = std::move(result).value();
+        if (turn.usage)
+            emitEvent(loop, StreamEvent::usageReport(*turn.usage));
+
+        const QJsonArray assistant = m_protocol->assistantMessages(turn);
+        for (const QJsonValue &message : assistant)
+            loop.native.messages.append(message);
+
+        if (turn.toolCalls.isEmpty()) {
+            if (!loop.cancel.isCancelled())
+                emitEvent(loop, StreamEvent::done());
+            else
+                savePendingIfAccumulated(loop);
+            return;
+        }
+
+        // Run the tools sequentially, in model order.
+        QList<ToolOutcome> outcomes;
+        TurnMemory memory;
+        bool stopTurn = false;
+        const int textOffset = int(turn.text.toUtf8().size());
+        for (const ToolCallRequest &call : std::as_const(turn.toolCalls)) {
+            ToolActivity activity;
+            activity.textOffset = textOffset;
+            if (stopTurn || loop.cancel.isCancelled()) {
+                // Every call still needs a result for the native history to stay valid.
+                const QString why =
+                    QCoreApplication::translate("ToolLoopClient", "tool call skipped: the turn was stopped");
+                outcomes.append(ToolOutcome{call, errorJson(why), true});
+                activity.tool = call.name;
+                activity.input = call.input;
+                activity.status = QStringLiteral("error");
+                activity.hasRawOutput = true;
+                activity.rawOutput = QJsonObject{{QStringLiteral("error"), why}};
+                memory.toolActivity.append(activity);
+                continue;
+            }
+            outcomes.append(executeTool(loop, call, activity, stopTurn));
+            memory.toolActivity.append(activity);
+        }
+        const QJsonArray results = m_protocol->toolResultMessages(outcomes);
+        for (const QJsonValue &message : results)
+            loop.native.messages.append(message);
+        loop.compactionHistory.append(Message::assistant(turn.text, memory));
+        loop.hasNewToolTurns = true;
+        loop.autoCompactOff = false; // a new tool turn advanced the history (S46)
+
+        if (loop.cancel.isCancelled()) {
+            savePendingIfAccumulated(loop);
+            return;
+        }
+        if (stopTurn) {
+            // "Ask what to do instead": the turn ends here and the person types what to do next.
+            savePendingIfAccumulated(loop);
+            emitEvent(loop, StreamEvent::incomplete(
+                                QCoreApplication::translate("ToolLoopClient", "Interrupted by the user.")));
+            return;
+        }
+    }
+    finishWithError(loop, ProviderError{ProviderError::Kind::Stream,
+                                        QCoreApplication::translate(
+                                            "ToolLoopClient", "the tool loop reached its limit of %1 turns")
+                                            .arg(MaxToolTurns),
+                                        0, std::nullopt});
+}
+
+ToolOutcome ToolLoopClient::executeTool(Loop &loop, const ToolCallRequest &call, ToolActivity &activity,
+                                        bool &stopTurn)
+{
+    activity.tool = call.name;
+    activity.input = call.input;
+    auto fail = [&](const QString &message) {
+        activity.status = QStringLiteral("error");
+        activity.hasRawOutput = true;
+        activity.rawOutput = QJsonObject{{QStringLiteral("error"), message}};
+        activity.retainedOutput = activity.rawOutput;
+        return ToolOutcome{call, errorJson(message), true};
+    };
+
+    if (!loop.tools)
+        return fail(QStringLiteral("tool registry not available"));
+    const std::shared_ptr<Tool> tool = loop.tools->find(call.name);
+    if (!tool && !loop.options.disableToolCalls)
+        return fail(QStringLiteral("tool \"%1\" not found").arg(call.name));
+
+    // With tool calls disabled every tool accepts any input and refuses at execution (S14, S21).
+    if (!loop.options.disableToolCalls) {
+        const QString invalid = tool->validateInput(call.input);
+        if (!invalid.isEmpty())
+            return fail(invalid); // no start/end events for invalid input
+    }
+
+    ToolCallInfo info;
+    info.callId = call.id;
+    info.name = call.name;
+    info.input = call.input;
+    emitEvent(loop, StreamEvent::tool(StreamEvent::Type::ToolStart, info));
+
+    QElapsedTimer timer;
+    timer.start();
+    ToolResult result;
+    if (loop.options.disableToolCalls)
+        result = ToolResult::failure(CompactionPrompts::toolCallsDisabledMessage());
+    else if (loop.options.disableWriteToolCalls && tool->isWriteTool())
+        result = ToolResult::failure(ToolPermissions::planModeRefusal());
+    else {
+        ToolContext context = loop.tools->context();
+        context.cancel = loop.cancel;
+        result = tool->execute(call.input, context);
+    }
+    stopTurn = stopTurn || result.stopTurn;
+
+    info.output = result.output;
+    info.error = result.error;
+    info.durationNs = timer.nsecsElapsed();
+    info.diff = result.diff;
+    emitEvent(loop, StreamEvent::tool(StreamEvent::Type::ToolEnd, info));
+
+    activity.exitCode = result.exitCode && *result.exitCode != 0 ? result.exitCode : std::nullopt;
+    activity.hasRawOutput = true;
+    if (!result.ok()) {
+        activity.status = QStringLiteral("error");
+        activity.rawOutput = QJsonObject{{QStringLiteral("error"), result.error}};
+        activity.retainedOutput = activity.rawOutput;
+        return ToolOutcome{call, errorJson(result.error), true};
+    }
+    activity.status = QStringLiteral("success");
+    activity.rawOutput = result.output;
+    const QJsonValue forLlm = OutputCompressor::forLlm(call.name, result.output);
+    activity.retainedOutput = forLlm;
+    return ToolOutcome{call, forLlm.isString() ? forLlm.toString() : serializeJson(forLlm), false};
+}
+
+Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError &error)
+{
+    const ClientConfig &config = m_protocol->config();
+    const int maxAttempts = std::max(1, config.maxAttempts);
+    bool keyRefreshed = false;
+    for (int attempt = 1; attempt <= maxAttempts; ++attempt) {
+        if (loop.cancel.isCancelled()) {
+            error =
+                ProviderError{ProviderError::Kind::Cancelled, QStringLiteral("cancelled"), 0, std::nullopt};
+            return Result<ModelTurn>::failure(error.message);
+        }
+        const Result<void> prepared = m_protocol->prepare(loop.cancel);
+        if (!prepared) {
+            error = ProviderError{ProviderError::Kind::Authentication, prepared.error(), 0, std::nullopt};
+            return Result<ModelTurn>::failure(error.message);
+        }
+        RequestContext context;
+        context.options = loop.options;
+        context.stableIndex = loop.turnStartLen - 1;
+        const HttpRequestSpec request = m_protocol->buildRequest(loop.native, loop.tools, context);
+        std::unique_ptr<StreamDecoder> decoder =
+            m_protocol->createDecoder([this, &loop](const StreamEvent &event) { emitEvent(loop, event); });
+
+        const HttpOutcome outcome = loop.http->post(request, loop.cancel, config.inactivityTimeoutMs,
+                                                    [&decoder](const QByteArray &bytes) {
+                                                        decoder->feed(bytes);
+                                                        return !decoder->failed();
+                                                    });
+        if (outcome.cancelled || loop.cancel.isCancelled()) {
+            error =
+                ProviderError{ProviderError::Kind::Cancelled, QStringLiteral("cancelled"), 0, std::nullopt};
+            return Result<ModelTurn>::failure(error.message);
+        }
+        if (outcome.status >= 300 ||
+            (outcome.status == 0 && outcome.networkError.isEmpty() && !outcome.stalled)) {
+            error = m_protocol->classifyHttpError(outcome.status, outcome.errorBody, outcome.headers);
+        } else if (decoder->failed()) {
+            error = decoder->error();
+        } else if (outcome.stalled) {
+            error = ProviderError{
+                ProviderError::Kind::Stalled,
+                QCoreApplication::translate("ToolLoopClient", "the provider sent nothing for %1 seconds")
+                    .arg(config.inactivityTimeoutMs / 1000),
+                0, std::nullopt};
+        } else if (!outcome.networkError.isEmpty()) {
+            error = ProviderError{
+                ProviderError::Kind::Network,
+                QCoreApplication::translate("ToolLoopClient", "network error: %1").arg(outcome.networkError),
+                outcome.status, std::nullopt};
+        } else {
+            Result<ModelTurn> turn = decoder->finish();
+            if (turn)
+                return turn;
+            error = decoder->error();
+        }
+
+        if (error.kind == ProviderError::Kind::Authentication && config.refreshApiKey && !keyRefreshed) {
+            // The helper's key may have expired: ask it once more and repeat this attempt.
+            keyRefreshed = true;
+            if (const Result<QString> key = config.refreshApiKey(); key && !key->isEmpty()) {
+                m_protocol->setApiKey(*key);
+                --attempt;
+                continue;
+            }
+        }
+        if (!error.isRetryable() || attempt == maxAttempts)
+            return Result<ModelTurn>::failure(error.message);
+        qCInfo(lcToolLoop) << "retrying after" << error.message;
+        const int delayMs = std::min(error.retryAfterMs.value_or(attempt * config.retryBaseDelayMs), 60000);
+        emitEvent(loop, StreamEvent::retry(attempt + 1, error.message));
+        QElapsedTimer waited;
+        waited.start();
+        while (waited.elapsed() < delayMs && !loop.cancel.isCancelled())
+            QThread::msleep(std::min<qint64>(20, delayMs - waited.elapsed() + 1));
+    }
+    return Result<ModelTurn>::failure(error.message);
+}
+
+qint64 ToolLoopClient::estimateTokens(Loop &loop) const
+{
+    if (loop.fixedBytes < 0)
+        loop.fixedBytes = jsonBytes(loop.native.system) + jsonBytes(m_protocol->toolDefinitions(loop.tools));
+    // Only messages added since the last check are serialised.
+    for (qsizetype i = loop.messageBytes.size(); i < loop.native.messages.size(); ++i)
+        loop.messageBytes.append(jsonBytes(loop.native.messages.at(i)));
+    qint64 total = loop.fixedBytes;
+    for (qint64 bytes : std::as_const(loop.messageBytes))
+        total += bytes;
+    return ContextBudget::estimateTokens(total);
+}
+
+void ToolLoopClient::maybeAutoCompact(Loop &loop)
+{
+    // S36: every precondition, else the request goes unchanged.
+    if (loop.options.oneShot || loop.options.disableAutoCompaction || !loop.hasNewToolTurns ||
+        loop.autoCompactOff || !loop.injectedPending.isEmpty())
+        return;
+    const qint64 budget = ContextBudget::inputBudget(m_protocol->config().contextWindow);
+    if (!ContextBudget::shouldAutoCompact(estimateTokens(loop), budget))
+        return;
+
+    const CancellationToken child = loop.cancel.child();
+    AutoCompactionInfo started;
+    started.cancel = child;
+    emitEvent(loop, StreamEvent::compaction(StreamEvent::Type::AutoCompactionStarted, started));
+
+    std::optional<TokenUsage> usage;
+    const Result<MessageList> replacement = runAutoCompaction(loop, child, usage);
+    if (!replacement) {
+        // S46: nothing changes, the parent request goes on, no new attempt until another tool turn.
+        AutoCompactionInfo info;
+        info.usage = usage;
+        info.error = replacement.error();
+        const auto type = child.isCancelled() ? StreamEvent::Type::AutoCompactionCancelled
+                                              : StreamEvent::Type::AutoCompactionFailed;
+        emitEvent(loop, StreamEvent::compaction(type, info));
+        loop.autoCompactOff = true;
+        return;
+    }
+
+    AutoCompactionInfo applied;
+    applied.replacement = *replacement;
+    applied.usage = usage;
+    if (loop.options.awaitCompactionCommit)
+        applied.commit = std::make_shared<CompactionCommit>();
+    emitEvent(loop, StreamEvent::compaction(StreamEvent::Type::AutoCompactionApplied, applied));
+    if (applied.commit) {
+        QString reason;
+        if (!applied.commit->wait(loop.cancel, &reason)) {
+            // The app could not persist: the loop keeps its history and the turn stops (S61).
+            loop.autoCompactOff = true;
+            if (!loop.cancel.isCancelled())
+                emitEvent(loop, StreamEvent::failure(
+                                    QCoreApplication::translate("ToolLoopClient",
+                                                                "automatic compaction could not be saved: %1")
+                                        .arg(reason)));
+            loop.stopped = true;
+            return;
+        }
+    }
+
+    // S45, S47: the native and generic histories change only now that a valid summary exists.
+    loop.native = m_protocol->rebuildAfterCompaction(loop.native, *replacement);
+    loop.compactionHistory = *replacement;
+    loop.injectedPending = QJsonArray();
+    {
+        std::lock_guard lock(m_pendingMutex);
+        m_pendingState = QJsonArray();
+    }
+    loop.turnStartLen = int(loop.native.messages.size());
+    loop.invalidateEstimate();
+}
+
+Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const CancellationToken &childCancel,
+                                                      std::optional<TokenUsage> &usage)
+{
+    if (lastUserMessageIndex(parent.compactionHistory) < 0)
+        return Result<MessageList>::failure(QStringLiteral("automatic compaction requires a user message"));
+
+    // S37-S39: a nested one-shot request on this client. The parent's native request is the cacheable prefix;
+    // the automatic prompt is the final user message; tool calls are refused; everything is collected here.
+    Loop nested;
+    nested.options.sessionId = parent.options.sessionId;
+    nested.options.oneShot = true;
+    nested.options.disableAutoCompaction = true;
+    nested.options.disableToolCalls = true;
+    nested.tools = parent.tools;
+    nested.cancel = childCancel;
+    nested.http = std::make_unique<HttpStreamer>();
+    nested.native = parent.native;
+    m_protocol->appendUserText(nested.native, CompactionPrompts::automaticPrompt());
+    nested.compactionHistory = parent.compactionHistory;
+    nested.turnStartLen = parent.turnStartLen;
+
+    QString summary;
+    QString streamError;
+    bool finished = false;
+    nested.sink = [&](const StreamEvent &event) {
+        switch (event.type) {
+        case StreamEvent::Type::Chunk:
+            summary += event.content;
+            break;
+        case StreamEvent::Type::ToolStart:
+        case StreamEvent::Type::ToolEnd:
+            summary.clear(); // only the assistant text after the last tool activity counts
+            break;
+        case StreamEvent::Type::Usage:
+            usage = event.usage;
+            break;
+        case StreamEvent::Type::Error:
+            streamError = event.error;
+            break;
+        case StreamEvent::Type::Incomplete:
+            streamError = QStringLiteral("automatic compaction stream incomplete: ") + event.error;
+            break;
+        case StreamEvent::Type::Done:
+            finished = true;
+            break;
+        default:
+            break;
+        }
+    };
+    runLoop(nested);
+
+    if (childCancel.isCancelled())
+        return Result<MessageList>::failure(QStringLiteral("automatic compaction cancelled"));
+    if (!streamError.isEmpty())
+        return Result<MessageList>::failure(streamError);
+    if (!finished)
+        return Result<MessageList>::failure(QStringLiteral("automatic compaction stream incomplete"));
+    return CompactionPrompts::automaticReplacement(summary, parent.compactionHistory);
+}
+
+} // namespace keen

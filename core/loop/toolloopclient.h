@@ -1,0 +1,55 @@
+#pragma once
+
+#include "loop/llmclient.h"
+#include "providers/providerprotocol.h"
+
+#include <QJsonArray>
+
+#include <memory>
+#include <mutex>
+
+namespace keen {
+
+class HttpStreamer;
+
+// The tool loop every provider shares (reference 1.1, 2.1 and 4.3; seed "Automatic compaction"): request,
+// stream, run the requested tools in model order, append the results in the provider's native format,
+// repeat. Around it: retries, the terminal-event rule, pending state, and proactive automatic compaction
+// before each request. What differs between providers lives in the ProviderProtocol.
+class ToolLoopClient final : public LlmClient
+{
+public:
+    static constexpr int MaxToolTurns = 5000;
+
+    explicit ToolLoopClient(std::unique_ptr<ProviderProtocol> protocol);
+    ~ToolLoopClient() override;
+
+    void streamChat(const MessageList &messages, const ToolRegistry *tools, const StreamOptions &options,
+                    const CancellationToken &cancel, const EventSink &sink) override;
+    void reset() override;
+
+    const ProviderProtocol &protocol() const { return *m_protocol; }
+    // The provider-native partial turn saved after an incomplete turn (for tests and diagnostics).
+    QJsonArray pendingState() const;
+
+private:
+    struct Loop;
+
+    void runLoop(Loop &loop);
+    void maybeAutoCompact(Loop &loop);
+    Result<MessageList> runAutoCompaction(Loop &parent, const CancellationToken &childCancel,
+                                          std::optional<TokenUsage> &usage);
+    Result<ModelTurn> collectTurnWithRetry(Loop &loop, ProviderError &error);
+    ToolOutcome executeTool(Loop &loop, const ToolCallRequest &call, ToolActivity &activity, bool &stopTurn);
+    qint64 estimateTokens(Loop &loop) const;
+    void finishWithError(Loop &loop, const ProviderError &error);
+    void savePendingIfAccumulated(Loop &loop);
+    bool hasProgress(const Loop &loop) const;
+    void emitEvent(const Loop &loop, const StreamEvent &event) const;
+
+    std::unique_ptr<ProviderProtocol> m_protocol;
+    mutable std::mutex m_pendingMutex;
+    QJsonArray m_pendingState;
+};
+
+} // namespace keen

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "providers/alternatinghistory.h"
+#include "providers/providerprotocol.h"
+
+namespace keen {
+
+// The Anthropic Messages API (reference 1.5), also used for MiniMax's Anthropic-compatible endpoint.
+class AnthropicProtocol final : public ProviderProtocol
+{
+public:
+    explicit AnthropicProtocol(ClientConfig config);
+
+    static constexpr int MaxTokens = 64000;
+
+    NativeHistory toNative(const MessageList &messages) const override;
+    NativeHistory rebuildAfterCompaction(const NativeHistory &current,
+                                         const MessageList &replacement) const override;
+    void appendUserText(NativeHistory &history, const QString &text) const override;
+    QJsonArray assistantMessages(const ModelTurn &turn) const override;
+    QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const override;
+    QJsonValue toolDefinitions(const ToolRegistry *tools) const override;
+    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+                                 const RequestContext &context) const override;
+    std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
+    ProviderError classifyHttpError(int status, const QByteArray &body,
+                                    const HeaderList &headers) const override;
+
+    // The endpoint: <base>/v1/messages, base defaulting per provider (api.anthropic.com, MiniMax's).
+    QUrl endpoint() const;
+    // The body of one request, cache markers included (exposed for tests).
+    QJsonObject requestBody(const NativeHistory &history, const ToolRegistry *tools,
+                            const RequestContext &context) const;
+    // The thinking fields of reference 1.5 for an effort setting, merged into the body.
+    void applyThinking(QJsonObject &body) const;
+    // Clears every cache marker, then marks the last system block, the last tool, the last block of the
+    // stable message and the last block of the last message (reference 1.5).
+    static void applyCacheControl(QJsonObject &body, int stableIndex);
+
+    // The error of an Anthropic error object ({"type","message"}), shared by HTTP errors and `error` events.
+    static ProviderError errorFromObject(const QJsonObject &error, int httpStatus, const QString &provider);
+    QString providerName() const;
+
+private:
+    AlternatingHistory m_history;
+};
+
+} // namespace keen

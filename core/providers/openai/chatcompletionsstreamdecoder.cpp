@@ -1,0 +1,177 @@
+#include "providers/openai/chatcompletionsstreamdecoder.h"
+
+#include "providers/openai/openaierrorclassifier.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+namespace keen {
+
+namespace {
+
+TokenUsage usageFrom(const QJsonObject &usage)
+{
+    TokenUsage result;
+    result.inputTokens = usage.value(QLatin1String("prompt_tokens")).toInteger();
+    result.outputTokens = usage.value(QLatin1String("completion_tokens")).toInteger();
+    result.totalTokens = usage.value(QLatin1String("total_tokens")).toInteger();
+    if (result.totalTokens == 0)
+        result.totalTokens = result.inputTokens + result.outputTokens;
+    result.reasoningTokens = usage.value(QLatin1String("completion_tokens_details"))
+                                 .toObject()
+                                 .value(QLatin1String("reasoning_tokens"))
+                                 .toInteger();
+    // OpenAI's cached prompt tokens are cache reads; there is no separate write count.
+    result.cachedTokens = usage.value(QLatin1String("prompt_tokens_details"))
+                              .toObject()
+                              .value(QLatin1String("cached_tokens"))
+                              .toInteger();
+    result.cacheReadTokens = result.cachedTokens;
+    return result;
+}
+
+} // namespace
+
+ChatCompletionsStreamDecoder::ChatCompletionsStreamDecoder(EventSink sink)
+    : SseStreamDecoderBase(std::move(sink))
+{}
+
+void ChatCompletionsStreamDecoder::handleEvent(const SseParser::Event &event)
+{
+    const QString data = event.data.trimmed();
+    if (data.isEmpty())
+        return;
+    if (data == QLatin1String("[DONE]")) {
+        m_sawDone = true;
+        return;
+    }
+    const std::optional<QJsonObject> parsed = parseObject(event, data);
+    if (!parsed)
+        return;
+    const QJsonObject &object = *parsed;
+    // Groq sends `event: error`; OpenRouter puts a top-level "error" on an ordinary chunk.
+    const QJsonValue error = object.value(QLatin1String("error"));
+    const bool hasError = (error.isObject() && !error.toObject().isEmpty()) ||
+                          (error.isString() && !error.toString().isEmpty());
+    if (event.event == QLatin1String("error") || hasError) {
+        fail(OpenAiErrorClassifier::classifyStreamError(object));
+        return;
+    }
+    handleChunk(object);
+}
+
+ProviderError ChatCompletionsStreamDecoder::malformed(const SseParser::Event &event, const QString &data,
+                                                      const QJsonParseError &parseError) const
+{
+    // Some servers send `event: error` with plain text: that text is the error.
+    if (event.event == QLatin1String("error"))
+        return ProviderError{ProviderError::Kind::Stream, data.left(500), 0, std::nullopt};
+    return SseStreamDecoderBase::malformed(event, data, parseError);
+}
+
+void ChatCompletionsStreamDecoder::handleChunk(const QJsonObject &chunk)
+{
+    const QJsonValue usage = chunk.value(QLatin1String("usage"));
+    if (usage.isObject())
+        m_usage = usageFrom(usage.toObject());
+
+    const QJsonArray choices = chunk.value(QLatin1String("choices")).toArray();
+    for (const QJsonValue &value : choices) {
+        const QJsonObject choice = value.toObject();
+        // n is always 1 here; another index would be a second, independent answer.
+        if (choice.value(QLatin1String("index")).toInt(0) != 0)
+            continue;
+        handleDelta(choice.value(QLatin1String("delta")).toObject());
+        const QJsonValue finish = choice.value(QLatin1String("finish_reason"));
+        if (finish.isString() && !finish.toString().isEmpty())
+            m_finishReason = finish.toString();
+    }
+}
+
+void ChatCompletionsStreamDecoder::handleDelta(const QJsonObject &delta)
+{
+    // Reasoning: the first non-empty of the names compatible servers use (DeepSeek, Groq/OpenRouter, others).
+    for (const QLatin1String key :
+         {QLatin1String("reasoning_content"), QLatin1String("reasoning"), QLatin1String("reasoning_text")}) {
+        const QString reasoning = delta.value(key).toString();
+        if (!reasoning.isEmpty()) {
+            m_reasoning += reasoning;
+            m_sink(StreamEvent::reasoning(reasoning));
+            break;
+        }
+    }
+    // A refusal is what the model says instead of an answer: the person sees it as the reply.
+    for (const QLatin1String key : {QLatin1String("content"), QLatin1String("refusal")}) {
+        const QString text = delta.value(key).toString();
+        if (!text.isEmpty()) {
+            m_text += text;
+            m_sink(StreamEvent::chunk(text));
+        }
+    }
+    const QJsonArray toolCalls = delta.value(QLatin1String("tool_calls")).toArray();
+    for (qsizetype i = 0; i < toolCalls.size(); ++i) {
+        const QJsonObject call = toolCalls.at(i).toObject();
+        const int index = call.value(QLatin1String("index")).toInt(int(i));
+        PendingCall &pending = m_calls[index];
+        const QString id = call.value(QLatin1String("id")).toString();
+        if (!id.isEmpty())
+            pending.id = id;
+        const QJsonObject function = call.value(QLatin1String("function")).toObject();
+        const QString name = function.value(QLatin1String("name")).toString();
+        if (!name.isEmpty() && pending.name.isEmpty())
+            pending.name = name;
+        const QJsonValue arguments = function.value(QLatin1String("arguments"));
+        if (arguments.isString())
+            pending.arguments += arguments.toString();
+        else if (arguments.isObject()) // a few servers send the object itself
+            pending.arguments +=
+                QString::fromUtf8(QJsonDocument(arguments.toObject()).toJson(QJsonDocument::Compact));
+    }
+}
+
+Result<ModelTurn> ChatCompletionsStreamDecoder::finish()
+{
+    if (!endStream([this] { return m_sawDone || !m_finishReason.isEmpty(); }))
+        return Result<ModelTurn>::failure(error().message);
+
+    ModelTurn turn;
+    turn.text = m_text;
+    turn.reasoning = m_reasoning;
+    turn.usage = m_usage;
+    turn.stopReason = m_finishReason;
+
+    QJsonArray nativeCalls;
+    for (const auto &[index, pending] : m_calls) {
+        // Servers sometimes open an index they never name; such a call cannot be run or answered.
+        if (pending.name.isEmpty())
+            continue;
+        ToolCallRequest call;
+        call.id = pending.id.isEmpty() ? QStringLiteral("call_%1").arg(index) : pending.id;
+        call.name = pending.name;
+        call.arguments = pending.arguments;
+        call.input = QJsonDocument::fromJson(pending.arguments.toUtf8()).object();
+        turn.toolCalls.append(call);
+        nativeCalls.append(QJsonObject{
+            {QStringLiteral("id"), call.id},
+            {QStringLiteral("type"), QStringLiteral("function")},
+            {QStringLiteral("function"),
+             QJsonObject{{QStringLiteral("name"), call.name},
+                         {QStringLiteral("arguments"),
+                          call.arguments.isEmpty() ? QStringLiteral("{}") : call.arguments}}},
+        });
+    }
+
+    QJsonObject assistant{{QStringLiteral("role"), QStringLiteral("assistant")}};
+    assistant.insert(QStringLiteral("content"),
+                     m_text.isEmpty() && !nativeCalls.isEmpty() ? QJsonValue() : QJsonValue(m_text));
+    // Reasoning goes back on the assistant message so thinking models keep their chain across tool turns.
+    if (!m_reasoning.isEmpty())
+        assistant.insert(QStringLiteral("reasoning_content"), m_reasoning);
+    if (!nativeCalls.isEmpty())
+        assistant.insert(QStringLiteral("tool_calls"), nativeCalls);
+    turn.assistantNative.append(assistant);
+    return turn;
+}
+
+} // namespace keen

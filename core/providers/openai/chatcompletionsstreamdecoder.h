@@ -1,0 +1,46 @@
+#pragma once
+
+#include "providers/openai/ssestreamdecoderbase.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <map>
+#include <optional>
+
+namespace keen {
+
+// Decodes an OpenAI Chat Completions stream (chat.completion.chunk events, then [DONE]) from any
+// OpenAI-compatible server: text and refusal deltas, reasoning under its three non-standard names, tool
+// calls assembled by index, usage on its own chunk or on the finish chunk, and error objects inside the
+// stream.
+class ChatCompletionsStreamDecoder final : public SseStreamDecoderBase
+{
+public:
+    explicit ChatCompletionsStreamDecoder(EventSink sink);
+
+    Result<ModelTurn> finish() override;
+
+private:
+    struct PendingCall
+    {
+        QString id;
+        QString name;
+        QString arguments;
+    };
+
+    void handleEvent(const SseParser::Event &event) override;
+    ProviderError malformed(const SseParser::Event &event, const QString &data,
+                            const QJsonParseError &parseError) const override;
+    void handleChunk(const QJsonObject &chunk);
+    void handleDelta(const QJsonObject &delta);
+
+    QString m_text;
+    QString m_reasoning;
+    std::map<int, PendingCall> m_calls; // by the delta's index, so parallel calls never mix
+    std::optional<TokenUsage> m_usage;
+    QString m_finishReason;
+    bool m_sawDone = false;
+};
+
+} // namespace keen

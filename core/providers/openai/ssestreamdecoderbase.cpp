@@ -1,0 +1,79 @@
+#include "providers/openai/ssestreamdecoderbase.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("SseStreamDecoderBase", text);
+}
+
+} // namespace
+
+SseStreamDecoderBase::SseStreamDecoderBase(EventSink sink)
+    : m_sink(std::move(sink))
+{}
+
+void SseStreamDecoderBase::feed(const QByteArray &bytes)
+{
+    if (failed())
+        return;
+    handleEvents(m_parser.feed(bytes));
+}
+
+void SseStreamDecoderBase::handleEvents(const QList<SseParser::Event> &events)
+{
+    for (const SseParser::Event &event : events) {
+        if (failed())
+            return;
+        handleEvent(event);
+    }
+    if (!failed() && m_parser.hasError())
+        fail(ProviderError{ProviderError::Kind::Stream, m_parser.error(), 0, std::nullopt});
+}
+
+ProviderError SseStreamDecoderBase::malformed(const SseParser::Event &event, const QString &data,
+                                              const QJsonParseError &parseError) const
+{
+    Q_UNUSED(event);
+    Q_UNUSED(data);
+    return ProviderError{ProviderError::Kind::Stream,
+                         tr("the provider sent malformed stream data: %1").arg(parseError.errorString()), 0,
+                         std::nullopt};
+}
+
+std::optional<QJsonObject> SseStreamDecoderBase::parseObject(const SseParser::Event &event,
+                                                             const QString &data)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(data.toUtf8(), &parseError);
+    if (parseError.error == QJsonParseError::NoError && document.isObject())
+        return document.object();
+    // The last event had no blank line after it and does not parse: the body was cut inside it.
+    fail(m_bodyEnded ? truncated() : malformed(event, data, parseError));
+    return std::nullopt;
+}
+
+void SseStreamDecoderBase::fail(const ProviderError &error)
+{
+    if (!m_error)
+        m_error = error;
+}
+
+ProviderError SseStreamDecoderBase::error() const
+{
+    return m_error.value_or(ProviderError{});
+}
+
+ProviderError SseStreamDecoderBase::truncated()
+{
+    return ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"), 0,
+                         std::nullopt};
+}
+
+} // namespace keen

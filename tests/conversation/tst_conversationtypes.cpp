@@ -1,0 +1,225 @@
+// The conversation value types of reference 1.1: JSON shapes, transient raw output, cancellation tokens.
+#include "base/cancellationtoken.h"
+#include "conversation/historyreplay.h"
+#include "conversation/message.h"
+#include "conversation/metatypes.h"
+#include "conversation/streamevent.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSignalSpy>
+#include <QTest>
+#include <QThread>
+
+using namespace keen;
+
+class TestConversationTypes : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void messageJsonUsesReferenceFieldNames();
+    void rawToolOutputIsNeverPersisted_S9();
+    void messageRoundTrips();
+    void streamEventTypeNamesMatchReference();
+    void cancellingParentCancelsChildrenNotReverse();
+    void cancellationCallbacksRunOnce();
+    void eventsCrossThreadsAsQueuedValues();
+    void replayStepsSplitAtOffsets();
+    void replayStepsSkipBadOffsets();
+    void replayResultPrefersRetainedThenRaw();
+};
+
+void TestConversationTypes::messageJsonUsesReferenceFieldNames()
+{
+    Message message = Message::assistant(QStringLiteral("hello"));
+    message.turnMemory =
+        TurnMemory{{ToolActivity{5,
+                                 QStringLiteral("bash"),
+                                 QJsonObject{{QStringLiteral("command"), QStringLiteral("ls")}},
+                                 QStringLiteral("error"),
+                                 2,
+                                 {},
+                                 false,
+                                 {}}}};
+    const QByteArray json = QJsonDocument(message.toJson()).toJson(QJsonDocument::Compact);
+    QCOMPARE(
+        json,
+        QByteArray(
+            R"({"Content":"hello","Role":"assistant","TurnMemory":{"tool_activity":[{"exit_code":2,"input":{"command":"ls"},"status":"error","text_offset":5,"tool":"bash"}]}})"));
+    QCOMPARE(QJsonDocument(Message::user(QStringLiteral("hi")).toJson()).toJson(QJsonDocument::Compact),
+             QByteArray(R"({"Content":"hi","Role":"user","TurnMemory":null})"));
+}
+
+void TestConversationTypes::rawToolOutputIsNeverPersisted_S9()
+{
+    ToolActivity activity;
+    activity.tool = QStringLiteral("read_file");
+    activity.status = QStringLiteral("success");
+    activity.hasRawOutput = true;
+    activity.rawOutput = QJsonObject{{QStringLiteral("content"), QStringLiteral("SECRET RAW OUTPUT")}};
+    const QByteArray json = QJsonDocument(activity.toJson()).toJson();
+    QVERIFY(!json.contains("SECRET RAW OUTPUT"));
+    QVERIFY(!json.contains("raw"));
+}
+
+void TestConversationTypes::messageRoundTrips()
+{
+    Message message = Message::assistant(QStringLiteral("text"));
+    message.turnMemory =
+        TurnMemory{{ToolActivity{2,
+                                 QStringLiteral("grep"),
+                                 QJsonObject{{QStringLiteral("pattern"), QStringLiteral("x")}},
+                                 QStringLiteral("success"),
+                                 std::nullopt,
+                                 QJsonObject{{QStringLiteral("count"), 1}},
+                                 false,
+                                 {}}}};
+    const auto back = Message::fromJson(message.toJson());
+    QVERIFY(back);
+    QCOMPARE(*back, message);
+    QVERIFY(!Message::fromJson(QJsonObject{{QStringLiteral("Role"), QStringLiteral("robot")}}));
+}
+
+void TestConversationTypes::streamEventTypeNamesMatchReference()
+{
+    const QStringList expected{QStringLiteral("chunk"),
+                               QStringLiteral("reasoning_chunk"),
+                               QStringLiteral("done"),
+                               QStringLiteral("error"),
+                               QStringLiteral("tool_start"),
+                               QStringLiteral("tool_end"),
+                               QStringLiteral("usage"),
+                               QStringLiteral("retry"),
+                               QStringLiteral("incomplete"),
+                               QStringLiteral("auto_compaction_started"),
+                               QStringLiteral("auto_compaction_applied"),
+                               QStringLiteral("auto_compaction_cancelled"),
+                               QStringLiteral("auto_compaction_failed")};
+    QStringList actual;
+    for (int i = 0; i <= int(StreamEvent::Type::AutoCompactionFailed); ++i)
+        actual.append(StreamEvent::typeName(StreamEvent::Type(i)));
+    QCOMPARE(actual, expected);
+}
+
+void TestConversationTypes::cancellingParentCancelsChildrenNotReverse()
+{
+    CancellationToken parent;
+    CancellationToken child = parent.child();
+    CancellationToken grandChild = child.child();
+    CancellationToken sibling = parent.child();
+    sibling.cancel();
+    QVERIFY(sibling.isCancelled());
+    QVERIFY(!parent.isCancelled());
+    QVERIFY(!child.isCancelled());
+    parent.cancel();
+    QVERIFY(child.isCancelled());
+    QVERIFY(grandChild.isCancelled());
+    QVERIFY(parent.child().isCancelled()); // a child of a cancelled token starts cancelled
+}
+
+void TestConversationTypes::cancellationCallbacksRunOnce()
+{
+    CancellationToken token;
+    int calls = 0;
+    const int removed = token.onCancelled([&calls] { calls += 100; });
+    token.onCancelled([&calls] { ++calls; });
+    token.removeCallback(removed);
+    token.cancel();
+    token.cancel();
+    QCOMPARE(calls, 1);
+    token.onCancelled([&calls] { ++calls; }); // already cancelled: runs at once
+    QCOMPARE(calls, 2);
+}
+
+class EventEmitter : public QObject
+{
+    Q_OBJECT
+Q_SIGNALS:
+    void event(const keen::StreamEvent &event);
+};
+
+void TestConversationTypes::eventsCrossThreadsAsQueuedValues()
+{
+    registerCoreMetaTypes();
+    EventEmitter emitter;
+    QList<StreamEvent> received;
+    QObject receiver;
+    connect(
+        &emitter, &EventEmitter::event, &receiver, [&received](const StreamEvent &e) { received.append(e); },
+        Qt::QueuedConnection);
+    QThread *thread = QThread::create([&emitter] {
+        Q_EMIT emitter.event(StreamEvent::chunk(QStringLiteral("a")));
+        Q_EMIT emitter.event(StreamEvent::done());
+    });
+    thread->start();
+    thread->wait();
+    delete thread;
+    QTRY_COMPARE(received.size(), 2);
+    QCOMPARE(received.at(0).content, QStringLiteral("a"));
+    QCOMPARE(received.at(1).type, StreamEvent::Type::Done);
+}
+
+void TestConversationTypes::replayStepsSplitAtOffsets()
+{
+    Message message = Message::assistant(QStringLiteral("Let me look.Done."));
+    message.turnMemory =
+        TurnMemory{{ToolActivity{12,
+                                 QStringLiteral("read_file"),
+                                 QJsonObject{{QStringLiteral("path"), QStringLiteral("a.txt")}},
+                                 QStringLiteral("success"),
+                                 std::nullopt,
+                                 {},
+                                 false,
+                                 {}}}};
+    const QList<ReplayStep> steps = replaySteps(message, 3);
+    QCOMPARE(steps.size(), 3);
+    QCOMPARE(steps.at(0).text, QStringLiteral("Let me look."));
+    QCOMPARE(steps.at(1).callId, QStringLiteral("historical_3_0"));
+    QCOMPARE(steps.at(1).tool, QStringLiteral("read_file"));
+    QCOMPARE(steps.at(1).result, QStringLiteral(R"({"status":"success"})"));
+    QCOMPARE(steps.at(2).text, QStringLiteral("Done."));
+}
+
+void TestConversationTypes::replayStepsSkipBadOffsets()
+{
+    Message message = Message::assistant(QStringLiteral("é!")); // é is two bytes
+    message.turnMemory = TurnMemory{{
+        ToolActivity{1,
+                     QStringLiteral("bash"),
+                     {},
+                     QStringLiteral("success"),
+                     std::nullopt,
+                     {},
+                     false,
+                     {}}, // mid-character
+        ToolActivity{-1, QStringLiteral("bash"), {}, QStringLiteral("success"), std::nullopt, {}, false, {}},
+        ToolActivity{2, QString(), {}, QStringLiteral("success"), std::nullopt, {}, false, {}},
+        ToolActivity{9, QStringLiteral("bash"), {}, QStringLiteral("success"), std::nullopt, {}, false, {}},
+        ToolActivity{2, QStringLiteral("glob"), {}, QStringLiteral("error"), 1, {}, false, {}},
+    }};
+    const QList<ReplayStep> steps = replaySteps(message, 0);
+    QCOMPARE(steps.size(), 3);
+    QCOMPARE(steps.at(1).tool, QStringLiteral("glob"));
+    QCOMPARE(steps.at(1).callId, QStringLiteral("historical_0_4"));
+    QVERIFY(steps.at(1).isError);
+    QCOMPARE(steps.at(1).result, QStringLiteral(R"({"exit_code":1,"status":"error"})"));
+}
+
+void TestConversationTypes::replayResultPrefersRetainedThenRaw()
+{
+    ToolActivity activity{0,
+                          QStringLiteral("grep"),
+                          {},
+                          QStringLiteral("success"),
+                          std::nullopt,
+                          {},
+                          true,
+                          QJsonObject{{QStringLiteral("raw"), 1}}};
+    QCOMPARE(replayResult(activity), QStringLiteral(R"({"raw":1})"));
+    activity.retainedOutput = QJsonObject{{QStringLiteral("kept"), 2}};
+    QCOMPARE(replayResult(activity), QStringLiteral(R"({"kept":2})"));
+}
+
+QTEST_GUILESS_MAIN(TestConversationTypes)
+#include "tst_conversationtypes.moc"

@@ -1,0 +1,167 @@
+// Budget arithmetic, the shared compaction prompts and the automatic replacement (seed "Concepts" and
+// "Shared summary format"; reference 4.8 items 3, 7-10).
+#include "loop/compactionprompts.h"
+#include "loop/contextbudget.h"
+
+#include <QTest>
+
+using namespace keen;
+
+class TestCompactionRules : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void estimateIsCeilBytesOverThree_S1();
+    void inputBudget_S2_data();
+    void inputBudget_S2();
+    void thresholdBoundary_S3();
+    void bothPromptsShareGuidanceAndSections_S10_S11_S12();
+    void manualPromptCarriesFocus_S18();
+    void automaticPromptIsPrivateCheckpoint_S16();
+    void buildRequestAppendsPromptAsFinalUserMessage_S13();
+    void buildRequestRequiresUserForAutomatic();
+    void replacementKeepsSystemAndLastUserVerbatim_S41_S42();
+    void replacementRejectsEmptySummary_S40();
+    void replacementDoesNotAliasHistory();
+};
+
+void TestCompactionRules::estimateIsCeilBytesOverThree_S1()
+{
+    QCOMPARE(ContextBudget::estimateTokens(0), 0);
+    QCOMPARE(ContextBudget::estimateTokens(1), 1);
+    QCOMPARE(ContextBudget::estimateTokens(3), 1);
+    QCOMPARE(ContextBudget::estimateTokens(4), 2);
+    QCOMPARE(ContextBudget::estimateTokens(300000), 100000);
+}
+
+void TestCompactionRules::inputBudget_S2_data()
+{
+    QTest::addColumn<qint64>("window");
+    QTest::addColumn<qint64>("budget");
+    QTest::newRow("100k: 5% margin") << qint64(100000) << qint64(95000);
+    QTest::newRow("1M: 5% margin") << qint64(1000000) << qint64(950000);
+    QTest::newRow("50k: 4096 floor") << qint64(50000) << qint64(45904);
+    QTest::newRow("tiny window stays positive") << qint64(1000) << qint64(1);
+}
+
+void TestCompactionRules::inputBudget_S2()
+{
+    QFETCH(qint64, window);
+    QFETCH(qint64, budget);
+    QCOMPARE(ContextBudget::inputBudget(window), budget);
+}
+
+void TestCompactionRules::thresholdBoundary_S3()
+{
+    QVERIFY(ContextBudget::shouldAutoCompact(85500, 95000));
+    QVERIFY(!ContextBudget::shouldAutoCompact(85499, 95000));
+    QCOMPARE(ContextBudget::autoCompactionThreshold(95000), 85500);
+    QVERIFY(ContextBudget::shouldAutoCompact(1, 0));
+    QVERIFY(!ContextBudget::shouldAutoCompact(0, 0));
+}
+
+void TestCompactionRules::bothPromptsShareGuidanceAndSections_S10_S11_S12()
+{
+    const QString guidance = CompactionPrompts::guidance();
+    for (const QString &prompt : {CompactionPrompts::manualPrompt(), CompactionPrompts::automaticPrompt()}) {
+        QVERIFY(prompt.contains(guidance));
+        for (const char *section :
+             {"## Goal", "## Key Instructions", "## Discoveries", "## Accomplished", "## Relevant Files"})
+            QVERIFY2(prompt.contains(QLatin1String(section)), section);
+    }
+    QVERIFY(guidance.contains(QLatin1String("context compaction request")));
+    QVERIFY(guidance.contains(QLatin1String("replaces the conversation history")));
+    QVERIFY(guidance.contains(QLatin1String("Do not call any tools")));
+    QVERIFY(guidance.contains(QLatin1String("Work only from the conversation history")));
+    QVERIFY(guidance.contains(QLatin1String("file paths")));
+    QVERIFY(guidance.contains(QLatin1String("commands")));
+    QVERIFY(guidance.contains(QLatin1String("identifiers")));
+    QVERIFY(guidance.contains(QLatin1String("error messages")));
+    QVERIFY(guidance.contains(QLatin1String("never refer to the discarded history")));
+    QVERIFY(guidance.contains(QLatin1String("add sections or detail"))); // a baseline, extendable
+}
+
+void TestCompactionRules::manualPromptCarriesFocus_S18()
+{
+    QVERIFY(!CompactionPrompts::manualPrompt().contains(QLatin1String("IMPORTANT")));
+    QVERIFY(!CompactionPrompts::manualPrompt(QStringLiteral("   ")).contains(QLatin1String("IMPORTANT")));
+    const QString focused =
+        CompactionPrompts::manualPrompt(QStringLiteral("Focus on the recent API changes"));
+    QVERIFY(focused.endsWith(QLatin1String("Focus on the recent API changes")));
+}
+
+void TestCompactionRules::automaticPromptIsPrivateCheckpoint_S16()
+{
+    const QString prompt = CompactionPrompts::automaticPrompt();
+    QVERIFY(prompt.contains(QLatin1String("most recent user message is kept word for word")));
+    QVERIFY(prompt.contains(QLatin1String("do not repeat it")));
+    QVERIFY(prompt.contains(QLatin1String("without any preamble")));
+    QVERIFY(prompt.contains(QLatin1String("tool result"))); // S15
+}
+
+void TestCompactionRules::buildRequestAppendsPromptAsFinalUserMessage_S13()
+{
+    const MessageList history{Message::system(QStringLiteral("agent prompt")),
+                              Message::user(QStringLiteral("task"))};
+    const auto request = CompactionPrompts::buildRequest(history, QStringLiteral("PROMPT"), true);
+    QVERIFY(request);
+    QCOMPARE(request->size(), 3);
+    QCOMPARE(request->mid(0, 2), history);
+    QCOMPARE(request->last(), Message::user(QStringLiteral("PROMPT")));
+    QCOMPARE(history.size(), 2);
+}
+
+void TestCompactionRules::buildRequestRequiresUserForAutomatic()
+{
+    const MessageList history{Message::system(QStringLiteral("agent prompt"))};
+    const auto request = CompactionPrompts::buildRequest(history, QStringLiteral("PROMPT"), true);
+    QVERIFY(!request);
+    QCOMPARE(request.error(), QStringLiteral("automatic compaction requires a user message"));
+    QVERIFY(CompactionPrompts::buildRequest(history, QStringLiteral("PROMPT"), false));
+}
+
+void TestCompactionRules::replacementKeepsSystemAndLastUserVerbatim_S41_S42()
+{
+    const MessageList history{Message::system(QStringLiteral("agent prompt")),
+                              Message::user(QStringLiteral("old")),
+                              Message::assistant(QStringLiteral("reply")),
+                              Message::user(QStringLiteral("implement this exactly\n  with spaces ")),
+                              Message::assistant(QStringLiteral("working"))};
+    const auto replacement =
+        CompactionPrompts::automaticReplacement(QStringLiteral("  the summary  "), history);
+    QVERIFY(replacement);
+    QCOMPARE(replacement->size(), 2);
+    QCOMPARE(replacement->at(0), Message::system(QStringLiteral("agent prompt")));
+    const QString content = replacement->at(1).content;
+    QCOMPARE(replacement->at(1).role, Message::Role::User);
+    QVERIFY(content.startsWith(QLatin1String("<compacted_context>\n")));
+    QVERIFY(
+        content.contains(QLatin1String("\n\nthe summary\n</compacted_context>\n\n<last_user_message>\n")));
+    QVERIFY(
+        content.endsWith(QLatin1String("\n\nimplement this exactly\n  with spaces \n</last_user_message>")));
+    QVERIFY(content.contains(QLatin1String("current task")));
+}
+
+void TestCompactionRules::replacementRejectsEmptySummary_S40()
+{
+    const MessageList history{Message::user(QStringLiteral("task"))};
+    const auto replacement = CompactionPrompts::automaticReplacement(QStringLiteral(" \n\t "), history);
+    QVERIFY(!replacement);
+    QVERIFY(replacement.error().contains(QLatin1String("empty summary")));
+    QVERIFY(!CompactionPrompts::automaticReplacement(QStringLiteral("x"),
+                                                     {Message::system(QStringLiteral("s"))}));
+}
+
+void TestCompactionRules::replacementDoesNotAliasHistory()
+{
+    MessageList history{Message::system(QStringLiteral("agent prompt")),
+                        Message::user(QStringLiteral("task"))};
+    auto replacement = CompactionPrompts::automaticReplacement(QStringLiteral("s"), history);
+    QVERIFY(replacement);
+    (*replacement)[0].content = QStringLiteral("mutated");
+    QCOMPARE(history.at(0).content, QStringLiteral("agent prompt"));
+}
+
+QTEST_GUILESS_MAIN(TestCompactionRules)
+#include "tst_compactionrules.moc"

@@ -1,0 +1,855 @@
+// The shared tool loop (ToolLoopClient) end to end against the loopback fake provider, through the real
+// OpenAI Chat Completions protocol: tools, retries, pending state and automatic compaction (seed "Automatic
+// compaction"; reference 1.1, 2.1, 4.3 and 4.8).
+#include "conversation/metatypes.h"
+#include "fakeproviderserver.h"
+#include "loop/compactioncommit.h"
+#include "loop/compactionprompts.h"
+#include "loop/toolloopclient.h"
+#include "providers/openai/openaichatprotocol.h"
+#include "tools/toolregistry.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMutex>
+#include <QTest>
+#include <QThread>
+
+#include <atomic>
+
+using namespace keen;
+using keen::test::FakeProviderServer;
+
+namespace {
+
+// A tool the model can call in these tests; it counts its runs.
+class EchoTool final : public Tool
+{
+public:
+    explicit EchoTool(std::atomic_int *runs)
+        : m_runs(runs)
+    {}
+    QString name() const override { return QStringLiteral("echo"); }
+    QString description() const override { return QStringLiteral("Echoes text back."); }
+    QJsonObject inputSchema() const override
+    {
+        return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                           {QStringLiteral("properties"),
+                            QJsonObject{{QStringLiteral("text"),
+                                         QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
+                           {QStringLiteral("required"), QJsonArray{QStringLiteral("text")}}};
+    }
+    QString validateInput(const QJsonObject &input) const override
+    {
+        return input.contains(QStringLiteral("text"))
+                   ? QString()
+                   : QStringLiteral("invalid input: missing required \"text\" parameter");
+    }
+    ToolResult execute(const QJsonObject &input, ToolContext &) override
+    {
+        ++*m_runs;
+        return ToolResult::success(
+            QJsonObject{{QStringLiteral("echo"), input.value(QStringLiteral("text"))}});
+    }
+
+private:
+    std::atomic_int *m_runs;
+};
+
+// A write tool: refused at execution in plan mode, its definition still offered.
+class PretendWriteTool final : public Tool
+{
+public:
+    explicit PretendWriteTool(std::atomic_int *runs)
+        : m_runs(runs)
+    {}
+    QString name() const override { return QStringLiteral("write_file"); }
+    QString description() const override { return QStringLiteral("Writes."); }
+    QJsonObject inputSchema() const override
+    {
+        return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}};
+    }
+    bool isWriteTool() const override { return true; }
+    ToolResult execute(const QJsonObject &, ToolContext &) override
+    {
+        ++*m_runs;
+        return ToolResult::success(QJsonObject());
+    }
+
+private:
+    std::atomic_int *m_runs;
+};
+
+QByteArray sse(const QJsonObject &object)
+{
+    return "data: " + QJsonDocument(object).toJson(QJsonDocument::Compact) + "\n\n";
+}
+
+QJsonObject choice(const QJsonObject &delta, const QJsonValue &finish = QJsonValue::Null)
+{
+    return QJsonObject{
+        {QStringLiteral("choices"), QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
+                                                           {QStringLiteral("delta"), delta},
+                                                           {QStringLiteral("finish_reason"), finish}}}}};
+}
+
+QByteArray usageChunk(int prompt, int completion)
+{
+    return sse(QJsonObject{
+        {QStringLiteral("choices"), QJsonArray()},
+        {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), prompt},
+                                              {QStringLiteral("completion_tokens"), completion},
+                                              {QStringLiteral("total_tokens"), prompt + completion}}}});
+}
+
+QByteArray textBody(const QStringList &pieces, int promptTokens = 10)
+{
+    QByteArray body;
+    for (const QString &piece : pieces)
+        body += sse(choice(QJsonObject{{QStringLiteral("content"), piece}}));
+    body += sse(choice(QJsonObject(), QStringLiteral("stop")));
+    body += usageChunk(promptTokens, 5);
+    body += "data: [DONE]\n\n";
+    return body;
+}
+
+struct Call
+{
+    QString id;
+    QString name;
+    QString arguments;
+};
+
+QByteArray toolBody(const QList<Call> &calls, const QString &preamble = QString())
+{
+    QByteArray body;
+    if (!preamble.isEmpty())
+        body += sse(choice(QJsonObject{{QStringLiteral("content"), preamble}}));
+    for (int i = 0; i < calls.size(); ++i) {
+        const Call &call = calls.at(i);
+        const QJsonObject first{
+            {QStringLiteral("index"), i},
+            {QStringLiteral("id"), call.id},
+            {QStringLiteral("type"), QStringLiteral("function")},
+            {QStringLiteral("function"),
+             QJsonObject{{QStringLiteral("name"), call.name}, {QStringLiteral("arguments"), QString()}}}};
+        body += sse(choice(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{first}}}));
+        // Arguments split mid-token, as real servers send them.
+        const qsizetype half = call.arguments.size() / 2;
+        for (const QString &part : {call.arguments.left(half), call.arguments.mid(half)}) {
+            const QJsonObject delta{
+                {QStringLiteral("index"), i},
+                {QStringLiteral("function"), QJsonObject{{QStringLiteral("arguments"), part}}}};
+            body += sse(choice(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{delta}}}));
+        }
+    }
+    body += sse(choice(QJsonObject(), QStringLiteral("tool_calls")));
+    body += usageChunk(20, 7);
+    body += "data: [DONE]\n\n";
+    return body;
+}
+
+FakeProviderServer::Response sseResponse(const QByteArray &body)
+{
+    FakeProviderServer::Response response;
+    response.contentType = "text/event-stream";
+    response.body = body;
+    response.split = FakeProviderServer::SplitMode::randomSplits(quint32(body.size()), 40);
+    response.delayMs = 0;
+    return response;
+}
+
+// Runs streamChat on a worker thread while the main thread serves the fake provider.
+class LoopRun
+{
+public:
+    QList<StreamEvent> events;
+    bool finished = false;
+
+    void start(ToolLoopClient &client, const MessageList &messages, const ToolRegistry *tools,
+               const StreamOptions &options, const CancellationToken &cancel,
+               std::function<void(const StreamEvent &)> onEvent = {})
+    {
+        m_thread.reset(QThread::create([=, &client, this] {
+            client.streamChat(messages, tools, options, cancel, [this, onEvent](const StreamEvent &event) {
+                if (onEvent)
+                    onEvent(event);
+                QMutexLocker lock(&m_mutex);
+                m_events.append(event);
+            });
+            QMutexLocker lock(&m_mutex);
+            m_finished = true;
+        }));
+        m_thread->start();
+    }
+    bool wait(int timeoutMs = 15000)
+    {
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < timeoutMs) {
+            {
+                QMutexLocker lock(&m_mutex);
+                if (m_finished) {
+                    events = m_events;
+                    finished = true;
+                    break;
+                }
+            }
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+            QThread::msleep(1);
+        }
+        if (finished)
+            m_thread->wait();
+        return finished;
+    }
+    QList<StreamEvent> ofType(StreamEvent::Type type) const
+    {
+        QList<StreamEvent> result;
+        for (const StreamEvent &event : events)
+            if (event.type == type)
+                result.append(event);
+        return result;
+    }
+    QString text() const
+    {
+        QString text;
+        for (const StreamEvent &event : ofType(StreamEvent::Type::Chunk))
+            text += event.content;
+        return text;
+    }
+    QStringList types() const
+    {
+        QStringList names;
+        for (const StreamEvent &event : events)
+            names.append(event.typeName());
+        return names;
+    }
+
+private:
+    QMutex m_mutex;
+    QList<StreamEvent> m_events;
+    bool m_finished = false;
+    std::unique_ptr<QThread> m_thread;
+};
+
+QJsonArray requestMessages(const FakeProviderServer::Request &request)
+{
+    return request.json.object().value(QStringLiteral("messages")).toArray();
+}
+
+bool isCompactionRequest(const FakeProviderServer::Request &request)
+{
+    const QJsonArray messages = requestMessages(request);
+    return !messages.isEmpty() && messages.last().toObject().value(QStringLiteral("content")).toString() ==
+                                      CompactionPrompts::automaticPrompt();
+}
+
+} // namespace
+
+class TestToolLoopClient : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+
+    void textTurnEndsWithDoneAndUsage();
+    void parallelToolCallsRunInModelOrder();
+    void unknownToolAndInvalidInputGoBackToTheModel();
+    void retriesServerErrorsButNotClientErrors();
+    void truncatedStreamIsAnErrorNotAnEmptyAnswer();
+    void planModeRefusesWriteToolsAtExecution();
+    void authenticationErrorRefreshesHelperKeyOnce();
+    void pendingStateIsInjectedBeforeNextUserMessage();
+    void contextLengthErrorNeverCompacts_S5_S6();
+    void autoCompactionRequestKeepsCacheablePrefix_S8_S34_S35_S37_S38_S44();
+    void autoCompactionAppliesReplacementAndContinues_S39_S41_S43_S45_S47_S48();
+    void autoCompactionBoundaryAndOneShotSkips_S36();
+    void autoCompactionNeedsANewToolTurn_S36();
+    void autoCompactionFailureLeavesRequestUnchanged_S46();
+    void autoCompactionCancelReachesOnlyChild_S46_S48();
+    void autoCompactionRefusesToolCallsAndKeepsFinalText_S14_S24();
+    void autoCompactionRejectsEmptyAndIncompleteSummaries_S40();
+    void rejectedCommitKeepsHistory_S61();
+    void threeCompactionsInOneTurn();
+
+private:
+    std::unique_ptr<FakeProviderServer> m_server;
+    std::atomic_int m_toolRuns{0};
+    ToolRegistry m_tools;
+
+    std::unique_ptr<ToolLoopClient> makeClient(qint64 contextWindow = 200000);
+    MessageList conversation() const
+    {
+        return {Message::system(QStringLiteral("You are a test agent.")),
+                Message::user(QStringLiteral("do the task"))};
+    }
+    int baselineEstimate(ToolLoopClient &client, const MessageList &messages);
+};
+
+void TestToolLoopClient::init()
+{
+    registerCoreMetaTypes();
+    m_server = std::make_unique<FakeProviderServer>();
+    m_toolRuns = 0;
+    m_tools = ToolRegistry();
+    m_tools.add(std::make_shared<EchoTool>(&m_toolRuns));
+}
+
+std::unique_ptr<ToolLoopClient> TestToolLoopClient::makeClient(qint64 contextWindow)
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    config.model = QStringLiteral("test-model");
+    config.baseUrl = m_server->baseUrl().toString() + QStringLiteral("/v1");
+    config.contextWindow = contextWindow;
+    config.retryBaseDelayMs = 1;
+    config.inactivityTimeoutMs = 5000;
+    return std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
+}
+
+void TestToolLoopClient::textTurnEndsWithDoneAndUsage()
+{
+    auto client = makeClient();
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("Hello"), QStringLiteral(", world")})));
+    LoopRun run;
+    run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.text(), QStringLiteral("Hello, world"));
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
+    QCOMPARE(run.ofType(StreamEvent::Type::Usage).size(), 1);
+    QCOMPARE(run.ofType(StreamEvent::Type::Usage).first().usage->inputTokens, 10);
+    QCOMPARE(m_server->requests().size(), 1);
+}
+
+void TestToolLoopClient::parallelToolCallsRunInModelOrder()
+{
+    auto client = makeClient();
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("call_a"), QStringLiteral("echo"), QStringLiteral(R"({"text":"first"})")},
+                  {QStringLiteral("call_b"), QStringLiteral("echo"), QStringLiteral(R"({"text":"second"})")}},
+                 QStringLiteral("Running both."))));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("All done.")})));
+    LoopRun run;
+    run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(
+        run.types(),
+        QStringList({QStringLiteral("chunk"), QStringLiteral("usage"), QStringLiteral("tool_start"),
+                     QStringLiteral("tool_end"), QStringLiteral("tool_start"), QStringLiteral("tool_end"),
+                     QStringLiteral("chunk"), QStringLiteral("usage"), QStringLiteral("done")}));
+    const auto ends = run.ofType(StreamEvent::Type::ToolEnd);
+    QCOMPARE(ends.at(0).toolCall->callId, QStringLiteral("call_a"));
+    QCOMPARE(ends.at(0).toolCall->output.toObject().value(QStringLiteral("echo")).toString(),
+             QStringLiteral("first"));
+    QCOMPARE(ends.at(1).toolCall->callId, QStringLiteral("call_b"));
+    QCOMPARE(m_toolRuns.load(), 2);
+
+    // The second request carries the assistant's calls and both results in the provider's format.
+    const QJsonArray messages = requestMessages(m_server->requests().at(1));
+    QCOMPARE(messages.size(), 5);
+    const QJsonObject assistant = messages.at(2).toObject();
+    QCOMPARE(assistant.value(QStringLiteral("tool_calls")).toArray().size(), 2);
+    QCOMPARE(messages.at(3).toObject().value(QStringLiteral("tool_call_id")).toString(),
+             QStringLiteral("call_a"));
+    QCOMPARE(messages.at(3).toObject().value(QStringLiteral("content")).toString(),
+             QStringLiteral(R"({"echo":"first"})"));
+    QCOMPARE(messages.at(4).toObject().value(QStringLiteral("tool_call_id")).toString(),
+             QStringLiteral("call_b"));
+}
+
+void TestToolLoopClient::unknownToolAndInvalidInputGoBackToTheModel()
+{
+    auto client = makeClient();
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("nope"), QStringLiteral("{}")},
+                  {QStringLiteral("c2"), QStringLiteral("echo"), QStringLiteral(R"({"wrong":1})")}})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("ok")})));
+    LoopRun run;
+    run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QVERIFY(run.ofType(StreamEvent::Type::ToolStart).isEmpty()); // validation runs before tool_start
+    QCOMPARE(m_toolRuns.load(), 0);
+    const QJsonArray messages = requestMessages(m_server->requests().at(1));
+    QCOMPARE(messages.at(3).toObject().value(QStringLiteral("content")).toString(),
+             QStringLiteral("{\"error\":\"tool \\\"nope\\\" not found\"}"));
+    QVERIFY(messages.at(4)
+                .toObject()
+                .value(QStringLiteral("content"))
+                .toString()
+                .contains(QStringLiteral("missing required")));
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
+}
+
+void TestToolLoopClient::retriesServerErrorsButNotClientErrors()
+{
+    auto client = makeClient();
+    m_server->enqueue(
+        FakeProviderServer::jsonResponse(503, R"({"error":{"message":"overloaded","type":"server_error"}})"));
+    m_server->enqueue(FakeProviderServer::jsonResponse(
+        429, R"({"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}})",
+        {{"retry-after", "0"}}));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("finally")})));
+    LoopRun run;
+    run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    const auto retries = run.ofType(StreamEvent::Type::Retry);
+    QCOMPARE(retries.size(), 2);
+    QCOMPARE(retries.at(0).attempt, 2);
+    QCOMPARE(retries.at(1).attempt, 3);
+    QCOMPARE(run.text(), QStringLiteral("finally"));
+
+    m_server->clearRequests();
+    m_server->enqueue(FakeProviderServer::jsonResponse(
+        400, R"({"error":{"message":"bad temperature","type":"invalid_request_error"}})"));
+    LoopRun bad;
+    bad.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(bad.wait());
+    QVERIFY(bad.ofType(StreamEvent::Type::Retry).isEmpty());
+    QCOMPARE(bad.events.last().type, StreamEvent::Type::Error);
+    QVERIFY(bad.events.last().error.contains(QStringLiteral("bad temperature")));
+    QCOMPARE(m_server->requests().size(), 1);
+}
+
+void TestToolLoopClient::truncatedStreamIsAnErrorNotAnEmptyAnswer()
+{
+    auto client = makeClient();
+    ClientConfig config = client->protocol().config();
+    config.maxAttempts = 1;
+    client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
+    QByteArray body = sse(choice(QJsonObject{{QStringLiteral("content"), QStringLiteral("half an ans")}}));
+    m_server->enqueue(sseResponse(body)); // no finish_reason, no [DONE]
+    LoopRun run;
+    run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Error);
+    QVERIFY(!run.events.last().error.isEmpty());
+}
+
+void TestToolLoopClient::planModeRefusesWriteToolsAtExecution()
+{
+    m_tools.add(std::make_shared<PretendWriteTool>(&m_toolRuns));
+    auto client = makeClient();
+    m_server->enqueue(
+        sseResponse(toolBody({{QStringLiteral("w1"), QStringLiteral("write_file"), QStringLiteral("{}")}})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("planned")})));
+    StreamOptions options;
+    options.disableWriteToolCalls = true;
+    LoopRun run;
+    run.start(*client, conversation(), &m_tools, options, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(m_toolRuns.load(), 0);
+    const QJsonArray followUp = requestMessages(m_server->requests().at(1));
+    QVERIFY(followUp.last()
+                .toObject()
+                .value(QStringLiteral("content"))
+                .toString()
+                .contains(QStringLiteral("disabled in plan mode")));
+    // The definitions stay the same, so the request prefix stays cache-stable.
+    QCOMPARE(m_server->requests().at(0).json.object().value(QStringLiteral("tools")).toArray().size(), 2);
+}
+
+void TestToolLoopClient::authenticationErrorRefreshesHelperKeyOnce()
+{
+    ClientConfig config = makeClient()->protocol().config();
+    config.apiKey = QStringLiteral("old-key");
+    int refreshes = 0;
+    config.refreshApiKey = [&refreshes] {
+        ++refreshes;
+        return Result<QString>(QStringLiteral("new-key"));
+    };
+    auto client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
+    m_server->enqueue(FakeProviderServer::jsonResponse(401, "{\"error\":{\"message\":\"expired\"}}"));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("ok")})));
+    LoopRun run;
+    run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.text(), QStringLiteral("ok"));
+    QCOMPARE(refreshes, 1);
+    QCOMPARE(m_server->requests().at(0).header("authorization"), QByteArray("Bearer old-key"));
+    QCOMPARE(m_server->requests().at(1).header("authorization"), QByteArray("Bearer new-key"));
+    QVERIFY(run.ofType(StreamEvent::Type::Retry).isEmpty());
+
+    // A second 401 with the fresh key is reported, not retried again.
+    m_server->clearRequests();
+    m_server->enqueue(FakeProviderServer::jsonResponse(401, "{\"error\":{\"message\":\"still bad\"}}"));
+    m_server->enqueue(FakeProviderServer::jsonResponse(401, "{\"error\":{\"message\":\"still bad\"}}"));
+    LoopRun bad;
+    bad.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(bad.wait());
+    QCOMPARE(bad.events.last().type, StreamEvent::Type::Error);
+    QCOMPARE(m_server->requests().size(), 2);
+    QCOMPARE(refreshes, 2);
+}
+
+void TestToolLoopClient::pendingStateIsInjectedBeforeNextUserMessage()
+{
+    auto client = makeClient();
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("call_p"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(
+        400, R"({"error":{"message":"broken","type":"invalid_request_error"}})"));
+    LoopRun first;
+    first.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(first.wait());
+    QCOMPARE(first.events.last().type, StreamEvent::Type::Incomplete); // progress was made
+    QCOMPARE(client->pendingState().size(), 2);                        // assistant tool call + tool result
+
+    MessageList next = conversation();
+    next.append(Message::user(QStringLiteral("try again")));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("recovered")})));
+    LoopRun second;
+    second.start(*client, next, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(second.wait());
+    const QJsonArray messages = requestMessages(m_server->requests().at(2));
+    QCOMPARE(messages.size(), 5);
+    QCOMPARE(messages.at(2).toObject().value(QStringLiteral("role")).toString(), QStringLiteral("assistant"));
+    QCOMPARE(messages.at(3).toObject().value(QStringLiteral("role")).toString(), QStringLiteral("tool"));
+    QCOMPARE(messages.at(4).toObject().value(QStringLiteral("content")).toString(),
+             QStringLiteral("try again"));
+    QVERIFY(client->pendingState().isEmpty()); // cleared once used
+
+    // A one-shot stream neither injects nor saves.
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c"), QStringLiteral("echo"), QStringLiteral(R"({"text":"y"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
+    LoopRun oneShot;
+    StreamOptions options;
+    options.oneShot = true;
+    oneShot.start(*client, conversation(), &m_tools, options, CancellationToken());
+    QVERIFY(oneShot.wait());
+    QVERIFY(client->pendingState().isEmpty());
+}
+
+void TestToolLoopClient::contextLengthErrorNeverCompacts_S5_S6()
+{
+    auto client = makeClient(8000);
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(
+        400,
+        R"({"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})"));
+    LoopRun run;
+    StreamOptions options;
+    options.disableAutoCompaction = true; // over budget, but compaction is off: the request goes unchanged
+    run.start(*client,
+              {Message::system(QString(30000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
+              &m_tools, options, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(m_server->requests().size(), 2);
+    QVERIFY(!isCompactionRequest(m_server->requests().at(1)));
+    QVERIFY(run.ofType(StreamEvent::Type::AutoCompactionStarted).isEmpty());
+    QVERIFY(run.ofType(StreamEvent::Type::Retry).isEmpty());
+    QVERIFY(run.events.last().error.contains(QStringLiteral("maximum context length")));
+}
+
+void TestToolLoopClient::autoCompactionRequestKeepsCacheablePrefix_S8_S34_S35_S37_S38_S44()
+{
+    auto client = makeClient(20000); // budget 15904, threshold 14314 tokens
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("implement this exactly"))};
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("## Goal\nsummary")})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("finished")})));
+    LoopRun run;
+    StreamOptions options;
+    options.sessionId = QStringLiteral("session");
+    run.start(*client, messages, &m_tools, options, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(m_server->requests().size(), 3);
+    const auto parent = m_server->requests().at(0).json.object();
+    const auto compaction = m_server->requests().at(1).json.object();
+    QVERIFY(isCompactionRequest(m_server->requests().at(1)));
+    // The prefix before the final user message is the parent's request as it stood: same system prompt and
+    // history, then the tool turn; identical tool definitions (S37, S44).
+    const QJsonArray parentMessages = parent.value(QStringLiteral("messages")).toArray();
+    const QJsonArray compactionMessages = compaction.value(QStringLiteral("messages")).toArray();
+    QCOMPARE(compactionMessages.size(), parentMessages.size() + 3);
+    for (int i = 0; i < parentMessages.size(); ++i)
+        QCOMPARE(compactionMessages.at(i), parentMessages.at(i));
+    QCOMPARE(compaction.value(QStringLiteral("tools")), parent.value(QStringLiteral("tools")));
+    QCOMPARE(compaction.value(QStringLiteral("model")), parent.value(QStringLiteral("model")));
+    // S8: the compactor sees the active loop's tool activity with its full output, which persisted turn
+    // memory would not keep (tool-history none).
+    const QJsonObject toolResult = compactionMessages.at(parentMessages.size() + 1).toObject();
+    QCOMPARE(toolResult.value(QStringLiteral("role")).toString(), QStringLiteral("tool"));
+    QCOMPARE(toolResult.value(QStringLiteral("content")).toString(), QStringLiteral("{\"echo\":\"x\"}"));
+}
+
+void TestToolLoopClient::autoCompactionAppliesReplacementAndContinues_S39_S41_S43_S45_S47_S48()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("implement this exactly"))};
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}},
+                 QStringLiteral("before "))));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")}, 777)));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("after")})));
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.types().mid(0, 7),
+             QStringList({QStringLiteral("chunk"), QStringLiteral("usage"), QStringLiteral("tool_start"),
+                          QStringLiteral("tool_end"), QStringLiteral("auto_compaction_started"),
+                          QStringLiteral("auto_compaction_applied"), QStringLiteral("chunk")}));
+    QCOMPARE(run.text(), QStringLiteral("before after")); // S39: nothing of the summary reached the parent
+    const StreamEvent applied = run.ofType(StreamEvent::Type::AutoCompactionApplied).first();
+    QVERIFY(applied.autoCompaction);
+    QCOMPARE(applied.autoCompaction->usage->inputTokens, 777);
+    const MessageList replacement = applied.autoCompaction->replacement;
+    QCOMPARE(replacement.size(), 2);
+    QCOMPARE(replacement.at(0), messages.at(0)); // S41: original system message kept
+    QVERIFY(replacement.at(1).content.contains(QStringLiteral("PRIVATE SUMMARY")));
+    QVERIFY(replacement.at(1).content.contains(QStringLiteral("<last_user_message>")));
+    QVERIFY(replacement.at(1).content.contains(QStringLiteral("implement this exactly"))); // S42
+
+    // S43, S47: the parent turn resumed on the rebuilt native history, system message included.
+    const QJsonArray resumed = requestMessages(m_server->requests().at(2));
+    QCOMPARE(resumed.size(), 2);
+    QCOMPARE(resumed.at(0).toObject().value(QStringLiteral("role")).toString(), QStringLiteral("system"));
+    QCOMPARE(resumed.at(1).toObject().value(QStringLiteral("content")).toString(), replacement.at(1).content);
+    QCOMPARE(m_server->requests().at(2).json.object().value(QStringLiteral("tools")),
+             m_server->requests().at(0).json.object().value(QStringLiteral("tools"))); // S44
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
+}
+
+void TestToolLoopClient::autoCompactionBoundaryAndOneShotSkips_S36()
+{
+    // Below the threshold: no compaction; one-shot and disabled streams never compact.
+    for (int variant = 0; variant < 3; ++variant) {
+        init();
+        auto client = makeClient(variant == 0 ? 1000000 : 20000);
+        m_server->enqueue(sseResponse(
+            toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+        m_server->enqueue(sseResponse(textBody({QStringLiteral("done")})));
+        StreamOptions options;
+        options.oneShot = variant == 1;
+        options.disableAutoCompaction = variant == 2;
+        LoopRun run;
+        run.start(*client,
+                  {Message::system(QString(45000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
+                  &m_tools, options, CancellationToken());
+        QVERIFY(run.wait());
+        QCOMPARE(m_server->requests().size(), 2);
+        QVERIFY2(run.ofType(StreamEvent::Type::AutoCompactionStarted).isEmpty(),
+                 qPrintable(QString::number(variant)));
+    }
+}
+
+void TestToolLoopClient::autoCompactionNeedsANewToolTurn_S36()
+{
+    // Over the threshold from the start, but a plain chat turn never compacts (no tool turn yet).
+    auto client = makeClient(20000);
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("just text")})));
+    LoopRun run;
+    run.start(*client,
+              {Message::system(QString(60000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
+              &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(m_server->requests().size(), 1);
+    QVERIFY(run.ofType(StreamEvent::Type::AutoCompactionStarted).isEmpty());
+
+    // Replayed pending state blocks it too.
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
+    LoopRun failing;
+    failing.start(*client, {Message::user(QStringLiteral("small"))}, &m_tools, StreamOptions{},
+                  CancellationToken());
+    QVERIFY(failing.wait());
+    QVERIFY(!client->pendingState().isEmpty());
+    m_server->clearRequests();
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c2"), QStringLiteral("echo"), QStringLiteral(R"({"text":"y"})")}})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("done")})));
+    LoopRun replay;
+    replay.start(*client,
+                 {Message::system(QString(60000, QLatin1Char('s'))), Message::user(QStringLiteral("small")),
+                  Message::user(QStringLiteral("again"))},
+                 &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(replay.wait());
+    QCOMPARE(m_server->requests().size(), 2);
+    QVERIFY(replay.ofType(StreamEvent::Type::AutoCompactionStarted).isEmpty());
+}
+
+void TestToolLoopClient::autoCompactionFailureLeavesRequestUnchanged_S46()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("go"))};
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"compaction refused"}})"));
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c2"), QStringLiteral("echo"), QStringLiteral(R"({"text":"y"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"refused again"}})"));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("end")})));
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    const auto requests = m_server->requests();
+    QCOMPARE(requests.size(), 5);
+    QVERIFY(isCompactionRequest(requests.at(1)));
+    QVERIFY(!isCompactionRequest(requests.at(2)));
+    // The parent request went on with the unchanged history: system, user, assistant call, tool result.
+    QCOMPARE(requestMessages(requests.at(2)).size(), 4);
+    QCOMPARE(requestMessages(requests.at(2)).at(0), requestMessages(requests.at(0)).at(0));
+    QCOMPARE(requestMessages(requests.at(2)).at(1), requestMessages(requests.at(0)).at(1));
+    // A new tool turn advanced the history, so the next check tried again.
+    QVERIFY(isCompactionRequest(requests.at(3)));
+    QCOMPARE(run.ofType(StreamEvent::Type::AutoCompactionFailed).size(), 2);
+    QVERIFY(run.ofType(StreamEvent::Type::AutoCompactionFailed)
+                .first()
+                .error.contains(QStringLiteral("compaction refused")));
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
+}
+
+void TestToolLoopClient::autoCompactionCancelReachesOnlyChild_S46_S48()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("go"))};
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    FakeProviderServer::Response stalled = sseResponse(textBody({QStringLiteral("never finished")}));
+    stalled.stallAfterBytes = 10;
+    m_server->enqueue(stalled);
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("parent finished")})));
+    CancellationToken parent;
+    LoopRun run;
+    std::atomic_bool childCancelled = false;
+    run.start(*client, messages, &m_tools, StreamOptions{}, parent, [&](const StreamEvent &event) {
+        if (event.type == StreamEvent::Type::AutoCompactionStarted) {
+            QVERIFY(event.autoCompaction);
+            const CancellationToken child = event.autoCompaction->cancel;
+            // Cancel once the compaction request is on the wire.
+            QThread *canceller = QThread::create([child, &childCancelled] {
+                QThread::msleep(150);
+                child.cancel();
+                childCancelled = true;
+            });
+            QObject::connect(canceller, &QThread::finished, canceller, &QObject::deleteLater);
+            canceller->start();
+        }
+    });
+    QVERIFY(run.wait());
+    QVERIFY(childCancelled);
+    QVERIFY(!parent.isCancelled());
+    QCOMPARE(run.ofType(StreamEvent::Type::AutoCompactionCancelled).size(), 1);
+    QVERIFY(run.ofType(StreamEvent::Type::AutoCompactionApplied).isEmpty());
+    QCOMPARE(run.text(), QStringLiteral("parent finished"));
+    QCOMPARE(requestMessages(m_server->requests().at(2)).size(), 4); // unchanged history
+    m_server->closeAllConnections();
+}
+
+void TestToolLoopClient::autoCompactionRefusesToolCallsAndKeepsFinalText_S14_S24()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("go"))};
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    // The compaction model tries a tool first, then writes the summary.
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c9"), QStringLiteral("echo"), QStringLiteral(R"({"text":"no"})")}},
+                 QStringLiteral("preamble "))));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("final summary")})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("ok")})));
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(m_toolRuns.load(), 1); // only the parent's call ran
+    const QJsonArray followUp = requestMessages(m_server->requests().at(2));
+    QCOMPARE(followUp.last().toObject().value(QStringLiteral("content")).toString(),
+             QStringLiteral(R"({"error":"Tool calls are disabled during compaction; use the history."})"));
+    const auto applied = run.ofType(StreamEvent::Type::AutoCompactionApplied);
+    QCOMPARE(applied.size(), 1);
+    const QString content = applied.first().autoCompaction->replacement.last().content;
+    QVERIFY(content.contains(QStringLiteral("final summary")));
+    QVERIFY(!content.contains(QStringLiteral("preamble")));
+    // The refused call produced no tool events in the parent stream.
+    QCOMPARE(run.ofType(StreamEvent::Type::ToolStart).size(), 1);
+}
+
+void TestToolLoopClient::autoCompactionRejectsEmptyAndIncompleteSummaries_S40()
+{
+    for (int variant = 0; variant < 2; ++variant) {
+        init();
+        auto client = makeClient(20000);
+        ClientConfig config = client->protocol().config();
+        config.maxAttempts = 1;
+        client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
+        m_server->enqueue(sseResponse(
+            toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+        if (variant == 0)
+            m_server->enqueue(sseResponse(textBody({QStringLiteral("   ")})));
+        else
+            m_server->enqueue(sseResponse(
+                sse(choice(QJsonObject{{QStringLiteral("content"), QStringLiteral("## Goal")}}))));
+        m_server->enqueue(sseResponse(textBody({QStringLiteral("parent")})));
+        LoopRun run;
+        run.start(*client,
+                  {Message::system(QString(45000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
+                  &m_tools, StreamOptions{}, CancellationToken());
+        QVERIFY(run.wait());
+        const auto failed = run.ofType(StreamEvent::Type::AutoCompactionFailed);
+        QCOMPARE(failed.size(), 1);
+        if (variant == 0)
+            QVERIFY(failed.first().error.contains(QStringLiteral("empty summary")));
+        QCOMPARE(run.text(), QStringLiteral("parent"));
+    }
+}
+
+void TestToolLoopClient::rejectedCommitKeepsHistory_S61()
+{
+    auto client = makeClient(20000);
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("summary")})));
+    StreamOptions options;
+    options.awaitCompactionCommit = true;
+    LoopRun run;
+    run.start(*client,
+              {Message::system(QString(45000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
+              &m_tools, options, CancellationToken(), [](const StreamEvent &event) {
+                  if (event.type == StreamEvent::Type::AutoCompactionApplied)
+                      event.autoCompaction->commit->reject(QStringLiteral("disk full"));
+              });
+    QVERIFY(run.wait());
+    QCOMPARE(m_server->requests().size(), 2); // no request on the replacement
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Error);
+    QVERIFY(run.events.last().error.contains(QStringLiteral("disk full")));
+}
+
+void TestToolLoopClient::threeCompactionsInOneTurn()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("long task"))};
+    const QString big = QString(12000, QLatin1Char('o')); // each tool result pushes the estimate over again
+    for (int round = 1; round <= 3; ++round) {
+        m_server->enqueue(sseResponse(toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"),
+                                                 QStringLiteral(R"({"text":"%1"})").arg(big)}},
+                                               QStringLiteral("step%1 ").arg(round))));
+        m_server->enqueue(sseResponse(textBody({QStringLiteral("summary %1").arg(round)})));
+    }
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("all done")})));
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.ofType(StreamEvent::Type::AutoCompactionApplied).size(), 3);
+    QCOMPARE(run.text(), QStringLiteral("step1 step2 step3 all done"));
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
+    // The last replacement nests the earlier compacted context as the latest user message.
+    const QString last = run.ofType(StreamEvent::Type::AutoCompactionApplied)
+                             .last()
+                             .autoCompaction->replacement.last()
+                             .content;
+    QVERIFY(last.contains(QStringLiteral("summary 3")));
+    QCOMPARE(requestMessages(m_server->requests().last()).size(), 2);
+}
+
+QTEST_GUILESS_MAIN(TestToolLoopClient)
+#include "tst_toolloopclient.moc"

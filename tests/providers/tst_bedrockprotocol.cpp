@@ -1,0 +1,551 @@
+// BedrockProtocol and BedrockStreamDecoder: every captured ConverseStream body decoded whole, byte by byte
+// and in random splits; exception frames, CRC damage and truncation; request bodies against the captures;
+// auth.
+
+#include "protocoltestsupport.h"
+#include "testenvironment.h"
+
+#include "providers/bedrock/bedrockprotocol.h"
+#include "stream/eventstreamdecoder.h"
+
+#include <QTest>
+#include <QtEndian>
+
+using namespace keen;
+using namespace keen::test;
+
+namespace {
+
+ClientConfig bedrockConfig()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("amazon-bedrock");
+    config.model = QStringLiteral("us.anthropic.claude-sonnet-4-5-20250929-v1:0");
+    config.awsRegion = QStringLiteral("us-west-2");
+    config.apiKey = QStringLiteral("bedrock-api-key-test");
+    return config;
+}
+
+QByteArray frame(const QString &messageType, const QString &typeHeader, const QString &type,
+                 const QByteArray &payload)
+{
+    EventStreamDecoder::Message message;
+    message.headers = {
+        {QStringLiteral(":message-type"), EventStreamDecoder::Header::Type::String, messageType},
+        {typeHeader, EventStreamDecoder::Header::Type::String, type},
+        {QStringLiteral(":content-type"), EventStreamDecoder::Header::Type::String,
+         QStringLiteral("application/json")},
+    };
+    message.payload = payload;
+    return EventStreamDecoder::encode(message);
+}
+
+QByteArray eventFrame(const char *type, const QByteArray &payload)
+{
+    return frame(QStringLiteral("event"), QStringLiteral(":event-type"), QLatin1String(type), payload);
+}
+
+QByteArray exceptionFrame(const char *type, const QByteArray &payload)
+{
+    return frame(QStringLiteral("exception"), QStringLiteral(":exception-type"), QLatin1String(type),
+                 payload);
+}
+
+// Offsets where each frame of a body starts.
+QList<qsizetype> frameStarts(const QByteArray &body)
+{
+    QList<qsizetype> starts;
+    qsizetype offset = 0;
+    while (offset + 4 <= body.size()) {
+        starts.append(offset);
+        offset += qFromBigEndian<quint32>(body.constData() + offset);
+    }
+    return starts;
+}
+
+QByteArray header(const HttpRequestSpec &spec, const QByteArray &name)
+{
+    for (const auto &[key, value] : spec.headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+} // namespace
+
+class TestBedrockProtocol : public QObject
+{
+    Q_OBJECT
+
+private:
+    BedrockProtocol m_protocol{bedrockConfig(), QProcessEnvironment()};
+
+    void addSplitRows()
+    {
+        QTest::addColumn<int>("split");
+        QTest::addColumn<quint32>("seed");
+        for (const auto &[name, mode] : splitModes())
+            QTest::newRow(qPrintable(name)) << int(mode.first) << mode.second;
+    }
+    Decoded decodeFixture(const QString &name)
+    {
+        QFETCH(int, split);
+        QFETCH(quint32, seed);
+        return decodeBody(m_protocol, readFixture(QStringLiteral("bedrock/") + name), Split(split), seed);
+    }
+
+private Q_SLOTS:
+    void decodesText_data() { addSplitRows(); }
+    void decodesText()
+    {
+        const Decoded d = decodeFixture(QStringLiteral("text-nova.bin"));
+        QVERIFY2(d.ok(), qPrintable(d.error.message));
+        QCOMPARE(d.turn().text,
+                 QStringLiteral(
+                     "The capital of France is Paris. Paris is not only the capital city but also the most "
+                     "populous city in France, and it is a major center for culture, commerce, fashion, "
+                     "and international diplomacy. Known for its historical landmarks, such as the Eiffel "
+                     "Tower, the Louvre Museum, and Notre-Dame Cathedral, Paris is often referred to as "
+                     "\"The City of Light\" or \"The City of Love.\""));
+        QCOMPARE(d.streamedText, d.turn().text);
+        QCOMPARE(d.turn().stopReason, QStringLiteral("end_turn"));
+        TokenUsage usage;
+        usage.inputTokens = 13;
+        usage.outputTokens = 82;
+        usage.totalTokens = 95;
+        QCOMPARE(*d.turn().usage, usage);
+        QCOMPARE(
+            d.turn().assistantNative,
+            (QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
+                                    {QStringLiteral("content"),
+                                     QJsonArray{QJsonObject{{QStringLiteral("text"), d.turn().text}}}}}}));
+    }
+
+    void decodesToolUse_data() { addSplitRows(); }
+    void decodesToolUse()
+    {
+        const Decoded d = decodeFixture(QStringLiteral("tool-use-claude.bin"));
+        QVERIFY2(d.ok(), qPrintable(d.error.message));
+        QCOMPARE(d.turn().text,
+                 QStringLiteral("I'll check the current weather in San Francisco, CA for you."));
+        QCOMPARE(d.turn().stopReason, QStringLiteral("tool_use"));
+        QCOMPARE(d.turn().toolCalls.size(), 1);
+        const ToolCallRequest &call = d.turn().toolCalls.at(0);
+        QCOMPARE(call.id, QStringLiteral("tooluse_Zsi5nODkqYT50BEZ9GG8ud"));
+        QCOMPARE(call.name, QStringLiteral("get_weather"));
+        QCOMPARE(call.arguments, QStringLiteral("{\"location\": \"San Francisco, CA\"}"));
+        QCOMPARE(call.input,
+                 (QJsonObject{{QStringLiteral("location"), QStringLiteral("San Francisco, CA")}}));
+        QCOMPARE(d.turn().usage->inputTokens, 446);
+        QCOMPARE(d.turn().usage->outputTokens, 76);
+        QCOMPARE(d.turn().usage->totalTokens, 522);
+    }
+
+    void decodesReasoningWithSignature_data() { addSplitRows(); }
+    void decodesReasoningWithSignature()
+    {
+        const Decoded d = decodeFixture(QStringLiteral("reasoning-claude.bin"));
+        QVERIFY2(d.ok(), qPrintable(d.error.message));
+        QVERIFY(d.turn().reasoning.startsWith(
+            QLatin1String("I need to find the smallest n where n! is divisible by 10^6,")));
+        QVERIFY(d.turn().reasoning.endsWith(QLatin1String("6 factors of 5, while n=24 only gives 4.")));
+        QCOMPARE(d.turn().reasoning.size(), 302);
+        QCOMPARE(d.streamedReasoning, d.turn().reasoning);
+        QVERIFY(d.turn().text.startsWith(QLatin1String("## Setting Up the Problem\n\nI need the sm")));
+        QVERIFY(d.turn().text.endsWith(QStringLiteral("e by $2^6 \\cdot 5^6 = 10^6$. ✓")));
+        QCOMPARE(d.turn().text.size(), 1976);
+        QCOMPARE(d.streamedText, d.turn().text);
+        const QJsonArray content = d.turn().assistantNative.at(0)[QStringLiteral("content")].toArray();
+        QCOMPARE(content.size(), 2);
+        const QJsonObject reasoningText =
+            content.at(0)[QStringLiteral("reasoningContent")][QStringLiteral("reasoningText")].toObject();
+        QCOMPARE(reasoningText.value(QStringLiteral("text")).toString(), d.turn().reasoning);
+        const QString signature = reasoningText.value(QStringLiteral("signature")).toString();
+        QCOMPARE(signature.size(), 836);
+        QVERIFY(signature.startsWith(QLatin1String("Eu0ECmQIDxABGAIqQPg2")));
+        QVERIFY(signature.endsWith(QLatin1String("d1CoWIrXn1+/TfyRGAE=")));
+        QCOMPARE(d.turn().usage->outputTokens, 1196);
+    }
+
+    void exceptionFrameFromAFixture_data() { addSplitRows(); }
+    void exceptionFrameFromAFixture()
+    {
+        const Decoded d = decodeFixture(QStringLiteral("exception-service-unavailable.bin"));
+        QVERIFY(!d.ok());
+        QCOMPARE(d.error.kind, ProviderError::Kind::Overloaded);
+        QVERIFY(d.error.isRetryable());
+        QVERIFY2(d.error.message.contains(QLatin1String("Bedrock is unable to process your request.")),
+                 qPrintable(d.error.message));
+    }
+
+    void exceptionFramesAreClassified_data()
+    {
+        QTest::addColumn<QByteArray>("type");
+        QTest::addColumn<QByteArray>("payload");
+        QTest::addColumn<int>("kind");
+        QTest::newRow("throttling") << QByteArray("throttlingException")
+                                    << QByteArray(R"({"message":"Too many requests"})")
+                                    << int(ProviderError::Kind::RateLimit);
+        QTest::newRow("internal") << QByteArray("internalServerException")
+                                  << QByteArray(R"({"message":"oops"})")
+                                  << int(ProviderError::Kind::Overloaded);
+        QTest::newRow("model stream")
+            << QByteArray("modelStreamErrorException") << QByteArray(R"({"message":"x"})")
+            << int(ProviderError::Kind::Overloaded);
+        QTest::newRow("context") << QByteArray("validationException")
+                                 << QByteArray(R"({"message":"Input is too long for requested model."})")
+                                 << int(ProviderError::Kind::ContextLength);
+        QTest::newRow("validation") << QByteArray("validationException")
+                                    << QByteArray(R"({"message":"bad field"})")
+                                    << int(ProviderError::Kind::InvalidRequest);
+    }
+    void exceptionFramesAreClassified()
+    {
+        QFETCH(QByteArray, type);
+        QFETCH(QByteArray, payload);
+        QFETCH(int, kind);
+        const QByteArray body =
+            eventFrame("messageStart", R"({"role":"assistant"})") +
+            eventFrame("contentBlockDelta", R"({"contentBlockIndex":0,"delta":{"text":"Hi"}})") +
+            exceptionFrame(type.constData(), payload);
+        const Decoded d = decodeBody(m_protocol, body, Split::Bytewise);
+        QVERIFY(!d.ok());
+        QCOMPARE(int(d.error.kind), kind);
+        QCOMPARE(d.streamedText, QStringLiteral("Hi"));
+    }
+
+    void truncationAndDamage()
+    {
+        const QByteArray body = readFixture(QStringLiteral("bedrock/tool-use-claude.bin"));
+        const QList<qsizetype> starts = frameStarts(body);
+        QCOMPARE(starts.size(), 15);
+        // Ending at any frame boundary before messageStop is a truncation.
+        for (qsizetype i = 1; i < starts.size() - 1; ++i) {
+            const Decoded d = decodeBody(m_protocol, body.left(starts.at(i)), Split::Whole);
+            QVERIFY2(!d.ok(), qPrintable(QString::number(i)));
+            QCOMPARE(d.error.kind, ProviderError::Kind::Stream);
+        }
+        // Ending inside a frame as well.
+        Decoded d = decodeBody(m_protocol, body.left(starts.at(5) + 7), Split::Bytewise);
+        QVERIFY(!d.ok());
+        QCOMPARE(d.error.kind, ProviderError::Kind::Stream);
+        // messageStop arrived but metadata did not: the answer is complete, only its usage is missing.
+        d = decodeBody(m_protocol, body.left(starts.last()), Split::Whole);
+        QVERIFY2(d.ok(), qPrintable(d.error.message));
+        QCOMPARE(d.turn().toolCalls.size(), 1);
+        QVERIFY(!d.turn().usage);
+        // A damaged payload fails its CRC.
+        QByteArray damaged = body;
+        damaged[starts.at(3) + 40] = char(damaged.at(starts.at(3) + 40) ^ 0x20);
+        d = decodeBody(m_protocol, damaged, Split::Random, 3);
+        QVERIFY(!d.ok());
+        QCOMPARE(d.error.kind, ProviderError::Kind::Stream);
+    }
+
+    void redactedReasoningAndEmptyToolInput()
+    {
+        const QByteArray body =
+            eventFrame("messageStart", R"({"role":"assistant"})") +
+            eventFrame(
+                "contentBlockDelta",
+                R"({"contentBlockIndex":0,"delta":{"reasoningContent":{"redactedContent":"cmVkYWN0ZWQ="}}})") +
+            eventFrame("contentBlockStop", R"({"contentBlockIndex":0})") +
+            eventFrame(
+                "contentBlockStart",
+                R"({"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":"tooluse_a","name":"glob","type":"tool_use"}}})") +
+            eventFrame("contentBlockDelta", R"({"contentBlockIndex":1,"delta":{"toolUse":{"input":""}}})") +
+            eventFrame("contentBlockStop", R"({"contentBlockIndex":1})") +
+            eventFrame(
+                "contentBlockStart",
+                R"({"contentBlockIndex":2,"start":{"toolUse":{"toolUseId":"tooluse_b","name":"grep","type":"tool_use"}}})") +
+            eventFrame("contentBlockDelta",
+                       "{\"contentBlockIndex\":2,\"delta\":{\"toolUse\":{\"input\":\"{\\\"pattern\\\"\"}}}") +
+            eventFrame("contentBlockStop", R"({"contentBlockIndex":2})") +
+            eventFrame("messageStop", R"({"stopReason":"tool_use"})") +
+            eventFrame(
+                "metadata",
+                R"({"usage":{"inputTokens":10,"outputTokens":5,"totalTokens":315,"cacheReadInputTokens":200,"cacheWriteInputTokens":100}})");
+        const Decoded d = decodeBody(m_protocol, body, Split::Random, 5);
+        QVERIFY2(d.ok(), qPrintable(d.error.message));
+        QCOMPARE(d.turn().toolCalls.size(), 2);
+        QCOMPARE(d.turn().toolCalls.at(0).input, QJsonObject()); // "" only
+        QCOMPARE(d.turn().toolCalls.at(1).input, QJsonObject()); // malformed
+        const QJsonArray content = d.turn().assistantNative.at(0)[QStringLiteral("content")].toArray();
+        QCOMPARE(
+            content.at(0)[QStringLiteral("reasoningContent")][QStringLiteral("redactedContent")].toString(),
+            QStringLiteral("cmVkYWN0ZWQ="));
+        TokenUsage usage;
+        usage.inputTokens = 310;
+        usage.outputTokens = 5;
+        usage.totalTokens = 315;
+        usage.cachedTokens = 300;
+        usage.cacheReadTokens = 200;
+        usage.cacheWriteTokens = 100;
+        QCOMPARE(*d.turn().usage, usage);
+    }
+
+    void httpErrorsAreClassified_data()
+    {
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<QByteArray>("errorType");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("invalid model")
+            << 400 << readFixture(QStringLiteral("bedrock/error-400-invalid-model.json"))
+            << QByteArray("ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/")
+            << int(ProviderError::Kind::InvalidRequest)
+            << QStringLiteral("ValidationException: The provided model identifier is invalid.");
+        QTest::newRow("too long") << 400
+                                  << QByteArray(R"({"message":"Input is too long for requested model."})")
+                                  << QByteArray("ValidationException")
+                                  << int(ProviderError::Kind::ContextLength)
+                                  << QStringLiteral("Input is too long");
+        QTest::newRow("denied")
+            << 403 << QByteArray("{\"message\":\"You don't have access to the model\"}")
+            << QByteArray("AccessDeniedException:http://internal.amazon.com/coral/com.amazon.bedrock/")
+            << int(ProviderError::Kind::Authentication) << QStringLiteral("access to the model");
+        QTest::newRow("throttled") << 429 << QByteArray(R"({"message":"Too many requests, please wait"})")
+                                   << QByteArray("ThrottlingException") << int(ProviderError::Kind::RateLimit)
+                                   << QStringLiteral("Too many requests");
+        QTest::newRow("unavailable") << 503 << QByteArray(R"({"message":"Service unavailable"})")
+                                     << QByteArray() << int(ProviderError::Kind::Overloaded)
+                                     << QStringLiteral("Service unavailable");
+        QTest::newRow("__type") << 404
+                                << QByteArray("{\"__type\":\"com.amazon.coral.service#"
+                                              "ResourceNotFoundException\",\"Message\":\"Model not found\"}")
+                                << QByteArray() << int(ProviderError::Kind::InvalidRequest)
+                                << QStringLiteral("ResourceNotFoundException: Model not found");
+    }
+    void httpErrorsAreClassified()
+    {
+        QFETCH(int, status);
+        QFETCH(QByteArray, body);
+        QFETCH(QByteArray, errorType);
+        QFETCH(int, kind);
+        QFETCH(QString, mentions);
+        HeaderList headers{{"Content-Type", "application/json"}};
+        if (!errorType.isEmpty())
+            headers.append({"x-amzn-ErrorType", errorType});
+        const ProviderError error = m_protocol.classifyHttpError(status, body, headers);
+        QCOMPARE(int(error.kind), kind);
+        QCOMPARE(error.httpStatus, status);
+        QVERIFY2(error.message.contains(mentions), qPrintable(error.message));
+        QVERIFY(!error.message.contains(QLatin1String("bedrock-api-key-test")));
+    }
+
+    void endpointAndRegion()
+    {
+        QCOMPARE(m_protocol.endpoint().toString(QUrl::FullyEncoded),
+                 QStringLiteral("https://bedrock-runtime.us-west-2.amazonaws.com/model/"
+                                "us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"));
+        ClientConfig config = bedrockConfig();
+        config.awsRegion.clear();
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("AWS_REGION"), QStringLiteral("eu-central-1"));
+        QCOMPARE(BedrockProtocol(config, environment).region(), QStringLiteral("eu-central-1"));
+        QCOMPARE(BedrockProtocol(config, QProcessEnvironment(), QStringLiteral("/nonexistent")).region(),
+                 QStringLiteral("us-east-1"));
+        config.model = QStringLiteral(
+            "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.amazon.nova-micro-v1:0");
+        config.baseUrl = QStringLiteral("http://127.0.0.1:4566/");
+        QCOMPARE(
+            BedrockProtocol(config, QProcessEnvironment()).endpoint().toString(QUrl::FullyEncoded),
+            QStringLiteral("http://127.0.0.1:4566/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3A"
+                           "inference-profile%2Fus.amazon.nova-micro-v1%3A0/converse-stream"));
+    }
+
+    void bearerTokenAuth()
+    {
+        const HttpRequestSpec spec =
+            m_protocol.buildRequest(m_protocol.toNative({Message::user(QStringLiteral("hi"))}), nullptr, {});
+        QCOMPARE(header(spec, "authorization"), QByteArray("Bearer bedrock-api-key-test"));
+        QCOMPARE(header(spec, "content-type"), QByteArray("application/json"));
+        QVERIFY(header(spec, "x-amz-date").isEmpty());
+    }
+
+    void sigv4Auth()
+    {
+        ClientConfig config = bedrockConfig();
+        config.apiKey.clear();
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("AWS_ACCESS_KEY_ID"), QStringLiteral("AKIDEXAMPLE"));
+        environment.insert(QStringLiteral("AWS_SECRET_ACCESS_KEY"),
+                           QStringLiteral("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"));
+        environment.insert(QStringLiteral("AWS_SESSION_TOKEN"), QStringLiteral("session-token"));
+        BedrockProtocol protocol(config, environment, QStringLiteral("/nonexistent"));
+        QVERIFY(protocol.prepare(CancellationToken()).ok());
+        const QDateTime time(QDate(2026, 1, 2), QTime(3, 4, 5), Qt::UTC);
+        const HttpRequestSpec spec = protocol.buildRequestAt(
+            protocol.toNative({Message::user(QStringLiteral("hi"))}), nullptr, {}, time);
+        const QByteArray authorization = header(spec, "authorization");
+        QVERIFY2(authorization.startsWith(
+                     "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260102/us-west-2/bedrock/aws4_request, "
+                     "SignedHeaders="),
+                 authorization.constData());
+        QVERIFY(authorization.contains("host"));
+        QVERIFY(authorization.contains("x-amz-date"));
+        QVERIFY(authorization.contains("Signature="));
+        QCOMPARE(header(spec, "x-amz-date"), QByteArray("20260102T030405Z"));
+        QCOMPARE(header(spec, "x-amz-security-token"), QByteArray("session-token"));
+        // Signing is deterministic for a fixed clock, and changes with the body.
+        QCOMPARE(header(protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}),
+                                                nullptr, {}, time),
+                        "authorization"),
+                 authorization);
+        QVERIFY(header(protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("ho"))}),
+                                               nullptr, {}, time),
+                       "authorization") != authorization);
+
+        // No key and no credentials: prepare() says so plainly.
+        BedrockProtocol none(config, QProcessEnvironment(), QStringLiteral("/nonexistent"));
+        const Result<void> prepared = none.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY(prepared.error().startsWith(QLatin1String("Amazon Bedrock")));
+    }
+
+    void requestBodyShapeAndCachePoints()
+    {
+        ToolRegistry tools;
+        const QJsonObject schema{
+            {QStringLiteral("properties"),
+             QJsonObject{{QStringLiteral("location"),
+                          QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
+            {QStringLiteral("required"), QJsonArray{QStringLiteral("location")}},
+            {QStringLiteral("type"), QStringLiteral("object")}};
+        tools.add(std::make_shared<FakeTool>(QStringLiteral("get_weather"),
+                                             QStringLiteral("Get the weather for a location."), schema));
+        const QJsonObject captured =
+            jsonObject(readFixture(QStringLiteral("bedrock/tool-result-followup.request.json")));
+
+        // Rebuild the recorded follow-up from the recorded first turn.
+        const Decoded first =
+            decodeBody(m_protocol, readFixture(QStringLiteral("bedrock/tool-use-claude.bin")), Split::Whole);
+        QVERIFY(first.ok());
+        NativeHistory history =
+            m_protocol.toNative({Message::system(QStringLiteral("Be brief.")),
+                                 Message::user(QStringLiteral("What is the weather in San Francisco, CA?"))});
+        const int stable = int(history.messages.size()) - 1;
+        for (const QJsonValue &m : m_protocol.assistantMessages(first.turn()))
+            history.messages.append(m);
+        for (const QJsonValue &m : m_protocol.toolResultMessages(
+                 {ToolOutcome{first.turn().toolCalls.at(0), QStringLiteral("It's sunny."), false}}))
+            history.messages.append(m);
+        RequestContext context;
+        context.stableIndex = stable;
+        const QJsonObject body = jsonObject(m_protocol.buildRequest(history, &tools, context).body);
+
+        QCOMPARE(countKey(body, QStringLiteral("cachePoint")), 4);
+        const QJsonObject point{
+            {QStringLiteral("cachePoint"), QJsonObject{{QStringLiteral("type"), QStringLiteral("default")}}}};
+        QCOMPARE(body.value(QStringLiteral("system")).toArray(),
+                 (QJsonArray{QJsonObject{{QStringLiteral("text"), QStringLiteral("Be brief.")}}, point}));
+        QCOMPARE(body.value(QStringLiteral("inferenceConfig")).toObject(),
+                 (QJsonObject{{QStringLiteral("maxTokens"), 64000}}));
+        const QJsonArray toolList =
+            body.value(QStringLiteral("toolConfig"))[QStringLiteral("tools")].toArray();
+        QCOMPARE(toolList.size(), 2);
+        QCOMPARE(toolList.at(0),
+                 captured.value(QStringLiteral("toolConfig"))[QStringLiteral("tools")].toArray().at(0));
+        QCOMPARE(toolList.at(1).toObject(), point);
+
+        const QJsonArray messages = body.value(QStringLiteral("messages")).toArray();
+        const QJsonArray expected = captured.value(QStringLiteral("messages")).toArray();
+        QCOMPARE(messages.size(), 3);
+        auto withoutPoint = [](QJsonValue message) {
+            QJsonObject object = message.toObject();
+            QJsonArray content = object.value(QStringLiteral("content")).toArray();
+            if (!content.isEmpty() && content.last().toObject().contains(QStringLiteral("cachePoint")))
+                content.removeLast();
+            object.insert(QStringLiteral("content"), content);
+            return object;
+        };
+        QCOMPARE(messages.at(0).toObject().value(QStringLiteral("content")).toArray().last().toObject(),
+                 point);
+        QCOMPARE(withoutPoint(messages.at(0)), expected.at(0).toObject());
+        QCOMPARE(messages.at(2).toObject().value(QStringLiteral("content")).toArray().last().toObject(),
+                 point);
+        QCOMPARE(withoutPoint(messages.at(2)), expected.at(2).toObject());
+        // Our assistant turn also replays the text before the call; the toolUse block is the recorded one.
+        const QJsonArray assistant = messages.at(1)[QStringLiteral("content")].toArray();
+        QCOMPARE(assistant.size(), 2);
+        QCOMPARE(assistant.at(1), expected.at(1)[QStringLiteral("content")].toArray().at(0));
+
+        // Stored cache points from an earlier request are dropped: still four.
+        NativeHistory again = history;
+        again.messages = messages;
+        QCOMPARE(countKey(jsonObject(m_protocol.buildRequest(again, &tools, context).body),
+                          QStringLiteral("cachePoint")),
+                 4);
+    }
+
+    void thinkingFields_data()
+    {
+        QTest::addColumn<QString>("effort");
+        QTest::addColumn<QJsonValue>("fields");
+        QTest::newRow("unset") << QString() << QJsonValue(QJsonValue::Undefined);
+        QTest::newRow("high") << QStringLiteral("high")
+                              << QJsonValue(QJsonObject{
+                                     {QStringLiteral("thinking"),
+                                      QJsonObject{{QStringLiteral("type"), QStringLiteral("adaptive")}}},
+                                     {QStringLiteral("output_config"),
+                                      QJsonObject{{QStringLiteral("effort"), QStringLiteral("high")}}}});
+        QTest::newRow("max") << QStringLiteral("max")
+                             << QJsonValue(QJsonObject{
+                                    {QStringLiteral("thinking"),
+                                     QJsonObject{{QStringLiteral("type"), QStringLiteral("adaptive")}}},
+                                    {QStringLiteral("output_config"),
+                                     QJsonObject{{QStringLiteral("effort"), QStringLiteral("max")}}}});
+    }
+    void thinkingFields()
+    {
+        QFETCH(QString, effort);
+        QFETCH(QJsonValue, fields);
+        ClientConfig config = bedrockConfig();
+        config.thinkingEffort = effort;
+        BedrockProtocol protocol(config, QProcessEnvironment());
+        const QJsonObject body = jsonObject(
+            protocol.buildRequest(protocol.toNative({Message::user(QStringLiteral("x"))}), nullptr, {}).body);
+        QCOMPARE(body.value(QStringLiteral("additionalModelRequestFields")), fields);
+    }
+
+    void alternationAndCompaction()
+    {
+        TurnMemory memory;
+        ToolActivity a;
+        a.textOffset = 0;
+        a.tool = QStringLiteral("bash");
+        a.status = QStringLiteral("error");
+        a.exitCode = 2;
+        memory.toolActivity = {a};
+        const NativeHistory native = m_protocol.toNative(
+            {Message::system(QStringLiteral("S")), Message::user(QStringLiteral("u")),
+             Message::assistant(QString(), memory), Message::user(QStringLiteral("summary")),
+             Message::user(QStringLiteral("next"))});
+        QCOMPARE(native.messages.size(), 3);
+        QCOMPARE(native.messages.at(1)[QStringLiteral("content")].toArray().at(0).toObject(),
+                 (QJsonObject{{QStringLiteral("toolUse"),
+                               QJsonObject{{QStringLiteral("toolUseId"), QStringLiteral("historical_2_0")},
+                                           {QStringLiteral("name"), QStringLiteral("bash")},
+                                           {QStringLiteral("input"), QJsonObject()}}}}));
+        const QJsonArray last = native.messages.at(2)[QStringLiteral("content")].toArray();
+        QCOMPARE(last.size(), 3); // the result, then both user texts
+        QCOMPARE(last.at(0)[QStringLiteral("toolResult")][QStringLiteral("status")].toString(),
+                 QStringLiteral("error"));
+        QCOMPARE(last.at(0)[QStringLiteral("toolResult")][QStringLiteral("content")]
+                     .toArray()
+                     .at(0)[QStringLiteral("text")]
+                     .toString(),
+                 QStringLiteral("{\"exit_code\":2,\"status\":\"error\"}"));
+        QCOMPARE(last.at(2)[QStringLiteral("text")].toString(), QStringLiteral("next"));
+
+        const NativeHistory rebuilt = m_protocol.rebuildAfterCompaction(
+            native, {Message::system(QStringLiteral("other")), Message::user(QStringLiteral("<summary>"))});
+        QCOMPARE(rebuilt.system, native.system);
+        QCOMPARE(rebuilt.messages.size(), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBedrockProtocol)
+#include "tst_bedrockprotocol.moc"

@@ -1,0 +1,435 @@
+#include "chat/chatdelegate.h"
+
+#include "chat/chatmodel.h"
+#include "chat/tooldisplay.h"
+
+#include <QAbstractTextDocumentLayout>
+#include <QApplication>
+#include <QPainter>
+#include <QPainterPath>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextDocument>
+#include <QTextFrame>
+#include <QTextTable>
+
+namespace keen {
+
+namespace {
+constexpr int kPaddingX = 12;
+constexpr int kPaddingY = 8;
+constexpr int kMaxDiffLines = 400;
+constexpr int kMaxOutputLines = 15;
+
+bool isCard(ChatItem::Kind kind)
+{
+    return kind == ChatItem::Kind::User || kind == ChatItem::Kind::Tool ||
+           kind == ChatItem::Kind::Permission || kind == ChatItem::Kind::Question;
+}
+
+bool hasActionStrip(const ChatItem &item)
+{
+    return (item.kind == ChatItem::Kind::Permission || item.kind == ChatItem::Kind::Question) &&
+           !item.settled;
+}
+
+int questionCount(const ChatItem &item)
+{
+    return int(item.questions.value(QStringLiteral("questions")).toArray().size());
+}
+
+QString escaped(const QString &text)
+{
+    return text.toHtmlEscaped();
+}
+} // namespace
+
+ChatDelegate::ChatDelegate(ChatModel *model, QWidget *view)
+    : QStyledItemDelegate(view)
+    , m_model(model)
+    , m_view(view)
+{
+    // Drop only what is gone; a changed row is rebuilt lazily because its revision moved on.
+    connect(model, &QAbstractItemModel::modelReset, this, &ChatDelegate::clearCache);
+    connect(model, &QAbstractItemModel::rowsAboutToBeRemoved, this,
+            [this](const QModelIndex &, int first, int last) {
+                for (int row = first; row <= last; ++row)
+                    m_cache.erase(m_model->item(row).id);
+            });
+}
+
+ChatDelegate::~ChatDelegate() = default;
+
+void ChatDelegate::clearCache()
+{
+    m_cache.clear();
+}
+
+bool ChatDelegate::isDark() const
+{
+    return m_view->palette().color(QPalette::Window).lightness() < 128;
+}
+
+int ChatDelegate::contentWidth() const
+{
+    return qMax(120, m_view->width() - 2 * CardMargin - 2 * kPaddingX);
+}
+
+ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width) const
+{
+    const ChatItem &item = m_model->item(index.row());
+    Entry &entry = m_cache[item.id];
+    if (!entry.document || entry.revision != item.revision) {
+        if (!entry.document)
+            entry.document = std::make_unique<QTextDocument>();
+        entry.document->clear();
+        entry.document->setDocumentMargin(0);
+        entry.document->setDefaultFont(m_view->font());
+        buildDocument(*entry.document, item);
+        entry.revision = item.revision;
+        entry.width = -1;
+        ++m_builds;
+    }
+    if (entry.width != width) {
+        entry.document->setTextWidth(width);
+        entry.width = width;
+    }
+    return entry;
+}
+
+QTextDocument *ChatDelegate::document(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return nullptr;
+    return entryFor(index, contentWidth()).document.get();
+}
+
+QRect ChatDelegate::documentRect(const QRect &rowRect, const QModelIndex &index) const
+{
+    const ChatItem &item = m_model->item(index.row());
+    const int padY = isCard(item.kind) ? kPaddingY : 3;
+    QRect rect = rowRect.adjusted(CardMargin + kPaddingX, 3 + padY, -CardMargin - kPaddingX, -3 - padY);
+    if (hasActionStrip(item)) {
+        int strip = ActionStripHeight;
+        if (item.kind == ChatItem::Kind::Question)
+            strip += 34 * questionCount(item);
+        rect.setBottom(rect.bottom() - strip);
+    }
+    return rect;
+}
+
+QSize ChatDelegate::sizeHint(const QStyleOptionViewItem &, const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return {};
+    const ChatItem &item = m_model->item(index.row());
+    const int width = contentWidth();
+    const Entry &entry = entryFor(index, width);
+    const int padY = isCard(item.kind) ? kPaddingY : 3;
+    int height = qCeil(entry.document->size().height()) + 2 * padY + 6;
+    if (hasActionStrip(item)) {
+        height += ActionStripHeight;
+        if (item.kind == ChatItem::Kind::Question)
+            height += 34 * questionCount(item);
+    }
+    return {width + 2 * CardMargin + 2 * kPaddingX, height};
+}
+
+void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
+                         const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return;
+    const ChatItem &item = m_model->item(index.row());
+    const Entry &entry = entryFor(index, contentWidth());
+    const QPalette &palette = option.palette;
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing);
+
+    const QRectF card = QRectF(option.rect).adjusted(CardMargin, 3, -CardMargin, -3);
+    if (option.state & QStyle::State_Selected) {
+        QColor highlight = palette.color(QPalette::Highlight);
+        highlight.setAlpha(60);
+        painter->fillRect(option.rect, highlight);
+    }
+    if (isCard(item.kind)) {
+        QColor background = palette.color(QPalette::Base);
+        QColor border = palette.color(QPalette::Mid);
+        if (item.kind == ChatItem::Kind::User) {
+            background = palette.color(QPalette::AlternateBase);
+            border = palette.color(QPalette::Highlight);
+        } else if (item.kind == ChatItem::Kind::Permission && !item.settled) {
+            border = item.permission.isDangerous ? QColor(0xd0, 0x3b, 0x3b) : QColor(0xd9, 0x8e, 0x1c);
+        }
+        QPainterPath path;
+        path.addRoundedRect(card.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+        painter->fillPath(path, background);
+        painter->setPen(QPen(border, item.kind == ChatItem::Kind::Permission && !item.settled ? 2.0 : 1.0));
+        painter->drawPath(path);
+        if (item.kind == ChatItem::Kind::User) {
+            painter->fillRect(QRectF(card.left(), card.top() + 4, 3, card.height() - 8),
+                              palette.color(QPalette::Highlight));
+        }
+    }
+    if (option.state & QStyle::State_HasFocus) {
+        painter->setPen(QPen(palette.color(QPalette::Highlight), 1, Qt::DotLine));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(card.adjusted(1, 1, -1, -1), 6, 6);
+    }
+
+    const QRect docRect = documentRect(option.rect, index);
+    painter->translate(docRect.topLeft());
+    QAbstractTextDocumentLayout::PaintContext context;
+    context.palette = palette;
+    context.palette.setColor(QPalette::Text, palette.color(QPalette::Text));
+    context.clip = QRectF(0, 0, docRect.width() + kPaddingX, docRect.height() + kPaddingY);
+    painter->setClipRect(context.clip);
+    entry.document->documentLayout()->draw(painter, context);
+    painter->restore();
+}
+
+QString ChatDelegate::lineHtml(const QString &color, const QString &text, bool italic) const
+{
+    QString html = QStringLiteral("<div style=\"color:%1;%2\">")
+                       .arg(color, italic ? QStringLiteral("font-style:italic;") : QString());
+    html += escaped(text).replace(QLatin1Char('\n'), QStringLiteral("<br/>"));
+    html += QStringLiteral("</div>");
+    return html;
+}
+
+QString ChatDelegate::diffHtml(const ChatItem &item) const
+{
+    if (item.diff.isEmpty())
+        return {};
+    const bool dark = isDark();
+    const QString added = dark ? QStringLiteral("#1f3d26") : QStringLiteral("#e3f6e6");
+    const QString removed = dark ? QStringLiteral("#4a2326") : QStringLiteral("#fbe4e4");
+    const QString hunk = dark ? QStringLiteral("#26313d") : QStringLiteral("#eef2f7");
+    const QString muted = m_view->palette().color(QPalette::PlaceholderText).name();
+    // One preformatted paragraph per line: fixed-width line numbers never wrap (reference 6.6 layout).
+    QString html = QStringLiteral("<div style=\"margin-top:6px\"></div>");
+    int shown = 0;
+    for (const DiffLine &line : item.diff) {
+        if (shown++ >= kMaxDiffLines)
+            break;
+        QString background;
+        QString sign = QStringLiteral(" ");
+        switch (line.kind) {
+        case DiffLine::Kind::Added:
+            background = added;
+            sign = QStringLiteral("+");
+            break;
+        case DiffLine::Kind::Removed:
+            background = removed;
+            sign = QStringLiteral("-");
+            break;
+        case DiffLine::Kind::Hunk:
+            background = hunk;
+            break;
+        case DiffLine::Kind::Context:
+            break;
+        }
+        const QString style =
+            QStringLiteral("margin:0; white-space:pre-wrap; font-family:monospace;%1")
+                .arg(background.isEmpty() ? QString()
+                                          : QStringLiteral(" background-color:%1;").arg(background));
+        if (line.kind == DiffLine::Kind::Hunk) {
+            html +=
+                QStringLiteral("<p style=\"%1 color:%2\">  %3</p>").arg(style, muted, escaped(line.content));
+            continue;
+        }
+        const QString oldNum = line.oldLine > 0 ? QString::number(line.oldLine) : QString();
+        const QString newNum = line.newLine > 0 ? QString::number(line.newLine) : QString();
+        html += QStringLiteral("<p style=\"%1\"><span style=\"color:%2\">%3 %4 </span>%5 %6</p>")
+                    .arg(style, muted, oldNum.rightJustified(5, QLatin1Char(' ')),
+                         newNum.rightJustified(5, QLatin1Char(' ')), sign, escaped(line.content));
+    }
+    if (item.diff.size() > kMaxDiffLines)
+        html += lineHtml(muted, tr("... %1 more diff lines").arg(item.diff.size() - kMaxDiffLines));
+    return html;
+}
+
+QString ChatDelegate::toolHtml(const ChatItem &item) const
+{
+    const QString muted = m_view->palette().color(QPalette::PlaceholderText).name();
+    QString glyph;
+    QString color;
+    switch (item.toolState) {
+    case ChatItem::ToolState::Running:
+        glyph = QStringLiteral("●");
+        color = QStringLiteral("#d98e1c");
+        break;
+    case ChatItem::ToolState::Done:
+        glyph = QStringLiteral("✓");
+        color = QStringLiteral("#3a9a4a");
+        break;
+    case ChatItem::ToolState::Failed:
+        glyph = QStringLiteral("✗");
+        color = QStringLiteral("#d03b3b");
+        break;
+    }
+    QString html =
+        QStringLiteral("<div><span style=\"color:%1\">%2</span>&nbsp; <b>%3</b>&nbsp; %4")
+            .arg(color, glyph, escaped(item.label),
+                 QStringLiteral("<span style=\"font-family:monospace\">%1</span>").arg(escaped(item.detail)));
+    QStringList meta;
+    if (!item.metadata.isEmpty())
+        meta << item.metadata;
+    const QString duration = ToolDisplay::duration(item.durationNs);
+    if (!duration.isEmpty())
+        meta << duration;
+    if (item.toolState == ChatItem::ToolState::Running)
+        html += QStringLiteral("...");
+    if (!meta.isEmpty())
+        html += QStringLiteral("&nbsp; <span style=\"color:%1\">%2</span>")
+                    .arg(muted, escaped(meta.join(QStringLiteral(" · "))));
+    html += QStringLiteral("</div>");
+    if (!item.toolError.isEmpty())
+        html += lineHtml(QStringLiteral("#d03b3b"), item.toolError);
+    if (!item.output.isEmpty()) {
+        QStringList lines = item.output.split(QLatin1Char('\n'));
+        QString prefix;
+        if (lines.size() > kMaxOutputLines) {
+            prefix = tr("... %1 earlier lines").arg(lines.size() - kMaxOutputLines) + QLatin1Char('\n');
+            lines = lines.mid(lines.size() - kMaxOutputLines);
+        }
+        const QString background = isDark() ? QStringLiteral("#22262b") : QStringLiteral("#f3f4f6");
+        html += QStringLiteral(
+                    "<table width=\"100%\" cellspacing=\"0\" cellpadding=\"6\" style=\"margin-top:6px\">"
+                    "<tr><td bgcolor=\"%1\"><pre style=\"margin:0\">%2</pre></td></tr></table>")
+                    .arg(background, escaped(prefix + lines.join(QLatin1Char('\n'))));
+    }
+    html += diffHtml(item);
+    return html;
+}
+
+QString ChatDelegate::permissionHtml(const ChatItem &item) const
+{
+    const PermissionRequest &request = item.permission;
+    const QString muted = m_view->palette().color(QPalette::PlaceholderText).name();
+    QString html;
+    if (!request.command.isEmpty()) {
+        html += QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("Run this command?")));
+        html += QStringLiteral("<pre style=\"margin-top:4px\">$ %1</pre>").arg(escaped(request.command));
+        if (!request.summary.isEmpty())
+            html += lineHtml(muted, request.summary);
+    } else {
+        html += QStringLiteral("<div><b>%1</b> <span style=\"font-family:monospace\">%2</span></div>")
+                    .arg(escaped(tr("Allow %1?").arg(item.label)),
+                         escaped(request.resolvedPath.isEmpty() ? request.path : request.resolvedPath));
+    }
+    if (request.isDangerous)
+        html += lineHtml(QStringLiteral("#d03b3b"), tr("⚠ This command may be destructive."));
+    html += diffHtml(item);
+    if (item.settled)
+        html += lineHtml(muted, item.outcome, true);
+    return html;
+}
+
+void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) const
+{
+    const QPalette palette = m_view->palette();
+    const QString muted = palette.color(QPalette::PlaceholderText).name();
+    switch (item.kind) {
+    case ChatItem::Kind::User:
+        document.setPlainText(item.text);
+        return;
+    case ChatItem::Kind::AssistantText:
+    case ChatItem::Kind::Info: {
+        document.setMarkdown(item.text, QTextDocument::MarkdownDialectGitHub);
+        const QColor codeBackground = isDark() ? QColor(0x22, 0x26, 0x2b) : QColor(0xf3, 0xf4, 0xf6);
+        QTextCursor cursor(&document);
+        for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
+            const QTextBlockFormat format = block.blockFormat();
+            if (format.hasProperty(QTextFormat::BlockCodeFence) || format.nonBreakableLines()) {
+                QTextBlockFormat code;
+                code.setBackground(codeBackground);
+                code.setLeftMargin(6);
+                code.setRightMargin(6);
+                cursor.setPosition(block.position());
+                cursor.mergeBlockFormat(code);
+            }
+        }
+        for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
+            const int level = block.blockFormat().headingLevel();
+            if (level <= 0)
+                continue;
+            // Chat headings stay close to the body size; a summary's "## Goal" should not shout.
+            QTextCharFormat heading;
+            heading.setProperty(QTextFormat::FontSizeAdjustment, level == 1 ? 1 : 0);
+            heading.setFontWeight(QFont::Bold);
+            cursor.setPosition(block.position());
+            cursor.setPosition(block.position() + block.length() - 1, QTextCursor::KeepAnchor);
+            cursor.mergeCharFormat(heading);
+            QTextBlockFormat spacing;
+            spacing.setTopMargin(6);
+            spacing.setBottomMargin(2);
+            cursor.mergeBlockFormat(spacing);
+        }
+        const QList<QTextFrame *> frames = document.rootFrame()->childFrames();
+        for (QTextFrame *frame : frames) {
+            if (auto *table = qobject_cast<QTextTable *>(frame)) {
+                QTextTableFormat format = table->format();
+                format.setBorder(1);
+                format.setBorderStyle(QTextFrameFormat::BorderStyle_Solid);
+                format.setBorderBrush(palette.color(QPalette::Mid));
+                format.setBorderCollapse(true);
+                format.setCellPadding(4);
+                format.setCellSpacing(0);
+                format.setTopMargin(4);
+                format.setBottomMargin(4);
+                table->setFormat(format);
+            }
+        }
+        return;
+    }
+    case ChatItem::Kind::Reasoning: {
+        const QString header =
+            (item.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + tr("Thinking");
+        QString body;
+        if (item.collapsed) {
+            QString first = item.text.trimmed().section(QLatin1Char('\n'), 0, 0);
+            if (first.size() > 120)
+                first = first.left(120) + QStringLiteral("…");
+            body = first;
+        } else {
+            body = item.text.trimmed();
+        }
+        document.setHtml(
+            QStringLiteral("<div style=\"color:%1\"><b>%2</b></div>").arg(muted, escaped(header)) +
+            lineHtml(muted, body, true));
+        return;
+    }
+    case ChatItem::Kind::Tool:
+        document.setHtml(toolHtml(item));
+        return;
+    case ChatItem::Kind::Permission:
+        document.setHtml(permissionHtml(item));
+        return;
+    case ChatItem::Kind::Question: {
+        QString html = QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("The agent asks:")));
+        html += lineHtml(palette.color(QPalette::Text).name(), item.text);
+        if (item.settled)
+            html += lineHtml(muted, item.outcome, true);
+        document.setHtml(html);
+        return;
+    }
+    case ChatItem::Kind::Retry:
+        document.setHtml(lineHtml(QStringLiteral("#d98e1c"), item.text, true));
+        return;
+    case ChatItem::Kind::Interrupted:
+        document.setHtml(lineHtml(QStringLiteral("#d98e1c"), item.text));
+        return;
+    case ChatItem::Kind::Error:
+        document.setHtml(lineHtml(QStringLiteral("#d03b3b"), QStringLiteral("✗ ") + item.text));
+        return;
+    case ChatItem::Kind::Status:
+        document.setHtml(lineHtml(
+            item.text.startsWith(QStringLiteral("✓")) ? QStringLiteral("#3a9a4a") : muted, item.text));
+        return;
+    }
+}
+
+} // namespace keen
+
+#include "moc_chatdelegate.cpp"

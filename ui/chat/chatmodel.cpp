@@ -1,0 +1,542 @@
+#include "chat/chatmodel.h"
+
+#include "chat/tooldisplay.h"
+
+#include <QJsonArray>
+
+namespace keen {
+
+ChatModel::ChatModel(QObject *parent)
+    : QAbstractListModel(parent)
+{
+    m_flushTimer.setSingleShot(true);
+    m_flushTimer.setInterval(FlushIntervalMs);
+    connect(&m_flushTimer, &QTimer::timeout, this, [this] {
+        flushSome(MaxCharsPerFlush);
+        if (!m_pending.isEmpty())
+            m_flushTimer.start();
+    });
+}
+
+ChatModel::~ChatModel() = default;
+
+int ChatModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_items.size());
+}
+
+QVariant ChatModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const ChatItem &item = m_items.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::AccessibleTextRole:
+        return item.plainText();
+    case IdRole:
+        return item.id;
+    case KindRole:
+        return int(item.kind);
+    case TextRole:
+        return item.text;
+    case RevisionRole:
+        return item.revision;
+    case SealedRole:
+        return item.sealed;
+    case ToolStateRole:
+        return int(item.toolState);
+    case ToolLabelRole:
+        return item.label;
+    case ToolDetailRole:
+        return item.detail;
+    case ToolMetadataRole:
+        return item.metadata;
+    case CollapsedRole:
+        return item.collapsed;
+    case SettledRole:
+        return item.settled;
+    case OutcomeRole:
+        return item.outcome;
+    case RequestIdRole:
+        return item.kind == ChatItem::Kind::Question ? item.questionId : item.permission.id;
+    default:
+        return {};
+    }
+}
+
+QHash<int, QByteArray> ChatModel::roleNames() const
+{
+    QHash<int, QByteArray> names = QAbstractListModel::roleNames();
+    names.insert(IdRole, "itemId");
+    names.insert(KindRole, "kind");
+    names.insert(TextRole, "text");
+    names.insert(RevisionRole, "revision");
+    names.insert(SealedRole, "sealed");
+    names.insert(ToolStateRole, "toolState");
+    names.insert(ToolLabelRole, "toolLabel");
+    names.insert(ToolDetailRole, "toolDetail");
+    names.insert(ToolMetadataRole, "toolMetadata");
+    names.insert(CollapsedRole, "collapsed");
+    names.insert(SettledRole, "settled");
+    names.insert(OutcomeRole, "outcome");
+    names.insert(RequestIdRole, "requestId");
+    return names;
+}
+
+int ChatModel::rowOf(quint64 id) const
+{
+    for (int row = int(m_items.size()) - 1; row >= 0; --row) {
+        if (m_items.at(row).id == id)
+            return row;
+    }
+    return -1;
+}
+
+QString ChatModel::plainText() const
+{
+    QStringList parts;
+    for (const ChatItem &item : m_items)
+        parts << item.plainText();
+    return parts.join(QStringLiteral("\n\n"));
+}
+
+quint64 ChatModel::insert(ChatItem item)
+{
+    item.id = m_nextId++;
+    item.revision = 1;
+    const int row = int(m_items.size());
+    beginInsertRows({}, row, row);
+    m_items.append(std::move(item));
+    endInsertRows();
+    return m_items.constLast().id;
+}
+
+void ChatModel::changed(int row)
+{
+    ++m_items[row].revision;
+    const QModelIndex changedIndex = index(row);
+    Q_EMIT dataChanged(changedIndex, changedIndex);
+}
+
+quint64 ChatModel::addUserMessage(const QString &text)
+{
+    flush();
+    seal();
+    ChatItem item;
+    item.kind = ChatItem::Kind::User;
+    item.text = text;
+    item.sealed = true;
+    const quint64 id = insert(std::move(item));
+    m_attemptStart = int(m_items.size());
+    return id;
+}
+
+void ChatModel::appendText(const QString &chunk)
+{
+    enqueue(ChatItem::Kind::AssistantText, chunk);
+}
+
+void ChatModel::appendReasoning(const QString &chunk)
+{
+    enqueue(ChatItem::Kind::Reasoning, chunk);
+}
+
+void ChatModel::enqueue(ChatItem::Kind kind, const QString &chunk)
+{
+    if (chunk.isEmpty())
+        return;
+    if (!m_pending.isEmpty() && m_pending.constLast().kind == kind)
+        m_pending.last().text += chunk;
+    else
+        m_pending.append(Pending{kind, chunk});
+    if (!m_flushTimer.isActive())
+        m_flushTimer.start();
+}
+
+void ChatModel::flush()
+{
+    m_flushTimer.stop();
+    flushSome(std::numeric_limits<qsizetype>::max());
+}
+
+void ChatModel::flushSome(qsizetype budget)
+{
+    while (!m_pending.isEmpty() && budget > 0) {
+        Pending &first = m_pending.first();
+        if (first.text.size() <= budget) {
+            budget -= first.text.size();
+            appendToLast(first.kind, first.text);
+            m_pending.removeFirst();
+        } else {
+            // Never split a surrogate pair across two flushes.
+            qsizetype take = budget;
+            if (take > 0 && first.text.at(take - 1).isHighSurrogate())
+                --take;
+            if (take <= 0)
+                take = qMin<qsizetype>(2, first.text.size());
+            appendToLast(first.kind, first.text.left(take));
+            first.text.remove(0, take);
+            budget = 0;
+        }
+    }
+}
+
+void ChatModel::appendToLast(ChatItem::Kind kind, const QString &text)
+{
+    if (!m_items.isEmpty()) {
+        ChatItem &last = m_items.last();
+        if (last.kind == kind && !last.sealed) {
+            last.text += text;
+            changed(int(m_items.size()) - 1);
+            return;
+        }
+    }
+    ChatItem item;
+    item.kind = kind;
+    item.text = text;
+    insert(std::move(item));
+}
+
+int ChatModel::findRunningTool(const QString &callId, const QString &toolName) const
+{
+    for (int row = int(m_items.size()) - 1; row >= 0; --row) {
+        const ChatItem &item = m_items.at(row);
+        if (item.kind != ChatItem::Kind::Tool || item.toolState != ChatItem::ToolState::Running)
+            continue;
+        if (!callId.isEmpty() ? item.callId == callId : item.toolName == toolName)
+            return row;
+    }
+    return -1;
+}
+
+void ChatModel::toolStarted(const ToolCallInfo &info)
+{
+    flush();
+    ChatItem item;
+    item.kind = ChatItem::Kind::Tool;
+    item.callId = info.callId;
+    item.toolName = info.name;
+    item.label = ToolDisplay::label(info.name);
+    item.detail = ToolDisplay::detail(info.name, info.input);
+    if (info.name == QLatin1String("bash"))
+        item.command = info.input.value(QStringLiteral("command")).toString();
+    if (!info.diff.isEmpty())
+        item.diff = DiffLine::parseUnified(info.diff);
+    insert(std::move(item));
+}
+
+void ChatModel::toolFinished(const ToolCallInfo &info)
+{
+    flush();
+    int row = findRunningTool(info.callId, info.name);
+    if (row < 0) {
+        toolStarted(info);
+        row = int(m_items.size()) - 1;
+    }
+    if (!info.error.isEmpty() && ToolDisplay::isExpectedFailure(info.name, info.error)) {
+        beginRemoveRows({}, row, row);
+        m_items.removeAt(row);
+        endRemoveRows();
+        m_attemptStart = int(m_items.size());
+        return;
+    }
+    ChatItem &item = m_items[row];
+    item.toolState = info.error.isEmpty() ? ChatItem::ToolState::Done : ChatItem::ToolState::Failed;
+    item.toolError = info.error;
+    item.durationNs = info.durationNs;
+    if (item.detail.isEmpty())
+        item.detail = ToolDisplay::detail(info.name, info.input);
+    item.metadata = ToolDisplay::metadata(info.name, info.output);
+    if (!info.diff.isEmpty())
+        item.diff = DiffLine::parseUnified(info.diff);
+    if (info.name == QLatin1String("bash"))
+        item.output = ToolDisplay::bashOutput(info.output);
+    item.sealed = true;
+    changed(row);
+    m_attemptStart = int(m_items.size());
+}
+
+void ChatModel::retry(int attempt, const QString &reason)
+{
+    // Chunks still queued belong to the attempt that failed.
+    m_flushTimer.stop();
+    m_pending.clear();
+    for (int row = int(m_items.size()) - 1; row >= m_attemptStart && row >= 0; --row) {
+        const ChatItem &item = m_items.at(row);
+        const bool segment =
+            item.kind == ChatItem::Kind::AssistantText || item.kind == ChatItem::Kind::Reasoning;
+        if (!segment || item.sealed)
+            continue;
+        beginRemoveRows({}, row, row);
+        m_items.removeAt(row);
+        endRemoveRows();
+    }
+    QString line = tr("Retrying (attempt %1)...").arg(attempt);
+    if (!reason.isEmpty())
+        line += QLatin1Char(' ') + reason;
+    addLine(ChatItem::Kind::Retry, line);
+}
+
+void ChatModel::handleStreamEvent(const StreamEvent &event)
+{
+    switch (event.type) {
+    case StreamEvent::Type::Chunk:
+        appendText(event.content);
+        break;
+    case StreamEvent::Type::ReasoningChunk:
+        appendReasoning(event.content);
+        break;
+    case StreamEvent::Type::ToolStart:
+        if (event.toolCall)
+            toolStarted(*event.toolCall);
+        break;
+    case StreamEvent::Type::ToolEnd:
+        if (event.toolCall)
+            toolFinished(*event.toolCall);
+        break;
+    case StreamEvent::Type::Retry:
+        retry(event.attempt, event.error);
+        break;
+    case StreamEvent::Type::Done:
+    case StreamEvent::Type::Error:
+    case StreamEvent::Type::Incomplete:
+        // The error line comes with turnFinished, once; here only the text so far is flushed.
+        flush();
+        break;
+    case StreamEvent::Type::Usage:
+    case StreamEvent::Type::AutoCompactionStarted:
+    case StreamEvent::Type::AutoCompactionApplied:
+    case StreamEvent::Type::AutoCompactionCancelled:
+    case StreamEvent::Type::AutoCompactionFailed:
+        break;
+    }
+}
+
+void ChatModel::seal()
+{
+    flush();
+    for (ChatItem &item : m_items)
+        item.sealed = true;
+    m_attemptStart = int(m_items.size());
+}
+
+quint64 ChatModel::addLine(ChatItem::Kind kind, const QString &text)
+{
+    flush();
+    ChatItem item;
+    item.kind = kind;
+    item.text = text;
+    item.sealed = true;
+    return insert(std::move(item));
+}
+
+quint64 ChatModel::addInterrupted()
+{
+    return addLine(ChatItem::Kind::Interrupted, tr("Interrupted...what should the agent do instead?"));
+}
+
+quint64 ChatModel::addPermission(const PermissionRequest &request)
+{
+    flush();
+    ChatItem item;
+    item.kind = ChatItem::Kind::Permission;
+    item.permission = request;
+    item.label = ToolDisplay::label(request.toolName);
+    item.detail = request.command.isEmpty() ? request.path : request.command;
+    item.diff = DiffLine::parseUnified(request.diff);
+    item.sealed = true;
+    return insert(std::move(item));
+}
+
+void ChatModel::settlePermission(quint64 requestId, const QString &outcome)
+{
+    for (int row = int(m_items.size()) - 1; row >= 0; --row) {
+        ChatItem &item = m_items[row];
+        if (item.kind == ChatItem::Kind::Permission && item.permission.id == requestId) {
+            if (item.settled)
+                return;
+            item.settled = true;
+            item.outcome = outcome;
+            changed(row);
+            return;
+        }
+    }
+}
+
+bool ChatModel::hasPendingPermission() const
+{
+    return pendingPermissionId() != 0;
+}
+
+quint64 ChatModel::pendingPermissionId() const
+{
+    for (const ChatItem &item : m_items) {
+        if (item.kind == ChatItem::Kind::Permission && !item.settled)
+            return item.permission.id;
+    }
+    return 0;
+}
+
+quint64 ChatModel::addQuestion(quint64 questionId, const QJsonObject &questions)
+{
+    flush();
+    ChatItem item;
+    item.kind = ChatItem::Kind::Question;
+    item.questionId = questionId;
+    item.questions = questions;
+    QStringList lines;
+    const QJsonArray list = questions.value(QStringLiteral("questions")).toArray();
+    for (const QJsonValue &question : list)
+        lines << question.toObject().value(QStringLiteral("question")).toString();
+    item.text = lines.join(QLatin1Char('\n'));
+    item.sealed = true;
+    return insert(std::move(item));
+}
+
+void ChatModel::settleQuestion(quint64 questionId, const QString &outcome)
+{
+    for (int row = int(m_items.size()) - 1; row >= 0; --row) {
+        ChatItem &item = m_items[row];
+        if (item.kind == ChatItem::Kind::Question && item.questionId == questionId && !item.settled) {
+            item.settled = true;
+            item.outcome = outcome;
+            changed(row);
+            return;
+        }
+    }
+}
+
+void ChatModel::toggleCollapsed(int row)
+{
+    if (row < 0 || row >= m_items.size() || m_items.at(row).kind != ChatItem::Kind::Reasoning)
+        return;
+    m_items[row].collapsed = !m_items.at(row).collapsed;
+    changed(row);
+}
+
+void ChatModel::clear()
+{
+    m_flushTimer.stop();
+    m_pending.clear();
+    beginResetModel();
+    m_items.clear();
+    m_firstRowOfSeq.clear();
+    m_attemptStart = 0;
+    endResetModel();
+}
+
+int ChatModel::rowForSeq(quint64 seq) const
+{
+    const auto it = m_firstRowOfSeq.lowerBound(seq);
+    if (it == m_firstRowOfSeq.cend() || it.value() >= m_items.size())
+        return m_items.isEmpty() ? -1 : int(m_items.size()) - 1;
+    return it.value();
+}
+
+void ChatModel::replayTranscript(const QJsonArray &transcript)
+{
+    for (const QJsonValue &value : transcript) {
+        const QJsonObject entry = value.toObject();
+        const QString kind = entry.value(QStringLiteral("kind")).toString();
+        if (kind == QLatin1String("text")) {
+            appendToLast(ChatItem::Kind::AssistantText, entry.value(QStringLiteral("content")).toString());
+        } else if (kind == QLatin1String("reasoning")) {
+            appendToLast(ChatItem::Kind::Reasoning, entry.value(QStringLiteral("content")).toString());
+        } else if (kind == QLatin1String("tool_start")) {
+            const QJsonObject start = entry.value(QStringLiteral("tool_start")).toObject();
+            ToolCallInfo info;
+            info.name = start.value(QStringLiteral("name")).toString();
+            info.input = start.value(QStringLiteral("input")).toObject();
+            toolStarted(info);
+        } else if (kind == QLatin1String("tool_end")) {
+            const QJsonObject end = entry.value(QStringLiteral("tool_end")).toObject();
+            ToolCallInfo info;
+            info.name = end.value(QStringLiteral("name")).toString();
+            info.input = end.value(QStringLiteral("input")).toObject();
+            info.output = end.value(QStringLiteral("output"));
+            info.error = end.value(QStringLiteral("error")).toString();
+            info.durationNs = end.value(QStringLiteral("duration_ns")).toInteger();
+            toolFinished(info);
+        } else if (kind == QLatin1String("bash")) {
+            const QJsonObject bash = entry.value(QStringLiteral("bash")).toObject();
+            // The bash segment belongs to the Run card just before it, when there is one.
+            int row = int(m_items.size()) - 1;
+            if (row < 0 || m_items.at(row).kind != ChatItem::Kind::Tool ||
+                m_items.at(row).toolName != QLatin1String("bash")) {
+                ToolCallInfo info;
+                info.name = QStringLiteral("bash");
+                info.input.insert(QStringLiteral("command"), bash.value(QStringLiteral("command")));
+                toolStarted(info);
+                row = int(m_items.size()) - 1;
+            }
+            ChatItem &item = m_items[row];
+            item.command = bash.value(QStringLiteral("command")).toString();
+            item.output = bash.value(QStringLiteral("output")).toString();
+            item.toolError = bash.value(QStringLiteral("error")).toString();
+            if (bash.contains(QStringLiteral("duration_ns")))
+                item.durationNs = bash.value(QStringLiteral("duration_ns")).toInteger();
+            item.toolState =
+                item.toolError.isEmpty() ? ChatItem::ToolState::Done : ChatItem::ToolState::Failed;
+            changed(row);
+        } else if (kind == QLatin1String("diff")) {
+            QList<DiffLine> lines;
+            const QJsonArray jsonLines =
+                entry.value(QStringLiteral("diff")).toObject().value(QStringLiteral("lines")).toArray();
+            for (const QJsonValue &line : jsonLines)
+                lines.append(DiffLine::fromJson(line.toObject()));
+            // Attached to the latest tool card (the edit it belongs to).
+            for (int row = int(m_items.size()) - 1; row >= 0; --row) {
+                if (m_items.at(row).kind == ChatItem::Kind::Tool) {
+                    m_items[row].diff = lines;
+                    changed(row);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+void ChatModel::replay(const QList<SessionEvent> &events)
+{
+    clear();
+    for (const SessionEvent &event : events) {
+        m_firstRowOfSeq.insert(event.seq, int(m_items.size()));
+        switch (event.kind) {
+        case SessionEvent::Kind::SessionStarted:
+            break;
+        case SessionEvent::Kind::UserMessage:
+            addUserMessage(event.content());
+            break;
+        case SessionEvent::Kind::AssistantTurn: {
+            const QJsonArray transcript = event.transcript();
+            if (!transcript.isEmpty())
+                replayTranscript(transcript);
+            else if (!event.assistantMessage().isEmpty())
+                appendToLast(ChatItem::Kind::AssistantText, event.assistantMessage());
+            seal();
+            if (event.interrupted())
+                addInterrupted();
+            if (!event.error().isEmpty())
+                addLine(ChatItem::Kind::Error, event.error());
+            break;
+        }
+        case SessionEvent::Kind::CompactionApplied: {
+            const QJsonArray transcript = event.transcript();
+            if (!transcript.isEmpty()) {
+                replayTranscript(transcript);
+                seal();
+            } else if (!event.status().isEmpty()) {
+                addLine(ChatItem::Kind::Status, QStringLiteral("✓ ") + event.status());
+            }
+            // An automatic compaction (empty status, no transcript) shows nothing.
+            break;
+        }
+        }
+    }
+    seal();
+}
+
+} // namespace keen
+
+#include "moc_chatmodel.cpp"

@@ -1,0 +1,111 @@
+#pragma once
+
+#include "chat/chatitem.h"
+#include "conversation/streamevent.h"
+#include "session/sessionevent.h"
+
+#include <QAbstractListModel>
+#include <QMap>
+#include <QTimer>
+
+namespace keen {
+
+// The transcript of the chat window (STYLE.md, chat view): one row per item, keyed by a stable id. Streamed
+// text is queued and flushed by a short single-shot timer, appending to the last row and announcing only that
+// row. The private automatic compaction summary never reaches this model: the agent never emits it, and the
+// auto_compaction_* stream events are control events this model ignores.
+class ChatModel final : public QAbstractListModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ChatModel)
+
+public:
+    enum Role {
+        IdRole = Qt::UserRole + 1,
+        KindRole,
+        TextRole,
+        RevisionRole,
+        SealedRole,
+        ToolStateRole,
+        ToolLabelRole,
+        ToolDetailRole,
+        ToolMetadataRole,
+        CollapsedRole,
+        SettledRole,
+        OutcomeRole,
+        RequestIdRole,
+    };
+    Q_ENUM(Role)
+
+    static constexpr int FlushIntervalMs = 8;
+    static constexpr int MaxCharsPerFlush = 10000;
+
+    explicit ChatModel(QObject *parent = nullptr);
+    ~ChatModel() override;
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    const ChatItem &item(int row) const { return m_items.at(row); }
+    int rowOf(quint64 id) const;
+    QString plainText() const; // every row, for copy and tests
+
+    // --- live turn ---
+    quint64 addUserMessage(const QString &text);
+    void appendText(const QString &chunk);      // queued
+    void appendReasoning(const QString &chunk); // queued
+    void toolStarted(const ToolCallInfo &info);
+    void toolFinished(const ToolCallInfo &info);
+    // Drops the unsealed text and reasoning of the attempt that failed, then notes the retry.
+    void retry(int attempt, const QString &reason);
+    // Renders one event of the parent stream. Usage and auto_compaction_* events are ignored here.
+    void handleStreamEvent(const StreamEvent &event);
+    // Seals everything shown so far (an automatic compaction's checkpoint, the end of a turn).
+    void seal();
+    quint64 addLine(ChatItem::Kind kind, const QString &text);
+    quint64 addInterrupted();
+    quint64 addPermission(const PermissionRequest &request);
+    void settlePermission(quint64 requestId, const QString &outcome);
+    bool hasPendingPermission() const;
+    quint64 pendingPermissionId() const; // the oldest unsettled, or 0
+    quint64 addQuestion(quint64 questionId, const QJsonObject &questions);
+    void settleQuestion(quint64 questionId, const QString &outcome);
+    void toggleCollapsed(int row);
+
+    // Applies every queued chunk now (before a tool card, a checkpoint or the end of a turn).
+    void flush();
+    bool hasPendingChunks() const { return !m_pending.isEmpty(); }
+
+    // --- sessions ---
+    void clear();
+    // Renders a saved session the way the reference replays it (reference 5.3, 4.6).
+    void replay(const QList<SessionEvent> &events);
+    // After replay(): the first row that the event with this seq (or the next one that has rows) produced,
+    // or -1. The session browser opens a search hit there.
+    int rowForSeq(quint64 seq) const;
+
+private:
+    struct Pending
+    {
+        ChatItem::Kind kind;
+        QString text;
+    };
+
+    void enqueue(ChatItem::Kind kind, const QString &chunk);
+    void flushSome(qsizetype budget);
+    void appendToLast(ChatItem::Kind kind, const QString &text);
+    quint64 insert(ChatItem item);
+    void changed(int row);
+    int findRunningTool(const QString &callId, const QString &toolName) const;
+    void replayTranscript(const QJsonArray &transcript);
+
+    QList<ChatItem> m_items;
+    QMap<quint64, int> m_firstRowOfSeq; // filled by replay()
+    QList<Pending> m_pending;
+    QTimer m_flushTimer;
+    quint64 m_nextId = 1;
+    int m_attemptStart = 0; // first row of the current provider request
+};
+
+} // namespace keen

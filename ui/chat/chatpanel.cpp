@@ -1,0 +1,543 @@
+#include "chat/chatpanel.h"
+
+#include "chat/chatmodel.h"
+#include "chat/chatview.h"
+#include "chat/inputeditor.h"
+#include "chat/queuechips.h"
+#include "chat/slashcommands.h"
+#include "chat/spinnerline.h"
+#include "chat/workspacefileindex.h"
+#include "contextdialog.h"
+
+#include <QFrame>
+#include <QSettings>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace keen {
+
+ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
+    : QWidget(parent)
+    , m_session(session)
+    , m_model(new ChatModel(this))
+    , m_files(new WorkspaceFileIndex(this))
+{
+    setObjectName(QStringLiteral("chatPanel"));
+    m_view = new ChatView(m_model, this);
+    m_spinner = new SpinnerLine(this);
+    m_chips = new QueueChips(this);
+    m_inputFrame = new QFrame(this);
+    m_inputFrame->setObjectName(QStringLiteral("inputFrame"));
+    m_inputFrame->setFrameShape(QFrame::NoFrame);
+    m_input = new InputEditor(m_inputFrame);
+    m_input->setCommandNames(SlashCommands::names());
+    auto *frameLayout = new QVBoxLayout(m_inputFrame);
+    frameLayout->setContentsMargins(10, 4, 10, 8);
+    frameLayout->addWidget(m_input);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_spinner);
+    layout->addWidget(m_chips);
+    layout->addWidget(m_inputFrame);
+    setFocusProxy(m_input);
+
+    m_showThinking = QSettings().value(QStringLiteral("chat/showThinking"), true).toBool();
+    m_view->setShowThinking(m_showThinking);
+
+    connect(m_input, &InputEditor::submitted, this, &ChatPanel::submitInput);
+    connect(m_input, &InputEditor::escapePressed, this, &ChatPanel::escape);
+    connect(m_input, &InputEditor::interruptRequested, this, &ChatPanel::interrupt);
+    connect(m_view, &ChatView::escapePressed, this, &ChatPanel::escape);
+    connect(m_view, &ChatView::interruptRequested, this, &ChatPanel::interrupt);
+    connect(m_view, &ChatView::permissionDecided, this, &ChatPanel::onPermissionDecided);
+    connect(m_view, &ChatView::questionAnswered, this, &ChatPanel::onQuestionAnswered);
+    connect(m_chips, &QueueChips::removeRequested, this, &ChatPanel::removeQueued);
+    connect(m_files, &WorkspaceFileIndex::filesChanged, this,
+            [this] { m_input->setFiles(m_files->files()); });
+    connectSession();
+    applyModeStyle();
+}
+
+ChatPanel::~ChatPanel() = default;
+
+void ChatPanel::connectSession()
+{
+    connect(m_session, &AgentSession::turnStarted, this, &ChatPanel::onTurnStarted);
+    connect(m_session, &AgentSession::streamEvent, this, &ChatPanel::onStreamEvent);
+    connect(m_session, &AgentSession::turnFinished, this, &ChatPanel::onTurnFinished);
+    connect(m_session, &AgentSession::compactionStarted, this, &ChatPanel::onCompactionStarted);
+    connect(m_session, &AgentSession::compactionFinished, this, &ChatPanel::onCompactionFinished);
+    connect(m_session, &AgentSession::autoCompactionCheckpointed, this,
+            &ChatPanel::onAutoCompactionCheckpointed);
+    connect(m_session, &AgentSession::permissionRequested, this, &ChatPanel::onPermissionRequested);
+    connect(m_session, &AgentSession::permissionSettled, this, [this](quint64 requestId) {
+        m_model->settlePermission(requestId, m_decisions.value(requestId, tr("Cancelled")));
+    });
+    connect(m_session, &AgentSession::questionAsked, this,
+            [this](quint64 questionId, const QJsonObject &questions) {
+                m_model->addQuestion(questionId, questions);
+                if (m_input->toPlainText().isEmpty())
+                    m_view->focusPendingCard();
+            });
+    connect(m_session, &AgentSession::notification, this, &ChatPanel::notify);
+    connect(m_session, &AgentSession::usageChanged, this, &ChatPanel::metricsChanged);
+    connect(m_session, &AgentSession::sessionOpened, this, [this](const QList<SessionEvent> &events) {
+        m_model->replay(events);
+        Q_EMIT metricsChanged();
+    });
+    connect(m_session, &AgentSession::errorOccurred, this,
+            [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
+}
+
+bool ChatPanel::isBusy() const
+{
+    return m_session->isBusy();
+}
+
+void ChatPanel::setWorkspace(const QString &workspace)
+{
+    m_files->rescan(workspace);
+}
+
+void ChatPanel::notify(const QString &text)
+{
+    m_spinner->showNotification(text);
+}
+
+void ChatPanel::setBusy(bool busy)
+{
+    if (m_busy == busy)
+        return;
+    m_busy = busy;
+    Q_EMIT busyChanged(busy);
+}
+
+void ChatPanel::onTurnStarted(const QString &text)
+{
+    m_runKind = RunKind::Turn;
+    m_model->addUserMessage(text);
+    m_view->scrollToBottom();
+    m_spinner->start();
+    setBusy(true);
+}
+
+void ChatPanel::onStreamEvent(const StreamEvent &event)
+{
+    m_model->handleStreamEvent(event);
+    switch (event.type) {
+    case StreamEvent::Type::Retry:
+        m_spinner->setRetrying(event.attempt);
+        break;
+    case StreamEvent::Type::Chunk:
+    case StreamEvent::Type::ReasoningChunk:
+    case StreamEvent::Type::ToolStart:
+        m_spinner->setRetrying(0);
+        break;
+    case StreamEvent::Type::Usage:
+        Q_EMIT metricsChanged();
+        break;
+    default:
+        break;
+    }
+}
+
+void ChatPanel::onTurnFinished(AgentSession::TurnOutcome outcome, const QString &error)
+{
+    m_model->flush();
+    if (m_runKind == RunKind::Turn) {
+        switch (outcome) {
+        case AgentSession::TurnOutcome::Done:
+            break;
+        case AgentSession::TurnOutcome::Cancelled:
+            m_model->addInterrupted();
+            break;
+        case AgentSession::TurnOutcome::Error:
+        case AgentSession::TurnOutcome::Incomplete:
+            m_model->addLine(ChatItem::Kind::Error, error.isEmpty() ? tr("The request failed.") : error);
+            break;
+        }
+    }
+    m_model->seal();
+    m_runKind = RunKind::None;
+    m_spinner->stop();
+    setBusy(false);
+    Q_EMIT metricsChanged();
+    scheduleDrain();
+}
+
+void ChatPanel::onCompactionStarted(AgentSession::CompactionMode mode)
+{
+    if (mode == AgentSession::CompactionMode::Manual) {
+        m_runKind = RunKind::ManualCompaction;
+        m_model->seal();
+        m_spinner->start();
+        setBusy(true);
+    }
+    // S31, S49: the same spinner, its text becomes "Compacting...".
+    m_spinner->setCompacting(true);
+}
+
+void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool applied, const QString &message)
+{
+    if (mode == AgentSession::CompactionMode::Manual) {
+        m_model->flush();
+        if (applied)
+            m_model->addLine(ChatItem::Kind::Status, tr("✓ Context compacted."));
+        else if (message.startsWith(QLatin1String("Compaction failed")))
+            m_model->addLine(ChatItem::Kind::Error, message);
+        else
+            m_model->addLine(ChatItem::Kind::Status,
+                             message.isEmpty() ? tr("Compaction cancelled.") : message);
+        m_model->seal();
+        m_spinner->stop();
+        if (!m_session->isBusy()) {
+            m_runKind = RunKind::None;
+            setBusy(false);
+        }
+        Q_EMIT metricsChanged();
+        scheduleDrain(); // S32
+        return;
+    }
+    // S52: cancelled or failed automatic compaction: the normal spinner text returns, the turn goes on.
+    m_spinner->setCompacting(false);
+}
+
+void ChatPanel::onAutoCompactionCheckpointed()
+{
+    // S53: the output so far is sealed where it is (shown once); later text starts a new row.
+    m_model->seal();
+    m_spinner->setCompacting(false);
+    m_spinner->showNotification(tr("Context compacted automatically."));
+    Q_EMIT metricsChanged();
+}
+
+void ChatPanel::onPermissionRequested(const PermissionRequest &request)
+{
+    m_model->addPermission(request);
+    if (m_input->toPlainText().isEmpty())
+        m_view->focusPendingCard();
+}
+
+void ChatPanel::onPermissionDecided(quint64 requestId, PermissionDecision decision)
+{
+    QString outcome;
+    switch (decision) {
+    case PermissionDecision::Allow:
+        outcome = tr("Allowed");
+        break;
+    case PermissionDecision::AllowForSession:
+        outcome = tr("Allowed for this session");
+        break;
+    case PermissionDecision::Deny:
+        outcome = tr("Denied");
+        break;
+    case PermissionDecision::Redirect:
+        outcome = tr("Denied: asked what to do instead");
+        break;
+    }
+    m_decisions.insert(requestId, outcome);
+    m_model->settlePermission(requestId, outcome);
+    m_session->answerPermission(requestId, decision);
+    m_input->setFocus(Qt::OtherFocusReason);
+}
+
+void ChatPanel::onQuestionAnswered(quint64 questionId, const QJsonObject &answer)
+{
+    const bool cancelled = answer.value(QStringLiteral("cancelled")).toBool();
+    QStringList answers;
+    const QJsonArray list = answer.value(QStringLiteral("answers")).toArray();
+    for (const QJsonValue &value : list)
+        answers << value.toString();
+    m_model->settleQuestion(questionId, cancelled ? tr("Cancelled") : answers.join(QStringLiteral("; ")));
+    m_session->answerQuestion(questionId, answer);
+    m_input->setFocus(Qt::OtherFocusReason);
+}
+
+void ChatPanel::escape()
+{
+    // 1. A running compaction: manual, or only the automatic child (S26, S50).
+    if (m_session->compactionMode() != AgentSession::CompactionMode::None) {
+        m_session->cancelCompaction();
+        return;
+    }
+    // 2. A pending permission is denied; a pending question is cancelled.
+    if (const quint64 pending = m_model->pendingPermissionId()) {
+        onPermissionDecided(pending, PermissionDecision::Deny);
+        return;
+    }
+    for (int row = m_model->rowCount() - 1; row >= 0; --row) {
+        const ChatItem &item = m_model->item(row);
+        if (item.kind == ChatItem::Kind::Question && !item.settled) {
+            onQuestionAnswered(item.questionId, QJsonObject{{QStringLiteral("answers"), QJsonArray()},
+                                                            {QStringLiteral("cancelled"), true}});
+            return;
+        }
+    }
+    // 3. The turn.
+    if (m_session->isBusy()) {
+        m_session->interrupt();
+        return;
+    }
+    if (!m_queue.isEmpty()) {
+        m_queue.clear();
+        updateQueueView();
+        notify(tr("Queue cleared"));
+    }
+}
+
+void ChatPanel::interrupt()
+{
+    // Ignored during a manual compaction (reference 4.2); during an automatic one it stops the parent (S51).
+    if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
+        return;
+    if (m_session->isBusy()) {
+        m_session->interrupt();
+        return;
+    }
+    if (!m_queue.isEmpty()) {
+        m_queue.clear();
+        updateQueueView();
+        notify(tr("Queue cleared"));
+        return;
+    }
+    m_input->clear();
+}
+
+void ChatPanel::submitInput(const QString &text)
+{
+    if (text.trimmed().isEmpty())
+        return;
+    if (SlashCommands::looksLikeCommand(text)) {
+        runCommand(text);
+        return;
+    }
+    if (m_session->isBusy()) {
+        enqueue(text);
+        return;
+    }
+    const Result<void> result = m_session->submit(text);
+    if (!result) {
+        m_model->addLine(ChatItem::Kind::Error, result.error());
+        m_input->setPlainText(text);
+    }
+}
+
+void ChatPanel::enqueue(const QString &text)
+{
+    if (m_queue.size() >= MaxQueue) {
+        notify(tr("Queue is full"));
+        if (m_input->toPlainText().isEmpty())
+            m_input->setPlainText(text); // keep what was typed
+        return;
+    }
+    m_queue.append(text);
+    updateQueueView();
+}
+
+void ChatPanel::removeQueued(int index)
+{
+    if (index < 0 || index >= m_queue.size())
+        return;
+    m_queue.removeAt(index);
+    updateQueueView();
+}
+
+void ChatPanel::updateQueueView()
+{
+    m_chips->setItems(m_queue);
+}
+
+void ChatPanel::scheduleDrain()
+{
+    if (m_drainScheduled)
+        return;
+    m_drainScheduled = true;
+    QTimer::singleShot(0, this, [this] {
+        m_drainScheduled = false;
+        drainOne();
+    });
+}
+
+void ChatPanel::drainOne()
+{
+    if (m_queue.isEmpty() || m_session->isBusy())
+        return;
+    const QString text = m_queue.takeFirst();
+    updateQueueView();
+    const Result<void> result = m_session->submit(text);
+    if (!result)
+        m_model->addLine(ChatItem::Kind::Error, result.error());
+}
+
+void ChatPanel::compact(const QString &focus)
+{
+    if (m_session->isBusy()) {
+        notify(tr("Operation not permitted"));
+        return;
+    }
+    const Result<void> result = m_session->compact(focus);
+    if (!result)
+        m_model->addLine(ChatItem::Kind::Error, result.error());
+}
+
+void ChatPanel::newSession()
+{
+    if (m_session->isBusy()) {
+        notify(tr("Operation not permitted"));
+        return;
+    }
+    m_session->newSession();
+    m_model->clear();
+    m_queue.clear();
+    updateQueueView();
+    Q_EMIT metricsChanged();
+}
+
+void ChatPanel::setMode(AgentMode mode)
+{
+    if (m_session->mode() != mode)
+        m_session->setMode(mode);
+    applyModeStyle();
+    Q_EMIT modeChanged(mode);
+}
+
+void ChatPanel::applyModeStyle()
+{
+    // yolo: no prompts; the input turns red so nobody forgets (reference 2.3).
+    if (m_session->mode() == AgentMode::Yolo)
+        m_inputFrame->setStyleSheet(
+            QStringLiteral("#inputFrame { border-top: 2px solid #d03b3b; background: rgba(208,59,59,24); }"));
+    else
+        m_inputFrame->setStyleSheet(QString());
+}
+
+void ChatPanel::setShowThinking(bool show)
+{
+    m_showThinking = show;
+    m_view->setShowThinking(show);
+    QSettings().setValue(QStringLiteral("chat/showThinking"), show);
+    Q_EMIT showThinkingChanged(show);
+}
+
+void ChatPanel::showContextDialog()
+{
+    auto *dialog = new ContextDialog(m_session->contextBreakdown(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
+void ChatPanel::runCommand(const QString &text)
+{
+    const auto parsed = SlashCommands::parse(text);
+    if (!parsed) {
+        notify(tr("No such command: %1").arg(text.trimmed().section(QLatin1Char(' '), 0, 0)));
+        return;
+    }
+    const SlashCommands::Command &command = SlashCommands::command(parsed->id);
+    if (m_session->isBusy() && !command.runsWhileBusy) {
+        notify(tr("Operation not permitted"));
+        return;
+    }
+    const QString argument = parsed->argument;
+    switch (parsed->id) {
+    case SlashCommands::Id::Compact:
+        compact(argument);
+        break;
+    case SlashCommands::Id::Context:
+        showContextDialog();
+        break;
+    case SlashCommands::Id::Clear:
+    case SlashCommands::Id::New:
+        newSession();
+        break;
+    case SlashCommands::Id::Sessions:
+        Q_EMIT sessionsRequested();
+        break;
+    case SlashCommands::Id::Resume: {
+        const QList<SessionInfo> sessions = m_session->sessionStore().list(m_session->workspace());
+        QString target;
+        for (const SessionInfo &info : sessions) {
+            if (info.id != m_session->sessionId()) {
+                target = info.id;
+                break;
+            }
+        }
+        if (target.isEmpty()) {
+            m_model->addLine(ChatItem::Kind::Status, tr("No earlier session to resume."));
+            break;
+        }
+        const Result<void> result = m_session->openSession(target);
+        if (!result)
+            m_model->addLine(ChatItem::Kind::Error, result.error());
+        break;
+    }
+    case SlashCommands::Id::Mode: {
+        if (argument.isEmpty()) {
+            m_model->addLine(ChatItem::Kind::Status, tr("Mode: %1").arg(agentModeName(m_session->mode())));
+            break;
+        }
+        const auto mode = agentModeFromName(argument);
+        if (!mode) {
+            m_model->addLine(ChatItem::Kind::Error, tr("Usage: /mode plan|build|yolo"));
+            break;
+        }
+        setMode(*mode);
+        m_model->addLine(ChatItem::Kind::Status, tr("✓ Mode: %1").arg(agentModeName(*mode)));
+        break;
+    }
+    case SlashCommands::Id::Model:
+        Q_EMIT settingsRequested();
+        break;
+    case SlashCommands::Id::Thinking:
+        if (argument.isEmpty()) {
+            const QString effort = m_session->clientConfig().thinkingEffort;
+            m_model->addLine(ChatItem::Kind::Status,
+                             tr("Thinking effort: %1").arg(effort.isEmpty() ? tr("default") : effort));
+        } else {
+            Q_EMIT thinkingRequested(argument);
+        }
+        break;
+    case SlashCommands::Id::ShowThinking: {
+        const QString value = argument.toLower();
+        if (value.isEmpty())
+            setShowThinking(!m_showThinking);
+        else if (value == QLatin1String("on"))
+            setShowThinking(true);
+        else if (value == QLatin1String("off"))
+            setShowThinking(false);
+        else {
+            m_model->addLine(ChatItem::Kind::Error, tr("Usage: /show-thinking [on|off]"));
+            break;
+        }
+        m_model->addLine(ChatItem::Kind::Status,
+                         m_showThinking ? tr("✓ Reasoning is shown.") : tr("✓ Reasoning is hidden."));
+        break;
+    }
+    case SlashCommands::Id::ToolHistory: {
+        const QString value = argument.toLower();
+        if (value == QLatin1String("full"))
+            m_session->setToolHistoryFull(true);
+        else if (value == QLatin1String("none"))
+            m_session->setToolHistoryFull(false);
+        else if (!value.isEmpty()) {
+            m_model->addLine(ChatItem::Kind::Error, tr("Usage: /tool-history [full|none]"));
+            break;
+        }
+        m_model->addLine(
+            ChatItem::Kind::Status,
+            tr("Tool history: %1")
+                .arg(m_session->toolHistoryFull() ? QStringLiteral("full") : QStringLiteral("none")));
+        break;
+    }
+    case SlashCommands::Id::Help:
+        m_model->addLine(ChatItem::Kind::Info, SlashCommands::helpMarkdown());
+        break;
+    }
+}
+
+} // namespace keen
+
+#include "moc_chatpanel.cpp"

@@ -1,0 +1,106 @@
+#pragma once
+
+#include "agent/agentsession.h"
+#include "tools/agentmode.h"
+
+#include <QHash>
+#include <QStringList>
+#include <QWidget>
+
+class QFrame;
+
+namespace keen {
+
+class ChatModel;
+class ChatView;
+class InputEditor;
+class QueueChips;
+class SpinnerLine;
+class WorkspaceFileIndex;
+
+// The chat area of the window: transcript, spinner line, queued prompts and the input editor, driven by an
+// AgentSession. Owns the key rules (reference 4.2, 4.4, 6.3): Esc cancels a running compaction first (during
+// an automatic one only the child), then denies a pending permission, then interrupts the turn; Stop and
+// Ctrl+C without a selection interrupt the parent turn, except during a manual compaction where they are
+// ignored. Prompts typed while busy queue (up to 5) and drain one at a time after each turn or compaction.
+class ChatPanel final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ChatPanel)
+
+public:
+    static constexpr int MaxQueue = 5;
+
+    explicit ChatPanel(AgentSession *session, QWidget *parent = nullptr);
+    ~ChatPanel() override;
+
+    ChatModel *model() const { return m_model; }
+    ChatView *view() const { return m_view; }
+    InputEditor *input() const { return m_input; }
+    SpinnerLine *spinner() const { return m_spinner; }
+    QStringList queue() const { return m_queue; }
+    bool isBusy() const;
+    bool showThinking() const { return m_showThinking; }
+    void setWorkspace(const QString &workspace);
+
+public Q_SLOTS:
+    // What Enter in the input does: a command, a prompt, or a queued prompt.
+    void submitInput(const QString &text);
+    void runCommand(const QString &text);
+    void escape();
+    // Stop / Ctrl+C without a selection.
+    void interrupt();
+    void compact(const QString &focus = QString());
+    void newSession();
+    void setMode(keen::AgentMode mode);
+    void setShowThinking(bool show);
+    void removeQueued(int index);
+    void showContextDialog();
+
+Q_SIGNALS:
+    void busyChanged(bool busy);
+    void modeChanged(keen::AgentMode mode);
+    void showThinkingChanged(bool show);
+    void settingsRequested();
+    void sessionsRequested();
+    void thinkingRequested(const QString &effort);
+    void metricsChanged(); // usage totals or the last usage changed (reset by an automatic compaction)
+
+private:
+    enum class RunKind { None, Turn, ManualCompaction };
+
+    void connectSession();
+    void onTurnStarted(const QString &text);
+    void onStreamEvent(const StreamEvent &event);
+    void onTurnFinished(AgentSession::TurnOutcome outcome, const QString &error);
+    void onCompactionStarted(AgentSession::CompactionMode mode);
+    void onCompactionFinished(AgentSession::CompactionMode mode, bool applied, const QString &message);
+    void onAutoCompactionCheckpointed();
+    void onPermissionRequested(const PermissionRequest &request);
+    void onPermissionDecided(quint64 requestId, PermissionDecision decision);
+    void onQuestionAnswered(quint64 questionId, const QJsonObject &answer);
+    void notify(const QString &text);
+    void enqueue(const QString &text);
+    void scheduleDrain();
+    void drainOne();
+    void updateQueueView();
+    void setBusy(bool busy);
+    void applyModeStyle();
+
+    AgentSession *m_session;
+    ChatModel *m_model;
+    ChatView *m_view;
+    SpinnerLine *m_spinner;
+    QueueChips *m_chips;
+    QFrame *m_inputFrame;
+    InputEditor *m_input;
+    WorkspaceFileIndex *m_files;
+    QStringList m_queue;
+    QHash<quint64, QString> m_decisions;
+    RunKind m_runKind = RunKind::None;
+    bool m_busy = false;
+    bool m_drainScheduled = false;
+    bool m_showThinking = true;
+};
+
+} // namespace keen

@@ -1,0 +1,271 @@
+#include "chat/chatview.h"
+
+#include "chat/chatdelegate.h"
+#include "chat/chatmodel.h"
+#include "chat/permissioncard.h"
+#include "chat/questioncard.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QContextMenuEvent>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QScrollBar>
+
+namespace keen {
+
+ChatView::ChatView(ChatModel *model, QWidget *parent)
+    : QListView(parent)
+    , m_model(model)
+{
+    setObjectName(QStringLiteral("chatView"));
+    setAccessibleName(tr("Conversation"));
+    m_delegate = new ChatDelegate(model, viewport());
+    setModel(model);
+    setItemDelegate(m_delegate);
+    setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setResizeMode(QListView::Adjust);
+    setUniformItemSizes(false);
+    setSelectionMode(QAbstractItemView::ExtendedSelection);
+    setEditTriggers(QAbstractItemView::NoEditTriggers);
+    setWordWrap(true);
+    setFrameShape(QFrame::NoFrame);
+    setSpacing(0);
+    verticalScrollBar()->setSingleStep(24);
+
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this,
+            [this](int value) { m_follow = value >= verticalScrollBar()->maximum() - 4; });
+    connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
+        if (m_follow)
+            verticalScrollBar()->setValue(max);
+    });
+    connect(model, &QAbstractItemModel::rowsInserted, this,
+            [this](const QModelIndex &, int first, int last) { onRowsInserted(first, last); });
+    connect(model, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
+                onDataChanged(topLeft, bottomRight);
+            });
+    connect(model, &QAbstractItemModel::modelReset, this, [this] {
+        m_follow = true;
+        if (m_model->rowCount() > 0)
+            onRowsInserted(0, m_model->rowCount() - 1);
+    });
+}
+
+ChatView::~ChatView() = default;
+
+void ChatView::setShowThinking(bool show)
+{
+    if (m_showThinking == show)
+        return;
+    m_showThinking = show;
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        applyRowVisibility(row);
+}
+
+void ChatView::applyRowVisibility(int row)
+{
+    const bool reasoning = m_model->item(row).kind == ChatItem::Kind::Reasoning;
+    setRowHidden(row, reasoning && !m_showThinking);
+}
+
+void ChatView::onRowsInserted(int first, int last)
+{
+    for (int row = first; row <= last; ++row) {
+        applyRowVisibility(row);
+        attachCard(row);
+    }
+}
+
+void ChatView::attachCard(int row)
+{
+    const ChatItem &item = m_model->item(row);
+    if (item.settled)
+        return;
+    const QModelIndex modelIndex = m_model->index(row);
+    if (item.kind == ChatItem::Kind::Permission) {
+        auto *card = new PermissionCard(item.permission);
+        connect(card, &PermissionCard::decided, this, &ChatView::permissionDecided);
+        setIndexWidget(modelIndex, card);
+    } else if (item.kind == ChatItem::Kind::Question) {
+        auto *card = new QuestionCard(item.questionId, item.questions);
+        connect(card, &QuestionCard::answered, this, &ChatView::questionAnswered);
+        setIndexWidget(modelIndex, card);
+    }
+}
+
+void ChatView::onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight)
+{
+    for (int row = topLeft.row(); row <= bottomRight.row(); ++row) {
+        const ChatItem &item = m_model->item(row);
+        if ((item.kind == ChatItem::Kind::Permission || item.kind == ChatItem::Kind::Question) &&
+            item.settled && indexWidget(m_model->index(row))) {
+            const bool hadFocus = indexWidget(m_model->index(row))->isAncestorOf(QApplication::focusWidget());
+            setIndexWidget(m_model->index(row), nullptr);
+            if (hadFocus)
+                setFocus(Qt::OtherFocusReason);
+        }
+    }
+    // The row's height may have changed: relayout (the delegate rebuilds only that row's document).
+    scheduleDelayedItemsLayout();
+}
+
+bool ChatView::focusPendingCard()
+{
+    for (int row = m_model->rowCount() - 1; row >= 0; --row) {
+        QWidget *widget = indexWidget(m_model->index(row));
+        if (auto *card = qobject_cast<PermissionCard *>(widget)) {
+            scrollTo(m_model->index(row));
+            card->focusDefault();
+            return true;
+        }
+        if (auto *card = qobject_cast<QuestionCard *>(widget)) {
+            scrollTo(m_model->index(row));
+            card->focusDefault();
+            return true;
+        }
+    }
+    return false;
+}
+
+bool ChatView::hasSelectedText() const
+{
+    return selectionModel() && selectionModel()->hasSelection();
+}
+
+void ChatView::copySelection() const
+{
+    QModelIndexList rows = selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    QStringList parts;
+    for (const QModelIndex &row : std::as_const(rows))
+        parts << m_model->item(row.row()).plainText();
+    QApplication::clipboard()->setText(parts.join(QStringLiteral("\n\n")));
+}
+
+QStringList ChatView::codeBlocks(const QString &markdown)
+{
+    static const QRegularExpression fence(
+        QStringLiteral("(^|\\n)(```|~~~)[^\\n]*\\n(.*?)(\\n\\2[ \\t]*(\\n|$)|$)"),
+        QRegularExpression::DotMatchesEverythingOption);
+    QStringList blocks;
+    auto it = fence.globalMatch(markdown);
+    while (it.hasNext())
+        blocks << it.next().captured(3);
+    return blocks;
+}
+
+bool ChatView::event(QEvent *event)
+{
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto *key = static_cast<QKeyEvent *>(event);
+        if (key->matches(QKeySequence::Copy) || key->key() == Qt::Key_Escape) {
+            event->accept();
+            return true;
+        }
+    }
+    return QListView::event(event);
+}
+
+void ChatView::keyPressEvent(QKeyEvent *event)
+{
+    if (event->matches(QKeySequence::Copy)) {
+        if (hasSelectedText())
+            copySelection();
+        else
+            Q_EMIT interruptRequested();
+        return;
+    }
+    if (event->key() == Qt::Key_Escape) {
+        if (hasSelectedText())
+            clearSelection();
+        Q_EMIT escapePressed();
+        return;
+    }
+    if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter || event->key() == Qt::Key_Space) &&
+        currentIndex().isValid() && m_model->item(currentIndex().row()).kind == ChatItem::Kind::Reasoning) {
+        m_model->toggleCollapsed(currentIndex().row());
+        return;
+    }
+    QListView::keyPressEvent(event);
+}
+
+void ChatView::mouseReleaseEvent(QMouseEvent *event)
+{
+    const QModelIndex at = indexAt(event->position().toPoint());
+    const bool plainClick = event->button() == Qt::LeftButton && event->modifiers() == Qt::NoModifier;
+    QListView::mouseReleaseEvent(event);
+    if (plainClick && at.isValid() && m_model->item(at.row()).kind == ChatItem::Kind::Reasoning)
+        m_model->toggleCollapsed(at.row());
+}
+
+void ChatView::contextMenuEvent(QContextMenuEvent *event)
+{
+    const QModelIndex at = indexAt(event->pos());
+    QMenu menu(this);
+    if (at.isValid()) {
+        const ChatItem item = m_model->item(at.row());
+        QAction *copyMessage = menu.addAction(tr("&Copy message"));
+        connect(copyMessage, &QAction::triggered, this,
+                [text = item.plainText()] { QApplication::clipboard()->setText(text); });
+        const QStringList blocks = codeBlocks(item.text);
+        if (item.kind == ChatItem::Kind::AssistantText && !blocks.isEmpty()) {
+            for (qsizetype i = 0; i < blocks.size(); ++i) {
+                const QString firstLine = blocks.at(i).section(QLatin1Char('\n'), 0, 0).left(40);
+                const QString title = blocks.size() == 1
+                                          ? tr("Copy c&ode")
+                                          : tr("Copy code block %1: %2").arg(i + 1).arg(firstLine);
+                QAction *copyCode = menu.addAction(title);
+                copyCode->setObjectName(QStringLiteral("copyCodeAction"));
+                connect(copyCode, &QAction::triggered, this,
+                        [code = blocks.at(i)] { QApplication::clipboard()->setText(code); });
+            }
+        }
+    }
+    if (hasSelectedText()) {
+        QAction *copySelected = menu.addAction(tr("Copy &selection"), QKeySequence::Copy);
+        connect(copySelected, &QAction::triggered, this, &ChatView::copySelection);
+    }
+    QAction *selectAllAction = menu.addAction(tr("Select &all"), QKeySequence::SelectAll);
+    connect(selectAllAction, &QAction::triggered, this, &QAbstractItemView::selectAll);
+    menu.exec(event->globalPos());
+}
+
+void ChatView::paintEvent(QPaintEvent *event)
+{
+    QListView::paintEvent(event);
+    if (m_model->rowCount() > 0)
+        return;
+    // An empty conversation says what to do instead of showing a blank page.
+    QPainter painter(viewport());
+    QFont title = font();
+    title.setPointSizeF(title.pointSizeF() * 1.6);
+    title.setBold(true);
+    const QRect area = viewport()->rect().adjusted(40, 0, -40, 0);
+    const int middle = area.center().y();
+    painter.setFont(title);
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(area.left(), middle - 60, area.width(), 40), Qt::AlignCenter,
+                     tr("What are we building?"));
+    painter.setFont(font());
+    painter.setPen(palette().color(QPalette::PlaceholderText));
+    painter.drawText(
+        QRect(area.left(), middle - 14, area.width(), 80), Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap,
+        tr("Type a prompt below and press Enter. / lists commands, @ completes file names.\n"
+           "Compact (Ctrl+Shift+K) summarizes a long conversation; Esc cancels, Ctrl+Shift+S opens "
+           "earlier sessions."));
+}
+
+void ChatView::resizeEvent(QResizeEvent *event)
+{
+    QListView::resizeEvent(event);
+    scheduleDelayedItemsLayout();
+}
+
+} // namespace keen
+
+#include "moc_chatview.cpp"

@@ -1,0 +1,72 @@
+#include "chat/questioncard.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace keen {
+
+QuestionCard::QuestionCard(quint64 questionId, const QJsonObject &questions, QWidget *parent)
+    : QWidget(parent)
+    , m_questionId(questionId)
+{
+    setObjectName(QStringLiteral("questionCard"));
+    setAccessibleName(tr("Question from the agent"));
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(20, 0, 20, 12);
+    outer->addStretch();
+    auto *form = new QFormLayout;
+    outer->addLayout(form);
+    const QJsonArray list = questions.value(QStringLiteral("questions")).toArray();
+    int number = 1;
+    for (const QJsonValue &value : list) {
+        const QJsonObject question = value.toObject();
+        auto *choice = new QComboBox(this);
+        choice->setEditable(true);
+        choice->setObjectName(QStringLiteral("questionChoice%1").arg(number));
+        choice->setAccessibleName(question.value(QStringLiteral("question")).toString());
+        const QJsonArray options = question.value(QStringLiteral("options")).toArray();
+        for (const QJsonValue &option : options)
+            choice->addItem(option.toString());
+        choice->setCurrentIndex(0);
+        form->addRow(tr("Answer %1:").arg(number++), choice);
+        m_choices.append(choice);
+    }
+    auto *row = new QHBoxLayout;
+    auto *submit = new QPushButton(tr("&Submit"), this);
+    submit->setObjectName(QStringLiteral("questionSubmitButton"));
+    submit->setDefault(true);
+    auto *cancel = new QPushButton(tr("&Cancel"), this);
+    cancel->setObjectName(QStringLiteral("questionCancelButton"));
+    row->addWidget(submit);
+    row->addWidget(cancel);
+    row->addStretch();
+    outer->addLayout(row);
+    connect(submit, &QPushButton::clicked, this, [this] {
+        QJsonArray answers;
+        for (QComboBox *choice : std::as_const(m_choices))
+            answers.append(choice->currentText());
+        Q_EMIT answered(m_questionId, QJsonObject{{QStringLiteral("answers"), answers},
+                                                  {QStringLiteral("cancelled"), false}});
+    });
+    connect(cancel, &QPushButton::clicked, this, [this] {
+        Q_EMIT answered(m_questionId, QJsonObject{{QStringLiteral("answers"), QJsonArray()},
+                                                  {QStringLiteral("cancelled"), true}});
+    });
+}
+
+QuestionCard::~QuestionCard() = default;
+
+void QuestionCard::focusDefault()
+{
+    if (!m_choices.isEmpty())
+        m_choices.first()->setFocus(Qt::OtherFocusReason);
+}
+
+} // namespace keen
+
+#include "moc_questioncard.cpp"

@@ -1,0 +1,93 @@
+#include "chat/slashcommands.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+namespace keen {
+
+namespace {
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("SlashCommands", text);
+}
+} // namespace
+
+const QList<SlashCommands::Command> &SlashCommands::all()
+{
+    static const QList<Command> commands{
+        {Id::Compact, QStringLiteral("/compact"), QStringLiteral("/compact [focus]"),
+         tr("Summarize the conversation into a smaller context; the focus guides the summary"), false},
+        {Id::Context, QStringLiteral("/context"), QStringLiteral("/context"),
+         tr("Show what fills the context window"), true},
+        {Id::Clear, QStringLiteral("/clear"), QStringLiteral("/clear"), tr("Start a new session"), false},
+        {Id::New, QStringLiteral("/new"), QStringLiteral("/new"), tr("Start a new session"), false},
+        {Id::Sessions, QStringLiteral("/sessions"), QStringLiteral("/sessions"),
+         tr("Browse and search sessions"), true},
+        {Id::Resume, QStringLiteral("/resume"), QStringLiteral("/resume"), tr("Resume the last session"),
+         false},
+        {Id::Mode, QStringLiteral("/mode"), QStringLiteral("/mode [plan|build|yolo]"),
+         tr("Show or switch the mode"), true},
+        {Id::Model, QStringLiteral("/model"), QStringLiteral("/model"),
+         tr("Configure the provider and model"), false},
+        {Id::Thinking, QStringLiteral("/thinking"), QStringLiteral("/thinking <effort>"),
+         tr("Set the thinking effort"), false},
+        {Id::ShowThinking, QStringLiteral("/show-thinking"), QStringLiteral("/show-thinking [on|off]"),
+         tr("Show or hide reasoning"), true},
+        {Id::ToolHistory, QStringLiteral("/tool-history"), QStringLiteral("/tool-history [full|none]"),
+         tr("Keep full tool activity in history, or none"), true},
+        {Id::Help, QStringLiteral("/help"), QStringLiteral("/help"), tr("List the commands"), true},
+    };
+    return commands;
+}
+
+const SlashCommands::Command &SlashCommands::command(Id id)
+{
+    for (const Command &entry : all()) {
+        if (entry.id == id)
+            return entry;
+    }
+    return all().constFirst();
+}
+
+QStringList SlashCommands::names()
+{
+    QStringList list;
+    for (const Command &entry : all())
+        list << entry.name;
+    return list;
+}
+
+bool SlashCommands::looksLikeCommand(const QString &text)
+{
+    const QString trimmed = text.trimmed();
+    return trimmed.size() >= 2 && trimmed.at(0) == QLatin1Char('/') && trimmed.at(1).isLetter();
+}
+
+std::optional<SlashCommands::Parsed> SlashCommands::parse(const QString &text)
+{
+    const QString trimmed = text.trimmed();
+    const qsizetype space = trimmed.indexOf(QRegularExpression(QStringLiteral("\\s")));
+    const QString name = (space < 0 ? trimmed : trimmed.left(space)).toLower();
+    const QString argument = space < 0 ? QString() : trimmed.mid(space + 1).trimmed();
+    for (const Command &entry : all()) {
+        if (entry.name == name)
+            return Parsed{entry.id, argument};
+    }
+    return std::nullopt;
+}
+
+QString SlashCommands::helpMarkdown()
+{
+    QString text = QStringLiteral("**") + tr("Available Commands") + QStringLiteral("**\n\n| ") +
+                   tr("Command") + QStringLiteral(" | ") + tr("Description") +
+                   QStringLiteral(" |\n|---|---|\n");
+    for (const Command &entry : all()) {
+        QString usage = entry.usage;
+        usage.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+        text += QStringLiteral("| `") + usage + QStringLiteral("` | ") + entry.description +
+                QStringLiteral(" |\n");
+    }
+    return text;
+}
+
+} // namespace keen

@@ -1,0 +1,148 @@
+#include "chat/tooldisplay.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace keen {
+
+namespace {
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("ToolDisplay", text);
+}
+} // namespace
+
+QString ToolDisplay::label(const QString &toolName)
+{
+    static const QHash<QString, const char *> labels{
+        {QStringLiteral("read_file"), QT_TRANSLATE_NOOP("ToolDisplay", "Read")},
+        {QStringLiteral("write_file"), QT_TRANSLATE_NOOP("ToolDisplay", "Write")},
+        {QStringLiteral("edit_file"), QT_TRANSLATE_NOOP("ToolDisplay", "Edit")},
+        {QStringLiteral("grep"), QT_TRANSLATE_NOOP("ToolDisplay", "Search")},
+        {QStringLiteral("glob"), QT_TRANSLATE_NOOP("ToolDisplay", "Find")},
+        {QStringLiteral("bash"), QT_TRANSLATE_NOOP("ToolDisplay", "Run")},
+        {QStringLiteral("web_fetch"), QT_TRANSLATE_NOOP("ToolDisplay", "Fetch")},
+        {QStringLiteral("call_mcp_tool"), QT_TRANSLATE_NOOP("ToolDisplay", "MCP")},
+        {QStringLiteral("delegate_task"), QT_TRANSLATE_NOOP("ToolDisplay", "Delegate")},
+        {QStringLiteral("ask_user"), QT_TRANSLATE_NOOP("ToolDisplay", "Ask")},
+    };
+    const auto it = labels.constFind(toolName);
+    if (it != labels.constEnd())
+        return tr(it.value());
+    QStringList words = toolName.split(QLatin1Char('_'), Qt::SkipEmptyParts);
+    for (QString &word : words)
+        word[0] = word.at(0).toUpper();
+    return words.join(QLatin1Char(' '));
+}
+
+QString ToolDisplay::detail(const QString &toolName, const QJsonObject &input)
+{
+    if (toolName == QLatin1String("bash"))
+        return input.value(QStringLiteral("command")).toString().section(QLatin1Char('\n'), 0, 0);
+    if (toolName == QLatin1String("grep") || toolName == QLatin1String("glob")) {
+        QString text = input.value(QStringLiteral("pattern")).toString();
+        const QString path = input.value(QStringLiteral("path")).toString();
+        if (!path.isEmpty())
+            text += QStringLiteral(" in ") + path;
+        return text;
+    }
+    if (toolName == QLatin1String("web_fetch"))
+        return input.value(QStringLiteral("url")).toString();
+    if (toolName == QLatin1String("ask_user")) {
+        const QJsonArray questions = input.value(QStringLiteral("questions")).toArray();
+        return questions.isEmpty()
+                   ? QString()
+                   : questions.first().toObject().value(QStringLiteral("question")).toString();
+    }
+    if (toolName == QLatin1String("call_mcp_tool"))
+        return input.value(QStringLiteral("server")).toString() + QLatin1Char('/') +
+               input.value(QStringLiteral("tool")).toString();
+    return input.value(QStringLiteral("path")).toString();
+}
+
+QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputValue)
+{
+    QJsonObject output = outputValue.toObject();
+    if (outputValue.isString()) {
+        const QJsonDocument document = QJsonDocument::fromJson(outputValue.toString().toUtf8());
+        if (document.isObject())
+            output = document.object();
+    }
+    if (output.isEmpty())
+        return {};
+    if (toolName == QLatin1String("read_file")) {
+        const int lines = output.value(QStringLiteral("total_lines")).toInt(-1);
+        if (lines < 0)
+            return {};
+        return lines == 1 ? tr("1 line") : tr("%1 lines").arg(lines);
+    }
+    if (toolName == QLatin1String("grep") || toolName == QLatin1String("glob")) {
+        const int count = output.value(QStringLiteral("count")).toInt(-1);
+        if (count < 0)
+            return {};
+        if (toolName == QLatin1String("grep"))
+            return count == 1 ? tr("1 match") : tr("%1 matches").arg(count);
+        return count == 1 ? tr("1 file") : tr("%1 files").arg(count);
+    }
+    if (toolName == QLatin1String("write_file")) {
+        const qint64 bytes = output.value(QStringLiteral("bytes_written")).toInteger(-1);
+        return bytes >= 0 ? tr("%1 bytes").arg(bytes) : QString();
+    }
+    if (toolName == QLatin1String("bash")) {
+        const QJsonValue code = output.value(QStringLiteral("exit_code"));
+        return code.isDouble() && code.toInt() != 0 ? tr("exit %1").arg(code.toInt()) : QString();
+    }
+    if (toolName == QLatin1String("delegate_task")) {
+        return tr("%1 completed, %2 failed")
+            .arg(output.value(QStringLiteral("completed")).toInt())
+            .arg(output.value(QStringLiteral("failed")).toInt());
+    }
+    return {};
+}
+
+QString ToolDisplay::duration(qint64 nanoseconds)
+{
+    if (nanoseconds <= 0)
+        return {};
+    const qint64 ms = nanoseconds / 1000000;
+    if (ms < 1000)
+        return tr("%1ms").arg(ms);
+    if (ms < 60000)
+        return tr("%1s").arg(QString::number(ms / 1000.0, 'f', 1));
+    return tr("%1m %2s").arg(ms / 60000).arg((ms % 60000) / 1000);
+}
+
+QString ToolDisplay::bashOutput(const QJsonValue &outputValue)
+{
+    if (outputValue.isString()) {
+        const QJsonDocument document = QJsonDocument::fromJson(outputValue.toString().toUtf8());
+        if (!document.isObject())
+            return outputValue.toString();
+        return bashOutput(document.object());
+    }
+    const QJsonObject output = outputValue.toObject();
+    QString text = output.value(QStringLiteral("stdout")).toString();
+    const QString stderrText = output.value(QStringLiteral("stderr")).toString();
+    if (!stderrText.isEmpty())
+        text += (text.isEmpty() || text.endsWith(QLatin1Char('\n')) ? QString() : QStringLiteral("\n")) +
+                stderrText;
+    while (text.endsWith(QLatin1Char('\n')))
+        text.chop(1);
+    return text;
+}
+
+bool ToolDisplay::isExpectedFailure(const QString &toolName, const QString &error)
+{
+    const QString lower = error.toLower();
+    if (toolName == QLatin1String("read_file"))
+        return lower.contains(QLatin1String("no such file")) ||
+               lower.contains(QLatin1String("does not exist"));
+    if (toolName == QLatin1String("edit_file"))
+        return lower.contains(QLatin1String("does not exist in the current file snapshot")) ||
+               lower.contains(QLatin1String("old string not found")) ||
+               lower.contains(QLatin1String("oldstring not found"));
+    return false;
+}
+
+} // namespace keen

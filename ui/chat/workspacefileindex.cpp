@@ -1,0 +1,41 @@
+#include "chat/workspacefileindex.h"
+
+#include "tools/gitinfo.h"
+
+#include <QFuture>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace keen {
+
+WorkspaceFileIndex::WorkspaceFileIndex(QObject *parent)
+    : QObject(parent)
+{}
+
+WorkspaceFileIndex::~WorkspaceFileIndex() = default;
+
+void WorkspaceFileIndex::rescan(const QString &workspace)
+{
+    m_workspace = workspace;
+    const quint64 generation = ++m_generation;
+    if (workspace.isEmpty()) {
+        m_files.clear();
+        Q_EMIT filesChanged();
+        return;
+    }
+    QtConcurrent::run(&WorkspaceFileIndex::scan, workspace)
+        .then(this, [this, generation](const QStringList &files) {
+            if (generation != m_generation)
+                return; // a newer scan is on its way
+            m_files = files;
+            Q_EMIT filesChanged();
+        });
+}
+
+QStringList WorkspaceFileIndex::scan(const QString &workspace)
+{
+    return GitInfo::listFiles(workspace, MaxFiles);
+}
+
+} // namespace keen
+
+#include "moc_workspacefileindex.cpp"

@@ -1,0 +1,66 @@
+#include "settings/localserverprobe.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+
+namespace keen {
+
+LocalServerProbe::LocalServerProbe(QObject *parent)
+    : QObject(parent)
+    , m_network(new QNetworkAccessManager(this))
+    , m_targets(defaultTargets())
+{}
+
+LocalServerProbe::~LocalServerProbe() = default;
+
+QList<LocalServerProbe::Target> LocalServerProbe::defaultTargets()
+{
+    return {
+        {QStringLiteral("ollama"), tr("Ollama"), QStringLiteral("http://localhost:11434/v1")},
+        {QStringLiteral("llamacpp"), tr("llama.cpp server"), QStringLiteral("http://localhost:8080/v1")},
+        {QStringLiteral("lmstudio"), tr("LM Studio"), QStringLiteral("http://localhost:1234/v1")},
+    };
+}
+
+void LocalServerProbe::setTargets(const QList<Target> &targets)
+{
+    m_targets = targets;
+}
+
+void LocalServerProbe::start(int timeoutMs)
+{
+    m_found.clear();
+    m_pending = int(m_targets.size());
+    if (m_pending == 0) {
+        Q_EMIT finished();
+        return;
+    }
+    for (const Target &target : std::as_const(m_targets)) {
+        QNetworkRequest request(QUrl(target.baseUrl + QStringLiteral("/models")));
+        request.setTransferTimeout(timeoutMs);
+        request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+        QNetworkReply *reply = m_network->get(request);
+        connect(reply, &QNetworkReply::finished, this, [this, reply, target] {
+            reply->deleteLater();
+            if (reply->error() == QNetworkReply::NoError) {
+                const QJsonObject object = QJsonDocument::fromJson(reply->readAll()).object();
+                Server server{target.providerId, target.name, target.baseUrl, {}};
+                const QJsonArray data = object.value(QStringLiteral("data")).toArray();
+                for (const QJsonValue &model : data)
+                    server.models << model.toObject().value(QStringLiteral("id")).toString();
+                m_found.append(server);
+                Q_EMIT serverFound(server);
+            }
+            if (--m_pending == 0)
+                Q_EMIT finished();
+        });
+    }
+}
+
+} // namespace keen
+
+#include "moc_localserverprobe.cpp"

@@ -1,0 +1,210 @@
+#include "settings/settingsdialog.h"
+
+#include "settings/providercatalog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace keen {
+
+SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
+    : QDialog(parent)
+    , m_base(config)
+    , m_network(new QNetworkAccessManager(this))
+{
+    setObjectName(QStringLiteral("settingsDialog"));
+    setWindowTitle(tr("Provider Settings"));
+    auto *layout = new QVBoxLayout(this);
+    auto *form = new QFormLayout;
+    layout->addLayout(form);
+
+    m_provider = new QComboBox(this);
+    m_provider->setObjectName(QStringLiteral("settingsProvider"));
+    for (const ProviderCatalog::Provider &provider : ProviderCatalog::providers())
+        m_provider->addItem(provider.name, provider.id);
+    form->addRow(tr("&Provider:"), m_provider);
+
+    m_apiKey = new QLineEdit(this);
+    m_apiKey->setObjectName(QStringLiteral("settingsApiKey"));
+    m_apiKey->setEchoMode(QLineEdit::Password);
+    m_apiKey->setPlaceholderText(tr("Stored in the system keychain"));
+    form->addRow(tr("API &key:"), m_apiKey);
+
+    m_baseUrl = new QLineEdit(this);
+    m_baseUrl->setObjectName(QStringLiteral("settingsBaseUrl"));
+    m_baseUrl->setPlaceholderText(tr("Default endpoint"));
+    form->addRow(tr("&Base URL:"), m_baseUrl);
+
+    m_headers = new QPlainTextEdit(this);
+    m_headers->setObjectName(QStringLiteral("settingsHeaders"));
+    m_headers->setPlaceholderText(tr("One per line: Name: value"));
+    m_headers->setTabChangesFocus(true);
+    m_headers->setFixedHeight(m_headers->fontMetrics().lineSpacing() * 3 + 12);
+    form->addRow(tr("&Headers:"), m_headers);
+
+    m_model = new QComboBox(this);
+    m_model->setObjectName(QStringLiteral("settingsModel"));
+    m_model->setEditable(true);
+    form->addRow(tr("&Model:"), m_model);
+
+    m_thinking = new QComboBox(this);
+    m_thinking->setObjectName(QStringLiteral("settingsThinking"));
+    form->addRow(tr("&Thinking effort:"), m_thinking);
+
+    auto *buttonsRow = new QHBoxLayout;
+    m_test = new QPushButton(tr("&Test Connection"), this);
+    m_test->setObjectName(QStringLiteral("testConnectionButton"));
+    m_signIn = new QPushButton(tr("Sign in with &ChatGPT"), this);
+    m_signIn->setObjectName(QStringLiteral("chatGptSignInButton"));
+    buttonsRow->addWidget(m_test);
+    buttonsRow->addWidget(m_signIn);
+    buttonsRow->addStretch();
+    layout->addLayout(buttonsRow);
+    m_testResult = new QLabel(this);
+    m_testResult->setObjectName(QStringLiteral("testConnectionResult"));
+    m_testResult->setWordWrap(true);
+    layout->addWidget(m_testResult);
+
+    auto *box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    layout->addWidget(box);
+    connect(box, &QDialogButtonBox::accepted, this, [this] {
+        Q_EMIT configAccepted(this->config());
+        accept();
+    });
+    connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
+    connect(m_signIn, &QPushButton::clicked, this, &SettingsDialog::chatGptSignInRequested);
+    connect(m_provider, &QComboBox::currentIndexChanged, this, &SettingsDialog::onProviderChanged);
+    connect(m_model, &QComboBox::currentTextChanged, this, &SettingsDialog::onModelChanged);
+    setConfig(config);
+    resize(520, sizeHint().height());
+}
+
+SettingsDialog::~SettingsDialog() = default;
+
+void SettingsDialog::setConfig(const ClientConfig &config)
+{
+    m_base = config;
+    int index = m_provider->findData(config.providerId);
+    if (index < 0 && !config.providerId.isEmpty()) {
+        m_provider->addItem(config.providerId, config.providerId);
+        index = m_provider->count() - 1;
+    }
+    m_provider->setCurrentIndex(qMax(0, index));
+    onProviderChanged();
+    m_apiKey->setText(config.apiKey);
+    if (!config.baseUrl.isEmpty())
+        m_baseUrl->setText(config.baseUrl);
+    QStringList headers;
+    for (const auto &header : config.headers)
+        headers << QString::fromUtf8(header.first) + QStringLiteral(": ") + QString::fromUtf8(header.second);
+    m_headers->setPlainText(headers.join(QLatin1Char('\n')));
+    if (!config.model.isEmpty())
+        m_model->setCurrentText(config.model);
+    const int effort = m_thinking->findText(config.thinkingEffort);
+    if (effort >= 0)
+        m_thinking->setCurrentIndex(effort);
+}
+
+void SettingsDialog::onProviderChanged()
+{
+    const QString providerId = m_provider->currentData().toString();
+    const ProviderCatalog::Provider *provider = ProviderCatalog::provider(providerId);
+    m_model->clear();
+    m_model->addItems(ProviderCatalog::modelIds(providerId));
+    m_baseUrl->setText(provider ? provider->defaultBaseUrl : QString());
+    m_apiKey->setEnabled(!provider || provider->needsApiKey || provider->local);
+    m_signIn->setVisible(providerId == QLatin1String("openai-codex"));
+    onModelChanged();
+}
+
+void SettingsDialog::onModelChanged()
+{
+    const QString current = m_thinking->currentText();
+    m_thinking->clear();
+    const QStringList efforts =
+        ProviderCatalog::thinkingEfforts(m_provider->currentData().toString(), m_model->currentText());
+    m_thinking->addItem(tr("default"), QString());
+    for (const QString &effort : efforts)
+        m_thinking->addItem(effort, effort);
+    m_thinking->setEnabled(!efforts.isEmpty());
+    const int index = m_thinking->findText(current);
+    if (index >= 0)
+        m_thinking->setCurrentIndex(index);
+}
+
+ClientConfig SettingsDialog::config() const
+{
+    ClientConfig config = m_base;
+    config.providerId = m_provider->currentData().toString();
+    config.apiKey = m_apiKey->text();
+    config.baseUrl = m_baseUrl->text().trimmed();
+    config.model = m_model->currentText().trimmed();
+    config.thinkingEffort = m_thinking->currentData().toString();
+    config.headers.clear();
+    const QStringList lines = m_headers->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    for (const QString &line : lines) {
+        const qsizetype colon = line.indexOf(QLatin1Char(':'));
+        if (colon > 0)
+            config.headers.append(
+                {line.left(colon).trimmed().toUtf8(), line.mid(colon + 1).trimmed().toUtf8()});
+    }
+    config.contextWindow = ProviderCatalog::contextWindow(config.providerId, config.model);
+    return config;
+}
+
+void SettingsDialog::testConnection()
+{
+    const ClientConfig current = config();
+    QString base = current.baseUrl;
+    if (base.isEmpty()) {
+        if (current.providerId == QLatin1String("anthropic"))
+            base = QStringLiteral("https://api.anthropic.com/v1");
+        else if (current.providerId == QLatin1String("openai"))
+            base = QStringLiteral("https://api.openai.com/v1");
+    }
+    if (base.isEmpty()) {
+        m_testResult->setText(tr("Set a base URL to test this provider."));
+        return;
+    }
+    QNetworkRequest request(QUrl(base + QStringLiteral("/models")));
+    request.setTransferTimeout(10000);
+    if (!current.apiKey.isEmpty()) {
+        if (current.providerId == QLatin1String("anthropic")) {
+            request.setRawHeader("x-api-key", current.apiKey.toUtf8());
+            request.setRawHeader("anthropic-version", "2023-06-01");
+        } else {
+            request.setRawHeader("Authorization", "Bearer " + current.apiKey.toUtf8());
+        }
+    }
+    for (const auto &header : current.headers)
+        request.setRawHeader(header.first, header.second);
+    m_test->setEnabled(false);
+    m_testResult->setText(tr("Testing..."));
+    // Asynchronous: the reply arrives through the event loop; the GUI never waits on the network.
+    QNetworkReply *reply = m_network->get(request);
+    connect(reply, &QNetworkReply::finished, this, [this, reply] {
+        reply->deleteLater();
+        m_test->setEnabled(true);
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const bool ok = reply->error() == QNetworkReply::NoError;
+        // The error text never contains the key: it is Qt's transport message or the HTTP status.
+        const QString message = ok ? tr("✓ Connected.")
+                                   : (status > 0 ? tr("✗ The server answered HTTP %1.").arg(status)
+                                                 : tr("✗ %1").arg(reply->errorString()));
+        m_testResult->setText(message);
+        Q_EMIT connectionTested(ok, message);
+    });
+}
+
+} // namespace keen
+
+#include "moc_settingsdialog.cpp"

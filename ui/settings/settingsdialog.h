@@ -1,0 +1,56 @@
+#pragma once
+
+#include "providers/clientconfig.h"
+
+#include <QDialog>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QNetworkAccessManager;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace keen {
+
+// Provider settings: provider, API key (masked), base URL, extra headers, model, thinking effort, a
+// connection test (asynchronous, off the GUI thread's critical path) and ChatGPT sign-in for Codex (reported
+// as a signal so the core's OAuth flow can take it).
+class SettingsDialog final : public QDialog
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(SettingsDialog)
+
+public:
+    explicit SettingsDialog(const ClientConfig &config, QWidget *parent = nullptr);
+    ~SettingsDialog() override;
+
+    ClientConfig config() const;
+    void setConfig(const ClientConfig &config);
+
+public Q_SLOTS:
+    void testConnection();
+
+Q_SIGNALS:
+    void configAccepted(const keen::ClientConfig &config);
+    void chatGptSignInRequested();
+    void connectionTested(bool ok, const QString &message);
+
+private:
+    void onProviderChanged();
+    void onModelChanged();
+
+    ClientConfig m_base;
+    QComboBox *m_provider;
+    QLineEdit *m_apiKey;
+    QLineEdit *m_baseUrl;
+    QPlainTextEdit *m_headers;
+    QComboBox *m_model;
+    QComboBox *m_thinking;
+    QPushButton *m_test;
+    QPushButton *m_signIn;
+    QLabel *m_testResult;
+    QNetworkAccessManager *m_network;
+};
+
+} // namespace keen

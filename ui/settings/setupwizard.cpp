@@ -1,0 +1,120 @@
+#include "settings/setupwizard.h"
+
+#include "settings/localserverprobe.h"
+#include "settings/providercatalog.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QVBoxLayout>
+#include <QWizardPage>
+
+namespace keen {
+
+SetupWizard::SetupWizard(QWidget *parent)
+    : QWizard(parent)
+    , m_probe(new LocalServerProbe(this))
+{
+    setObjectName(QStringLiteral("setupWizard"));
+    setWindowTitle(tr("Welcome to Keen"));
+    setOption(QWizard::NoBackButtonOnStartPage);
+
+    auto *providerPage = new QWizardPage(this);
+    providerPage->setTitle(tr("Choose a provider"));
+    providerPage->setSubTitle(
+        tr("Keen talks to a large language model. Pick a hosted provider or a server on "
+           "this machine."));
+    auto *providerLayout = new QVBoxLayout(providerPage);
+    m_probeStatus =
+        new QLabel(tr("Looking for local servers (Ollama, llama.cpp, LM Studio)..."), providerPage);
+    m_probeStatus->setObjectName(QStringLiteral("probeStatus"));
+    m_found = new QListWidget(providerPage);
+    m_found->setObjectName(QStringLiteral("localServerList"));
+    m_found->setAccessibleName(tr("Local servers found"));
+    m_found->setMaximumHeight(110);
+    m_provider = new QComboBox(providerPage);
+    m_provider->setObjectName(QStringLiteral("setupProvider"));
+    m_provider->setAccessibleName(tr("Provider"));
+    for (const ProviderCatalog::Provider &provider : ProviderCatalog::providers())
+        m_provider->addItem(provider.name, provider.id);
+    providerLayout->addWidget(m_probeStatus);
+    providerLayout->addWidget(m_found);
+    auto *providerForm = new QFormLayout;
+    providerForm->addRow(tr("&Provider:"), m_provider);
+    providerLayout->addLayout(providerForm);
+    addPage(providerPage);
+
+    auto *detailsPage = new QWizardPage(this);
+    detailsPage->setTitle(tr("Key and model"));
+    auto *form = new QFormLayout(detailsPage);
+    m_apiKey = new QLineEdit(detailsPage);
+    m_apiKey->setObjectName(QStringLiteral("setupApiKey"));
+    m_apiKey->setEchoMode(QLineEdit::Password);
+    m_baseUrl = new QLineEdit(detailsPage);
+    m_baseUrl->setObjectName(QStringLiteral("setupBaseUrl"));
+    m_model = new QComboBox(detailsPage);
+    m_model->setObjectName(QStringLiteral("setupModel"));
+    m_model->setEditable(true);
+    form->addRow(tr("API &key:"), m_apiKey);
+    form->addRow(tr("&Base URL:"), m_baseUrl);
+    form->addRow(tr("&Model:"), m_model);
+    addPage(detailsPage);
+
+    connect(m_probe, &LocalServerProbe::serverFound, this, [this](const LocalServerProbe::Server &server) {
+        auto *item = new QListWidgetItem(
+            tr("%1 at %2 (%3 models)").arg(server.name, server.baseUrl).arg(server.models.size()), m_found);
+        item->setData(Qt::UserRole, server.providerId);
+        item->setData(Qt::UserRole + 1, server.baseUrl);
+        item->setData(Qt::UserRole + 2, server.models);
+        if (m_found->count() == 1)
+            m_found->setCurrentItem(item);
+    });
+    connect(m_probe, &LocalServerProbe::finished, this, [this] {
+        m_probeStatus->setText(m_found->count() == 0 ? tr("No local server found.")
+                                                     : tr("Local servers found:"));
+    });
+    connect(m_found, &QListWidget::currentItemChanged, this, [this](QListWidgetItem *item) {
+        if (item)
+            m_provider->setCurrentIndex(qMax(0, m_provider->findData(item->data(Qt::UserRole))));
+    });
+    connect(this, &QWizard::accepted, this, [this] { Q_EMIT configured(config()); });
+    m_probe->start();
+}
+
+SetupWizard::~SetupWizard() = default;
+
+void SetupWizard::initializePage(int id)
+{
+    QWizard::initializePage(id);
+    if (id != 1)
+        return;
+    const QString providerId = m_provider->currentData().toString();
+    const ProviderCatalog::Provider *provider = ProviderCatalog::provider(providerId);
+    m_baseUrl->setText(provider ? provider->defaultBaseUrl : QString());
+    m_apiKey->setEnabled(!provider || provider->needsApiKey);
+    m_model->clear();
+    QStringList models = ProviderCatalog::modelIds(providerId);
+    if (QListWidgetItem *item = m_found->currentItem();
+        item && item->data(Qt::UserRole).toString() == providerId) {
+        m_baseUrl->setText(item->data(Qt::UserRole + 1).toString());
+        models = item->data(Qt::UserRole + 2).toStringList() + models;
+    }
+    m_model->addItems(models);
+}
+
+ClientConfig SetupWizard::config() const
+{
+    ClientConfig config;
+    config.providerId = m_provider->currentData().toString();
+    config.apiKey = m_apiKey->text();
+    config.baseUrl = m_baseUrl->text().trimmed();
+    config.model = m_model->currentText().trimmed();
+    config.contextWindow = ProviderCatalog::contextWindow(config.providerId, config.model);
+    return config;
+}
+
+} // namespace keen
+
+#include "moc_setupwizard.cpp"
