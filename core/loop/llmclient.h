@@ -1,8 +1,8 @@
 #pragma once
 
 #include "base/cancellationtoken.h"
+#include "conversation/eventsink.h"
 #include "conversation/message.h"
-#include "conversation/streamevent.h"
 #include "conversation/streamoptions.h"
 
 #include <functional>
@@ -10,8 +10,6 @@
 namespace keen {
 
 class ToolRegistry;
-
-using EventSink = std::function<void(const StreamEvent &)>;
 
 // A provider client (reference 1.1). streamChat runs the whole tool loop synchronously on the calling
 // thread, which must be a worker thread (StreamRunner provides one): it creates its own network objects

@@ -42,6 +42,7 @@ struct ToolLoopClient::Loop
 {
     StreamOptions options;
     const ToolRegistry *tools = nullptr;
+    ToolSpecList toolSpecs; // what the protocol offers the model, taken from tools once per call
     CancellationToken cancel;
     EventSink sink;
 
@@ -97,6 +98,8 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
     Loop loop;
     loop.options = options;
     loop.tools = tools;
+    if (tools)
+        loop.toolSpecs = tools->specs();
     loop.cancel = cancel;
     loop.sink = sink;
     loop.http = std::make_unique<HttpStreamer>();
@@ -318,11 +321,11 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
         RequestContext context;
         context.options = loop.options;
         context.stableIndex = loop.turnStartLen - 1;
-        const HttpRequestSpec request = m_protocol->buildRequest(loop.native, loop.tools, context);
+        const HttpRequestSpec request = m_protocol->buildRequest(loop.native, loop.toolSpecs, context);
         std::unique_ptr<StreamDecoder> decoder =
             m_protocol->createDecoder([this, &loop](const StreamEvent &event) { emitEvent(loop, event); });
 
-        const HttpOutcome outcome = loop.http->post(request, loop.cancel, config.inactivityTimeoutMs,
+        const HttpOutcome outcome = loop.http->send(request, loop.cancel, config.inactivityTimeoutMs,
                                                     [&decoder](const QByteArray &bytes) {
                                                         decoder->feed(bytes);
                                                         return !decoder->failed();
@@ -380,7 +383,8 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
 qint64 ToolLoopClient::estimateTokens(Loop &loop) const
 {
     if (loop.fixedBytes < 0)
-        loop.fixedBytes = jsonBytes(loop.native.system) + jsonBytes(m_protocol->toolDefinitions(loop.tools));
+        loop.fixedBytes =
+            jsonBytes(loop.native.system) + jsonBytes(m_protocol->toolDefinitions(loop.toolSpecs));
     // Only messages added since the last check are serialised.
     for (qsizetype i = loop.messageBytes.size(); i < loop.native.messages.size(); ++i)
         loop.messageBytes.append(jsonBytes(loop.native.messages.at(i)));
@@ -466,6 +470,7 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
     nested.options.disableAutoCompaction = true;
     nested.options.disableToolCalls = true;
     nested.tools = parent.tools;
+    nested.toolSpecs = parent.toolSpecs;
     nested.cancel = childCancel;
     nested.http = std::make_unique<HttpStreamer>();
     nested.native = parent.native;

@@ -1,10 +1,15 @@
 #pragma once
 
+#include "base/cancellationtoken.h"
 #include "base/result.h"
+#include "conversation/eventsink.h"
+#include "conversation/message.h"
+#include "conversation/streamoptions.h"
 #include "conversation/tokenusage.h"
-#include "loop/llmclient.h"
+#include "conversation/toolspec.h"
 #include "providers/clientconfig.h"
 #include "providers/providererror.h"
+#include "stream/httprequest.h"
 
 #include <QByteArray>
 #include <QJsonArray>
@@ -18,17 +23,6 @@
 #include <optional>
 
 namespace keen {
-
-using HeaderList = QList<QPair<QByteArray, QByteArray>>;
-
-// One HTTP request to a provider.
-struct HttpRequestSpec
-{
-    QUrl url;
-    HeaderList headers; // Content-Type included
-    QByteArray body;
-    bool http1Only = false; // Codex wants HTTP/1.1
-};
 
 // A provider's native conversation: system kept apart where the API has a separate field
 // (Anthropic system blocks, Bedrock system, Gemini systemInstruction, Codex instructions), otherwise null and
@@ -127,9 +121,9 @@ public:
     virtual QJsonArray assistantMessages(const ModelTurn &turn) const = 0;
     // Native message(s) carrying the results of one tool turn, in call order.
     virtual QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const = 0;
-    // Tool definitions as this API wants them, sorted by name (the registry's order).
-    virtual QJsonValue toolDefinitions(const ToolRegistry *tools) const = 0;
-    virtual HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+    // Tool definitions as this API wants them, in the order given (the tool loop sorts them by name).
+    virtual QJsonValue toolDefinitions(const ToolSpecList &tools) const = 0;
+    virtual HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                          const RequestContext &context) const = 0;
     virtual std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const = 0;
     virtual ProviderError classifyHttpError(int status, const QByteArray &body,

@@ -22,7 +22,7 @@ HttpStreamer::HttpStreamer()
 
 HttpStreamer::~HttpStreamer() = default;
 
-HttpOutcome HttpStreamer::post(const HttpRequestSpec &request, const CancellationToken &cancel,
+HttpOutcome HttpStreamer::send(const HttpRequestSpec &request, const CancellationToken &cancel,
                                int inactivityTimeoutMs, const std::function<bool(const QByteArray &)> &onData)
 {
     HttpOutcome outcome;
@@ -40,7 +40,10 @@ HttpOutcome HttpStreamer::post(const HttpRequestSpec &request, const Cancellatio
                                 QNetworkRequest::NoLessSafeRedirectPolicy);
 
     QEventLoop loop;
-    std::unique_ptr<QNetworkReply> reply(m_network->post(networkRequest, request.body));
+    std::unique_ptr<QNetworkReply> reply(
+        request.method == "POST"
+            ? m_network->post(networkRequest, request.body)
+            : m_network->sendCustomRequest(networkRequest, request.method, request.body));
 
     // The token's callback may run on any thread: it only sets a flag that a timer on this thread polls,
     // so no object of this thread is touched from another one.

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "base/cancellationtoken.h"
-#include "providers/providerprotocol.h"
+#include "stream/httprequest.h"
 
 #include <QByteArray>
 #include <QString>
@@ -25,9 +25,9 @@ struct HttpOutcome
     QString networkError;         // empty when the transport worked
 };
 
-// Posts a request and streams the response body to a callback, synchronously, on a worker thread. Owns
-// its QNetworkAccessManager, so it must be created, used and destroyed on that one thread. A local event
-// loop runs the transfer; the GUI thread is never involved.
+// Sends a request (POST, or the method the spec names) and streams the response body to a callback,
+// synchronously, on a worker thread. Owns its QNetworkAccessManager, so it must be created, used and
+// destroyed on that one thread. A local event loop runs the transfer; the GUI thread is never involved.
 class HttpStreamer
 {
 public:
@@ -37,7 +37,7 @@ public:
     HttpStreamer &operator=(const HttpStreamer &) = delete;
 
     // onData gets each piece of a 2xx body as it arrives; return false to stop reading.
-    HttpOutcome post(const HttpRequestSpec &request, const CancellationToken &cancel, int inactivityTimeoutMs,
+    HttpOutcome send(const HttpRequestSpec &request, const CancellationToken &cancel, int inactivityTimeoutMs,
                      const std::function<bool(const QByteArray &)> &onData);
 
 private:

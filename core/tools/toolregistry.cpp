@@ -35,6 +35,15 @@ QStringList ToolRegistry::names() const
     return names;
 }
 
+ToolSpecList ToolRegistry::specs() const
+{
+    ToolSpecList specs;
+    specs.reserve(qsizetype(m_tools.size()));
+    for (const auto &[name, tool] : m_tools)
+        specs.append(ToolSpec{name, tool->description(), tool->inputSchema()});
+    return specs;
+}
+
 ToolRegistry ToolRegistry::without(const QStringList &names) const
 {
     ToolRegistry copy;

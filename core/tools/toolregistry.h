@@ -1,5 +1,6 @@
 #pragma once
 
+#include "conversation/toolspec.h"
 #include "tools/tool.h"
 
 #include <QList>
@@ -19,6 +20,8 @@ public:
     std::shared_ptr<Tool> find(const QString &name) const;
     QList<std::shared_ptr<Tool>> all() const;
     QStringList names() const;
+    // The definitions a provider protocol offers the model, sorted by name.
+    ToolSpecList specs() const;
     ToolRegistry without(const QStringList &names) const;
     bool isEmpty() const { return m_tools.empty(); }
     int size() const { return int(m_tools.size()); }

@@ -441,7 +441,7 @@ private Q_SLOTS:
     void endpointAndHeaders()
     {
         HttpRequestSpec spec = m_protocol.buildRequest(
-            m_protocol.toNative({Message::user(QStringLiteral("hi"))}), nullptr, RequestContext{});
+            m_protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, RequestContext{});
         QCOMPARE(spec.url, QUrl(QStringLiteral("https://api.anthropic.com/v1/messages")));
         auto header = [&spec](const QByteArray &name) {
             for (const auto &[key, value] : spec.headers) {
@@ -460,7 +460,7 @@ private Q_SLOTS:
         minimax.thinkingEffort = QStringLiteral("high");
         minimax.headers = {{"X-Extra", "1"}, {"anthropic-version", "2099-01-01"}};
         AnthropicProtocol mm(minimax);
-        spec = mm.buildRequest(mm.toNative({Message::user(QStringLiteral("hi"))}), nullptr, RequestContext{});
+        spec = mm.buildRequest(mm.toNative({Message::user(QStringLiteral("hi"))}), {}, RequestContext{});
         QCOMPARE(spec.url, QUrl(QStringLiteral("https://api.minimax.io/anthropic/v1/messages")));
         QCOMPARE(header("X-Extra"), QByteArray("1"));
         QCOMPARE(header("anthropic-version"), QByteArray("2099-01-01")); // the setting wins, sent once
@@ -471,7 +471,7 @@ private Q_SLOTS:
         // MiniMax gets thinking parameters only on M3.
         QVERIFY(!jsonObject(spec.body).contains(QStringLiteral("thinking")));
         minimax.model = QStringLiteral("MiniMax-M3");
-        QVERIFY(jsonObject(AnthropicProtocol(minimax).buildRequest({}, nullptr, {}).body)
+        QVERIFY(jsonObject(AnthropicProtocol(minimax).buildRequest({}, {}, {}).body)
                     .contains(QStringLiteral("thinking")));
 
         ClientConfig custom = anthropicConfig();
@@ -489,7 +489,7 @@ private Q_SLOTS:
             jsonObject(m_protocol
                            .buildRequest(m_protocol.toNative({Message::system(QStringLiteral("S")),
                                                               Message::user(QStringLiteral("hi"))}),
-                                         nullptr, RequestContext{})
+                                         {}, RequestContext{})
                            .body);
         QCOMPARE(body.value(QStringLiteral("model")).toString(), QStringLiteral("claude-sonnet-4-5"));
         QCOMPARE(body.value(QStringLiteral("max_tokens")).toInt(), 64000);
@@ -533,7 +533,7 @@ private Q_SLOTS:
         config.thinkingEffort = effort;
         AnthropicProtocol protocol(config);
         const QJsonObject body = jsonObject(
-            protocol.buildRequest(protocol.toNative({Message::user(QStringLiteral("x"))}), nullptr, {}).body);
+            protocol.buildRequest(protocol.toNative({Message::user(QStringLiteral("x"))}), {}, {}).body);
         QCOMPARE(body.value(QStringLiteral("thinking")), thinking);
         QCOMPARE(body.value(QStringLiteral("output_config")), outputConfig);
     }
@@ -660,7 +660,7 @@ private Q_SLOTS:
 
         RequestContext context;
         context.stableIndex = stable;
-        QJsonObject body = jsonObject(m_protocol.buildRequest(history, &tools, context).body);
+        QJsonObject body = jsonObject(m_protocol.buildRequest(history, tools.specs(), context).body);
         QCOMPARE(countKey(body, QStringLiteral("cache_control")), 4);
         const QJsonArray system = body.value(QStringLiteral("system")).toArray();
         QVERIFY(!system.at(0).toObject().contains(QStringLiteral("cache_control")));
@@ -684,7 +684,7 @@ private Q_SLOTS:
         NativeHistory stale = history;
         stale.messages = messages;
         context.stableIndex = 3;
-        body = jsonObject(m_protocol.buildRequest(stale, &tools, context).body);
+        body = jsonObject(m_protocol.buildRequest(stale, tools.specs(), context).body);
         QCOMPARE(countKey(body, QStringLiteral("cache_control")), 4);
         // Thinking blocks may not carry a marker: the assistant message is marked on its tool_use.
         const QJsonArray assistant =
@@ -694,11 +694,11 @@ private Q_SLOTS:
 
         // No stable message (-1), or the stable message is the last one: three markers.
         context.stableIndex = -1;
-        QCOMPARE(countKey(jsonObject(m_protocol.buildRequest(history, &tools, context).body),
+        QCOMPARE(countKey(jsonObject(m_protocol.buildRequest(history, tools.specs(), context).body),
                           QStringLiteral("cache_control")),
                  3);
         context.stableIndex = 4;
-        QCOMPARE(countKey(jsonObject(m_protocol.buildRequest(history, &tools, context).body),
+        QCOMPARE(countKey(jsonObject(m_protocol.buildRequest(history, tools.specs(), context).body),
                           QStringLiteral("cache_control")),
                  3);
     }
@@ -727,7 +727,8 @@ private Q_SLOTS:
             std::make_shared<FakeTool>(QStringLiteral("pelican_name_generator"), QString(),
                                        QJsonObject{{QStringLiteral("properties"), QJsonObject()},
                                                    {QStringLiteral("type"), QStringLiteral("object")}}));
-        const QJsonObject body = jsonObject(m_protocol.buildRequest(history, &tools, RequestContext{}).body);
+        const QJsonObject body =
+            jsonObject(m_protocol.buildRequest(history, tools.specs(), RequestContext{}).body);
         const QJsonArray messages =
             withoutKey(body.value(QStringLiteral("messages")), QStringLiteral("cache_control")).toArray();
         const QJsonArray expected = captured.value(QStringLiteral("messages")).toArray();
@@ -787,7 +788,7 @@ private Q_SLOTS:
                         {QStringLiteral("content"), QJsonArray{text(QStringLiteral("new prompt"))}}});
         RequestContext context;
         context.stableIndex = 3;
-        const QJsonArray messages = jsonObject(m_protocol.buildRequest(history, nullptr, context).body)
+        const QJsonArray messages = jsonObject(m_protocol.buildRequest(history, {}, context).body)
                                         .value(QStringLiteral("messages"))
                                         .toArray();
         QCOMPARE(messages.size(), 3);

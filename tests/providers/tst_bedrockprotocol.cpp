@@ -359,7 +359,7 @@ private Q_SLOTS:
     void bearerTokenAuth()
     {
         const HttpRequestSpec spec =
-            m_protocol.buildRequest(m_protocol.toNative({Message::user(QStringLiteral("hi"))}), nullptr, {});
+            m_protocol.buildRequest(m_protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {});
         QCOMPARE(header(spec, "authorization"), QByteArray("Bearer bedrock-api-key-test"));
         QCOMPARE(header(spec, "content-type"), QByteArray("application/json"));
         QVERIFY(header(spec, "x-amz-date").isEmpty());
@@ -377,8 +377,8 @@ private Q_SLOTS:
         BedrockProtocol protocol(config, environment, QStringLiteral("/nonexistent"));
         QVERIFY(protocol.prepare(CancellationToken()).ok());
         const QDateTime time(QDate(2026, 1, 2), QTime(3, 4, 5), Qt::UTC);
-        const HttpRequestSpec spec = protocol.buildRequestAt(
-            protocol.toNative({Message::user(QStringLiteral("hi"))}), nullptr, {}, time);
+        const HttpRequestSpec spec =
+            protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {}, time);
         const QByteArray authorization = header(spec, "authorization");
         QVERIFY2(authorization.startsWith(
                      "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260102/us-west-2/bedrock/aws4_request, "
@@ -390,12 +390,12 @@ private Q_SLOTS:
         QCOMPARE(header(spec, "x-amz-date"), QByteArray("20260102T030405Z"));
         QCOMPARE(header(spec, "x-amz-security-token"), QByteArray("session-token"));
         // Signing is deterministic for a fixed clock, and changes with the body.
-        QCOMPARE(header(protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}),
-                                                nullptr, {}, time),
+        QCOMPARE(header(protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {},
+                                                {}, time),
                         "authorization"),
                  authorization);
-        QVERIFY(header(protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("ho"))}),
-                                               nullptr, {}, time),
+        QVERIFY(header(protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("ho"))}), {},
+                                               {}, time),
                        "authorization") != authorization);
 
         // No key and no credentials: prepare() says so plainly.
@@ -434,7 +434,7 @@ private Q_SLOTS:
             history.messages.append(m);
         RequestContext context;
         context.stableIndex = stable;
-        const QJsonObject body = jsonObject(m_protocol.buildRequest(history, &tools, context).body);
+        const QJsonObject body = jsonObject(m_protocol.buildRequest(history, tools.specs(), context).body);
 
         QCOMPARE(countKey(body, QStringLiteral("cachePoint")), 4);
         const QJsonObject point{
@@ -475,7 +475,7 @@ private Q_SLOTS:
         // Stored cache points from an earlier request are dropped: still four.
         NativeHistory again = history;
         again.messages = messages;
-        QCOMPARE(countKey(jsonObject(m_protocol.buildRequest(again, &tools, context).body),
+        QCOMPARE(countKey(jsonObject(m_protocol.buildRequest(again, tools.specs(), context).body),
                           QStringLiteral("cachePoint")),
                  4);
     }
@@ -506,7 +506,7 @@ private Q_SLOTS:
         config.thinkingEffort = effort;
         BedrockProtocol protocol(config, QProcessEnvironment());
         const QJsonObject body = jsonObject(
-            protocol.buildRequest(protocol.toNative({Message::user(QStringLiteral("x"))}), nullptr, {}).body);
+            protocol.buildRequest(protocol.toNative({Message::user(QStringLiteral("x"))}), {}, {}).body);
         QCOMPARE(body.value(QStringLiteral("additionalModelRequestFields")), fields);
     }
 

@@ -349,7 +349,7 @@ private Q_SLOTS:
     void endpointAndHeaders()
     {
         const HttpRequestSpec spec =
-            m_protocol.buildRequest(m_protocol.toNative({Message::user(QStringLiteral("hi"))}), nullptr, {});
+            m_protocol.buildRequest(m_protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {});
         QCOMPARE(spec.url, QUrl(QStringLiteral("https://generativelanguage.googleapis.com/v1beta/models/"
                                                "gemini-2.5-flash:streamGenerateContent?alt=sse")));
         bool hasKey = false;
@@ -394,7 +394,7 @@ private Q_SLOTS:
         config.thinkingEffort = effort;
         GeminiProtocol protocol(config);
         const QJsonObject body = jsonObject(
-            protocol.buildRequest(protocol.toNative({Message::user(QStringLiteral("x"))}), nullptr, {}).body);
+            protocol.buildRequest(protocol.toNative({Message::user(QStringLiteral("x"))}), {}, {}).body);
         QCOMPARE(body.value(QStringLiteral("generationConfig")), generationConfig);
     }
 
@@ -417,7 +417,7 @@ private Q_SLOTS:
             Message::user(QStringLiteral("first")), Message::assistant(QStringLiteral("answer")),
             Message::user(QStringLiteral("summary")), Message::user(QStringLiteral("next"))};
         const QJsonObject body =
-            jsonObject(m_protocol.buildRequest(m_protocol.toNative(messages), &tools, {}).body);
+            jsonObject(m_protocol.buildRequest(m_protocol.toNative(messages), tools.specs(), {}).body);
         QCOMPARE(body.value(QStringLiteral("systemInstruction")).toObject(),
                  (QJsonObject{{QStringLiteral("parts"),
                                QJsonArray{part(QStringLiteral("You are a helpful chatbot."))}}}));
@@ -499,7 +499,7 @@ private Q_SLOTS:
                                        QJsonObject{{QStringLiteral("additionalProperties"), false},
                                                    {QStringLiteral("properties"), QJsonObject()},
                                                    {QStringLiteral("type"), QStringLiteral("object")}}));
-        const QJsonObject body = jsonObject(m_protocol.buildRequest(history, &tools, {}).body);
+        const QJsonObject body = jsonObject(m_protocol.buildRequest(history, tools.specs(), {}).body);
         const QJsonArray contents = body.value(QStringLiteral("contents")).toArray();
         const QJsonArray expected = captured.value(QStringLiteral("contents")).toArray();
         QCOMPARE(contents.size(), 3);

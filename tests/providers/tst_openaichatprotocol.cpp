@@ -26,7 +26,7 @@ ClientConfig config(const QString &provider = QStringLiteral("openai-compatible"
 }
 
 QJsonObject requestBody(const OpenAiChatProtocol &protocol, const MessageList &messages,
-                        const ToolRegistry *tools = nullptr)
+                        const ToolSpecList &tools = {})
 {
     return QJsonDocument::fromJson(protocol.buildRequest(protocol.toNative(messages), tools, {}).body)
         .object();
@@ -396,7 +396,7 @@ void TestOpenAiChatProtocol::requestBodyShape()
     const ToolRegistry tools = weatherAndStockTools();
     const QJsonObject body = requestBody(
         protocol, {Message::system(QStringLiteral("Be concise.")), Message::user(QStringLiteral("Hello"))},
-        &tools);
+        tools.specs());
     // The recorded request shapes plus reference 1.2: stream with include_usage, messages, function tools.
     QCOMPARE(body.keys(),
              (QStringList{QStringLiteral("messages"), QStringLiteral("model"), QStringLiteral("stream"),
@@ -440,7 +440,7 @@ void TestOpenAiChatProtocol::requestBodyShape()
     // No tools: no tools key at all.
     QVERIFY(!requestBody(protocol, {Message::user(QStringLiteral("Hi"))}).contains(QStringLiteral("tools")));
     const ToolRegistry empty;
-    QVERIFY(!requestBody(protocol, {Message::user(QStringLiteral("Hi"))}, &empty)
+    QVERIFY(!requestBody(protocol, {Message::user(QStringLiteral("Hi"))}, empty.specs())
                  .contains(QStringLiteral("tools")));
 }
 
@@ -450,7 +450,7 @@ void TestOpenAiChatProtocol::requestHeadersAndUrl()
     cfg.headers = {{"X-Title", "Keen"}, {"HTTP-Referer", "https://keen.example"}};
     const OpenAiChatProtocol protocol(cfg);
     const HttpRequestSpec spec =
-        protocol.buildRequest(protocol.toNative({Message::user(QStringLiteral("Hi"))}), nullptr, {});
+        protocol.buildRequest(protocol.toNative({Message::user(QStringLiteral("Hi"))}), {}, {});
     QCOMPARE(spec.url, QUrl(QStringLiteral("http://localhost:11434/v1/chat/completions")));
     QVERIFY(!spec.http1Only);
     QVERIFY(
@@ -463,7 +463,7 @@ void TestOpenAiChatProtocol::requestHeadersAndUrl()
     cfg.apiKey.clear();
     cfg.headers.clear();
     const OpenAiChatProtocol keyless(cfg);
-    const HttpRequestSpec plain = keyless.buildRequest({}, nullptr, {});
+    const HttpRequestSpec plain = keyless.buildRequest({}, {}, {});
     for (const auto &header : plain.headers)
         QVERIFY(header.first.compare("Authorization", Qt::CaseInsensitive) != 0);
 }
@@ -477,7 +477,7 @@ void TestOpenAiChatProtocol::defaultBaseUrls()
         ClientConfig cfg = config(provider, QStringLiteral("m"));
         cfg.baseUrl.clear();
         const OpenAiChatProtocol protocol(cfg);
-        QCOMPARE(protocol.buildRequest({}, nullptr, {}).url, QUrl(url));
+        QCOMPARE(protocol.buildRequest({}, {}, {}).url, QUrl(url));
     }
     QCOMPARE(OpenAiChatProtocol::defaultBaseUrl(QStringLiteral("openai-compatible")), QString());
 }

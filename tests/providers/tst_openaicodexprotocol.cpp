@@ -109,7 +109,7 @@ void TestOpenAiCodexProtocol::requestShapeAndHeaders()
         protocol.buildRequest(protocol.toNative({Message::system(QStringLiteral("System one.")),
                                                  Message::user(QStringLiteral("Hi")),
                                                  Message::system(QStringLiteral("System two."))}),
-                              &tools, context);
+                              tools.specs(), context);
 
     QCOMPARE(spec.url, QUrl(QStringLiteral("https://chatgpt.com/backend-api/codex/responses")));
     QVERIFY(spec.http1Only);
@@ -143,7 +143,7 @@ void TestOpenAiCodexProtocol::requestShapeAndHeaders()
     cfg.baseUrl = QStringLiteral("http://127.0.0.1:8/codex/");
     OpenAiCodexProtocol local(cfg, storage);
     QVERIFY(local.prepare(CancellationToken()).ok());
-    const HttpRequestSpec localSpec = local.buildRequest(local.toNative({}), nullptr, {});
+    const HttpRequestSpec localSpec = local.buildRequest(local.toNative({}), {}, {});
     QCOMPARE(localSpec.url, QUrl(QStringLiteral("http://127.0.0.1:8/codex/responses")));
     QCOMPARE(header(localSpec, "ChatGPT-Account-Id"), QByteArray());
     QCOMPARE(QJsonDocument::fromJson(localSpec.body)[QStringLiteral("instructions")].toString(), QString());
@@ -189,8 +189,7 @@ void TestOpenAiCodexProtocol::refreshesTokenThatIsAboutToExpire()
     QCOMPARE(protocol.credentials().accountId, QStringLiteral("acct-42"));
     QCOMPARE(storage->m_saves, 1);
     QCOMPARE(storage->m_credentials->refreshToken, QStringLiteral("fresh-refresh"));
-    QCOMPARE(header(protocol.buildRequest({}, nullptr, {}), "Authorization"),
-             QByteArray("Bearer fresh-access"));
+    QCOMPARE(header(protocol.buildRequest({}, {}, {}), "Authorization"), QByteArray("Bearer fresh-access"));
 
     // The next attempt finds a fresh token and does not refresh again.
     QVERIFY(protocol.prepare(CancellationToken()).ok());

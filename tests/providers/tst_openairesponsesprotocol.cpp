@@ -371,7 +371,7 @@ void TestOpenAiResponsesProtocol::requestBodyShape()
     const HttpRequestSpec spec = protocol.buildRequest(
         protocol.toNative({Message::system(QStringLiteral("Be brief.")),
                            Message::user(QStringLiteral("What is the capital of France?"))}),
-        &tools, context);
+        tools.specs(), context);
     QCOMPARE(spec.url, QUrl(QStringLiteral("https://api.openai.com/v1/responses")));
     QVERIFY(!spec.http1Only);
     QVERIFY(
@@ -405,20 +405,20 @@ void TestOpenAiResponsesProtocol::requestBodyShape()
 
     // Base URL override.
     cfg.baseUrl = QStringLiteral("http://127.0.0.1:9/v1/");
-    QCOMPARE(OpenAiResponsesProtocol(cfg).buildRequest({}, nullptr, {}).url,
+    QCOMPARE(OpenAiResponsesProtocol(cfg).buildRequest({}, {}, {}).url,
              QUrl(QStringLiteral("http://127.0.0.1:9/v1/responses")));
 }
 
 void TestOpenAiResponsesProtocol::reasoningOnlyWhenAsked()
 {
     ClientConfig cfg = config();
-    QJsonObject json = body(OpenAiResponsesProtocol(cfg).buildRequest({}, nullptr, {}));
+    QJsonObject json = body(OpenAiResponsesProtocol(cfg).buildRequest({}, {}, {}));
     QVERIFY(!json.contains(QStringLiteral("reasoning")));
     QVERIFY(!json.contains(QStringLiteral("include")));
     QVERIFY(!json.contains(QStringLiteral("prompt_cache_key"))); // no session id
 
     cfg.thinkingEffort = QStringLiteral("high");
-    json = body(OpenAiResponsesProtocol(cfg).buildRequest({}, nullptr, {}));
+    json = body(OpenAiResponsesProtocol(cfg).buildRequest({}, {}, {}));
     QCOMPARE(json[QStringLiteral("reasoning")].toObject(),
              (QJsonObject{{QStringLiteral("effort"), QStringLiteral("high")}}));
     const QJsonObject recorded =
@@ -426,7 +426,7 @@ void TestOpenAiResponsesProtocol::reasoningOnlyWhenAsked()
     QCOMPARE(json[QStringLiteral("include")], recorded[QStringLiteral("include")]);
 
     cfg.thinkingEffort = QStringLiteral("none");
-    json = body(OpenAiResponsesProtocol(cfg).buildRequest({}, nullptr, {}));
+    json = body(OpenAiResponsesProtocol(cfg).buildRequest({}, {}, {}));
     QCOMPARE(json[QStringLiteral("reasoning")][QStringLiteral("effort")].toString(), QStringLiteral("none"));
     QVERIFY(!json.contains(QStringLiteral("include")));
 }
@@ -480,8 +480,7 @@ void TestOpenAiResponsesProtocol::continuationReplaysOutputItemsAndCallOutputs()
     for (const QJsonValue &item : protocol.toolResultMessages(outcomes))
         history.messages.append(item);
 
-    const QJsonArray input =
-        body(protocol.buildRequest(history, nullptr, {}))[QStringLiteral("input")].toArray();
+    const QJsonArray input = body(protocol.buildRequest(history, {}, {}))[QStringLiteral("input")].toArray();
     QCOMPARE(types(input),
              (QList<QString>{QString(), QStringLiteral("reasoning"), QStringLiteral("function_call"),
                              QStringLiteral("function_call_output")}));

@@ -3,8 +3,6 @@
 #include "providers/anthropic/anthropicstreamdecoder.h"
 #include "providers/wiresupport.h"
 
-#include "tools/toolregistry.h"
-
 #include <QCoreApplication>
 #include <QJsonDocument>
 
@@ -126,16 +124,13 @@ QJsonArray AnthropicProtocol::toolResultMessages(const QList<ToolOutcome> &outco
     return m_history.toolResultMessages(outcomes);
 }
 
-QJsonValue AnthropicProtocol::toolDefinitions(const ToolRegistry *tools) const
+QJsonValue AnthropicProtocol::toolDefinitions(const ToolSpecList &tools) const
 {
     QJsonArray definitions;
-    if (!tools)
-        return definitions;
-    const auto all = tools->all();
-    for (const auto &tool : all)
-        definitions.append(QJsonObject{{QStringLiteral("name"), tool->name()},
-                                       {QStringLiteral("description"), tool->description()},
-                                       {QStringLiteral("input_schema"), tool->inputSchema()}});
+    for (const ToolSpec &tool : tools)
+        definitions.append(QJsonObject{{QStringLiteral("name"), tool.name},
+                                       {QStringLiteral("description"), tool.description},
+                                       {QStringLiteral("input_schema"), tool.inputSchema}});
     return definitions;
 }
 
@@ -204,7 +199,7 @@ void AnthropicProtocol::applyCacheControl(QJsonObject &body, int stableIndex)
     body.insert(QStringLiteral("messages"), messages);
 }
 
-QJsonObject AnthropicProtocol::requestBody(const NativeHistory &history, const ToolRegistry *tools,
+QJsonObject AnthropicProtocol::requestBody(const NativeHistory &history, const ToolSpecList &tools,
                                            const RequestContext &context) const
 {
     QJsonObject body{
@@ -229,7 +224,7 @@ QJsonObject AnthropicProtocol::requestBody(const NativeHistory &history, const T
     return body;
 }
 
-HttpRequestSpec AnthropicProtocol::buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+HttpRequestSpec AnthropicProtocol::buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                                 const RequestContext &context) const
 {
     HttpRequestSpec spec;

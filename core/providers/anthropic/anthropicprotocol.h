@@ -19,8 +19,8 @@ public:
     void appendUserText(NativeHistory &history, const QString &text) const override;
     QJsonArray assistantMessages(const ModelTurn &turn) const override;
     QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const override;
-    QJsonValue toolDefinitions(const ToolRegistry *tools) const override;
-    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+    QJsonValue toolDefinitions(const ToolSpecList &tools) const override;
+    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
@@ -29,7 +29,7 @@ public:
     // The endpoint: <base>/v1/messages, base defaulting per provider (api.anthropic.com, MiniMax's).
     QUrl endpoint() const;
     // The body of one request, cache markers included (exposed for tests).
-    QJsonObject requestBody(const NativeHistory &history, const ToolRegistry *tools,
+    QJsonObject requestBody(const NativeHistory &history, const ToolSpecList &tools,
                             const RequestContext &context) const;
     // The thinking fields of reference 1.5 for an effort setting, merged into the body.
     void applyThinking(QJsonObject &body) const;

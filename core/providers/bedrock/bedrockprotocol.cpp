@@ -4,8 +4,6 @@
 #include "providers/bedrock/bedrockstreamdecoder.h"
 #include "providers/wiresupport.h"
 
-#include "tools/toolregistry.h"
-
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonDocument>
@@ -138,23 +136,20 @@ QJsonArray BedrockProtocol::toolResultMessages(const QList<ToolOutcome> &outcome
     return m_history.toolResultMessages(outcomes);
 }
 
-QJsonValue BedrockProtocol::toolDefinitions(const ToolRegistry *tools) const
+QJsonValue BedrockProtocol::toolDefinitions(const ToolSpecList &tools) const
 {
     QJsonArray definitions;
-    if (!tools)
-        return definitions;
-    const auto all = tools->all();
-    for (const auto &tool : all)
+    for (const ToolSpec &tool : tools)
         definitions.append(
             QJsonObject{{QStringLiteral("toolSpec"),
-                         QJsonObject{{QStringLiteral("name"), tool->name()},
-                                     {QStringLiteral("description"), tool->description()},
+                         QJsonObject{{QStringLiteral("name"), tool.name},
+                                     {QStringLiteral("description"), tool.description},
                                      {QStringLiteral("inputSchema"),
-                                      QJsonObject{{QStringLiteral("json"), tool->inputSchema()}}}}}});
+                                      QJsonObject{{QStringLiteral("json"), tool.inputSchema}}}}}});
     return definitions;
 }
 
-QJsonObject BedrockProtocol::requestBody(const NativeHistory &history, const ToolRegistry *tools,
+QJsonObject BedrockProtocol::requestBody(const NativeHistory &history, const ToolSpecList &tools,
                                          const RequestContext &context) const
 {
     // Cache points (reference 1.7): after the system blocks, after the tools, on the stable message and on
@@ -224,13 +219,13 @@ Result<void> BedrockProtocol::prepare(const CancellationToken &cancel)
     return {};
 }
 
-HttpRequestSpec BedrockProtocol::buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+HttpRequestSpec BedrockProtocol::buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                               const RequestContext &context) const
 {
     return buildRequestAt(history, tools, context, QDateTime::currentDateTimeUtc());
 }
 
-HttpRequestSpec BedrockProtocol::buildRequestAt(const NativeHistory &history, const ToolRegistry *tools,
+HttpRequestSpec BedrockProtocol::buildRequestAt(const NativeHistory &history, const ToolSpecList &tools,
                                                 const RequestContext &context, const QDateTime &time) const
 {
     HttpRequestSpec spec;

@@ -29,9 +29,9 @@ public:
     void appendUserText(NativeHistory &history, const QString &text) const override;
     QJsonArray assistantMessages(const ModelTurn &turn) const override;
     QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const override;
-    QJsonValue toolDefinitions(const ToolRegistry *tools) const override;
+    QJsonValue toolDefinitions(const ToolSpecList &tools) const override;
     // Signs with the current time, so a retry gets a fresh signature.
-    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
@@ -41,10 +41,10 @@ public:
 
     QString region() const;
     QUrl endpoint() const;
-    QJsonObject requestBody(const NativeHistory &history, const ToolRegistry *tools,
+    QJsonObject requestBody(const NativeHistory &history, const ToolSpecList &tools,
                             const RequestContext &context) const;
     // The same request signed at a given time (tests compare against a fixed clock).
-    HttpRequestSpec buildRequestAt(const NativeHistory &history, const ToolRegistry *tools,
+    HttpRequestSpec buildRequestAt(const NativeHistory &history, const ToolSpecList &tools,
                                    const RequestContext &context, const QDateTime &time) const;
 
     // A Bedrock exception (an HTTP error's x-amzn-ErrorType, or an exception frame's :exception-type).

@@ -3,8 +3,6 @@
 #include "providers/gemini/geministreamdecoder.h"
 #include "providers/wiresupport.h"
 
-#include "tools/toolregistry.h"
-
 #include <QCoreApplication>
 #include <QJsonDocument>
 
@@ -140,17 +138,14 @@ QJsonArray GeminiProtocol::toolResultMessages(const QList<ToolOutcome> &outcomes
         QJsonObject{{QStringLiteral("role"), QStringLiteral("user")}, {QStringLiteral("parts"), parts}}};
 }
 
-QJsonValue GeminiProtocol::toolDefinitions(const ToolRegistry *tools) const
+QJsonValue GeminiProtocol::toolDefinitions(const ToolSpecList &tools) const
 {
     QJsonArray declarations;
-    if (tools) {
-        const auto all = tools->all();
-        // parametersJsonSchema takes full JSON Schema; "parameters" accepts only an OpenAPI subset.
-        for (const auto &tool : all)
-            declarations.append(QJsonObject{{QStringLiteral("name"), tool->name()},
-                                            {QStringLiteral("description"), tool->description()},
-                                            {QStringLiteral("parametersJsonSchema"), tool->inputSchema()}});
-    }
+    // parametersJsonSchema takes full JSON Schema; "parameters" accepts only an OpenAPI subset.
+    for (const ToolSpec &tool : tools)
+        declarations.append(QJsonObject{{QStringLiteral("name"), tool.name},
+                                        {QStringLiteral("description"), tool.description},
+                                        {QStringLiteral("parametersJsonSchema"), tool.inputSchema}});
     if (declarations.isEmpty())
         return QJsonArray();
     return QJsonArray{QJsonObject{{QStringLiteral("functionDeclarations"), declarations}}};
@@ -167,7 +162,7 @@ QString GeminiProtocol::thinkingLevel(const QString &effort)
     return {};
 }
 
-QJsonObject GeminiProtocol::requestBody(const NativeHistory &history, const ToolRegistry *tools) const
+QJsonObject GeminiProtocol::requestBody(const NativeHistory &history, const ToolSpecList &tools) const
 {
     QJsonObject body{{QStringLiteral("contents"), m_history.normalized(history.messages)}};
     if (history.system.isObject())
@@ -188,7 +183,7 @@ QJsonObject GeminiProtocol::requestBody(const NativeHistory &history, const Tool
     return body;
 }
 
-HttpRequestSpec GeminiProtocol::buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+HttpRequestSpec GeminiProtocol::buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                              const RequestContext &context) const
 {
     Q_UNUSED(context); // Gemini caches implicitly; there are no markers to place.

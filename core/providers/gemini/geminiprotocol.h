@@ -19,15 +19,15 @@ public:
     void appendUserText(NativeHistory &history, const QString &text) const override;
     QJsonArray assistantMessages(const ModelTurn &turn) const override;
     QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const override;
-    QJsonValue toolDefinitions(const ToolRegistry *tools) const override;
-    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+    QJsonValue toolDefinitions(const ToolSpecList &tools) const override;
+    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
 
     QUrl endpoint() const;
-    QJsonObject requestBody(const NativeHistory &history, const ToolRegistry *tools) const;
+    QJsonObject requestBody(const NativeHistory &history, const ToolSpecList &tools) const;
     // thinkingLevel for an effort setting; empty: send includeThoughts without a level.
     static QString thinkingLevel(const QString &effort);
     // A Google RPC error envelope's "error" object ({code,message,status,details}), from HTTP or in-stream.

@@ -3,7 +3,6 @@
 #include "conversation/historyreplay.h"
 #include "providers/openai/chatcompletionsstreamdecoder.h"
 #include "providers/openai/openaierrorclassifier.h"
-#include "tools/toolregistry.h"
 
 #include <QJsonDocument>
 
@@ -164,24 +163,24 @@ QJsonArray OpenAiChatProtocol::toolResultMessages(const QList<ToolOutcome> &outc
     return messages;
 }
 
-QJsonValue OpenAiChatProtocol::toolDefinitions(const ToolRegistry *tools) const
+QJsonValue OpenAiChatProtocol::toolDefinitions(const ToolSpecList &tools) const
 {
-    if (!tools || tools->isEmpty())
+    if (tools.isEmpty())
         return {};
     QJsonArray definitions;
-    for (const auto &tool : tools->all()) {
+    for (const ToolSpec &tool : tools) {
         definitions.append(QJsonObject{
             {QStringLiteral("type"), QStringLiteral("function")},
-            {QStringLiteral("function"), QJsonObject{{QStringLiteral("name"), tool->name()},
-                                                     {QStringLiteral("description"), tool->description()},
-                                                     {QStringLiteral("parameters"), tool->inputSchema()},
+            {QStringLiteral("function"), QJsonObject{{QStringLiteral("name"), tool.name},
+                                                     {QStringLiteral("description"), tool.description},
+                                                     {QStringLiteral("parameters"), tool.inputSchema},
                                                      {QStringLiteral("strict"), false}}},
         });
     }
     return definitions;
 }
 
-HttpRequestSpec OpenAiChatProtocol::buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+HttpRequestSpec OpenAiChatProtocol::buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                                  const RequestContext &context) const
 {
     Q_UNUSED(context);

@@ -30,8 +30,8 @@ public:
     void appendUserText(NativeHistory &history, const QString &text) const override;
     QJsonArray assistantMessages(const ModelTurn &turn) const override;
     QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const override;
-    QJsonValue toolDefinitions(const ToolRegistry *tools) const override;
-    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+    QJsonValue toolDefinitions(const ToolSpecList &tools) const override;
+    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,

@@ -67,7 +67,7 @@ NativeHistory OpenAiCodexProtocol::toNative(const MessageList &messages) const
     return history;
 }
 
-HttpRequestSpec OpenAiCodexProtocol::buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+HttpRequestSpec OpenAiCodexProtocol::buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                                   const RequestContext &context) const
 {
     QJsonObject body = requestBody(history, tools, context);

@@ -25,7 +25,7 @@ public:
     static QString notAuthenticatedMessage();
 
     NativeHistory toNative(const MessageList &messages) const override;
-    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;

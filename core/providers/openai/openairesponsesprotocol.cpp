@@ -3,7 +3,6 @@
 #include "conversation/historyreplay.h"
 #include "providers/openai/openaierrorclassifier.h"
 #include "providers/openai/responsesstreamdecoder.h"
-#include "tools/toolregistry.h"
 
 #include <QJsonDocument>
 
@@ -121,21 +120,21 @@ QJsonArray OpenAiResponsesProtocol::toolResultMessages(const QList<ToolOutcome> 
     return items;
 }
 
-QJsonValue OpenAiResponsesProtocol::toolDefinitions(const ToolRegistry *tools) const
+QJsonValue OpenAiResponsesProtocol::toolDefinitions(const ToolSpecList &tools) const
 {
-    if (!tools || tools->isEmpty())
+    if (tools.isEmpty())
         return {};
     QJsonArray definitions;
-    for (const auto &tool : tools->all())
+    for (const ToolSpec &tool : tools)
         definitions.append(QJsonObject{{QStringLiteral("type"), QStringLiteral("function")},
-                                       {QStringLiteral("name"), tool->name()},
-                                       {QStringLiteral("description"), tool->description()},
-                                       {QStringLiteral("parameters"), tool->inputSchema()},
+                                       {QStringLiteral("name"), tool.name},
+                                       {QStringLiteral("description"), tool.description},
+                                       {QStringLiteral("parameters"), tool.inputSchema},
                                        {QStringLiteral("strict"), false}});
     return definitions;
 }
 
-QJsonObject OpenAiResponsesProtocol::requestBody(const NativeHistory &history, const ToolRegistry *tools,
+QJsonObject OpenAiResponsesProtocol::requestBody(const NativeHistory &history, const ToolSpecList &tools,
                                                  const RequestContext &context) const
 {
     QJsonObject body{
@@ -159,7 +158,7 @@ QJsonObject OpenAiResponsesProtocol::requestBody(const NativeHistory &history, c
     return body;
 }
 
-HttpRequestSpec OpenAiResponsesProtocol::buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+HttpRequestSpec OpenAiResponsesProtocol::buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                                       const RequestContext &context) const
 {
     HttpRequestSpec spec;

@@ -21,8 +21,8 @@ public:
     void appendUserText(NativeHistory &history, const QString &text) const override;
     QJsonArray assistantMessages(const ModelTurn &turn) const override;
     QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const override;
-    QJsonValue toolDefinitions(const ToolRegistry *tools) const override;
-    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolRegistry *tools,
+    QJsonValue toolDefinitions(const ToolSpecList &tools) const override;
+    HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
@@ -32,7 +32,7 @@ protected:
     // Input items for the neutral messages; system messages are skipped when the API takes them apart.
     static QJsonArray inputItems(const MessageList &messages, bool includeSystem);
     // The body both endpoints share: model, stream, store, input, tools, prompt_cache_key, reasoning.
-    QJsonObject requestBody(const NativeHistory &history, const ToolRegistry *tools,
+    QJsonObject requestBody(const NativeHistory &history, const ToolSpecList &tools,
                             const RequestContext &context) const;
     static QString joinUrl(QString base, const QString &path);
     // Headers from the settings win over the built-in ones of the same name.
