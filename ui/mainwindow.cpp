@@ -1,17 +1,16 @@
 #include "mainwindow.h"
 
 #include "agent/agentsession.h"
-#include "auth/codexoauth.h"
-#include "auth/filecredentialstorage.h"
-#include "auth/keychaincredentialstorage.h"
-#include "auth/secretstore.h"
+#include "agent/workspaceinfo.h"
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
 #include "chat/inputeditor.h"
 #include "chat/spinnerline.h"
+#include "config/chatgptsignin.h"
 #include "config/configresolver.h"
+#include "config/secretstore.h"
 #include "config/settings.h"
 #include "contextmeter.h"
 #include "session/sessionstore.h"
@@ -20,7 +19,6 @@
 #include "settings/settingsdialog.h"
 #include "settings/setupwizard.h"
 #include "tokenformat.h"
-#include "tools/gitinfo.h"
 
 #include <QAction>
 #include <QApplication>
@@ -463,7 +461,7 @@ void MainWindow::updateBranch()
 {
     const QString workspace = m_session->workspace();
     QtConcurrent::run([workspace] {
-        return GitInfo::currentBranch(workspace);
+        return WorkspaceInfo::currentBranch(workspace);
     }).then(this, [this](const QString &branch) {
         m_branch = branch;
         updateStatus();
@@ -533,29 +531,15 @@ void MainWindow::showSettings()
     connect(dialog, &SettingsDialog::chatGptSignInRequested, dialog, [this, dialog] {
         // ChatGPT sign-in for Codex: the browser opens, the loopback callback finishes the flow
         // asynchronously.
-        // No storage here: the keychain is written off the GUI thread once the sign-in succeeds.
-        auto *oauth = new CodexOAuth(CodexOAuth::defaultIssuer(), nullptr, dialog);
-        connect(oauth, &CodexOAuth::signedIn, this, [this, oauth](const CodexCredentials &credentials) {
-            oauth->deleteLater();
-            statusBar()->showMessage(tr("Saving the ChatGPT sign-in..."));
-            QtConcurrent::run([credentials] {
-                KeychainCredentialStorage storage(std::make_shared<FileCredentialStorage>());
-                const Result<void> saved = storage.save(credentials);
-                return saved ? storage.warning()
-                             : tr("ChatGPT sign-in could not be saved: %1").arg(saved.error());
-            }).then(this, [this](const QString &warning) {
-                statusBar()->showMessage(warning.isEmpty() ? tr("✓ Signed in with ChatGPT.") : warning,
-                                         10000);
-            });
+        auto *signIn = new ChatGptSignIn(dialog);
+        connect(signIn, &ChatGptSignIn::finished, this, [this, signIn](bool, const QString &message) {
+            statusBar()->showMessage(message, 10000);
+            signIn->deleteLater();
         });
-        connect(oauth, &CodexOAuth::failed, dialog, [this, oauth](const QString &error) {
-            statusBar()->showMessage(tr("ChatGPT sign-in failed: %1").arg(error), 10000);
-            oauth->deleteLater();
-        });
-        const Result<QUrl> url = oauth->startSignIn();
+        const Result<QUrl> url = signIn->start();
         if (!url) {
-            statusBar()->showMessage(tr("ChatGPT sign-in failed: %1").arg(url.error()), 10000);
-            oauth->deleteLater();
+            statusBar()->showMessage(url.error(), 10000);
+            signIn->deleteLater();
             return;
         }
         QDesktopServices::openUrl(*url);

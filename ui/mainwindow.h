@@ -1,8 +1,8 @@
 #pragma once
 
 #include "config/launchoptions.h"
+#include "conversation/agentmode.h"
 #include "providers/clientconfig.h"
-#include "tools/agentmode.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>

@@ -2,12 +2,12 @@
 
 #include "agent/contextbreakdown.h"
 #include "base/result.h"
+#include "conversation/agentmode.h"
 #include "conversation/message.h"
+#include "conversation/permissionrequest.h"
 #include "conversation/streamevent.h"
 #include "providers/clientconfig.h"
 #include "session/sessionstore.h"
-#include "tools/agentmode.h"
-#include "tools/permissionrequest.h"
 
 #include <QJsonObject>
 #include <QObject>

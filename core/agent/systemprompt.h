@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tools/agentmode.h"
+#include "conversation/agentmode.h"
 
 #include <QString>
 

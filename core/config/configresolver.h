@@ -1,9 +1,9 @@
 #pragma once
 
-#include "auth/secretstore.h"
 #include "base/result.h"
 #include "config/launchoptions.h"
 #include "config/modelregistry.h"
+#include "config/secretstore.h"
 #include "config/settings.h"
 #include "providers/clientconfig.h"
 

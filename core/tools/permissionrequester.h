@@ -1,7 +1,7 @@
 #pragma once
 
 #include "base/cancellationtoken.h"
-#include "tools/permissionrequest.h"
+#include "conversation/permissionrequest.h"
 
 namespace keen {
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "base/cancellationtoken.h"
-#include "tools/agentmode.h"
+#include "conversation/agentmode.h"
 
 #include <QJsonObject>
 #include <QJsonValue>

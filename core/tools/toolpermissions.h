@@ -1,7 +1,7 @@
 #pragma once
 
+#include "conversation/permissionrequest.h"
 #include "tools/filesystemguard.h"
-#include "tools/permissionrequest.h"
 #include "tools/tool.h"
 
 #include <optional>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tools/permissionrequest.h"
+#include "conversation/permissionrequest.h"
 
 #include <QJsonObject>
 #include <QList>

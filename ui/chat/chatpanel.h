@@ -1,7 +1,7 @@
 #pragma once
 
 #include "agent/agentsession.h"
-#include "tools/agentmode.h"
+#include "conversation/agentmode.h"
 
 #include <QHash>
 #include <QStringList>

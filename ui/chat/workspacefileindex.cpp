@@ -1,6 +1,6 @@
 #include "chat/workspacefileindex.h"
 
-#include "tools/gitinfo.h"
+#include "agent/workspaceinfo.h"
 
 #include <QFuture>
 #include <QtConcurrent/QtConcurrentRun>
@@ -33,7 +33,7 @@ void WorkspaceFileIndex::rescan(const QString &workspace)
 
 QStringList WorkspaceFileIndex::scan(const QString &workspace)
 {
-    return GitInfo::listFiles(workspace, MaxFiles);
+    return WorkspaceInfo::listFiles(workspace, MaxFiles);
 }
 
 } // namespace keen

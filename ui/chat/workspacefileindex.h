@@ -6,7 +6,7 @@
 namespace keen {
 
 // The workspace's file paths for `@` completion. Scanned in the background (QtConcurrent: `git ls-files`,
-// else a directory walk that skips dot-folders; GitInfo::listFiles), never on the GUI thread.
+// else a directory walk that skips dot-folders; WorkspaceInfo::listFiles), never on the GUI thread.
 class WorkspaceFileIndex final : public QObject
 {
     Q_OBJECT

@@ -2,7 +2,7 @@
 // secrets.json (only when allowed, with a warning). A canary key must never appear in an error message or a
 // log line.
 #include "auth/keychain.h"
-#include "auth/secretstore.h"
+#include "config/secretstore.h"
 #include "config/settings.h"
 #include "testenvironment.h"
 

@@ -1,4 +1,4 @@
-#include "tools/agentmode.h"
+#include "conversation/agentmode.h"
 
 namespace keen {
 

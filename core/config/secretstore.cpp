@@ -1,4 +1,4 @@
-#include "auth/secretstore.h"
+#include "config/secretstore.h"
 
 #include "auth/keychain.h"
 #include "providers/providerpresets.h"

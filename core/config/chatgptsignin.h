@@ -1,0 +1,35 @@
+#pragma once
+
+#include "base/result.h"
+
+#include <QObject>
+#include <QString>
+#include <QUrl>
+
+namespace keen {
+
+class CodexOAuth;
+
+// The ChatGPT sign-in as the window sees it: start() returns the URL to open in the browser; once the
+// loopback callback finishes, the credentials are saved to the keychain (file fallback) on a worker thread
+// and finished reports what to tell the person. Keeps the UI out of auth/ (DESIGN.md, Layout).
+class ChatGptSignIn final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ChatGptSignIn)
+
+public:
+    explicit ChatGptSignIn(QObject *parent = nullptr);
+    ~ChatGptSignIn() override;
+
+    Result<QUrl> start();
+
+Q_SIGNALS:
+    // ok: signed in and saved (message may still carry the plain-file warning). Never carries a token.
+    void finished(bool ok, const QString &message);
+
+private:
+    CodexOAuth *m_oauth;
+};
+
+} // namespace keen
