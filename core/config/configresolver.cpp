@@ -1,5 +1,7 @@
 #include "config/configresolver.h"
 
+#include "providers/providertable.h"
+
 #include <QCoreApplication>
 
 namespace keen {
@@ -28,12 +30,12 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
         return Resolved::failure(tr("No provider is configured. Choose one in Settings (saved in %1) or pass "
                                     "--provider.")
                                      .arg(Settings::defaultPath()));
-    if (!ProviderPresets::isKnown(providerId) && !m_settings.providers.contains(providerId))
+    const ProviderDescriptor *descriptor = ProviderTable::find(providerId);
+    if (!descriptor && !m_settings.providers.contains(providerId))
         return Resolved::failure(
             tr("Unknown provider %1. Known providers: %2. A custom OpenAI-compatible server "
                "needs an entry under \"providers\" in %3.")
-                .arg(providerId, m_registry.providerIds().join(QStringLiteral(", ")),
-                     Settings::defaultPath()));
+                .arg(providerId, ProviderTable::ids().join(QStringLiteral(", ")), Settings::defaultPath()));
     const ProviderSettings provider = m_settings.provider(providerId);
 
     // Model: the flag; else, when the flag switched provider, that provider's first configured model; else
@@ -56,13 +58,14 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
     ResolvedClientConfig resolved;
     resolved.providerId = providerId;
     ClientConfig &config = resolved.config;
-    config.providerId = ProviderPresets::clientProvider(providerId);
+    config.providerId = ProviderTable::clientProvider(providerId);
     config.model = model;
 
     config.baseUrl = !options.baseUrl.isEmpty() ? options.baseUrl : provider.baseUrl;
-    // Built-in clients know their own endpoint; presets are only reachable through theirs.
-    if (config.baseUrl.isEmpty() && ProviderPresets::find(providerId))
-        config.baseUrl = ProviderPresets::find(providerId)->baseUrl;
+    // Chat Completions endpoints are named here (presets are only reachable through theirs); the other
+    // protocols take their default from the same table when the URL stays empty.
+    if (config.baseUrl.isEmpty() && descriptor && descriptor->protocol == WireProtocol::OpenAiChat)
+        config.baseUrl = descriptor->defaultBaseUrl;
     if (config.baseUrl.isEmpty() && config.providerId == kOpenAiCompatible)
         return Resolved::failure(QStringLiteral("base_url must be configured for provider: ") + providerId);
 

@@ -7,8 +7,6 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 
-#include <algorithm>
-
 namespace keen {
 
 namespace {
@@ -67,8 +65,8 @@ Result<ModelRegistry> ModelRegistry::fromJson(const QByteArray &json, const QStr
             return Result<ModelRegistry>::failure(
                 tr("The model registry %1 has a provider without an id").arg(source));
         provider.name = object.value(QStringLiteral("name")).toString(provider.id);
-        provider.defaultBaseUrl = ProviderPresets::defaultBaseUrl(provider.id);
-        provider.auth = ProviderPresets::authMode(provider.id);
+        provider.defaultBaseUrl = ProviderTable::defaultBaseUrl(provider.id);
+        provider.auth = ProviderTable::authMode(provider.id);
         const QJsonArray models = object.value(QStringLiteral("models")).toArray();
         for (const QJsonValue &modelValue : models) {
             const QJsonObject modelObject = modelValue.toObject();
@@ -90,19 +88,20 @@ Result<ModelRegistry> ModelRegistry::fromJson(const QByteArray &json, const QStr
 
 QList<ProviderInfo> ModelRegistry::providers() const
 {
-    QList<ProviderInfo> all = m_providers;
-    for (const ProviderPreset &preset : ProviderPresets::all()) {
-        const bool inRegistry = std::any_of(m_providers.cbegin(), m_providers.cend(),
-                                            [&preset](const ProviderInfo &p) { return p.id == preset.id; });
-        if (inRegistry)
-            continue;
+    QList<ProviderInfo> all;
+    for (const ProviderDescriptor &descriptor : ProviderTable::all()) {
         ProviderInfo info;
-        info.id = preset.id;
-        info.name = preset.name;
-        info.defaultBaseUrl = preset.baseUrl;
-        info.auth = preset.auth;
-        info.preset = true;
+        info.id = descriptor.id;
+        info.name = descriptor.name;
+        info.models = models(descriptor.id);
+        info.defaultBaseUrl = descriptor.defaultBaseUrl;
+        info.auth = descriptor.auth;
+        info.preset = descriptor.isPreset();
         all.append(info);
+    }
+    for (const ProviderInfo &provider : m_providers) {
+        if (!ProviderTable::isKnown(provider.id))
+            all.append(provider);
     }
     return all;
 }

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "base/result.h"
-#include "providers/providerpresets.h"
+#include "providers/providertable.h"
 
 #include <QByteArray>
 #include <QList>
@@ -29,11 +29,11 @@ struct ProviderInfo
     QList<ModelInfo> models;
     QString defaultBaseUrl;
     AuthMode auth = AuthMode::ApiKey;
-    bool preset = false; // an OpenAI-compatible preset without registry data
+    bool preset = false; // an OpenAI-compatible preset (ProviderDescriptor::isPreset)
 };
 
-// The model registry (reference 1.8) loaded as data from resources/models.json, plus the OpenAI-compatible
-// presets.
+// The model registry (reference 1.8) loaded as data from resources/models.json: the models of the providers
+// in ProviderTable. Provider facts (endpoint, auth) come from the table, never from this data.
 class ModelRegistry
 {
 public:
@@ -45,7 +45,8 @@ public:
     // data in error messages.
     static Result<ModelRegistry> fromJson(const QByteArray &json, const QString &source);
 
-    // Registry providers in file order, then the presets the registry does not have.
+    // The providers of ProviderTable in its order with their registry models, then registry providers the
+    // table does not know (custom data).
     QList<ProviderInfo> providers() const;
     QStringList providerIds() const;
     std::optional<ProviderInfo> provider(const QString &providerId) const;

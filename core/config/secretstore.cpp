@@ -1,7 +1,7 @@
 #include "config/secretstore.h"
 
 #include "auth/keychain.h"
-#include "providers/providerpresets.h"
+#include "providers/providertable.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -141,7 +141,7 @@ Result<ResolvedSecret> SecretStore::resolve(const QString &providerId, const Pro
         return ResolvedSecret{*key, ResolvedSecret::Source::Helper, QStringLiteral("api_key_helper"), {}};
     }
 
-    const QStringList variables = ProviderPresets::keyEnvironmentVariables(providerId);
+    const QStringList variables = ProviderTable::keyEnvironmentVariables(providerId);
     for (const QString &variable : variables) {
         const QString key = qEnvironmentVariable(variable.toLatin1().constData()).trimmed();
         if (!key.isEmpty())
@@ -170,7 +170,7 @@ Result<ResolvedSecret> SecretStore::resolve(const QString &providerId, const Pro
                                   plainFileWarning(providerId, path)};
     }
 
-    if (ProviderPresets::authMode(providerId) != AuthMode::ApiKey)
+    if (ProviderTable::authMode(providerId) != AuthMode::ApiKey)
         return ResolvedSecret{};
 
     QString message =

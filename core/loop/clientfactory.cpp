@@ -9,73 +9,63 @@
 #include "providers/openai/openaichatprotocol.h"
 #include "providers/openai/openaicodexprotocol.h"
 #include "providers/openai/openairesponsesprotocol.h"
+#include "providers/providertable.h"
 
 #include <QCoreApplication>
 #include <QStringList>
 
 namespace keen {
 
-namespace {
-
-// OpenAI-compatible providers with a well-known endpoint.
-QString defaultChatBaseUrl(const QString &provider)
+Result<std::unique_ptr<ProviderProtocol>> createProviderProtocol(const ClientConfig &original)
 {
-    if (provider == QLatin1String("deepseek"))
-        return QStringLiteral("https://api.deepseek.com/");
-    if (provider == QLatin1String("moonshotai"))
-        return QStringLiteral("https://api.moonshot.ai/v1/");
-    if (provider == QLatin1String("zai"))
-        return QStringLiteral("https://api.z.ai/api/paas/v4/");
-    return {};
-}
-
-} // namespace
-
-QStringList supportedProviders()
-{
-    return {
-        QStringLiteral("anthropic"), QStringLiteral("openai"),         QStringLiteral("openai-codex"),
-        QStringLiteral("googleai"),  QStringLiteral("amazon-bedrock"), QStringLiteral("openai-compatible"),
-        QStringLiteral("deepseek"),  QStringLiteral("moonshotai"),     QStringLiteral("zai"),
-        QStringLiteral("minimax")};
-}
-
-Result<std::shared_ptr<LlmClient>> createLlmClient(const ClientConfig &original)
-{
-    using R = Result<std::shared_ptr<LlmClient>>;
-    ClientConfig config = original;
-    const QString &provider = config.providerId;
-    std::unique_ptr<ProviderProtocol> protocol;
-    if (provider == QLatin1String("anthropic")) {
-        protocol = std::make_unique<AnthropicProtocol>(config);
-    } else if (provider == QLatin1String("minimax")) {
-        if (config.baseUrl.isEmpty())
-            config.baseUrl = QStringLiteral("https://api.minimax.io/anthropic");
-        protocol = std::make_unique<AnthropicProtocol>(config);
-    } else if (provider == QLatin1String("openai")) {
-        protocol = std::make_unique<OpenAiResponsesProtocol>(config);
-    } else if (provider == QLatin1String("openai-codex")) {
-        protocol = std::make_unique<OpenAiCodexProtocol>(
-            config, std::make_shared<KeychainCredentialStorage>(std::make_shared<FileCredentialStorage>()));
-    } else if (provider == QLatin1String("googleai")) {
-        protocol = std::make_unique<GeminiProtocol>(config);
-    } else if (provider == QLatin1String("amazon-bedrock")) {
-        protocol = std::make_unique<BedrockProtocol>(config);
-    } else if (provider == QLatin1String("openai-compatible") || !defaultChatBaseUrl(provider).isEmpty()) {
-        if (config.baseUrl.isEmpty())
-            config.baseUrl = defaultChatBaseUrl(provider);
-        if (config.baseUrl.isEmpty())
-            return R::failure(QStringLiteral("base_url must be configured for provider: %1").arg(provider));
-        protocol = std::make_unique<OpenAiChatProtocol>(config);
-    } else {
+    using R = Result<std::unique_ptr<ProviderProtocol>>;
+    const ProviderDescriptor *descriptor = ProviderTable::find(original.providerId);
+    if (!descriptor)
         return R::failure(
             QCoreApplication::translate("ClientFactory", "unknown provider \"%1\"; known providers: %2")
-                .arg(provider, supportedProviders().join(QStringLiteral(", "))));
+                .arg(original.providerId, ProviderTable::ids().join(QStringLiteral(", "))));
+    ClientConfig config = original;
+    config.providerId = descriptor->clientId;
+    std::unique_ptr<ProviderProtocol> protocol;
+    switch (descriptor->protocol) {
+    case WireProtocol::AnthropicMessages:
+        protocol = std::make_unique<AnthropicProtocol>(config);
+        break;
+    case WireProtocol::OpenAiResponses:
+        protocol = std::make_unique<OpenAiResponsesProtocol>(config);
+        break;
+    case WireProtocol::OpenAiCodex:
+        protocol = std::make_unique<OpenAiCodexProtocol>(
+            config, std::make_shared<KeychainCredentialStorage>(std::make_shared<FileCredentialStorage>()));
+        break;
+    case WireProtocol::Gemini:
+        protocol = std::make_unique<GeminiProtocol>(config);
+        break;
+    case WireProtocol::Bedrock:
+        protocol = std::make_unique<BedrockProtocol>(config);
+        break;
+    case WireProtocol::OpenAiChat:
+        if (config.baseUrl.isEmpty())
+            config.baseUrl = descriptor->defaultBaseUrl;
+        if (config.baseUrl.isEmpty())
+            return R::failure(
+                QStringLiteral("base_url must be configured for provider: %1").arg(original.providerId));
+        protocol = std::make_unique<OpenAiChatProtocol>(config);
+        break;
     }
+    return protocol;
+}
+
+Result<std::shared_ptr<LlmClient>> createLlmClient(const ClientConfig &config)
+{
+    using R = Result<std::shared_ptr<LlmClient>>;
+    Result<std::unique_ptr<ProviderProtocol>> protocol = createProviderProtocol(config);
+    if (!protocol)
+        return R::failure(protocol.error());
     if (config.model.isEmpty())
-        return R::failure(
-            QCoreApplication::translate("ClientFactory", "no model is set for provider %1").arg(provider));
-    return std::shared_ptr<LlmClient>(std::make_shared<ToolLoopClient>(std::move(protocol)));
+        return R::failure(QCoreApplication::translate("ClientFactory", "no model is set for provider %1")
+                              .arg(config.providerId));
+    return std::shared_ptr<LlmClient>(std::make_shared<ToolLoopClient>(std::move(*protocol)));
 }
 
 } // namespace keen

@@ -8,12 +8,15 @@
 namespace keen {
 
 class LlmClient;
+class ProviderProtocol;
 
-// Routes a provider id to its client (reference 1.1 "Client routing"): one ToolLoopClient around the
-// provider's protocol. Fails with a clear message for an unknown provider or a missing base URL.
+// The protocol for config.providerId, chosen by its ProviderTable entry (reference 1.1 "Client routing"). The
+// protocol gets the table's client id ("ollama" is spoken to as "openai-compatible") and, for Chat
+// Completions, the table's endpoint when none is set. Fails with a clear message for an id outside the table
+// or a Chat Completions provider without a base URL.
+Result<std::unique_ptr<ProviderProtocol>> createProviderProtocol(const ClientConfig &config);
+
+// One ToolLoopClient around createProviderProtocol's protocol; also fails when no model is set.
 Result<std::shared_ptr<LlmClient>> createLlmClient(const ClientConfig &config);
-
-// The providers createLlmClient knows, in the order the UI offers them.
-QStringList supportedProviders();
 
 } // namespace keen

@@ -125,6 +125,9 @@ public:
     virtual QJsonValue toolDefinitions(const ToolSpecList &tools) const = 0;
     virtual HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                          const RequestContext &context) const = 0;
+    // The cheapest request that proves the endpoint and the credentials: the API's models list, with the
+    // same authentication as buildRequest (the settings dialog's connection test sends it).
+    virtual HttpRequestSpec modelsListRequest() const = 0;
     virtual std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const = 0;
     virtual ProviderError classifyHttpError(int status, const QByteArray &body,
                                             const HeaderList &headers) const = 0;

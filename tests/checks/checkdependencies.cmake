@@ -23,7 +23,7 @@ set(KEEN_ALLOWED_agent "loop;session;config;tools;providers;providers/*;stream;a
 set(KEEN_ALLOWED_headless
     "agent;loop;session;config;tools;providers;providers/*;stream;auth;conversation;base")
 set(KEEN_ALLOWED_ui
-    "agent;config;session;conversation;base;providers/providertable.h;providers/clientconfig.h")
+    "agent;config;session;conversation;base;providers/providertable.h;providers/providerdescriptor.h;providers/clientconfig.h")
 set(KEEN_ALLOWED_app "ui;headless;config;conversation;base")
 
 if(NOT DEFINED ROOT)

@@ -1,6 +1,6 @@
 // The model registry as data (reference 1.8) and the provider presets.
 #include "config/modelregistry.h"
-#include "providers/providerpresets.h"
+#include "providers/providertable.h"
 
 #include <QFile>
 #include <QTest>
@@ -136,6 +136,12 @@ void TestModelRegistry::presetsAndDefaults_data()
                              << QStringLiteral("amazon-bedrock") << int(AuthMode::Aws);
     QTest::newRow("anthropic") << QStringLiteral("anthropic") << QStringLiteral("https://api.anthropic.com")
                                << QStringLiteral("anthropic") << key;
+    QTest::newRow("minimax") << QStringLiteral("minimax")
+                             << QStringLiteral("https://api.minimax.io/anthropic")
+                             << QStringLiteral("minimax") << key;
+    QTest::newRow("googleai") << QStringLiteral("googleai")
+                              << QStringLiteral("https://generativelanguage.googleapis.com/v1beta")
+                              << QStringLiteral("googleai") << key;
 }
 
 void TestModelRegistry::presetsAndDefaults()
@@ -144,23 +150,23 @@ void TestModelRegistry::presetsAndDefaults()
     QFETCH(QString, baseUrl);
     QFETCH(QString, client);
     QFETCH(int, auth);
-    QCOMPARE(ProviderPresets::defaultBaseUrl(id), baseUrl);
-    QCOMPARE(ProviderPresets::clientProvider(id), client);
-    QCOMPARE(int(ProviderPresets::authMode(id)), auth);
+    QCOMPARE(ProviderTable::defaultBaseUrl(id), baseUrl);
+    QCOMPARE(ProviderTable::clientProvider(id), client);
+    QCOMPARE(int(ProviderTable::authMode(id)), auth);
 }
 
 void TestModelRegistry::keyEnvironmentVariablesPerProvider()
 {
-    QCOMPARE(ProviderPresets::keyEnvironmentVariables(QStringLiteral("openai")),
+    QCOMPARE(ProviderTable::keyEnvironmentVariables(QStringLiteral("openai")),
              QStringList{QStringLiteral("OPENAI_API_KEY")});
-    QCOMPARE(ProviderPresets::keyEnvironmentVariables(QStringLiteral("googleai")),
+    QCOMPARE(ProviderTable::keyEnvironmentVariables(QStringLiteral("googleai")),
              (QStringList{QStringLiteral("GEMINI_API_KEY"), QStringLiteral("GOOGLE_API_KEY")}));
-    QCOMPARE(ProviderPresets::keyEnvironmentVariables(QStringLiteral("amazon-bedrock")),
+    QCOMPARE(ProviderTable::keyEnvironmentVariables(QStringLiteral("amazon-bedrock")),
              QStringList{QStringLiteral("AWS_BEARER_TOKEN_BEDROCK")});
-    QCOMPARE(ProviderPresets::keyEnvironmentVariables(QStringLiteral("moonshotai")),
+    QCOMPARE(ProviderTable::keyEnvironmentVariables(QStringLiteral("moonshotai")),
              QStringList{QStringLiteral("MOONSHOT_API_KEY")});
-    QVERIFY(ProviderPresets::keyEnvironmentVariables(QStringLiteral("openai-compatible")).isEmpty());
-    QVERIFY(ProviderPresets::keyEnvironmentVariables(QStringLiteral("ollama")).isEmpty());
+    QVERIFY(ProviderTable::keyEnvironmentVariables(QStringLiteral("openai-compatible")).isEmpty());
+    QVERIFY(ProviderTable::keyEnvironmentVariables(QStringLiteral("ollama")).isEmpty());
 }
 
 void TestModelRegistry::badRegistryDataIsAnError()

@@ -1,7 +1,10 @@
 // Settings, first-run probing of local servers and the /context table.
+#include "config/modelregistry.h"
 #include "contextdialog.h"
+#include "providers/providertable.h"
 #include "settings/localserverprobe.h"
 #include "settings/settingsdialog.h"
+#include "settings/setupwizard.h"
 
 #include "testenvironment.h"
 
@@ -58,6 +61,7 @@ class TestSettingsDialog : public QObject
 
 private Q_SLOTS:
     void apiKeyIsMaskedAndConfigRoundTrips();
+    void providerListsComeFromTheTable();
     void testConnectionReportsSuccessAndSendsTheKey();
     void testConnectionReportsHttpErrorsWithoutTheKey();
     void chatGptSignInIsOfferedForCodex();
@@ -87,6 +91,52 @@ void TestSettingsDialog::apiKeyIsMaskedAndConfigRoundTrips()
     dialog.show();
     QTest::keyClick(&dialog, Qt::Key_Return);
     QCOMPARE(accepted.count(), 1);
+}
+
+// The settings dialog's and the first-run setup's provider lists are the provider table, in its order, with
+// its names; the model list of a provider is the registry's.
+void TestSettingsDialog::providerListsComeFromTheTable()
+{
+    QStringList tableIds;
+    QStringList tableNames;
+    for (const ProviderDescriptor &descriptor : ProviderTable::all()) {
+        tableIds << descriptor.id;
+        tableNames << descriptor.name;
+    }
+    auto items = [](QComboBox *combo) {
+        QStringList ids;
+        QStringList names;
+        for (int i = 0; i < combo->count(); ++i) {
+            ids << combo->itemData(i).toString();
+            names << combo->itemText(i);
+        }
+        return std::pair{ids, names};
+    };
+
+    SettingsDialog dialog(ClientConfig{});
+    auto *settingsProvider = dialog.findChild<QComboBox *>(QStringLiteral("settingsProvider"));
+    QVERIFY(settingsProvider);
+    QCOMPARE(items(settingsProvider).first, tableIds);
+    QCOMPARE(items(settingsProvider).second, tableNames);
+    settingsProvider->setCurrentIndex(settingsProvider->findData(QStringLiteral("minimax")));
+    auto *model = dialog.findChild<QComboBox *>(QStringLiteral("settingsModel"));
+    QStringList registryModels;
+    for (const ModelInfo &info : ModelRegistry::builtIn().models(QStringLiteral("minimax")))
+        registryModels << info.id;
+    QVERIFY(!registryModels.isEmpty());
+    QCOMPARE(items(model).second, registryModels);
+    // The key field follows the table's auth mode: none for the ChatGPT sign-in.
+    auto *key = dialog.findChild<QLineEdit *>(QStringLiteral("settingsApiKey"));
+    QVERIFY(key->isEnabled());
+    settingsProvider->setCurrentIndex(settingsProvider->findData(QStringLiteral("openai-codex")));
+    QVERIFY(!key->isEnabled());
+
+    SetupWizard wizard;
+    wizard.probe()->setTargets({}); // no probing of this machine's ports from a test
+    auto *setupProvider = wizard.findChild<QComboBox *>(QStringLiteral("setupProvider"));
+    QVERIFY(setupProvider);
+    QCOMPARE(items(setupProvider).first, tableIds);
+    QCOMPARE(items(setupProvider).second, tableNames);
 }
 
 void TestSettingsDialog::testConnectionReportsSuccessAndSendsTheKey()

@@ -1,5 +1,7 @@
 #include "settings/localserverprobe.h"
 
+#include "providers/providertable.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -19,11 +21,12 @@ LocalServerProbe::~LocalServerProbe() = default;
 
 QList<LocalServerProbe::Target> LocalServerProbe::defaultTargets()
 {
-    return {
-        {QStringLiteral("ollama"), tr("Ollama"), QStringLiteral("http://localhost:11434/v1")},
-        {QStringLiteral("llamacpp"), tr("llama.cpp server"), QStringLiteral("http://localhost:8080/v1")},
-        {QStringLiteral("lmstudio"), tr("LM Studio"), QStringLiteral("http://localhost:1234/v1")},
-    };
+    QList<Target> targets;
+    for (const ProviderDescriptor &provider : ProviderTable::all()) {
+        if (provider.probedLocally)
+            targets.append({provider.id, provider.name, provider.defaultBaseUrl});
+    }
+    return targets;
 }
 
 void LocalServerProbe::setTargets(const QList<Target> &targets)

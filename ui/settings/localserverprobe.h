@@ -8,8 +8,9 @@ class QNetworkAccessManager;
 
 namespace keen {
 
-// Looks for OpenAI-compatible servers on this machine (Ollama 11434, llama.cpp 8080, LM Studio 1234) with an
-// asynchronous GET /v1/models each. Never blocks the GUI thread.
+// Looks for OpenAI-compatible servers on this machine (the ProviderTable entries marked probedLocally: Ollama
+// 11434, llama.cpp 8080, LM Studio 1234) with an asynchronous GET /v1/models each. Never blocks the GUI
+// thread.
 class LocalServerProbe final : public QObject
 {
     Q_OBJECT

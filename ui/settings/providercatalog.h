@@ -1,40 +1,27 @@
 #pragma once
 
+#include "providers/providertable.h"
+
 #include <QList>
 #include <QString>
 #include <QStringList>
 
 namespace keen {
 
-// What the provider and model pickers offer: the model registry data (:/keen/models.json) plus the local
-// OpenAI-compatible servers. Read-only; the settings dialog and the toolbar share it.
+// What the provider and model pickers offer: the providers of ProviderTable, in its order, with the models of
+// the model registry (ModelRegistry::builtIn, the one reader of models.json). The settings dialog, the
+// first-run setup and the toolbar share it.
 class ProviderCatalog
 {
 public:
-    struct Model
-    {
-        QString id;
-        QString name;
-        qint64 contextWindow = 0;
-        QStringList thinkingEfforts;
-    };
-    struct Provider
-    {
-        QString id;
-        QString name;
-        QString defaultBaseUrl;
-        bool needsApiKey = true;
-        bool local = false; // an OpenAI-compatible server on this machine
-        int defaultPort = 0;
-        QList<Model> models;
-    };
+    using Provider = ProviderDescriptor;
 
     static const QList<Provider> &providers();
     static const Provider *provider(const QString &id);
     static QString providerName(const QString &id);
     static QStringList modelIds(const QString &providerId);
     static QStringList thinkingEfforts(const QString &providerId, const QString &modelId);
-    // The registry's window, else 200000.
+    // The registry's window, else ModelRegistry::DefaultContextWindow.
     static qint64 contextWindow(const QString &providerId, const QString &modelId);
 };
 

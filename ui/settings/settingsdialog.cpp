@@ -1,5 +1,6 @@
 #include "settings/settingsdialog.h"
 
+#include "agent/connectiontest.h"
 #include "settings/providercatalog.h"
 
 #include <QComboBox>
@@ -7,8 +8,6 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -18,7 +17,7 @@ namespace keen {
 SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     : QDialog(parent)
     , m_base(config)
-    , m_network(new QNetworkAccessManager(this))
+    , m_connectionTest(new ConnectionTest(this))
 {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Provider Settings"));
@@ -81,6 +80,11 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     });
     connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
+    connect(m_connectionTest, &ConnectionTest::finished, this, [this](bool ok, const QString &message) {
+        m_test->setEnabled(true);
+        m_testResult->setText(message);
+        Q_EMIT connectionTested(ok, message);
+    });
     connect(m_signIn, &QPushButton::clicked, this, &SettingsDialog::chatGptSignInRequested);
     connect(m_provider, &QComboBox::currentIndexChanged, this, &SettingsDialog::onProviderChanged);
     connect(m_model, &QComboBox::currentTextChanged, this, &SettingsDialog::onModelChanged);
@@ -121,7 +125,7 @@ void SettingsDialog::onProviderChanged()
     m_model->clear();
     m_model->addItems(ProviderCatalog::modelIds(providerId));
     m_baseUrl->setText(provider ? provider->defaultBaseUrl : QString());
-    m_apiKey->setEnabled(!provider || provider->needsApiKey || provider->local);
+    m_apiKey->setEnabled(!provider || provider->acceptsKey());
     m_signIn->setVisible(providerId == QLatin1String("openai-codex"));
     onModelChanged();
 }
@@ -163,46 +167,10 @@ ClientConfig SettingsDialog::config() const
 
 void SettingsDialog::testConnection()
 {
-    const ClientConfig current = config();
-    QString base = current.baseUrl;
-    if (base.isEmpty()) {
-        if (current.providerId == QLatin1String("anthropic"))
-            base = QStringLiteral("https://api.anthropic.com/v1");
-        else if (current.providerId == QLatin1String("openai"))
-            base = QStringLiteral("https://api.openai.com/v1");
-    }
-    if (base.isEmpty()) {
-        m_testResult->setText(tr("Set a base URL to test this provider."));
-        return;
-    }
-    QNetworkRequest request(QUrl(base + QStringLiteral("/models")));
-    request.setTransferTimeout(10000);
-    if (!current.apiKey.isEmpty()) {
-        if (current.providerId == QLatin1String("anthropic")) {
-            request.setRawHeader("x-api-key", current.apiKey.toUtf8());
-            request.setRawHeader("anthropic-version", "2023-06-01");
-        } else {
-            request.setRawHeader("Authorization", "Bearer " + current.apiKey.toUtf8());
-        }
-    }
-    for (const auto &header : current.headers)
-        request.setRawHeader(header.first, header.second);
     m_test->setEnabled(false);
     m_testResult->setText(tr("Testing..."));
-    // Asynchronous: the reply arrives through the event loop; the GUI never waits on the network.
-    QNetworkReply *reply = m_network->get(request);
-    connect(reply, &QNetworkReply::finished, this, [this, reply] {
-        reply->deleteLater();
-        m_test->setEnabled(true);
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const bool ok = reply->error() == QNetworkReply::NoError;
-        // The error text never contains the key: it is Qt's transport message or the HTTP status.
-        const QString message = ok ? tr("✓ Connected.")
-                                   : (status > 0 ? tr("✗ The server answered HTTP %1.").arg(status)
-                                                 : tr("✗ %1").arg(reply->errorString()));
-        m_testResult->setText(message);
-        Q_EMIT connectionTested(ok, message);
-    });
+    // The provider's protocol builds the request (its own auth); the reply arrives through the event loop.
+    m_connectionTest->start(config());
 }
 
 } // namespace keen

@@ -7,11 +7,12 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QNetworkAccessManager;
 class QPlainTextEdit;
 class QPushButton;
 
 namespace keen {
+
+class ConnectionTest;
 
 // Provider settings: provider, API key (masked), base URL, extra headers, model, thinking effort, a
 // connection test (asynchronous, off the GUI thread's critical path) and ChatGPT sign-in for Codex (reported
@@ -50,7 +51,7 @@ private:
     QPushButton *m_test;
     QPushButton *m_signIn;
     QLabel *m_testResult;
-    QNetworkAccessManager *m_network;
+    ConnectionTest *m_connectionTest;
 };
 
 } // namespace keen

@@ -93,7 +93,7 @@ void SetupWizard::initializePage(int id)
     const QString providerId = m_provider->currentData().toString();
     const ProviderCatalog::Provider *provider = ProviderCatalog::provider(providerId);
     m_baseUrl->setText(provider ? provider->defaultBaseUrl : QString());
-    m_apiKey->setEnabled(!provider || provider->needsApiKey);
+    m_apiKey->setEnabled(!provider || provider->acceptsKey());
     m_model->clear();
     QStringList models = ProviderCatalog::modelIds(providerId);
     if (QListWidgetItem *item = m_found->currentItem();

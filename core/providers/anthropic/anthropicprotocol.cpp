@@ -1,6 +1,7 @@
 #include "providers/anthropic/anthropicprotocol.h"
 
 #include "providers/anthropic/anthropicstreamdecoder.h"
+#include "providers/providertable.h"
 #include "providers/wiresupport.h"
 
 #include <QCoreApplication>
@@ -88,14 +89,32 @@ QString AnthropicProtocol::providerName() const
 
 QUrl AnthropicProtocol::endpoint() const
 {
-    const QString fallback = m_config.providerId == QLatin1String("minimax")
-                                 ? QStringLiteral("https://api.minimax.io/anthropic")
-                                 : QStringLiteral("https://api.anthropic.com");
+    return url(QStringLiteral("/messages"));
+}
+
+QUrl AnthropicProtocol::url(const QString &path) const
+{
+    QString fallback = ProviderTable::defaultBaseUrl(m_config.providerId);
+    if (fallback.isEmpty())
+        fallback = ProviderTable::defaultBaseUrl(QStringLiteral("anthropic"));
     const QString base = WireSupport::trimmedBase(m_config.baseUrl, fallback);
     // A base given with its version segment (".../v1") is accepted as well as the SDK-style bare host.
     if (base.endsWith(QLatin1String("/v1")))
-        return QUrl(base + QStringLiteral("/messages"));
-    return QUrl(base + QStringLiteral("/v1/messages"));
+        return QUrl(base + path);
+    return QUrl(base + QStringLiteral("/v1") + path);
+}
+
+HttpRequestSpec AnthropicProtocol::modelsListRequest() const
+{
+    HttpRequestSpec spec;
+    spec.method = "GET";
+    spec.url = url(QStringLiteral("/models"));
+    spec.headers = {{"anthropic-version", "2023-06-01"}};
+    if (!m_config.apiKey.isEmpty())
+        spec.headers.append({"x-api-key", m_config.apiKey.toUtf8()});
+    for (const auto &[name, value] : m_config.headers)
+        WireSupport::setHeader(spec.headers, name, value);
+    return spec;
 }
 
 NativeHistory AnthropicProtocol::toNative(const MessageList &messages) const

@@ -22,12 +22,15 @@ public:
     QJsonValue toolDefinitions(const ToolSpecList &tools) const override;
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
+    HttpRequestSpec modelsListRequest() const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
 
     // The endpoint: <base>/v1/messages, base defaulting per provider (api.anthropic.com, MiniMax's).
     QUrl endpoint() const;
+    // <base>/v1<path>, or <base><path> when the base already ends in /v1.
+    QUrl url(const QString &path) const;
     // The body of one request, cache markers included (exposed for tests).
     QJsonObject requestBody(const NativeHistory &history, const ToolSpecList &tools,
                             const RequestContext &context) const;

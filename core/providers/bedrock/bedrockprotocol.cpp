@@ -2,6 +2,7 @@
 
 #include "auth/sigv4signer.h"
 #include "providers/bedrock/bedrockstreamdecoder.h"
+#include "providers/providertable.h"
 #include "providers/wiresupport.h"
 
 #include <QCoreApplication>
@@ -234,19 +235,39 @@ HttpRequestSpec BedrockProtocol::buildRequestAt(const NativeHistory &history, co
     spec.headers = {{"content-type", "application/json"}, {"accept", "application/vnd.amazon.eventstream"}};
     for (const auto &[name, value] : m_config.headers)
         WireSupport::setHeader(spec.headers, name, value);
+    authorize(spec, time);
+    return spec;
+}
+
+HttpRequestSpec BedrockProtocol::modelsListRequest() const
+{
+    HttpRequestSpec spec;
+    spec.method = "GET";
+    // ListFoundationModels lives on the control plane (bedrock.<region>), not on bedrock-runtime.
+    spec.url = QUrl(WireSupport::trimmedBase(
+                        m_config.baseUrl, QStringLiteral("https://bedrock.%1.amazonaws.com").arg(region())) +
+                    QStringLiteral("/foundation-models"));
+    for (const auto &[name, value] : m_config.headers)
+        WireSupport::setHeader(spec.headers, name, value);
+    authorize(spec, QDateTime::currentDateTimeUtc());
+    return spec;
+}
+
+void BedrockProtocol::authorize(HttpRequestSpec &spec, const QDateTime &time) const
+{
     if (!m_config.apiKey.isEmpty()) {
         spec.headers.append({"authorization", "Bearer " + m_config.apiKey.toUtf8()});
-        return spec;
+        return;
     }
     const AwsCredentials::Result resolved = m_credentials ? *m_credentials : resolveCredentials();
     if (!resolved.ok())
-        return spec; // prepare() already reported why; the request goes unsigned and fails with 403
+        return; // prepare() already reported why; the request goes unsigned and fails with 403
     // Sign exactly what is sent; the network layer adds the same Host (with the port only when not default).
     QByteArray host = spec.url.host(QUrl::FullyEncoded).toUtf8();
     if (spec.url.port() != -1)
         host += ':' + QByteArray::number(spec.url.port());
     SigV4Signer::Request request;
-    request.method = "POST";
+    request.method = spec.method;
     request.path = spec.url.path(QUrl::FullyEncoded).toUtf8();
     request.query = spec.url.query(QUrl::FullyEncoded).toUtf8();
     request.headers = spec.headers;
@@ -256,7 +277,6 @@ HttpRequestSpec BedrockProtocol::buildRequestAt(const NativeHistory &history, co
     const SigV4Signer::Signature signature = signer.sign(request, time);
     for (const auto &header : signature.headersToAdd)
         spec.headers.append(header);
-    return spec;
 }
 
 std::unique_ptr<StreamDecoder> BedrockProtocol::createDecoder(const EventSink &sink) const

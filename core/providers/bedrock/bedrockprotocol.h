@@ -33,6 +33,8 @@ public:
     // Signs with the current time, so a retry gets a fresh signature.
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
+    // GET /foundation-models on the control-plane endpoint (bedrock.<region>), signed for "bedrock".
+    HttpRequestSpec modelsListRequest() const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
@@ -52,6 +54,8 @@ public:
 
 private:
     AwsCredentials::Result resolveCredentials() const;
+    // Adds the bearer key, or the SigV4 headers for exactly this method, URL, headers and body.
+    void authorize(HttpRequestSpec &spec, const QDateTime &time) const;
 
     AlternatingHistory m_history;
     QProcessEnvironment m_environment;

@@ -1,6 +1,7 @@
 #include "providers/gemini/geminiprotocol.h"
 
 #include "providers/gemini/geministreamdecoder.h"
+#include "providers/providertable.h"
 #include "providers/wiresupport.h"
 
 #include <QCoreApplication>
@@ -73,8 +74,8 @@ QJsonObject GeminiProtocol::responseObject(const QString &result)
 
 QUrl GeminiProtocol::endpoint() const
 {
-    const QString base = WireSupport::trimmedBase(
-        m_config.baseUrl, QStringLiteral("https://generativelanguage.googleapis.com/v1beta"));
+    const QString base =
+        WireSupport::trimmedBase(m_config.baseUrl, ProviderTable::defaultBaseUrl(QStringLiteral("googleai")));
     QString model = m_config.model;
     // Genkit-style and resource-style names name the same model.
     for (const QLatin1String prefix : {QLatin1String("googleai/"), QLatin1String("models/")}) {
@@ -195,6 +196,21 @@ HttpRequestSpec GeminiProtocol::buildRequest(const NativeHistory &history, const
     for (const auto &[name, value] : m_config.headers)
         WireSupport::setHeader(spec.headers, name, value);
     spec.body = QJsonDocument(requestBody(history, tools)).toJson(QJsonDocument::Compact);
+    return spec;
+}
+
+HttpRequestSpec GeminiProtocol::modelsListRequest() const
+{
+    HttpRequestSpec spec;
+    spec.method = "GET";
+    spec.url = QUrl(WireSupport::trimmedBase(m_config.baseUrl,
+                                             ProviderTable::defaultBaseUrl(QStringLiteral("googleai"))) +
+                    QStringLiteral("/models"));
+    // The key travels in x-goog-api-key, never as a Bearer token (Google reads that as an OAuth token).
+    if (!m_config.apiKey.isEmpty())
+        spec.headers.append({"x-goog-api-key", m_config.apiKey.toUtf8()});
+    for (const auto &[name, value] : m_config.headers)
+        WireSupport::setHeader(spec.headers, name, value);
     return spec;
 }
 

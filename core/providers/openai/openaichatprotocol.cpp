@@ -3,6 +3,7 @@
 #include "conversation/historyreplay.h"
 #include "providers/openai/chatcompletionsstreamdecoder.h"
 #include "providers/openai/openaierrorclassifier.h"
+#include "providers/providertable.h"
 
 #include <QJsonDocument>
 
@@ -83,13 +84,7 @@ OpenAiChatProtocol::OpenAiChatProtocol(ClientConfig config)
 
 QString OpenAiChatProtocol::defaultBaseUrl(const QString &providerId)
 {
-    if (providerId == QLatin1String("deepseek"))
-        return QStringLiteral("https://api.deepseek.com");
-    if (providerId == QLatin1String("moonshotai"))
-        return QStringLiteral("https://api.moonshot.ai/v1");
-    if (providerId == QLatin1String("zai"))
-        return QStringLiteral("https://api.z.ai/api/paas/v4");
-    return {};
+    return ProviderTable::defaultBaseUrl(providerId);
 }
 
 OpenAiChatProtocol::ThinkingMode OpenAiChatProtocol::thinkingMode(const QString &providerId,
@@ -233,6 +228,18 @@ HttpRequestSpec OpenAiChatProtocol::buildRequest(const NativeHistory &history, c
 std::unique_ptr<StreamDecoder> OpenAiChatProtocol::createDecoder(const EventSink &sink) const
 {
     return std::make_unique<ChatCompletionsStreamDecoder>(sink);
+}
+
+HttpRequestSpec OpenAiChatProtocol::modelsListRequest() const
+{
+    HttpRequestSpec spec;
+    spec.method = "GET";
+    const QString base = m_config.baseUrl.isEmpty() ? defaultBaseUrl(m_config.providerId) : m_config.baseUrl;
+    spec.url = QUrl(joinUrl(base, QStringLiteral("/models")));
+    if (!m_config.apiKey.isEmpty())
+        spec.headers.append({QByteArrayLiteral("Authorization"), "Bearer " + m_config.apiKey.toUtf8()});
+    addExtraHeaders(spec.headers, m_config.headers);
+    return spec;
 }
 
 ProviderError OpenAiChatProtocol::classifyHttpError(int status, const QByteArray &body,

@@ -3,6 +3,7 @@
 #include "auth/codexoauth.h"
 #include "auth/credentialstorage.h"
 #include "providers/openai/openaierrorclassifier.h"
+#include "providers/providertable.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -40,7 +41,7 @@ OpenAiCodexProtocol::OpenAiCodexProtocol(ClientConfig config, std::shared_ptr<Cr
 
 QString OpenAiCodexProtocol::defaultBaseUrl()
 {
-    return QStringLiteral("https://chatgpt.com/backend-api/codex");
+    return ProviderTable::defaultBaseUrl(QStringLiteral("openai-codex"));
 }
 
 QString OpenAiCodexProtocol::userAgent()
@@ -80,10 +81,28 @@ HttpRequestSpec OpenAiCodexProtocol::buildRequest(const NativeHistory &history, 
                             QStringLiteral("/responses")));
     spec.headers.append({QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/json")});
     spec.headers.append({QByteArrayLiteral("Accept"), QByteArrayLiteral("text/event-stream")});
-    addExtraHeaders(spec.headers, m_config.headers);
+    addSignInHeaders(spec.headers);
+    spec.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    return spec;
+}
+
+HttpRequestSpec OpenAiCodexProtocol::modelsListRequest() const
+{
+    HttpRequestSpec spec;
+    spec.method = "GET";
+    spec.http1Only = true;
+    spec.url = QUrl(joinUrl(m_config.baseUrl.isEmpty() ? defaultBaseUrl() : m_config.baseUrl,
+                            QStringLiteral("/models?client_version=") + QStringLiteral(KEEN_VERSION)));
+    addSignInHeaders(spec.headers);
+    return spec;
+}
+
+void OpenAiCodexProtocol::addSignInHeaders(HeaderList &headers) const
+{
+    addExtraHeaders(headers, m_config.headers);
     // The sign-in decides these; settings cannot override them, and the API-key-only headers would be
     // refused.
-    spec.headers.removeIf([](const auto &header) {
+    headers.removeIf([](const auto &header) {
         for (const char *name : {"authorization", "originator", "user-agent", "chatgpt-account-id",
                                  "openai-organization", "openai-project"}) {
             if (header.first.compare(name, Qt::CaseInsensitive) == 0)
@@ -91,13 +110,11 @@ HttpRequestSpec OpenAiCodexProtocol::buildRequest(const NativeHistory &history, 
         }
         return false;
     });
-    spec.headers.append({QByteArrayLiteral("Authorization"), "Bearer " + m_credentials.accessToken.toUtf8()});
-    spec.headers.append({QByteArrayLiteral("originator"), QByteArrayLiteral("keen-desktop")});
-    spec.headers.append({QByteArrayLiteral("User-Agent"), userAgent().toUtf8()});
+    headers.append({QByteArrayLiteral("Authorization"), "Bearer " + m_credentials.accessToken.toUtf8()});
+    headers.append({QByteArrayLiteral("originator"), QByteArrayLiteral("keen-desktop")});
+    headers.append({QByteArrayLiteral("User-Agent"), userAgent().toUtf8()});
     if (!m_credentials.accountId.isEmpty())
-        spec.headers.append({QByteArrayLiteral("ChatGPT-Account-Id"), m_credentials.accountId.toUtf8()});
-    spec.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
-    return spec;
+        headers.append({QByteArrayLiteral("ChatGPT-Account-Id"), m_credentials.accountId.toUtf8()});
 }
 
 ProviderError OpenAiCodexProtocol::classifyHttpError(int status, const QByteArray &body,

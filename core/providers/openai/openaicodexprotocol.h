@@ -27,6 +27,7 @@ public:
     NativeHistory toNative(const MessageList &messages) const override;
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
+    HttpRequestSpec modelsListRequest() const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
     // Loads the sign-in and refreshes the token when it has less than a minute left.
@@ -35,6 +36,10 @@ public:
     const CodexCredentials &credentials() const { return m_credentials; }
 
 private:
+    // The settings' extra headers, then the sign-in's token and account headers (which settings cannot
+    // override).
+    void addSignInHeaders(HeaderList &headers) const;
+
     std::shared_ptr<CredentialStorage> m_storage;
     QString m_issuer;
     CodexCredentials m_credentials;

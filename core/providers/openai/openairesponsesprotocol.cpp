@@ -3,6 +3,7 @@
 #include "conversation/historyreplay.h"
 #include "providers/openai/openaierrorclassifier.h"
 #include "providers/openai/responsesstreamdecoder.h"
+#include "providers/providertable.h"
 
 #include <QJsonDocument>
 
@@ -28,7 +29,7 @@ OpenAiResponsesProtocol::OpenAiResponsesProtocol(ClientConfig config)
 
 QString OpenAiResponsesProtocol::defaultBaseUrl()
 {
-    return QStringLiteral("https://api.openai.com/v1");
+    return ProviderTable::defaultBaseUrl(QStringLiteral("openai"));
 }
 
 QString OpenAiResponsesProtocol::promptCacheKey(const QString &sessionId)
@@ -170,6 +171,18 @@ HttpRequestSpec OpenAiResponsesProtocol::buildRequest(const NativeHistory &histo
         spec.headers.append({QByteArrayLiteral("Authorization"), "Bearer " + m_config.apiKey.toUtf8()});
     addExtraHeaders(spec.headers, m_config.headers);
     spec.body = QJsonDocument(requestBody(history, tools, context)).toJson(QJsonDocument::Compact);
+    return spec;
+}
+
+HttpRequestSpec OpenAiResponsesProtocol::modelsListRequest() const
+{
+    HttpRequestSpec spec;
+    spec.method = "GET";
+    spec.url = QUrl(
+        joinUrl(m_config.baseUrl.isEmpty() ? defaultBaseUrl() : m_config.baseUrl, QStringLiteral("/models")));
+    if (!m_config.apiKey.isEmpty())
+        spec.headers.append({QByteArrayLiteral("Authorization"), "Bearer " + m_config.apiKey.toUtf8()});
+    addExtraHeaders(spec.headers, m_config.headers);
     return spec;
 }
 

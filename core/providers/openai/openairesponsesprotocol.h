@@ -24,6 +24,7 @@ public:
     QJsonValue toolDefinitions(const ToolSpecList &tools) const override;
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
+    HttpRequestSpec modelsListRequest() const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;

@@ -1,0 +1,83 @@
+#include "agent/connectiontest.h"
+
+#include "base/cancellationtoken.h"
+#include "loop/clientfactory.h"
+#include "providers/providerprotocol.h"
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace keen {
+
+namespace {
+
+// QFuture needs a default-constructible value.
+struct PreparedRequest
+{
+    std::optional<HttpRequestSpec> spec;
+    QString error;
+};
+
+PreparedRequest prepareRequest(const ClientConfig &config)
+{
+    Result<std::unique_ptr<ProviderProtocol>> protocol = createProviderProtocol(config);
+    if (!protocol)
+        return {std::nullopt, protocol.error()};
+    // Loads what authentication needs (AWS credentials, the ChatGPT sign-in); may read files or refresh.
+    const Result<void> prepared = (*protocol)->prepare(CancellationToken());
+    if (!prepared)
+        return {std::nullopt, prepared.error()};
+    return {(*protocol)->modelsListRequest(), {}};
+}
+
+} // namespace
+
+ConnectionTest::ConnectionTest(QObject *parent)
+    : QObject(parent)
+    , m_network(new QNetworkAccessManager(this))
+{}
+
+ConnectionTest::~ConnectionTest() = default;
+
+void ConnectionTest::start(const ClientConfig &config, int timeoutMs)
+{
+    const quint64 generation = ++m_generation;
+    QtConcurrent::run(prepareRequest, config)
+        .then(this, [this, generation, timeoutMs](const PreparedRequest &prepared) {
+            if (generation != m_generation)
+                return;
+            if (!prepared.spec) {
+                // Queued: when preparing failed at once, Qt may run this continuation inside start() itself,
+                // and callers are promised that finished always comes later.
+                QMetaObject::invokeMethod(
+                    this,
+                    [this, message = tr("✗ %1").arg(prepared.error)] { Q_EMIT finished(false, message); },
+                    Qt::QueuedConnection);
+                return;
+            }
+            const HttpRequestSpec &spec = *prepared.spec;
+            QNetworkRequest request(spec.url);
+            request.setTransferTimeout(timeoutMs);
+            if (spec.http1Only)
+                request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+            for (const auto &[name, value] : spec.headers)
+                request.setRawHeader(name, value);
+            QNetworkReply *reply = m_network->sendCustomRequest(request, spec.method, spec.body);
+            connect(reply, &QNetworkReply::finished, this, [this, reply, generation] {
+                reply->deleteLater();
+                if (generation != m_generation)
+                    return;
+                const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                const bool ok = reply->error() == QNetworkReply::NoError;
+                // Qt's transport message or the HTTP status: never the request's headers, so never the key.
+                const QString message = ok ? tr("✓ Connected.")
+                                           : (status > 0 ? tr("✗ The server answered HTTP %1.").arg(status)
+                                                         : tr("✗ %1").arg(reply->errorString()));
+                Q_EMIT finished(ok, message);
+            });
+        });
+}
+
+} // namespace keen

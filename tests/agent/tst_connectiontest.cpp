@@ -1,0 +1,162 @@
+// The settings dialog's connection test (issue 13): each provider's own protocol builds a models-list
+// request, so each gets its own authentication; sent to a loopback fake server, never to the network.
+#include "agent/connectiontest.h"
+#include "providers/providertable.h"
+
+#include "fakeproviderserver.h"
+#include "testenvironment.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace keen;
+using test::FakeProviderServer;
+
+class TestConnectionTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void requestCarriesTheProvidersOwnAuth_data();
+    void requestCarriesTheProvidersOwnAuth();
+    void bedrockWithoutKeySignsWithSigV4();
+    void refusalNamesTheStatusNeverTheKey();
+    void codexWithoutSignInSaysSoAndSendsNothing();
+
+private:
+    test::TestEnvironment m_env;
+};
+
+void TestConnectionTest::initTestCase()
+{
+    qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+    for (const char *name :
+         {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"})
+        qunsetenv(name);
+    qputenv("AWS_REGION", "eu-west-1");
+}
+
+void TestConnectionTest::requestCarriesTheProvidersOwnAuth_data()
+{
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QString>("basePath"); // appended to the server's URL as the configured base URL
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("header");
+    QTest::addColumn<QByteArray>("value");     // the header's expected value; empty: the header is absent
+    QTest::addColumn<QByteArray>("forbidden"); // a header that must not be sent
+    QTest::newRow("anthropic") << "anthropic"
+                               << "" << QByteArray("/v1/models") << QByteArray("x-api-key")
+                               << QByteArray("key-123") << QByteArray("authorization");
+    QTest::newRow("minimax") << "minimax"
+                             << "/anthropic" << QByteArray("/anthropic/v1/models") << QByteArray("x-api-key")
+                             << QByteArray("key-123") << QByteArray("authorization");
+    QTest::newRow("googleai") << "googleai"
+                              << "/v1beta" << QByteArray("/v1beta/models") << QByteArray("x-goog-api-key")
+                              << QByteArray("key-123") << QByteArray("authorization");
+    QTest::newRow("openai") << "openai"
+                            << "/v1" << QByteArray("/v1/models") << QByteArray("authorization")
+                            << QByteArray("Bearer key-123") << QByteArray("x-api-key");
+    for (const char *id :
+         {"deepseek", "moonshotai", "zai", "openrouter", "ollama", "vllm", "openai-compatible"})
+        QTest::newRow(id) << QString::fromLatin1(id) << "/v1" << QByteArray("/v1/models")
+                          << QByteArray("authorization") << QByteArray("Bearer key-123")
+                          << QByteArray("x-api-key");
+    QTest::newRow("amazon-bedrock bearer")
+        << "amazon-bedrock"
+        << "" << QByteArray("/foundation-models") << QByteArray("authorization")
+        << QByteArray("Bearer key-123") << QByteArray("x-amz-date");
+}
+
+void TestConnectionTest::requestCarriesTheProvidersOwnAuth()
+{
+    QFETCH(QString, provider);
+    QFETCH(QString, basePath);
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, header);
+    QFETCH(QByteArray, value);
+    QFETCH(QByteArray, forbidden);
+    QVERIFY(ProviderTable::isKnown(provider));
+
+    FakeProviderServer server;
+    server.enqueue(FakeProviderServer::jsonResponse(200, R"({"data":[{"id":"m"}]})"));
+    ClientConfig config;
+    config.providerId = provider;
+    config.baseUrl = server.baseUrl().toString() + basePath;
+    config.apiKey = QStringLiteral("key-123");
+    ConnectionTest test;
+    QSignalSpy finished(&test, &ConnectionTest::finished);
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("✓ Connected."));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    QCOMPARE(server.requests().size(), 1);
+    const FakeProviderServer::Request request = server.lastRequest();
+    QCOMPARE(request.method, QByteArray("GET"));
+    QCOMPARE(request.path, path);
+    QCOMPARE(request.header(header), value);
+    QVERIFY2(!request.hasHeader(forbidden), forbidden.constData());
+}
+
+void TestConnectionTest::bedrockWithoutKeySignsWithSigV4()
+{
+    qputenv("AWS_ACCESS_KEY_ID", "AKIDCONNECTIONTEST");
+    qputenv("AWS_SECRET_ACCESS_KEY", "secret-never-sent");
+    FakeProviderServer server;
+    server.enqueue(FakeProviderServer::jsonResponse(200, R"({"modelSummaries":[]})"));
+    ClientConfig config;
+    config.providerId = QStringLiteral("amazon-bedrock");
+    config.baseUrl = server.baseUrl().toString();
+    ConnectionTest test;
+    QSignalSpy finished(&test, &ConnectionTest::finished);
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    qunsetenv("AWS_ACCESS_KEY_ID");
+    qunsetenv("AWS_SECRET_ACCESS_KEY");
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    const FakeProviderServer::Request request = server.lastRequest();
+    QCOMPARE(request.path, QByteArray("/foundation-models"));
+    const QByteArray authorization = request.header("authorization");
+    QVERIFY2(authorization.startsWith("AWS4-HMAC-SHA256 Credential=AKIDCONNECTIONTEST/"),
+             authorization.constData());
+    QVERIFY2(authorization.contains("/eu-west-1/bedrock/aws4_request"), authorization.constData());
+    QVERIFY(request.hasHeader("x-amz-date"));
+    for (const auto &[name, headerValue] : request.headers)
+        QVERIFY(!headerValue.contains("secret-never-sent"));
+}
+
+void TestConnectionTest::refusalNamesTheStatusNeverTheKey()
+{
+    FakeProviderServer server;
+    server.enqueue(FakeProviderServer::jsonResponse(401, R"({"error":{"message":"bad key canary-key-7"}})"));
+    ClientConfig config;
+    config.providerId = QStringLiteral("googleai");
+    config.baseUrl = server.baseUrl().toString();
+    config.apiKey = QStringLiteral("canary-key-7");
+    ConnectionTest test;
+    QSignalSpy finished(&test, &ConnectionTest::finished);
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.at(0).at(0).toBool(), false);
+    const QString message = finished.at(0).at(1).toString();
+    QCOMPARE(message, QStringLiteral("✗ The server answered HTTP 401."));
+}
+
+void TestConnectionTest::codexWithoutSignInSaysSoAndSendsNothing()
+{
+    FakeProviderServer server;
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-codex");
+    config.baseUrl = server.baseUrl().toString();
+    ConnectionTest test;
+    QSignalSpy finished(&test, &ConnectionTest::finished);
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.at(0).at(0).toBool(), false);
+    const QString message = finished.at(0).at(1).toString();
+    QVERIFY2(message.contains(QStringLiteral("sign in")), qPrintable(message));
+    QVERIFY(server.requests().isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestConnectionTest)
+#include "tst_connectiontest.moc"

@@ -1,0 +1,156 @@
+// The one provider table (issue 13): every provider id in ProviderTable resolves through ConfigResolver and
+// gets a client from the factory; the model registry data and the table agree; MiniMax is accepted by both.
+#include "config/configresolver.h"
+#include "loop/clientfactory.h"
+#include "loop/llmclient.h"
+#include "providers/providerprotocol.h"
+#include "providers/providertable.h"
+
+#include "testenvironment.h"
+
+#include <QFile>
+#include <QTest>
+
+using namespace keen;
+
+namespace {
+
+const ModelRegistry &sourceRegistry()
+{
+    static const ModelRegistry data = [] {
+        QFile file(QStringLiteral(KEEN_SOURCE_DIR "/resources/models.json"));
+        if (!file.open(QIODevice::ReadOnly))
+            qFatal("cannot read resources/models.json");
+        return *ModelRegistry::fromJson(file.readAll(), file.fileName());
+    }();
+    return data;
+}
+
+} // namespace
+
+class TestProviderTable : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyProviderResolvesAndBuildsAClient_data();
+    void everyProviderResolvesAndBuildsAClient();
+    void tableIdsAreUniqueAndComplete();
+    void registryAndTableAgree();
+    void unknownProviderIsRefusedByResolverAndFactoryAlike();
+    void chatProviderWithoutBaseUrlIsAClearError();
+
+private:
+    test::TestEnvironment m_env;
+};
+
+void TestProviderTable::everyProviderResolvesAndBuildsAClient_data()
+{
+    QTest::addColumn<QString>("id");
+    for (const ProviderDescriptor &descriptor : ProviderTable::all())
+        QTest::newRow(qPrintable(descriptor.id)) << descriptor.id;
+}
+
+void TestProviderTable::everyProviderResolvesAndBuildsAClient()
+{
+    QFETCH(QString, id);
+    const ProviderDescriptor *descriptor = ProviderTable::find(id);
+    QVERIFY(descriptor);
+
+    Settings settings;
+    settings.activeProvider = id;
+    ProviderSettings provider;
+    // Providers whose models come from the server or the settings need a listed model; openai-compatible also
+    // needs its URL, which it has no default for.
+    if (descriptor->models != ModelListSource::Registry)
+        provider.models = {QStringLiteral("local-model")};
+    if (descriptor->defaultBaseUrl.isEmpty() && descriptor->protocol == WireProtocol::OpenAiChat)
+        provider.baseUrl = QStringLiteral("http://127.0.0.1:9/v1");
+    settings.providers.insert(id, provider);
+
+    const ConfigResolver resolver(settings, sourceRegistry());
+    const Result<ResolvedClientConfig> resolved = resolver.resolveWithoutKey(LaunchOptions());
+    QVERIFY2(resolved.ok(), qPrintable(resolved.ok() ? QString() : resolved.error()));
+    QCOMPARE(resolved->providerId, id);
+    QCOMPARE(resolved->config.providerId, descriptor->clientId);
+    QVERIFY(!resolved->config.model.isEmpty());
+    if (descriptor->models == ModelListSource::Registry)
+        QCOMPARE(resolved->config.model, sourceRegistry().models(id).constFirst().id);
+
+    // The factory builds a client from what the resolver made...
+    const Result<std::shared_ptr<LlmClient>> client = createLlmClient(resolved->config);
+    QVERIFY2(client.ok(), qPrintable(client.ok() ? QString() : client.error()));
+    QVERIFY(*client);
+    // ...and from the table id itself, as the settings dialog and the first-run setup pass it.
+    ClientConfig fromUi = resolved->config;
+    fromUi.providerId = id;
+    const Result<std::unique_ptr<ProviderProtocol>> protocol = createProviderProtocol(fromUi);
+    QVERIFY2(protocol.ok(), qPrintable(protocol.ok() ? QString() : protocol.error()));
+    // The protocol speaks as the table's client id and, for Chat Completions, at the table's endpoint.
+    QCOMPARE((*protocol)->config().providerId, descriptor->clientId);
+    if (descriptor->protocol == WireProtocol::OpenAiChat && !descriptor->defaultBaseUrl.isEmpty())
+        QCOMPARE((*protocol)->config().baseUrl, descriptor->defaultBaseUrl);
+}
+
+void TestProviderTable::tableIdsAreUniqueAndComplete()
+{
+    const QStringList ids = ProviderTable::ids();
+    QCOMPARE(QSet<QString>(ids.cbegin(), ids.cend()).size(), ids.size());
+    // Every provider of the README's table, and MiniMax, which the factory always routed.
+    for (const char *id :
+         {"anthropic", "openai", "openai-codex", "googleai", "amazon-bedrock", "openai-compatible",
+          "deepseek", "moonshotai", "zai", "minimax", "ollama", "llamacpp", "lmstudio", "vllm", "openrouter"})
+        QVERIFY2(ids.contains(QLatin1String(id)), id);
+    for (const ProviderDescriptor &descriptor : ProviderTable::all()) {
+        QVERIFY2(!descriptor.name.isEmpty(), qPrintable(descriptor.id));
+        QVERIFY2(ProviderTable::isKnown(descriptor.clientId), qPrintable(descriptor.id));
+        // A provider that needs a key says where it may come from.
+        if (descriptor.needsKey())
+            QVERIFY2(!descriptor.keyEnvironmentVariables.isEmpty(), qPrintable(descriptor.id));
+    }
+}
+
+void TestProviderTable::registryAndTableAgree()
+{
+    // Registry providers are table providers and vice versa: nothing listed in one place only.
+    for (const ProviderInfo &info : sourceRegistry().providers())
+        QVERIFY2(ProviderTable::isKnown(info.id), qPrintable(info.id));
+    for (const ProviderDescriptor &descriptor : ProviderTable::all()) {
+        if (descriptor.models == ModelListSource::Registry)
+            QVERIFY2(!sourceRegistry().models(descriptor.id).isEmpty(), qPrintable(descriptor.id));
+    }
+    QCOMPARE(sourceRegistry().providerIds().mid(0, ProviderTable::ids().size()), ProviderTable::ids());
+    QCOMPARE(sourceRegistry().contextWindow(QStringLiteral("minimax"), QStringLiteral("MiniMax-M3")),
+             1000000);
+}
+
+void TestProviderTable::unknownProviderIsRefusedByResolverAndFactoryAlike()
+{
+    Settings settings;
+    settings.activeProvider = QStringLiteral("no-such-provider");
+    settings.activeModel = QStringLiteral("m");
+    const Result<ResolvedClientConfig> resolved =
+        ConfigResolver(settings, sourceRegistry()).resolveWithoutKey(LaunchOptions());
+    QVERIFY(!resolved.ok());
+    QVERIFY2(resolved.error().contains(QStringLiteral("minimax")), qPrintable(resolved.error()));
+    ClientConfig config;
+    config.providerId = QStringLiteral("no-such-provider");
+    config.model = QStringLiteral("m");
+    const Result<std::shared_ptr<LlmClient>> client = createLlmClient(config);
+    QVERIFY(!client.ok());
+    QVERIFY2(client.error().contains(ProviderTable::ids().join(QStringLiteral(", "))),
+             qPrintable(client.error()));
+}
+
+void TestProviderTable::chatProviderWithoutBaseUrlIsAClearError()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    config.model = QStringLiteral("m");
+    const Result<std::shared_ptr<LlmClient>> client = createLlmClient(config);
+    QVERIFY(!client.ok());
+    QCOMPARE(client.error(), QStringLiteral("base_url must be configured for provider: openai-compatible"));
+}
+
+QTEST_GUILESS_MAIN(TestProviderTable)
+#include "tst_providertable.moc"
