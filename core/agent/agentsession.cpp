@@ -224,7 +224,7 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     const QList<SessionEvent> batch{
         SessionEvent::assistantTurn(checkpoint.transcript, checkpoint.message, checkpoint.turnMemory, false,
                                     QString()),
-        SessionEvent::compactionApplied(QString(), QJsonArray(),
+        SessionEvent::compactionApplied(QString(), {},
                                         persisted), // S64: empty status
     };
     Result<QList<quint64>> written = session ? store->appendBatch(*session, batch)

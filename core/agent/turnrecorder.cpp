@@ -5,7 +5,6 @@
 
 #include <QDir>
 #include <QJsonDocument>
-#include <QRegularExpression>
 
 namespace keen {
 
@@ -37,131 +36,124 @@ QString truncateUtf8(const QString &text, qsizetype maxBytes)
 
 } // namespace
 
-QJsonArray diffLinesFromUnifiedDiff(const QString &diff)
-{
-    static const QRegularExpression hunk(QStringLiteral(R"(^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@)"));
-    QJsonArray lines;
-    int oldLine = 0;
-    int newLine = 0;
-    const QStringList rows = diff.split(QLatin1Char('\n'));
-    for (const QString &row : rows) {
-        if (row.startsWith(QLatin1String("---")) || row.startsWith(QLatin1String("+++")))
-            continue;
-        const auto match = hunk.match(row);
-        if (match.hasMatch()) {
-            oldLine = match.captured(1).toInt();
-            newLine = match.captured(2).toInt();
-            lines.append(QJsonObject{{QStringLiteral("Kind"), 3},
-                                     {QStringLiteral("OldLineNum"), 0},
-                                     {QStringLiteral("NewLineNum"), 0},
-                                     {QStringLiteral("Content"), row}});
-            continue;
-        }
-        if (row.isEmpty() && oldLine == 0 && newLine == 0)
-            continue;
-        if (row.startsWith(QLatin1Char('+'))) {
-            lines.append(QJsonObject{{QStringLiteral("Kind"), 1},
-                                     {QStringLiteral("OldLineNum"), 0},
-                                     {QStringLiteral("NewLineNum"), newLine++},
-                                     {QStringLiteral("Content"), row.mid(1)}});
-        } else if (row.startsWith(QLatin1Char('-'))) {
-            lines.append(QJsonObject{{QStringLiteral("Kind"), 2},
-                                     {QStringLiteral("OldLineNum"), oldLine++},
-                                     {QStringLiteral("NewLineNum"), 0},
-                                     {QStringLiteral("Content"), row.mid(1)}});
-        } else if (row.startsWith(QLatin1Char(' '))) {
-            lines.append(QJsonObject{{QStringLiteral("Kind"), 0},
-                                     {QStringLiteral("OldLineNum"), oldLine++},
-                                     {QStringLiteral("NewLineNum"), newLine++},
-                                     {QStringLiteral("Content"), row.mid(1)}});
-        }
-    }
-    return lines;
-}
-
 void TurnRecorder::clear()
 {
-    m_turn = RecordedTurn();
-    m_textSinceTool.clear();
+    m_items.clear();
+    m_openKind = TranscriptItem::Kind::Text;
+    m_openText.clear();
+    m_memory = TurnMemory();
     m_sealedItems = 0;
-    m_sealedMessage = 0;
+    m_sealedTextBytes = 0;
+}
+
+RecordedTurn TurnRecorder::current() const
+{
+    RecordedTurn turn;
+    turn.transcript = m_items;
+    if (!m_openText.isEmpty())
+        turn.transcript.append(m_openKind == TranscriptItem::Kind::Text
+                                   ? TranscriptItem::text(m_openText)
+                                   : TranscriptItem::reasoning(m_openText));
+    for (const TranscriptItem &item : std::as_const(turn.transcript)) {
+        if (item.isText())
+            turn.message += item.content;
+    }
+    turn.turnMemory = m_memory;
+    return turn;
 }
 
 RecordedTurn TurnRecorder::checkpoint()
 {
-    RecordedTurn turn = m_turn;
+    RecordedTurn turn = current();
     clear();
     return turn;
 }
 
-void TurnRecorder::appendText(const QString &kind, const QString &text)
+QString TurnRecorder::textAfterLastToolActivity() const
+{
+    QString text;
+    for (qsizetype i = m_sealedItems; i < m_items.size(); ++i) {
+        if (m_items.at(i).isText())
+            text += m_items.at(i).content;
+    }
+    if (m_openKind == TranscriptItem::Kind::Text)
+        text += m_openText;
+    return text;
+}
+
+void TurnRecorder::appendChunk(TranscriptItem::Kind kind, const QString &text)
 {
     if (text.isEmpty())
         return;
+    ++m_counters.chunks;
     // Consecutive chunks of the same kind form one transcript item.
-    if (!m_turn.transcript.isEmpty() && m_turn.transcript.size() > m_sealedItems) {
-        QJsonObject last = m_turn.transcript.last().toObject();
-        if (last.value(QStringLiteral("kind")).toString() == kind) {
-            last.insert(QStringLiteral("content"),
-                        QString(last.value(QStringLiteral("content")).toString() + text));
-            m_turn.transcript.replace(m_turn.transcript.size() - 1, last);
-            return;
-        }
+    if (kind != m_openKind)
+        closeOpenItem();
+    m_openKind = kind;
+    m_openText += text;
+}
+
+void TurnRecorder::closeOpenItem()
+{
+    if (m_openText.isEmpty())
+        return;
+    m_items.append(m_openKind == TranscriptItem::Kind::Text ? TranscriptItem::text(m_openText)
+                                                            : TranscriptItem::reasoning(m_openText));
+    m_openText.clear();
+    ++m_counters.itemsClosed;
+}
+
+void TurnRecorder::seal()
+{
+    // Each text item is measured once, when it is sealed: the UTF-8 offsets of turn memory (reference 5.5).
+    for (qsizetype i = m_sealedItems; i < m_items.size(); ++i) {
+        if (m_items.at(i).isText())
+            m_sealedTextBytes += m_items.at(i).content.toUtf8().size();
     }
-    m_turn.transcript.append(QJsonObject{{QStringLiteral("kind"), kind}, {QStringLiteral("content"), text}});
+    m_sealedItems = m_items.size();
 }
 
 void TurnRecorder::record(const StreamEvent &event)
 {
     switch (event.type) {
     case StreamEvent::Type::Chunk:
-        appendText(QStringLiteral("text"), event.content);
-        m_turn.message += event.content;
-        m_textSinceTool += event.content;
+        appendChunk(TranscriptItem::Kind::Text, event.content);
         break;
     case StreamEvent::Type::ReasoningChunk:
-        appendText(QStringLiteral("reasoning"), event.content);
+        appendChunk(TranscriptItem::Kind::Reasoning, event.content);
         break;
     case StreamEvent::Type::ToolStart:
-        if (event.toolCall) {
-            QJsonObject start{{QStringLiteral("name"), event.toolCall->name}};
-            if (!event.toolCall->input.isEmpty())
-                start.insert(QStringLiteral("input"), event.toolCall->input);
-            m_turn.transcript.append(QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_start")},
-                                                 {QStringLiteral("tool_start"), start}});
-        }
-        m_sealedItems = m_turn.transcript.size();
-        m_sealedMessage = m_turn.message.size();
-        m_textSinceTool.clear();
-        break;
-    case StreamEvent::Type::ToolEnd:
+        closeOpenItem();
         if (event.toolCall) {
             const ToolCallInfo &call = *event.toolCall;
-            QJsonObject end{{QStringLiteral("name"), call.name},
-                            {QStringLiteral("duration_ns"), call.durationNs}};
-            if (!call.input.isEmpty())
-                end.insert(QStringLiteral("input"), call.input);
+            m_items.append(TranscriptItem::toolStart(call.name, call.input.isEmpty()
+                                                                    ? QJsonValue(QJsonValue::Undefined)
+                                                                    : QJsonValue(call.input)));
+        }
+        seal();
+        break;
+    case StreamEvent::Type::ToolEnd:
+        closeOpenItem();
+        seal();
+        if (event.toolCall) {
+            const ToolCallInfo &call = *event.toolCall;
+            QJsonValue output;
             if (!call.output.isUndefined() && !call.output.isNull()) {
                 const QString serialized = serializeJson(call.output);
-                end.insert(QStringLiteral("output"),
-                           serialized.toUtf8().size() <= MaxTranscriptOutputBytes
-                               ? call.output
-                               : QJsonValue(truncateUtf8(serialized, MaxTranscriptOutputBytes)));
+                output = serialized.toUtf8().size() <= MaxTranscriptOutputBytes
+                             ? call.output
+                             : QJsonValue(truncateUtf8(serialized, MaxTranscriptOutputBytes));
+            } else {
+                output = QJsonValue(QJsonValue::Undefined);
             }
-            if (!call.error.isEmpty())
-                end.insert(QStringLiteral("error"), call.error);
-            m_turn.transcript.append(QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_end")},
-                                                 {QStringLiteral("tool_end"), end}});
+            m_items.append(TranscriptItem::toolEnd(
+                call.name, call.input.isEmpty() ? QJsonValue(QJsonValue::Undefined) : QJsonValue(call.input),
+                output, call.error, call.durationNs));
             if (!call.diff.isEmpty())
-                m_turn.transcript.append(QJsonObject{
-                    {QStringLiteral("kind"), QStringLiteral("diff")},
-                    {QStringLiteral("diff"),
-                     QJsonObject{{QStringLiteral("lines"), diffLinesFromUnifiedDiff(call.diff)}}}});
-            m_turn.turnMemory.toolActivity.append(activityFor(call));
+                m_items.append(TranscriptItem::diffOf(DiffLine::parseUnified(call.diff)));
+            m_memory.toolActivity.append(activityFor(call));
         }
-        m_sealedItems = m_turn.transcript.size();
-        m_sealedMessage = m_turn.message.size();
-        m_textSinceTool.clear();
+        seal();
         break;
     default:
         break;
@@ -170,10 +162,8 @@ void TurnRecorder::record(const StreamEvent &event)
 
 void TurnRecorder::rewindForRetry()
 {
-    while (m_turn.transcript.size() > m_sealedItems)
-        m_turn.transcript.removeLast();
-    m_turn.message.truncate(m_sealedMessage);
-    m_textSinceTool.clear();
+    m_openText.clear();
+    m_items.resize(m_sealedItems);
 }
 
 QJsonValue TurnRecorder::retainedInput(const QString &tool, const QJsonObject &input) const
@@ -208,7 +198,7 @@ QJsonValue TurnRecorder::retainedInput(const QString &tool, const QJsonObject &i
 ToolActivity TurnRecorder::activityFor(const ToolCallInfo &call) const
 {
     ToolActivity activity;
-    activity.textOffset = int(m_turn.message.toUtf8().size());
+    activity.textOffset = int(m_sealedTextBytes);
     activity.tool = call.name;
     activity.input = retainedInput(call.name, call.input);
     activity.status = call.error.isEmpty() ? QStringLiteral("success") : QStringLiteral("error");

@@ -2,8 +2,9 @@
 
 #include "conversation/message.h"
 #include "conversation/streamevent.h"
+#include "session/transcriptitem.h"
 
-#include <QJsonArray>
+#include <QList>
 #include <QString>
 
 namespace keen {
@@ -12,19 +13,29 @@ namespace keen {
 // items for replay, the assistant text, and the turn memory for later requests (reference 5.2, 5.5).
 struct RecordedTurn
 {
-    QJsonArray transcript;
-    QString message;
+    QList<TranscriptItem> transcript;
+    QString message; // the text items joined
     TurnMemory turnMemory;
 
     bool isEmpty() const { return transcript.isEmpty() && message.isEmpty() && turnMemory.isEmpty(); }
 };
 
-// Follows the visible events of a turn and builds its RecordedTurn.
+// Follows the visible events of a turn and builds its RecordedTurn. A chunk costs what it carries: text and
+// reasoning accumulate in one open string, and a transcript item is made only when the open one closes (a
+// tool event, another kind of chunk, a checkpoint or the end). No JSON is built here; the session store
+// writes it.
 class TurnRecorder
 {
 public:
     static constexpr qsizetype MaxRetainedFieldBytes = 4 * 1024;
     static constexpr qsizetype MaxTranscriptOutputBytes = 64 * 1024;
+
+    // What the recorder did, for tests that prove a chunk costs O(chunk).
+    struct Counters
+    {
+        qint64 chunks = 0;      // text and reasoning chunks recorded
+        qint64 itemsClosed = 0; // transcript items made
+    };
 
     void setWorkspace(const QString &workspace) { m_workspace = workspace; }
     // /tool-history full keeps the LLM-facing output in turn memory; none keeps only the status.
@@ -35,27 +46,31 @@ public:
     void rewindForRetry();
     // Returns what was recorded so far and starts afresh (an automatic compaction's checkpoint).
     RecordedTurn checkpoint();
-    const RecordedTurn &current() const { return m_turn; }
+    // What was recorded so far (O(turn): for checkpoints and the end of a turn, not per chunk).
+    RecordedTurn current() const;
     // The assistant text after the last tool activity (a manual compaction's summary, S24).
-    QString textAfterLastToolActivity() const { return m_textSinceTool; }
-    bool hasToolActivity() const { return !m_turn.turnMemory.isEmpty(); }
+    QString textAfterLastToolActivity() const;
+    bool hasToolActivity() const { return !m_memory.isEmpty(); }
+    Counters counters() const { return m_counters; }
     void clear();
 
 private:
-    void appendText(const QString &kind, const QString &text);
+    void appendChunk(TranscriptItem::Kind kind, const QString &text);
+    void closeOpenItem();
+    // Marks everything so far as sealed: a retry no longer drops it.
+    void seal();
     ToolActivity activityFor(const ToolCallInfo &call) const;
     QJsonValue retainedInput(const QString &tool, const QJsonObject &input) const;
 
     QString m_workspace;
     bool m_retainOutputs = false;
-    RecordedTurn m_turn;
-    QString m_textSinceTool;
-    qsizetype m_sealedItems = 0;   // transcript items up to the last tool activity
-    qsizetype m_sealedMessage = 0; // message length up to the last tool activity
+    QList<TranscriptItem> m_items; // closed items
+    TranscriptItem::Kind m_openKind = TranscriptItem::Kind::Text;
+    QString m_openText; // the text or reasoning item still growing
+    TurnMemory m_memory;
+    qsizetype m_sealedItems = 0;  // items up to the last tool activity
+    qint64 m_sealedTextBytes = 0; // UTF-8 bytes of the assistant text up to the last tool activity
+    Counters m_counters;
 };
-
-// Transcript "diff" item lines from a unified diff: {Kind 0 context|1 added|2 removed|3 hunk, OldLineNum,
-// NewLineNum, Content}.
-QJsonArray diffLinesFromUnifiedDiff(const QString &diff);
 
 } // namespace keen

@@ -1,151 +1,345 @@
 #include "session/sessionevent.h"
 
+#include <QJsonArray>
+#include <QRegularExpression>
+
 namespace keen {
 
 namespace {
-const QString kSessionStarted = QStringLiteral("session_started");
-const QString kUserMessage = QStringLiteral("user_message");
-const QString kAssistantTurn = QStringLiteral("assistant_turn");
-const QString kCompactionApplied = QStringLiteral("compaction_applied");
-} // namespace
 
-QString SessionEvent::kindName(Kind kind)
+constexpr QLatin1StringView kSeq("seq");
+constexpr QLatin1StringView kKind("kind");
+constexpr QLatin1StringView kSessionStarted("session_started");
+constexpr QLatin1StringView kUserMessage("user_message");
+constexpr QLatin1StringView kAssistantTurn("assistant_turn");
+constexpr QLatin1StringView kCompactionApplied("compaction_applied");
+constexpr QLatin1StringView kSessionId("session_id");
+constexpr QLatin1StringView kCreatedAt("created_at");
+constexpr QLatin1StringView kCwd("cwd");
+constexpr QLatin1StringView kContent("content");
+constexpr QLatin1StringView kTranscript("transcript");
+constexpr QLatin1StringView kMessage("message");
+constexpr QLatin1StringView kTurnMemory("turn_memory");
+constexpr QLatin1StringView kInterrupted("interrupted");
+constexpr QLatin1StringView kError("error");
+constexpr QLatin1StringView kStatus("status");
+constexpr QLatin1StringView kMessages("messages");
+
+QLatin1StringView payloadKey(SessionEvent::Kind kind)
 {
     switch (kind) {
-    case Kind::SessionStarted:
+    case SessionEvent::Kind::SessionStarted:
         return kSessionStarted;
-    case Kind::UserMessage:
+    case SessionEvent::Kind::UserMessage:
         return kUserMessage;
-    case Kind::AssistantTurn:
+    case SessionEvent::Kind::AssistantTurn:
         return kAssistantTurn;
-    case Kind::CompactionApplied:
+    case SessionEvent::Kind::CompactionApplied:
         return kCompactionApplied;
+    case SessionEvent::Kind::Unknown:
+        break;
     }
     return {};
 }
 
+// transcript?: an array of items, written only when not empty. Entries that are not objects (which no
+// writer produces) make the whole array come back as it was.
+QList<TranscriptItem> readTranscript(const QJsonObject &payload, JsonFields &extras)
+{
+    const QJsonValue value = payload.value(kTranscript);
+    if (value.isUndefined())
+        return {};
+    if (!value.isArray()) {
+        extras.keep(kTranscript, value);
+        return {};
+    }
+    const QJsonArray array = value.toArray();
+    if (array.isEmpty())
+        extras.keep(kTranscript, value);
+    QList<TranscriptItem> items;
+    items.reserve(array.size());
+    bool allObjects = true;
+    for (const QJsonValue &entry : array) {
+        allObjects = allObjects && entry.isObject();
+        items.append(TranscriptItem::fromJson(entry.toObject()));
+    }
+    if (!allObjects)
+        extras.keep(kTranscript, value);
+    return items;
+}
+
+MessageList readMessages(const QJsonObject &payload, JsonFields &extras)
+{
+    const QJsonValue value = payload.value(kMessages);
+    if (value.isUndefined()) {
+        extras.keepAbsent(kMessages);
+        return {};
+    }
+    const MessageList messages = messagesFromJson(value.toArray());
+    // Messages are Go structs without tags: anything the typed values would write differently is kept.
+    if (!value.isArray() || messagesToJson(messages) != value.toArray())
+        extras.keep(kMessages, value);
+    return messages;
+}
+
+SessionEvent::Started readStarted(const QJsonObject &payload)
+{
+    SessionEvent::Started started;
+    started.sessionId = started.extras.readString(payload, kSessionId, JsonFields::Write::Always);
+    started.createdAt = started.extras.readString(payload, kCreatedAt, JsonFields::Write::Always);
+    started.cwd = started.extras.readString(payload, kCwd, JsonFields::Write::Always);
+    started.extras.keepUnknown(payload, {kSessionId, kCreatedAt, kCwd});
+    return started;
+}
+
+SessionEvent::User readUser(const QJsonObject &payload)
+{
+    SessionEvent::User user;
+    user.content = user.extras.readString(payload, kContent, JsonFields::Write::Always);
+    user.extras.keepUnknown(payload, {kContent});
+    return user;
+}
+
+SessionEvent::Assistant readAssistant(const QJsonObject &payload)
+{
+    SessionEvent::Assistant turn;
+    turn.transcript = readTranscript(payload, turn.extras);
+    turn.message = turn.extras.readString(payload, kMessage, JsonFields::Write::OmitEmpty);
+    turn.turnMemory = turn.extras.readObject<TurnMemory>(payload, kTurnMemory);
+    turn.interrupted = turn.extras.readBool(payload, kInterrupted);
+    turn.error = turn.extras.readString(payload, kError, JsonFields::Write::OmitEmpty);
+    turn.extras.keepUnknown(payload, {kTranscript, kMessage, kTurnMemory, kInterrupted, kError});
+    return turn;
+}
+
+SessionEvent::Compaction readCompaction(const QJsonObject &payload)
+{
+    SessionEvent::Compaction compaction;
+    compaction.status = compaction.extras.readString(payload, kStatus, JsonFields::Write::Always);
+    compaction.transcript = readTranscript(payload, compaction.extras);
+    compaction.messages = readMessages(payload, compaction.extras);
+    compaction.extras.keepUnknown(payload, {kStatus, kTranscript, kMessages});
+    return compaction;
+}
+
+QJsonObject payloadJson(const SessionEvent &event)
+{
+    QJsonObject payload;
+    if (const auto *started = event.started()) {
+        payload.insert(kSessionId, started->sessionId);
+        payload.insert(kCreatedAt, started->createdAt);
+        payload.insert(kCwd, started->cwd);
+        started->extras.applyTo(payload);
+    } else if (const auto *user = event.user()) {
+        payload.insert(kContent, user->content);
+        user->extras.applyTo(payload);
+    } else if (const auto *turn = event.assistant()) {
+        if (!turn->transcript.isEmpty())
+            payload.insert(kTranscript, TranscriptItem::listToJson(turn->transcript));
+        if (!turn->message.isEmpty())
+            payload.insert(kMessage, turn->message);
+        if (turn->turnMemory)
+            payload.insert(kTurnMemory, turn->turnMemory->toJson());
+        if (turn->interrupted)
+            payload.insert(kInterrupted, true);
+        if (!turn->error.isEmpty())
+            payload.insert(kError, turn->error);
+        turn->extras.applyTo(payload);
+    } else if (const auto *compaction = event.compaction()) {
+        payload.insert(kStatus, compaction->status);
+        payload.insert(kMessages, messagesToJson(compaction->messages));
+        if (!compaction->transcript.isEmpty())
+            payload.insert(kTranscript, TranscriptItem::listToJson(compaction->transcript));
+        compaction->extras.applyTo(payload);
+    }
+    return payload;
+}
+
+} // namespace
+
+QDateTime SessionEvent::Started::createdTime() const
+{
+    QDateTime time = QDateTime::fromString(createdAt, Qt::ISODateWithMs);
+    if (time.isValid())
+        return time;
+    // RFC 3339 from the reference agent may carry nanoseconds; Qt reads at most milliseconds.
+    static const QRegularExpression fraction(QStringLiteral("(\\.\\d{3})\\d+"));
+    QString trimmed = createdAt;
+    trimmed.replace(fraction, QStringLiteral("\\1"));
+    return QDateTime::fromString(trimmed, Qt::ISODateWithMs);
+}
+
+QString SessionEvent::kindName(Kind kind)
+{
+    return QString(payloadKey(kind));
+}
+
 std::optional<SessionEvent::Kind> SessionEvent::kindFromName(const QString &name)
 {
-    if (name == kSessionStarted)
-        return Kind::SessionStarted;
-    if (name == kUserMessage)
-        return Kind::UserMessage;
-    if (name == kAssistantTurn)
-        return Kind::AssistantTurn;
-    if (name == kCompactionApplied)
-        return Kind::CompactionApplied;
+    for (const Kind kind :
+         {Kind::SessionStarted, Kind::UserMessage, Kind::AssistantTurn, Kind::CompactionApplied}) {
+        if (name == payloadKey(kind))
+            return kind;
+    }
     return std::nullopt;
+}
+
+QString SessionEvent::kindName() const
+{
+    if (kind == Kind::Unknown)
+        return extras.value(QString(kKind)).toString();
+    return kindName(kind);
 }
 
 QJsonObject SessionEvent::toJson() const
 {
-    const QString name = kindName(kind);
-    return QJsonObject{
-        {QStringLiteral("seq"), qint64(seq)},
-        {QStringLiteral("kind"), name},
-        {name, payload},
-    };
+    QJsonObject object{{kSeq, qint64(seq)}};
+    if (kind != Kind::Unknown) {
+        object.insert(kKind, payloadKey(kind));
+        object.insert(payloadKey(kind), payloadJson(*this));
+    }
+    extras.applyTo(object);
+    return object;
 }
 
 std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object)
 {
-    const auto kind = kindFromName(object.value(QStringLiteral("kind")).toString());
-    const QJsonValue seq = object.value(QStringLiteral("seq"));
-    if (!kind || !seq.isDouble() || seq.toDouble() < 1)
+    const QJsonValue seqValue = object.value(kSeq);
+    const double seqNumber = seqValue.toDouble();
+    if (!seqValue.isDouble() || seqNumber < 1)
         return std::nullopt;
-    const QJsonValue payload = object.value(kindName(*kind));
-    if (!payload.isObject())
+
+    SessionEvent event;
+    event.seq = quint64(seqValue.toInteger(qint64(seqNumber)));
+    if (QJsonValue(qint64(event.seq)) != seqValue)
+        event.extras.keep(kSeq, seqValue); // written back as it came
+    const auto kind = kindFromName(object.value(kKind).toString());
+    if (!kind) {
+        // Another writer's event kind: kept whole, ignored by the projection and the replay.
+        event.kind = Kind::Unknown;
+        event.payload = Other();
+        event.extras.keepUnknown(object, {kSeq});
+        return event;
+    }
+    event.kind = *kind;
+    const QLatin1StringView key = payloadKey(*kind);
+    const QJsonValue payloadValue = object.value(key);
+    if (!payloadValue.isObject())
         return std::nullopt;
-    return SessionEvent{quint64(seq.toDouble()), *kind, payload.toObject()};
+    const QJsonObject payload = payloadValue.toObject();
+    switch (*kind) {
+    case Kind::SessionStarted:
+        event.payload = readStarted(payload);
+        break;
+    case Kind::UserMessage:
+        event.payload = readUser(payload);
+        break;
+    case Kind::AssistantTurn:
+        event.payload = readAssistant(payload);
+        break;
+    case Kind::CompactionApplied:
+        event.payload = readCompaction(payload);
+        break;
+    case Kind::Unknown:
+        break;
+    }
+    event.extras.keepUnknown(object, {kSeq, kKind, key});
+    return event;
 }
 
 SessionEvent SessionEvent::sessionStarted(const QString &sessionId, const QDateTime &createdAt,
                                           const QString &cwd)
 {
-    return SessionEvent{0, Kind::SessionStarted,
-                        QJsonObject{
-                            {QStringLiteral("session_id"), sessionId},
-                            {QStringLiteral("created_at"), createdAt.toUTC().toString(Qt::ISODateWithMs)},
-                            {QStringLiteral("cwd"), cwd},
-                        }};
+    SessionEvent event;
+    event.kind = Kind::SessionStarted;
+    event.payload = Started{sessionId, createdAt.toUTC().toString(Qt::ISODateWithMs), cwd, {}};
+    return event;
 }
 
 SessionEvent SessionEvent::userMessage(const QString &content)
 {
-    return SessionEvent{0, Kind::UserMessage, QJsonObject{{QStringLiteral("content"), content}}};
+    SessionEvent event;
+    event.kind = Kind::UserMessage;
+    event.payload = User{content, {}};
+    return event;
 }
 
-SessionEvent SessionEvent::assistantTurn(const QJsonArray &transcript, const QString &message,
+SessionEvent SessionEvent::assistantTurn(const QList<TranscriptItem> &transcript, const QString &message,
                                          const std::optional<TurnMemory> &turnMemory, bool interrupted,
                                          const QString &error)
 {
-    QJsonObject payload;
-    if (!transcript.isEmpty())
-        payload.insert(QStringLiteral("transcript"), transcript);
-    if (!message.isEmpty())
-        payload.insert(QStringLiteral("message"), message);
+    SessionEvent event;
+    event.kind = Kind::AssistantTurn;
+    Assistant turn;
+    turn.transcript = transcript;
+    turn.message = message;
     if (turnMemory && !turnMemory->isEmpty())
-        payload.insert(QStringLiteral("turn_memory"), turnMemory->toJson());
-    if (interrupted)
-        payload.insert(QStringLiteral("interrupted"), true);
-    if (!error.isEmpty())
-        payload.insert(QStringLiteral("error"), error);
-    return SessionEvent{0, Kind::AssistantTurn, payload};
+        turn.turnMemory = turnMemory;
+    turn.interrupted = interrupted;
+    turn.error = error;
+    event.payload = std::move(turn);
+    return event;
 }
 
-SessionEvent SessionEvent::compactionApplied(const QString &status, const QJsonArray &transcript,
+SessionEvent SessionEvent::compactionApplied(const QString &status, const QList<TranscriptItem> &transcript,
                                              const MessageList &messages)
 {
-    QJsonObject payload{
-        {QStringLiteral("status"), status},
-        {QStringLiteral("messages"), messagesToJson(messages)},
-    };
-    if (!transcript.isEmpty())
-        payload.insert(QStringLiteral("transcript"), transcript);
-    return SessionEvent{0, Kind::CompactionApplied, payload};
+    SessionEvent event;
+    event.kind = Kind::CompactionApplied;
+    event.payload = Compaction{status, transcript, messages, {}};
+    return event;
 }
 
 QString SessionEvent::content() const
 {
-    return payload.value(QStringLiteral("content")).toString();
+    const User *message = user();
+    return message ? message->content : QString();
 }
 
 QString SessionEvent::assistantMessage() const
 {
-    return payload.value(QStringLiteral("message")).toString();
+    const Assistant *turn = assistant();
+    return turn ? turn->message : QString();
 }
 
-QJsonArray SessionEvent::transcript() const
+const QList<TranscriptItem> &SessionEvent::transcript() const
 {
-    return payload.value(QStringLiteral("transcript")).toArray();
+    static const QList<TranscriptItem> none;
+    if (const Assistant *turn = assistant())
+        return turn->transcript;
+    if (const Compaction *applied = compaction())
+        return applied->transcript;
+    return none;
 }
 
 bool SessionEvent::interrupted() const
 {
-    return payload.value(QStringLiteral("interrupted")).toBool();
+    const Assistant *turn = assistant();
+    return turn && turn->interrupted;
 }
 
 QString SessionEvent::error() const
 {
-    return payload.value(QStringLiteral("error")).toString();
+    const Assistant *turn = assistant();
+    return turn ? turn->error : QString();
 }
 
 QString SessionEvent::status() const
 {
-    return payload.value(QStringLiteral("status")).toString();
+    const Compaction *applied = compaction();
+    return applied ? applied->status : QString();
 }
 
 MessageList SessionEvent::messages() const
 {
-    return messagesFromJson(payload.value(QStringLiteral("messages")).toArray());
+    const Compaction *applied = compaction();
+    return applied ? applied->messages : MessageList();
 }
 
 std::optional<TurnMemory> SessionEvent::turnMemory() const
 {
-    const QJsonValue memory = payload.value(QStringLiteral("turn_memory"));
-    if (!memory.isObject())
-        return std::nullopt;
-    return TurnMemory::fromJson(memory.toObject());
+    const Assistant *turn = assistant();
+    return turn ? turn->turnMemory : std::nullopt;
 }
 
 } // namespace keen

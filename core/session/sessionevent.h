@@ -1,48 +1,103 @@
 #pragma once
 
 #include "conversation/message.h"
+#include "session/jsonfields.h"
+#include "session/transcriptitem.h"
 
 #include <QDateTime>
-#include <QJsonArray>
 #include <QJsonObject>
+#include <QList>
 #include <QString>
 
 #include <optional>
+#include <variant>
 
 namespace keen {
 
-// One line of transcript_events.jsonl, in the reference agent's schema (reference 5.2):
-// {"seq":N,"kind":K,"<kind>":{payload}}. The payload is kept as JSON so transcripts stay interchangeable.
+// One line of transcript_events.jsonl as a typed value (reference 5.2):
+// {"seq":N,"kind":K,"<kind>":{payload}}. The only code that knows the event JSON. Fields and event kinds this
+// app does not know are kept and written back unchanged, so sessions stay interchangeable with the reference
+// agent (and with newer Keens).
 struct SessionEvent
 {
-    enum class Kind { SessionStarted, UserMessage, AssistantTurn, CompactionApplied };
+    enum class Kind { SessionStarted, UserMessage, AssistantTurn, CompactionApplied, Unknown };
 
-    quint64 seq = 0; // assigned by SessionStore when written
+    struct Started
+    {
+        QString sessionId;
+        QString createdAt; // RFC 3339 as written (the reference writes nanoseconds)
+        QString cwd;
+        JsonFields extras;
+
+        QDateTime createdTime() const; // invalid when createdAt does not parse
+        bool operator==(const Started &) const = default;
+    };
+    struct User
+    {
+        QString content;
+        JsonFields extras;
+        bool operator==(const User &) const = default;
+    };
+    struct Assistant
+    {
+        QList<TranscriptItem> transcript;
+        QString message;
+        std::optional<TurnMemory> turnMemory;
+        bool interrupted = false;
+        QString error;
+        JsonFields extras;
+        bool operator==(const Assistant &) const = default;
+    };
+    struct Compaction
+    {
+        QString status; // empty for an automatic compaction (S64)
+        QList<TranscriptItem> transcript;
+        MessageList messages;
+        JsonFields extras;
+        bool operator==(const Compaction &) const = default;
+    };
+    // An event kind this app does not know: everything but seq is in SessionEvent::extras.
+    struct Other
+    {
+        bool operator==(const Other &) const = default;
+    };
+
+    quint64 seq = 0; // assigned by the session store when written
     Kind kind = Kind::UserMessage;
-    QJsonObject payload;
+    std::variant<User, Started, Assistant, Compaction, Other> payload;
+    // Fields beside seq, kind and the payload; for an unknown kind, every field but seq.
+    JsonFields extras;
 
-    static QString kindName(Kind kind);
+    bool operator==(const SessionEvent &) const = default;
+
+    static QString kindName(Kind kind); // empty for Unknown
     static std::optional<Kind> kindFromName(const QString &name);
+    QString kindName() const; // the name as written, also for an unknown kind
 
     QJsonObject toJson() const;
-    // Returns nullopt for a line that is not a valid event (unknown kind, missing payload, bad seq).
+    // nullopt for an object that is not an event at all (no usable seq, a known kind without its payload
+    // object). An unknown kind is an event of Kind::Unknown.
     static std::optional<SessionEvent> fromJson(const QJsonObject &object);
 
     static SessionEvent sessionStarted(const QString &sessionId, const QDateTime &createdAt,
                                        const QString &cwd);
     static SessionEvent userMessage(const QString &content);
-    // transcript: TranscriptItem objects
-    // ({"kind":"text"|"reasoning"|"tool_start"|"tool_end"|"bash"|"diff",...}).
-    static SessionEvent assistantTurn(const QJsonArray &transcript, const QString &message,
+    static SessionEvent assistantTurn(const QList<TranscriptItem> &transcript, const QString &message,
                                       const std::optional<TurnMemory> &turnMemory, bool interrupted,
                                       const QString &error);
-    static SessionEvent compactionApplied(const QString &status, const QJsonArray &transcript,
+    static SessionEvent compactionApplied(const QString &status, const QList<TranscriptItem> &transcript,
                                           const MessageList &messages);
 
-    // Convenience accessors for the payload fields.
-    QString content() const;          // user_message.content
-    QString assistantMessage() const; // assistant_turn.message
-    QJsonArray transcript() const;    // assistant_turn / compaction_applied transcript
+    // The payload of the event's kind, or nullptr.
+    const Started *started() const { return std::get_if<Started>(&payload); }
+    const User *user() const { return std::get_if<User>(&payload); }
+    const Assistant *assistant() const { return std::get_if<Assistant>(&payload); }
+    const Compaction *compaction() const { return std::get_if<Compaction>(&payload); }
+
+    // Shortcuts to payload fields; empty when the event has no such field.
+    QString content() const;                         // user_message.content
+    QString assistantMessage() const;                // assistant_turn.message
+    const QList<TranscriptItem> &transcript() const; // assistant_turn / compaction_applied
     bool interrupted() const;
     QString error() const;
     QString status() const;       // compaction_applied.status

@@ -88,25 +88,22 @@ QString toolBlock(const QString &name, const QJsonValue &input, const QJsonValue
     return md;
 }
 
-QString diffBlock(const QJsonObject &diff)
+QString diffBlock(const QList<DiffLine> &lines)
 {
     QString body;
-    const QJsonArray lines = diff.value(QStringLiteral("lines")).toArray();
-    for (const QJsonValue &lineValue : lines) {
-        const QJsonObject line = lineValue.toObject();
-        const QString content = line.value(QStringLiteral("Content")).toString();
-        switch (line.value(QStringLiteral("Kind")).toInt()) {
-        case 1:
-            body += QLatin1Char('+') + content + QLatin1Char('\n');
+    for (const DiffLine &line : lines) {
+        switch (line.kind) {
+        case DiffLine::Kind::Added:
+            body += QLatin1Char('+') + line.content + QLatin1Char('\n');
             break;
-        case 2:
-            body += QLatin1Char('-') + content + QLatin1Char('\n');
+        case DiffLine::Kind::Removed:
+            body += QLatin1Char('-') + line.content + QLatin1Char('\n');
             break;
-        case 3:
-            body += content + QLatin1Char('\n');
+        case DiffLine::Kind::Hunk:
+            body += line.content + QLatin1Char('\n');
             break;
-        default:
-            body += QLatin1Char(' ') + content + QLatin1Char('\n');
+        case DiffLine::Kind::Context:
+            body += QLatin1Char(' ') + line.content + QLatin1Char('\n');
             break;
         }
     }
@@ -114,7 +111,7 @@ QString diffBlock(const QJsonObject &diff)
 }
 
 // Text, tool calls, bash runs and diffs of one assistant or compaction transcript. Reasoning is left out.
-QString transcriptMarkdown(const QJsonArray &transcript, bool *hadText)
+QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadText)
 {
     QString md;
     QString text;
@@ -127,37 +124,41 @@ QString transcriptMarkdown(const QJsonArray &transcript, bool *hadText)
     };
     // Inputs of started tools, for tool_end items that do not repeat them.
     QJsonValue pendingInput;
-    for (const QJsonValue &itemValue : transcript) {
-        const QJsonObject item = itemValue.toObject();
-        const QString kind = item.value(QStringLiteral("kind")).toString();
-        if (kind == QLatin1String("text")) {
-            text += item.value(QStringLiteral("content")).toString();
-        } else if (kind == QLatin1String("tool_start")) {
-            pendingInput = item.value(QStringLiteral("tool_start")).toObject().value(QStringLiteral("input"));
-        } else if (kind == QLatin1String("tool_end")) {
+    for (const TranscriptItem &item : transcript) {
+        switch (item.kind) {
+        case TranscriptItem::Kind::Text:
+            text += item.content;
+            break;
+        case TranscriptItem::Kind::ToolStart:
+            pendingInput = item.input;
+            break;
+        case TranscriptItem::Kind::ToolEnd: {
             flushText();
-            const QJsonObject end = item.value(QStringLiteral("tool_end")).toObject();
-            QJsonValue input = end.value(QStringLiteral("input"));
+            QJsonValue input = item.input;
             if (input.isUndefined() || input.isNull())
                 input = pendingInput;
-            md +=
-                toolBlock(end.value(QStringLiteral("name")).toString(), input,
-                          end.value(QStringLiteral("output")), end.value(QStringLiteral("error")).toString());
+            md += toolBlock(item.name, input, item.output, item.error);
             pendingInput = QJsonValue();
-        } else if (kind == QLatin1String("bash")) {
+            break;
+        }
+        case TranscriptItem::Kind::Bash: {
             flushText();
-            const QJsonObject bash = item.value(QStringLiteral("bash")).toObject();
             md += QStringLiteral("**") + tr("Bash") + QStringLiteral("**\n\n") +
-                  fenced(bash.value(QStringLiteral("command")).toString(), QStringLiteral("sh"));
-            const QString output = bash.value(QStringLiteral("output")).toString();
+                  fenced(item.command, QStringLiteral("sh"));
+            const QString output = item.bashOutput();
             if (!output.isEmpty())
                 md += tr("Output:") + QStringLiteral("\n\n") + fenced(shortened(output));
-            const QString error = bash.value(QStringLiteral("error")).toString();
-            if (!error.isEmpty())
-                md += tr("Error:") + QStringLiteral("\n\n") + fenced(shortened(error));
-        } else if (kind == QLatin1String("diff")) {
+            if (!item.error.isEmpty())
+                md += tr("Error:") + QStringLiteral("\n\n") + fenced(shortened(item.error));
+            break;
+        }
+        case TranscriptItem::Kind::Diff:
             flushText();
-            md += diffBlock(item.value(QStringLiteral("diff")).toObject());
+            md += diffBlock(item.diff);
+            break;
+        case TranscriptItem::Kind::Reasoning:
+        case TranscriptItem::Kind::Unknown:
+            break;
         }
     }
     flushText();
@@ -193,6 +194,7 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
     for (const SessionEvent &event : events) {
         switch (event.kind) {
         case SessionEvent::Kind::SessionStarted:
+        case SessionEvent::Kind::Unknown:
             break;
         case SessionEvent::Kind::UserMessage:
             md += QStringLiteral("## ") + tr("User") + QStringLiteral("\n\n") + event.content().trimmed() +

@@ -147,18 +147,6 @@ QList<LineSpan> splitLines(const QByteArray &bytes)
     return lines;
 }
 
-QDateTime parseTimestamp(const QString &text)
-{
-    QDateTime time = QDateTime::fromString(text, Qt::ISODateWithMs);
-    if (time.isValid())
-        return time;
-    // RFC 3339 from the reference agent may carry nanoseconds; Qt reads at most milliseconds.
-    static const QRegularExpression fraction(QStringLiteral("(\\.\\d{3})\\d+"));
-    QString trimmed = text;
-    trimmed.replace(fraction, QStringLiteral("\\1"));
-    return QDateTime::fromString(trimmed, Qt::ISODateWithMs);
-}
-
 QString shortTitle(const QString &text)
 {
     const QString collapsed = text.simplified();
@@ -212,11 +200,11 @@ std::optional<SessionInfo> summarize(const QString &directory)
         const auto event = parseLine(bytes.constData() + line.start, line.size);
         if (!event)
             continue;
-        if (event->kind == SessionEvent::Kind::SessionStarted && !haveStarted) {
+        if (const SessionEvent::Started *started = event->started(); started && !haveStarted) {
             haveStarted = true;
-            info.id = event->payload.value(QStringLiteral("session_id")).toString();
-            info.workspace = event->payload.value(QStringLiteral("cwd")).toString();
-            info.createdAt = parseTimestamp(event->payload.value(QStringLiteral("created_at")).toString());
+            info.id = started->sessionId;
+            info.workspace = started->cwd;
+            info.createdAt = started->createdTime();
         } else if (event->kind == SessionEvent::Kind::UserMessage) {
             if (firstUserMessage.isEmpty())
                 firstUserMessage = event->content();
@@ -480,9 +468,9 @@ Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
             continue;
         }
         maxSeq = std::max(maxSeq, event->seq);
-        if (event->kind == SessionEvent::Kind::SessionStarted && loaded.session.id.isEmpty()) {
-            loaded.session.id = event->payload.value(QStringLiteral("session_id")).toString();
-            loaded.session.workspace = event->payload.value(QStringLiteral("cwd")).toString();
+        if (const SessionEvent::Started *started = event->started(); started && loaded.session.id.isEmpty()) {
+            loaded.session.id = started->sessionId;
+            loaded.session.workspace = started->cwd;
         }
         loaded.events.append(std::move(*event));
     }
@@ -596,29 +584,21 @@ MessageList buildConversation(const QList<SessionEvent> &events)
 {
     MessageList messages;
     for (const SessionEvent &event : events) {
-        switch (event.kind) {
-        case SessionEvent::Kind::SessionStarted:
-            break;
-        case SessionEvent::Kind::UserMessage:
-            messages.append(Message::user(event.content()));
-            break;
-        case SessionEvent::Kind::AssistantTurn: {
-            const QString text = event.assistantMessage();
-            std::optional<TurnMemory> memory = event.turnMemory();
+        if (const SessionEvent::User *user = event.user()) {
+            messages.append(Message::user(user->content));
+        } else if (const SessionEvent::Assistant *turn = event.assistant()) {
+            std::optional<TurnMemory> memory = turn->turnMemory;
             if (memory && memory->isEmpty())
                 memory.reset();
-            if (!text.isEmpty() || memory)
-                messages.append(Message::assistant(text, std::move(memory)));
-            break;
-        }
-        case SessionEvent::Kind::CompactionApplied: {
-            // messages() decodes fresh values from the payload, so the result shares nothing with the event.
-            MessageList replacement = event.messages();
+            if (!turn->message.isEmpty() || memory)
+                messages.append(Message::assistant(turn->message, std::move(memory)));
+        } else if (const SessionEvent::Compaction *compaction = event.compaction()) {
+            // A copy of the payload's messages: the result shares nothing with the event.
+            MessageList replacement = compaction->messages;
             replacement.detach();
             messages = std::move(replacement);
-            break;
         }
-        }
+        // session_started and kinds this app does not know add nothing.
     }
     return messages;
 }

@@ -59,9 +59,9 @@ int runWriter(const QString &root, const QString &transcriptPath, quint32 seed)
             QList<SessionEvent> events;
             for (int i = 0; i < size; ++i) {
                 SessionEvent event = SessionEvent::userMessage(QStringLiteral("batch part") + filler);
-                event.payload.insert(QStringLiteral("batch"), batchId);
-                event.payload.insert(QStringLiteral("batch_size"), size);
-                event.payload.insert(QStringLiteral("batch_index"), i);
+                event.extras.keep(QStringLiteral("batch"), batchId);
+                event.extras.keep(QStringLiteral("batch_size"), size);
+                event.extras.keep(QStringLiteral("batch_index"), i);
                 events.append(event);
             }
             const auto seqs = store.appendBatch(session, events);
@@ -181,11 +181,11 @@ void TestSessionCrash::killedWriterNeverLosesAcknowledgedOrHalfBatches_S60_S61()
                          QStringLiteral("seq %1 after %2 (kill %3)").arg(event.seq).arg(previous).arg(kill)));
             previous = event.seq;
             present.insert(event.seq);
-            const QString batchId = event.payload.value(QStringLiteral("batch")).toString();
+            const QString batchId = event.extras.value(QStringLiteral("batch")).toString();
             if (!batchId.isEmpty()) {
                 BatchSeen &batch = batches[batchId];
-                batch.size = event.payload.value(QStringLiteral("batch_size")).toInt();
-                batch.indexes.append(event.payload.value(QStringLiteral("batch_index")).toInt());
+                batch.size = event.extras.value(QStringLiteral("batch_size")).toInt();
+                batch.indexes.append(event.extras.value(QStringLiteral("batch_index")).toInt());
                 batch.seqs.append(event.seq);
             }
         }

@@ -59,10 +59,8 @@ void TestSessionProjection::assistantTurnWithoutTextOrToolActivityIsDropped()
 {
     const QList<SessionEvent> events{
         SessionEvent::userMessage(QStringLiteral("hi")),
-        SessionEvent::assistantTurn(
-            QJsonArray{QJsonObject{{QStringLiteral("kind"), QStringLiteral("reasoning")},
-                                   {QStringLiteral("content"), QStringLiteral("hmm")}}},
-            QString(), TurnMemory{}, true, QStringLiteral("interrupted")),
+        SessionEvent::assistantTurn({TranscriptItem::reasoning(QStringLiteral("hmm"))}, QString(),
+                                    TurnMemory{}, true, QStringLiteral("interrupted")),
     };
     const MessageList messages = buildConversation(events);
     QCOMPARE(messages.size(), 1);

@@ -305,12 +305,14 @@ void TestChatModel::replayRendersTranscripts()
         SessionEvent::sessionStarted(QStringLiteral("id"), QDateTime::currentDateTimeUtc(),
                                      QStringLiteral("/w")),
         SessionEvent::userMessage(QStringLiteral("fix a.go")),
-        SessionEvent::assistantTurn(turn, QStringLiteral("Editing.Done."), std::nullopt, false, QString()),
+        SessionEvent::assistantTurn(TranscriptItem::listFromJson(turn), QStringLiteral("Editing.Done."),
+                                    std::nullopt, false, QString()),
         SessionEvent::userMessage(QStringLiteral("and b")),
         SessionEvent::assistantTurn({}, QStringLiteral("Start"), std::nullopt, true, QString()),
         SessionEvent::userMessage(QStringLiteral("and c")),
         SessionEvent::assistantTurn({}, QString(), std::nullopt, false, QStringLiteral("rate limited")),
-        SessionEvent::compactionApplied(QStringLiteral("Context compacted."), summary,
+        SessionEvent::compactionApplied(QStringLiteral("Context compacted."),
+                                        TranscriptItem::listFromJson(summary),
                                         {Message::user(QStringLiteral("## Goal\nShip it."))}),
         SessionEvent::compactionApplied(QStringLiteral("Context compacted."), {},
                                         {Message::user(QStringLiteral("s"))}),
@@ -345,8 +347,8 @@ void TestChatModel::replayOfAutomaticCompactionShowsNothing()
                                             {QStringLiteral("content"), QStringLiteral("Work so far.")}}};
     const QList<SessionEvent> events{
         SessionEvent::userMessage(QStringLiteral("long task")),
-        SessionEvent::assistantTurn(checkpoint, QStringLiteral("Work so far."), std::nullopt, false,
-                                    QString()),
+        SessionEvent::assistantTurn(TranscriptItem::listFromJson(checkpoint), QStringLiteral("Work so far."),
+                                    std::nullopt, false, QString()),
         SessionEvent::compactionApplied(
             QString(), {},
             {Message::user(QStringLiteral("<compacted_context>") + kSecretSummary +

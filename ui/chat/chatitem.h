@@ -1,28 +1,13 @@
 #pragma once
 
 #include "conversation/permissionrequest.h"
+#include "session/diffline.h"
 
 #include <QJsonObject>
 #include <QList>
 #include <QString>
 
 namespace keen {
-
-// One line of a diff shown in a tool or permission card (reference 6.6).
-struct DiffLine
-{
-    enum class Kind { Context = 0, Added = 1, Removed = 2, Hunk = 3 };
-    Kind kind = Kind::Context;
-    int oldLine = 0;
-    int newLine = 0;
-    QString content;
-
-    bool operator==(const DiffLine &) const = default;
-    // Parses a unified diff (headers skipped, hunk headers kept, line numbers tracked).
-    static QList<DiffLine> parseUnified(const QString &diff);
-    // The reference transcript shape: {Kind, OldLineNum, NewLineNum, Content}.
-    static DiffLine fromJson(const QJsonObject &object);
-};
 
 // One row of the chat transcript, keyed by a stable id.
 struct ChatItem

@@ -434,65 +434,67 @@ int ChatModel::rowForSeq(quint64 seq) const
     return it.value();
 }
 
-void ChatModel::replayTranscript(const QJsonArray &transcript)
+void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
 {
-    for (const QJsonValue &value : transcript) {
-        const QJsonObject entry = value.toObject();
-        const QString kind = entry.value(QStringLiteral("kind")).toString();
-        if (kind == QLatin1String("text")) {
-            appendToLast(ChatItem::Kind::AssistantText, entry.value(QStringLiteral("content")).toString());
-        } else if (kind == QLatin1String("reasoning")) {
-            appendToLast(ChatItem::Kind::Reasoning, entry.value(QStringLiteral("content")).toString());
-        } else if (kind == QLatin1String("tool_start")) {
-            const QJsonObject start = entry.value(QStringLiteral("tool_start")).toObject();
+    for (const TranscriptItem &entry : transcript) {
+        switch (entry.kind) {
+        case TranscriptItem::Kind::Text:
+            appendToLast(ChatItem::Kind::AssistantText, entry.content);
+            break;
+        case TranscriptItem::Kind::Reasoning:
+            appendToLast(ChatItem::Kind::Reasoning, entry.content);
+            break;
+        case TranscriptItem::Kind::ToolStart: {
             ToolCallInfo info;
-            info.name = start.value(QStringLiteral("name")).toString();
-            info.input = start.value(QStringLiteral("input")).toObject();
+            info.name = entry.name;
+            info.input = entry.input.toObject();
             toolStarted(info);
-        } else if (kind == QLatin1String("tool_end")) {
-            const QJsonObject end = entry.value(QStringLiteral("tool_end")).toObject();
+            break;
+        }
+        case TranscriptItem::Kind::ToolEnd: {
             ToolCallInfo info;
-            info.name = end.value(QStringLiteral("name")).toString();
-            info.input = end.value(QStringLiteral("input")).toObject();
-            info.output = end.value(QStringLiteral("output"));
-            info.error = end.value(QStringLiteral("error")).toString();
-            info.durationNs = end.value(QStringLiteral("duration_ns")).toInteger();
+            info.name = entry.name;
+            info.input = entry.input.toObject();
+            info.output = entry.output;
+            info.error = entry.error;
+            info.durationNs = entry.durationNs.value_or(0);
             toolFinished(info);
-        } else if (kind == QLatin1String("bash")) {
-            const QJsonObject bash = entry.value(QStringLiteral("bash")).toObject();
+            break;
+        }
+        case TranscriptItem::Kind::Bash: {
             // The bash segment belongs to the Run card just before it, when there is one.
             int row = int(m_items.size()) - 1;
             if (row < 0 || m_items.at(row).kind != ChatItem::Kind::Tool ||
                 m_items.at(row).toolName != QLatin1String("bash")) {
                 ToolCallInfo info;
                 info.name = QStringLiteral("bash");
-                info.input.insert(QStringLiteral("command"), bash.value(QStringLiteral("command")));
+                info.input.insert(QStringLiteral("command"), entry.command);
                 toolStarted(info);
                 row = int(m_items.size()) - 1;
             }
             ChatItem &item = m_items[row];
-            item.command = bash.value(QStringLiteral("command")).toString();
-            item.output = bash.value(QStringLiteral("output")).toString();
-            item.toolError = bash.value(QStringLiteral("error")).toString();
-            if (bash.contains(QStringLiteral("duration_ns")))
-                item.durationNs = bash.value(QStringLiteral("duration_ns")).toInteger();
+            item.command = entry.command;
+            item.output = entry.bashOutput();
+            item.toolError = entry.error;
+            if (entry.durationNs)
+                item.durationNs = *entry.durationNs;
             item.toolState =
                 item.toolError.isEmpty() ? ChatItem::ToolState::Done : ChatItem::ToolState::Failed;
             changed(row);
-        } else if (kind == QLatin1String("diff")) {
-            QList<DiffLine> lines;
-            const QJsonArray jsonLines =
-                entry.value(QStringLiteral("diff")).toObject().value(QStringLiteral("lines")).toArray();
-            for (const QJsonValue &line : jsonLines)
-                lines.append(DiffLine::fromJson(line.toObject()));
+            break;
+        }
+        case TranscriptItem::Kind::Diff:
             // Attached to the latest tool card (the edit it belongs to).
             for (int row = int(m_items.size()) - 1; row >= 0; --row) {
                 if (m_items.at(row).kind == ChatItem::Kind::Tool) {
-                    m_items[row].diff = lines;
+                    m_items[row].diff = entry.diff;
                     changed(row);
                     break;
                 }
             }
+            break;
+        case TranscriptItem::Kind::Unknown:
+            break;
         }
     }
 }
@@ -504,12 +506,13 @@ void ChatModel::replay(const QList<SessionEvent> &events)
         m_firstRowOfSeq.insert(event.seq, int(m_items.size()));
         switch (event.kind) {
         case SessionEvent::Kind::SessionStarted:
+        case SessionEvent::Kind::Unknown:
             break;
         case SessionEvent::Kind::UserMessage:
             addUserMessage(event.content());
             break;
         case SessionEvent::Kind::AssistantTurn: {
-            const QJsonArray transcript = event.transcript();
+            const QList<TranscriptItem> &transcript = event.transcript();
             if (!transcript.isEmpty())
                 replayTranscript(transcript);
             else if (!event.assistantMessage().isEmpty())
@@ -522,7 +525,7 @@ void ChatModel::replay(const QList<SessionEvent> &events)
             break;
         }
         case SessionEvent::Kind::CompactionApplied: {
-            const QJsonArray transcript = event.transcript();
+            const QList<TranscriptItem> &transcript = event.transcript();
             if (!transcript.isEmpty()) {
                 replayTranscript(transcript);
                 seal();

@@ -98,7 +98,7 @@ private:
     quint64 insert(ChatItem item);
     void changed(int row);
     int findRunningTool(const QString &callId, const QString &toolName) const;
-    void replayTranscript(const QJsonArray &transcript);
+    void replayTranscript(const QList<TranscriptItem> &transcript);
 
     QList<ChatItem> m_items;
     QMap<quint64, int> m_firstRowOfSeq; // filled by replay()

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "session/diffline.h"
+#include "session/jsonfields.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace keen {
+
+// One entry of an assistant turn's (or a manual compaction's) transcript, for replay (reference 5.2):
+// {kind:"text"|"reasoning"|"tool_start"|"tool_end"|"bash"|"diff", content?, tool_start?:{name, input?},
+//  tool_end?:{name, input?, output?, error?, duration_ns?}, bash?:{command, summary?, output?, error?,
+//  duration_ns?}, diff?:{lines:[EditDiffLine]}}. The only code that knows this JSON; an item of a kind this
+// app does not know is kept whole and written back unchanged.
+struct TranscriptItem
+{
+    enum class Kind { Text, Reasoning, ToolStart, ToolEnd, Bash, Diff, Unknown };
+
+    Kind kind = Kind::Text;
+    QString content;                          // text, reasoning
+    QString name;                             // tool_start, tool_end
+    QJsonValue input{QJsonValue::Undefined};  // tool_start, tool_end; undefined when absent
+    QJsonValue output{QJsonValue::Undefined}; // tool_end (any JSON), bash (a string); undefined when absent
+    QString error;                            // tool_end, bash
+    std::optional<qint64> durationNs;         // tool_end, bash
+    QString command;                          // bash
+    QString summary;                          // bash
+    QList<DiffLine> diff;                     // diff
+    JsonFields extras;        // beside kind, content and the payload; for an unknown kind, the whole item
+    JsonFields payloadExtras; // inside tool_start, tool_end, bash or diff
+
+    bool operator==(const TranscriptItem &) const = default;
+
+    static TranscriptItem text(const QString &text);
+    static TranscriptItem reasoning(const QString &text);
+    static TranscriptItem toolStart(const QString &name, const QJsonValue &input);
+    static TranscriptItem toolEnd(const QString &name, const QJsonValue &input, const QJsonValue &output,
+                                  const QString &error, qint64 durationNs);
+    static TranscriptItem diffOf(const QList<DiffLine> &lines);
+
+    bool isText() const { return kind == Kind::Text; }
+    // The bash output (a string in the reference schema).
+    QString bashOutput() const { return output.toString(); }
+
+    QJsonObject toJson() const;
+    static TranscriptItem fromJson(const QJsonObject &object);
+    static QJsonArray listToJson(const QList<TranscriptItem> &items);
+    static QList<TranscriptItem> listFromJson(const QJsonArray &array);
+};
+
+} // namespace keen

@@ -1,0 +1,226 @@
+// The typed transcript schema (issue 13): events and transcript items read into C++ values and write back the
+// same JSON, including event kinds, item kinds and fields this app does not know (reference 5.2: sessions
+// stay interchangeable with the reference agent and with newer writers).
+#include "session/sessionevent.h"
+#include "session/sessionstore.h"
+#include "testenvironment.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace keen;
+
+namespace {
+
+QJsonObject parse(const QByteArray &line)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(line, &error);
+    if (error.error != QJsonParseError::NoError)
+        qFatal("bad test line: %s", qPrintable(error.errorString()));
+    return document.object();
+}
+
+} // namespace
+
+class TestSessionEvent : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTripIsExact_data();
+    void roundTripIsExact();
+    void knownFieldsAreTyped();
+    void unknownEventKindIsKeptAndIgnoredByProjection();
+    void storeWritesLoadedEventsBackUnchanged();
+    void writtenEventsUseTheReferenceShape();
+    void notAnEventIsRejected();
+};
+
+void TestSessionEvent::roundTripIsExact_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::newRow("reference session_started, nanoseconds") << QByteArray(
+        R"({"seq":1,"kind":"session_started","session_started":{"session_id":"0b1c","created_at":)"
+        R"("2025-03-04T05:06:07.123456789+02:00","cwd":"/abs/dir"}})");
+    QTest::newRow("user_message with extra fields everywhere")
+        << QByteArray(R"({"seq":2,"kind":"user_message","user_message":{"content":"hi","images":["a.png"]},)"
+                      R"("ts":"2026-01-01T00:00:00Z"})");
+    QTest::newRow("assistant_turn, every item kind and unknown item fields") << QByteArray(
+        R"({"seq":3,"kind":"assistant_turn","assistant_turn":{"transcript":[)"
+        R"({"kind":"reasoning","content":"hmm","signature":"abc"},)"
+        R"({"kind":"text","content":"Editing."},)"
+        R"({"kind":"tool_start","tool_start":{"name":"edit_file","input":{"path":"a.go"},"call_id":"c1"}},)"
+        R"({"kind":"tool_end","tool_end":{"name":"edit_file","input":{"path":"a.go"},"output":{"ok":true},)"
+        R"("duration_ns":1500,"exit":0}},)"
+        R"({"kind":"bash","bash":{"command":"ls","summary":"list","output":"a.go","error":"",)"
+        R"("duration_ns":7}},)"
+        R"({"kind":"diff","diff":{"lines":[{"Kind":3,"OldLineNum":0,"NewLineNum":0,"Content":"@@ -1 +1 @@"},)"
+        R"({"Kind":2,"OldLineNum":1,"NewLineNum":0,"Content":"old"},)"
+        R"({"Kind":1,"OldLineNum":0,"NewLineNum":1,"Content":"new"}],"path":"a.go"}},)"
+        R"({"kind":"image","image":{"url":"x.png"}}],)"
+        R"("message":"Editing.","turn_memory":{"tool_activity":[{"text_offset":0,"tool":"edit_file",)"
+        R"("input":{"path":"a.go"},"status":"success"}]},"model":"m1"}})");
+    QTest::newRow("assistant_turn written by a sloppy writer")
+        << QByteArray(R"({"seq":4,"kind":"assistant_turn","assistant_turn":{"transcript":[],"message":"",)"
+                      R"("interrupted":false,"error":"","turn_memory":{"tool_activity":[],"x":1}}})");
+    QTest::newRow("diff lines with missing and extra fields")
+        << QByteArray(R"({"seq":5,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"diff",)"
+                      R"("diff":{"lines":[{"Kind":3,"Content":"@@"},{"Kind":1,"OldLineNum":0,"NewLineNum":1,)"
+                      R"("Content":"x","Moved":true}]}}]}})");
+    QTest::newRow("tool items without payload or with odd payload") << QByteArray(
+        R"({"seq":6,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"tool_end"},)"
+        R"({"kind":"tool_start","tool_start":"read"},{"kind":"text"},{"no_kind":1}]}})");
+    QTest::newRow("manual compaction_applied") << QByteArray(
+        R"({"seq":7,"kind":"compaction_applied","compaction_applied":{"status":"Context compacted.",)"
+        R"("transcript":[{"kind":"text","content":"## Goal"}],"messages":[{"Role":"user",)"
+        R"("Content":"## Goal"}],"trigger":"manual"}})");
+    QTest::newRow("automatic compaction_applied, empty status") << QByteArray(
+        R"({"seq":8,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[]}})");
+    QTest::newRow("unknown event kind")
+        << QByteArray(R"({"seq":9,"kind":"fork_created","fork_created":{"parent":"p","at_seq":3},"v":2})");
+    QTest::newRow("seq written as a float")
+        << QByteArray(R"({"seq":10.0,"kind":"user_message","user_message":{"content":"x"}})");
+}
+
+void TestSessionEvent::roundTripIsExact()
+{
+    QFETCH(QByteArray, line);
+    const QJsonObject original = parse(line);
+    const auto event = SessionEvent::fromJson(original);
+    QVERIFY(event);
+    QCOMPARE(event->toJson(), original);
+    // A copy made through the typed value is the same value.
+    const auto again = SessionEvent::fromJson(event->toJson());
+    QVERIFY(again);
+    QCOMPARE(*again, *event);
+}
+
+void TestSessionEvent::knownFieldsAreTyped()
+{
+    const auto event = SessionEvent::fromJson(parse(
+        R"({"seq":3,"kind":"assistant_turn","assistant_turn":{"transcript":[)"
+        R"({"kind":"tool_end","tool_end":{"name":"edit_file","input":{"path":"a.go"},"error":"denied","duration_ns":9}},)"
+        R"({"kind":"bash","bash":{"command":"ls","output":"a.go"}},)"
+        R"({"kind":"diff","diff":{"lines":[{"Kind":2,"OldLineNum":4,"NewLineNum":0,"Content":"old"}]}},)"
+        R"({"kind":"image"}],"message":"m","interrupted":true,"error":"stopped"}})"));
+    QVERIFY(event);
+    QCOMPARE(event->kind, SessionEvent::Kind::AssistantTurn);
+    const SessionEvent::Assistant *turn = event->assistant();
+    QVERIFY(turn);
+    QCOMPARE(turn->message, QStringLiteral("m"));
+    QVERIFY(turn->interrupted);
+    QCOMPARE(turn->error, QStringLiteral("stopped"));
+    QCOMPARE(turn->transcript.size(), 4);
+    const TranscriptItem &end = turn->transcript.at(0);
+    QCOMPARE(end.kind, TranscriptItem::Kind::ToolEnd);
+    QCOMPARE(end.name, QStringLiteral("edit_file"));
+    QCOMPARE(end.input.toObject().value(QStringLiteral("path")).toString(), QStringLiteral("a.go"));
+    QCOMPARE(end.error, QStringLiteral("denied"));
+    QCOMPARE(end.durationNs, std::optional<qint64>(9));
+    QVERIFY(end.output.isUndefined());
+    const TranscriptItem &bash = turn->transcript.at(1);
+    QCOMPARE(bash.kind, TranscriptItem::Kind::Bash);
+    QCOMPARE(bash.command, QStringLiteral("ls"));
+    QCOMPARE(bash.bashOutput(), QStringLiteral("a.go"));
+    const TranscriptItem &diff = turn->transcript.at(2);
+    QCOMPARE(diff.kind, TranscriptItem::Kind::Diff);
+    QCOMPARE(diff.diff, (QList<DiffLine>{DiffLine{DiffLine::Kind::Removed, 4, 0, QStringLiteral("old")}}));
+    QCOMPARE(turn->transcript.at(3).kind, TranscriptItem::Kind::Unknown);
+}
+
+void TestSessionEvent::unknownEventKindIsKeptAndIgnoredByProjection()
+{
+    const QList<SessionEvent> events{
+        *SessionEvent::fromJson(parse(R"({"seq":1,"kind":"user_message","user_message":{"content":"one"}})")),
+        *SessionEvent::fromJson(parse(R"({"seq":2,"kind":"fork_created","fork_created":{"parent":"p"}})")),
+        *SessionEvent::fromJson(
+            parse(R"({"seq":3,"kind":"assistant_turn","assistant_turn":{"message":"two","future":1}})")),
+    };
+    QCOMPARE(events.at(1).kind, SessionEvent::Kind::Unknown);
+    QCOMPARE(events.at(1).kindName(), QStringLiteral("fork_created"));
+    const MessageList messages = buildConversation(events);
+    QCOMPARE(messages.size(), 2);
+    QCOMPARE(messages.at(0).content, QStringLiteral("one"));
+    QCOMPARE(messages.at(1).content, QStringLiteral("two"));
+}
+
+void TestSessionEvent::storeWritesLoadedEventsBackUnchanged()
+{
+    // A transcript written by another agent, loaded and appended to another session, is byte-for-byte the
+    // same JSON (apart from the seq the store assigns).
+    test::TestEnvironment env;
+    SessionStore store;
+    const QString workspace = env.path(QStringLiteral("workspace"));
+    auto source = store.create(workspace);
+    QVERIFY(source.ok());
+    const QList<QByteArray> foreign{
+        R"({"seq":2,"kind":"user_message","user_message":{"content":"hi","attachments":[1,2]},"origin":"cli"})",
+        R"({"seq":3,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"text","content":"ok",)"
+        R"("citations":[]},{"kind":"web_search","web_search":{"q":"qt"}}],"message":"ok"}})",
+        R"({"seq":4,"kind":"checkpoint_marked","checkpoint_marked":{"label":"before refactor"}})",
+    };
+    {
+        QFile file(source->transcriptPath);
+        QVERIFY(file.open(QIODevice::Append));
+        for (const QByteArray &line : foreign)
+            file.write(line + '\n');
+    }
+    const auto loaded = store.load(source->transcriptPath);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->skippedLines, 0);
+    QCOMPARE(loaded->events.size(), 4);
+
+    auto copy = store.create(workspace);
+    QVERIFY(copy.ok());
+    const QList<SessionEvent> replayed = loaded->events.mid(1);
+    QVERIFY(store.appendBatch(*copy, replayed).ok());
+    const auto reloaded = store.load(copy->transcriptPath);
+    QVERIFY2(reloaded.ok(), qPrintable(reloaded.error()));
+    QCOMPARE(reloaded->events.size(), 4);
+    for (int i = 0; i < foreign.size(); ++i) {
+        QJsonObject expected = parse(foreign.at(i));
+        QJsonObject actual = reloaded->events.at(i + 1).toJson();
+        actual.remove(QStringLiteral("seq"));
+        expected.remove(QStringLiteral("seq"));
+        QCOMPARE(actual, expected);
+    }
+}
+
+void TestSessionEvent::writtenEventsUseTheReferenceShape()
+{
+    TurnMemory memory;
+    ToolActivity activity;
+    activity.tool = QStringLiteral("read_file");
+    activity.status = QStringLiteral("success");
+    memory.toolActivity.append(activity);
+    SessionEvent event = SessionEvent::assistantTurn(
+        {TranscriptItem::text(QStringLiteral("Done.")),
+         TranscriptItem::toolEnd(QStringLiteral("read_file"),
+                                 QJsonObject{{QStringLiteral("path"), QStringLiteral("a")}},
+                                 QJsonValue(QStringLiteral("body")), QString(), 42),
+         TranscriptItem::diffOf(
+             DiffLine::parseUnified(QStringLiteral("--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n")))},
+        QStringLiteral("Done."), memory, false, QString());
+    event.seq = 5;
+    const QJsonObject expected = parse(
+        R"({"seq":5,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"text","content":"Done."},)"
+        R"({"kind":"tool_end","tool_end":{"name":"read_file","input":{"path":"a"},"output":"body","duration_ns":42}},)"
+        R"({"kind":"diff","diff":{"lines":[{"Kind":3,"OldLineNum":0,"NewLineNum":0,"Content":"@@ -1 +1 @@"},)"
+        R"({"Kind":2,"OldLineNum":1,"NewLineNum":0,"Content":"x"},{"Kind":1,"OldLineNum":0,"NewLineNum":1,"Content":"y"}]}}],)"
+        R"("message":"Done.","turn_memory":{"tool_activity":[{"text_offset":0,"tool":"read_file","status":"success"}]}}})");
+    QCOMPARE(event.toJson(), expected);
+}
+
+void TestSessionEvent::notAnEventIsRejected()
+{
+    QVERIFY(!SessionEvent::fromJson(parse(R"({"kind":"user_message","user_message":{"content":"x"}})")));
+    QVERIFY(!SessionEvent::fromJson(parse(R"({"seq":0,"kind":"user_message","user_message":{}})")));
+    QVERIFY(!SessionEvent::fromJson(parse(R"({"seq":"3","kind":"user_message","user_message":{}})")));
+    QVERIFY(!SessionEvent::fromJson(parse(R"({"seq":3,"kind":"user_message","user_message":"x"})")));
+    QVERIFY(!SessionEvent::fromJson(parse(R"({"seq":3,"kind":"assistant_turn"})")));
+}
+
+QTEST_GUILESS_MAIN(TestSessionEvent)
+#include "tst_sessionevent.moc"
