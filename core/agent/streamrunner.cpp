@@ -3,7 +3,19 @@
 #include "loop/llmclient.h"
 #include "tools/toolregistry.h"
 
+#include <QPointer>
+
 namespace keen {
+
+namespace {
+
+bool mergeable(const StreamEvent &last, const StreamEvent &next)
+{
+    return last.type == next.type &&
+           (next.type == StreamEvent::Type::Chunk || next.type == StreamEvent::Type::ReasoningChunk);
+}
+
+} // namespace
 
 void StreamRunner::ThreadStopper::operator()(QThread *thread) const
 {
@@ -32,19 +44,51 @@ void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &m
                          const CancellationToken &cancel)
 {
     m_thread.reset();
+    {
+        QMutexLocker lock(&m_mutex);
+        m_pending.clear();
+    }
     m_cancel = cancel;
     QThread *thread = QThread::create([this, client, messages, tools, options, cancel] {
-        client->streamChat(messages, tools.get(), options, cancel, [this](const StreamEvent &event) {
-            // Posted to this object's thread: values only cross threads.
-            QMetaObject::invokeMethod(
-                this, [this, event] { Q_EMIT this->event(event); }, Qt::QueuedConnection);
-        });
+        client->streamChat(messages, tools.get(), options, cancel,
+                           [this](const StreamEvent &event) { post(event); });
     });
     thread->setObjectName(QStringLiteral("keen-stream"));
-    // Queued behind every event the worker posted, so finished() always comes last.
+    // Queued behind every drain the worker posted, so finished() always comes last.
     connect(thread, &QThread::finished, this, &StreamRunner::finished, Qt::QueuedConnection);
     m_thread.reset(thread);
     thread->start();
+}
+
+void StreamRunner::post(const StreamEvent &event)
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pending.isEmpty() && mergeable(m_pending.constLast(), event))
+            m_pending.last().content += event.content;
+        else
+            m_pending.append(event);
+        if (m_drainPosted)
+            return;
+        m_drainPosted = true;
+    }
+    QMetaObject::invokeMethod(this, &StreamRunner::drain, Qt::QueuedConnection);
+}
+
+void StreamRunner::drain()
+{
+    QList<StreamEvent> events;
+    {
+        QMutexLocker lock(&m_mutex);
+        events.swap(m_pending);
+        m_drainPosted = false;
+    }
+    const QPointer<StreamRunner> alive(this);
+    for (const StreamEvent &event : std::as_const(events)) {
+        Q_EMIT this->event(event);
+        if (!alive)
+            return; // a receiver ended the run
+    }
 }
 
 } // namespace keen

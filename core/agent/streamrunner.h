@@ -5,6 +5,8 @@
 #include "conversation/streamevent.h"
 #include "conversation/streamoptions.h"
 
+#include <QList>
+#include <QMutex>
 #include <QObject>
 #include <QThread>
 
@@ -15,8 +17,11 @@ namespace keen {
 class LlmClient;
 class ToolRegistry;
 
-// Runs one LlmClient::streamChat on its own worker thread and re-emits its events on the runner's thread
-// through queued calls, in order, followed by finished(). Destroying the runner cancels the stream and waits.
+// Runs one LlmClient::streamChat on its own worker thread and re-emits its events on the runner's thread, in
+// order, followed by finished(). Events cross threads through one pending list: the worker appends (a chunk
+// right after a chunk of the same kind is merged into it) and posts a drain only when none is pending, so a
+// fast stream costs the receiving thread one queued call and one chunk signal per drain, however many
+// provider events arrived meanwhile. Destroying the runner cancels the stream and waits.
 class StreamRunner final : public QObject
 {
     Q_OBJECT
@@ -41,8 +46,14 @@ private:
     {
         void operator()(QThread *thread) const;
     };
+    void post(const StreamEvent &event); // worker thread
+    void drain();                        // runner thread
+
     std::unique_ptr<QThread, ThreadStopper> m_thread;
     CancellationToken m_cancel;
+    QMutex m_mutex; // guards the two below
+    QList<StreamEvent> m_pending;
+    bool m_drainPosted = false;
 };
 
 } // namespace keen

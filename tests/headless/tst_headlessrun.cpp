@@ -5,6 +5,7 @@
 // The fake server lives in this thread, so the child is always driven asynchronously while the event loop
 // spins (FakeProviderServer::spinUntil), never with QProcess::waitForFinished.
 #include "fakeproviderserver.h"
+#include "workloads.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_S58_S60();
     void automaticCompactionResumeFailureKeepsPartialText_S59();
     void sessionsJsonListsNewestFirst();
+    void longReplyInSmallChunksIsPrintedAndSavedWhole();
 
 private:
     struct Outcome
@@ -737,6 +739,37 @@ void TestHeadlessRun::sessionsJsonListsNewestFirst()
         runKeen({QStringLiteral("sessions"), QStringLiteral("--json")}, {}, elsewhere.path());
     QCOMPARE(other.exitCode, 0);
     QCOMPARE(QJsonDocument::fromJson(other.out.toUtf8()).array().size(), 0);
+}
+
+void TestHeadlessRun::longReplyInSmallChunksIsPrintedAndSavedWhole()
+{
+    // Issue 11: 200,000 characters in 7-character deltas through the real run path (socket, SSE decoder, tool
+    // loop, worker, recorder, store, printing). Quadratic work per chunk made this take more than 12 minutes;
+    // the timeout below only guards against a hang.
+    const QString text = test::Workloads::markdownReply(200000);
+    FakeProviderServer::Response response =
+        sseResponse(test::Workloads::chatCompletionsSse(test::Workloads::chunks(text, 7)));
+    response.split = FakeProviderServer::SplitMode::randomSplits(7, 4096);
+    m_server->enqueue(response);
+    auto process =
+        start(QStringList{QStringLiteral("run")} + providerArgs() + QStringList{QStringLiteral("go")});
+    const Outcome run = finish(*process, 240000);
+    QVERIFY(run.finished);
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err.right(2000)));
+    QCOMPARE(run.out.size(), text.size() + 1);
+    QVERIFY(run.out == text + QLatin1Char('\n'));
+    QVERIFY(run.err.contains(text)); // the live progress printed every chunk
+
+    const QStringList transcripts = transcriptPaths();
+    QCOMPARE(transcripts.size(), 1);
+    const QList<QJsonObject> events = readTranscript(transcripts.first());
+    QCOMPARE(kinds(events), QStringList({QStringLiteral("session_started"), QStringLiteral("user_message"),
+                                         QStringLiteral("assistant_turn")}));
+    const QJsonObject turn = payload(events.at(2));
+    QVERIFY(turn.value(QStringLiteral("message")).toString() == text);
+    const QJsonArray items = turn.value(QStringLiteral("transcript")).toArray();
+    QCOMPARE(items.size(), 1);
+    QVERIFY(items.first().toObject().value(QStringLiteral("content")).toString() == text);
 }
 
 } // namespace keen

@@ -1,0 +1,139 @@
+// StreamRunner (issue 11): events cross from the worker in order and complete; a fast stream cannot flood the
+// receiving thread's event queue, because chunks that wait for it are merged and one drain is queued at most.
+#include "agent/streamrunner.h"
+#include "scriptedllmclient.h"
+
+#include <QDeadlineTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace keen;
+using keen::test::ScriptedLlmClient;
+
+class TestStreamRunner : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void chunksWaitingForABusyReceiverArriveAsOne();
+    void aLiveReceiverSeesEveryEventInOrder();
+};
+
+void TestStreamRunner::chunksWaitingForABusyReceiverArriveAsOne()
+{
+    auto client = std::make_shared<ScriptedLlmClient>();
+    ScriptedLlmClient::Turn turn;
+    QString text;
+    for (int i = 0; i < 10000; ++i) {
+        const QString chunk = QStringLiteral("%1 abcd,").arg(i % 10);
+        text += chunk;
+        turn.append(ScriptedLlmClient::chunk(chunk));
+    }
+    for (int i = 0; i < 100; ++i)
+        turn.append(ScriptedLlmClient::event(StreamEvent::reasoning(QStringLiteral("hm "))));
+    ToolCallInfo call;
+    call.name = QStringLiteral("read_file");
+    turn.append(ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, call)));
+    for (int i = 0; i < 10; ++i)
+        turn.append(ScriptedLlmClient::chunk(QStringLiteral("after")));
+    turn.append(ScriptedLlmClient::event(StreamEvent::done()));
+    client->addTurn(turn);
+
+    StreamRunner runner;
+    QList<StreamEvent> received;
+    bool finishedAfterEvents = false;
+    connect(&runner, &StreamRunner::event, this, [&](const StreamEvent &event) { received.append(event); });
+    connect(&runner, &StreamRunner::finished, this, [&] {
+        finishedAfterEvents = received.size() == 5 && received.last().type == StreamEvent::Type::Done;
+    });
+    runner.start(client, {Message::user(QStringLiteral("go"))}, nullptr, StreamOptions(),
+                 CancellationToken());
+    // The receiver is busy (this thread runs no events) while the whole stream is produced.
+    const QDeadlineTimer deadline(60000);
+    while (runner.isRunning() && !deadline.hasExpired())
+        QThread::yieldCurrentThread();
+    QVERIFY(!runner.isRunning());
+    QVERIFY(received.isEmpty());
+
+    QTRY_VERIFY(finishedAfterEvents);
+    QCOMPARE(received.size(), 5);
+    QCOMPARE(received.at(0).type, StreamEvent::Type::Chunk);
+    QCOMPARE(received.at(0).content, text);
+    QCOMPARE(received.at(1).type, StreamEvent::Type::ReasoningChunk);
+    QCOMPARE(received.at(1).content, QStringLiteral("hm ").repeated(100));
+    QCOMPARE(received.at(2).type, StreamEvent::Type::ToolStart);
+    QCOMPARE(received.at(2).toolCall->name, QStringLiteral("read_file"));
+    QCOMPARE(received.at(3).type, StreamEvent::Type::Chunk);
+    QCOMPARE(received.at(3).content, QStringLiteral("after").repeated(10));
+    QCOMPARE(received.at(4).type, StreamEvent::Type::Done);
+}
+
+void TestStreamRunner::aLiveReceiverSeesEveryEventInOrder()
+{
+    // Text, reasoning and usage interleave; whatever the drains' timing, the receiver sees the same sequence.
+    auto client = std::make_shared<ScriptedLlmClient>();
+    ScriptedLlmClient::Turn turn;
+    QString expected;
+    for (int i = 0; i < 20000; ++i) {
+        const int kind = (i * 7919) % 13;
+        if (kind == 0) {
+            turn.append(ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage())));
+            expected += QStringLiteral("[u]");
+        } else if (kind < 4) {
+            turn.append(ScriptedLlmClient::event(StreamEvent::reasoning(QString::number(i))));
+            expected += QStringLiteral("r") + QString::number(i);
+        } else {
+            turn.append(ScriptedLlmClient::chunk(QString::number(i)));
+            expected += QStringLiteral("t") + QString::number(i);
+        }
+    }
+    turn.append(ScriptedLlmClient::event(StreamEvent::done()));
+    client->addTurn(turn);
+
+    StreamRunner runner;
+    QString seen;
+    int signals = 0;
+    bool finished = false;
+    connect(&runner, &StreamRunner::event, this, [&](const StreamEvent &event) {
+        ++signals;
+        switch (event.type) {
+        case StreamEvent::Type::Usage:
+            seen += QStringLiteral("[u]");
+            break;
+        case StreamEvent::Type::Chunk:
+        case StreamEvent::Type::ReasoningChunk: {
+            // A merged chunk holds several numbers: split them back by the kind's prefix.
+            const QChar prefix = event.type == StreamEvent::Type::Chunk ? QLatin1Char('t') : QLatin1Char('r');
+            seen += prefix + event.content;
+            break;
+        }
+        default:
+            break;
+        }
+    });
+    connect(&runner, &StreamRunner::finished, this, [&] { finished = true; });
+    runner.start(client, {Message::user(QStringLiteral("go"))}, nullptr, StreamOptions(),
+                 CancellationToken());
+    QTRY_VERIFY_WITH_TIMEOUT(finished, 60000);
+    // Merged chunks lose the boundaries between numbers: compare with the boundaries of each run removed.
+    auto runs = [](const QString &sequence) {
+        QString out;
+        QChar current;
+        for (const QChar c : sequence) {
+            if (c == QLatin1Char('t') || c == QLatin1Char('r')) {
+                if (c == current)
+                    continue;
+                current = c;
+            } else if (c == QLatin1Char('[')) {
+                current = QChar();
+            }
+            out += c;
+        }
+        return out;
+    };
+    QCOMPARE(runs(seen), runs(expected));
+    QVERIFY(signals <= 20001);
+}
+
+QTEST_GUILESS_MAIN(TestStreamRunner)
+#include "tst_streamrunner.moc"
