@@ -3,7 +3,7 @@
 # Idempotent: when everything is there it only runs dpkg-query and exits.
 set -eu
 PACKAGES="cmake g++ ninja-build pkg-config qt6-base-dev libqt6sql6-sqlite qt6-svg-dev qtkeychain-qt6-dev
-libgit2-dev libdtl-dev xvfb xauth desktop-file-utils appstream fonts-dejavu-core dbus gnome-keyring libgl-dev"
+libgit2-dev libdtl-dev clang-format xvfb xauth desktop-file-utils appstream fonts-dejavu-core dbus gnome-keyring libgl-dev"
 missing=""
 for p in $PACKAGES; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
