@@ -12,11 +12,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("FileCredentialStorage", text);
-}
-
 constexpr QFileDevice::Permissions OwnerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
 
 } // namespace
@@ -42,14 +37,14 @@ QJsonObject FileCredentialStorage::readAll(QString *error) const
         return {};
     if (!file.open(QIODevice::ReadOnly)) {
         if (error)
-            *error = tr("cannot read %1: %2").arg(m_path, file.errorString());
+            *error = FileCredentialStorage::tr("cannot read %1: %2").arg(m_path, file.errorString());
         return {};
     }
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
         if (error)
-            *error = tr("%1 is not valid JSON").arg(m_path);
+            *error = FileCredentialStorage::tr("%1 is not valid JSON").arg(m_path);
         return {};
     }
     return document.object();
@@ -59,15 +54,18 @@ Result<void> FileCredentialStorage::writeAll(const QJsonObject &entries)
 {
     const QFileInfo info(m_path);
     if (!QDir().mkpath(info.absolutePath()))
-        return Result<void>::failure(tr("cannot create the folder %1").arg(info.absolutePath()));
+        return Result<void>::failure(
+            FileCredentialStorage::tr("cannot create the folder %1").arg(info.absolutePath()));
     QSaveFile file(m_path);
     if (!file.open(QIODevice::WriteOnly))
-        return Result<void>::failure(tr("cannot write %1: %2").arg(m_path, file.errorString()));
+        return Result<void>::failure(
+            FileCredentialStorage::tr("cannot write %1: %2").arg(m_path, file.errorString()));
     // Restrict the temporary file before the secret is in it; the rename keeps the mode.
     file.setPermissions(OwnerOnly);
     file.write(QJsonDocument(entries).toJson(QJsonDocument::Indented));
     if (!file.commit())
-        return Result<void>::failure(tr("cannot write %1: %2").arg(m_path, file.errorString()));
+        return Result<void>::failure(
+            FileCredentialStorage::tr("cannot write %1: %2").arg(m_path, file.errorString()));
     QFile::setPermissions(m_path, OwnerOnly);
     return {};
 }

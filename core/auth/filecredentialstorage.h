@@ -2,6 +2,7 @@
 
 #include "auth/credentialstorage.h"
 
+#include <QCoreApplication>
 #include <QString>
 
 #include <mutex>
@@ -12,6 +13,8 @@ namespace keen {
 // readable by its owner only (0600). Other providers' entries are kept as they are.
 class FileCredentialStorage final : public CredentialStorage
 {
+    Q_DECLARE_TR_FUNCTIONS(FileCredentialStorage)
+
 public:
     explicit FileCredentialStorage(QString path = defaultPath(),
                                    QString providerKey = QStringLiteral("openai-codex"));

@@ -16,11 +16,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("Keychain", text);
-}
-
 using Promise = std::shared_ptr<QPromise<KeychainReply>>;
 
 QFuture<KeychainReply> finished(const KeychainReply &reply)
@@ -129,11 +124,12 @@ QFuture<KeychainReply> runOperation([[maybe_unused]] int operation, [[maybe_unus
     if (qEnvironmentVariableIntValue("KEEN_DISABLE_KEYCHAIN") == 1)
         return finished({KeychainReply::Status::Unavailable,
                          {},
-                         tr("the keychain is disabled by KEEN_DISABLE_KEYCHAIN")});
+                         Keychain::tr("the keychain is disabled by KEEN_DISABLE_KEYCHAIN")});
 #ifdef KEEN_HAVE_QTKEYCHAIN
     return KeychainThread::instance().run(Operation(operation), key, secret);
 #else
-    return finished({KeychainReply::Status::Unavailable, {}, tr("this build has no keychain support")});
+    return finished(
+        {KeychainReply::Status::Unavailable, {}, Keychain::tr("this build has no keychain support")});
 #endif
 }
 
@@ -166,7 +162,8 @@ KeychainReply Keychain::wait(const QFuture<KeychainReply> &future, int timeoutMs
             return {
                 KeychainReply::Status::Failed,
                 {},
-                tr("internal error: a blocking keychain call on the GUI thread (use the asynchronous API)")};
+                Keychain::tr(
+                    "internal error: a blocking keychain call on the GUI thread (use the asynchronous API)")};
         QEventLoop loop;
         QObject context;
         QFuture<KeychainReply> copy = future;
@@ -178,7 +175,7 @@ KeychainReply Keychain::wait(const QFuture<KeychainReply> &future, int timeoutMs
     if (!future.isFinished())
         return {KeychainReply::Status::Unavailable,
                 {},
-                tr("the system keychain did not answer within %1 seconds").arg(timeoutMs / 1000)};
+                Keychain::tr("the system keychain did not answer within %1 seconds").arg(timeoutMs / 1000)};
     return future.result();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QFuture>
 #include <QString>
 
@@ -21,6 +22,8 @@ struct KeychainReply
 // elsewhere.
 class Keychain
 {
+    Q_DECLARE_TR_FUNCTIONS(Keychain)
+
 public:
     static QString serviceName();
 

@@ -8,11 +8,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("ConfigResolver", text);
-}
-
 const QString kOpenAiCompatible = QStringLiteral("openai-compatible");
 
 } // namespace
@@ -27,14 +22,15 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
     using Resolved = Result<ResolvedClientConfig>;
     const QString providerId = !options.provider.isEmpty() ? options.provider : m_settings.activeProvider;
     if (providerId.isEmpty())
-        return Resolved::failure(tr("No provider is configured. Choose one in Settings (saved in %1) or pass "
-                                    "--provider.")
-                                     .arg(Settings::defaultPath()));
+        return Resolved::failure(
+            ConfigResolver::tr("No provider is configured. Choose one in Settings (saved in %1) or pass "
+                               "--provider.")
+                .arg(Settings::defaultPath()));
     const ProviderDescriptor *descriptor = ProviderTable::find(providerId);
     if (!descriptor && !m_settings.providers.contains(providerId))
         return Resolved::failure(
-            tr("Unknown provider %1. Known providers: %2. A custom OpenAI-compatible server "
-               "needs an entry under \"providers\" in %3.")
+            ConfigResolver::tr("Unknown provider %1. Known providers: %2. A custom OpenAI-compatible server "
+                               "needs an entry under \"providers\" in %3.")
                 .arg(providerId, ProviderTable::ids().join(QStringLiteral(", ")), Settings::defaultPath()));
     const ProviderSettings provider = m_settings.provider(providerId);
 
@@ -51,8 +47,9 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
         model = m_registry.models(providerId).first().id;
     if (model.isEmpty())
         return Resolved::failure(
-            tr("No model is configured for provider %1. Choose one in Settings, pass --model, "
-               "or list models under \"providers\".\"%1\".\"models\" in %2.")
+            ConfigResolver::tr(
+                "No model is configured for provider %1. Choose one in Settings, pass --model, "
+                "or list models under \"providers\".\"%1\".\"models\" in %2.")
                 .arg(providerId, Settings::defaultPath()));
 
     ResolvedClientConfig resolved;

@@ -7,6 +7,7 @@
 #include "config/settings.h"
 #include "providers/clientconfig.h"
 
+#include <QCoreApplication>
 #include <functional>
 
 namespace keen {
@@ -23,6 +24,8 @@ struct ResolvedClientConfig
 // flags.
 class ConfigResolver
 {
+    Q_DECLARE_TR_FUNCTIONS(ConfigResolver)
+
 public:
     explicit ConfigResolver(Settings settings, const ModelRegistry &registry = ModelRegistry::builtIn());
 

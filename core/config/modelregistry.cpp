@@ -13,11 +13,6 @@ namespace {
 
 Q_LOGGING_CATEGORY(lcModelRegistry, "keen.config.models")
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("ModelRegistry", text);
-}
-
 ModelRegistry loadBuiltIn()
 {
     const QString path = QStringLiteral(":/keen/models.json");
@@ -47,13 +42,14 @@ Result<ModelRegistry> ModelRegistry::fromJson(const QByteArray &json, const QStr
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return Result<ModelRegistry>::failure(tr("The model registry %1 is not valid JSON: %2 (at byte %3)")
-                                                  .arg(source, parseError.errorString())
-                                                  .arg(parseError.offset));
+        return Result<ModelRegistry>::failure(
+            ModelRegistry::tr("The model registry %1 is not valid JSON: %2 (at byte %3)")
+                .arg(source, parseError.errorString())
+                .arg(parseError.offset));
     const QJsonValue providers = document.object().value(QStringLiteral("providers"));
     if (!document.isObject() || !providers.isArray())
         return Result<ModelRegistry>::failure(
-            tr("The model registry %1 has no \"providers\" list").arg(source));
+            ModelRegistry::tr("The model registry %1 has no \"providers\" list").arg(source));
 
     ModelRegistry registry;
     const QJsonArray providerArray = providers.toArray();
@@ -63,7 +59,7 @@ Result<ModelRegistry> ModelRegistry::fromJson(const QByteArray &json, const QStr
         provider.id = object.value(QStringLiteral("id")).toString();
         if (provider.id.isEmpty())
             return Result<ModelRegistry>::failure(
-                tr("The model registry %1 has a provider without an id").arg(source));
+                ModelRegistry::tr("The model registry %1 has a provider without an id").arg(source));
         provider.name = object.value(QStringLiteral("name")).toString(provider.id);
         provider.defaultBaseUrl = ProviderTable::defaultBaseUrl(provider.id);
         provider.auth = ProviderTable::authMode(provider.id);

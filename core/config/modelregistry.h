@@ -4,6 +4,7 @@
 #include "providers/providertable.h"
 
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -36,6 +37,8 @@ struct ProviderInfo
 // in ProviderTable. Provider facts (endpoint, auth) come from the table, never from this data.
 class ModelRegistry
 {
+    Q_DECLARE_TR_FUNCTIONS(ModelRegistry)
+
 public:
     static constexpr qint64 DefaultContextWindow = 200000;
 

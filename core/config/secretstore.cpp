@@ -19,16 +19,12 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("SecretStore", text);
-}
-
 const QString kApiKeys = QStringLiteral("api_keys");
 
 QString blockingOnGuiThread()
 {
-    return tr("internal error: a blocking key lookup on the GUI thread (use the asynchronous API)");
+    return SecretStore::tr(
+        "internal error: a blocking key lookup on the GUI thread (use the asynchronous API)");
 }
 
 // secrets.json: {"api_keys":{"<provider>":"<key>"}}. Errors name the file, never its content.
@@ -39,15 +35,16 @@ Result<QJsonObject> readSecretsFile(const QString &path)
         return QJsonObject{};
     if (!file.open(QIODevice::ReadOnly))
         return Result<QJsonObject>::failure(
-            tr("Cannot read the secrets file %1: %2").arg(path, file.errorString()));
+            SecretStore::tr("Cannot read the secrets file %1: %2").arg(path, file.errorString()));
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject() ||
         (document.object().contains(kApiKeys) && !document.object().value(kApiKeys).isObject()))
-        return Result<QJsonObject>::failure(tr("The secrets file %1 is damaged (it must be {\"api_keys\": "
-                                               "{\"provider\": \"key\"}}). Remove it and "
-                                               "enter the key again.")
-                                                .arg(path));
+        return Result<QJsonObject>::failure(
+            SecretStore::tr("The secrets file %1 is damaged (it must be {\"api_keys\": "
+                            "{\"provider\": \"key\"}}). Remove it and "
+                            "enter the key again.")
+                .arg(path));
     return document.object().value(kApiKeys).toObject();
 }
 
@@ -56,24 +53,25 @@ Result<void> writeSecretsFile(const QString &path, const QJsonObject &keys)
     const QString folder = QFileInfo(path).absolutePath();
     if (!QFileInfo(folder).isDir()) {
         if (!QDir().mkpath(folder))
-            return Result<void>::failure(tr("Cannot create the folder %1").arg(folder));
+            return Result<void>::failure(SecretStore::tr("Cannot create the folder %1").arg(folder));
         ::chmod(QFile::encodeName(folder).constData(), 0700);
     }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return Result<void>::failure(
-            tr("Cannot write the secrets file %1: %2").arg(path, file.errorString()));
+            SecretStore::tr("Cannot write the secrets file %1: %2").arg(path, file.errorString()));
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     file.write(QJsonDocument(QJsonObject{{kApiKeys, keys}}).toJson(QJsonDocument::Indented));
     if (!file.commit())
         return Result<void>::failure(
-            tr("Cannot write the secrets file %1: %2").arg(path, file.errorString()));
+            SecretStore::tr("Cannot write the secrets file %1: %2").arg(path, file.errorString()));
     return {};
 }
 
 QString plainFileWarning(const QString &providerId, const QString &path)
 {
-    return tr("The API key for %1 is stored unencrypted in %2 because no system keychain is available.")
+    return SecretStore::tr(
+               "The API key for %1 is stored unencrypted in %2 because no system keychain is available.")
         .arg(providerId, path);
 }
 
@@ -104,26 +102,28 @@ Result<QString> SecretStore::runHelper(const QString &providerId, const QString 
     process.setStandardInputFile(QProcess::nullDevice());
     process.start();
     if (!process.waitForStarted(timeoutMs))
-        return Result<QString>::failure(
-            tr("The api_key_helper for %1 could not be started: %2").arg(providerId, process.errorString()));
+        return Result<QString>::failure(SecretStore::tr("The api_key_helper for %1 could not be started: %2")
+                                            .arg(providerId, process.errorString()));
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();
         process.waitForFinished(1000);
-        return Result<QString>::failure(tr("The api_key_helper for %1 did not finish within %2 seconds")
-                                            .arg(providerId)
-                                            .arg(timeoutMs / 1000));
+        return Result<QString>::failure(
+            SecretStore::tr("The api_key_helper for %1 did not finish within %2 seconds")
+                .arg(providerId)
+                .arg(timeoutMs / 1000));
     }
     if (process.exitStatus() != QProcess::NormalExit)
-        return Result<QString>::failure(tr("The api_key_helper for %1 crashed").arg(providerId));
+        return Result<QString>::failure(SecretStore::tr("The api_key_helper for %1 crashed").arg(providerId));
     if (process.exitCode() != 0)
         return Result<QString>::failure(
-            tr("The api_key_helper for %1 failed with exit code %2 (its output is not "
-               "shown because it may contain the key)")
+            SecretStore::tr("The api_key_helper for %1 failed with exit code %2 (its output is not "
+                            "shown because it may contain the key)")
                 .arg(providerId)
                 .arg(process.exitCode()));
     const QString key = QString::fromUtf8(process.readAllStandardOutput()).trimmed();
     if (key.isEmpty())
-        return Result<QString>::failure(tr("The api_key_helper for %1 printed no key").arg(providerId));
+        return Result<QString>::failure(
+            SecretStore::tr("The api_key_helper for %1 printed no key").arg(providerId));
     return key;
 }
 
@@ -155,8 +155,9 @@ Result<ResolvedSecret> SecretStore::resolve(const QString &providerId, const Pro
 
     if (!provider.apiKey.isEmpty()) {
         const QString path = Settings::defaultPath();
-        return ResolvedSecret{provider.apiKey, ResolvedSecret::Source::SettingsFile, path,
-                              tr("The API key for %1 is stored unencrypted in %2.").arg(providerId, path)};
+        return ResolvedSecret{
+            provider.apiKey, ResolvedSecret::Source::SettingsFile, path,
+            SecretStore::tr("The API key for %1 is stored unencrypted in %2.").arg(providerId, path)};
     }
 
     if (fallback == FileFallback::Allow) {
@@ -175,13 +176,16 @@ Result<ResolvedSecret> SecretStore::resolve(const QString &providerId, const Pro
 
     QString message =
         variables.isEmpty()
-            ? tr("No API key for %1. Save a key from Settings, or set \"api_key_helper\" for \"%1\" in %2.")
+            ? SecretStore::tr(
+                  "No API key for %1. Save a key from Settings, or set \"api_key_helper\" for \"%1\" in %2.")
                   .arg(providerId, Settings::defaultPath())
-            : tr("No API key for %1. Set %2, save a key from Settings, or set \"api_key_helper\" for \"%1\" "
-                 "in %3.")
-                  .arg(providerId, variables.join(tr(" or ")), Settings::defaultPath());
+            : SecretStore::tr(
+                  "No API key for %1. Set %2, save a key from Settings, or set \"api_key_helper\" for \"%1\" "
+                  "in %3.")
+                  .arg(providerId, variables.join(SecretStore::tr(" or ")), Settings::defaultPath());
     if (keychainUnusable)
-        message += QLatin1Char(' ') + tr("The system keychain could not be used: %1").arg(reply.error);
+        message +=
+            QLatin1Char(' ') + SecretStore::tr("The system keychain could not be used: %1").arg(reply.error);
     return Resolved::failure(message);
 }
 
@@ -201,13 +205,14 @@ Result<QString> SecretStore::storeKey(const QString &providerId, const QString &
     if (Keychain::isGuiThread())
         return Result<QString>::failure(blockingOnGuiThread());
     if (key.trimmed().isEmpty())
-        return Result<QString>::failure(tr("The API key for %1 is empty").arg(providerId));
+        return Result<QString>::failure(SecretStore::tr("The API key for %1 is empty").arg(providerId));
     const KeychainReply reply = Keychain::wait(Keychain::write(keychainKey(providerId), key.trimmed()));
     if (reply.ok())
         return QString();
     if (fallback == FileFallback::Deny)
         return Result<QString>::failure(
-            tr("Cannot store the API key for %1 in the system keychain: %2").arg(providerId, reply.error));
+            SecretStore::tr("Cannot store the API key for %1 in the system keychain: %2")
+                .arg(providerId, reply.error));
 
     const QString path = secretsFilePath();
     Result<QJsonObject> keys = readSecretsFile(path);
@@ -247,7 +252,8 @@ Result<void> SecretStore::removeKey(const QString &providerId)
     }
     if (!reply.ok() && reply.status == KeychainReply::Status::Failed)
         return Result<void>::failure(
-            tr("Cannot remove the API key for %1 from the system keychain: %2").arg(providerId, reply.error));
+            SecretStore::tr("Cannot remove the API key for %1 from the system keychain: %2")
+                .arg(providerId, reply.error));
     return {};
 }
 

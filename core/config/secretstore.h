@@ -3,6 +3,7 @@
 #include "base/result.h"
 #include "config/settings.h"
 
+#include <QCoreApplication>
 #include <QObject>
 #include <QString>
 
@@ -26,6 +27,8 @@ struct ResolvedSecret
 // plain-file fallback. A key never appears in an error message or a log line.
 class SecretStore
 {
+    Q_DECLARE_TR_FUNCTIONS(SecretStore)
+
 public:
     enum class FileFallback { Deny, Allow };
     static constexpr int HelperTimeoutMs = 30000;

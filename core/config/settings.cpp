@@ -15,11 +15,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("Settings", text);
-}
-
 const QString kProviders = QStringLiteral("providers");
 const QString kActiveProvider = QStringLiteral("active_provider");
 const QString kActiveModel = QStringLiteral("active_model");
@@ -47,8 +42,9 @@ public:
     void fail(const QString &key, const QString &expected)
     {
         if (m_error.isEmpty())
-            m_error = tr("The settings file %1 is invalid: \"%2\" must be %3. Fix or remove that entry.")
-                          .arg(m_path, key, expected);
+            m_error =
+                Settings::tr("The settings file %1 is invalid: \"%2\" must be %3. Fix or remove that entry.")
+                    .arg(m_path, key, expected);
     }
 
     QString string(const QJsonObject &object, const QString &key, const QString &keyPath)
@@ -57,7 +53,7 @@ public:
         if (value.isUndefined() || value.isNull())
             return {};
         if (!value.isString())
-            fail(keyPath, tr("a string"));
+            fail(keyPath, Settings::tr("a string"));
         return value.toString();
     }
 
@@ -79,11 +75,11 @@ ProviderSettings readProvider(Reader &reader, const QString &id, const QJsonObje
         const QJsonObject headerObject = headers.toObject();
         for (auto it = headerObject.begin(); it != headerObject.end(); ++it) {
             if (!it.value().isString())
-                reader.fail(prefix + kHeaders + QLatin1Char('.') + it.key(), tr("a string"));
+                reader.fail(prefix + kHeaders + QLatin1Char('.') + it.key(), Settings::tr("a string"));
             provider.headers.insert(it.key(), it.value().toString());
         }
     } else if (!headers.isUndefined() && !headers.isNull()) {
-        reader.fail(prefix + kHeaders, tr("an object of header names to values"));
+        reader.fail(prefix + kHeaders, Settings::tr("an object of header names to values"));
     }
 
     const QJsonValue models = object.value(kModels);
@@ -91,12 +87,12 @@ ProviderSettings readProvider(Reader &reader, const QString &id, const QJsonObje
         const QJsonArray modelArray = models.toArray();
         for (const QJsonValue &model : modelArray) {
             if (!model.isString())
-                reader.fail(prefix + kModels, tr("a list of model ids"));
+                reader.fail(prefix + kModels, Settings::tr("a list of model ids"));
             else
                 provider.models.append(model.toString());
         }
     } else if (!models.isUndefined() && !models.isNull()) {
-        reader.fail(prefix + kModels, tr("a list of model ids"));
+        reader.fail(prefix + kModels, Settings::tr("a list of model ids"));
     }
 
     static const QStringList known{kBaseUrl, kHeaders, kModels, kApiKeyHelper, kApiKey};
@@ -112,7 +108,7 @@ Result<void> ensurePrivateFolder(const QString &path)
     if (QFileInfo(path).isDir())
         return {};
     if (!QDir().mkpath(path))
-        return Result<void>::failure(tr("Cannot create the settings folder %1").arg(path));
+        return Result<void>::failure(Settings::tr("Cannot create the settings folder %1").arg(path));
     ::chmod(QFile::encodeName(path).constData(), 0700);
     return {};
 }
@@ -144,7 +140,7 @@ Result<Settings> Settings::load(const QString &path)
         return Settings{};
     if (!file.open(QIODevice::ReadOnly))
         return Result<Settings>::failure(
-            tr("Cannot read the settings file %1: %2").arg(path, file.errorString()));
+            Settings::tr("Cannot read the settings file %1: %2").arg(path, file.errorString()));
     return fromJson(file.readAll(), path);
 }
 
@@ -156,15 +152,16 @@ Result<Settings> Settings::fromJson(const QByteArray &json, const QString &path)
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
         return Result<Settings>::failure(
-            tr("The settings file %1 is not valid JSON: %2 (at byte %3). Fix the file "
-               "or remove it to start from the defaults.")
+            Settings::tr("The settings file %1 is not valid JSON: %2 (at byte %3). Fix the file "
+                         "or remove it to start from the defaults.")
                 .arg(path, parseError.errorString())
                 .arg(parseError.offset));
     if (!document.isObject())
-        return Result<Settings>::failure(tr("The settings file %1 is invalid: it must hold a JSON object. "
-                                            "Fix the file or remove it to start "
-                                            "from the defaults.")
-                                             .arg(path));
+        return Result<Settings>::failure(
+            Settings::tr("The settings file %1 is invalid: it must hold a JSON object. "
+                         "Fix the file or remove it to start "
+                         "from the defaults.")
+                .arg(path));
 
     const QJsonObject root = document.object();
     Reader reader(path);
@@ -177,7 +174,7 @@ Result<Settings> Settings::fromJson(const QByteArray &json, const QString &path)
     if (showThinking.isBool())
         settings.showThinking = showThinking.toBool();
     else if (!showThinking.isUndefined() && !showThinking.isNull())
-        reader.fail(kShowThinking, tr("true or false"));
+        reader.fail(kShowThinking, Settings::tr("true or false"));
 
     const QJsonValue toolHistory = root.value(kToolHistory);
     if (toolHistory.isString() && toolHistory.toString() == QLatin1String("full"))
@@ -185,27 +182,27 @@ Result<Settings> Settings::fromJson(const QByteArray &json, const QString &path)
     else if (toolHistory.isString() && toolHistory.toString() == QLatin1String("none"))
         settings.toolHistory = ToolHistory::None;
     else if (!toolHistory.isUndefined() && !toolHistory.isNull())
-        reader.fail(kToolHistory, tr("\"none\" or \"full\""));
+        reader.fail(kToolHistory, Settings::tr("\"none\" or \"full\""));
 
     const QJsonValue contextWindow = root.value(kContextWindow);
     if (contextWindow.isDouble() && contextWindow.toDouble() >= 1 &&
         contextWindow.toDouble() == double(qint64(contextWindow.toDouble())))
         settings.contextWindow = qint64(contextWindow.toDouble());
     else if (!contextWindow.isUndefined() && !contextWindow.isNull())
-        reader.fail(kContextWindow, tr("a positive whole number of tokens"));
+        reader.fail(kContextWindow, Settings::tr("a positive whole number of tokens"));
 
     const QJsonValue providers = root.value(kProviders);
     if (providers.isObject()) {
         const QJsonObject providerObject = providers.toObject();
         for (auto it = providerObject.begin(); it != providerObject.end(); ++it) {
             if (!it.value().isObject()) {
-                reader.fail(kProviders + QLatin1Char('.') + it.key(), tr("an object"));
+                reader.fail(kProviders + QLatin1Char('.') + it.key(), Settings::tr("an object"));
                 continue;
             }
             settings.providers.insert(it.key(), readProvider(reader, it.key(), it.value().toObject()));
         }
     } else if (!providers.isUndefined() && !providers.isNull()) {
-        reader.fail(kProviders, tr("an object of provider ids to provider settings"));
+        reader.fail(kProviders, Settings::tr("an object of provider ids to provider settings"));
     }
 
     if (reader.failed())
@@ -261,13 +258,13 @@ Result<void> Settings::save(const QString &path) const
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return Result<void>::failure(
-            tr("Cannot write the settings file %1: %2").arg(path, file.errorString()));
+            Settings::tr("Cannot write the settings file %1: %2").arg(path, file.errorString()));
     // Before any byte is written: the file may hold an API key.
     file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     file.write(toJson());
     if (!file.commit())
         return Result<void>::failure(
-            tr("Cannot write the settings file %1: %2").arg(path, file.errorString()));
+            Settings::tr("Cannot write the settings file %1: %2").arg(path, file.errorString()));
     return {};
 }
 

@@ -2,6 +2,7 @@
 
 #include "base/result.h"
 
+#include <QCoreApplication>
 #include <QJsonObject>
 #include <QMap>
 #include <QString>
@@ -28,6 +29,9 @@ struct ProviderSettings
 // Location: $KEEN_HOME when set, else QStandardPaths::AppConfigLocation.
 struct Settings
 {
+    Q_DECLARE_TR_FUNCTIONS(Settings)
+
+public:
     enum class ToolHistory { None, Full }; // reference 5.5 /tool-history, default none
 
     QMap<QString, ProviderSettings> providers;

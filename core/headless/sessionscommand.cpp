@@ -13,10 +13,15 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
+// The translation context of this file's free functions.
+class SessionsCommand
 {
-    return QCoreApplication::translate("keen::SessionsCommand", text);
-}
+    Q_DECLARE_TR_FUNCTIONS(SessionsCommand)
+};
+
+} // namespace
+
+namespace {
 
 struct Options
 {
@@ -38,7 +43,7 @@ QString parse(const QStringList &args, Options *options)
                 return {};
             }
             if (i + 1 >= args.size())
-                return tr("%1 needs a value").arg(flag);
+                return SessionsCommand::tr("%1 needs a value").arg(flag);
             *target = args.at(++i);
             return {};
         };
@@ -53,15 +58,15 @@ QString parse(const QStringList &args, Options *options)
             if (QString error = value(QStringLiteral("--search"), &query); !error.isEmpty())
                 return error;
             if (query.trimmed().isEmpty())
-                return tr("--search needs a value");
+                return SessionsCommand::tr("--search needs a value");
             options->search = query;
         } else if (arg == QLatin1String("--workspace") || arg.startsWith(QLatin1String("--workspace="))) {
             if (QString error = value(QStringLiteral("--workspace"), &options->workspace); !error.isEmpty())
                 return error;
             if (options->workspace.isEmpty())
-                return tr("--workspace needs a folder");
+                return SessionsCommand::tr("--workspace needs a folder");
         } else {
-            return tr("unknown argument %1").arg(arg);
+            return SessionsCommand::tr("unknown argument %1").arg(arg);
         }
     }
     return {};
@@ -88,16 +93,17 @@ QJsonObject toJson(const SessionInfo &info)
 
 void printTable(QTextStream &out, const QList<SessionInfo> &sessions, const QStringList &snippets)
 {
-    qsizetype idWidth = tr("ID").size();
+    qsizetype idWidth = SessionsCommand::tr("ID").size();
     for (const SessionInfo &info : sessions)
         idWidth = qMax(idWidth, info.id.size());
     const QString timeFormat = QStringLiteral("yyyy-MM-dd HH:mm");
-    const qsizetype timeWidth = qMax(timeFormat.size(), tr("UPDATED").size());
-    out << tr("ID").leftJustified(idWidth) << "  " << tr("UPDATED").leftJustified(timeWidth) << "  "
-        << tr("TITLE") << "\n";
+    const qsizetype timeWidth = qMax(timeFormat.size(), SessionsCommand::tr("UPDATED").size());
+    out << SessionsCommand::tr("ID").leftJustified(idWidth) << "  "
+        << SessionsCommand::tr("UPDATED").leftJustified(timeWidth) << "  " << SessionsCommand::tr("TITLE")
+        << "\n";
     for (qsizetype i = 0; i < sessions.size(); ++i) {
         const SessionInfo &info = sessions.at(i);
-        const QString title = info.title.isEmpty() ? tr("(untitled)") : info.title;
+        const QString title = info.title.isEmpty() ? SessionsCommand::tr("(untitled)") : info.title;
         out << info.id.leftJustified(idWidth) << "  "
             << info.updatedAt.toLocalTime().toString(timeFormat).leftJustified(timeWidth) << "  " << title
             << "\n";
@@ -110,18 +116,19 @@ void printTable(QTextStream &out, const QList<SessionInfo> &sessions, const QStr
 
 QString sessionsUsageText()
 {
-    return tr("Usage: keen-desktop sessions [--all] [--json] [--search QUERY] [--workspace DIR]\n"
-              "  --all              sessions of every workspace, not only this one\n"
-              "  --json             print a JSON array instead of a table\n"
-              "  --search QUERY     only sessions whose messages or tool output contain every word\n"
-              "  --workspace DIR    the workspace to list (default: the current directory)\n");
+    return SessionsCommand::tr(
+        "Usage: keen-desktop sessions [--all] [--json] [--search QUERY] [--workspace DIR]\n"
+        "  --all              sessions of every workspace, not only this one\n"
+        "  --json             print a JSON array instead of a table\n"
+        "  --search QUERY     only sessions whose messages or tool output contain every word\n"
+        "  --workspace DIR    the workspace to list (default: the current directory)\n");
 }
 
 int runSessionsCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     Options options;
     if (const QString error = parse(args, &options); !error.isEmpty()) {
-        err << tr("Error: %1").arg(error) << "\n\n" << sessionsUsageText();
+        err << SessionsCommand::tr("Error: %1").arg(error) << "\n\n" << sessionsUsageText();
         err.flush();
         return 2;
     }
@@ -142,7 +149,7 @@ int runSessionsCommand(const QStringList &args, QTextStream &out, QTextStream &e
         SessionIndex index(SessionStore::defaultRoot());
         const auto hits = index.search(*options.search, workspace);
         if (!hits) {
-            err << tr("Error: %1").arg(hits.error()) << "\n";
+            err << SessionsCommand::tr("Error: %1").arg(hits.error()) << "\n";
             err.flush();
             return 1;
         }
@@ -170,11 +177,12 @@ int runSessionsCommand(const QStringList &args, QTextStream &out, QTextStream &e
 
     if (sessions.isEmpty()) {
         if (options.search)
-            out << tr("No saved sessions match \"%1\".").arg(options.search->trimmed()) << "\n";
+            out << SessionsCommand::tr("No saved sessions match \"%1\".").arg(options.search->trimmed())
+                << "\n";
         else if (options.all)
-            out << tr("No saved sessions.") << "\n";
+            out << SessionsCommand::tr("No saved sessions.") << "\n";
         else
-            out << tr("No saved sessions for this directory.") << "\n";
+            out << SessionsCommand::tr("No saved sessions for this directory.") << "\n";
         out.flush();
         return 0;
     }

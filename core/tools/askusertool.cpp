@@ -10,11 +10,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("AskUserTool", text);
-}
-
 const QString Required = QStringLiteral(
     "{\"questions\":[{\"question\":\"<question>\",\"options\":[\"<recommended>\",\"<other>\"]}]}");
 
@@ -76,32 +71,34 @@ QString AskUserTool::validateInput(const QJsonObject &input) const
         return error;
     const QJsonArray list = questions.toArray();
     if (!questions.isArray() || list.isEmpty() || list.size() > 10)
-        return ToolInput::wrongType(tool, QStringLiteral("questions"), tr("an array of 1 to 10 questions"));
+        return ToolInput::wrongType(tool, QStringLiteral("questions"),
+                                    AskUserTool::tr("an array of 1 to 10 questions"));
     int number = 0;
     for (const QJsonValue &value : list) {
         ++number;
         const QJsonObject question = value.toObject();
         if (!value.isObject() || question.value(QLatin1String("question")).toString().trimmed().isEmpty())
-            return ToolInput::invalid(tool,
-                                      tr("question %1 needs a non-empty \"question\" text").arg(number));
+            return ToolInput::invalid(
+                tool, AskUserTool::tr("question %1 needs a non-empty \"question\" text").arg(number));
         const QJsonArray options = question.value(QLatin1String("options")).toArray();
         if (options.size() < 2 || options.size() > 6)
-            return ToolInput::invalid(tool, tr("question %1 needs 2 to 6 options").arg(number));
+            return ToolInput::invalid(tool, AskUserTool::tr("question %1 needs 2 to 6 options").arg(number));
         QSet<QString> seen;
         for (const QJsonValue &option : options) {
             const QString text = option.toString().trimmed();
             if (!option.isString() || text.isEmpty())
-                return ToolInput::invalid(tool,
-                                          tr("question %1 has an empty or non-text option").arg(number));
+                return ToolInput::invalid(
+                    tool, AskUserTool::tr("question %1 has an empty or non-text option").arg(number));
             if (seen.contains(text))
-                return ToolInput::invalid(tool,
-                                          tr("question %1 repeats the option \"%2\"").arg(number).arg(text));
+                return ToolInput::invalid(
+                    tool, AskUserTool::tr("question %1 repeats the option \"%2\"").arg(number).arg(text));
             seen.insert(text);
         }
         for (auto it = question.constBegin(); it != question.constEnd(); ++it) {
             if (it.key() != QLatin1String("question") && it.key() != QLatin1String("options"))
                 return ToolInput::invalid(
-                    tool, tr("question %1 has an unknown field \"%2\"").arg(number).arg(it.key()));
+                    tool,
+                    AskUserTool::tr("question %1 has an unknown field \"%2\"").arg(number).arg(it.key()));
         }
     }
     return {};
@@ -110,10 +107,11 @@ QString AskUserTool::validateInput(const QJsonObject &input) const
 ToolResult AskUserTool::execute(const QJsonObject &input, ToolContext &context)
 {
     if (!context.interactive || !context.askUser)
-        return ToolResult::failure(tr("ask_user is unavailable: no user can answer in this run. Decide "
-                                      "yourself and say what you assumed."));
+        return ToolResult::failure(
+            AskUserTool::tr("ask_user is unavailable: no user can answer in this run. Decide "
+                            "yourself and say what you assumed."));
     if (context.cancel.isCancelled())
-        return ToolResult::failure(tr("cancelled"));
+        return ToolResult::failure(AskUserTool::tr("cancelled"));
     QJsonObject answer = context.askUser(input, context.cancel);
     if (!answer.contains(QLatin1String("answers")))
         answer.insert(QStringLiteral("answers"), QJsonArray());

@@ -9,15 +9,6 @@
 
 namespace keen {
 
-namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("AtomicFileWriter", text);
-}
-
-} // namespace
-
 std::optional<ToolResult> AtomicFileWriter::checkTarget(const ToolContext &context, const QString &path,
                                                         FilesystemGuard::Operation operation,
                                                         QString *resolvedPath)
@@ -26,7 +17,7 @@ std::optional<ToolResult> AtomicFileWriter::checkTarget(const ToolContext &conte
         return refused;
     const FilesystemGuard::Check check = ToolPermissions::checkPath(context, path, operation);
     if (check.denied())
-        return ToolResult::failure(tr("Access denied to %1: %2.").arg(path, check.reason));
+        return ToolResult::failure(AtomicFileWriter::tr("Access denied to %1: %2.").arg(path, check.reason));
     *resolvedPath = check.resolvedPath;
     return std::nullopt;
 }
@@ -37,7 +28,8 @@ std::optional<ToolResult> AtomicFileWriter::refuseSecret(const QString &resolved
     if (!SecretPatterns::isMemoryFile(resolvedPath))
         return std::nullopt;
     if (const QString kind = SecretPatterns::find(QString::fromUtf8(content)); !kind.isEmpty())
-        return ToolResult::failure(tr("refusing to store a secret (%1) in a memory file").arg(kind));
+        return ToolResult::failure(
+            AtomicFileWriter::tr("refusing to store a secret (%1) in a memory file").arg(kind));
     return std::nullopt;
 }
 
@@ -61,7 +53,7 @@ std::optional<ToolResult> AtomicFileWriter::write(const QString &resolvedPath, c
 {
     QSaveFile file(resolvedPath);
     if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size() || !file.commit())
-        return ToolResult::failure(tr("cannot write %1: %2").arg(path, file.errorString()));
+        return ToolResult::failure(AtomicFileWriter::tr("cannot write %1: %2").arg(path, file.errorString()));
     return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #include "tools/tool.h"
 
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QJsonObject>
 #include <QString>
 
@@ -17,6 +18,8 @@ namespace keen {
 // write. Each check returns std::nullopt to go ahead, otherwise the ToolResult to return as it is.
 class AtomicFileWriter
 {
+    Q_DECLARE_TR_FUNCTIONS(AtomicFileWriter)
+
 public:
     // Plan-mode refusal, then the guard check for operation; fills *resolvedPath.
     static std::optional<ToolResult> checkTarget(const ToolContext &context, const QString &path,

@@ -13,11 +13,6 @@ namespace {
 
 constexpr int MaxDepth = 8;
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("BashCommandClassifier", text);
-}
-
 BashCommandClassifier::Verdict dangerous(const QString &reason)
 {
     return {true, reason};
@@ -450,14 +445,16 @@ BashCommandClassifier::Verdict checkRawText(const QString &text)
         QStringLiteral("(^|[^A-Za-z0-9_.])(\\.ssh|\\.aws|\\.gnupg)(/|\\b)|\\.netrc\\b|\\.git-credentials\\b|"
                        "/etc/(shadow|gshadow|sudoers)|/proc/"));
     if (const auto match = sensitive.match(text); match.hasMatch())
-        return dangerous(tr("touches a sensitive path (%1)").arg(match.captured(0).trimmed()));
+        return dangerous(
+            BashCommandClassifier::tr("touches a sensitive path (%1)").arg(match.captured(0).trimmed()));
 
     static const QRegularExpression secretVariable(
         QStringLiteral("\\$\\{?[A-Za-z0-9_]*(AWS|SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE|API_?KEY|CREDENTIAL)"
                        "[A-Za-z0-9_]*"),
         QRegularExpression::CaseInsensitiveOption);
     if (const auto match = secretVariable.match(text); match.hasMatch())
-        return dangerous(tr("reads a secret environment variable (%1)").arg(match.captured(0)));
+        return dangerous(
+            BashCommandClassifier::tr("reads a secret environment variable (%1)").arg(match.captured(0)));
     return {};
 }
 
@@ -500,42 +497,42 @@ bool isInterpreterRunningInlineCode(const QString &name, const QStringList &word
     };
 
     if (python.match(name).hasMatch()) {
-        *what = tr("%1 -c runs inline code").arg(name);
+        *what = BashCommandClassifier::tr("%1 -c runs inline code").arg(name);
         return scanOptions({QLatin1Char('c')}, {});
     }
     if (shells.contains(name)) {
-        *what = tr("%1 -c runs a nested shell command").arg(name);
+        *what = BashCommandClassifier::tr("%1 -c runs a nested shell command").arg(name);
         if (scanOptions({QLatin1Char('c')}, {}))
             return true;
         // No script file: the shell runs whatever arrives on stdin ("curl ... | sh").
         if (firstOperand(words, 1) < 0) {
-            *what = tr("%1 runs commands read from its input").arg(name);
+            *what = BashCommandClassifier::tr("%1 runs commands read from its input").arg(name);
             return true;
         }
         return false;
     }
     if (name == QLatin1String("perl") || name == QLatin1String("ruby")) {
-        *what = tr("%1 -e runs inline code").arg(name);
+        *what = BashCommandClassifier::tr("%1 -e runs inline code").arg(name);
         return scanOptions({QLatin1Char('e'), QLatin1Char('E')}, {});
     }
     if (name == QLatin1String("node") || name == QLatin1String("nodejs") || name == QLatin1String("deno") ||
         name == QLatin1String("bun")) {
-        *what = tr("%1 evaluates inline code").arg(name);
+        *what = BashCommandClassifier::tr("%1 evaluates inline code").arg(name);
         if (words.size() > 1 && words.at(1) == QLatin1String("eval"))
             return true;
         return scanOptions({QLatin1Char('e'), QLatin1Char('p')},
                            {QStringLiteral("--eval"), QStringLiteral("--print")});
     }
     if (name == QLatin1String("php")) {
-        *what = tr("php -r runs inline code");
+        *what = BashCommandClassifier::tr("php -r runs inline code");
         return scanOptions({QLatin1Char('r')}, {});
     }
     if (name == QLatin1String("lua") || name == QLatin1String("luajit")) {
-        *what = tr("%1 -e runs inline code").arg(name);
+        *what = BashCommandClassifier::tr("%1 -e runs inline code").arg(name);
         return scanOptions({QLatin1Char('e')}, {});
     }
     if (name == QLatin1String("awk") || name == QLatin1String("gawk") || name == QLatin1String("mawk")) {
-        *what = tr("awk program calls system()");
+        *what = BashCommandClassifier::tr("awk program calls system()");
         for (const QString &w : words) {
             if (w.contains(QLatin1String("system(")) || w.contains(QLatin1String("| getline")))
                 return true;
@@ -564,7 +561,7 @@ bool BashCommandClassifier::isDangerous(const QString &command, QString *reason)
 BashCommandClassifier::Verdict BashCommandClassifier::classifyText(const QString &command, int depth)
 {
     if (depth > MaxDepth)
-        return dangerous(tr("the command is nested too deeply to check"));
+        return dangerous(BashCommandClassifier::tr("the command is nested too deeply to check"));
 
     const Parsed parsed = Parser(command).parse();
     static const QSet<QString> keywords = {
@@ -576,7 +573,7 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyText(const QString
     for (const Segment &segment : parsed.segments) {
         for (const QString &target : segment.outputTargets) {
             if (isSystemTarget(target))
-                return dangerous(tr("writes to a system file (%1)").arg(target));
+                return dangerous(BashCommandClassifier::tr("writes to a system file (%1)").arg(target));
         }
         QStringList words = segment.words;
         while (!words.isEmpty() && (keywords.contains(words.first()) || isAssignment(words.first())))
@@ -596,15 +593,15 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
     if (words.isEmpty())
         return {};
     if (depth > MaxDepth)
-        return dangerous(tr("the command is nested too deeply to check"));
+        return dangerous(BashCommandClassifier::tr("the command is nested too deeply to check"));
 
     const QString name = commandName(words.first());
     const auto rest = [&](int from) { return from < words.size() ? words.mid(from) : QStringList(); };
 
     if (alwaysDangerous().contains(name))
-        return dangerous(tr("%1 can destroy data or change the system").arg(name));
+        return dangerous(BashCommandClassifier::tr("%1 can destroy data or change the system").arg(name));
     if (name.startsWith(QLatin1String("mkfs")))
-        return dangerous(tr("%1 formats a file system").arg(name));
+        return dangerous(BashCommandClassifier::tr("%1 formats a file system").arg(name));
 
     // Wrappers that run another command: judge the wrapped one.
     static const QSet<QString> plainWrappers = {QStringLiteral("command"), QStringLiteral("builtin"),
@@ -651,13 +648,15 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
             break;
         }
         if (i >= words.size())
-            return dangerous(tr("env prints every environment variable, secrets included"));
+            return dangerous(
+                BashCommandClassifier::tr("env prints every environment variable, secrets included"));
         return classifyWords(rest(i), depth + 1);
     }
     if ((name == QLatin1String("export") || name == QLatin1String("declare") ||
          name == QLatin1String("set")) &&
         (words.size() == 1 || words.at(1) == QLatin1String("-p") || words.at(1) == QLatin1String("-x")))
-        return dangerous(tr("%1 prints environment variables, secrets included").arg(name));
+        return dangerous(
+            BashCommandClassifier::tr("%1 prints environment variables, secrets included").arg(name));
 
     static const QRegularExpression python(QStringLiteral("^python[0-9.]*$"));
     if (python.match(name).hasMatch()) {
@@ -679,7 +678,9 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
                                             QStringLiteral("cherry-pick")};
         const QString sub = subcommand(words, 1, withValue);
         if (risky.contains(sub))
-            return dangerous(tr("git %1 rewrites history, discards work or changes a remote").arg(sub));
+            return dangerous(
+                BashCommandClassifier::tr("git %1 rewrites history, discards work or changes a remote")
+                    .arg(sub));
         return {};
     }
     if (name == QLatin1String("docker") || name == QLatin1String("podman")) {
@@ -689,7 +690,8 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
         const int index = firstOperand(words, 1, withValue);
         const QString sub = index < 0 ? QString() : words.at(index);
         if (sub == QLatin1String("rm") || sub == QLatin1String("rmi") || sub == QLatin1String("kill"))
-            return dangerous(tr("%1 %2 removes or stops containers or images").arg(name, sub));
+            return dangerous(
+                BashCommandClassifier::tr("%1 %2 removes or stops containers or images").arg(name, sub));
         static const QSet<QString> objects = {QStringLiteral("container"), QStringLiteral("image"),
                                               QStringLiteral("volume"),    QStringLiteral("network"),
                                               QStringLiteral("system"),    QStringLiteral("builder")};
@@ -697,7 +699,8 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
             const QString action = subcommand(words, index + 1);
             if (action == QLatin1String("rm") || action == QLatin1String("kill") ||
                 action == QLatin1String("prune"))
-                return dangerous(tr("%1 %2 %3 removes or stops containers or data").arg(name, sub, action));
+                return dangerous(BashCommandClassifier::tr("%1 %2 %3 removes or stops containers or data")
+                                     .arg(name, sub, action));
         }
         return {};
     }
@@ -710,7 +713,7 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
         static const QSet<QString> risky = {QStringLiteral("apply"), QStringLiteral("delete"),
                                             QStringLiteral("patch"), QStringLiteral("edit")};
         if (risky.contains(sub))
-            return dangerous(tr("kubectl %1 changes a cluster").arg(sub));
+            return dangerous(BashCommandClassifier::tr("kubectl %1 changes a cluster").arg(sub));
         return {};
     }
     if (name == QLatin1String("systemctl")) {
@@ -719,7 +722,7 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
                                             QStringLiteral("mask"),    QStringLiteral("isolate")};
         const QString sub = subcommand(words, 1);
         if (risky.contains(sub))
-            return dangerous(tr("systemctl %1 changes running services").arg(sub));
+            return dangerous(BashCommandClassifier::tr("systemctl %1 changes running services").arg(sub));
         return {};
     }
 
@@ -754,14 +757,14 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
                       sub == QLatin1String("rm") || sub == QLatin1String("r") || sub == QLatin1String("un") ||
                       sub == QLatin1String("unlink");
         if (removes)
-            return dangerous(tr("%1 %2 removes packages").arg(name, sub));
+            return dangerous(BashCommandClassifier::tr("%1 %2 removes packages").arg(name, sub));
     }
 
     if (name == QLatin1String("cp")) {
         for (const QString &w : rest(1)) {
             if (clusterHas(w, QLatin1Char('f')) || w == QLatin1String("--force") ||
                 w == QLatin1String("--remove-destination"))
-                return dangerous(tr("cp -f overwrites files without asking"));
+                return dangerous(BashCommandClassifier::tr("cp -f overwrites files without asking"));
         }
         return {};
     }
@@ -769,16 +772,16 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
         for (const QString &w : rest(1)) {
             if (w.startsWith(QLatin1String("--delete")) || w == QLatin1String("--force") ||
                 w == QLatin1String("--remove-source-files"))
-                return dangerous(tr("rsync %1 deletes files").arg(w));
+                return dangerous(BashCommandClassifier::tr("rsync %1 deletes files").arg(w));
         }
         return {};
     }
     if (name == QLatin1String("chmod")) {
         for (const QString &w : rest(1)) {
             if (clusterHas(w, QLatin1Char('R')) || w == QLatin1String("--recursive"))
-                return dangerous(tr("chmod -R changes permissions of a whole tree"));
+                return dangerous(BashCommandClassifier::tr("chmod -R changes permissions of a whole tree"));
             if (w.contains(QLatin1String("777")) || w == QLatin1String("a+rwx"))
-                return dangerous(tr("chmod 777 makes files writable by everyone"));
+                return dangerous(BashCommandClassifier::tr("chmod 777 makes files writable by everyone"));
         }
         return {};
     }
@@ -786,7 +789,7 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
         for (int i = 1; i < words.size(); ++i) {
             const QString &w = words.at(i);
             if (w == QLatin1String("-delete"))
-                return dangerous(tr("find -delete removes files"));
+                return dangerous(BashCommandClassifier::tr("find -delete removes files"));
             if (w == QLatin1String("-exec") || w == QLatin1String("-execdir") || w == QLatin1String("-ok") ||
                 w == QLatin1String("-okdir")) {
                 QStringList inner;
@@ -804,7 +807,7 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
     if (name == QLatin1String("tee")) {
         for (const QString &w : rest(1)) {
             if (isSystemTarget(w))
-                return dangerous(tr("writes to a system file (%1)").arg(w));
+                return dangerous(BashCommandClassifier::tr("writes to a system file (%1)").arg(w));
         }
     }
     return {};

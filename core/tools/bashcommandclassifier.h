@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QString>
 #include <QStringList>
 
@@ -11,6 +12,8 @@ namespace keen {
 // see through, such as inline interpreter code, counts as dangerous.
 class BashCommandClassifier
 {
+    Q_DECLARE_TR_FUNCTIONS(BashCommandClassifier)
+
 public:
     struct Verdict
     {

@@ -22,11 +22,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("BashTool", text);
-}
-
 // Keeps what an output stream needs: the head and a rolling tail in memory, and, once the stream outgrows
 // the inline limit, everything in an artifact file, so a chatty command cannot exhaust memory.
 class StreamCapture
@@ -84,9 +79,11 @@ public:
         while (!tail.isEmpty() && (quint8(tail.front()) & 0xC0) == 0x80)
             tail.remove(0, 1);
         const qint64 omitted = m_total - head.size() - tail.size();
-        const QString where = m_file ? m_path : tr("(could not be saved)");
+        const QString where = m_file ? m_path : BashTool::tr("(could not be saved)");
         return QString::fromUtf8(head) +
-               tr("\n... (%1 bytes omitted; full %2 saved to %3) ...\n").arg(omitted).arg(streamName, where) +
+               BashTool::tr("\n... (%1 bytes omitted; full %2 saved to %3) ...\n")
+                   .arg(omitted)
+                   .arg(streamName, where) +
                QString::fromUtf8(tail);
     }
 
@@ -195,13 +192,13 @@ QString BashTool::validateInput(const QJsonObject &input) const
         !error.isEmpty())
         return error;
     if (input.value(QLatin1String("command")).toString().trimmed().isEmpty())
-        return ToolInput::invalid(tool, tr("\"command\" is empty"));
+        return ToolInput::invalid(tool, BashTool::tr("\"command\" is empty"));
     const QJsonValue dangerous = input.value(QLatin1String("isDangerous"));
     if (!dangerous.isUndefined() && !dangerous.isNull() && !dangerous.isBool())
-        return ToolInput::wrongType(tool, QStringLiteral("isDangerous"), tr("a boolean"));
+        return ToolInput::wrongType(tool, QStringLiteral("isDangerous"), BashTool::tr("a boolean"));
     const QJsonValue summary = input.value(QLatin1String("summary"));
     if (!summary.isUndefined() && !summary.isNull() && !summary.isString())
-        return ToolInput::wrongType(tool, QStringLiteral("summary"), tr("a string"));
+        return ToolInput::wrongType(tool, QStringLiteral("summary"), BashTool::tr("a string"));
     return ToolInput::unknownParameters(
         tool, input, {QStringLiteral("command"), QStringLiteral("isDangerous"), QStringLiteral("summary")});
 }
@@ -214,7 +211,8 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
     const FilesystemGuard::Check check =
         ToolPermissions::checkPath(context, QStringLiteral("."), FilesystemGuard::Operation::Read);
     if (check.denied())
-        return ToolResult::failure(tr("Access denied to the working directory: %1.").arg(check.reason));
+        return ToolResult::failure(
+            BashTool::tr("Access denied to the working directory: %1.").arg(check.reason));
 
     const BashCommandClassifier::Verdict verdict = BashCommandClassifier::classify(command);
     const bool dangerous = input.value(QLatin1String("isDangerous")).toBool() || verdict.dangerous;
@@ -231,7 +229,7 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
             return ToolPermissions::refusal(decision, request, context);
     }
     if (context.cancel.isCancelled())
-        return ToolResult::failure(tr("cancelled"));
+        return ToolResult::failure(BashTool::tr("cancelled"));
 
     QProcess process;
     process.setProgram(QStringLiteral("bash"));
@@ -248,7 +246,7 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
     process.setChildProcessModifier([] { ::setsid(); });
     process.start();
     if (!process.waitForStarted(10000))
-        return ToolResult::failure(tr("cannot start bash: %1").arg(process.errorString()));
+        return ToolResult::failure(BashTool::tr("cannot start bash: %1").arg(process.errorString()));
     const qint64 pid = process.processId();
 
     const QString artifactDir =
@@ -288,7 +286,7 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
     if (cancelled) {
         out.discardArtifact();
         err.discardArtifact();
-        return ToolResult::failure(tr("Command cancelled."));
+        return ToolResult::failure(BashTool::tr("Command cancelled."));
     }
 
     const int exitCode = timedOut || process.exitStatus() == QProcess::CrashExit ? -1 : process.exitCode();
@@ -314,7 +312,7 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
     ToolResult result = ToolResult::success(output);
     result.exitCode = exitCode;
     if (timedOut)
-        result.error = tr("Command timed out after %1 seconds.").arg(m_timeoutMs / 1000.0);
+        result.error = BashTool::tr("Command timed out after %1 seconds.").arg(m_timeoutMs / 1000.0);
     return result;
 }
 

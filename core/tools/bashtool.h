@@ -2,6 +2,8 @@
 
 #include "tools/tool.h"
 
+#include <QCoreApplication>
+
 namespace keen {
 
 // bash: runs `bash -c <command>` in the workspace (reference 2.2). The command gets its own process group so
@@ -9,6 +11,8 @@ namespace keen {
 // with the full text saved under <data dir>/bash.
 class BashTool final : public Tool
 {
+    Q_DECLARE_TR_FUNCTIONS(BashTool)
+
 public:
     static constexpr int DefaultTimeoutMs = 300 * 1000;
     static constexpr qint64 InlineLimit = 64 * 1024;

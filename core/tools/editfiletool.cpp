@@ -15,11 +15,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("EditFileTool", text);
-}
-
 const QString Required =
     QStringLiteral("{\"path\":\"<file path>\",\"ops\":[{\"op\":\"replace\",\"start\":\"LINE:HASH\","
                    "\"text\":\"<new text>\"}]}");
@@ -129,31 +124,34 @@ QString EditFileTool::validateInput(const QJsonObject &input) const
         !error.isEmpty())
         return error;
     if (!ops.isArray() || ops.toArray().isEmpty())
-        return ToolInput::wrongType(tool, QStringLiteral("ops"), tr("a non-empty array of operations"));
+        return ToolInput::wrongType(tool, QStringLiteral("ops"),
+                                    EditFileTool::tr("a non-empty array of operations"));
     int number = 0;
     for (const QJsonValue &value : ops.toArray()) {
         ++number;
         if (!value.isObject())
-            return ToolInput::invalid(tool, tr("op %1 is not an object").arg(number));
+            return ToolInput::invalid(tool, EditFileTool::tr("op %1 is not an object").arg(number));
         const QJsonObject op = value.toObject();
         for (auto it = op.constBegin(); it != op.constEnd(); ++it) {
             if (!QStringList{QStringLiteral("op"), QStringLiteral("start"), QStringLiteral("end"),
                              QStringLiteral("text")}
                      .contains(it.key()))
-                return ToolInput::invalid(tool,
-                                          tr("op %1 has an unknown field \"%2\"").arg(number).arg(it.key()));
+                return ToolInput::invalid(
+                    tool, EditFileTool::tr("op %1 has an unknown field \"%2\"").arg(number).arg(it.key()));
         }
         const QString kind = op.value(QLatin1String("op")).toString(QStringLiteral("replace"));
         if (!OpKinds.contains(kind))
-            return ToolInput::invalid(tool, tr("op %1 has an unknown op \"%2\"").arg(number).arg(kind));
+            return ToolInput::invalid(
+                tool, EditFileTool::tr("op %1 has an unknown op \"%2\"").arg(number).arg(kind));
         if (!op.value(QLatin1String("text")).isString())
-            return ToolInput::invalid(tool, tr("op %1 needs \"text\" (a string)").arg(number));
+            return ToolInput::invalid(tool, EditFileTool::tr("op %1 needs \"text\" (a string)").arg(number));
         const bool needsStart = kind != QLatin1String("insert_head") && kind != QLatin1String("insert_tail");
         if (needsStart && !op.value(QLatin1String("start")).isString())
-            return ToolInput::invalid(tool,
-                                      tr("op %1 (%2) needs \"start\" as LINE:HASH").arg(number).arg(kind));
+            return ToolInput::invalid(
+                tool, EditFileTool::tr("op %1 (%2) needs \"start\" as LINE:HASH").arg(number).arg(kind));
         if (op.contains(QLatin1String("end")) && kind != QLatin1String("replace"))
-            return ToolInput::invalid(tool, tr("op %1: \"end\" is only allowed with replace").arg(number));
+            return ToolInput::invalid(
+                tool, EditFileTool::tr("op %1: \"end\" is only allowed with replace").arg(number));
     }
     return {};
 }
@@ -169,14 +167,16 @@ QByteArray EditFileTool::applyOperations(const QByteArray &content, const QJsonA
     const auto resolve = [&](const QString &anchorText, int opNumber) -> int {
         const Hashline::Anchor anchor = Hashline::parseAnchor(anchorText);
         if (!anchor.isValid()) {
-            *error = tr("op %1: invalid anchor \"%2\"; use LINE:HASH exactly as read_file shows it")
-                         .arg(opNumber)
-                         .arg(anchorText);
+            *error =
+                EditFileTool::tr("op %1: invalid anchor \"%2\"; use LINE:HASH exactly as read_file shows it")
+                    .arg(opNumber)
+                    .arg(anchorText);
             return -1;
         }
         if (anchor.line > count || Hashline::hash(lines.at(anchor.line - 1)) != anchor.hash) {
-            *error = tr("op %1: anchor \"%2\" does not exist in the current file snapshot; re-read the file "
-                        "and retry")
+            *error = EditFileTool::tr(
+                         "op %1: anchor \"%2\" does not exist in the current file snapshot; re-read the file "
+                         "and retry")
                          .arg(opNumber)
                          .arg(anchorText.trimmed());
             return -1;
@@ -210,7 +210,7 @@ QByteArray EditFileTool::applyOperations(const QByteArray &content, const QJsonA
                     if (end < 0)
                         return {};
                     if (end < start) {
-                        *error = tr("op %1: end comes before start").arg(opNumber);
+                        *error = EditFileTool::tr("op %1: end comes before start").arg(opNumber);
                         return {};
                     }
                 }
@@ -221,7 +221,7 @@ QByteArray EditFileTool::applyOperations(const QByteArray &content, const QJsonA
             }
         }
         if (edit.removeCount == 0 && edit.lines.isEmpty()) {
-            *error = tr("op %1: text is empty, so there is nothing to insert").arg(opNumber);
+            *error = EditFileTool::tr("op %1: text is empty, so there is nothing to insert").arg(opNumber);
             return {};
         }
         edits.append(edit);
@@ -239,7 +239,7 @@ QByteArray EditFileTool::applyOperations(const QByteArray &content, const QJsonA
                     ? b.position < a.position + a.removeCount && a.position < b.position + b.removeCount
                     : b.position > a.position && b.position < a.position + a.removeCount;
             if (overlaps) {
-                *error = tr("op %1 overlaps op %2; combine them into one operation")
+                *error = EditFileTool::tr("op %1 overlaps op %2; combine them into one operation")
                              .arg(std::max(a.opNumber, b.opNumber))
                              .arg(std::min(a.opNumber, b.opNumber));
                 return {};
@@ -286,7 +286,7 @@ ToolResult EditFileTool::execute(const QJsonObject &input, ToolContext &context)
     if (!error.isEmpty())
         return ToolResult::failure(error);
     if (updated == snapshot)
-        return ToolResult::failure(tr("the operations leave %1 unchanged").arg(path));
+        return ToolResult::failure(EditFileTool::tr("the operations leave %1 unchanged").arg(path));
     if (auto refused = AtomicFileWriter::refuseSecret(resolved, updated))
         return *refused;
 
@@ -302,7 +302,8 @@ ToolResult EditFileTool::execute(const QJsonObject &input, ToolContext &context)
     QFile current(resolved);
     if (!current.open(QIODevice::ReadOnly) || current.readAll() != snapshot)
         return ToolResult::failure(
-            tr("%1 changed while waiting for permission; re-read the file and retry").arg(path));
+            EditFileTool::tr("%1 changed while waiting for permission; re-read the file and retry")
+                .arg(path));
     current.close();
 
     if (auto failed = AtomicFileWriter::write(resolved, path, updated))

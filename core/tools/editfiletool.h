@@ -3,6 +3,7 @@
 #include "tools/tool.h"
 
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QJsonArray>
 
 namespace keen {
@@ -12,6 +13,8 @@ namespace keen {
 // content replaces the file atomically.
 class EditFileTool final : public Tool
 {
+    Q_DECLARE_TR_FUNCTIONS(EditFileTool)
+
 public:
     QString name() const override;
     QString description() const override;

@@ -66,11 +66,6 @@ QString canonicalOrClean(const QString &path)
     return resolved.isEmpty() ? QDir::cleanPath(path) : resolved;
 }
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("FilesystemGuard", text);
-}
-
 } // namespace
 
 struct FilesystemGuard::Git
@@ -189,7 +184,7 @@ FilesystemGuard::Check FilesystemGuard::checkPath(const QString &path, Operation
     Check check;
     check.resolvedPath = resolvePath(path);
     if (check.resolvedPath.isEmpty()) {
-        check.reason = tr("the path cannot be resolved");
+        check.reason = FilesystemGuard::tr("the path cannot be resolved");
         return check;
     }
     const QString &resolved = check.resolvedPath;
@@ -198,15 +193,15 @@ FilesystemGuard::Check FilesystemGuard::checkPath(const QString &path, Operation
 
     if (!exception) {
         if (isSystemPath(resolved)) {
-            check.reason = tr("system folders are off limits");
+            check.reason = FilesystemGuard::tr("system folders are off limits");
             return check;
         }
         if (isHomeDotPath(resolved)) {
-            check.reason = tr("hidden files and folders in the home folder are off limits");
+            check.reason = FilesystemGuard::tr("hidden files and folders in the home folder are off limits");
             return check;
         }
         if (isGitIgnored(resolved)) {
-            check.reason = tr("the path is ignored by .gitignore");
+            check.reason = FilesystemGuard::tr("the path is ignored by .gitignore");
             return check;
         }
     }
@@ -217,16 +212,16 @@ FilesystemGuard::Check FilesystemGuard::checkPath(const QString &path, Operation
             check.decision = Decision::Granted;
         } else {
             check.decision = Decision::Pending;
-            check.reason = tr("reading outside the workspace needs permission");
+            check.reason = FilesystemGuard::tr("reading outside the workspace needs permission");
         }
         return check;
     case Operation::Write:
     case Operation::Edit:
         check.decision = Decision::Pending;
-        check.reason = tr("changing files needs permission");
+        check.reason = FilesystemGuard::tr("changing files needs permission");
         return check;
     }
-    check.reason = tr("unknown operation");
+    check.reason = FilesystemGuard::tr("unknown operation");
     return check;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QString>
 #include <QStringList>
 
@@ -11,6 +12,8 @@ namespace keen {
 // libgit2 handle, which is guarded, so one guard can serve the worker thread and the UI.
 class FilesystemGuard
 {
+    Q_DECLARE_TR_FUNCTIONS(FilesystemGuard)
+
 public:
     enum class Operation { Read, Write, Edit };
     enum class Decision { Denied, Granted, Pending };

@@ -10,15 +10,6 @@
 
 namespace keen {
 
-namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("GlobTool", text);
-}
-
-} // namespace
-
 QString GlobTool::name() const
 {
     return QStringLiteral("glob");
@@ -60,7 +51,7 @@ QString GlobTool::validateInput(const QJsonObject &input) const
         return error;
     const QJsonValue path = input.value(QLatin1String("path"));
     if (!path.isUndefined() && !path.isNull() && !path.isString())
-        return ToolInput::wrongType(tool, QStringLiteral("path"), tr("a string"));
+        return ToolInput::wrongType(tool, QStringLiteral("path"), GlobTool::tr("a string"));
     return ToolInput::unknownParameters(tool, input, {QStringLiteral("pattern"), QStringLiteral("path")});
 }
 
@@ -75,7 +66,7 @@ ToolResult GlobTool::execute(const QJsonObject &input, ToolContext &context)
     if (auto refused = ToolPermissions::authorizeRead(context, name(), base, &root))
         return *refused;
     if (!QFileInfo(root).isDir())
-        return ToolResult::failure(tr("%1 is not a directory").arg(base));
+        return ToolResult::failure(GlobTool::tr("%1 is not a directory").arg(base));
 
     QString relativePattern = pattern;
     if (relativePattern.startsWith(QLatin1String("./")))
@@ -84,7 +75,7 @@ ToolResult GlobTool::execute(const QJsonObject &input, ToolContext &context)
         relativePattern = relativePattern.mid(root.size() + 1);
     const QRegularExpression regex = FileWalker::globToRegex(relativePattern);
     if (!regex.isValid())
-        return ToolResult::failure(tr("invalid glob pattern: %1").arg(pattern));
+        return ToolResult::failure(GlobTool::tr("invalid glob pattern: %1").arg(pattern));
 
     QJsonArray files;
     bool truncated = false;
@@ -99,7 +90,7 @@ ToolResult GlobTool::execute(const QJsonObject &input, ToolContext &context)
         return true;
     });
     if (context.cancel.isCancelled())
-        return ToolResult::failure(tr("cancelled"));
+        return ToolResult::failure(GlobTool::tr("cancelled"));
 
     QJsonObject output{
         {QStringLiteral("pattern"), pattern},

@@ -16,11 +16,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("GrepTool", text);
-}
-
 QString displayLine(const QByteArray &raw)
 {
     QString text = QString::fromUtf8(raw);
@@ -90,15 +85,16 @@ QString GrepTool::validateInput(const QJsonObject &input) const
     for (const char *key : {"path", "include", "output_mode"}) {
         const QJsonValue value = input.value(QLatin1String(key));
         if (!value.isUndefined() && !value.isNull() && !value.isString())
-            return ToolInput::wrongType(tool, QString::fromLatin1(key), tr("a string"));
+            return ToolInput::wrongType(tool, QString::fromLatin1(key), GrepTool::tr("a string"));
     }
     const QString mode = input.value(QLatin1String("output_mode")).toString(QStringLiteral("content"));
     if (mode != QLatin1String("content") && mode != QLatin1String("file"))
-        return ToolInput::invalid(tool, tr("output_mode must be \"content\" or \"file\""));
+        return ToolInput::invalid(tool, GrepTool::tr("output_mode must be \"content\" or \"file\""));
     const QRegularExpression regex(input.value(QLatin1String("pattern")).toString());
     if (!regex.isValid())
         return ToolInput::invalid(
-            tool, tr("the pattern is not a valid regular expression (%1)").arg(regex.errorString()));
+            tool,
+            GrepTool::tr("the pattern is not a valid regular expression (%1)").arg(regex.errorString()));
     return {};
 }
 
@@ -116,7 +112,7 @@ ToolResult GrepTool::execute(const QJsonObject &input, ToolContext &context)
 
     QRegularExpression regex(pattern);
     if (!regex.isValid())
-        return ToolResult::failure(tr("invalid regular expression: %1").arg(regex.errorString()));
+        return ToolResult::failure(GrepTool::tr("invalid regular expression: %1").arg(regex.errorString()));
     regex.optimize();
 
     QString root;
@@ -124,7 +120,7 @@ ToolResult GrepTool::execute(const QJsonObject &input, ToolContext &context)
         return *refused;
     const QFileInfo rootInfo(root);
     if (!rootInfo.exists())
-        return ToolResult::failure(tr("%1 does not exist").arg(base));
+        return ToolResult::failure(GrepTool::tr("%1 does not exist").arg(base));
 
     // An include without '/' names files anywhere ("*.cpp"); with '/' it is a path pattern.
     const QRegularExpression includeRegex = FileWalker::globToRegex(include);
@@ -177,7 +173,7 @@ ToolResult GrepTool::execute(const QJsonObject &input, ToolContext &context)
     else
         searchFile(root, rootInfo.fileName());
     if (context.cancel.isCancelled())
-        return ToolResult::failure(tr("cancelled"));
+        return ToolResult::failure(GrepTool::tr("cancelled"));
 
     QJsonObject output{
         {QStringLiteral("pattern"), pattern},

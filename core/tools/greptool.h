@@ -2,6 +2,8 @@
 
 #include "tools/tool.h"
 
+#include <QCoreApplication>
+
 namespace keen {
 
 // grep: regular-expression search through files (reference 2.2); at most 1000 matches, each with the
@@ -9,6 +11,8 @@ namespace keen {
 // skipped.
 class GrepTool final : public Tool
 {
+    Q_DECLARE_TR_FUNCTIONS(GrepTool)
+
 public:
     static constexpr int MaxMatches = 1000;
 

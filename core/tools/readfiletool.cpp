@@ -14,11 +14,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("ReadFileTool", text);
-}
-
 const QString Required = QStringLiteral("{\"path\":\"<file path>\"}");
 
 } // namespace
@@ -86,23 +81,26 @@ QString ReadFileTool::loadText(const QString &absolutePath, const QString &shown
 {
     const QFileInfo info(absolutePath);
     if (!info.exists())
-        return tr("file not found: %1").arg(shownPath);
+        return ReadFileTool::tr("file not found: %1").arg(shownPath);
     if (info.isDir())
-        return tr("%1 is a directory; use glob to list its files").arg(shownPath);
+        return ReadFileTool::tr("%1 is a directory; use glob to list its files").arg(shownPath);
     if (info.size() > MaxFileBytes)
-        return tr("%1 is too large (%2 bytes; the limit is 25 MB)").arg(shownPath).arg(info.size());
+        return ReadFileTool::tr("%1 is too large (%2 bytes; the limit is 25 MB)")
+            .arg(shownPath)
+            .arg(info.size());
     QFile file(absolutePath);
     if (!file.open(QIODevice::ReadOnly))
-        return tr("cannot read %1: %2").arg(shownPath, file.errorString());
+        return ReadFileTool::tr("cannot read %1: %2").arg(shownPath, file.errorString());
     *bytes = file.read(MaxFileBytes + 1);
     if (bytes->size() > MaxFileBytes)
-        return tr("%1 is too large (the limit is 25 MB)").arg(shownPath);
+        return ReadFileTool::tr("%1 is too large (the limit is 25 MB)").arg(shownPath);
     if (bytes->contains('\0'))
-        return tr("%1 is a binary file (it contains NUL bytes); only text files can be read").arg(shownPath);
+        return ReadFileTool::tr("%1 is a binary file (it contains NUL bytes); only text files can be read")
+            .arg(shownPath);
     QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
     [[maybe_unused]] const QString decoded = decoder.decode(*bytes);
     if (decoder.hasError())
-        return tr("%1 is not valid UTF-8; only UTF-8 text files can be read").arg(shownPath);
+        return ReadFileTool::tr("%1 is not valid UTF-8; only UTF-8 text files can be read").arg(shownPath);
     return {};
 }
 
@@ -140,8 +138,10 @@ ToolResult ReadFileTool::execute(const QJsonObject &input, ToolContext &context)
     const QList<QByteArray> lines = Hashline::splitLines(bytes);
     const int total = int(lines.size());
     if (offset > total && !(offset == 1 && total == 0))
-        return ToolResult::failure(
-            tr("offset %1 is past the end of %2, which has %3 lines").arg(offset).arg(path).arg(total));
+        return ToolResult::failure(ReadFileTool::tr("offset %1 is past the end of %2, which has %3 lines")
+                                       .arg(offset)
+                                       .arg(path)
+                                       .arg(total));
 
     QStringList shown;
     const int first = offset - 1;

@@ -3,12 +3,15 @@
 #include "tools/tool.h"
 
 #include <QByteArray>
+#include <QCoreApplication>
 
 namespace keen {
 
 // read_file: a window of a text file as hash-anchored lines `N:HASH|text` (reference 2.2).
 class ReadFileTool final : public Tool
 {
+    Q_DECLARE_TR_FUNCTIONS(ReadFileTool)
+
 public:
     static constexpr qint64 MaxFileBytes = 25 * 1024 * 1024;
     static constexpr int DefaultLimit = 1000;

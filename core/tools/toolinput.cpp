@@ -7,20 +7,12 @@
 
 namespace keen {
 
-namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("ToolInput", text);
-}
-
-} // namespace
-
 QString ToolInput::missingRequired(const QString &tool, const QString &parameter,
                                    const QString &requiredFieldsJson, const QString &guidance)
 {
     QString message =
-        tr("invalid input: missing required \"%1\" parameter. Retry %2 with all required fields: %3")
+        ToolInput::tr(
+            "invalid input: missing required \"%1\" parameter. Retry %2 with all required fields: %3")
             .arg(parameter, tool, requiredFieldsJson);
     if (!guidance.isEmpty())
         message += QLatin1Char(' ') + guidance;
@@ -29,13 +21,13 @@ QString ToolInput::missingRequired(const QString &tool, const QString &parameter
 
 QString ToolInput::wrongType(const QString &tool, const QString &parameter, const QString &expected)
 {
-    return tr("invalid input: \"%1\" must be %2. Retry %3 with a valid value.")
+    return ToolInput::tr("invalid input: \"%1\" must be %2. Retry %3 with a valid value.")
         .arg(parameter, expected, tool);
 }
 
 QString ToolInput::invalid(const QString &tool, const QString &detail)
 {
-    return tr("invalid input: %1. Retry %2 with valid input.").arg(detail, tool);
+    return ToolInput::tr("invalid input: %1. Retry %2 with valid input.").arg(detail, tool);
 }
 
 QString ToolInput::unknownParameters(const QString &tool, const QJsonObject &input,
@@ -43,7 +35,7 @@ QString ToolInput::unknownParameters(const QString &tool, const QJsonObject &inp
 {
     for (auto it = input.constBegin(); it != input.constEnd(); ++it) {
         if (!allowed.contains(it.key()))
-            return tr("invalid input: unknown parameter \"%1\". %2 accepts only: %3.")
+            return ToolInput::tr("invalid input: unknown parameter \"%1\". %2 accepts only: %3.")
                 .arg(it.key(), tool, allowed.join(QStringLiteral(", ")));
     }
     return {};
@@ -57,7 +49,7 @@ QString ToolInput::requireStrings(const QString &tool, const QJsonObject &input,
         if (value.isUndefined() || value.isNull())
             return missingRequired(tool, key, requiredFieldsJson);
         if (!value.isString())
-            return wrongType(tool, key, tr("a string"));
+            return wrongType(tool, key, ToolInput::tr("a string"));
     }
     return {};
 }
@@ -70,7 +62,7 @@ QString ToolInput::optionalInteger(const QString &tool, const QJsonObject &input
         return {};
     const double number = value.toDouble(std::nan(""));
     if (!value.isDouble() || std::floor(number) != number || number < minimum || number > 1e9)
-        return wrongType(tool, key, tr("a whole number of at least %1").arg(minimum));
+        return wrongType(tool, key, ToolInput::tr("a whole number of at least %1").arg(minimum));
     return {};
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -10,6 +11,8 @@ namespace keen {
 // because it reads them as the tool's error.
 class ToolInput
 {
+    Q_DECLARE_TR_FUNCTIONS(ToolInput)
+
 public:
     // invalid input: missing required "path" parameter. Retry read_file with all required fields:
     // {"path":"<file path>"}. <guidance>

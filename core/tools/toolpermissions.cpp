@@ -10,11 +10,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("ToolPermissions", text);
-}
-
 quint64 nextRequestId()
 {
     static std::atomic<quint64> counter{0};
@@ -46,22 +41,26 @@ ToolResult ToolPermissions::refusal(PermissionDecision decision, const Permissio
     const QString subject = request.command.isEmpty() ? request.toolName : request.command;
     if (decision == PermissionDecision::Redirect) {
         ToolResult result = ToolResult::failure(
-            tr("Interrupted: the user declined %1 and will say what the agent should do instead.")
+            ToolPermissions::tr(
+                "Interrupted: the user declined %1 and will say what the agent should do instead.")
                 .arg(request.toolName));
         result.stopTurn = true;
         return result;
     }
     if (context.cancel.isCancelled())
-        return ToolResult::failure(tr("Cancelled before permission was given."));
+        return ToolResult::failure(ToolPermissions::tr("Cancelled before permission was given."));
     if (!context.interactive && request.isDangerous)
-        return ToolResult::failure(tr("Permission denied: dangerous commands are refused in non-interactive "
-                                      "runs unless yolo mode is on "
-                                      "(%1).")
-                                       .arg(subject));
+        return ToolResult::failure(
+            ToolPermissions::tr("Permission denied: dangerous commands are refused in non-interactive "
+                                "runs unless yolo mode is on "
+                                "(%1).")
+                .arg(subject));
     if (!context.permissions)
         return ToolResult::failure(
-            tr("Permission denied: nobody is available to approve %1.").arg(request.toolName));
-    return ToolResult::failure(tr("Permission denied: the user declined %1.").arg(request.toolName));
+            ToolPermissions::tr("Permission denied: nobody is available to approve %1.")
+                .arg(request.toolName));
+    return ToolResult::failure(
+        ToolPermissions::tr("Permission denied: the user declined %1.").arg(request.toolName));
 }
 
 FilesystemGuard::Check ToolPermissions::checkPath(const ToolContext &context, const QString &path,
@@ -79,7 +78,8 @@ std::optional<ToolResult> ToolPermissions::authorize(ToolContext &context, Permi
     const FilesystemGuard::Check check = checkPath(context, request.path, operation);
     request.resolvedPath = check.resolvedPath;
     if (check.denied())
-        return ToolResult::failure(tr("Access denied to %1: %2.").arg(request.path, check.reason));
+        return ToolResult::failure(
+            ToolPermissions::tr("Access denied to %1: %2.").arg(request.path, check.reason));
     if (check.granted() && !request.isDangerous)
         return std::nullopt;
     const PermissionDecision decision = ask(context, request);

@@ -4,6 +4,7 @@
 #include "tools/filesystemguard.h"
 #include "tools/tool.h"
 
+#include <QCoreApplication>
 #include <optional>
 
 namespace keen {
@@ -12,6 +13,8 @@ namespace keen {
 // request. Static helpers, so each tool stays a short list of checks.
 class ToolPermissions
 {
+    Q_DECLARE_TR_FUNCTIONS(ToolPermissions)
+
 public:
     // Asks through context.permissions (usually a PermissionPolicy). Yolo mode allows without asking;
     // a cancelled token or no requester denies. Fills request.id when it is 0.

@@ -14,11 +14,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("WriteFileTool", text);
-}
-
 const QString Required = QStringLiteral("{\"path\":\"<file path>\",\"content\":\"<full file content>\"}");
 
 } // namespace
@@ -63,7 +58,7 @@ QString WriteFileTool::validateInput(const QJsonObject &input) const
     if (content.isUndefined() || content.isNull())
         return ToolInput::missingRequired(tool, QStringLiteral("content"), Required);
     if (!content.isString())
-        return ToolInput::wrongType(tool, QStringLiteral("content"), tr("a string"));
+        return ToolInput::wrongType(tool, QStringLiteral("content"), WriteFileTool::tr("a string"));
     return ToolInput::unknownParameters(tool, input, {QStringLiteral("path"), QStringLiteral("content")});
 }
 
@@ -77,7 +72,7 @@ ToolResult WriteFileTool::execute(const QJsonObject &input, ToolContext &context
         return *refused;
     const QFileInfo info(resolved);
     if (info.isDir())
-        return ToolResult::failure(tr("%1 is a directory").arg(path));
+        return ToolResult::failure(WriteFileTool::tr("%1 is a directory").arg(path));
     if (auto refused = AtomicFileWriter::refuseSecret(resolved, content))
         return *refused;
 
@@ -93,14 +88,14 @@ ToolResult WriteFileTool::execute(const QJsonObject &input, ToolContext &context
     PermissionRequest request;
     request.toolName = name();
     request.path = path;
-    request.diff = old.contains('\0') ? tr("Binary file %1 will be replaced.").arg(relative)
+    request.diff = old.contains('\0') ? WriteFileTool::tr("Binary file %1 will be replaced.").arg(relative)
                                       : UnifiedDiff::make(relative, QString::fromUtf8(old),
                                                           QString::fromUtf8(content), created);
     if (auto refused = AtomicFileWriter::authorize(context, request, FilesystemGuard::Operation::Write))
         return *refused;
 
     if (!QDir().mkpath(info.absolutePath()))
-        return ToolResult::failure(tr("cannot create the folder %1").arg(info.absolutePath()));
+        return ToolResult::failure(WriteFileTool::tr("cannot create the folder %1").arg(info.absolutePath()));
     if (auto failed = AtomicFileWriter::write(resolved, path, content))
         return *failed;
 

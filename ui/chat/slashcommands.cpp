@@ -5,37 +5,34 @@
 
 namespace keen {
 
-namespace {
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("SlashCommands", text);
-}
-} // namespace
-
 const QList<SlashCommands::Command> &SlashCommands::all()
 {
     static const QList<Command> commands{
         {Id::Compact, QStringLiteral("/compact"), QStringLiteral("/compact [focus]"),
-         tr("Summarize the conversation into a smaller context; the focus guides the summary"), false},
-        {Id::Context, QStringLiteral("/context"), QStringLiteral("/context"),
-         tr("Show what fills the context window"), true},
-        {Id::Clear, QStringLiteral("/clear"), QStringLiteral("/clear"), tr("Start a new session"), false},
-        {Id::New, QStringLiteral("/new"), QStringLiteral("/new"), tr("Start a new session"), false},
-        {Id::Sessions, QStringLiteral("/sessions"), QStringLiteral("/sessions"),
-         tr("Browse and search sessions"), true},
-        {Id::Resume, QStringLiteral("/resume"), QStringLiteral("/resume"), tr("Resume the last session"),
+         SlashCommands::tr("Summarize the conversation into a smaller context; the focus guides the summary"),
          false},
+        {Id::Context, QStringLiteral("/context"), QStringLiteral("/context"),
+         SlashCommands::tr("Show what fills the context window"), true},
+        {Id::Clear, QStringLiteral("/clear"), QStringLiteral("/clear"),
+         SlashCommands::tr("Start a new session"), false},
+        {Id::New, QStringLiteral("/new"), QStringLiteral("/new"), SlashCommands::tr("Start a new session"),
+         false},
+        {Id::Sessions, QStringLiteral("/sessions"), QStringLiteral("/sessions"),
+         SlashCommands::tr("Browse and search sessions"), true},
+        {Id::Resume, QStringLiteral("/resume"), QStringLiteral("/resume"),
+         SlashCommands::tr("Resume the last session"), false},
         {Id::Mode, QStringLiteral("/mode"), QStringLiteral("/mode [plan|build|yolo]"),
-         tr("Show or switch the mode"), true},
+         SlashCommands::tr("Show or switch the mode"), true},
         {Id::Model, QStringLiteral("/model"), QStringLiteral("/model"),
-         tr("Configure the provider and model"), false},
+         SlashCommands::tr("Configure the provider and model"), false},
         {Id::Thinking, QStringLiteral("/thinking"), QStringLiteral("/thinking <effort>"),
-         tr("Set the thinking effort"), false},
+         SlashCommands::tr("Set the thinking effort"), false},
         {Id::ShowThinking, QStringLiteral("/show-thinking"), QStringLiteral("/show-thinking [on|off]"),
-         tr("Show or hide reasoning"), true},
+         SlashCommands::tr("Show or hide reasoning"), true},
         {Id::ToolHistory, QStringLiteral("/tool-history"), QStringLiteral("/tool-history [full|none]"),
-         tr("Keep full tool activity in history, or none"), true},
-        {Id::Help, QStringLiteral("/help"), QStringLiteral("/help"), tr("List the commands"), true},
+         SlashCommands::tr("Keep full tool activity in history, or none"), true},
+        {Id::Help, QStringLiteral("/help"), QStringLiteral("/help"), SlashCommands::tr("List the commands"),
+         true},
     };
     return commands;
 }
@@ -78,9 +75,9 @@ std::optional<SlashCommands::Parsed> SlashCommands::parse(const QString &text)
 
 QString SlashCommands::helpMarkdown()
 {
-    QString text = QStringLiteral("**") + tr("Available Commands") + QStringLiteral("**\n\n| ") +
-                   tr("Command") + QStringLiteral(" | ") + tr("Description") +
-                   QStringLiteral(" |\n|---|---|\n");
+    QString text = QStringLiteral("**") + SlashCommands::tr("Available Commands") +
+                   QStringLiteral("**\n\n| ") + SlashCommands::tr("Command") + QStringLiteral(" | ") +
+                   SlashCommands::tr("Description") + QStringLiteral(" |\n|---|---|\n");
     for (const Command &entry : all()) {
         QString usage = entry.usage;
         usage.replace(QLatin1Char('|'), QStringLiteral("\\|"));

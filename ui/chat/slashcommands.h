@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -11,6 +12,8 @@ namespace keen {
 // The chat window's slash commands (reference 6.1, the subset issue 6 names) and their parsing.
 class SlashCommands
 {
+    Q_DECLARE_TR_FUNCTIONS(SlashCommands)
+
 public:
     enum class Id {
         Compact,

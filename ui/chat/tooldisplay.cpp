@@ -6,13 +6,6 @@
 
 namespace keen {
 
-namespace {
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("ToolDisplay", text);
-}
-} // namespace
-
 QString ToolDisplay::label(const QString &toolName)
 {
     static const QHash<QString, const char *> labels{
@@ -29,7 +22,7 @@ QString ToolDisplay::label(const QString &toolName)
     };
     const auto it = labels.constFind(toolName);
     if (it != labels.constEnd())
-        return tr(it.value());
+        return ToolDisplay::tr(it.value());
     QStringList words = toolName.split(QLatin1Char('_'), Qt::SkipEmptyParts);
     for (QString &word : words)
         word[0] = word.at(0).toUpper();
@@ -75,26 +68,27 @@ QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputV
         const int lines = output.value(QStringLiteral("total_lines")).toInt(-1);
         if (lines < 0)
             return {};
-        return lines == 1 ? tr("1 line") : tr("%1 lines").arg(lines);
+        return lines == 1 ? ToolDisplay::tr("1 line") : ToolDisplay::tr("%1 lines").arg(lines);
     }
     if (toolName == QLatin1String("grep") || toolName == QLatin1String("glob")) {
         const int count = output.value(QStringLiteral("count")).toInt(-1);
         if (count < 0)
             return {};
         if (toolName == QLatin1String("grep"))
-            return count == 1 ? tr("1 match") : tr("%1 matches").arg(count);
-        return count == 1 ? tr("1 file") : tr("%1 files").arg(count);
+            return count == 1 ? ToolDisplay::tr("1 match") : ToolDisplay::tr("%1 matches").arg(count);
+        return count == 1 ? ToolDisplay::tr("1 file") : ToolDisplay::tr("%1 files").arg(count);
     }
     if (toolName == QLatin1String("write_file")) {
         const qint64 bytes = output.value(QStringLiteral("bytes_written")).toInteger(-1);
-        return bytes >= 0 ? tr("%1 bytes").arg(bytes) : QString();
+        return bytes >= 0 ? ToolDisplay::tr("%1 bytes").arg(bytes) : QString();
     }
     if (toolName == QLatin1String("bash")) {
         const QJsonValue code = output.value(QStringLiteral("exit_code"));
-        return code.isDouble() && code.toInt() != 0 ? tr("exit %1").arg(code.toInt()) : QString();
+        return code.isDouble() && code.toInt() != 0 ? ToolDisplay::tr("exit %1").arg(code.toInt())
+                                                    : QString();
     }
     if (toolName == QLatin1String("delegate_task")) {
-        return tr("%1 completed, %2 failed")
+        return ToolDisplay::tr("%1 completed, %2 failed")
             .arg(output.value(QStringLiteral("completed")).toInt())
             .arg(output.value(QStringLiteral("failed")).toInt());
     }
@@ -107,10 +101,10 @@ QString ToolDisplay::duration(qint64 nanoseconds)
         return {};
     const qint64 ms = nanoseconds / 1000000;
     if (ms < 1000)
-        return tr("%1ms").arg(ms);
+        return ToolDisplay::tr("%1ms").arg(ms);
     if (ms < 60000)
-        return tr("%1s").arg(QString::number(ms / 1000.0, 'f', 1));
-    return tr("%1m %2s").arg(ms / 60000).arg((ms % 60000) / 1000);
+        return ToolDisplay::tr("%1s").arg(QString::number(ms / 1000.0, 'f', 1));
+    return ToolDisplay::tr("%1m %2s").arg(ms / 60000).arg((ms % 60000) / 1000);
 }
 
 QString ToolDisplay::bashOutput(const QJsonValue &outputValue)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QCoreApplication>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
@@ -10,6 +11,8 @@ namespace keen {
 // from its output, and its duration.
 class ToolDisplay
 {
+    Q_DECLARE_TR_FUNCTIONS(ToolDisplay)
+
 public:
     static QString label(const QString &toolName);
     static QString detail(const QString &toolName, const QJsonObject &input);

@@ -15,11 +15,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("OpenAiCodexProtocol", text);
-}
-
 // One refresh at a time in the whole process: refresh tokens are single use, so two sessions refreshing the
 // same sign-in at once would log each other out.
 std::mutex &refreshMutex()
@@ -52,7 +47,8 @@ QString OpenAiCodexProtocol::userAgent()
 
 QString OpenAiCodexProtocol::notAuthenticatedMessage()
 {
-    return tr("not authenticated with OpenAI ChatGPT/Codex; sign in from the provider settings");
+    return OpenAiCodexProtocol::tr(
+        "not authenticated with OpenAI ChatGPT/Codex; sign in from the provider settings");
 }
 
 NativeHistory OpenAiCodexProtocol::toNative(const MessageList &messages) const
@@ -127,8 +123,8 @@ ProviderError OpenAiCodexProtocol::classifyHttpError(int status, const QByteArra
     if (message.isEmpty())
         message = QString::fromUtf8(body.left(4096)).trimmed();
     if (message.isEmpty())
-        message = tr("no details");
-    QString text = tr("OpenAI Codex API error: HTTP %1: %2").arg(status).arg(message);
+        message = OpenAiCodexProtocol::tr("no details");
+    QString text = OpenAiCodexProtocol::tr("OpenAI Codex API error: HTTP %1: %2").arg(status).arg(message);
     const QString code = OpenAiErrorClassifier::code(object);
     if (!code.isEmpty())
         text += QStringLiteral(": code=") + code;
@@ -136,7 +132,7 @@ ProviderError OpenAiCodexProtocol::classifyHttpError(int status, const QByteArra
     if (!param.isEmpty())
         text += QStringLiteral(": param=") + param;
     if (error.kind == ProviderError::Kind::Authentication)
-        text += tr(" (sign in again from the provider settings)");
+        text += OpenAiCodexProtocol::tr(" (sign in again from the provider settings)");
     error.message = text;
     return error;
 }
@@ -156,7 +152,8 @@ Result<void> OpenAiCodexProtocol::prepare(const CancellationToken &cancel)
             return Result<void>::failure(refreshed.error());
         if (Result<void> saved = m_storage->save(refreshed.value()); !saved)
             return Result<void>::failure(
-                tr("the ChatGPT sign-in was refreshed but could not be saved: %1").arg(saved.error()));
+                OpenAiCodexProtocol::tr("the ChatGPT sign-in was refreshed but could not be saved: %1")
+                    .arg(saved.error()));
         stored = refreshed.value();
     }
     m_credentials = *stored;

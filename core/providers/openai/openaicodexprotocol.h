@@ -3,6 +3,7 @@
 #include "auth/codexcredentials.h"
 #include "providers/openai/openairesponsesprotocol.h"
 
+#include <QCoreApplication>
 #include <memory>
 
 namespace keen {
@@ -14,6 +15,8 @@ class CredentialStorage;
 // headers, and the access token refreshed before it expires.
 class OpenAiCodexProtocol final : public OpenAiResponsesProtocol
 {
+    Q_DECLARE_TR_FUNCTIONS(OpenAiCodexProtocol)
+
 public:
     // storage holds the sign-in (FileCredentialStorage by default in the factory); issuer is where tokens are
     // refreshed (a local server in tests).

@@ -9,11 +9,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("OpenAiErrorClassifier", text);
-}
-
 QString typeOf(const QJsonObject &error)
 {
     return error.value(QLatin1String("type")).toString();
@@ -68,7 +63,9 @@ ProviderError::Kind kindForStatus(int status)
 
 QString quotaMessage(const QString &detail)
 {
-    return tr("the account has no quota left; check the plan and billing of this API key: %1").arg(detail);
+    return OpenAiErrorClassifier::tr(
+               "the account has no quota left; check the plan and billing of this API key: %1")
+        .arg(detail);
 }
 
 } // namespace
@@ -169,7 +166,7 @@ ProviderError OpenAiErrorClassifier::classifyHttp(int status, const QByteArray &
         detail = QString::fromUtf8(body.left(300)).simplified();
     }
     if (detail.isEmpty())
-        detail = tr("no details");
+        detail = OpenAiErrorClassifier::tr("no details");
 
     ProviderError result;
     result.httpStatus = status;
@@ -181,25 +178,30 @@ ProviderError OpenAiErrorClassifier::classifyHttp(int status, const QByteArray &
 
     switch (result.kind) {
     case ProviderError::Kind::Authentication:
-        result.message = tr("authentication failed (HTTP %1): %2").arg(status).arg(detail);
+        result.message =
+            OpenAiErrorClassifier::tr("authentication failed (HTTP %1): %2").arg(status).arg(detail);
         break;
     case ProviderError::Kind::RateLimit:
-        result.message = tr("rate limited (HTTP %1): %2").arg(status).arg(detail);
+        result.message = OpenAiErrorClassifier::tr("rate limited (HTTP %1): %2").arg(status).arg(detail);
         result.retryAfterMs = retryAfterMs(headers);
         break;
     case ProviderError::Kind::Overloaded:
-        result.message = tr("the provider is overloaded or failed (HTTP %1): %2").arg(status).arg(detail);
+        result.message = OpenAiErrorClassifier::tr("the provider is overloaded or failed (HTTP %1): %2")
+                             .arg(status)
+                             .arg(detail);
         result.retryAfterMs = retryAfterMs(headers);
         break;
     case ProviderError::Kind::ContextLength:
-        result.message = tr("the conversation is too long for the model's context window (HTTP %1): %2")
+        result.message = OpenAiErrorClassifier::tr(
+                             "the conversation is too long for the model's context window (HTTP %1): %2")
                              .arg(status)
                              .arg(detail);
         break;
     default:
-        result.message = isQuotaError(error)
-                             ? quotaMessage(detail)
-                             : tr("the request was rejected (HTTP %1): %2").arg(status).arg(detail);
+        result.message =
+            isQuotaError(error)
+                ? quotaMessage(detail)
+                : OpenAiErrorClassifier::tr("the request was rejected (HTTP %1): %2").arg(status).arg(detail);
         break;
     }
     return result;
@@ -227,7 +229,7 @@ ProviderError OpenAiErrorClassifier::classifyStreamError(const QJsonObject &body
 
     QString detail = describe(error);
     if (detail.isEmpty())
-        detail = tr("the provider reported an error without details");
+        detail = OpenAiErrorClassifier::tr("the provider reported an error without details");
     result.message = isQuotaError(error) ? quotaMessage(detail) : detail;
     return result;
 }

@@ -4,6 +4,7 @@
 #include "providers/providerprotocol.h"
 
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QJsonObject>
 #include <QString>
 
@@ -16,6 +17,8 @@ namespace keen {
 // streams.
 class OpenAiErrorClassifier
 {
+    Q_DECLARE_TR_FUNCTIONS(OpenAiErrorClassifier)
+
 public:
     // A non-2xx response. The message is plain and never contains a secret.
     static ProviderError classifyHttp(int status, const QByteArray &body, const HeaderList &headers);

@@ -11,11 +11,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("ResponsesStreamDecoder", text);
-}
-
 QString str(const QJsonObject &object, const char *key)
 {
     return object.value(QLatin1String(key)).toString();
@@ -116,7 +111,8 @@ void ResponsesStreamDecoder::handleEvent(const SseParser::Event &event)
         const QJsonObject response = object.value(QLatin1String("response")).toObject();
         QJsonObject error = response.value(QLatin1String("error")).toObject();
         if (error.isEmpty())
-            error = QJsonObject{{QStringLiteral("message"), tr("the response failed")}};
+            error =
+                QJsonObject{{QStringLiteral("message"), ResponsesStreamDecoder::tr("the response failed")}};
         fail(OpenAiErrorClassifier::classifyStreamError(error));
     } else if (type == QLatin1String("response.incomplete")) {
         const QJsonObject response = object.value(QLatin1String("response")).toObject();
@@ -125,8 +121,9 @@ void ResponsesStreamDecoder::handleEvent(const SseParser::Event &event)
                              .value(QLatin1String("reason"))
                              .toString();
         if (reason.isEmpty())
-            reason = tr("unknown reason");
-        fail(ProviderError{ProviderError::Kind::Stream, tr("response incomplete (%1)").arg(reason), 0,
+            reason = ResponsesStreamDecoder::tr("unknown reason");
+        fail(ProviderError{ProviderError::Kind::Stream,
+                           ResponsesStreamDecoder::tr("response incomplete (%1)").arg(reason), 0,
                            std::nullopt});
     } else if (type == QLatin1String("error")) {
         // Nested {"type":"error","error":{...}} or the flat {"type":"error","code","message"} form.

@@ -2,6 +2,7 @@
 
 #include "providers/openai/ssestreamdecoderbase.h"
 
+#include <QCoreApplication>
 #include <QHash>
 #include <QJsonObject>
 #include <QSet>
@@ -19,6 +20,8 @@ namespace keen {
 // error, response.failed and response.incomplete events. response.completed is the terminal marker.
 class ResponsesStreamDecoder final : public SseStreamDecoderBase
 {
+    Q_DECLARE_TR_FUNCTIONS(ResponsesStreamDecoder)
+
 public:
     explicit ResponsesStreamDecoder(EventSink sink);
 

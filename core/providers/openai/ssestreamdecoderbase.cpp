@@ -6,15 +6,6 @@
 
 namespace keen {
 
-namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("SseStreamDecoderBase", text);
-}
-
-} // namespace
-
 SseStreamDecoderBase::SseStreamDecoderBase(EventSink sink)
     : m_sink(std::move(sink))
 {}
@@ -42,9 +33,10 @@ ProviderError SseStreamDecoderBase::malformed(const SseParser::Event &event, con
 {
     Q_UNUSED(event);
     Q_UNUSED(data);
-    return ProviderError{ProviderError::Kind::Stream,
-                         tr("the provider sent malformed stream data: %1").arg(parseError.errorString()), 0,
-                         std::nullopt};
+    return ProviderError{
+        ProviderError::Kind::Stream,
+        SseStreamDecoderBase::tr("the provider sent malformed stream data: %1").arg(parseError.errorString()),
+        0, std::nullopt};
 }
 
 std::optional<QJsonObject> SseStreamDecoderBase::parseObject(const SseParser::Event &event,
@@ -72,7 +64,8 @@ ProviderError SseStreamDecoderBase::error() const
 
 ProviderError SseStreamDecoderBase::truncated()
 {
-    return ProviderError{ProviderError::Kind::Stream, tr("stream ended before the response was complete"), 0,
+    return ProviderError{ProviderError::Kind::Stream,
+                         SseStreamDecoderBase::tr("stream ended before the response was complete"), 0,
                          std::nullopt};
 }
 

@@ -3,6 +3,7 @@
 #include "providers/providerprotocol.h"
 #include "stream/sseparser.h"
 
+#include <QCoreApplication>
 #include <QJsonObject>
 #include <QJsonParseError>
 #include <QString>
@@ -16,6 +17,8 @@ namespace keen {
 // off is a truncation, other bad data is malformed), and the end of the body flushed through the parser.
 class SseStreamDecoderBase : public StreamDecoder
 {
+    Q_DECLARE_TR_FUNCTIONS(SseStreamDecoderBase)
+
 public:
     void feed(const QByteArray &bytes) final;
     bool failed() const final { return m_error.has_value(); }
