@@ -1,5 +1,6 @@
 #include "chat/chatdelegate.h"
 
+#include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
 #include "chat/tooldisplay.h"
 
@@ -7,11 +8,7 @@
 #include <QApplication>
 #include <QPainter>
 #include <QPainterPath>
-#include <QTextBlock>
-#include <QTextCursor>
 #include <QTextDocument>
-#include <QTextFrame>
-#include <QTextTable>
 
 namespace keen {
 
@@ -53,8 +50,10 @@ ChatDelegate::ChatDelegate(ChatModel *model, QWidget *view)
     connect(model, &QAbstractItemModel::modelReset, this, &ChatDelegate::clearCache);
     connect(model, &QAbstractItemModel::rowsAboutToBeRemoved, this,
             [this](const QModelIndex &, int first, int last) {
-                for (int row = first; row <= last; ++row)
-                    m_cache.erase(m_model->item(row).id);
+                for (int row = first; row <= last; ++row) {
+                    m_documents.remove(m_model->item(row).id);
+                    m_sizes.remove(m_model->item(row).id);
+                }
             });
 }
 
@@ -62,12 +61,20 @@ ChatDelegate::~ChatDelegate() = default;
 
 void ChatDelegate::clearCache()
 {
-    m_cache.clear();
+    m_documents.clear();
+    m_sizes.clear();
 }
 
 bool ChatDelegate::isDark() const
 {
-    return m_view->palette().color(QPalette::Window).lightness() < 128;
+    return ChatColors::isDark(m_view->palette());
+}
+
+qreal ChatDelegate::Entry::height() const
+{
+    if (markdown)
+        return markdown->size().height();
+    return document ? document->size().height() : 0;
 }
 
 int ChatDelegate::contentWidth() const
@@ -78,30 +85,52 @@ int ChatDelegate::contentWidth() const
 ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width) const
 {
     const ChatItem &item = m_model->item(index.row());
-    Entry &entry = m_cache[item.id];
-    if (!entry.document || entry.revision != item.revision) {
-        if (!entry.document)
-            entry.document = std::make_unique<QTextDocument>();
-        entry.document->clear();
-        entry.document->setDocumentMargin(0);
-        entry.document->setDefaultFont(m_view->font());
-        buildDocument(*entry.document, item);
+    Entry &entry = m_documents.get(item.id);
+    const bool markdown = item.kind == ChatItem::Kind::AssistantText || item.kind == ChatItem::Kind::Info;
+    if ((!entry.document && !entry.markdown) || entry.revision != item.revision) {
+        if (markdown) {
+            // A grown reply extends the text shown before: only its open tail is parsed again.
+            entry.document.reset();
+            if (!entry.markdown)
+                entry.markdown = std::make_unique<IncrementalMarkdown>(m_view->font(), m_view->palette());
+            entry.markdown->setText(item.text);
+        } else {
+            entry.markdown.reset();
+            if (!entry.document)
+                entry.document = std::make_unique<QTextDocument>();
+            entry.document->clear();
+            entry.document->setDocumentMargin(0);
+            entry.document->setDefaultFont(m_view->font());
+            buildDocument(*entry.document, item);
+            entry.width = -1;
+        }
         entry.revision = item.revision;
-        entry.width = -1;
         ++m_builds;
     }
     if (entry.width != width) {
-        entry.document->setTextWidth(width);
+        if (entry.markdown)
+            entry.markdown->setTextWidth(width);
+        else
+            entry.document->setTextWidth(width);
         entry.width = width;
     }
     return entry;
 }
 
-QTextDocument *ChatDelegate::document(const QModelIndex &index) const
+QString ChatDelegate::shownText(const QModelIndex &index) const
 {
     if (!index.isValid())
-        return nullptr;
-    return entryFor(index, contentWidth()).document.get();
+        return {};
+    const Entry &entry = entryFor(index, contentWidth());
+    return entry.markdown ? entry.markdown->toPlainText() : entry.document->toPlainText();
+}
+
+IncrementalMarkdown::Counters ChatDelegate::markdownCounters(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return {};
+    const Entry &entry = entryFor(index, contentWidth());
+    return entry.markdown ? entry.markdown->counters() : IncrementalMarkdown::Counters();
 }
 
 QRect ChatDelegate::documentRect(const QRect &rowRect, const QModelIndex &index) const
@@ -118,21 +147,59 @@ QRect ChatDelegate::documentRect(const QRect &rowRect, const QModelIndex &index)
     return rect;
 }
 
+int ChatDelegate::rowHeight(const ChatItem &item, qreal documentHeight) const
+{
+    const int padY = isCard(item.kind) ? kPaddingY : 3;
+    int height = qCeil(documentHeight) + 2 * padY + 6;
+    if (hasActionStrip(item)) {
+        height += ActionStripHeight;
+        if (item.kind == ChatItem::Kind::Question)
+            height += 34 * questionCount(item);
+    }
+    return height;
+}
+
+int ChatDelegate::estimatedDocumentHeight(const ChatItem &item, int width) const
+{
+    // Lines of text wrapped at the average character width: close enough to place the scroll bar, and it
+    // costs a pass over the text instead of a Markdown parse and a layout.
+    const QFontMetrics metrics(m_view->font());
+    const qsizetype perLine = qMax(1, width / qMax(1, metrics.averageCharWidth()));
+    const bool plain = item.kind == ChatItem::Kind::AssistantText || item.kind == ChatItem::Kind::Info ||
+                       item.kind == ChatItem::Kind::User;
+    const QString text = plain ? item.text : item.plainText();
+    if (item.kind == ChatItem::Kind::Reasoning && item.collapsed)
+        return 2 * metrics.lineSpacing();
+    qsizetype lines = 0;
+    qsizetype start = 0;
+    while (start <= text.size()) {
+        qsizetype end = text.indexOf(QLatin1Char('\n'), start);
+        if (end < 0)
+            end = text.size();
+        lines += qMax<qsizetype>(1, (end - start + perLine - 1) / perLine);
+        start = end + 1;
+    }
+    ++m_estimates;
+    return int(qMin<qsizetype>(lines, 1000000) * metrics.lineSpacing());
+}
+
 QSize ChatDelegate::sizeHint(const QStyleOptionViewItem &, const QModelIndex &index) const
 {
     if (!index.isValid())
         return {};
     const ChatItem &item = m_model->item(index.row());
     const int width = contentWidth();
-    const Entry &entry = entryFor(index, width);
-    const int padY = isCard(item.kind) ? kPaddingY : 3;
-    int height = qCeil(entry.document->size().height()) + 2 * padY + 6;
-    if (hasActionStrip(item)) {
-        height += ActionStripHeight;
-        if (item.kind == ChatItem::Kind::Question)
-            height += 34 * questionCount(item);
+    const QSize size(width + 2 * CardMargin + 2 * kPaddingX, 0);
+    SizeEntry &known = m_sizes.get(item.id);
+    if (known.width == width && known.revision == item.revision)
+        return size + QSize(0, known.height);
+    if (m_documents.find(item.id)) {
+        // Laid out before (a streamed row, a row on screen): measured, and kept up to date cheaply.
+        known = SizeEntry{width, item.revision, rowHeight(item, entryFor(index, width).height()), true};
+    } else {
+        known = SizeEntry{width, item.revision, rowHeight(item, estimatedDocumentHeight(item, width)), false};
     }
-    return {width + 2 * CardMargin + 2 * kPaddingX, height};
+    return size + QSize(0, known.height);
 }
 
 void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
@@ -141,7 +208,16 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
     if (!index.isValid())
         return;
     const ChatItem &item = m_model->item(index.row());
-    const Entry &entry = entryFor(index, contentWidth());
+    const int width = contentWidth();
+    const Entry &entry = entryFor(index, width);
+    const int height = rowHeight(item, entry.height());
+    SizeEntry &known = m_sizes.get(item.id);
+    if (known.width != width || known.revision != item.revision || known.height != height || !known.exact) {
+        const bool moved = known.height != height;
+        known = SizeEntry{width, item.revision, height, true};
+        if (moved) // the estimate was off: the view lays the rows out again
+            Q_EMIT const_cast<ChatDelegate *>(this)->sizeHintChanged(index);
+    }
     const QPalette &palette = option.palette;
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing);
@@ -184,7 +260,10 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
     context.palette.setColor(QPalette::Text, palette.color(QPalette::Text));
     context.clip = QRectF(0, 0, docRect.width() + kPaddingX, docRect.height() + kPaddingY);
     painter->setClipRect(context.clip);
-    entry.document->documentLayout()->draw(painter, context);
+    if (entry.markdown)
+        entry.markdown->draw(painter, context);
+    else
+        entry.document->documentLayout()->draw(painter, context);
     painter->restore();
 }
 
@@ -293,7 +372,7 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
             prefix = tr("... %1 earlier lines").arg(lines.size() - kMaxOutputLines) + QLatin1Char('\n');
             lines = lines.mid(lines.size() - kMaxOutputLines);
         }
-        const QString background = isDark() ? QStringLiteral("#22262b") : QStringLiteral("#f3f4f6");
+        const QString background = ChatColors::codeBlockBackground(m_view->palette()).name();
         html += QStringLiteral(
                     "<table width=\"100%\" cellspacing=\"0\" cellpadding=\"6\" style=\"margin-top:6px\">"
                     "<tr><td bgcolor=\"%1\"><pre style=\"margin:0\">%2</pre></td></tr></table>")
@@ -335,54 +414,11 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
         document.setPlainText(item.text);
         return;
     case ChatItem::Kind::AssistantText:
-    case ChatItem::Kind::Info: {
+    case ChatItem::Kind::Info:
+        // Shown through IncrementalMarkdown; a plain document of it is styled the same way.
         document.setMarkdown(item.text, QTextDocument::MarkdownDialectGitHub);
-        const QColor codeBackground = isDark() ? QColor(0x22, 0x26, 0x2b) : QColor(0xf3, 0xf4, 0xf6);
-        QTextCursor cursor(&document);
-        for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
-            const QTextBlockFormat format = block.blockFormat();
-            if (format.hasProperty(QTextFormat::BlockCodeFence) || format.nonBreakableLines()) {
-                QTextBlockFormat code;
-                code.setBackground(codeBackground);
-                code.setLeftMargin(6);
-                code.setRightMargin(6);
-                cursor.setPosition(block.position());
-                cursor.mergeBlockFormat(code);
-            }
-        }
-        for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
-            const int level = block.blockFormat().headingLevel();
-            if (level <= 0)
-                continue;
-            // Chat headings stay close to the body size; a summary's "## Goal" should not shout.
-            QTextCharFormat heading;
-            heading.setProperty(QTextFormat::FontSizeAdjustment, level == 1 ? 1 : 0);
-            heading.setFontWeight(QFont::Bold);
-            cursor.setPosition(block.position());
-            cursor.setPosition(block.position() + block.length() - 1, QTextCursor::KeepAnchor);
-            cursor.mergeCharFormat(heading);
-            QTextBlockFormat spacing;
-            spacing.setTopMargin(6);
-            spacing.setBottomMargin(2);
-            cursor.mergeBlockFormat(spacing);
-        }
-        const QList<QTextFrame *> frames = document.rootFrame()->childFrames();
-        for (QTextFrame *frame : frames) {
-            if (auto *table = qobject_cast<QTextTable *>(frame)) {
-                QTextTableFormat format = table->format();
-                format.setBorder(1);
-                format.setBorderStyle(QTextFrameFormat::BorderStyle_Solid);
-                format.setBorderBrush(palette.color(QPalette::Mid));
-                format.setBorderCollapse(true);
-                format.setCellPadding(4);
-                format.setCellSpacing(0);
-                format.setTopMargin(4);
-                format.setBottomMargin(4);
-                table->setFormat(format);
-            }
-        }
+        IncrementalMarkdown::style(document, palette);
         return;
-    }
     case ChatItem::Kind::Reasoning: {
         const QString header =
             (item.collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + tr("Thinking");

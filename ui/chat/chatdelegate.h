@@ -1,8 +1,9 @@
 #pragma once
 
-#include <QStyledItemDelegate>
+#include "chat/incrementalmarkdown.h"
+#include "chat/lrucache.h"
 
-#include <unordered_map>
+#include <QStyledItemDelegate>
 
 #include <memory>
 
@@ -13,8 +14,11 @@ namespace keen {
 class ChatModel;
 struct ChatItem;
 
-// Paints one transcript row. Keeps one laid-out QTextDocument and size per (item id, width) and rebuilds
-// only the entry whose revision changed, so a streamed chunk re-lays out only the row it grew.
+// Paints one transcript row. Keeps laid-out documents for the most recently shown rows and a size per row in
+// two bounded least-recently-used caches, keyed by item id and checked against the item's revision. Markdown
+// rows render incrementally (IncrementalMarkdown), so a streamed chunk re-parses only the open tail of the
+// row it grew. A row never shown gets an estimated height from its text; painting it lays it out and corrects
+// the estimate, so opening a long session lays out only what is on screen.
 class ChatDelegate final : public QStyledItemDelegate
 {
     Q_OBJECT
@@ -24,6 +28,8 @@ public:
     // Height of the strip at the bottom of a pending permission or question card where its buttons sit.
     static constexpr int ActionStripHeight = 46;
     static constexpr int CardMargin = 8;
+    static constexpr int MaxCachedDocuments = 200;
+    static constexpr int MaxCachedSizes = 50000;
 
     ChatDelegate(ChatModel *model, QWidget *view);
     ~ChatDelegate() override;
@@ -32,23 +38,37 @@ public:
                const QModelIndex &index) const override;
     QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 
-    // The document shown for a row (built or taken from the cache); used by the view for hit tests.
-    QTextDocument *document(const QModelIndex &index) const;
     QRect documentRect(const QRect &rowRect, const QModelIndex &index) const;
     void clearCache();
-    int cacheSize() const { return int(m_cache.size()); }
-    int buildCount() const { return m_builds; } // documents built so far (tests check the cache works)
+    // For tests: what a row shows as plain text (laid out on demand), and how the caches work.
+    QString shownText(const QModelIndex &index) const;
+    IncrementalMarkdown::Counters markdownCounters(const QModelIndex &index) const;
+    int cacheSize() const { return int(m_documents.size()); }
+    int sizeCacheSize() const { return int(m_sizes.size()); }
+    int buildCount() const { return m_builds; }       // documents (re)built or updated so far
+    int estimateCount() const { return m_estimates; } // heights estimated without a layout
 
 private:
     struct Entry
     {
         int width = -1;
         quint64 revision = 0;
-        std::unique_ptr<QTextDocument> document;
+        std::unique_ptr<QTextDocument> document;       // rows other than Markdown
+        std::unique_ptr<IncrementalMarkdown> markdown; // assistant text and info
+        qreal height() const;
+    };
+    struct SizeEntry
+    {
+        int width = -1;
+        quint64 revision = 0;
+        int height = 0;
+        bool exact = false;
     };
 
     Entry &entryFor(const QModelIndex &index, int width) const;
     int contentWidth() const;
+    int rowHeight(const ChatItem &item, qreal documentHeight) const;
+    int estimatedDocumentHeight(const ChatItem &item, int width) const;
     void buildDocument(QTextDocument &document, const ChatItem &item) const;
     QString toolHtml(const ChatItem &item) const;
     QString permissionHtml(const ChatItem &item) const;
@@ -58,8 +78,10 @@ private:
 
     ChatModel *m_model;
     QWidget *m_view;
-    mutable std::unordered_map<quint64, Entry> m_cache;
+    mutable LruCache<quint64, Entry> m_documents{MaxCachedDocuments};
+    mutable LruCache<quint64, SizeEntry> m_sizes{MaxCachedSizes};
     mutable int m_builds = 0;
+    mutable int m_estimates = 0;
 };
 
 } // namespace keen

@@ -1,5 +1,6 @@
 #include "chat/chatmodel.h"
 
+#include "chat/incrementalmarkdown.h"
 #include "chat/tooldisplay.h"
 
 #include <QJsonArray>
@@ -184,18 +185,51 @@ void ChatModel::flushSome(qsizetype budget)
 
 void ChatModel::appendToLast(ChatItem::Kind kind, const QString &text)
 {
+    bool appended = false;
     if (!m_items.isEmpty()) {
         ChatItem &last = m_items.last();
         if (last.kind == kind && !last.sealed) {
             last.text += text;
             changed(int(m_items.size()) - 1);
-            return;
+            appended = true;
         }
     }
-    ChatItem item;
-    item.kind = kind;
-    item.text = text;
-    insert(std::move(item));
+    if (!appended) {
+        ChatItem item;
+        item.kind = kind;
+        item.text = text;
+        insert(std::move(item));
+    }
+    if (kind == ChatItem::Kind::AssistantText)
+        splitLongText();
+}
+
+void ChatModel::splitLongText()
+{
+    // A list view row cannot be taller than 32,767 pixels (QListView keeps row heights in a short): a long
+    // reply goes on in a new row, at a boundary between Markdown blocks.
+    while (m_items.constLast().text.size() > MaxRowChars) {
+        const int row = int(m_items.size()) - 1;
+        const QString &text = m_items.at(row).text;
+        qsizetype split = -1;
+        for (const qsizetype boundary : IncrementalMarkdown::blockBoundaries(text)) {
+            if (boundary <= MaxRowChars) {
+                split = boundary;
+            } else {
+                if (split < MaxRowChars / 4)
+                    split = boundary;
+                break;
+            }
+        }
+        if (split <= 0 || split >= text.size())
+            return; // one block longer than a row: it stays whole
+        ChatItem rest;
+        rest.kind = m_items.at(row).kind;
+        rest.text = text.mid(split);
+        m_items[row].text.truncate(split);
+        changed(row);
+        insert(std::move(rest));
+    }
 }
 
 int ChatModel::findRunningTool(const QString &callId, const QString &toolName) const

@@ -39,6 +39,8 @@ public:
 
     static constexpr int FlushIntervalMs = 8;
     static constexpr int MaxCharsPerFlush = 10000;
+    // Assistant text longer than this continues in a new row at the next Markdown block boundary.
+    static constexpr int MaxRowChars = 12000;
 
     explicit ChatModel(QObject *parent = nullptr);
     ~ChatModel() override;
@@ -95,6 +97,7 @@ private:
     void enqueue(ChatItem::Kind kind, const QString &chunk);
     void flushSome(qsizetype budget);
     void appendToLast(ChatItem::Kind kind, const QString &text);
+    void splitLongText();
     quint64 insert(ChatItem item);
     void changed(int row);
     int findRunningTool(const QString &callId, const QString &toolName) const;

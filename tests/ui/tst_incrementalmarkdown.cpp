@@ -1,0 +1,179 @@
+// IncrementalMarkdown (issue 11): a growing reply is parsed block by block, only the open tail again per
+// update, and shows the same text as one render of the whole reply. Inline code is styled (issues 11 and 15).
+#include "chat/chatcolors.h"
+#include "chat/incrementalmarkdown.h"
+#include "workloads.h"
+
+#include <QApplication>
+#include <QFontDatabase>
+#include <QTest>
+#include <QTextBlock>
+#include <QTextDocument>
+
+using namespace keen;
+
+namespace {
+
+QString oneShotPlainText(const QString &markdown)
+{
+    QTextDocument document;
+    document.setMarkdown(markdown, QTextDocument::MarkdownDialectGitHub);
+    return document.toPlainText();
+}
+
+QPalette darkPalette()
+{
+    QPalette palette;
+    palette.setColor(QPalette::Window, QColor(0x20, 0x22, 0x25));
+    palette.setColor(QPalette::Base, QColor(0x1b, 0x1d, 0x20));
+    palette.setColor(QPalette::Text, QColor(0xe6, 0xe6, 0xe6));
+    palette.setColor(QPalette::Link, QColor(0x6c, 0xb6, 0xff));
+    return palette;
+}
+
+} // namespace
+
+class TestIncrementalMarkdown : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void streamedReplyShowsWhatAOneShotRenderShows();
+    void eachUpdateParsesOnlyTheOpenTail();
+    void fencesAndLooseListsAreNeverCut();
+    void textThatDoesNotExtendIsRenderedAfresh();
+    void inlineCodeIsMonospaceAndTintedInBothPalettes_data();
+    void inlineCodeIsMonospaceAndTintedInBothPalettes();
+    void heightFollowsWidth();
+};
+
+void TestIncrementalMarkdown::streamedReplyShowsWhatAOneShotRenderShows()
+{
+    const QString text = test::Workloads::markdownReply(60000);
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(600);
+    for (qsizetype at = 0; at < text.size(); at += 7 * 37) // 37 chunks of 7 chars per flush
+        markdown.setText(text.left(at));
+    markdown.setText(text);
+    QCOMPARE(markdown.toPlainText(), oneShotPlainText(text));
+    QVERIFY(markdown.segmentCount() > 1);
+    QVERIFY(markdown.size().height() > 0);
+}
+
+void TestIncrementalMarkdown::eachUpdateParsesOnlyTheOpenTail()
+{
+    // 200,000 chars in flushes of 7 * 20 chars. What one flush parses is bounded by the open block and the
+    // small finished segment it may merge with, whatever the reply's length; a full render per flush would
+    // parse about 143 million chars in all.
+    const QString text = test::Workloads::markdownReply(200000);
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(600);
+    qsizetype longestTail = 0;
+    qint64 mostParsedInOneFlush = 0;
+    qint64 fullRenderChars = 0;
+    for (qsizetype at = 140; at < text.size() + 140; at += 140) {
+        const qint64 before = markdown.counters().charsParsed;
+        markdown.setText(text.left(at));
+        mostParsedInOneFlush = qMax(mostParsedInOneFlush, markdown.counters().charsParsed - before);
+        longestTail = qMax(longestTail, qMin(at, text.size()) - markdown.finishedLength());
+        fullRenderChars += qMin(at, text.size());
+    }
+    const IncrementalMarkdown::Counters counters = markdown.counters();
+    QCOMPARE(counters.fullRenders, 0);
+    QVERIFY2(longestTail < 1000, qPrintable(QString::number(longestTail)));
+    QVERIFY2(mostParsedInOneFlush < 4000, qPrintable(QString::number(mostParsedInOneFlush)));
+    QVERIFY2(counters.charsParsed * 20 < fullRenderChars,
+             qPrintable(QStringLiteral("%1 of %2").arg(counters.charsParsed).arg(fullRenderChars)));
+    QCOMPARE(markdown.toPlainText(), oneShotPlainText(text));
+}
+
+void TestIncrementalMarkdown::fencesAndLooseListsAreNeverCut()
+{
+    const QString text = QStringLiteral("Intro paragraph.\n\n```python\ndef f():\n\n    return 1\n\n\n```\n\n"
+                                        "- one\n\n- two\n\n  more of two\n\n1. first\n\n2. second\n\nEnd.\n");
+    const qsizetype fenceStart = text.indexOf(QStringLiteral("```python"));
+    const qsizetype fenceEnd = text.indexOf(QStringLiteral("```\n\n- one")) + 4;
+    const qsizetype listStart = text.indexOf(QStringLiteral("- one"));
+    const qsizetype listEnd = text.indexOf(QStringLiteral("End."));
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(500);
+    QList<qsizetype> boundaries;
+    for (qsizetype at = 1; at <= text.size(); ++at) {
+        markdown.setText(text.left(at));
+        if (boundaries.isEmpty() || boundaries.last() != markdown.finishedLength())
+            boundaries.append(markdown.finishedLength());
+    }
+    for (const qsizetype boundary : std::as_const(boundaries)) {
+        QVERIFY2(boundary <= fenceStart || boundary >= fenceEnd, qPrintable(QString::number(boundary)));
+        QVERIFY2(boundary <= listStart || boundary >= listEnd, qPrintable(QString::number(boundary)));
+    }
+    QVERIFY(boundaries.contains(fenceStart)); // the intro was finished on its own
+    QCOMPARE(markdown.toPlainText(), oneShotPlainText(text));
+}
+
+void TestIncrementalMarkdown::textThatDoesNotExtendIsRenderedAfresh()
+{
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(400);
+    markdown.setText(QStringLiteral("First paragraph.\n\nSecond"));
+    markdown.setText(QStringLiteral("Other text."));
+    QCOMPARE(markdown.counters().fullRenders, 1);
+    QCOMPARE(markdown.toPlainText(), QStringLiteral("Other text."));
+}
+
+void TestIncrementalMarkdown::inlineCodeIsMonospaceAndTintedInBothPalettes_data()
+{
+    QTest::addColumn<QPalette>("palette");
+    QTest::newRow("light") << QApplication::palette();
+    QTest::newRow("dark") << darkPalette();
+}
+
+void TestIncrementalMarkdown::inlineCodeIsMonospaceAndTintedInBothPalettes()
+{
+    QFETCH(QPalette, palette);
+    QTextDocument document;
+    document.setMarkdown(QStringLiteral("Call `parseLine()` now.\n\n```\nblock\n```\n"),
+                         QTextDocument::MarkdownDialectGitHub);
+    IncrementalMarkdown::style(document, palette);
+    const QTextBlock first = document.firstBlock();
+    QTextCharFormat code;
+    QTextCharFormat prose;
+    for (auto it = first.begin(); !it.atEnd(); ++it) {
+        if (it.fragment().text().contains(QStringLiteral("parseLine")))
+            code = it.fragment().charFormat();
+        if (it.fragment().text().contains(QStringLiteral("Call")))
+            prose = it.fragment().charFormat();
+    }
+    QVERIFY(code.isValid());
+    QVERIFY(code.property(QTextFormat::UserProperty).toBool());
+    QVERIFY(code.fontFixedPitch());
+    QCOMPARE(code.fontFamilies().toStringList().value(0),
+             QFontDatabase::systemFont(QFontDatabase::FixedFont).family());
+    const QColor tint = code.background().color();
+    QCOMPARE(tint, ChatColors::inlineCodeBackground(palette));
+    QVERIFY(tint != palette.color(QPalette::Base));
+    QVERIFY(code.foreground().color() != palette.color(QPalette::Base));
+    // The tint sits between the background and the text in both palettes.
+    const int base = palette.color(QPalette::Base).lightness();
+    const int text = palette.color(QPalette::Text).lightness();
+    QVERIFY(tint.lightness() > qMin(base, text) && tint.lightness() < qMax(base, text));
+    QVERIFY(!prose.background().style() || prose.background().color() != tint);
+    // The fenced block keeps its block background and is not styled as inline code.
+    const QTextBlock block = document.lastBlock();
+    QCOMPARE(block.text(), QStringLiteral("block"));
+    QCOMPARE(block.blockFormat().background().color(), ChatColors::codeBlockBackground(palette));
+    QVERIFY(!block.begin().fragment().charFormat().property(QTextFormat::UserProperty).toBool());
+}
+
+void TestIncrementalMarkdown::heightFollowsWidth()
+{
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setText(test::Workloads::markdownReply(5000));
+    markdown.setTextWidth(800);
+    const qreal wide = markdown.size().height();
+    markdown.setTextWidth(200);
+    QVERIFY(markdown.size().height() > wide);
+}
+
+QTEST_MAIN(TestIncrementalMarkdown)
+#include "tst_incrementalmarkdown.moc"

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <QColor>
+#include <QPalette>
+
+namespace keen {
+
+// The chat view's derived colors, from palette roles only, so the light and the dark palette both work.
+class ChatColors
+{
+public:
+    static bool isDark(const QPalette &palette);
+    // Background of fenced code blocks and tool output.
+    static QColor codeBlockBackground(const QPalette &palette);
+    // Tint behind inline `code` spans: visibly different from the text background, never loud.
+    static QColor inlineCodeBackground(const QPalette &palette);
+    // Text color of inline code: the palette's text, nudged towards the link color for a hint of tint.
+    static QColor inlineCodeText(const QPalette &palette);
+    static QColor tableBorder(const QPalette &palette);
+};
+
+} // namespace keen

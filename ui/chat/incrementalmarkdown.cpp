@@ -1,0 +1,295 @@
+#include "chat/incrementalmarkdown.h"
+
+#include "chat/chatcolors.h"
+
+#include <QFontDatabase>
+#include <QPainter>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextDocument>
+#include <QTextFrame>
+#include <QTextTable>
+
+namespace keen {
+
+namespace {
+
+// Finished segments smaller than this are parsed again together with the next finished blocks, so a slow
+// stream does not leave one document per paragraph (each re-parse is bounded by this size).
+constexpr qsizetype MergeBelowChars = 2048;
+
+bool isFence(QStringView line, QChar *fenceChar, qsizetype *length)
+{
+    qsizetype indent = 0;
+    while (indent < line.size() && indent < 4 && line.at(indent) == QLatin1Char(' '))
+        ++indent;
+    if (indent > 3 || indent >= line.size())
+        return false;
+    const QChar c = line.at(indent);
+    if (c != QLatin1Char('`') && c != QLatin1Char('~'))
+        return false;
+    qsizetype run = 0;
+    while (indent + run < line.size() && line.at(indent + run) == c)
+        ++run;
+    if (run < 3)
+        return false;
+    *fenceChar = c;
+    *length = run;
+    return true;
+}
+
+// A line after a blank line that may belong to the block before it: an indented continuation or a list item
+// (a loose list goes on across blank lines). A table is kept with what comes before it too: a document that
+// starts with a table gets an empty first block.
+bool mayContinueBlock(QStringView line)
+{
+    const QChar first = line.at(0);
+    if (first == QLatin1Char(' ') || first == QLatin1Char('\t') || first == QLatin1Char('|'))
+        return true;
+    if ((first == QLatin1Char('-') || first == QLatin1Char('*') || first == QLatin1Char('+')) &&
+        (line.size() == 1 || line.at(1) == QLatin1Char(' ')))
+        return true;
+    qsizetype digits = 0;
+    while (digits < line.size() && digits < 10 && line.at(digits).isDigit())
+        ++digits;
+    return digits > 0 && digits < line.size() &&
+           (line.at(digits) == QLatin1Char('.') || line.at(digits) == QLatin1Char(')'));
+}
+
+} // namespace
+
+IncrementalMarkdown::IncrementalMarkdown(const QFont &font, const QPalette &palette)
+    : m_font(font)
+    , m_palette(palette)
+{}
+
+IncrementalMarkdown::~IncrementalMarkdown() = default;
+
+void IncrementalMarkdown::reset()
+{
+    m_segments.clear();
+    m_tail = Segment();
+    m_finished = 0;
+    m_scan = Scan();
+}
+
+void IncrementalMarkdown::scan(Scan &s, QStringView text, QList<qsizetype> *boundaries)
+{
+    auto finish = [&](qsizetype at) {
+        s.boundary = at;
+        if (boundaries)
+            boundaries->append(at);
+    };
+    while (true) {
+        const qsizetype newline = text.indexOf(QLatin1Char('\n'), s.position);
+        if (newline < 0)
+            break;
+        const QStringView line = text.sliced(s.position, newline - s.position);
+        QChar fenceChar;
+        qsizetype fenceLength = 0;
+        if (s.inFence) {
+            if (isFence(line, &fenceChar, &fenceLength) && fenceChar == s.fenceChar &&
+                fenceLength >= s.fenceLength && line.trimmed().size() == fenceLength) {
+                s.inFence = false;
+                if (s.fenceAtLineStart)
+                    finish(newline + 1); // a closed fence at the margin is a whole block
+            }
+            s.blankBefore = false;
+        } else if (line.trimmed().isEmpty()) {
+            s.blankBefore = true;
+        } else {
+            if (s.blankBefore && !mayContinueBlock(line))
+                finish(s.position);
+            s.blankBefore = false;
+            if (isFence(line, &fenceChar, &fenceLength)) {
+                s.inFence = true;
+                s.fenceChar = fenceChar;
+                s.fenceLength = fenceLength;
+                s.fenceAtLineStart = line.at(0) == fenceChar;
+            }
+        }
+        s.position = newline + 1;
+    }
+}
+
+std::unique_ptr<QTextDocument> IncrementalMarkdown::parse(qsizetype start, qsizetype end)
+{
+    auto document = std::make_unique<QTextDocument>();
+    document->setDocumentMargin(0);
+    document->setDefaultFont(m_font);
+    document->setUndoRedoEnabled(false);
+    document->setMarkdown(m_text.sliced(start, end - start), QTextDocument::MarkdownDialectGitHub);
+    style(*document, m_palette);
+    m_counters.charsParsed += end - start;
+    return document;
+}
+
+void IncrementalMarkdown::layout(Segment &segment) const
+{
+    if (!segment.document) {
+        segment.height = 0;
+        return;
+    }
+    segment.document->setTextWidth(m_width);
+    segment.height = segment.document->size().height();
+}
+
+void IncrementalMarkdown::setText(const QString &text)
+{
+    const bool extends = text.size() >= m_text.size() && QStringView(text).startsWith(QStringView(m_text));
+    if (!extends) {
+        reset();
+        ++m_counters.fullRenders;
+    } else if (text.size() == m_text.size() && (m_tail.document || m_text.isEmpty())) {
+        return; // nothing new
+    }
+    m_text = text;
+    scan(m_scan, m_text);
+    if (m_scan.boundary > m_finished) {
+        // Small finished segments before are parsed once more with the new blocks, so they merge.
+        qsizetype start = m_finished;
+        if (!m_segments.empty() && m_segments.back().end - m_segments.back().start < MergeBelowChars) {
+            start = m_segments.back().start;
+            m_segments.pop_back();
+        }
+        Segment segment;
+        segment.start = start;
+        segment.end = m_scan.boundary;
+        segment.document = parse(start, m_scan.boundary);
+        layout(segment);
+        m_segments.push_back(std::move(segment));
+        m_finished = m_scan.boundary;
+    }
+    m_tail = Segment();
+    if (m_finished < m_text.size()) {
+        m_tail.start = m_finished;
+        m_tail.end = m_text.size();
+        m_tail.document = parse(m_finished, m_text.size());
+        layout(m_tail);
+    }
+}
+
+QList<qsizetype> IncrementalMarkdown::blockBoundaries(const QString &text)
+{
+    Scan state;
+    QList<qsizetype> boundaries;
+    scan(state, text, &boundaries);
+    return boundaries;
+}
+
+void IncrementalMarkdown::setTextWidth(qreal width)
+{
+    if (qFuzzyCompare(width, m_width))
+        return;
+    m_width = width;
+    for (Segment &segment : m_segments)
+        layout(segment);
+    layout(m_tail);
+}
+
+QSizeF IncrementalMarkdown::size() const
+{
+    qreal height = m_tail.height;
+    for (const Segment &segment : m_segments)
+        height += segment.height;
+    return {m_width, height};
+}
+
+void IncrementalMarkdown::draw(QPainter *painter,
+                               const QAbstractTextDocumentLayout::PaintContext &context) const
+{
+    qreal y = 0;
+    auto drawSegment = [&](const Segment &segment) {
+        if (segment.document && y + segment.height >= context.clip.top() &&
+            (context.clip.isNull() || y <= context.clip.bottom())) {
+            QAbstractTextDocumentLayout::PaintContext local = context;
+            local.clip = context.clip.translated(0, -y);
+            painter->save();
+            painter->translate(0, y);
+            segment.document->documentLayout()->draw(painter, local);
+            painter->restore();
+        }
+        y += segment.height;
+    };
+    for (const Segment &segment : m_segments)
+        drawSegment(segment);
+    drawSegment(m_tail);
+}
+
+QString IncrementalMarkdown::toPlainText() const
+{
+    QStringList parts;
+    for (const Segment &segment : m_segments)
+        parts.append(segment.document->toPlainText());
+    if (m_tail.document)
+        parts.append(m_tail.document->toPlainText());
+    return parts.join(QLatin1Char('\n'));
+}
+
+void IncrementalMarkdown::style(QTextDocument &document, const QPalette &palette)
+{
+    const QColor codeBackground = ChatColors::codeBlockBackground(palette);
+    const QColor inlineBackground = ChatColors::inlineCodeBackground(palette);
+    const QColor inlineText = ChatColors::inlineCodeText(palette);
+    const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    QTextCursor cursor(&document);
+    for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
+        const QTextBlockFormat format = block.blockFormat();
+        if (format.hasProperty(QTextFormat::BlockCodeFence) || format.nonBreakableLines()) {
+            QTextBlockFormat code;
+            code.setBackground(codeBackground);
+            code.setLeftMargin(6);
+            code.setRightMargin(6);
+            cursor.setPosition(block.position());
+            cursor.mergeBlockFormat(code);
+            continue;
+        }
+        const int level = format.headingLevel();
+        if (level > 0) {
+            // Chat headings stay close to the body size; a summary's "## Goal" should not shout.
+            QTextCharFormat heading;
+            heading.setProperty(QTextFormat::FontSizeAdjustment, level == 1 ? 1 : 0);
+            heading.setFontWeight(QFont::Bold);
+            cursor.setPosition(block.position());
+            cursor.setPosition(block.position() + block.length() - 1, QTextCursor::KeepAnchor);
+            cursor.mergeCharFormat(heading);
+            QTextBlockFormat spacing;
+            spacing.setTopMargin(6);
+            spacing.setBottomMargin(2);
+            cursor.mergeBlockFormat(spacing);
+        }
+        // Inline code: the importer only marks it fixed-pitch, which many fonts render like the body text.
+        for (auto it = block.begin(); !it.atEnd(); ++it) {
+            const QTextFragment fragment = it.fragment();
+            if (!fragment.isValid() || !fragment.charFormat().fontFixedPitch())
+                continue;
+            QTextCharFormat code;
+            code.setFontFamilies({fixed.family()});
+            code.setFontFixedPitch(true);
+            code.setBackground(inlineBackground);
+            code.setForeground(inlineText);
+            code.setProperty(QTextFormat::UserProperty, true); // marks styled inline code (tests)
+            QTextCursor span(&document);
+            span.setPosition(fragment.position());
+            span.setPosition(fragment.position() + fragment.length(), QTextCursor::KeepAnchor);
+            span.mergeCharFormat(code);
+        }
+    }
+    const QList<QTextFrame *> frames = document.rootFrame()->childFrames();
+    for (QTextFrame *frame : frames) {
+        if (auto *table = qobject_cast<QTextTable *>(frame)) {
+            QTextTableFormat format = table->format();
+            format.setBorder(1);
+            format.setBorderStyle(QTextFrameFormat::BorderStyle_Solid);
+            format.setBorderBrush(ChatColors::tableBorder(palette));
+            format.setBorderCollapse(true);
+            format.setCellPadding(4);
+            format.setCellSpacing(0);
+            format.setTopMargin(4);
+            format.setBottomMargin(4);
+            table->setFormat(format);
+        }
+    }
+}
+
+} // namespace keen

@@ -1,0 +1,91 @@
+#pragma once
+
+#include <QAbstractTextDocumentLayout>
+#include <QFont>
+#include <QList>
+#include <QPalette>
+#include <QSizeF>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+class QPainter;
+class QTextDocument;
+
+namespace keen {
+
+// Shows Markdown that grows at its end (a streamed reply) as a stack of laid-out QTextDocuments. Blocks that
+// are finished (followed by a blank line and a line that cannot continue them, or a closed code fence) are
+// parsed and laid out once, in a segment of their own; each setText() parses only the open tail. A text that
+// does not extend the previous one is rendered afresh. Also styles what QTextDocument's Markdown leaves
+// plain: code blocks and inline code (monospace, tinted), headings, tables, from palette roles.
+class IncrementalMarkdown
+{
+public:
+    // What the renderer did, for tests that prove a flush costs the open tail only.
+    struct Counters
+    {
+        qint64 charsParsed = 0; // Markdown characters handed to the parser, all calls together
+        int fullRenders = 0;    // texts rendered from scratch
+    };
+
+    IncrementalMarkdown(const QFont &font, const QPalette &palette);
+    ~IncrementalMarkdown();
+    IncrementalMarkdown(const IncrementalMarkdown &) = delete;
+    IncrementalMarkdown &operator=(const IncrementalMarkdown &) = delete;
+
+    void setText(const QString &text);
+    const QString &text() const { return m_text; }
+    void setTextWidth(qreal width);
+    QSizeF size() const;
+    // Paints what intersects context.clip (document coordinates).
+    void draw(QPainter *painter, const QAbstractTextDocumentLayout::PaintContext &context) const;
+
+    QString toPlainText() const;
+    qsizetype finishedLength() const { return m_finished; }
+    int segmentCount() const { return int(m_segments.size()); }
+    Counters counters() const { return m_counters; }
+
+    // Every position in text where finished blocks end and the next block begins (in order).
+    static QList<qsizetype> blockBoundaries(const QString &text);
+
+    // Applies the chat's styling to a document QTextDocument::setMarkdown filled.
+    static void style(QTextDocument &document, const QPalette &palette);
+
+private:
+    struct Segment
+    {
+        qsizetype start = 0;
+        qsizetype end = 0;
+        std::unique_ptr<QTextDocument> document;
+        qreal height = 0;
+    };
+    struct Scan
+    {
+        qsizetype position = 0; // start of the first line not scanned yet
+        bool inFence = false;
+        bool fenceAtLineStart = false;
+        QChar fenceChar;
+        qsizetype fenceLength = 0;
+        bool blankBefore = false;
+        qsizetype boundary = 0; // the last position where finished blocks end
+    };
+
+    void reset();
+    static void scan(Scan &state, QStringView text, QList<qsizetype> *boundaries = nullptr);
+    std::unique_ptr<QTextDocument> parse(qsizetype start, qsizetype end);
+    void layout(Segment &segment) const;
+
+    QFont m_font;
+    QPalette m_palette;
+    qreal m_width = -1;
+    QString m_text;
+    qsizetype m_finished = 0; // text before this is in m_segments
+    Scan m_scan;
+    std::vector<Segment> m_segments;
+    Segment m_tail;
+    Counters m_counters;
+};
+
+} // namespace keen
