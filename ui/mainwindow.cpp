@@ -330,14 +330,25 @@ void MainWindow::installSessionBrowser()
     m_sessionDock->hide();
     connect(m_sessionBrowser, &SessionBrowserPanel::sessionOpenRequested, this, &MainWindow::openSession);
     // A search hit opens the session at the matching event (emitted after sessionOpenRequested).
+    // The session opens off the GUI thread: a hit for a session still opening waits for its replay.
+    auto pendingHit = std::make_shared<std::pair<QString, quint64>>();
+    auto scrollToHit = [this](quint64 seq) {
+        const int row = m_chat->model()->rowForSeq(seq);
+        if (row >= 0)
+            m_chat->view()->scrollTo(m_chat->model()->index(row), QAbstractItemView::PositionAtTop);
+    };
     connect(m_sessionBrowser, &SessionBrowserPanel::searchMatchOpenRequested, this,
-            [this](const QString &sessionId, quint64 seq) {
-                if (m_session->sessionId() != sessionId)
-                    return;
-                const int row = m_chat->model()->rowForSeq(seq);
-                if (row >= 0)
-                    m_chat->view()->scrollTo(m_chat->model()->index(row), QAbstractItemView::PositionAtTop);
+            [this, pendingHit, scrollToHit](const QString &sessionId, quint64 seq) {
+                if (m_session->sessionId() == sessionId && !m_session->isOpening())
+                    scrollToHit(seq);
+                else
+                    *pendingHit = {sessionId, seq};
             });
+    connect(m_session, &AgentSession::sessionOpened, this, [this, pendingHit, scrollToHit] {
+        const auto [sessionId, seq] = std::exchange(*pendingHit, {});
+        if (!sessionId.isEmpty() && sessionId == m_session->sessionId())
+            scrollToHit(seq);
+    });
     connect(m_session, &AgentSession::sessionChanged, m_sessionBrowser,
             [this] { m_sessionBrowser->refresh(); });
 }
@@ -355,9 +366,7 @@ void MainWindow::openSession(const QString &sessionId)
         m_chat->spinner()->showNotification(tr("Operation not permitted"));
         return;
     }
-    const Result<void> result = m_session->openSession(sessionId);
-    if (!result)
-        m_chat->model()->addLine(ChatItem::Kind::Error, result.error());
+    m_session->openSessionAsync(sessionId); // read off the GUI thread; the chat panel shows the busy state
     updateMetrics();
 }
 

@@ -19,6 +19,7 @@
 #include <QDir>
 #include <QLoggingCategory>
 #include <QStandardPaths>
+#include <QtConcurrent/QtConcurrentRun>
 
 Q_LOGGING_CATEGORY(lcAgent, "keen.agent")
 
@@ -79,6 +80,8 @@ struct AgentSession::Private
     void finishManualCompaction();
     void applyAutoCompaction(const StreamEvent &event);
     void addUsage(const TokenUsage &usage);
+    void applyOpened(LoadedSession loaded, MessageList projected);
+    bool opening = false; // openSessionAsync() is reading
 };
 
 void AgentSession::Private::rebuildTools()
@@ -538,25 +541,93 @@ void AgentSession::newSession()
     Q_EMIT sessionChanged(QString());
 }
 
+namespace {
+
+// What a worker reads for openSessionAsync().
+struct OpenedSession
+{
+    Result<LoadedSession> loaded = Result<LoadedSession>::failure(QString());
+    MessageList history;
+    bool nothingToResume = false;
+};
+
+} // namespace
+
+void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projected)
+{
+    q->newSession();
+    session = loaded.session;
+    if (!loaded.session.workspace.isEmpty() && QDir(loaded.session.workspace).exists())
+        q->setWorkspace(loaded.session.workspace);
+    history = std::move(projected);
+    if (loaded.skippedLines > 0)
+        Q_EMIT q->errorOccurred(
+            tr("%n damaged line(s) of the transcript were skipped.", nullptr, loaded.skippedLines));
+    Q_EMIT q->sessionChanged(session->id);
+    Q_EMIT q->historyReplaced();
+    Q_EMIT q->sessionOpened(loaded.events);
+}
+
 Result<void> AgentSession::openSession(const QString &sessionId)
 {
-    if (isBusy())
+    if (isBusy() || d->opening)
         return Result<void>::failure(tr("Operation not permitted"));
     auto loaded = d->store->load(sessionId);
     if (!loaded)
         return Result<void>::failure(loaded.error());
-    newSession();
-    d->session = loaded->session;
-    if (!loaded->session.workspace.isEmpty() && QDir(loaded->session.workspace).exists())
-        setWorkspace(loaded->session.workspace);
-    d->history = buildConversation(loaded->events);
-    if (loaded->skippedLines > 0)
-        Q_EMIT errorOccurred(
-            tr("%n damaged line(s) of the transcript were skipped.", nullptr, loaded->skippedLines));
-    Q_EMIT sessionChanged(d->session->id);
-    Q_EMIT historyReplaced();
-    Q_EMIT sessionOpened(loaded->events);
+    MessageList history = buildConversation(loaded->events);
+    d->applyOpened(std::move(*loaded), std::move(history));
     return {};
+}
+
+void AgentSession::openSessionAsync(const QString &sessionId)
+{
+    if (isBusy() || d->opening) {
+        Q_EMIT sessionOpenFailed(tr("Operation not permitted"));
+        return;
+    }
+    d->opening = true;
+    Q_EMIT sessionOpening();
+    const std::shared_ptr<SessionStore> store = d->store;
+    const QString workspace = d->workspace;
+    const QString current = this->sessionId();
+    QtConcurrent::run([store, sessionId, workspace, current] {
+        OpenedSession opened;
+        QString target = sessionId;
+        if (target.isEmpty()) {
+            const QList<SessionInfo> sessions = store->list(workspace);
+            for (const SessionInfo &info : sessions) {
+                if (info.id != current) {
+                    target = info.id;
+                    break;
+                }
+            }
+            if (target.isEmpty()) {
+                opened.nothingToResume = true;
+                return opened;
+            }
+        }
+        opened.loaded = store->load(target);
+        if (opened.loaded)
+            opened.history = buildConversation(opened.loaded->events);
+        return opened;
+    }).then(this, [this](OpenedSession opened) {
+        d->opening = false;
+        if (opened.nothingToResume) {
+            Q_EMIT sessionOpenFailed(tr("No earlier session to resume."));
+            return;
+        }
+        if (!opened.loaded) {
+            Q_EMIT sessionOpenFailed(opened.loaded.error());
+            return;
+        }
+        d->applyOpened(std::move(*opened.loaded), std::move(opened.history));
+    });
+}
+
+bool AgentSession::isOpening() const
+{
+    return d->opening;
 }
 
 QString AgentSession::sessionId() const

@@ -76,6 +76,11 @@ public:
     void newSession();
     // Opens a saved session: the history continues from its projection. Emits sessionOpened for replay.
     Result<void> openSession(const QString &sessionId);
+    // The same without blocking this thread: the transcript is read and projected on a worker, then applied
+    // here. sessionOpening() at once, then sessionOpened() or sessionOpenFailed(). An empty id opens the most
+    // recent other session of the workspace (/resume), looked up on the worker too.
+    void openSessionAsync(const QString &sessionId);
+    bool isOpening() const;
     QString sessionId() const; // empty until the first message
     QString transcriptPath() const;
 
@@ -111,6 +116,8 @@ Q_SIGNALS:
     void sessionChanged(const QString &sessionId);
     // A saved session was opened: its events, for the chat view to replay.
     void sessionOpened(const QList<keen::SessionEvent> &events);
+    void sessionOpening();
+    void sessionOpenFailed(const QString &error);
     // Something went wrong outside a turn (persistence, configuration).
     void errorOccurred(const QString &message);
 

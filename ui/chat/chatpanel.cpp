@@ -85,8 +85,22 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::notification, this, &ChatPanel::notify);
     connect(m_session, &AgentSession::usageChanged, this, &ChatPanel::metricsChanged);
     connect(m_session, &AgentSession::sessionOpened, this, [this](const QList<SessionEvent> &events) {
+        if (m_spinner->isOpening()) {
+            m_spinner->setOpening(false);
+            m_input->setEnabled(true);
+            m_input->setFocus();
+        }
         m_model->replay(events);
         Q_EMIT metricsChanged();
+    });
+    connect(m_session, &AgentSession::sessionOpening, this, [this] {
+        m_spinner->setOpening(true);
+        m_input->setEnabled(false);
+    });
+    connect(m_session, &AgentSession::sessionOpenFailed, this, [this](const QString &error) {
+        m_spinner->setOpening(false);
+        m_input->setEnabled(true);
+        m_model->addLine(ChatItem::Kind::Error, error);
     });
     connect(m_session, &AgentSession::errorOccurred, this,
             [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
@@ -456,24 +470,10 @@ void ChatPanel::runCommand(const QString &text)
     case SlashCommands::Id::Sessions:
         Q_EMIT sessionsRequested();
         break;
-    case SlashCommands::Id::Resume: {
-        const QList<SessionInfo> sessions = m_session->sessionStore().list(m_session->workspace());
-        QString target;
-        for (const SessionInfo &info : sessions) {
-            if (info.id != m_session->sessionId()) {
-                target = info.id;
-                break;
-            }
-        }
-        if (target.isEmpty()) {
-            m_model->addLine(ChatItem::Kind::Status, tr("No earlier session to resume."));
-            break;
-        }
-        const Result<void> result = m_session->openSession(target);
-        if (!result)
-            m_model->addLine(ChatItem::Kind::Error, result.error());
+    case SlashCommands::Id::Resume:
+        // Listing and reading the session run off the GUI thread; the spinner says so meanwhile.
+        m_session->openSessionAsync(QString());
         break;
-    }
     case SlashCommands::Id::Mode: {
         if (argument.isEmpty()) {
             m_model->addLine(ChatItem::Kind::Status, tr("Mode: %1").arg(agentModeName(m_session->mode())));

@@ -133,10 +133,22 @@ QString SpinnerLine::notification() const
     return m_notification->text();
 }
 
+void SpinnerLine::setOpening(bool opening)
+{
+    m_opening = opening;
+    if (opening && !m_running)
+        start();
+    else if (!opening && m_running)
+        stop();
+    refresh();
+}
+
 void SpinnerLine::refresh()
 {
     if (!m_running)
         m_text->clear();
+    else if (m_opening)
+        m_text->setText(tr("Opening session..."));
     else if (m_compacting)
         m_text->setText(tr("Compacting..."));
     else if (m_retryAttempt > 0)

@@ -27,6 +27,9 @@ public:
     bool isRunning() const { return m_running; }
     void setCompacting(bool compacting);
     bool isCompacting() const { return m_compacting; }
+    // A session is being read off the GUI thread: "Opening session..." until set back.
+    void setOpening(bool opening);
+    bool isOpening() const { return m_opening; }
     void setRetrying(int attempt); // 0 clears
     void showNotification(const QString &text, int durationMs = NotificationMs);
     QString text() const;
@@ -47,6 +50,7 @@ private:
     int m_tipIndex = 0;
     bool m_running = false;
     bool m_compacting = false;
+    bool m_opening = false;
     int m_retryAttempt = 0;
     QString m_tip;
 };

@@ -1,0 +1,75 @@
+// A session of 10,000 events in the chat view (issue 11): rows are laid out lazily (only what is painted),
+// the view opens at the last screen, and the delegate's caches stay bounded however far the person scrolls.
+#include "chat/chatdelegate.h"
+#include "chat/chatmodel.h"
+#include "chat/chatview.h"
+
+#include "session/sessionstore.h"
+#include "testenvironment.h"
+#include "workloads.h"
+
+#include <QScrollBar>
+#include <QTest>
+#include <QTextDocument>
+
+using namespace keen;
+
+class TestChatBigSession : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen();
+};
+
+void TestChatBigSession::tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen()
+{
+    test::TestEnvironment env;
+    const QString path = test::Workloads::writeBigSession(env.path(QStringLiteral("sessions")),
+                                                          env.path(QStringLiteral("work")), 10000, 600);
+    SessionStore store(env.path(QStringLiteral("sessions")));
+    const auto loaded = store.load(path);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->events.size(), 10000);
+
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(900, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.replay(loaded->events);
+    QVERIFY(model.rowCount() > 9000);
+    ChatDelegate *delegate = view.chatDelegate();
+
+    // The last screen is shown and measured; everything above it only estimated.
+    const QModelIndex last = model.index(model.rowCount() - 1);
+    QTRY_VERIFY(view.visualRect(last).intersects(view.viewport()->rect()));
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_COMPARE(bar->value(), bar->maximum());
+    view.viewport()->grab();
+    QTRY_COMPARE(view.visualRect(last).height(), delegate->sizeHint(QStyleOptionViewItem(), last).height());
+    QVERIFY2(delegate->cacheSize() < 60, qPrintable(QString::number(delegate->cacheSize())));
+    QVERIFY(delegate->estimateCount() > model.rowCount() - 60);
+    const ChatItem &lastItem = model.item(last.row());
+    QTextDocument expected;
+    if (lastItem.kind == ChatItem::Kind::User)
+        expected.setPlainText(lastItem.text);
+    else
+        expected.setMarkdown(lastItem.text, QTextDocument::MarkdownDialectGitHub);
+    QCOMPARE(delegate->shownText(last), expected.toPlainText());
+
+    // Scrolling through the session lays out what it shows; the caches stay within their bounds.
+    for (int step = 0; step <= 20; ++step) {
+        bar->setValue(bar->maximum() * (20 - step) / 20);
+        view.viewport()->grab();
+    }
+    QCOMPARE(bar->value(), 0);
+    QVERIFY(delegate->cacheSize() <= ChatDelegate::MaxCachedDocuments);
+    QVERIFY(delegate->sizeCacheSize() <= ChatDelegate::MaxCachedSizes);
+    const QModelIndex first = model.index(0);
+    QTRY_VERIFY(view.visualRect(first).intersects(view.viewport()->rect()));
+    QCOMPARE(delegate->shownText(first), model.item(0).text);
+}
+
+QTEST_MAIN(TestChatBigSession)
+#include "tst_chatbigsession.moc"
