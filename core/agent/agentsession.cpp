@@ -164,8 +164,8 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
 void AgentSession::Private::addUsage(const TokenUsage &usage)
 {
     lastUsage = usage;
-    totalInput += usage.inputTokens;
-    totalOutput += usage.outputTokens;
+    totalInput = TokenUsage::add(totalInput, usage.inputTokens); // saturating: counts are untrusted
+    totalOutput = TokenUsage::add(totalOutput, usage.outputTokens);
     Q_EMIT q->usageChanged();
 }
 

@@ -185,9 +185,11 @@ Result<Settings> Settings::fromJson(const QByteArray &json, const QString &path)
         reader.fail(kToolHistory, Settings::tr("\"none\" or \"full\""));
 
     const QJsonValue contextWindow = root.value(kContextWindow);
-    if (contextWindow.isDouble() && contextWindow.toDouble() >= 1 &&
-        contextWindow.toDouble() == double(qint64(contextWindow.toDouble())))
-        settings.contextWindow = qint64(contextWindow.toDouble());
+    // Range-checked before the cast: converting a double outside qint64 (1e300) is undefined behaviour.
+    const double window = contextWindow.toDouble();
+    if (contextWindow.isDouble() && window >= 1 && window <= double(qint64(1) << 53) &&
+        window == double(qint64(window)))
+        settings.contextWindow = qint64(window);
     else if (!contextWindow.isUndefined() && !contextWindow.isNull())
         reader.fail(kContextWindow, Settings::tr("a positive whole number of tokens"));
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QMetaType>
 
 namespace keen {
@@ -18,6 +19,13 @@ struct TokenUsage
 
     bool operator==(const TokenUsage &) const = default;
     QJsonObject toJson() const;
+
+    // Counts come from a provider's JSON and are untrusted (issue 14: 2^63 made the sums overflow). A count
+    // is a number in [0, MaxCount]: larger ones are clamped, negative or non-numeric ones are 0, and sums
+    // saturate, so no reply can overflow a total.
+    static constexpr qint64 MaxCount = qint64(1) << 53;
+    static qint64 count(const QJsonValue &value);
+    static qint64 add(qint64 a, qint64 b);
 };
 
 } // namespace keen

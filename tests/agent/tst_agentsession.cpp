@@ -59,6 +59,7 @@ private Q_SLOTS:
     void stopDuringAutoCompactionInterruptsParent_S51();
     void autoCompactionPersistFailureStopsTurn_S61();
     void busySessionRefusesNewWork();
+    void hostileUsageTotalsSaturate();
 
 private:
     std::unique_ptr<keen::test::TestEnvironment> m_env;
@@ -101,7 +102,7 @@ void TestAgentSession::runTurn(const QString &text)
 {
     QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
     QVERIFY(m_session->submit(text));
-    QVERIFY(finished.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
 }
 
 void TestAgentSession::runOneTurn(const ScriptedLlmClient::Turn &turn, const QString &text)
@@ -139,7 +140,7 @@ void TestAgentSession::manualCompactionRequestKeepsPrefixAndDisablesTools_S19_S2
                        ScriptedLlmClient::event(StreamEvent::done())});
     QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
     QVERIFY(m_session->compact(QStringLiteral("Focus on the API")));
-    QVERIFY(finished.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
 
     const MessageList request = m_client->requests().at(1);
     QCOMPARE(request.size(), 4); // system + user + assistant + prompt
@@ -172,7 +173,7 @@ void TestAgentSession::manualCompactionAppliesOnlyTextAfterLastTool_S24_S25_S28_
     QSignalSpy started(m_session.get(), &AgentSession::compactionStarted);
     QVERIFY(m_session->compact());
     QCOMPARE(m_session->compactionMode(), AgentSession::CompactionMode::Manual);
-    QVERIFY(compaction.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!compaction.isEmpty(), 5000);
     QCOMPARE(started.size(), 1);
     QCOMPARE(compaction.at(0).at(1).toBool(), true);
     QCOMPARE(compaction.at(0).at(2).toString(), QStringLiteral("## Goal\nShip it."));
@@ -209,7 +210,7 @@ void TestAgentSession::manualCompactionEmptySummaryChangesNothing_S27_S30()
         {ScriptedLlmClient::chunk(QStringLiteral("   \n")), ScriptedLlmClient::event(StreamEvent::done())});
     QSignalSpy compaction(m_session.get(), &AgentSession::compactionFinished);
     QVERIFY(m_session->compact());
-    QVERIFY(compaction.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!compaction.isEmpty(), 5000);
     QCOMPARE(compaction.at(0).at(1).toBool(), false);
     QCOMPARE(compaction.at(0).at(2).toString(),
              QStringLiteral("Compaction failed: compaction returned empty summary"));
@@ -229,12 +230,12 @@ void TestAgentSession::manualCompactionCancelledByEscOnly_S26_S30()
     QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
     QSignalSpy compaction(m_session.get(), &AgentSession::compactionFinished);
     QVERIFY(m_session->compact());
-    QVERIFY(events.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!events.isEmpty(), 5000);
     QVERIFY(!m_session->interrupt()); // Stop / Ctrl+C are ignored during a manual
                                       // compaction
     QCOMPARE(m_session->compactionMode(), AgentSession::CompactionMode::Manual);
     QVERIFY(m_session->cancelCompaction()); // Esc
-    QVERIFY(compaction.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!compaction.isEmpty(), 5000);
     QCOMPARE(compaction.at(0).at(2).toString(), QStringLiteral("Compaction cancelled."));
     QCOMPARE(m_session->messages(), before);
     QCOMPARE(readAll(m_session->transcriptPath()), transcriptBefore);
@@ -251,7 +252,7 @@ void TestAgentSession::manualCompactionFailureReportsReason_S30()
          ScriptedLlmClient::event(StreamEvent::failure(QStringLiteral("service unavailable")))});
     QSignalSpy compaction(m_session.get(), &AgentSession::compactionFinished);
     QVERIFY(m_session->compact());
-    QVERIFY(compaction.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!compaction.isEmpty(), 5000);
     QCOMPARE(compaction.at(0).at(2).toString(), QStringLiteral("Compaction failed: service unavailable"));
     QCOMPARE(m_session->messages(), before);
 }
@@ -264,7 +265,7 @@ void TestAgentSession::nextTurnAfterCompactionHasOneFreshSystemPrompt_S33()
                        ScriptedLlmClient::event(StreamEvent::done())});
     QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
     QVERIFY(m_session->compact());
-    QVERIFY(finished.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
     runOneTurn(
         {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
         QStringLiteral("next"));
@@ -355,10 +356,10 @@ void TestAgentSession::autoCompactionEscCancelsOnlyChild_S50_S52()
     QSignalSpy stopped(m_session.get(), &AgentSession::compactionFinished);
     QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
     QVERIFY(m_session->submit(QStringLiteral("go")));
-    QVERIFY(started.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), 5000);
     QCOMPARE(m_session->compactionMode(), AgentSession::CompactionMode::Automatic);
     QVERIFY(m_session->cancelCompaction()); // Esc: only the child
-    QVERIFY(finished.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
     QCOMPARE(stopped.size(), 1);
     QCOMPARE(stopped.at(0).at(1).toBool(), false);
     QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Done);
@@ -377,9 +378,9 @@ void TestAgentSession::stopDuringAutoCompactionInterruptsParent_S51()
     QSignalSpy started(m_session.get(), &AgentSession::compactionStarted);
     QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
     QVERIFY(m_session->submit(QStringLiteral("go")));
-    QVERIFY(started.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), 5000);
     QVERIFY(m_session->interrupt());
-    QVERIFY(finished.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
     QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Cancelled);
     auto loaded = m_session->sessionStore().load(m_session->sessionId());
     QVERIFY(loaded->events.last().interrupted());
@@ -397,12 +398,12 @@ void TestAgentSession::autoCompactionPersistFailureStopsTurn_S61()
     QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
     QSignalSpy errors(m_session.get(), &AgentSession::errorOccurred);
     QVERIFY(m_session->submit(QStringLiteral("go")));
-    QVERIFY(events.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!events.isEmpty(), 5000);
     // The disk goes away: the batch cannot be written.
     const QString dir = QFileInfo(m_session->transcriptPath()).absolutePath();
     QVERIFY(QDir(dir).removeRecursively());
     m_client->open(QStringLiteral("go-on"));
-    QVERIFY(finished.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
     QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Error);
     QVERIFY(!errors.isEmpty());
     QTRY_VERIFY(m_client->commitRejected()); // the model side never switched either
@@ -420,8 +421,24 @@ void TestAgentSession::busySessionRefusesNewWork()
     QCOMPARE(m_session->submit(QStringLiteral("two")).error(), QStringLiteral("Operation not permitted"));
     QVERIFY(!m_session->compact());
     m_client->open(QStringLiteral("g"));
-    QVERIFY(finished.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
     QVERIFY(!m_session->isBusy());
+}
+
+void TestAgentSession::hostileUsageTotalsSaturate()
+{
+    // A provider claiming 2^53 tokens twice: the session totals stop at the cap instead of overflowing.
+    TokenUsage usage;
+    usage.inputTokens = TokenUsage::MaxCount;
+    usage.outputTokens = TokenUsage::MaxCount - 1;
+    for (const QString &text : {QStringLiteral("one"), QStringLiteral("two")})
+        runOneTurn({ScriptedLlmClient::event(StreamEvent::usageReport(usage)),
+                    ScriptedLlmClient::chunk(QStringLiteral("ok")),
+                    ScriptedLlmClient::event(StreamEvent::done())},
+                   text);
+    QCOMPARE(m_session->totalInputTokens(), TokenUsage::MaxCount);
+    QCOMPARE(m_session->totalOutputTokens(), TokenUsage::MaxCount);
+    QCOMPARE(m_session->lastUsage()->outputTokens, TokenUsage::MaxCount - 1);
 }
 
 QTEST_GUILESS_MAIN(TestAgentSession)

@@ -157,6 +157,10 @@ void TestSettings::wrongTypesNameFileAndKey_data()
                                   << QStringLiteral("tool_history");
     QTest::newRow("context_window") << QByteArray(R"({"context_window": -5})")
                                     << QStringLiteral("context_window");
+    QTest::newRow("context_window huge")
+        << QByteArray(R"({"context_window": 1e300})") << QStringLiteral("context_window");
+    QTest::newRow("context_window fraction")
+        << QByteArray(R"({"context_window": 1000.5})") << QStringLiteral("context_window");
     QTest::newRow("active_provider") << QByteArray(R"({"active_provider": 3})")
                                      << QStringLiteral("active_provider");
     QTest::newRow("providers") << QByteArray(R"({"providers": []})") << QStringLiteral("providers");

@@ -51,7 +51,7 @@ void AnthropicStreamDecoder::handleUsage(const QJsonObject &usage)
     auto take = [&usage](const char *key, std::optional<qint64> &into) {
         const QJsonValue value = usage.value(QLatin1String(key));
         if (value.isDouble())
-            into = qint64(value.toDouble());
+            into = TokenUsage::count(value);
     };
     take("input_tokens", m_input);
     take("output_tokens", m_output);
@@ -178,10 +178,10 @@ ModelTurn AnthropicStreamDecoder::buildTurn() const
         TokenUsage usage;
         const qint64 creation = m_cacheCreation.value_or(0);
         const qint64 read = m_cacheRead.value_or(0);
-        usage.inputTokens = m_input.value_or(0) + creation + read;
+        usage.inputTokens = TokenUsage::add(TokenUsage::add(m_input.value_or(0), creation), read);
         usage.outputTokens = m_output.value_or(0);
-        usage.totalTokens = usage.inputTokens + usage.outputTokens;
-        usage.cachedTokens = creation + read;
+        usage.totalTokens = TokenUsage::add(usage.inputTokens, usage.outputTokens);
+        usage.cachedTokens = TokenUsage::add(creation, read);
         usage.cacheReadTokens = read;
         usage.cacheWriteTokens = creation;
         turn.usage = usage;

@@ -114,17 +114,18 @@ void BedrockStreamDecoder::handleEvent(const QString &type, const QJsonObject &p
     } else if (type == QLatin1String("metadata")) {
         m_metadataSeen = true;
         const QJsonObject usage = payload.value(QStringLiteral("usage")).toObject();
-        auto count = [&usage](const char *key) { return qint64(usage.value(QLatin1String(key)).toDouble()); };
+        auto count = [&usage](const char *key) { return TokenUsage::count(usage.value(QLatin1String(key))); };
         TokenUsage tokens;
         const qint64 read = count("cacheReadInputTokens");
         const qint64 write = count("cacheWriteInputTokens");
         // inputTokens excludes cached tokens; count them in, as for Anthropic (reference 1.5).
-        tokens.inputTokens = count("inputTokens") + read + write;
+        tokens.inputTokens = TokenUsage::add(TokenUsage::add(count("inputTokens"), read), write);
         tokens.outputTokens = count("outputTokens");
-        tokens.cachedTokens = read + write;
+        tokens.cachedTokens = TokenUsage::add(read, write);
         tokens.cacheReadTokens = read;
         tokens.cacheWriteTokens = write;
-        tokens.totalTokens = qMax(count("totalTokens"), tokens.inputTokens + tokens.outputTokens);
+        tokens.totalTokens =
+            qMax(count("totalTokens"), TokenUsage::add(tokens.inputTokens, tokens.outputTokens));
         m_usage = tokens;
     }
     // messageStart and contentBlockStop carry nothing needed: blocks are assembled at the end.

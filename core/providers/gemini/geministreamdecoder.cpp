@@ -130,12 +130,12 @@ void GeminiStreamDecoder::handle(const SseParser::Event &event)
         // Cumulative and sometimes revised downwards: the last report is the right one.
         const QJsonObject metadata = object.value(QStringLiteral("usageMetadata")).toObject();
         TokenUsage usage;
-        usage.inputTokens = qint64(metadata.value(QStringLiteral("promptTokenCount")).toDouble());
-        usage.outputTokens = qint64(metadata.value(QStringLiteral("candidatesTokenCount")).toDouble());
-        usage.reasoningTokens = qint64(metadata.value(QStringLiteral("thoughtsTokenCount")).toDouble());
-        usage.cachedTokens = qint64(metadata.value(QStringLiteral("cachedContentTokenCount")).toDouble());
+        usage.inputTokens = TokenUsage::count(metadata.value(QStringLiteral("promptTokenCount")));
+        usage.outputTokens = TokenUsage::count(metadata.value(QStringLiteral("candidatesTokenCount")));
+        usage.reasoningTokens = TokenUsage::count(metadata.value(QStringLiteral("thoughtsTokenCount")));
+        usage.cachedTokens = TokenUsage::count(metadata.value(QStringLiteral("cachedContentTokenCount")));
         usage.cacheReadTokens = usage.cachedTokens;
-        usage.totalTokens = qint64(metadata.value(QStringLiteral("totalTokenCount")).toDouble());
+        usage.totalTokens = TokenUsage::count(metadata.value(QStringLiteral("totalTokenCount")));
         m_turn.usage = usage;
     }
     const QJsonArray candidates = object.value(QStringLiteral("candidates")).toArray();

@@ -13,20 +13,17 @@ namespace {
 TokenUsage usageFrom(const QJsonObject &usage)
 {
     TokenUsage result;
-    result.inputTokens = usage.value(QLatin1String("prompt_tokens")).toInteger();
-    result.outputTokens = usage.value(QLatin1String("completion_tokens")).toInteger();
-    result.totalTokens = usage.value(QLatin1String("total_tokens")).toInteger();
+    result.inputTokens = TokenUsage::count(usage.value(QLatin1String("prompt_tokens")));
+    result.outputTokens = TokenUsage::count(usage.value(QLatin1String("completion_tokens")));
+    result.totalTokens = TokenUsage::count(usage.value(QLatin1String("total_tokens")));
     if (result.totalTokens == 0)
-        result.totalTokens = result.inputTokens + result.outputTokens;
-    result.reasoningTokens = usage.value(QLatin1String("completion_tokens_details"))
-                                 .toObject()
-                                 .value(QLatin1String("reasoning_tokens"))
-                                 .toInteger();
+        result.totalTokens = TokenUsage::add(result.inputTokens, result.outputTokens);
+    result.reasoningTokens = TokenUsage::count(usage.value(QLatin1String("completion_tokens_details"))
+                                                   .toObject()
+                                                   .value(QLatin1String("reasoning_tokens")));
     // OpenAI's cached prompt tokens are cache reads; there is no separate write count.
-    result.cachedTokens = usage.value(QLatin1String("prompt_tokens_details"))
-                              .toObject()
-                              .value(QLatin1String("cached_tokens"))
-                              .toInteger();
+    result.cachedTokens = TokenUsage::count(
+        usage.value(QLatin1String("prompt_tokens_details")).toObject().value(QLatin1String("cached_tokens")));
     result.cacheReadTokens = result.cachedTokens;
     return result;
 }

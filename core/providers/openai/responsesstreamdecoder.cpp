@@ -24,19 +24,16 @@ QString textKey(const QString &itemId, int contentIndex)
 TokenUsage usageFrom(const QJsonObject &usage)
 {
     TokenUsage result;
-    result.inputTokens = usage.value(QLatin1String("input_tokens")).toInteger();
-    result.outputTokens = usage.value(QLatin1String("output_tokens")).toInteger();
-    result.totalTokens = usage.value(QLatin1String("total_tokens")).toInteger();
+    result.inputTokens = TokenUsage::count(usage.value(QLatin1String("input_tokens")));
+    result.outputTokens = TokenUsage::count(usage.value(QLatin1String("output_tokens")));
+    result.totalTokens = TokenUsage::count(usage.value(QLatin1String("total_tokens")));
     if (result.totalTokens == 0)
-        result.totalTokens = result.inputTokens + result.outputTokens;
-    result.reasoningTokens = usage.value(QLatin1String("output_tokens_details"))
-                                 .toObject()
-                                 .value(QLatin1String("reasoning_tokens"))
-                                 .toInteger();
-    result.cachedTokens = usage.value(QLatin1String("input_tokens_details"))
-                              .toObject()
-                              .value(QLatin1String("cached_tokens"))
-                              .toInteger();
+        result.totalTokens = TokenUsage::add(result.inputTokens, result.outputTokens);
+    result.reasoningTokens = TokenUsage::count(usage.value(QLatin1String("output_tokens_details"))
+                                                   .toObject()
+                                                   .value(QLatin1String("reasoning_tokens")));
+    result.cachedTokens = TokenUsage::count(
+        usage.value(QLatin1String("input_tokens_details")).toObject().value(QLatin1String("cached_tokens")));
     result.cacheReadTokens = result.cachedTokens;
     return result;
 }

@@ -33,10 +33,13 @@ ProviderError SseStreamDecoderBase::malformed(const SseParser::Event &event, con
 {
     Q_UNUSED(event);
     Q_UNUSED(data);
-    return ProviderError{
-        ProviderError::Kind::Stream,
-        SseStreamDecoderBase::tr("the provider sent malformed stream data: %1").arg(parseError.errorString()),
-        0, std::nullopt};
+    // Valid JSON that is not an object (an array, a number) has no parse error to show.
+    const QString why = parseError.error == QJsonParseError::NoError
+                            ? SseStreamDecoderBase::tr("an event's data is JSON but not an object")
+                            : parseError.errorString();
+    return ProviderError{ProviderError::Kind::Stream,
+                         SseStreamDecoderBase::tr("the provider sent malformed stream data: %1").arg(why), 0,
+                         std::nullopt};
 }
 
 std::optional<QJsonObject> SseStreamDecoderBase::parseObject(const SseParser::Event &event,
