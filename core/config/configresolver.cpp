@@ -4,11 +4,32 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+
 namespace keen {
 
 namespace {
 
 const QString kOpenAiCompatible = QStringLiteral("openai-compatible");
+
+// A line break in a header would start another header on the wire (issue 14).
+bool hasControlCharacter(const QString &text)
+{
+    return std::any_of(text.cbegin(), text.cend(), [](QChar c) {
+        return (c.unicode() < 0x20 && c != QLatin1Char('\t')) || c.unicode() == 0x7f;
+    });
+}
+
+// Never quotes the key, only where it came from.
+Result<void> checkKey(const QString &providerId, const ResolvedSecret &secret)
+{
+    if (!hasControlCharacter(secret.key))
+        return {};
+    return Result<void>::failure(
+        ConfigResolver::tr("The API key for %1 from %2 contains a line break or another control "
+                           "character, so it was not used. Store the key alone on one line.")
+            .arg(providerId, secret.origin));
+}
 
 } // namespace
 
@@ -66,8 +87,16 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
     if (config.baseUrl.isEmpty() && config.providerId == kOpenAiCompatible)
         return Resolved::failure(QStringLiteral("base_url must be configured for provider: ") + providerId);
 
-    for (auto it = provider.headers.cbegin(); it != provider.headers.cend(); ++it)
+    for (auto it = provider.headers.cbegin(); it != provider.headers.cend(); ++it) {
+        if (hasControlCharacter(it.key()) || hasControlCharacter(it.value()) ||
+            it.key().trimmed().isEmpty() || it.key().contains(QLatin1Char(':')) ||
+            it.key().contains(QLatin1Char(' ')))
+            return Resolved::failure(
+                tr("The header \"%1\" under \"providers\".\"%2\".\"headers\" in %3 has an "
+                   "invalid name or a line break or control character in its value.")
+                    .arg(it.key().simplified(), providerId, Settings::defaultPath()));
         config.headers.append({it.key().toUtf8(), it.value().toUtf8()});
+    }
 
     // A registry model takes only the efforts it lists; an unknown model gets whatever was configured.
     config.thinkingEffort = m_settings.thinkingEffort;
@@ -104,6 +133,8 @@ Result<ResolvedClientConfig> ConfigResolver::resolve(const LaunchOptions &option
         SecretStore::resolve(resolved->providerId, m_settings.provider(resolved->providerId), fallback);
     if (!secret)
         return Result<ResolvedClientConfig>::failure(secret.error());
+    if (const Result<void> usable = checkKey(resolved->providerId, *secret); !usable)
+        return Result<ResolvedClientConfig>::failure(usable.error());
     resolved->config.apiKey = secret->key;
     resolved->warning = secret->warning;
     return resolved;
@@ -126,6 +157,10 @@ void ConfigResolver::resolveAsync(const LaunchOptions &options, SecretStore::Fil
         [done = std::move(done), base = *resolved](const Result<ResolvedSecret> &secret) {
             if (!secret) {
                 done(Result<ResolvedClientConfig>::failure(secret.error()));
+                return;
+            }
+            if (const Result<void> usable = checkKey(base.providerId, *secret); !usable) {
+                done(Result<ResolvedClientConfig>::failure(usable.error()));
                 return;
             }
             ResolvedClientConfig config = base;

@@ -120,7 +120,11 @@ Result<QString> SecretStore::runHelper(const QString &providerId, const QString 
                             "shown because it may contain the key)")
                 .arg(providerId)
                 .arg(process.exitCode()));
-    const QString key = QString::fromUtf8(process.readAllStandardOutput()).trimmed();
+    // Only the first line is the key: a multi-line entry ("pass show" with notes below the password) must
+    // never send its other lines anywhere.
+    const QByteArray output = process.readAllStandardOutput();
+    const qsizetype lineEnd = output.indexOf('\n');
+    const QString key = QString::fromUtf8(lineEnd < 0 ? output : output.first(lineEnd)).trimmed();
     if (key.isEmpty())
         return Result<QString>::failure(
             SecretStore::tr("The api_key_helper for %1 printed no key").arg(providerId));

@@ -73,6 +73,8 @@ private Q_SLOTS:
     void presetsUseTheOpenAiCompatibleClient();
     void missingKeySaysWhereToSetIt();
     void keyComesFromTheSecretStore();
+    void controlCharactersInHeadersOrKeyAreRefused_data();
+    void controlCharactersInHeadersOrKeyAreRefused();
     void noProviderOrUnknownProviderIsAnError();
     void asyncResolveDeliversOnContext();
 };
@@ -214,6 +216,59 @@ void TestConfigResolver::keyComesFromTheSecretStore()
     QCOMPARE(resolved->config.apiKey, QStringLiteral("anthropic-key"));
     QVERIFY(resolved->warning.isEmpty());
     qunsetenv("ANTHROPIC_API_KEY");
+}
+
+void TestConfigResolver::controlCharactersInHeadersOrKeyAreRefused_data()
+{
+    QTest::addColumn<QString>("headerName");
+    QTest::addColumn<QString>("headerValue");
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QString>("expected"); // in the error; empty when the configuration is fine
+    const QByteArray good = "sk-canary-good";
+    QTest::newRow("fine") << QStringLiteral("x-team") << QStringLiteral("core") << good << QString();
+    QTest::newRow("tab in value is fine")
+        << QStringLiteral("x-team") << QStringLiteral("a\tb") << good << QString();
+    QTest::newRow("LF in value") << QStringLiteral("x-team") << QStringLiteral("core\nX-Injected: 1") << good
+                                 << QStringLiteral("x-team");
+    QTest::newRow("CR in value") << QStringLiteral("x-team") << QStringLiteral("core\r") << good
+                                 << QStringLiteral("x-team");
+    QTest::newRow("NUL in value") << QStringLiteral("x-team") << QString(QChar(0)) << good
+                                  << QStringLiteral("x-team");
+    QTest::newRow("LF in name") << QStringLiteral("x-team\nX-Injected") << QStringLiteral("core") << good
+                                << QStringLiteral("headers");
+    QTest::newRow("colon in name") << QStringLiteral("x-team: evil") << QStringLiteral("core") << good
+                                   << QStringLiteral("headers");
+    QTest::newRow("space in name") << QStringLiteral("x team") << QStringLiteral("core") << good
+                                   << QStringLiteral("headers");
+    QTest::newRow("empty name") << QString() << QStringLiteral("core") << good << QStringLiteral("headers");
+    QTest::newRow("LF in key") << QStringLiteral("x-team") << QStringLiteral("core")
+                               << QByteArray("sk-canary-bad\nX-Injected: 1")
+                               << QStringLiteral("ANTHROPIC_API_KEY");
+}
+
+void TestConfigResolver::controlCharactersInHeadersOrKeyAreRefused()
+{
+    // A line break would start another header on the wire (issue 14): refused with a clear error.
+    QFETCH(QString, headerName);
+    QFETCH(QString, headerValue);
+    QFETCH(QByteArray, key);
+    QFETCH(QString, expected);
+    test::TestEnvironment env;
+    CleanKeys keys;
+    qputenv("ANTHROPIC_API_KEY", key);
+    Settings settings = anthropicSettings();
+    settings.providers[QStringLiteral("anthropic")].headers = {{headerName, headerValue}};
+    const auto resolved =
+        ConfigResolver(settings, registry()).resolve(flags(), SecretStore::FileFallback::Deny);
+    qunsetenv("ANTHROPIC_API_KEY");
+    if (expected.isEmpty()) {
+        QVERIFY2(resolved.ok(), qPrintable(resolved.error()));
+        return;
+    }
+    QVERIFY(!resolved.ok());
+    QVERIFY2(resolved.error().contains(expected), qPrintable(resolved.error()));
+    // The key itself is never quoted back.
+    QVERIFY2(!resolved.error().contains(QStringLiteral("sk-canary")), qPrintable(resolved.error()));
 }
 
 void TestConfigResolver::noProviderOrUnknownProviderIsAnError()

@@ -90,6 +90,7 @@ private Q_SLOTS:
     void initTestCase();
     void helperOverridesEverything();
     void helperErrors();
+    void helperKeyIsOnlyItsFirstLine();
     void environmentVariablesPerProvider();
     void openAiCompatibleNeverBorrowsAKey();
     void settingsApiKeyIsUsedWithWarning();
@@ -120,6 +121,25 @@ void TestSecretStore::helperOverridesEverything()
     QCOMPARE(secret->key, QStringLiteral("from-helper"));
     QCOMPARE(secret->source, ResolvedSecret::Source::Helper);
     QVERIFY(secret->warning.isEmpty());
+}
+
+void TestSecretStore::helperKeyIsOnlyItsFirstLine()
+{
+    // A "pass show" entry: the password, then notes that must never be sent anywhere (issue 14).
+    test::TestEnvironment env;
+    KeyEnvironment keys;
+    const auto secret = SecretStore::resolve(
+        QStringLiteral("openai"),
+        withHelper(QStringLiteral("printf 'sk-first-line\\nlogin: me@example.com\\nrecovery: 1234\\n'")),
+        SecretStore::FileFallback::Deny);
+    QVERIFY2(secret.ok(), qPrintable(secret.error()));
+    QCOMPARE(secret->key, QStringLiteral("sk-first-line"));
+    // CRLF output keeps only the key too.
+    const auto crlf = SecretStore::resolve(QStringLiteral("openai"),
+                                           withHelper(QStringLiteral("printf 'sk-crlf\\r\\nnotes\\r\\n'")),
+                                           SecretStore::FileFallback::Deny);
+    QVERIFY2(crlf.ok(), qPrintable(crlf.error()));
+    QCOMPARE(crlf->key, QStringLiteral("sk-crlf"));
 }
 
 void TestSecretStore::helperErrors()
