@@ -76,6 +76,7 @@ struct AgentSession::Private
     void startStream(const MessageList &request, const StreamOptions &options);
     void onEvent(const StreamEvent &event);
     void onFinished();
+    void releaseFinishedRunner();
     void finishTurn();
     void finishManualCompaction();
     void applyAutoCompaction(const StreamEvent &event);
@@ -154,7 +155,8 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
     terminal.reset();
     turnFailedToPersist = false;
     parentCancel = CancellationToken();
-    runner = std::make_unique<StreamRunner>();
+    // Parented too, so a runner released to deleteLater() is still deleted with the session.
+    runner = std::make_unique<StreamRunner>(q);
     QObject::connect(runner.get(), &StreamRunner::event, q,
                      [this](const StreamEvent &event) { onEvent(event); });
     QObject::connect(runner.get(), &StreamRunner::finished, q, [this] { onFinished(); });
@@ -255,6 +257,16 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     Q_EMIT q->notification(tr("Context compacted automatically."));
 }
 
+// Runs inside the slot that the runner's own finished() invoked: deleting the runner there would destroy the
+// sender during its emission. Its thread is done, so it is only handed to the event loop to delete.
+void AgentSession::Private::releaseFinishedRunner()
+{
+    if (!runner)
+        return;
+    QObject::disconnect(runner.get(), nullptr, q, nullptr);
+    runner.release()->deleteLater();
+}
+
 void AgentSession::Private::onFinished()
 {
     if (compaction == CompactionMode::Manual)
@@ -304,7 +316,7 @@ void AgentSession::Private::finishTurn()
                 turn.message,
                 turn.turnMemory.isEmpty() ? std::nullopt : std::optional<TurnMemory>(turn.turnMemory)));
     }
-    runner.reset();
+    releaseFinishedRunner();
     Q_EMIT q->turnFinished(outcome, error);
 }
 
@@ -314,7 +326,7 @@ void AgentSession::Private::finishManualCompaction()
     const bool cancelled = parentCancel.isCancelled();
     const QString summary = recorder.textAfterLastToolActivity().trimmed(); // S24
     const RecordedTurn visible = recorder.checkpoint();
-    runner.reset();
+    releaseFinishedRunner();
     QString failure;
     if (cancelled) {
         failure = tr("Compaction cancelled.");

@@ -2,6 +2,7 @@
 
 #include "auth/credentialstorage.h"
 #include "auth/oauthcallbackserver.h"
+#include "base/cancellationwatch.h"
 
 #include <QCryptographicHash>
 #include <QEventLoop>
@@ -13,6 +14,8 @@
 #include <QRandomGenerator>
 #include <QTimer>
 #include <QUrlQuery>
+
+#include <memory>
 
 namespace keen {
 
@@ -258,15 +261,15 @@ Result<CodexCredentials> CodexOAuth::refreshBlocking(const QString &issuer, cons
     QEventLoop loop;
     QNetworkRequest request = tokenRequest(issuer);
     request.setTransferTimeout(timeoutMs);
-    QNetworkReply *reply = network.post(request, refreshForm(current.refreshToken));
-    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    // The token may be cancelled from another thread: hop onto this one to abort.
-    const int callback = cancel.onCancelled(
-        [reply] { QMetaObject::invokeMethod(reply, &QNetworkReply::abort, Qt::QueuedConnection); });
-    if (!reply->isFinished())
-        loop.exec();
-    cancel.removeCallback(callback);
-    reply->deleteLater();
+    const std::unique_ptr<QNetworkReply> reply(network.post(request, refreshForm(current.refreshToken)));
+    QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    {
+        // The token may be cancelled from another thread, and its callback may still run after this
+        // function returned: it only sets a flag that this thread polls (never a pointer to the reply).
+        const CancellationWatch watch(cancel, [&reply] { reply->abort(); });
+        if (!reply->isFinished())
+            loop.exec();
+    }
     if (cancel.isCancelled())
         return Result<CodexCredentials>::failure(tr("cancelled"));
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();

@@ -13,8 +13,13 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
 #include <QUrlQuery>
+
+#include <chrono>
+#include <thread>
 
 using namespace keen;
 using namespace keen::test::openai;
@@ -73,6 +78,7 @@ private Q_SLOTS:
     void refreshKeepsRefreshTokenAndAccount();
     void refreshFailureIsPlain();
     void refreshWithoutRefreshToken();
+    void refreshCancelledFromAnotherThread();
 };
 
 void TestCodexOAuth::pkceChallengeMatchesRfc7636()
@@ -321,7 +327,7 @@ void TestCodexOAuth::signInExchangesCodeAndStores()
     callback.setQuery(QStringLiteral("code=the-code&state=") +
                       QString::fromLatin1(QUrl::toPercentEncoding(state)));
     QCOMPARE(browserGet(callback), 200);
-    QVERIFY(signedIn.wait(10000) || signedIn.size() == 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!signedIn.isEmpty(), 10000);
     QCOMPARE(failed.size(), 0);
 
     const CodexCredentials credentials = signedIn.first().first().value<CodexCredentials>();
@@ -361,7 +367,7 @@ void TestCodexOAuth::signInReportsTokenError()
                                  .arg(redirect.port())
                                  .arg(query.queryItemValue(QStringLiteral("state"))))),
              200);
-    QVERIFY(failed.wait(10000) || failed.size() == 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), 10000);
     QVERIFY2(failed.first().first().toString().contains(QStringLiteral("The code has expired")),
              qPrintable(failed.first().first().toString()));
 }
@@ -409,6 +415,38 @@ void TestCodexOAuth::refreshWithoutRefreshToken()
         CodexOAuth::refreshBlocking(QStringLiteral("http://127.0.0.1:9"), credentials, CancellationToken());
     QVERIFY(!refreshed.ok());
     QVERIFY(refreshed.error().contains(QStringLiteral("sign in again")));
+}
+
+void TestCodexOAuth::refreshCancelledFromAnotherThread()
+{
+    // A token endpoint that accepts and never answers. The token is cancelled from another thread at a random
+    // moment: the refresh ends promptly with "cancelled", and the cancel callback never touches a reply that
+    // is already gone (issue 14; the tsan preset runs this). Run 20 times with different moments.
+    QTcpServer silent;
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    QList<QTcpSocket *> held;
+    connect(&silent, &QTcpServer::newConnection, this, [&] {
+        while (QTcpSocket *socket = silent.nextPendingConnection())
+            held.append(socket);
+    });
+    const QString issuer = QStringLiteral("http://127.0.0.1:%1").arg(silent.serverPort());
+    for (int trial = 0; trial < 20; ++trial) {
+        CancellationToken cancel;
+        const auto delay = std::chrono::milliseconds(trial * 7 % 60);
+        std::thread canceller([cancel, delay]() mutable {
+            std::this_thread::sleep_for(delay);
+            cancel.cancel();
+        });
+        QElapsedTimer elapsed;
+        elapsed.start();
+        const Result<CodexCredentials> refreshed =
+            CodexOAuth::refreshBlocking(issuer, sampleCredentials(), cancel);
+        canceller.join();
+        QVERIFY(!refreshed.ok());
+        QCOMPARE(refreshed.error(), QStringLiteral("cancelled"));
+        QVERIFY2(elapsed.elapsed() < 5000, qPrintable(QString::number(elapsed.elapsed())));
+    }
+    qDeleteAll(held);
 }
 
 QTEST_GUILESS_MAIN(TestCodexOAuth)

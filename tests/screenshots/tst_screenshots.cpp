@@ -98,7 +98,10 @@ void TestScreenshots::cleanup()
 
 void TestScreenshots::save(const QString &name)
 {
-    QTest::qWait(150); // let layouts and the spinner settle
+    // Coalesced text and layout requests are queued: deliver them (no fixed sleep) before grabbing.
+    QTRY_VERIFY(!m_window->chatPanel()->model()->hasPendingChunks());
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
     const QPixmap shot = m_window->grab();
     QVERIFY(!shot.isNull());
     const QString path = m_dir + QLatin1Char('/') + name + QStringLiteral(".png");

@@ -88,12 +88,16 @@ void TestSessionBrowserScreenshot::initTestCase()
     m_panel->setStore(m_store);
     m_panel->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_panel.get()));
-    QVERIFY(refreshed.wait(5000));
+    // The load may already have finished while the window was exposed: wait on what the spy recorded.
+    QTRY_VERIFY_WITH_TIMEOUT(!refreshed.isEmpty() && !m_panel->model()->isLoading(), 5000);
 }
 
 void TestSessionBrowserScreenshot::save(const QString &name)
 {
-    QTest::qWait(150);
+    // Layout requests are queued: deliver them (no fixed sleep) before grabbing.
+    QTRY_VERIFY(!m_panel->model()->isLoading());
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
     const QImage image = m_panel->grab().toImage();
     QVERIFY(!image.isNull());
     const QString directory = qEnvironmentVariable("KEEN_SCREENSHOT_DIR", QDir::tempPath());
@@ -117,8 +121,9 @@ void TestSessionBrowserScreenshot::searchResults()
     auto *search = m_panel->findChild<QLineEdit *>(QStringLiteral("sessionSearchField"));
     QSignalSpy refreshed(m_panel->model(), &SessionListModel::refreshed);
     search->setText(QStringLiteral("parser"));
-    QVERIFY(refreshed.wait(5000));
-    QCOMPARE(m_panel->model()->sessionCount(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(m_panel->model()->isSearching() && !refreshed.isEmpty() &&
+                                 !m_panel->model()->isLoading() && m_panel->model()->sessionCount() == 2,
+                             5000);
     auto *tree = m_panel->findChild<QTreeView *>(QStringLiteral("sessionTree"));
     tree->setCurrentIndex(m_panel->model()->firstSession());
     save(QStringLiteral("sessionbrowser-search.png"));

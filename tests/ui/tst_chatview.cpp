@@ -57,13 +57,14 @@ void TestChatView::delegateRebuildsOnlyTheChangedRow()
     model.addLine(ChatItem::Kind::Status, QStringLiteral("✓ done"));
     model.appendText(QStringLiteral("Streaming"));
     model.flush();
-    QTest::qWait(50);
     ChatDelegate *delegate = view.chatDelegate();
+    QTRY_COMPARE(delegate->cacheSize(), 4);
+    view.viewport()->repaint(); // synchronous: every row the view shows has been built
     const int before = delegate->buildCount();
-    QCOMPARE(delegate->cacheSize(), 4);
     model.appendText(QStringLiteral(" more text"));
     model.flush();
-    QTest::qWait(50);
+    QTRY_COMPARE(delegate->buildCount(), before + 1);
+    view.viewport()->repaint();
     QCOMPARE(delegate->buildCount(), before + 1); // only the last row was rebuilt
     QCOMPARE(delegate->cacheSize(), 4);
 }
@@ -203,8 +204,10 @@ void TestChatView::followsOnlyWhenAtTheBottom()
     QTRY_COMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->maximum());
     view.verticalScrollBar()->setValue(0);
     QVERIFY(!view.isFollowing());
+    const int maximumBefore = view.verticalScrollBar()->maximum();
     model.addLine(ChatItem::Kind::Status, QStringLiteral("new"));
-    QTest::qWait(50);
+    // Once the new row is laid out (the range grew), the view has not followed it.
+    QTRY_VERIFY(view.verticalScrollBar()->maximum() > maximumBefore);
     QCOMPARE(view.verticalScrollBar()->value(), 0);
     view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum());
     model.addLine(ChatItem::Kind::Status, QStringLiteral("newer"));

@@ -55,7 +55,6 @@ private Q_SLOTS:
 private:
     QString workspace(const QString &name) const { return m_env->path(QStringLiteral("work/") + name); }
     void makePanel();
-    void waitForLoad();
     QModelIndex select(const QString &sessionId);
 
     std::unique_ptr<keen::test::TestEnvironment> m_env;
@@ -85,20 +84,14 @@ void TestSessionBrowserPanel::makePanel()
     m_panel->resize(360, 600);
     m_panel->model()->setDebounceInterval(50);
     m_panel->setWorkspace(workspace(QStringLiteral("alpha")));
+    // Listening before the store is set: the first load can finish while the window is being exposed.
+    QSignalSpy refreshed(m_panel->model(), &SessionListModel::refreshed);
     m_panel->setStore(m_store);
     m_panel->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_panel.get()));
     m_tree = m_panel->findChild<QTreeView *>(QStringLiteral("sessionTree"));
     QVERIFY(m_tree);
-    waitForLoad();
-}
-
-void TestSessionBrowserPanel::waitForLoad()
-{
-    QSignalSpy spy(m_panel->model(), &SessionListModel::refreshed);
-    if (!m_panel->model()->isLoading() && m_panel->model()->rowCount() > 0)
-        return;
-    QVERIFY(spy.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!refreshed.isEmpty() && !m_panel->model()->isLoading(), 5000);
 }
 
 QModelIndex TestSessionBrowserPanel::select(const QString &sessionId)
@@ -258,7 +251,9 @@ void TestSessionBrowserPanel::deleteAsksFirstAndCancelKeepsTheSession()
     QTRY_VERIFY(box->isVisible());
     QVERIFY(box->text().contains(QStringLiteral("keep me")));
     QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("cancelDeleteButton")), Qt::LeftButton);
-    QTest::qWait(200);
+    // The box closes and the panel settles (no delete running, nothing loading); the session is still there.
+    QTRY_VERIFY(!box->isVisible());
+    QTRY_VERIFY(!m_panel->model()->isLoading());
     QVERIFY(QFile::exists(writer.path()));
     QCOMPARE(m_panel->model()->sessionCount(), 1);
 }
@@ -296,7 +291,7 @@ void TestSessionBrowserPanel::exportWritesMarkdown()
     const QString target = m_env->path(QStringLiteral("exported.md"));
     dialog->selectFile(target);
     QMetaObject::invokeMethod(dialog, &QDialog::accept);
-    QVERIFY(finished.wait(5000) || finished.size() == 1);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 5000);
     QFile file(target);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QString markdown = QString::fromUtf8(file.readAll());

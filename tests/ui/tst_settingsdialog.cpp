@@ -151,7 +151,7 @@ void TestSettingsDialog::testConnectionReportsSuccessAndSendsTheKey()
     QSignalSpy tested(&dialog, &SettingsDialog::connectionTested);
     QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("testConnectionButton")),
                       Qt::LeftButton);
-    QVERIFY(tested.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!tested.isEmpty(), 5000);
     QCOMPARE(tested.at(0).at(0).toBool(), true);
     QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("testConnectionResult"))->text(),
              QStringLiteral("✓ Connected."));
@@ -169,7 +169,7 @@ void TestSettingsDialog::testConnectionReportsHttpErrorsWithoutTheKey()
     dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl"))->setText(server.baseUrl());
     QSignalSpy tested(&dialog, &SettingsDialog::connectionTested);
     dialog.testConnection();
-    QVERIFY(tested.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!tested.isEmpty(), 5000);
     QCOMPARE(tested.at(0).at(0).toBool(), false);
     const QString message = tested.at(0).at(1).toString();
     QVERIFY2(message.contains(QStringLiteral("401")), qPrintable(message));
@@ -201,7 +201,7 @@ void TestSettingsDialog::probeFindsLocalServers()
          {QStringLiteral("lmstudio"), QStringLiteral("LM Studio"), QStringLiteral("http://127.0.0.1:1/v1")}});
     QSignalSpy finished(&probe, &LocalServerProbe::finished);
     probe.start(2000);
-    QVERIFY(finished.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
     QCOMPARE(probe.servers().size(), 1);
     QCOMPARE(probe.servers().constFirst().providerId, QStringLiteral("ollama"));
     QCOMPARE(probe.servers().constFirst().models,
