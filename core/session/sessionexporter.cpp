@@ -10,11 +10,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
-{
-    return QCoreApplication::translate("keen::SessionExporter", text, disambiguation, n);
-}
-
 // A fence longer than any run of backticks inside the content, so the block cannot end early.
 QString fenced(const QString &content, const QString &language = QString())
 {
@@ -67,8 +62,9 @@ QString shortened(const QString &output)
         keptLines = 1;
     }
     if (keptLines < totalLines)
-        kept += (totalLines - keptLines == 1 ? tr("… 1 more line")
-                                             : tr("… %1 more lines").arg(totalLines - keptLines)) +
+        kept += (totalLines - keptLines == 1
+                     ? SessionExporter::tr("… 1 more line")
+                     : SessionExporter::tr("… %1 more lines").arg(totalLines - keptLines)) +
                 QLatin1Char('\n');
     return kept;
 }
@@ -76,15 +72,15 @@ QString shortened(const QString &output)
 QString toolBlock(const QString &name, const QJsonValue &input, const QJsonValue &output,
                   const QString &error)
 {
-    QString md = QStringLiteral("**") + tr("Tool: %1").arg(name) + QStringLiteral("**\n\n");
+    QString md = QStringLiteral("**") + SessionExporter::tr("Tool: %1").arg(name) + QStringLiteral("**\n\n");
     const QString inputText = prettyJson(input);
     if (!inputText.isEmpty())
         md += fenced(inputText, input.isObject() || input.isArray() ? QStringLiteral("json") : QString());
     const QString outputText = prettyJson(output);
     if (!outputText.isEmpty())
-        md += tr("Output:") + QStringLiteral("\n\n") + fenced(shortened(outputText));
+        md += SessionExporter::tr("Output:") + QStringLiteral("\n\n") + fenced(shortened(outputText));
     if (!error.isEmpty())
-        md += tr("Error:") + QStringLiteral("\n\n") + fenced(shortened(error));
+        md += SessionExporter::tr("Error:") + QStringLiteral("\n\n") + fenced(shortened(error));
     return md;
 }
 
@@ -143,13 +139,13 @@ QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadTex
         }
         case TranscriptItem::Kind::Bash: {
             flushText();
-            md += QStringLiteral("**") + tr("Bash") + QStringLiteral("**\n\n") +
+            md += QStringLiteral("**") + SessionExporter::tr("Bash") + QStringLiteral("**\n\n") +
                   fenced(item.command, QStringLiteral("sh"));
             const QString output = item.bashOutput();
             if (!output.isEmpty())
-                md += tr("Output:") + QStringLiteral("\n\n") + fenced(shortened(output));
+                md += SessionExporter::tr("Output:") + QStringLiteral("\n\n") + fenced(shortened(output));
             if (!item.error.isEmpty())
-                md += tr("Error:") + QStringLiteral("\n\n") + fenced(shortened(item.error));
+                md += SessionExporter::tr("Error:") + QStringLiteral("\n\n") + fenced(shortened(item.error));
             break;
         }
         case TranscriptItem::Kind::Diff:
@@ -178,17 +174,20 @@ QString quoted(const QString &text)
 QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<SessionEvent> &events)
 {
     QString md;
-    const QString title = info.title.isEmpty() ? tr("Untitled session") : info.title;
+    const QString title = info.title.isEmpty() ? SessionExporter::tr("Untitled session") : info.title;
     md += QStringLiteral("# ") + title + QStringLiteral("\n\n");
-    md += QStringLiteral("- ") + tr("Session: `%1`").arg(info.id) + QLatin1Char('\n');
+    md += QStringLiteral("- ") + SessionExporter::tr("Session: `%1`").arg(info.id) + QLatin1Char('\n');
     if (!info.workspace.isEmpty())
-        md += QStringLiteral("- ") + tr("Workspace: `%1`").arg(info.workspace) + QLatin1Char('\n');
+        md += QStringLiteral("- ") + SessionExporter::tr("Workspace: `%1`").arg(info.workspace) +
+              QLatin1Char('\n');
     if (info.createdAt.isValid())
         md += QStringLiteral("- ") +
-              tr("Created: %1").arg(info.createdAt.toLocalTime().toString(Qt::ISODate)) + QLatin1Char('\n');
+              SessionExporter::tr("Created: %1").arg(info.createdAt.toLocalTime().toString(Qt::ISODate)) +
+              QLatin1Char('\n');
     if (info.updatedAt.isValid())
         md += QStringLiteral("- ") +
-              tr("Updated: %1").arg(info.updatedAt.toLocalTime().toString(Qt::ISODate)) + QLatin1Char('\n');
+              SessionExporter::tr("Updated: %1").arg(info.updatedAt.toLocalTime().toString(Qt::ISODate)) +
+              QLatin1Char('\n');
     md += QLatin1Char('\n');
 
     for (const SessionEvent &event : events) {
@@ -197,8 +196,8 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
         case SessionEvent::Kind::Unknown:
             break;
         case SessionEvent::Kind::UserMessage:
-            md += QStringLiteral("## ") + tr("User") + QStringLiteral("\n\n") + event.content().trimmed() +
-                  QStringLiteral("\n\n");
+            md += QStringLiteral("## ") + SessionExporter::tr("User") + QStringLiteral("\n\n") +
+                  event.content().trimmed() + QStringLiteral("\n\n");
             break;
         case SessionEvent::Kind::AssistantTurn: {
             bool hadText = false;
@@ -206,12 +205,13 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
             if (!hadText && !event.assistantMessage().trimmed().isEmpty())
                 body.prepend(event.assistantMessage().trimmed() + QStringLiteral("\n\n"));
             if (event.interrupted())
-                body += QLatin1Char('*') + tr("Interrupted.") + QStringLiteral("*\n\n");
+                body += QLatin1Char('*') + SessionExporter::tr("Interrupted.") + QStringLiteral("*\n\n");
             if (!event.error().isEmpty())
-                body += QStringLiteral("> **") + tr("Error:") + QStringLiteral("** ") +
+                body += QStringLiteral("> **") + SessionExporter::tr("Error:") + QStringLiteral("** ") +
                         event.error().trimmed() + QStringLiteral("\n\n");
             if (!body.isEmpty())
-                md += QStringLiteral("## ") + tr("Assistant") + QStringLiteral("\n\n") + body;
+                md +=
+                    QStringLiteral("## ") + SessionExporter::tr("Assistant") + QStringLiteral("\n\n") + body;
             break;
         }
         case SessionEvent::Kind::CompactionApplied: {
@@ -219,7 +219,8 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
             const QString status = event.status();
             if (status.isEmpty()) {
                 // The automatic summary is the model's private context; only the fact is shown.
-                md += QLatin1Char('*') + tr("Context compacted automatically.") + QStringLiteral("*\n\n");
+                md += QLatin1Char('*') + SessionExporter::tr("Context compacted automatically.") +
+                      QStringLiteral("*\n\n");
             } else {
                 md += QStringLiteral("*✓ ") + status + QStringLiteral("*\n\n");
                 bool hadText = false;
@@ -252,10 +253,12 @@ Result<void> SessionExporter::exportToFile(const SessionStore &store, const QStr
     }
     QSaveFile file(filePath);
     if (!file.open(QIODevice::WriteOnly))
-        return Result<void>::failure(tr("Cannot write %1: %2").arg(filePath, file.errorString()));
+        return Result<void>::failure(
+            SessionExporter::tr("Cannot write %1: %2").arg(filePath, file.errorString()));
     file.write(toMarkdown(info, loaded->events).toUtf8());
     if (!file.commit())
-        return Result<void>::failure(tr("Cannot write %1: %2").arg(filePath, file.errorString()));
+        return Result<void>::failure(
+            SessionExporter::tr("Cannot write %1: %2").arg(filePath, file.errorString()));
     return {};
 }
 

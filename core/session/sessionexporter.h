@@ -4,6 +4,7 @@
 #include "session/sessionevent.h"
 #include "session/sessionstore.h"
 
+#include <QCoreApplication>
 #include <QList>
 #include <QString>
 
@@ -14,6 +15,8 @@ namespace keen {
 // An automatic compaction's summary is private to the model and is never exported; a manual one's is.
 class SessionExporter
 {
+    Q_DECLARE_TR_FUNCTIONS(SessionExporter)
+
 public:
     // Tool output longer than this many lines is cut, with a note of how much was left out.
     static constexpr int kMaxOutputLines = 40;

@@ -34,11 +34,6 @@ constexpr mode_t kDirectoryMode = 0700;
 constexpr QFileDevice::Permissions kPrivateFile = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
 constexpr qsizetype kTitleLength = 80;
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("SessionStore", text);
-}
-
 QString errnoText(int error)
 {
     return QString::fromLocal8Bit(::strerror(error));
@@ -57,7 +52,7 @@ Result<void> ensureDirectory(const QString &path)
         return {};
     if (info.exists())
         return Result<void>::failure(
-            tr("Cannot create the session folder %1: a file is in the way").arg(path));
+            SessionStore::tr("Cannot create the session folder %1: a file is in the way").arg(path));
     const QString parent = QFileInfo(QDir::cleanPath(path)).path();
     if (parent != path) {
         Result<void> made = ensureDirectory(parent);
@@ -66,7 +61,7 @@ Result<void> ensureDirectory(const QString &path)
     }
     if (::mkdir(encodedPath(path).constData(), kDirectoryMode) != 0 && errno != EEXIST)
         return Result<void>::failure(
-            tr("Cannot create the session folder %1: %2").arg(path, errnoText(errno)));
+            SessionStore::tr("Cannot create the session folder %1: %2").arg(path, errnoText(errno)));
     // The umask may have narrowed the mode further; never widen past 0700.
     ::chmod(encodedPath(path).constData(), kDirectoryMode);
     return {};
@@ -305,7 +300,8 @@ QString SessionStore::newSessionId()
 Result<Session> SessionStore::create(const QString &workspace)
 {
     if (workspace.isEmpty())
-        return Result<Session>::failure(tr("Cannot create a session without a workspace folder"));
+        return Result<Session>::failure(
+            SessionStore::tr("Cannot create a session without a workspace folder"));
     Session session;
     session.workspace = canonicalWorkspace(workspace);
     session.id = newSessionId();
@@ -321,8 +317,8 @@ Result<Session> SessionStore::create(const QString &workspace)
     const int fd = ::open(encodedPath(session.transcriptPath).constData(),
                           O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) {
-        const QString error =
-            tr("Cannot create the transcript %1: %2").arg(session.transcriptPath, errnoText(errno));
+        const QString error = SessionStore::tr("Cannot create the transcript %1: %2")
+                                  .arg(session.transcriptPath, errnoText(errno));
         QDir(session.directory).removeRecursively();
         return Result<Session>::failure(error);
     }
@@ -342,14 +338,15 @@ Result<Session> SessionStore::create(const QString &workspace)
 Result<quint64> SessionStore::append(Session &session, const SessionEvent &event)
 {
     if (!session.isValid())
-        return Result<quint64>::failure(tr("Cannot append to an invalid session (no id or transcript path)"));
+        return Result<quint64>::failure(
+            SessionStore::tr("Cannot append to an invalid session (no id or transcript path)"));
 
     // No O_CREAT: a transcript only comes into being through create(), so a deleted session is never revived
     // as a transcript without its session_started event.
     const int fd = ::open(encodedPath(session.transcriptPath).constData(), O_RDWR | O_APPEND | O_CLOEXEC);
     if (fd < 0)
-        return Result<quint64>::failure(
-            tr("Cannot open the transcript %1: %2").arg(session.transcriptPath, errnoText(errno)));
+        return Result<quint64>::failure(SessionStore::tr("Cannot open the transcript %1: %2")
+                                            .arg(session.transcriptPath, errnoText(errno)));
 
     struct stat status
     {};
@@ -372,8 +369,8 @@ Result<quint64> SessionStore::append(Session &session, const SessionEvent &event
         if (::ftruncate(fd, originalSize) != 0)
             qCWarning(lcSessionStore) << "could not truncate a failed append in" << session.transcriptPath;
         ::close(fd);
-        return Result<quint64>::failure(
-            tr("Cannot write to the transcript %1: %2").arg(session.transcriptPath, errnoText(error)));
+        return Result<quint64>::failure(SessionStore::tr("Cannot write to the transcript %1: %2")
+                                            .arg(session.transcriptPath, errnoText(error)));
     }
     ::close(fd);
     return session.nextSeq++;
@@ -386,18 +383,19 @@ Result<QList<quint64>> SessionStore::appendBatch(Session &session, const QList<S
 {
     using BatchResult = Result<QList<quint64>>;
     if (!session.isValid())
-        return BatchResult::failure(tr("Cannot append to an invalid session (no id or transcript path)"));
+        return BatchResult::failure(
+            SessionStore::tr("Cannot append to an invalid session (no id or transcript path)"));
     if (events.isEmpty())
         return QList<quint64>{};
 
     QFile existing(session.transcriptPath);
     if (!existing.open(QIODevice::ReadOnly))
-        return BatchResult::failure(
-            tr("Cannot read the transcript %1: %2").arg(session.transcriptPath, existing.errorString()));
+        return BatchResult::failure(SessionStore::tr("Cannot read the transcript %1: %2")
+                                        .arg(session.transcriptPath, existing.errorString()));
     QByteArray bytes = existing.readAll();
     if (existing.error() != QFileDevice::NoError)
-        return BatchResult::failure(
-            tr("Cannot read the transcript %1: %2").arg(session.transcriptPath, existing.errorString()));
+        return BatchResult::failure(SessionStore::tr("Cannot read the transcript %1: %2")
+                                        .arg(session.transcriptPath, existing.errorString()));
     existing.close();
     removeStaleTemporaries(session.directory);
     if (!bytes.isEmpty() && !bytes.endsWith('\n'))
@@ -417,18 +415,18 @@ Result<QList<quint64>> SessionStore::appendBatch(Session &session, const QList<S
     QSaveFile file(session.transcriptPath);
     file.setDirectWriteFallback(false);
     if (!file.open(QIODevice::WriteOnly))
-        return BatchResult::failure(
-            tr("Cannot write the transcript %1: %2").arg(session.transcriptPath, file.errorString()));
+        return BatchResult::failure(SessionStore::tr("Cannot write the transcript %1: %2")
+                                        .arg(session.transcriptPath, file.errorString()));
     file.setPermissions(kPrivateFile);
     if (file.write(bytes) != bytes.size() || !file.flush() || ::fsync(file.handle()) != 0) {
         const QString error = file.errorString();
         file.cancelWriting();
         return BatchResult::failure(
-            tr("Cannot write the transcript %1: %2").arg(session.transcriptPath, error));
+            SessionStore::tr("Cannot write the transcript %1: %2").arg(session.transcriptPath, error));
     }
     if (!file.commit())
-        return BatchResult::failure(
-            tr("Cannot replace the transcript %1: %2").arg(session.transcriptPath, file.errorString()));
+        return BatchResult::failure(SessionStore::tr("Cannot replace the transcript %1: %2")
+                                        .arg(session.transcriptPath, file.errorString()));
 
     // The new content is visible from here on, so the counter must move even if the folder sync fails.
     session.nextSeq = seq;
@@ -448,15 +446,16 @@ Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
             transcriptPath = info->path;
         else
             return Result<LoadedSession>::failure(
-                tr("No saved session with id %1 in %2").arg(idOrPath, m_root));
+                SessionStore::tr("No saved session with id %1 in %2").arg(idOrPath, m_root));
     }
 
     QFile file(transcriptPath);
     if (!file.exists())
-        return Result<LoadedSession>::failure(tr("The transcript %1 does not exist").arg(transcriptPath));
+        return Result<LoadedSession>::failure(
+            SessionStore::tr("The transcript %1 does not exist").arg(transcriptPath));
     if (!file.open(QIODevice::ReadOnly))
         return Result<LoadedSession>::failure(
-            tr("Cannot read the transcript %1: %2").arg(transcriptPath, file.errorString()));
+            SessionStore::tr("Cannot read the transcript %1: %2").arg(transcriptPath, file.errorString()));
     const QByteArray bytes = file.readAll();
 
     LoadedSession loaded;
@@ -524,24 +523,25 @@ Result<void> SessionStore::rename(const QString &sessionId, const QString &title
 {
     const auto info = find(sessionId);
     if (!info)
-        return Result<void>::failure(tr("No saved session with id %1 in %2").arg(sessionId, m_root));
+        return Result<void>::failure(
+            SessionStore::tr("No saved session with id %1 in %2").arg(sessionId, m_root));
     const QString titlePath = QDir(info->directory).filePath(kTitleName);
     const QString cleaned = title.simplified();
     if (cleaned.isEmpty()) {
         // An empty title goes back to the first user message.
         if (QFile::exists(titlePath) && !QFile::remove(titlePath))
-            return Result<void>::failure(tr("Cannot remove the title file %1").arg(titlePath));
+            return Result<void>::failure(SessionStore::tr("Cannot remove the title file %1").arg(titlePath));
         return {};
     }
     QSaveFile file(titlePath);
     if (!file.open(QIODevice::WriteOnly))
         return Result<void>::failure(
-            tr("Cannot write the title file %1: %2").arg(titlePath, file.errorString()));
+            SessionStore::tr("Cannot write the title file %1: %2").arg(titlePath, file.errorString()));
     file.setPermissions(kPrivateFile);
     file.write(cleaned.toUtf8() + '\n');
     if (!file.commit())
         return Result<void>::failure(
-            tr("Cannot write the title file %1: %2").arg(titlePath, file.errorString()));
+            SessionStore::tr("Cannot write the title file %1: %2").arg(titlePath, file.errorString()));
     return {};
 }
 
@@ -549,9 +549,11 @@ Result<void> SessionStore::remove(const QString &sessionId)
 {
     const auto info = find(sessionId);
     if (!info)
-        return Result<void>::failure(tr("No saved session with id %1 in %2").arg(sessionId, m_root));
+        return Result<void>::failure(
+            SessionStore::tr("No saved session with id %1 in %2").arg(sessionId, m_root));
     if (!QDir(info->directory).removeRecursively())
-        return Result<void>::failure(tr("Cannot remove the session folder %1").arg(info->directory));
+        return Result<void>::failure(
+            SessionStore::tr("Cannot remove the session folder %1").arg(info->directory));
     QDir().rmdir(QFileInfo(info->directory).path()); // the namespace, when it was its last session
     return {};
 }

@@ -3,6 +3,7 @@
 #include "base/result.h"
 #include "session/sessionevent.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QList>
 #include <QString>
@@ -46,6 +47,8 @@ struct LoadedSession
 // else <AppDataLocation>/sessions. Folders 0700, transcripts 0600. Not thread-safe per session: one writer.
 class SessionStore
 {
+    Q_DECLARE_TR_FUNCTIONS(SessionStore)
+
 public:
     explicit SessionStore(const QString &root = defaultRoot());
 
