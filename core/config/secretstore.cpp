@@ -261,4 +261,43 @@ Result<void> SecretStore::removeKey(const QString &providerId)
     return {};
 }
 
+void SecretStore::removeKeyAsync(const QString &providerId, QObject *context,
+                                 std::function<void(const Result<void> &)> done)
+{
+    QtConcurrent::run([providerId]() {
+        return Outcome<void>{removeKey(providerId)};
+    }).then(context, [done = std::move(done)](const Outcome<void> &outcome) { done(*outcome.result); });
+}
+
+QString SecretStore::keyHint(const QString &key)
+{
+    const QString dots = QStringLiteral("••••");
+    // Short keys would give away too large a part of themselves.
+    return key.size() >= 12 ? dots + key.right(4) : dots;
+}
+
+Result<StoredKey> SecretStore::storedKey(const QString &providerId)
+{
+    if (Keychain::isGuiThread())
+        return Result<StoredKey>::failure(blockingOnGuiThread());
+    const KeychainReply reply = Keychain::wait(Keychain::read(keychainKey(providerId)));
+    if (reply.ok() && !reply.secret.isEmpty())
+        return StoredKey{StoredKey::Location::Keychain, keyHint(reply.secret)};
+    const Result<QJsonObject> keys = readSecretsFile(secretsFilePath());
+    if (!keys)
+        return Result<StoredKey>::failure(keys.error());
+    const QString key = keys->value(providerId).toString();
+    if (!key.isEmpty())
+        return StoredKey{StoredKey::Location::SecretsFile, keyHint(key)};
+    return StoredKey{};
+}
+
+void SecretStore::storedKeyAsync(const QString &providerId, QObject *context,
+                                 std::function<void(const Result<StoredKey> &)> done)
+{
+    QtConcurrent::run([providerId]() {
+        return Outcome<StoredKey>{storedKey(providerId)};
+    }).then(context, [done = std::move(done)](const Outcome<StoredKey> &outcome) { done(*outcome.result); });
+}
+
 } // namespace keen

@@ -22,6 +22,16 @@ struct ResolvedSecret
     QString warning; // set when the key sits in a plain file; the UI shows it
 };
 
+// Where a saved key of a provider is, for the settings dialog. Carries only a hint (the last four characters
+// of a long key), never the key.
+struct StoredKey
+{
+    enum class Location { None, Keychain, SecretsFile };
+
+    Location location = Location::None;
+    QString hint; // "••••1234"; "••••" alone for keys of fewer than 12 characters
+};
+
 // Finds a provider's API key: api_key_helper (overrides everything), then the provider's environment
 // variables, then the OS keychain, then settings.json's api_key, then secrets.json when the caller allows the
 // plain-file fallback. A key never appears in an error message or a log line.
@@ -57,6 +67,15 @@ public:
                               QObject *context, std::function<void(const Result<QString> &)> done);
     // Removes the key from the keychain and secrets.json.
     static Result<void> removeKey(const QString &providerId);
+    static void removeKeyAsync(const QString &providerId, QObject *context,
+                               std::function<void(const Result<void> &)> done);
+
+    // The key saved by the app (keychain, else secrets.json), as a hint; environment variables, helpers and
+    // settings.json are not "stored" here. Blocking; storedKeyAsync calls done on context's thread.
+    static Result<StoredKey> storedKey(const QString &providerId);
+    static void storedKeyAsync(const QString &providerId, QObject *context,
+                               std::function<void(const Result<StoredKey> &)> done);
+    static QString keyHint(const QString &key);
 };
 
 } // namespace keen

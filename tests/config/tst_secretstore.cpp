@@ -337,9 +337,16 @@ void TestSecretStore::realKeychainRoundTripWhenAvailable()
     QVERIFY2(secret.ok(), qPrintable(secret.error()));
     QCOMPARE(secret->key, kCanary);
     QCOMPARE(secret->source, ResolvedSecret::Source::Keychain);
+    // The settings dialog learns that a key is in the keychain from a hint, never the key (issue 15).
+    const Result<StoredKey> stored = SecretStore::storedKey(provider);
+    QVERIFY2(stored.ok(), qPrintable(stored.ok() ? QString() : stored.error()));
+    QCOMPARE(stored->location, StoredKey::Location::Keychain);
+    QCOMPARE(stored->hint, QStringLiteral("••••") + kCanary.right(4));
+    QVERIFY(!stored->hint.contains(kCanary.left(8)));
     QVERIFY(SecretStore::removeKey(provider).ok());
     QCOMPARE(Keychain::wait(Keychain::read(SecretStore::keychainKey(provider))).status,
              KeychainReply::Status::NotFound);
+    QCOMPARE(SecretStore::storedKey(provider)->location, StoredKey::Location::None);
 }
 
 void TestSecretStore::canaryNeverAppearsInErrorsOrLogs()

@@ -1,5 +1,6 @@
 // Settings, first-run probing of local servers and the /context table.
 #include "config/modelregistry.h"
+#include "config/secretstore.h"
 #include "contextdialog.h"
 #include "providers/providertable.h"
 #include "settings/localserverprobe.h"
@@ -9,6 +10,7 @@
 #include "testenvironment.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -60,7 +62,9 @@ class TestSettingsDialog : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase();
     void apiKeyIsMaskedAndConfigRoundTrips();
+    void storedKeyIsShownMaskedAndCanBeRemoved();
     void providerListsComeFromTheTable();
     void testConnectionReportsSuccessAndSendsTheKey();
     void testConnectionReportsHttpErrorsWithoutTheKey();
@@ -71,6 +75,55 @@ private Q_SLOTS:
 private:
     test::TestEnvironment m_env;
 };
+
+void TestSettingsDialog::initTestCase()
+{
+    // No Secret Service in this test: keys the app stores go to secrets.json under the test's KEEN_HOME.
+    qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+}
+
+// Issue 15: the dialog says that a key is already stored (as a hint, never the key) and removes it.
+void TestSettingsDialog::storedKeyIsShownMaskedAndCanBeRemoved()
+{
+    const QString key = QStringLiteral("sk-stored-secret-7890");
+    // Stored the way the window stores a key: on a worker thread, the answer back on this one.
+    std::optional<Result<QString>> saved;
+    QObject context;
+    SecretStore::storeKeyAsync(QStringLiteral("deepseek"), key, SecretStore::FileFallback::Allow, &context,
+                               [&saved](const Result<QString> &result) { saved = result; });
+    QTRY_VERIFY(saved.has_value());
+    QVERIFY2(saved->ok(), qPrintable(saved->ok() ? QString() : saved->error()));
+
+    ClientConfig config;
+    config.providerId = QStringLiteral("deepseek");
+    SettingsDialog dialog(config);
+    dialog.show();
+    auto *stored = dialog.findChild<QLabel *>(QStringLiteral("settingsStoredKey"));
+    auto *remove = dialog.findChild<QPushButton *>(QStringLiteral("settingsRemoveKey"));
+    QVERIFY(stored && remove);
+    const QString expected =
+        QStringLiteral("Stored unencrypted in %1 ••••7890").arg(SecretStore::secretsFilePath());
+    QTRY_COMPARE(stored->text(), expected);
+    QVERIFY(remove->isVisible());
+    QVERIFY(!stored->text().contains(QStringLiteral("stored-secret")));
+    // The key field stays empty: the stored key is never loaded into the dialog.
+    QVERIFY(dialog.findChild<QLineEdit *>(QStringLiteral("settingsApiKey"))->text().isEmpty());
+
+    // Another provider has none.
+    auto *provider = dialog.findChild<QComboBox *>(QStringLiteral("settingsProvider"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("zai")));
+    QTRY_COMPARE(stored->text(), QStringLiteral("No key stored."));
+    QVERIFY(!remove->isVisible());
+    provider->setCurrentIndex(provider->findData(QStringLiteral("deepseek")));
+    QTRY_COMPARE(stored->text(), expected);
+
+    QTest::mouseClick(remove, Qt::LeftButton);
+    QTRY_COMPARE(stored->text(), QStringLiteral("No key stored."));
+    QVERIFY(!remove->isVisible());
+    QFile secrets(SecretStore::secretsFilePath());
+    QVERIFY(secrets.open(QIODevice::ReadOnly));
+    QVERIFY(!secrets.readAll().contains("stored-secret"));
+}
 
 void TestSettingsDialog::apiKeyIsMaskedAndConfigRoundTrips()
 {

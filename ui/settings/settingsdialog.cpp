@@ -1,6 +1,7 @@
 #include "settings/settingsdialog.h"
 
 #include "agent/connectiontest.h"
+#include "config/secretstore.h"
 #include "settings/providercatalog.h"
 
 #include <QComboBox>
@@ -36,6 +37,16 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     m_apiKey->setEchoMode(QLineEdit::Password);
     m_apiKey->setPlaceholderText(tr("Stored in the system keychain"));
     form->addRow(tr("API &key:"), m_apiKey);
+
+    auto *storedRow = new QHBoxLayout;
+    m_storedKey = new QLabel(this);
+    m_storedKey->setObjectName(QStringLiteral("settingsStoredKey"));
+    m_removeKey = new QPushButton(tr("&Remove Stored Key"), this);
+    m_removeKey->setObjectName(QStringLiteral("settingsRemoveKey"));
+    m_removeKey->setVisible(false);
+    storedRow->addWidget(m_storedKey, 1);
+    storedRow->addWidget(m_removeKey);
+    form->addRow(QString(), storedRow);
 
     m_baseUrl = new QLineEdit(this);
     m_baseUrl->setObjectName(QStringLiteral("settingsBaseUrl"));
@@ -86,6 +97,7 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
         Q_EMIT connectionTested(ok, message);
     });
     connect(m_signIn, &QPushButton::clicked, this, &SettingsDialog::chatGptSignInRequested);
+    connect(m_removeKey, &QPushButton::clicked, this, &SettingsDialog::removeStoredKey);
     connect(m_provider, &QComboBox::currentIndexChanged, this, &SettingsDialog::onProviderChanged);
     connect(m_model, &QComboBox::currentTextChanged, this, &SettingsDialog::onModelChanged);
     setConfig(config);
@@ -128,6 +140,54 @@ void SettingsDialog::onProviderChanged()
     m_apiKey->setEnabled(!provider || provider->acceptsKey());
     m_signIn->setVisible(providerId == QLatin1String("openai-codex"));
     onModelChanged();
+    refreshStoredKey();
+}
+
+void SettingsDialog::refreshStoredKey()
+{
+    const QString providerId = m_provider->currentData().toString();
+    const quint64 query = ++m_keyQuery;
+    m_removeKey->setVisible(false);
+    m_storedKey->clear();
+    if (providerId.isEmpty())
+        return;
+    SecretStore::storedKeyAsync(providerId, this, [this, query](const Result<StoredKey> &stored) {
+        if (query != m_keyQuery)
+            return; // the provider changed meanwhile
+        if (!stored) {
+            m_storedKey->setText(tr("The stored key could not be read: %1").arg(stored.error()));
+            return;
+        }
+        switch (stored->location) {
+        case StoredKey::Location::None:
+            m_storedKey->setText(tr("No key stored."));
+            return;
+        case StoredKey::Location::Keychain:
+            m_storedKey->setText(tr("Stored in keychain %1").arg(stored->hint));
+            break;
+        case StoredKey::Location::SecretsFile:
+            m_storedKey->setText(
+                tr("Stored unencrypted in %1 %2").arg(SecretStore::secretsFilePath(), stored->hint));
+            break;
+        }
+        m_removeKey->setVisible(true);
+        m_removeKey->setEnabled(true);
+    });
+}
+
+void SettingsDialog::removeStoredKey()
+{
+    const QString providerId = m_provider->currentData().toString();
+    m_removeKey->setEnabled(false);
+    ++m_keyQuery; // an answer still on its way describes the key being removed
+    SecretStore::removeKeyAsync(providerId, this, [this](const Result<void> &removed) {
+        if (!removed) {
+            m_removeKey->setEnabled(true);
+            m_storedKey->setText(removed.error());
+            return;
+        }
+        refreshStoredKey();
+    });
 }
 
 void SettingsDialog::onModelChanged()

@@ -14,7 +14,8 @@ namespace keen {
 
 class ConnectionTest;
 
-// Provider settings: provider, API key (masked), base URL, extra headers, model, thinking effort, a
+// Provider settings: provider, API key (masked; a key already in the keychain is shown as a hint and can be
+// removed), base URL, extra headers, model, thinking effort, a
 // connection test (asynchronous, off the GUI thread's critical path) and ChatGPT sign-in for Codex (reported
 // as a signal so the core's OAuth flow can take it).
 class SettingsDialog final : public QDialog
@@ -39,6 +40,9 @@ Q_SIGNALS:
 
 private:
     void onProviderChanged();
+    // Asks (off the GUI thread) whether the app holds a key for the current provider and shows its hint.
+    void refreshStoredKey();
+    void removeStoredKey();
     void onModelChanged();
 
     ClientConfig m_base;
@@ -48,6 +52,9 @@ private:
     QPlainTextEdit *m_headers;
     QComboBox *m_model;
     QComboBox *m_thinking;
+    QLabel *m_storedKey;
+    QPushButton *m_removeKey;
+    quint64 m_keyQuery = 0; // only the newest answer is shown
     QPushButton *m_test;
     QPushButton *m_signIn;
     QLabel *m_testResult;
