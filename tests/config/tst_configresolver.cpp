@@ -1,5 +1,6 @@
 // Building a ClientConfig from settings, registry, keys and launch flags.
 #include "config/configresolver.h"
+#include "sourceregistry.h"
 #include "testenvironment.h"
 
 #include <QFile>
@@ -8,18 +9,6 @@
 using namespace keen;
 
 namespace {
-
-// The registry data from the source tree (the tests do not depend on how the resource is linked).
-const ModelRegistry &registry()
-{
-    static const ModelRegistry data = [] {
-        QFile file(QStringLiteral(KEEN_SOURCE_DIR "/resources/models.json"));
-        if (!file.open(QIODevice::ReadOnly))
-            qFatal("cannot read resources/models.json");
-        return *ModelRegistry::fromJson(file.readAll(), file.fileName());
-    }();
-    return data;
-}
 
 Settings anthropicSettings()
 {
@@ -81,7 +70,8 @@ private Q_SLOTS:
 
 void TestConfigResolver::activeProviderAndModelFromSettings()
 {
-    const auto resolved = ConfigResolver(anthropicSettings(), registry()).resolveWithoutKey(flags());
+    const auto resolved =
+        ConfigResolver(anthropicSettings(), test::sourceModelRegistry()).resolveWithoutKey(flags());
     QVERIFY2(resolved.ok(), qPrintable(resolved.error()));
     QCOMPARE(resolved->config.providerId, QStringLiteral("anthropic"));
     QCOMPARE(resolved->config.model, QStringLiteral("claude-sonnet-4-6"));
@@ -94,7 +84,7 @@ void TestConfigResolver::activeProviderAndModelFromSettings()
 
 void TestConfigResolver::providerFlagPicksItsFirstConfiguredModel()
 {
-    const ConfigResolver resolver(anthropicSettings(), registry());
+    const ConfigResolver resolver(anthropicSettings(), test::sourceModelRegistry());
     auto resolved = resolver.resolveWithoutKey(flags(QStringLiteral("openai")));
     QVERIFY(resolved.ok());
     QCOMPARE(resolved->config.model, QStringLiteral("gpt-5.4"));
@@ -111,7 +101,8 @@ void TestConfigResolver::flagsOverrideSettings()
 {
     LaunchOptions options = flags(QStringLiteral("openai"), QStringLiteral("gpt-5.5"));
     options.baseUrl = QStringLiteral("https://proxy.example/v1");
-    const auto resolved = ConfigResolver(anthropicSettings(), registry()).resolveWithoutKey(options);
+    const auto resolved =
+        ConfigResolver(anthropicSettings(), test::sourceModelRegistry()).resolveWithoutKey(options);
     QVERIFY(resolved.ok());
     QCOMPARE(resolved->config.providerId, QStringLiteral("openai"));
     QCOMPARE(resolved->config.model, QStringLiteral("gpt-5.5"));
@@ -123,18 +114,26 @@ void TestConfigResolver::contextWindowPrecedence()
 {
     Settings settings = anthropicSettings();
     LaunchOptions options;
-    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(options)->config.contextWindow,
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(options)
+                 ->config.contextWindow,
              1000000); // registry
     settings.contextWindow = 300000;
-    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(options)->config.contextWindow,
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(options)
+                 ->config.contextWindow,
              300000); // settings
     options.contextWindow = 50000;
-    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(options)->config.contextWindow,
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(options)
+                 ->config.contextWindow,
              50000); // flag
     settings.contextWindow.reset();
     options.contextWindow.reset();
     options.model = QStringLiteral("claude-unknown");
-    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(options)->config.contextWindow,
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(options)
+                 ->config.contextWindow,
              200000); // default
 }
 
@@ -142,12 +141,18 @@ void TestConfigResolver::thinkingEffortMustSuitTheModel()
 {
     Settings settings = anthropicSettings();
     settings.thinkingEffort = QStringLiteral("xhigh"); // not offered by claude-sonnet-4-6
-    QVERIFY(ConfigResolver(settings, registry()).resolveWithoutKey(flags())->config.thinkingEffort.isEmpty());
+    QVERIFY(ConfigResolver(settings, test::sourceModelRegistry())
+                .resolveWithoutKey(flags())
+                ->config.thinkingEffort.isEmpty());
     settings.activeModel = QStringLiteral("claude-haiku-4-5"); // no thinking efforts at all
     settings.thinkingEffort = QStringLiteral("high");
-    QVERIFY(ConfigResolver(settings, registry()).resolveWithoutKey(flags())->config.thinkingEffort.isEmpty());
+    QVERIFY(ConfigResolver(settings, test::sourceModelRegistry())
+                .resolveWithoutKey(flags())
+                ->config.thinkingEffort.isEmpty());
     settings.activeModel = QStringLiteral("custom-model"); // unknown: pass through
-    QCOMPARE(ConfigResolver(settings, registry()).resolveWithoutKey(flags())->config.thinkingEffort,
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(flags())
+                 ->config.thinkingEffort,
              QStringLiteral("high"));
 }
 
@@ -157,7 +162,7 @@ void TestConfigResolver::openAiCompatibleNeedsBaseUrl()
     settings.activeProvider = QStringLiteral("openai-compatible");
     settings.activeModel = QStringLiteral("qwen3");
     settings.providers.insert(QStringLiteral("openai-compatible"), ProviderSettings{});
-    const auto missing = ConfigResolver(settings, registry()).resolveWithoutKey(flags());
+    const auto missing = ConfigResolver(settings, test::sourceModelRegistry()).resolveWithoutKey(flags());
     QVERIFY(!missing.ok());
     QCOMPARE(missing.error(), QStringLiteral("base_url must be configured for provider: openai-compatible"));
 
@@ -165,8 +170,8 @@ void TestConfigResolver::openAiCompatibleNeedsBaseUrl()
     test::TestEnvironment env;
     CleanKeys keys;
     qputenv("OPENAI_API_KEY", "must-not-be-borrowed");
-    const auto resolved =
-        ConfigResolver(settings, registry()).resolve(flags(), SecretStore::FileFallback::Deny);
+    const auto resolved = ConfigResolver(settings, test::sourceModelRegistry())
+                              .resolve(flags(), SecretStore::FileFallback::Deny);
     QVERIFY2(resolved.ok(), qPrintable(resolved.error()));
     QCOMPARE(resolved->config.baseUrl, QStringLiteral("http://127.0.0.1:9/v1"));
     QVERIFY(resolved->config.apiKey.isEmpty());
@@ -178,7 +183,7 @@ void TestConfigResolver::presetsUseTheOpenAiCompatibleClient()
     Settings settings;
     settings.activeProvider = QStringLiteral("ollama");
     settings.activeModel = QStringLiteral("llama4");
-    const auto ollama = ConfigResolver(settings, registry()).resolveWithoutKey(flags());
+    const auto ollama = ConfigResolver(settings, test::sourceModelRegistry()).resolveWithoutKey(flags());
     QVERIFY2(ollama.ok(), qPrintable(ollama.error()));
     QCOMPARE(ollama->providerId, QStringLiteral("ollama"));
     QCOMPARE(ollama->config.providerId, QStringLiteral("openai-compatible"));
@@ -187,7 +192,7 @@ void TestConfigResolver::presetsUseTheOpenAiCompatibleClient()
 
     settings.activeProvider = QStringLiteral("deepseek");
     settings.activeModel.clear();
-    const auto deepseek = ConfigResolver(settings, registry()).resolveWithoutKey(flags());
+    const auto deepseek = ConfigResolver(settings, test::sourceModelRegistry()).resolveWithoutKey(flags());
     QVERIFY(deepseek.ok());
     QCOMPARE(deepseek->config.providerId, QStringLiteral("deepseek"));
     QCOMPARE(deepseek->config.baseUrl, QStringLiteral("https://api.deepseek.com/"));
@@ -198,8 +203,8 @@ void TestConfigResolver::missingKeySaysWhereToSetIt()
 {
     test::TestEnvironment env;
     CleanKeys keys;
-    const auto resolved =
-        ConfigResolver(anthropicSettings(), registry()).resolve(flags(), SecretStore::FileFallback::Deny);
+    const auto resolved = ConfigResolver(anthropicSettings(), test::sourceModelRegistry())
+                              .resolve(flags(), SecretStore::FileFallback::Deny);
     QVERIFY(!resolved.ok());
     QVERIFY2(resolved.error().contains(QStringLiteral("ANTHROPIC_API_KEY")), qPrintable(resolved.error()));
     QVERIFY2(resolved.error().contains(Settings::defaultPath()), qPrintable(resolved.error()));
@@ -210,8 +215,8 @@ void TestConfigResolver::keyComesFromTheSecretStore()
     test::TestEnvironment env;
     CleanKeys keys;
     qputenv("ANTHROPIC_API_KEY", "anthropic-key");
-    const auto resolved =
-        ConfigResolver(anthropicSettings(), registry()).resolve(flags(), SecretStore::FileFallback::Deny);
+    const auto resolved = ConfigResolver(anthropicSettings(), test::sourceModelRegistry())
+                              .resolve(flags(), SecretStore::FileFallback::Deny);
     QVERIFY2(resolved.ok(), qPrintable(resolved.error()));
     QCOMPARE(resolved->config.apiKey, QStringLiteral("anthropic-key"));
     QVERIFY(resolved->warning.isEmpty());
@@ -258,8 +263,8 @@ void TestConfigResolver::controlCharactersInHeadersOrKeyAreRefused()
     qputenv("ANTHROPIC_API_KEY", key);
     Settings settings = anthropicSettings();
     settings.providers[QStringLiteral("anthropic")].headers = {{headerName, headerValue}};
-    const auto resolved =
-        ConfigResolver(settings, registry()).resolve(flags(), SecretStore::FileFallback::Deny);
+    const auto resolved = ConfigResolver(settings, test::sourceModelRegistry())
+                              .resolve(flags(), SecretStore::FileFallback::Deny);
     qunsetenv("ANTHROPIC_API_KEY");
     if (expected.isEmpty()) {
         QVERIFY2(resolved.ok(), qPrintable(resolved.error()));
@@ -274,11 +279,11 @@ void TestConfigResolver::controlCharactersInHeadersOrKeyAreRefused()
 void TestConfigResolver::noProviderOrUnknownProviderIsAnError()
 {
     test::TestEnvironment env;
-    const auto none = ConfigResolver(Settings{}, registry()).resolveWithoutKey(flags());
+    const auto none = ConfigResolver(Settings{}, test::sourceModelRegistry()).resolveWithoutKey(flags());
     QVERIFY(!none.ok());
     QVERIFY2(none.error().contains(QStringLiteral("--provider")), qPrintable(none.error()));
-    const auto unknown =
-        ConfigResolver(Settings{}, registry()).resolveWithoutKey(flags(QStringLiteral("nope")));
+    const auto unknown = ConfigResolver(Settings{}, test::sourceModelRegistry())
+                             .resolveWithoutKey(flags(QStringLiteral("nope")));
     QVERIFY(!unknown.ok());
     QVERIFY2(unknown.error().contains(QStringLiteral("nope")), qPrintable(unknown.error()));
     QVERIFY2(unknown.error().contains(QStringLiteral("anthropic")), qPrintable(unknown.error()));
@@ -291,7 +296,7 @@ void TestConfigResolver::asyncResolveDeliversOnContext()
     qputenv("ANTHROPIC_API_KEY", "async-key");
     QObject context;
     std::optional<Result<ResolvedClientConfig>> result;
-    ConfigResolver(anthropicSettings(), registry())
+    ConfigResolver(anthropicSettings(), test::sourceModelRegistry())
         .resolveAsync(flags(), SecretStore::FileFallback::Deny, &context,
                       [&result](const Result<ResolvedClientConfig> &resolved) { result = resolved; });
     QTRY_VERIFY(result.has_value());
@@ -300,7 +305,7 @@ void TestConfigResolver::asyncResolveDeliversOnContext()
     qunsetenv("ANTHROPIC_API_KEY");
 
     result.reset();
-    ConfigResolver(Settings{}, registry())
+    ConfigResolver(Settings{}, test::sourceModelRegistry())
         .resolveAsync(flags(), SecretStore::FileFallback::Deny, &context,
                       [&result](const Result<ResolvedClientConfig> &resolved) { result = resolved; });
     QVERIFY(!result.has_value()); // always later, never inside the call

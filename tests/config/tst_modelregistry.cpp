@@ -1,28 +1,12 @@
 // The model registry as data (reference 1.8) and the provider presets.
 #include "config/modelregistry.h"
 #include "providers/providertable.h"
+#include "sourceregistry.h"
 
 #include <QFile>
 #include <QTest>
 
 using namespace keen;
-
-namespace {
-
-// The registry data itself, read from the source tree, so these tests do not depend on how the resource is
-// linked.
-const ModelRegistry &sourceRegistry()
-{
-    static const ModelRegistry registry = [] {
-        QFile file(QStringLiteral(KEEN_SOURCE_DIR "/resources/models.json"));
-        if (!file.open(QIODevice::ReadOnly))
-            qFatal("cannot read resources/models.json");
-        return *ModelRegistry::fromJson(file.readAll(), file.fileName());
-    }();
-    return registry;
-}
-
-} // namespace
 
 class TestModelRegistry : public QObject
 {
@@ -43,12 +27,12 @@ void TestModelRegistry::builtInRegistryIsCompiledIn()
 {
     QVERIFY2(!ModelRegistry::builtIn().models(QStringLiteral("anthropic")).isEmpty(),
              "the model registry data must be compiled into keen_core");
-    QCOMPARE(ModelRegistry::builtIn().providerIds(), sourceRegistry().providerIds());
+    QCOMPARE(ModelRegistry::builtIn().providerIds(), test::sourceModelRegistry().providerIds());
 }
 
 void TestModelRegistry::builtInHasReferenceValues()
 {
-    const ModelRegistry &registry = sourceRegistry();
+    const ModelRegistry &registry = test::sourceModelRegistry();
     QVERIFY(registry.providerIds().contains(QStringLiteral("anthropic")));
     QCOMPARE(registry.providerName(QStringLiteral("anthropic")), QStringLiteral("Anthropic"));
     QCOMPARE(registry.contextWindow(QStringLiteral("anthropic"), QStringLiteral("claude-sonnet-4-6")),
@@ -73,7 +57,7 @@ void TestModelRegistry::builtInHasReferenceValues()
 
 void TestModelRegistry::unknownModelGets200k()
 {
-    const ModelRegistry &registry = sourceRegistry();
+    const ModelRegistry &registry = test::sourceModelRegistry();
     QCOMPARE(ModelRegistry::DefaultContextWindow, 200000);
     QCOMPARE(registry.contextWindow(QStringLiteral("anthropic"), QStringLiteral("no-such-model")), 200000);
     QCOMPARE(registry.contextWindow(QStringLiteral("no-such-provider"), QStringLiteral("x")), 200000);
@@ -88,12 +72,12 @@ void TestModelRegistry::unknownModelGets200k()
 
 void TestModelRegistry::providerListIncludesPresets()
 {
-    const QStringList ids = sourceRegistry().providerIds();
+    const QStringList ids = test::sourceModelRegistry().providerIds();
     for (const char *id :
          {"ollama", "llamacpp", "lmstudio", "vllm", "openrouter", "deepseek", "moonshotai", "zai"})
         QVERIFY2(ids.contains(QLatin1String(id)), id);
     QCOMPARE(ids.count(QStringLiteral("deepseek")), 1); // the preset merges with the registry entry
-    const auto ollama = sourceRegistry().provider(QStringLiteral("ollama"));
+    const auto ollama = test::sourceModelRegistry().provider(QStringLiteral("ollama"));
     QVERIFY(ollama && ollama->preset);
     QCOMPARE(ollama->name, QStringLiteral("Ollama"));
     QCOMPARE(ollama->defaultBaseUrl, QStringLiteral("http://localhost:11434/v1"));

@@ -6,27 +6,13 @@
 #include "providers/providerprotocol.h"
 #include "providers/providertable.h"
 
+#include "sourceregistry.h"
 #include "testenvironment.h"
 
 #include <QFile>
 #include <QTest>
 
 using namespace keen;
-
-namespace {
-
-const ModelRegistry &sourceRegistry()
-{
-    static const ModelRegistry data = [] {
-        QFile file(QStringLiteral(KEEN_SOURCE_DIR "/resources/models.json"));
-        if (!file.open(QIODevice::ReadOnly))
-            qFatal("cannot read resources/models.json");
-        return *ModelRegistry::fromJson(file.readAll(), file.fileName());
-    }();
-    return data;
-}
-
-} // namespace
 
 class TestProviderTable : public QObject
 {
@@ -68,14 +54,14 @@ void TestProviderTable::everyProviderResolvesAndBuildsAClient()
         provider.baseUrl = QStringLiteral("http://127.0.0.1:9/v1");
     settings.providers.insert(id, provider);
 
-    const ConfigResolver resolver(settings, sourceRegistry());
+    const ConfigResolver resolver(settings, test::sourceModelRegistry());
     const Result<ResolvedClientConfig> resolved = resolver.resolveWithoutKey(LaunchOptions());
     QVERIFY2(resolved.ok(), qPrintable(resolved.ok() ? QString() : resolved.error()));
     QCOMPARE(resolved->providerId, id);
     QCOMPARE(resolved->config.providerId, descriptor->clientId);
     QVERIFY(!resolved->config.model.isEmpty());
     if (descriptor->models == ModelListSource::Registry)
-        QCOMPARE(resolved->config.model, sourceRegistry().models(id).constFirst().id);
+        QCOMPARE(resolved->config.model, test::sourceModelRegistry().models(id).constFirst().id);
 
     // The factory builds a client from what the resolver made...
     const Result<std::shared_ptr<LlmClient>> client = createLlmClient(resolved->config);
@@ -113,15 +99,17 @@ void TestProviderTable::tableIdsAreUniqueAndComplete()
 void TestProviderTable::registryAndTableAgree()
 {
     // Registry providers are table providers and vice versa: nothing listed in one place only.
-    for (const ProviderInfo &info : sourceRegistry().providers())
+    for (const ProviderInfo &info : test::sourceModelRegistry().providers())
         QVERIFY2(ProviderTable::isKnown(info.id), qPrintable(info.id));
     for (const ProviderDescriptor &descriptor : ProviderTable::all()) {
         if (descriptor.models == ModelListSource::Registry)
-            QVERIFY2(!sourceRegistry().models(descriptor.id).isEmpty(), qPrintable(descriptor.id));
+            QVERIFY2(!test::sourceModelRegistry().models(descriptor.id).isEmpty(), qPrintable(descriptor.id));
     }
-    QCOMPARE(sourceRegistry().providerIds().mid(0, ProviderTable::ids().size()), ProviderTable::ids());
-    QCOMPARE(sourceRegistry().contextWindow(QStringLiteral("minimax"), QStringLiteral("MiniMax-M3")),
-             1000000);
+    QCOMPARE(test::sourceModelRegistry().providerIds().mid(0, ProviderTable::ids().size()),
+             ProviderTable::ids());
+    QCOMPARE(
+        test::sourceModelRegistry().contextWindow(QStringLiteral("minimax"), QStringLiteral("MiniMax-M3")),
+        1000000);
 }
 
 void TestProviderTable::unknownProviderIsRefusedByResolverAndFactoryAlike()
@@ -130,7 +118,7 @@ void TestProviderTable::unknownProviderIsRefusedByResolverAndFactoryAlike()
     settings.activeProvider = QStringLiteral("no-such-provider");
     settings.activeModel = QStringLiteral("m");
     const Result<ResolvedClientConfig> resolved =
-        ConfigResolver(settings, sourceRegistry()).resolveWithoutKey(LaunchOptions());
+        ConfigResolver(settings, test::sourceModelRegistry()).resolveWithoutKey(LaunchOptions());
     QVERIFY(!resolved.ok());
     QVERIFY2(resolved.error().contains(QStringLiteral("minimax")), qPrintable(resolved.error()));
     ClientConfig config;
