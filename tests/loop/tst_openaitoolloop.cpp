@@ -8,8 +8,8 @@
 #include "testenvironment.h"
 #include "toolloopsupport.h"
 
-#include "auth/credentialstorage.h"
 #include "loop/toolloopclient.h"
+#include "memorycredentialstorage.h"
 #include "providers/openai/openaichatprotocol.h"
 #include "providers/openai/openaicodexprotocol.h"
 #include "providers/openai/openairesponsesprotocol.h"
@@ -69,23 +69,6 @@ QByteArray responsesParallelCalls(bool emptyCompletedOutput)
                R"(],"usage":{"input_tokens":40,"output_tokens":12,"total_tokens":52,"output_tokens_details":{"reasoning_tokens":5}}}})");
 }
 
-class MemoryStorage final : public CredentialStorage
-{
-public:
-    std::optional<CodexCredentials> load() const override { return m_credentials; }
-    Result<void> save(const CodexCredentials &credentials) override
-    {
-        m_credentials = credentials;
-        return {};
-    }
-    Result<void> remove() override
-    {
-        m_credentials.reset();
-        return {};
-    }
-    std::optional<CodexCredentials> m_credentials;
-};
-
 } // namespace
 
 void TestOpenAiToolLoop::parallelToolTurn_data()
@@ -135,7 +118,7 @@ void TestOpenAiToolLoop::parallelToolTurn()
         config.model = QStringLiteral("gpt-5-codex");
         config.apiKey.clear();
         config.baseUrl = server.baseUrl().toString() + QStringLiteral("/backend-api/codex");
-        auto storage = std::make_shared<MemoryStorage>();
+        auto storage = std::make_shared<MemoryCredentialStorage>();
         CodexCredentials credentials;
         credentials.accessToken = QStringLiteral("codex-access");
         credentials.refreshToken = QStringLiteral("codex-refresh");

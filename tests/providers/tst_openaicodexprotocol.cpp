@@ -3,7 +3,7 @@
 // delta/done/item events, and the Codex error format.
 
 #include "auth/codexoauth.h"
-#include "auth/credentialstorage.h"
+#include "memorycredentialstorage.h"
 #include "openaitestsupport.h"
 #include "providers/openai/openaicodexprotocol.h"
 
@@ -14,25 +14,6 @@ using namespace keen;
 using namespace keen::test::openai;
 
 namespace {
-
-class MemoryStorage final : public CredentialStorage
-{
-public:
-    std::optional<CodexCredentials> load() const override { return m_credentials; }
-    Result<void> save(const CodexCredentials &credentials) override
-    {
-        m_credentials = credentials;
-        ++m_saves;
-        return {};
-    }
-    Result<void> remove() override
-    {
-        m_credentials.reset();
-        return {};
-    }
-    std::optional<CodexCredentials> m_credentials;
-    int m_saves = 0;
-};
 
 CodexCredentials validCredentials(qint64 secondsLeft = 3600)
 {
@@ -92,7 +73,7 @@ private Q_SLOTS:
 
 void TestOpenAiCodexProtocol::requestShapeAndHeaders()
 {
-    auto storage = std::make_shared<MemoryStorage>();
+    auto storage = std::make_shared<keen::test::MemoryCredentialStorage>();
     storage->m_credentials = validCredentials();
     ClientConfig cfg = config();
     cfg.thinkingEffort = QStringLiteral("medium");
@@ -168,7 +149,7 @@ void TestOpenAiCodexProtocol::notSignedIn()
         QStringLiteral("not authenticated with OpenAI ChatGPT/Codex; sign in from the provider settings");
     OpenAiCodexProtocol withoutStorage(config(), nullptr);
     QCOMPARE(withoutStorage.prepare(CancellationToken()).error(), expected);
-    OpenAiCodexProtocol empty(config(), std::make_shared<MemoryStorage>());
+    OpenAiCodexProtocol empty(config(), std::make_shared<keen::test::MemoryCredentialStorage>());
     const Result<void> result = empty.prepare(CancellationToken());
     QVERIFY(!result.ok());
     QCOMPARE(result.error(), expected);
@@ -179,7 +160,7 @@ void TestOpenAiCodexProtocol::refreshesTokenThatIsAboutToExpire()
     TokenServer tokens;
     tokens.enqueue(200,
                    R"({"access_token":"fresh-access","refresh_token":"fresh-refresh","expires_in":7200})");
-    auto storage = std::make_shared<MemoryStorage>();
+    auto storage = std::make_shared<keen::test::MemoryCredentialStorage>();
     storage->m_credentials = validCredentials(30); // less than a minute left
     OpenAiCodexProtocol protocol(config(), storage, tokens.url());
     const Result<void> prepared = protocol.prepare(CancellationToken());
@@ -200,7 +181,7 @@ void TestOpenAiCodexProtocol::refreshFailureFailsPrepare()
 {
     TokenServer tokens;
     tokens.enqueue(400, R"({"error":"invalid_grant","error_description":"Refresh token expired"})");
-    auto storage = std::make_shared<MemoryStorage>();
+    auto storage = std::make_shared<keen::test::MemoryCredentialStorage>();
     storage->m_credentials = validCredentials(-100);
     OpenAiCodexProtocol protocol(config(), storage, tokens.url());
     const Result<void> prepared = protocol.prepare(CancellationToken());
