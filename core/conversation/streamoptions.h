@@ -12,8 +12,12 @@ struct StreamOptions
     // No pending-state injection or saving, and no automatic compaction.
     bool oneShot = false;
     bool disableAutoCompaction = false;
-    // Every tool call is refused at execution with a tool error (compaction requests).
+    // Every tool call is refused at execution with a tool error (compaction requests); the model gets a few
+    // rounds of refusals, then the request fails (ToolLoopClient::MaxCompactionToolRounds).
     bool disableToolCalls = false;
+    // Pending state is replayed but left in place, and none is saved: a manual compaction that does not
+    // apply leaves the provider-side state exactly as it was (S30).
+    bool keepPendingState = false;
     // write_file and edit_file are refused at execution (plan mode); definitions stay the same.
     bool disableWriteToolCalls = false;
     // An applied automatic compaction waits for AutoCompactionInfo::commit before the loop switches to the

@@ -28,6 +28,19 @@ qint64 TokenUsage::add(qint64 a, qint64 b)
     return std::min(a + b, MaxCount); // cannot overflow: both are at most 2^53
 }
 
+TokenUsage &TokenUsage::operator+=(const TokenUsage &other)
+{
+    // Saturating, like every other sum of provider counts.
+    inputTokens = add(inputTokens, other.inputTokens);
+    outputTokens = add(outputTokens, other.outputTokens);
+    totalTokens = add(totalTokens, other.totalTokens);
+    reasoningTokens = add(reasoningTokens, other.reasoningTokens);
+    cachedTokens = add(cachedTokens, other.cachedTokens);
+    cacheReadTokens = add(cacheReadTokens, other.cacheReadTokens);
+    cacheWriteTokens = add(cacheWriteTokens, other.cacheWriteTokens);
+    return *this;
+}
+
 QJsonObject TokenUsage::toJson() const
 {
     return QJsonObject{

@@ -18,6 +18,8 @@ struct TokenUsage
     qint64 cacheWriteTokens = 0;
 
     bool operator==(const TokenUsage &) const = default;
+    // Adds another request's counts (saturating, see add), for totals over several requests.
+    TokenUsage &operator+=(const TokenUsage &other);
     QJsonObject toJson() const;
 
     // Counts come from a provider's JSON and are untrusted (issue 14: 2^63 made the sums overflow). A count

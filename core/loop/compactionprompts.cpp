@@ -75,6 +75,33 @@ Result<MessageList> buildRequest(const MessageList &history, const QString &prom
     return request;
 }
 
+namespace {
+
+const QString ReplacementHead =
+    QStringLiteral("<compacted_context>\n"
+                   "The earlier conversation was compacted automatically to fit the model's context window. "
+                   "This summary keeps the goals, constraints, progress, discoveries, tool results and "
+                   "pending work that still matter.\n\n");
+const QString ReplacementMiddle =
+    QStringLiteral("\n</compacted_context>\n\n"
+                   "<last_user_message>\n"
+                   "This is the most recent user message. It is the current task, and its requirements "
+                   "take precedence.\n\n");
+const QString ReplacementTail = QStringLiteral("\n</last_user_message>");
+
+} // namespace
+
+QString originalUserText(const QString &content)
+{
+    if (!content.startsWith(ReplacementHead) || !content.endsWith(ReplacementTail))
+        return content;
+    const qsizetype middle = content.indexOf(ReplacementMiddle, ReplacementHead.size());
+    if (middle < 0)
+        return content;
+    const qsizetype start = middle + ReplacementMiddle.size();
+    return content.mid(start, content.size() - ReplacementTail.size() - start);
+}
+
 Result<MessageList> automaticReplacement(const QString &summary, const MessageList &history)
 {
     const qsizetype lastUser = lastUserMessageIndex(history);
@@ -89,18 +116,8 @@ Result<MessageList> automaticReplacement(const QString &summary, const MessageLi
         if (message.role == Message::Role::System)
             replacement.append(message);
     }
-    const QString content =
-        QStringLiteral(
-            "<compacted_context>\n"
-            "The earlier conversation was compacted automatically to fit the model's context window. "
-            "This summary keeps the goals, constraints, progress, discoveries, tool results and "
-            "pending work that still matter.\n\n") +
-        trimmed +
-        QStringLiteral("\n</compacted_context>\n\n"
-                       "<last_user_message>\n"
-                       "This is the most recent user message. It is the current task, and its requirements "
-                       "take precedence.\n\n") +
-        history.at(lastUser).content + QStringLiteral("\n</last_user_message>");
+    const QString content = ReplacementHead + trimmed + ReplacementMiddle +
+                            originalUserText(history.at(lastUser).content) + ReplacementTail;
     replacement.append(Message::user(content));
     return replacement;
 }

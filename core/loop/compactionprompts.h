@@ -29,8 +29,14 @@ QString toolCallsDisabledMessage();
 Result<MessageList> buildRequest(const MessageList &history, const QString &prompt, bool automatic);
 
 // Original system message(s) + one user message with <compacted_context> and <last_user_message> (S41, S42).
+// The latest user message is kept as the person wrote it: when it is itself an earlier replacement (a
+// second compaction in one turn), only the words it kept are kept again, so replacements never nest.
 // Fails for an empty summary or a history without a user message.
 Result<MessageList> automaticReplacement(const QString &summary, const MessageList &history);
+
+// The person's own words in a user message: the verbatim message an automatic replacement kept, or content
+// unchanged when it is not a replacement.
+QString originalUserText(const QString &content);
 
 } // namespace CompactionPrompts
 } // namespace keen

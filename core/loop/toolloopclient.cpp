@@ -1,6 +1,7 @@
 #include "loop/toolloopclient.h"
 
 #include "conversation/historyreplay.h"
+#include "loop/autocompactiongate.h"
 #include "loop/compactioncommit.h"
 #include "loop/compactionprompts.h"
 #include "loop/contextbudget.h"
@@ -50,7 +51,9 @@ struct ToolLoopClient::Loop
     MessageList compactionHistory; // generic history incl. system and the loop's raw tool outputs (S7, S8)
     int turnStartLen = 0;
     QJsonArray injectedPending;
+    bool pendingReconciled = false; // a request carrying injectedPending has completed: ordinary history now
     bool hasNewToolTurns = false;
+    int refusedToolRounds = 0;   // rounds of tool calls refused because tool calls are disabled
     bool autoCompactOff = false; // suppression after a failed or cancelled attempt (S46)
     bool stopped = false;        // ended by a rejected compaction commit; the terminal event is already out
     std::unique_ptr<HttpStreamer> http;
@@ -114,7 +117,8 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
             for (int i = 0; i < m_pendingState.size(); ++i)
                 loop.native.messages.insert(at + i, m_pendingState.at(i));
             loop.injectedPending = m_pendingState;
-            m_pendingState = QJsonArray();
+            if (!options.keepPendingState)
+                m_pendingState = QJsonArray();
         }
     }
     loop.turnStartLen = int(loop.native.messages.size());
@@ -128,7 +132,7 @@ bool ToolLoopClient::hasProgress(const Loop &loop) const
 
 void ToolLoopClient::savePendingIfAccumulated(Loop &loop)
 {
-    if (loop.options.oneShot || !hasProgress(loop))
+    if (loop.options.oneShot || loop.options.keepPendingState || !hasProgress(loop))
         return;
     QJsonArray pending = loop.injectedPending;
     for (qsizetype i = loop.turnStartLen; i < loop.native.messages.size(); ++i)
@@ -170,6 +174,7 @@ void ToolLoopClient::runLoop(Loop &loop)
             return;
         }
         ModelTurn turn = std::move(result).value();
+        loop.pendingReconciled = true; // the provider accepted a request carrying the replayed state
         if (turn.usage)
             emitEvent(loop, StreamEvent::usageReport(*turn.usage));
 
@@ -182,6 +187,17 @@ void ToolLoopClient::runLoop(Loop &loop)
                 emitEvent(loop, StreamEvent::done());
             else
                 savePendingIfAccumulated(loop);
+            return;
+        }
+        if (loop.options.disableToolCalls && loop.refusedToolRounds >= MaxCompactionToolRounds) {
+            // A compaction request never saves pending state (one-shot, or it keeps the existing one), so
+            // this is a plain failure: the manual compaction reports it, the automatic one is suppressed
+            // (S46).
+            emitEvent(loop, StreamEvent::failure(
+                                QCoreApplication::translate("ToolLoopClient",
+                                                            "the model kept calling tools instead of writing "
+                                                            "the summary (%1 rounds of tool calls refused)")
+                                    .arg(MaxCompactionToolRounds)));
             return;
         }
 
@@ -214,6 +230,8 @@ void ToolLoopClient::runLoop(Loop &loop)
             loop.native.messages.append(message);
         loop.compactionHistory.append(Message::assistant(turn.text, memory));
         loop.hasNewToolTurns = true;
+        if (loop.options.disableToolCalls)
+            ++loop.refusedToolRounds;
         loop.autoCompactOff = false; // a new tool turn advanced the history (S46)
 
         if (loop.cancel.isCancelled()) {
@@ -397,11 +415,18 @@ qint64 ToolLoopClient::estimateTokens(Loop &loop) const
 void ToolLoopClient::maybeAutoCompact(Loop &loop)
 {
     // S36: every precondition, else the request goes unchanged.
-    if (loop.options.oneShot || loop.options.disableAutoCompaction || !loop.hasNewToolTurns ||
-        loop.autoCompactOff || !loop.injectedPending.isEmpty())
-        return;
-    const qint64 budget = ContextBudget::inputBudget(m_protocol->config().contextWindow);
-    if (!ContextBudget::shouldAutoCompact(estimateTokens(loop), budget))
+    AutoCompactionGate gate;
+    gate.oneShot = loop.options.oneShot;
+    gate.disabled = loop.options.disableAutoCompaction;
+    gate.newToolTurn = loop.hasNewToolTurns;
+    gate.suppressed = loop.autoCompactOff;
+    gate.unreconciledPending = !loop.injectedPending.isEmpty() && !loop.pendingReconciled;
+    gate.providerWaitsForPending = m_protocol->compactionWaitsForReconciledPending();
+    if (!gate.preconditionsHold())
+        return; // the estimate is not even needed
+    gate.estimatedTokens = estimateTokens(loop);
+    gate.budget = ContextBudget::inputBudget(m_protocol->config().contextWindow);
+    if (!gate.allows())
         return;
 
     const CancellationToken child = loop.cancel.child();
@@ -491,7 +516,12 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
             summary.clear(); // only the assistant text after the last tool activity counts
             break;
         case StreamEvent::Type::Usage:
-            usage = event.usage;
+            // Every request of the nested stream costs tokens (a refused tool round is one more request).
+            if (event.usage) {
+                TokenUsage total = usage.value_or(TokenUsage());
+                total += *event.usage;
+                usage = total;
+            }
             break;
         case StreamEvent::Type::Error:
             streamError = event.error;

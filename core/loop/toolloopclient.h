@@ -20,6 +20,9 @@ class ToolLoopClient final : public LlmClient
 {
 public:
     static constexpr int MaxToolTurns = 5000;
+    // A compaction request (tool calls disabled) gets this many rounds of refused tool calls; when the model
+    // still asks for tools after them, the request fails with that reason instead of looping (issue 12).
+    static constexpr int MaxCompactionToolRounds = 3;
 
     explicit ToolLoopClient(std::unique_ptr<ProviderProtocol> protocol);
     ~ToolLoopClient() override;

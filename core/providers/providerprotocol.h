@@ -131,6 +131,11 @@ public:
     virtual std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const = 0;
     virtual ProviderError classifyHttpError(int status, const QByteArray &body,
                                             const HeaderList &headers) const = 0;
+    // Whether automatic compaction waits while replayed pending state is unreconciled, that is until a
+    // request carrying it has completed (S36). It must where a pending turn can hold signed or encrypted
+    // reasoning the API verifies on replay: until the API has accepted that state once, a compaction request
+    // built on it may be refused for the same reason. Each protocol states why it does or does not need this.
+    virtual bool compactionWaitsForReconciledPending() const = 0;
     // Runs on the worker thread before each attempt (token refresh for Codex). Default: nothing to do.
     virtual Result<void> prepare(const CancellationToken &cancel)
     {

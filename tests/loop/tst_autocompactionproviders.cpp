@@ -7,24 +7,17 @@
 
 #include "fakeproviderserver.h"
 #include "protocoltestsupport.h"
+#include "providerscript.h"
 #include "testenvironment.h"
 
-#include "auth/credentialstorage.h"
 #include "loop/compactionprompts.h"
+#include "loop/contextbudget.h"
 #include "loop/toolloopclient.h"
-#include "providers/anthropic/anthropicprotocol.h"
-#include "providers/bedrock/bedrockprotocol.h"
-#include "providers/gemini/geminiprotocol.h"
-#include "providers/openai/openaichatprotocol.h"
-#include "providers/openai/openaicodexprotocol.h"
-#include "providers/openai/openairesponsesprotocol.h"
-#include "stream/eventstreamdecoder.h"
+#include "tools/toolregistry.h"
 
-#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcessEnvironment>
 #include <QTest>
 
 #include <atomic>
@@ -33,6 +26,12 @@
 
 using namespace keen;
 using namespace keen::test;
+using ProviderScript::contentKey;
+using ProviderScript::finalUserText;
+using ProviderScript::historyKey;
+using ProviderScript::isAlternating;
+using ProviderScript::textOf;
+using ProviderScript::withoutCacheMarkers;
 
 // Declared before the helpers: moc's tokenizer loses track in string literals with escaped quotes.
 class TestAutoCompactionProviders final : public QObject
@@ -48,6 +47,22 @@ private Q_SLOTS:
     void nativeRebuildAfterApply_S39_S41_S43_S44_S47_S48();
     void failedCompactionSendsParentUnchanged_S46_data();
     void failedCompactionSendsParentUnchanged_S46();
+    void compactionSeesNativeLoopAndGenericHistory_data();
+    void compactionSeesNativeLoopAndGenericHistory();
+    void contextLengthErrorNeverStartsCompaction_data();
+    void contextLengthErrorNeverStartsCompaction();
+    void stillOverBudgetAfterCompactionGoesOutUnchanged_data();
+    void stillOverBudgetAfterCompactionGoesOutUnchanged();
+    void overBudgetRequestKeepsEveryToolResult_data();
+    void overBudgetRequestKeepsEveryToolResult();
+    void interruptedTurnStillCompactsNextTurn_data();
+    void interruptedTurnStillCompactsNextTurn();
+    void fiveCompactionsDoNotNest_data();
+    void fiveCompactionsDoNotNest();
+    void compactionUsageSumsNestedRequests_data();
+    void compactionUsageSumsNestedRequests();
+    void nestedRequestGivesUpAfterAFewToolRounds_data();
+    void nestedRequestGivesUpAfterAFewToolRounds();
 
 private:
     static void addProviders();
@@ -69,442 +84,20 @@ QString userText()
     return QStringLiteral("implement this exactly");
 }
 
-QByteArray compact(const QJsonObject &object)
-{
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
-}
-
-FakeProviderServer::Response streamResponse(const QByteArray &contentType, const QByteArray &body)
-{
-    FakeProviderServer::Response response;
-    response.contentType = contentType;
-    response.body = body;
-    response.split = FakeProviderServer::SplitMode::randomSplits(quint32(body.size()), 48);
-    response.delayMs = 0;
-    return response;
-}
-
-// ---- OpenAI Chat Completions ----
-
-QByteArray chatEvent(const QJsonObject &object)
-{
-    return "data: " + compact(object) + "\n\n";
-}
-
-QJsonObject chatChoice(const QJsonObject &delta, const QJsonValue &finish = QJsonValue::Null)
-{
-    return QJsonObject{
-        {QStringLiteral("choices"), QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
-                                                           {QStringLiteral("delta"), delta},
-                                                           {QStringLiteral("finish_reason"), finish}}}}};
-}
-
-QByteArray chatUsage()
-{
-    return chatEvent(
-        QJsonObject{{QStringLiteral("choices"), QJsonArray()},
-                    {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), 30},
-                                                          {QStringLiteral("completion_tokens"), 5},
-                                                          {QStringLiteral("total_tokens"), 35}}}});
-}
-
-QByteArray chatToolCall(const QString &id, const QString &arguments)
-{
-    const QJsonObject first{
-        {QStringLiteral("index"), 0},
-        {QStringLiteral("id"), id},
-        {QStringLiteral("type"), QStringLiteral("function")},
-        {QStringLiteral("function"), QJsonObject{{QStringLiteral("name"), QStringLiteral("echo")},
-                                                 {QStringLiteral("arguments"), QString()}}}};
-    const QJsonObject rest{
-        {QStringLiteral("index"), 0},
-        {QStringLiteral("function"), QJsonObject{{QStringLiteral("arguments"), arguments}}}};
-    return chatEvent(chatChoice(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{first}}})) +
-           chatEvent(chatChoice(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{rest}}})) +
-           chatEvent(chatChoice(QJsonObject(), QStringLiteral("tool_calls"))) + chatUsage() +
-           "data: [DONE]\n\n";
-}
-
-QByteArray chatText(const QString &text)
-{
-    return chatEvent(chatChoice(QJsonObject{{QStringLiteral("content"), text.left(4)}})) +
-           chatEvent(chatChoice(QJsonObject{{QStringLiteral("content"), text.mid(4)}})) +
-           chatEvent(chatChoice(QJsonObject(), QStringLiteral("stop"))) + chatUsage() + "data: [DONE]\n\n";
-}
-
-// ---- OpenAI Responses and Codex ----
-
-QByteArray responsesEvent(QJsonObject object, int &sequence)
-{
-    object.insert(QStringLiteral("sequence_number"), sequence++);
-    return "event: " + object.value(QStringLiteral("type")).toString().toUtf8() +
-           "\ndata: " + compact(object) + "\n\n";
-}
-
-QByteArray responsesTurn(const QJsonObject &item, const QList<QJsonObject> &deltas)
-{
-    int sequence = 0;
-    QJsonObject added = item;
-    if (added.contains(QStringLiteral("arguments")))
-        added.insert(QStringLiteral("arguments"), QString());
-    if (added.contains(QStringLiteral("content")))
-        added.insert(QStringLiteral("content"), QJsonArray());
-    added.insert(QStringLiteral("status"), QStringLiteral("in_progress"));
-    QByteArray body =
-        responsesEvent(QJsonObject{{QStringLiteral("type"), QStringLiteral("response.created")},
-                                   {QStringLiteral("response"),
-                                    QJsonObject{{QStringLiteral("status"), QStringLiteral("in_progress")},
-                                                {QStringLiteral("output"), QJsonArray()}}}},
-                       sequence);
-    body += responsesEvent(QJsonObject{{QStringLiteral("type"), QStringLiteral("response.output_item.added")},
-                                       {QStringLiteral("output_index"), 0},
-                                       {QStringLiteral("item"), added}},
-                           sequence);
-    for (const QJsonObject &delta : deltas)
-        body += responsesEvent(delta, sequence);
-    body += responsesEvent(QJsonObject{{QStringLiteral("type"), QStringLiteral("response.output_item.done")},
-                                       {QStringLiteral("output_index"), 0},
-                                       {QStringLiteral("item"), item}},
-                           sequence);
-    body += responsesEvent(QJsonObject{{QStringLiteral("type"), QStringLiteral("response.completed")},
-                                       {QStringLiteral("response"),
-                                        QJsonObject{{QStringLiteral("status"), QStringLiteral("completed")},
-                                                    {QStringLiteral("output"), QJsonArray{item}},
-                                                    {QStringLiteral("usage"),
-                                                     QJsonObject{{QStringLiteral("input_tokens"), 30},
-                                                                 {QStringLiteral("output_tokens"), 5},
-                                                                 {QStringLiteral("total_tokens"), 35}}}}}},
-                           sequence);
-    return body;
-}
-
-QByteArray responsesToolCall(const QString &id, const QString &arguments)
-{
-    const QString itemId = QStringLiteral("fc_") + id;
-    const QJsonObject item{{QStringLiteral("type"), QStringLiteral("function_call")},
-                           {QStringLiteral("id"), itemId},
-                           {QStringLiteral("call_id"), id},
-                           {QStringLiteral("name"), QStringLiteral("echo")},
-                           {QStringLiteral("arguments"), arguments},
-                           {QStringLiteral("status"), QStringLiteral("completed")}};
-    return responsesTurn(
-        item, {QJsonObject{{QStringLiteral("type"), QStringLiteral("response.function_call_arguments.delta")},
-                           {QStringLiteral("item_id"), itemId},
-                           {QStringLiteral("output_index"), 0},
-                           {QStringLiteral("delta"), arguments}}});
-}
-
-QByteArray responsesText(const QString &text)
-{
-    const QJsonObject item{{QStringLiteral("type"), QStringLiteral("message")},
-                           {QStringLiteral("id"), QStringLiteral("msg_1")},
-                           {QStringLiteral("status"), QStringLiteral("completed")},
-                           {QStringLiteral("role"), QStringLiteral("assistant")},
-                           {QStringLiteral("content"),
-                            QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("output_text")},
-                                                   {QStringLiteral("text"), text},
-                                                   {QStringLiteral("annotations"), QJsonArray()}}}}};
-    QList<QJsonObject> deltas;
-    for (const QString &piece : {text.left(4), text.mid(4)})
-        deltas.append(QJsonObject{{QStringLiteral("type"), QStringLiteral("response.output_text.delta")},
-                                  {QStringLiteral("item_id"), QStringLiteral("msg_1")},
-                                  {QStringLiteral("output_index"), 0},
-                                  {QStringLiteral("content_index"), 0},
-                                  {QStringLiteral("delta"), piece}});
-    return responsesTurn(item, deltas);
-}
-
-// ---- Anthropic ----
-
-QByteArray anthropicEvent(const QJsonObject &object)
-{
-    return "event: " + object.value(QStringLiteral("type")).toString().toUtf8() +
-           "\ndata: " + compact(object) + "\n\n";
-}
-
-QByteArray anthropicTurn(const QJsonObject &block, const QList<QJsonObject> &deltas,
-                         const QString &stopReason)
-{
-    QByteArray body = anthropicEvent(QJsonObject{
-        {QStringLiteral("type"), QStringLiteral("message_start")},
-        {QStringLiteral("message"),
-         QJsonObject{{QStringLiteral("id"), QStringLiteral("msg_1")},
-                     {QStringLiteral("type"), QStringLiteral("message")},
-                     {QStringLiteral("role"), QStringLiteral("assistant")},
-                     {QStringLiteral("model"), QStringLiteral("claude-sonnet-4-5")},
-                     {QStringLiteral("content"), QJsonArray()},
-                     {QStringLiteral("stop_reason"), QJsonValue::Null},
-                     {QStringLiteral("usage"), QJsonObject{{QStringLiteral("input_tokens"), 30},
-                                                           {QStringLiteral("output_tokens"), 1}}}}}});
-    body += anthropicEvent(QJsonObject{{QStringLiteral("type"), QStringLiteral("content_block_start")},
-                                       {QStringLiteral("index"), 0},
-                                       {QStringLiteral("content_block"), block}});
-    for (const QJsonObject &delta : deltas)
-        body += anthropicEvent(QJsonObject{{QStringLiteral("type"), QStringLiteral("content_block_delta")},
-                                           {QStringLiteral("index"), 0},
-                                           {QStringLiteral("delta"), delta}});
-    body += anthropicEvent(QJsonObject{{QStringLiteral("type"), QStringLiteral("content_block_stop")},
-                                       {QStringLiteral("index"), 0}});
-    body += anthropicEvent(QJsonObject{
-        {QStringLiteral("type"), QStringLiteral("message_delta")},
-        {QStringLiteral("delta"), QJsonObject{{QStringLiteral("stop_reason"), stopReason},
-                                              {QStringLiteral("stop_sequence"), QJsonValue::Null}}},
-        {QStringLiteral("usage"), QJsonObject{{QStringLiteral("output_tokens"), 5}}}});
-    body += anthropicEvent(QJsonObject{{QStringLiteral("type"), QStringLiteral("message_stop")}});
-    return body;
-}
-
-QByteArray anthropicToolCall(const QString &id, const QString &arguments)
-{
-    return anthropicTurn(QJsonObject{{QStringLiteral("type"), QStringLiteral("tool_use")},
-                                     {QStringLiteral("id"), id},
-                                     {QStringLiteral("name"), QStringLiteral("echo")},
-                                     {QStringLiteral("input"), QJsonObject()}},
-                         {QJsonObject{{QStringLiteral("type"), QStringLiteral("input_json_delta")},
-                                      {QStringLiteral("partial_json"), arguments}}},
-                         QStringLiteral("tool_use"));
-}
-
-QByteArray anthropicText(const QString &text)
-{
-    QList<QJsonObject> deltas;
-    for (const QString &piece : {text.left(4), text.mid(4)})
-        deltas.append(QJsonObject{{QStringLiteral("type"), QStringLiteral("text_delta")},
-                                  {QStringLiteral("text"), piece}});
-    return anthropicTurn(
-        QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), QString()}},
-        deltas, QStringLiteral("end_turn"));
-}
-
-// ---- Gemini ----
-
-QByteArray geminiChunk(const QJsonArray &parts, bool last)
-{
-    QJsonObject candidate{
-        {QStringLiteral("content"),
-         QJsonObject{{QStringLiteral("role"), QStringLiteral("model")}, {QStringLiteral("parts"), parts}}}};
-    if (last)
-        candidate.insert(QStringLiteral("finishReason"), QStringLiteral("STOP"));
-    const QJsonObject chunk{
-        {QStringLiteral("candidates"), QJsonArray{candidate}},
-        {QStringLiteral("usageMetadata"), QJsonObject{{QStringLiteral("promptTokenCount"), 30},
-                                                      {QStringLiteral("candidatesTokenCount"), 5},
-                                                      {QStringLiteral("totalTokenCount"), 35}}}};
-    return "data: " + compact(chunk) + "\r\n\r\n";
-}
-
-QByteArray geminiToolCall(const QString &arguments)
-{
-    return geminiChunk(
-        QJsonArray{QJsonObject{
-            {QStringLiteral("functionCall"),
-             QJsonObject{{QStringLiteral("name"), QStringLiteral("echo")},
-                         {QStringLiteral("args"), QJsonDocument::fromJson(arguments.toUtf8()).object()}}}}},
-        true);
-}
-
-QByteArray geminiText(const QString &text)
-{
-    return geminiChunk(QJsonArray{QJsonObject{{QStringLiteral("text"), text.left(4)}}}, false) +
-           geminiChunk(QJsonArray{QJsonObject{{QStringLiteral("text"), text.mid(4)}}}, true);
-}
-
-// ---- Bedrock ----
-
-QByteArray bedrockEvent(const char *type, const QJsonObject &payload)
-{
-    EventStreamDecoder::Message message;
-    message.headers = {
-        {QStringLiteral(":event-type"), EventStreamDecoder::Header::Type::String, QLatin1String(type)},
-        {QStringLiteral(":content-type"), EventStreamDecoder::Header::Type::String,
-         QStringLiteral("application/json")},
-        {QStringLiteral(":message-type"), EventStreamDecoder::Header::Type::String, QStringLiteral("event")},
-    };
-    message.payload = compact(payload);
-    return EventStreamDecoder::encode(message);
-}
-
-QByteArray bedrockTail(const QString &stopReason)
-{
-    return bedrockEvent("contentBlockStop", QJsonObject{{QStringLiteral("contentBlockIndex"), 0}}) +
-           bedrockEvent("messageStop", QJsonObject{{QStringLiteral("stopReason"), stopReason}}) +
-           bedrockEvent("metadata", QJsonObject{{QStringLiteral("usage"),
-                                                 QJsonObject{{QStringLiteral("inputTokens"), 30},
-                                                             {QStringLiteral("outputTokens"), 5},
-                                                             {QStringLiteral("totalTokens"), 35}}}});
-}
-
-QByteArray bedrockToolCall(const QString &id, const QString &arguments)
-{
-    return bedrockEvent("messageStart", QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")}}) +
-           bedrockEvent(
-               "contentBlockStart",
-               QJsonObject{{QStringLiteral("contentBlockIndex"), 0},
-                           {QStringLiteral("start"),
-                            QJsonObject{{QStringLiteral("toolUse"),
-                                         QJsonObject{{QStringLiteral("toolUseId"), id},
-                                                     {QStringLiteral("name"), QStringLiteral("echo")}}}}}}) +
-           bedrockEvent("contentBlockDelta",
-                        QJsonObject{{QStringLiteral("contentBlockIndex"), 0},
-                                    {QStringLiteral("delta"),
-                                     QJsonObject{{QStringLiteral("toolUse"),
-                                                  QJsonObject{{QStringLiteral("input"), arguments}}}}}}) +
-           bedrockTail(QStringLiteral("tool_use"));
-}
-
-QByteArray bedrockText(const QString &text)
-{
-    QByteArray body =
-        bedrockEvent("messageStart", QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")}});
-    for (const QString &piece : {text.left(4), text.mid(4)})
-        body += bedrockEvent(
-            "contentBlockDelta",
-            QJsonObject{{QStringLiteral("contentBlockIndex"), 0},
-                        {QStringLiteral("delta"), QJsonObject{{QStringLiteral("text"), piece}}}});
-    return body + bedrockTail(QStringLiteral("end_turn"));
-}
-
-// ---- per provider ----
-
-bool isResponses(const QString &provider)
-{
-    return provider == QLatin1String("openai") || provider == QLatin1String("openai-codex");
-}
-
-bool isAlternating(const QString &provider)
-{
-    return provider == QLatin1String("anthropic") || provider == QLatin1String("googleai") ||
-           provider == QLatin1String("amazon-bedrock");
-}
-
-// The request key that holds the native history.
-QString historyKey(const QString &provider)
-{
-    if (isResponses(provider))
-        return QStringLiteral("input");
-    if (provider == QLatin1String("googleai"))
-        return QStringLiteral("contents");
-    return QStringLiteral("messages");
-}
-
-QString contentKey(const QString &provider)
-{
-    return provider == QLatin1String("googleai") ? QStringLiteral("parts") : QStringLiteral("content");
-}
-
 FakeProviderServer::Response toolCallResponse(const QString &provider, const QString &id,
                                               const QString &arguments)
 {
-    if (provider == QLatin1String("openai-compatible"))
-        return streamResponse("text/event-stream", chatToolCall(id, arguments));
-    if (isResponses(provider))
-        return streamResponse("text/event-stream", responsesToolCall(id, arguments));
-    if (provider == QLatin1String("anthropic"))
-        return streamResponse("text/event-stream", anthropicToolCall(id, arguments));
-    if (provider == QLatin1String("googleai"))
-        return streamResponse("text/event-stream", geminiToolCall(arguments));
-    return streamResponse("application/vnd.amazon.eventstream", bedrockToolCall(id, arguments));
+    return ProviderScript::toolCall(provider, id, QStringLiteral("echo"), arguments);
 }
 
 FakeProviderServer::Response textResponse(const QString &provider, const QString &text)
 {
-    if (provider == QLatin1String("openai-compatible"))
-        return streamResponse("text/event-stream", chatText(text));
-    if (isResponses(provider))
-        return streamResponse("text/event-stream", responsesText(text));
-    if (provider == QLatin1String("anthropic"))
-        return streamResponse("text/event-stream", anthropicText(text));
-    if (provider == QLatin1String("googleai"))
-        return streamResponse("text/event-stream", geminiText(text));
-    return streamResponse("application/vnd.amazon.eventstream", bedrockText(text));
+    return ProviderScript::text(provider, text);
 }
-
-FakeProviderServer::Response badRequest(const QString &provider)
-{
-    const QString message = QStringLiteral("compaction refused");
-    QJsonObject body;
-    FakeProviderServer::HeaderList headers;
-    if (provider == QLatin1String("anthropic")) {
-        body = QJsonObject{{QStringLiteral("type"), QStringLiteral("error")},
-                           {QStringLiteral("error"),
-                            QJsonObject{{QStringLiteral("type"), QStringLiteral("invalid_request_error")},
-                                        {QStringLiteral("message"), message}}}};
-    } else if (provider == QLatin1String("googleai")) {
-        body = QJsonObject{{QStringLiteral("error"),
-                            QJsonObject{{QStringLiteral("code"), 400},
-                                        {QStringLiteral("message"), message},
-                                        {QStringLiteral("status"), QStringLiteral("INVALID_ARGUMENT")}}}};
-    } else if (provider == QLatin1String("amazon-bedrock")) {
-        body = QJsonObject{{QStringLiteral("message"), message}};
-        headers.append(qMakePair(QByteArray("x-amzn-errortype"), QByteArray("ValidationException")));
-    } else {
-        body = QJsonObject{{QStringLiteral("error"),
-                            QJsonObject{{QStringLiteral("message"), message},
-                                        {QStringLiteral("type"), QStringLiteral("invalid_request_error")}}}};
-    }
-    return FakeProviderServer::jsonResponse(400, compact(body), headers);
-}
-
-class MemoryStorage final : public CredentialStorage
-{
-public:
-    std::optional<CodexCredentials> load() const override { return m_credentials; }
-    Result<void> save(const CodexCredentials &credentials) override
-    {
-        m_credentials = credentials;
-        return {};
-    }
-    Result<void> remove() override
-    {
-        m_credentials.reset();
-        return {};
-    }
-    std::optional<CodexCredentials> m_credentials;
-};
 
 std::unique_ptr<ProviderProtocol> makeProtocol(const QString &provider, const QUrl &base, qint64 window)
 {
-    ClientConfig config;
-    config.providerId = provider;
-    config.apiKey = QStringLiteral("test-key");
-    config.retryBaseDelayMs = 10;
-    config.contextWindow = window;
-    if (provider == QLatin1String("openai-compatible")) {
-        config.model = QStringLiteral("gpt-4o");
-        config.baseUrl = base.toString() + QStringLiteral("/v1");
-        return std::make_unique<OpenAiChatProtocol>(config);
-    }
-    if (provider == QLatin1String("openai")) {
-        config.model = QStringLiteral("gpt-5");
-        config.thinkingEffort = QStringLiteral("low");
-        config.baseUrl = base.toString() + QStringLiteral("/v1");
-        return std::make_unique<OpenAiResponsesProtocol>(config);
-    }
-    if (provider == QLatin1String("openai-codex")) {
-        config.model = QStringLiteral("gpt-5-codex");
-        config.apiKey.clear();
-        config.baseUrl = base.toString() + QStringLiteral("/backend-api/codex");
-        auto storage = std::make_shared<MemoryStorage>();
-        CodexCredentials credentials;
-        credentials.accessToken = QStringLiteral("codex-access");
-        credentials.refreshToken = QStringLiteral("codex-refresh");
-        credentials.expiresAt = QDateTime::currentDateTimeUtc().addSecs(3600);
-        credentials.accountId = QStringLiteral("acct-7");
-        storage->m_credentials = credentials;
-        return std::make_unique<OpenAiCodexProtocol>(config, storage);
-    }
-    config.baseUrl = base.toString();
-    if (provider == QLatin1String("anthropic")) {
-        config.model = QStringLiteral("claude-sonnet-4-5");
-        return std::make_unique<AnthropicProtocol>(config);
-    }
-    if (provider == QLatin1String("googleai")) {
-        config.model = QStringLiteral("gemini-2.5-flash");
-        return std::make_unique<GeminiProtocol>(config);
-    }
-    config.model = QStringLiteral("us.amazon.nova-micro-v1:0");
-    config.awsRegion = QStringLiteral("us-east-1");
-    return std::make_unique<BedrockProtocol>(config, QProcessEnvironment());
+    return ProviderScript::makeProtocol(provider, base, window);
 }
 
 struct Run
@@ -514,6 +107,7 @@ struct Run
     QList<QJsonObject> bodies; // every request body, in order
     QList<QByteArray> rawBodies;
     int toolRuns = 0;
+    int unusedResponses = 0;
 
     QString text() const
     {
@@ -547,73 +141,102 @@ struct Run
     }
 };
 
+// The echo tool; it can interrupt the stream it runs in, as a person's Ctrl+C during a tool run does.
+class EchoTool final : public Tool
+{
+public:
+    explicit EchoTool(QJsonValue output)
+        : m_output(std::move(output))
+    {}
+    QString name() const override { return QStringLiteral("echo"); }
+    QString description() const override { return QStringLiteral("Echoes text back."); }
+    QJsonObject inputSchema() const override
+    {
+        return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                           {QStringLiteral("properties"),
+                            QJsonObject{{QStringLiteral("text"),
+                                         QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}}};
+    }
+    // A null output echoes the input's text.
+    ToolResult execute(const QJsonObject &input, ToolContext &context) override
+    {
+        ++runs;
+        if (interruptNextRun.exchange(false))
+            context.cancel.cancel();
+        if (m_output.isNull())
+            return ToolResult::success(
+                QJsonObject{{QStringLiteral("echo"), input.value(QStringLiteral("text"))}});
+        return ToolResult::success(m_output);
+    }
+    std::atomic_int runs{0};
+    std::atomic_bool interruptNextRun{false};
+
+private:
+    QJsonValue m_output;
+};
+
+// One provider client on the loopback fake provider, kept across streams (pending state lives in it).
+class Harness
+{
+public:
+    Harness(const QString &provider, qint64 window,
+            const QJsonValue &toolOutput = QJsonObject{{QStringLiteral("echo"), QStringLiteral("x")}})
+        : m_echo(std::make_shared<EchoTool>(toolOutput))
+        , m_client(makeProtocol(provider, m_server.baseUrl(), window))
+    {
+        m_tools.add(m_echo);
+    }
+
+    // One streamChat answered from responses; the run holds only this stream's requests.
+    Run stream(const MessageList &messages, const QList<FakeProviderServer::Response> &responses,
+               StreamOptions options = {})
+    {
+        m_server.clearRequests();
+        for (const FakeProviderServer::Response &response : responses)
+            m_server.enqueue(response);
+        const int runsBefore = m_echo->runs;
+        std::mutex mutex;
+        Run run;
+        QList<StreamEvent> events;
+        std::atomic_bool finished = false;
+        options.sessionId = QStringLiteral("1234-5678");
+        std::thread worker([&] {
+            m_client.streamChat(messages, &m_tools, options, CancellationToken(),
+                                [&](const StreamEvent &event) {
+                                    std::lock_guard lock(mutex);
+                                    events.append(event);
+                                });
+            finished = true;
+        });
+        run.finished = FakeProviderServer::spinUntil([&] { return finished.load(); }, 20000);
+        if (!run.finished)
+            m_server.closeAllConnections();
+        worker.join();
+        run.events = events;
+        for (const FakeProviderServer::Request &request : m_server.requests()) {
+            run.bodies.append(request.json.object());
+            run.rawBodies.append(request.body);
+        }
+        run.toolRuns = m_echo->runs - runsBefore;
+        run.unusedResponses = int(m_server.pendingResponses());
+        return run;
+    }
+
+    EchoTool &echo() { return *m_echo; }
+    ToolLoopClient &client() { return m_client; }
+
+private:
+    FakeProviderServer m_server;
+    std::shared_ptr<EchoTool> m_echo;
+    ToolRegistry m_tools;
+    ToolLoopClient m_client;
+};
+
 // One streamChat of [system, user] with the echo tool, answered from the scripted responses.
 Run runScript(const QString &provider, qint64 window, const QList<FakeProviderServer::Response> &responses)
 {
-    FakeProviderServer server;
-    for (const FakeProviderServer::Response &response : responses)
-        server.enqueue(response);
-    auto echo = std::make_shared<FakeTool>(
-        QStringLiteral("echo"), QStringLiteral("Echoes text back."),
-        QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                    {QStringLiteral("properties"),
-                     QJsonObject{{QStringLiteral("text"),
-                                  QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}}},
-        QJsonObject{{QStringLiteral("echo"), QStringLiteral("x")}});
-    ToolRegistry tools;
-    tools.add(echo);
-    ToolLoopClient client(makeProtocol(provider, server.baseUrl(), window));
-
-    std::mutex mutex;
-    Run run;
-    QList<StreamEvent> events;
-    std::atomic_bool finished = false;
-    StreamOptions options;
-    options.sessionId = QStringLiteral("1234-5678");
-    std::thread worker([&] {
-        client.streamChat({Message::system(systemText()), Message::user(userText())}, &tools, options,
-                          CancellationToken(), [&](const StreamEvent &event) {
-                              std::lock_guard lock(mutex);
-                              events.append(event);
-                          });
-        finished = true;
-    });
-    run.finished = FakeProviderServer::spinUntil([&] { return finished.load(); }, 20000);
-    if (!run.finished)
-        server.closeAllConnections();
-    worker.join();
-    run.events = events;
-    for (const FakeProviderServer::Request &request : server.requests()) {
-        run.bodies.append(request.json.object());
-        run.rawBodies.append(request.body);
-    }
-    run.toolRuns = int(echo->inputs().size());
-    return run;
-}
-
-QString textOf(const QJsonValue &block)
-{
-    return block.toObject().value(QStringLiteral("text")).toString();
-}
-
-// The text of the request's final user message: its content string, or its last text block.
-QString finalUserText(const QString &provider, const QJsonObject &body)
-{
-    const QJsonArray history = body.value(historyKey(provider)).toArray();
-    if (history.isEmpty())
-        return {};
-    const QJsonObject last = history.last().toObject();
-    if (last.value(QStringLiteral("role")).toString() != QLatin1String("user"))
-        return {};
-    const QJsonValue content = last.value(contentKey(provider));
-    if (content.isString())
-        return content.toString();
-    const QJsonArray blocks = content.toArray();
-    for (qsizetype i = blocks.size() - 1; i >= 0; --i) {
-        if (blocks.at(i).toObject().contains(QStringLiteral("text")))
-            return textOf(blocks.at(i));
-    }
-    return {};
+    Harness harness(provider, window);
+    return harness.stream({Message::system(systemText()), Message::user(userText())}, responses);
 }
 
 bool isCompactionRequest(const QString &provider, const QJsonObject &body)
@@ -621,27 +244,11 @@ bool isCompactionRequest(const QString &provider, const QJsonObject &body)
     return finalUserText(provider, body) == CompactionPrompts::automaticPrompt();
 }
 
-// Content blocks as a cache-neutral list: Anthropic cache_control markers and Bedrock cachePoint blocks
-// move with the last message, so they are left out when comparing the last message's blocks.
-QJsonArray withoutCacheMarkers(const QJsonArray &blocks)
-{
-    QJsonArray result;
-    for (const QJsonValue &block : blocks) {
-        if (block.toObject().contains(QStringLiteral("cachePoint")))
-            continue;
-        result.append(withoutKey(block, QStringLiteral("cache_control")));
-    }
-    return result;
-}
-
 } // namespace
 
 void TestAutoCompactionProviders::addProviders()
 {
-    QTest::addColumn<QString>("provider");
-    for (const char *provider :
-         {"openai-compatible", "openai", "openai-codex", "anthropic", "googleai", "amazon-bedrock"})
-        QTest::newRow(provider) << QString::fromLatin1(provider);
+    ProviderScript::addProviderRows();
 }
 
 void TestAutoCompactionProviders::triggerAndPromptCacheParity_S34_S35_S36_S37_S44_data()
@@ -649,6 +256,7 @@ void TestAutoCompactionProviders::triggerAndPromptCacheParity_S34_S35_S36_S37_S4
     addProviders();
 }
 
+// proves S34, S35, S36, S37, S44
 void TestAutoCompactionProviders::triggerAndPromptCacheParity_S34_S35_S36_S37_S44()
 {
     QFETCH(QString, provider);
@@ -730,6 +338,7 @@ void TestAutoCompactionProviders::toolCallsRefusedInOneShotCompaction_S14_S38_da
     addProviders();
 }
 
+// proves S14, S38
 void TestAutoCompactionProviders::toolCallsRefusedInOneShotCompaction_S14_S38()
 {
     QFETCH(QString, provider);
@@ -771,6 +380,7 @@ void TestAutoCompactionProviders::nativeRebuildAfterApply_S39_S41_S43_S44_S47_S4
     addProviders();
 }
 
+// proves S39, S41, S43, S44, S45, S47, S48
 void TestAutoCompactionProviders::nativeRebuildAfterApply_S39_S41_S43_S44_S47_S48()
 {
     QFETCH(QString, provider);
@@ -847,6 +457,7 @@ void TestAutoCompactionProviders::failedCompactionSendsParentUnchanged_S46_data(
     addProviders();
 }
 
+// proves S46
 void TestAutoCompactionProviders::failedCompactionSendsParentUnchanged_S46()
 {
     QFETCH(QString, provider);
@@ -854,7 +465,8 @@ void TestAutoCompactionProviders::failedCompactionSendsParentUnchanged_S46()
     const QString args = QStringLiteral("{\"text\":\"x\"}");
     const Run failed = runScript(provider, SmallWindow,
                                  {toolCallResponse(provider, QStringLiteral("call_1"), args),
-                                  badRequest(provider), textResponse(provider, QStringLiteral("after"))});
+                                  ProviderScript::badRequest(provider, QStringLiteral("compaction refused")),
+                                  textResponse(provider, QStringLiteral("after"))});
     const Run plain = runScript(provider, HugeWindow,
                                 {toolCallResponse(provider, QStringLiteral("call_1"), args),
                                  textResponse(provider, QStringLiteral("after"))});
@@ -875,6 +487,321 @@ void TestAutoCompactionProviders::failedCompactionSendsParentUnchanged_S46()
              qPrintable(failure.autoCompaction->error));
     QVERIFY(failed.ofType(StreamEvent::Type::Retry).isEmpty());
     QCOMPARE(failed.text(), QStringLiteral("after"));
+}
+
+void TestAutoCompactionProviders::compactionSeesNativeLoopAndGenericHistory_data()
+{
+    addProviders();
+}
+
+// proves S7, S8, S15: during the stream the loop keeps the provider's native history (the compaction request
+// carries this loop's tool call and its full raw result in the provider's own shape) and the generic
+// history (the replacement is built from neutral messages: the system message as written, the user's words).
+void TestAutoCompactionProviders::compactionSeesNativeLoopAndGenericHistory()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const QString marker = QStringLiteral("RAW-OUTPUT-7f3e ") + QString(3000, QLatin1Char('r'));
+    Harness harness(provider, SmallWindow, QJsonObject{{QStringLiteral("found"), marker}});
+    const Run run = harness.stream(
+        {Message::system(systemText()), Message::user(userText())},
+        {toolCallResponse(provider, QStringLiteral("call_1"), QStringLiteral("{\"text\":\"probe\"}")),
+         textResponse(provider, QStringLiteral("## Goal\nsummary")),
+         textResponse(provider, QStringLiteral("ok"))});
+    QVERIFY(run.finished);
+    QCOMPARE(run.bodies.size(), 3);
+    QVERIFY(isCompactionRequest(provider, run.bodies.at(1)));
+    const QByteArray compaction = run.rawBodies.at(1);
+    // Native: the tool call with its arguments and the whole raw result, in the provider's shape (S7, S8).
+    QVERIFY(compaction.contains(marker.toUtf8()));
+    QVERIFY(compaction.contains("probe"));
+    const QJsonArray history = run.bodies.at(1).value(historyKey(provider)).toArray();
+    const QByteArray historyBytes = QJsonDocument(history).toJson(QJsonDocument::Compact);
+    if (provider == QLatin1String("openai-compatible"))
+        QVERIFY(historyBytes.contains("\"tool_calls\"") && historyBytes.contains("\"role\":\"tool\""));
+    else if (ProviderScript::isResponses(provider))
+        QVERIFY(historyBytes.contains("\"function_call\"") &&
+                historyBytes.contains("\"function_call_output\""));
+    else if (provider == QLatin1String("anthropic"))
+        QVERIFY(historyBytes.contains("\"tool_use\"") && historyBytes.contains("\"tool_result\""));
+    else if (provider == QLatin1String("googleai"))
+        QVERIFY(historyBytes.contains("\"functionCall\"") && historyBytes.contains("\"functionResponse\""));
+    else
+        QVERIFY(historyBytes.contains("\"toolUse\"") && historyBytes.contains("\"toolResult\""));
+    // The active loop's progress and results are what the automatic prompt asks to keep (S15).
+    QVERIFY(CompactionPrompts::automaticPrompt().contains(
+        QStringLiteral("Keep the progress of the current task")));
+    QVERIFY(CompactionPrompts::automaticPrompt().contains(
+        QStringLiteral("every tool result that still matters")));
+    // Generic: neutral messages, no wire shapes (S7).
+    const MessageList replacement =
+        run.ofType(StreamEvent::Type::AutoCompactionApplied).first().autoCompaction->replacement;
+    QCOMPARE(replacement.size(), 2);
+    QCOMPARE(replacement.at(0), Message::system(systemText()));
+    QCOMPARE(replacement.at(1).role, Message::Role::User);
+    QVERIFY(!replacement.at(1).turnMemory);
+    QVERIFY(replacement.at(1).content.contains(QStringLiteral("## Goal\nsummary")));
+}
+
+void TestAutoCompactionProviders::contextLengthErrorNeverStartsCompaction_data()
+{
+    addProviders();
+}
+
+// proves S6 for every provider: automatic compaction enabled, the estimate above the threshold, and the
+// provider's context-window error is the turn's error; no compaction request, no retry.
+void TestAutoCompactionProviders::contextLengthErrorNeverStartsCompaction()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    QVERIFY(ContextBudget::shouldAutoCompact(ContextBudget::estimateTokens(systemText().size()),
+                                             ContextBudget::inputBudget(SmallWindow)));
+    const Run run = runScript(provider, SmallWindow, {ProviderScript::contextLengthError(provider)});
+    QVERIFY(run.finished);
+    QCOMPARE(run.bodies.size(), 1);
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Error);
+    QVERIFY2(run.events.last().error.contains(ProviderScript::contextErrorText(provider)),
+             qPrintable(run.events.last().error));
+    QVERIFY(run.compactionEvents().isEmpty());
+    QVERIFY(run.ofType(StreamEvent::Type::Retry).isEmpty());
+}
+
+void TestAutoCompactionProviders::stillOverBudgetAfterCompactionGoesOutUnchanged_data()
+{
+    addProviders();
+}
+
+// proves S5, S4: the system prompt alone is over the input budget, so even the compacted request is. It is
+// sent as built from the replacement, nothing pruned or shortened, and the provider's context-window error
+// ends the turn through the normal error path, without a second compaction.
+void TestAutoCompactionProviders::stillOverBudgetAfterCompactionGoesOutUnchanged()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const QString system = QStringLiteral("You are Keen. ") + QString(60000, QLatin1Char('s'));
+    QVERIFY(ContextBudget::estimateTokens(system.size()) > ContextBudget::inputBudget(SmallWindow));
+    Harness harness(provider, SmallWindow);
+    const MessageList messages{Message::system(system), Message::user(userText())};
+    const Run run = harness.stream(
+        messages, {toolCallResponse(provider, QStringLiteral("call_1"), QStringLiteral("{\"text\":\"x\"}")),
+                   textResponse(provider, QStringLiteral("## Goal\nsummary")),
+                   ProviderScript::contextLengthError(provider)});
+    QVERIFY(run.finished);
+    QCOMPARE(run.bodies.size(), 3);
+    QVERIFY(isCompactionRequest(provider, run.bodies.at(1)));
+    QCOMPARE(run.compactionEvents(),
+             (QStringList{StreamEvent::typeName(StreamEvent::Type::AutoCompactionStarted),
+                          StreamEvent::typeName(StreamEvent::Type::AutoCompactionApplied)}));
+    const MessageList replacement =
+        run.ofType(StreamEvent::Type::AutoCompactionApplied).first().autoCompaction->replacement;
+
+    // The resumed request is exactly the protocol's request for the replacement.
+    std::unique_ptr<ProviderProtocol> protocol =
+        makeProtocol(provider, QUrl(QStringLiteral("http://127.0.0.1:1")), SmallWindow);
+    QVERIFY(protocol->prepare(CancellationToken()));
+    const NativeHistory native = protocol->rebuildAfterCompaction(protocol->toNative(messages), replacement);
+    RequestContext context;
+    context.options.sessionId = QStringLiteral("1234-5678");
+    context.stableIndex = int(native.messages.size()) - 1;
+    ToolRegistry tools;
+    tools.add(std::make_shared<EchoTool>(QJsonValue()));
+    const QJsonObject expected =
+        QJsonDocument::fromJson(protocol->buildRequest(native, tools.specs(), context).body).object();
+    QCOMPARE(run.bodies.at(2), expected);
+    QVERIFY(run.rawBodies.at(2).contains(system.toUtf8())); // the whole system prompt, not shortened
+
+    // The provider's error, as the provider said it, ends the turn.
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Error);
+    QVERIFY2(run.events.last().error.contains(ProviderScript::contextErrorText(provider)),
+             qPrintable(run.events.last().error));
+    QVERIFY(run.ofType(StreamEvent::Type::Retry).isEmpty());
+}
+
+void TestAutoCompactionProviders::overBudgetRequestKeepsEveryToolResult_data()
+{
+    addProviders();
+}
+
+// proves S4: automatic compaction is the only over-budget path. A tool result that alone exceeds the input
+// budget goes to the provider whole when the compaction fails, and the request is the one the turn would
+// have sent with no compaction at all.
+void TestAutoCompactionProviders::overBudgetRequestKeepsEveryToolResult()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const QString output =
+        QStringLiteral("BEGIN ") + QString(60000, QLatin1Char('z')) + QStringLiteral(" END");
+    QVERIFY(ContextBudget::estimateTokens(output.size()) > ContextBudget::inputBudget(SmallWindow));
+    const QJsonObject result{{QStringLiteral("content"), output}};
+    const MessageList messages{Message::system(QStringLiteral("You are Keen.")), Message::user(userText())};
+    const QList<FakeProviderServer::Response> plainScript{
+        toolCallResponse(provider, QStringLiteral("call_1"), QStringLiteral("{\"text\":\"x\"}")),
+        textResponse(provider, QStringLiteral("after"))};
+    Harness failing(provider, SmallWindow, result);
+    const Run failed =
+        failing.stream(messages, {plainScript.at(0),
+                                  ProviderScript::badRequest(provider, QStringLiteral("compaction refused")),
+                                  plainScript.at(1)});
+    Harness huge(provider, HugeWindow, result);
+    const Run plain = huge.stream(messages, plainScript);
+    QVERIFY(failed.finished);
+    QVERIFY(plain.finished);
+    QCOMPARE(failed.bodies.size(), 3);
+    QVERIFY(isCompactionRequest(provider, failed.bodies.at(1)));
+    QVERIFY(failed.rawBodies.at(2).contains(output.toUtf8()));
+    QCOMPARE(failed.bodies.at(2), plain.bodies.at(1));
+    QCOMPARE(failed.events.last().type, StreamEvent::Type::Done);
+}
+
+void TestAutoCompactionProviders::interruptedTurnStillCompactsNextTurn_data()
+{
+    addProviders();
+}
+
+// Issue 12 point 1, proves S36 (pending state blocks only until reconciled): a turn interrupted during a tool
+// run leaves pending state; the next turn replays it and, once a request carrying it has completed, compacts
+// when it crosses the threshold. The compaction request carries the interrupted turn's work; after it the
+// pending state is gone.
+void TestAutoCompactionProviders::interruptedTurnStillCompactsNextTurn()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const QString marker = QStringLiteral("INTERRUPTED-WORK-5a1b");
+    Harness harness(provider, SmallWindow, QJsonValue::Null);
+    const MessageList first{Message::system(systemText()), Message::user(userText())};
+    harness.echo().interruptNextRun = true; // Ctrl+C while the tool runs
+    const Run interrupted =
+        harness.stream(first, {toolCallResponse(provider, QStringLiteral("call_1"),
+                                                QStringLiteral("{\"text\":\"%1\"}").arg(marker))});
+    QVERIFY(interrupted.finished);
+    QCOMPARE(interrupted.toolRuns, 1);
+    QVERIFY(!harness.client().pendingState().isEmpty());
+
+    MessageList next = first;
+    next.append(Message::user(QStringLiteral("go on")));
+    const Run resumed = harness.stream(
+        next, {toolCallResponse(provider, QStringLiteral("call_2"), QStringLiteral("{\"text\":\"b\"}")),
+               textResponse(provider, QStringLiteral("## Goal\nsummary")),
+               textResponse(provider, QStringLiteral("done"))});
+    QVERIFY(resumed.finished);
+    QVERIFY2(resumed.events.last().type == StreamEvent::Type::Done, qPrintable(resumed.events.last().error));
+    QCOMPARE(resumed.bodies.size(), 3);
+    QVERIFY(resumed.rawBodies.at(0).contains(marker.toUtf8())); // the pending turn is replayed
+    QVERIFY(isCompactionRequest(provider, resumed.bodies.at(1)));
+    QVERIFY(resumed.rawBodies.at(1).contains(marker.toUtf8())); // and summarised
+    QCOMPARE(resumed.compactionEvents(),
+             (QStringList{StreamEvent::typeName(StreamEvent::Type::AutoCompactionStarted),
+                          StreamEvent::typeName(StreamEvent::Type::AutoCompactionApplied)}));
+    QVERIFY(!resumed.rawBodies.at(2).contains(marker.toUtf8()));
+    const QString replacement = resumed.ofType(StreamEvent::Type::AutoCompactionApplied)
+                                    .first()
+                                    .autoCompaction->replacement.last()
+                                    .content;
+    QCOMPARE(finalUserText(provider, resumed.bodies.at(2)), replacement);
+    QVERIFY(replacement.endsWith(QStringLiteral("go on\n</last_user_message>")));
+    QVERIFY(harness.client().pendingState().isEmpty());
+}
+
+void TestAutoCompactionProviders::fiveCompactionsDoNotNest_data()
+{
+    addProviders();
+}
+
+// Issue 12 point 5, proves S41, S42 over repeated compactions: five compactions in one turn, every
+// replacement holds the person's words once and has the same size.
+void TestAutoCompactionProviders::fiveCompactionsDoNotNest()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    QList<FakeProviderServer::Response> script;
+    for (int round = 1; round <= 5; ++round) {
+        script.append(toolCallResponse(provider, QStringLiteral("call_%1").arg(round),
+                                       QStringLiteral("{\"text\":\"%1\"}").arg(round)));
+        script.append(textResponse(provider, QStringLiteral("## Goal\nsummary number %1").arg(round)));
+    }
+    script.append(textResponse(provider, QStringLiteral("all done")));
+    const Run run = runScript(provider, SmallWindow, script);
+    QVERIFY(run.finished);
+    QVERIFY2(run.events.last().type == StreamEvent::Type::Done, qPrintable(run.events.last().error));
+    const auto applied = run.ofType(StreamEvent::Type::AutoCompactionApplied);
+    QCOMPARE(applied.size(), 5);
+    QList<qsizetype> sizes;
+    for (int i = 0; i < applied.size(); ++i) {
+        const QString content = applied.at(i).autoCompaction->replacement.last().content;
+        QCOMPARE(content.count(QStringLiteral("<compacted_context>")), 1);
+        QCOMPARE(content.count(userText()), 1);
+        QVERIFY(content.contains(QStringLiteral("summary number %1").arg(i + 1)));
+        sizes.append(content.size());
+    }
+    for (qsizetype size : std::as_const(sizes))
+        QCOMPARE(size, sizes.first());
+    const QJsonObject last = run.bodies.last();
+    QCOMPARE(finalUserText(provider, last), applied.last().autoCompaction->replacement.last().content);
+    QCOMPARE(run.rawBodies.last().count("<compacted_context>"), 1);
+}
+
+void TestAutoCompactionProviders::compactionUsageSumsNestedRequests_data()
+{
+    addProviders();
+}
+
+// Issue 12 point 4: the applied event carries the usage of every request of the nested stream.
+void TestAutoCompactionProviders::compactionUsageSumsNestedRequests()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const Run run =
+        runScript(provider, SmallWindow,
+                  {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("echo"),
+                                            QStringLiteral("{\"text\":\"x\"}"), 30, 5),
+                   ProviderScript::toolCall(provider, QStringLiteral("call_2"), QStringLiteral("echo"),
+                                            QStringLiteral("{\"text\":\"y\"}"), 100, 10),
+                   ProviderScript::text(provider, QStringLiteral("## Goal\nsummary"), 200, 20),
+                   ProviderScript::text(provider, QStringLiteral("after"), 40, 4)});
+    QVERIFY(run.finished);
+    const auto applied = run.ofType(StreamEvent::Type::AutoCompactionApplied);
+    QCOMPARE(applied.size(), 1);
+    QVERIFY(applied.first().autoCompaction->usage);
+    QCOMPARE(applied.first().autoCompaction->usage->inputTokens, 300);
+    QCOMPARE(applied.first().autoCompaction->usage->outputTokens, 30);
+    const auto usage = run.ofType(StreamEvent::Type::Usage);
+    QCOMPARE(usage.size(), 2); // the parent's two requests only
+    QCOMPARE(usage.at(0).usage->inputTokens, 30);
+    QCOMPARE(usage.at(1).usage->inputTokens, 40);
+}
+
+void TestAutoCompactionProviders::nestedRequestGivesUpAfterAFewToolRounds_data()
+{
+    addProviders();
+}
+
+// Issue 12 point 6, proves S46: the nested request refuses tools for a few rounds, then fails with a clear
+// reason; the parent request goes out as if no compaction had been tried.
+void TestAutoCompactionProviders::nestedRequestGivesUpAfterAFewToolRounds()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const QString args = QStringLiteral("{\"text\":\"x\"}");
+    QList<FakeProviderServer::Response> script{toolCallResponse(provider, QStringLiteral("call_1"), args)};
+    for (int round = 0; round <= ToolLoopClient::MaxCompactionToolRounds; ++round)
+        script.append(toolCallResponse(provider, QStringLiteral("refused_%1").arg(round), args));
+    script.append(textResponse(provider, QStringLiteral("after")));
+    const Run run = runScript(provider, SmallWindow, script);
+    const Run plain = runScript(provider, HugeWindow,
+                                {toolCallResponse(provider, QStringLiteral("call_1"), args),
+                                 textResponse(provider, QStringLiteral("after"))});
+    QVERIFY(run.finished);
+    QCOMPARE(run.bodies.size(), 1 + ToolLoopClient::MaxCompactionToolRounds + 1 + 1);
+    QCOMPARE(run.toolRuns, 1);
+    QCOMPARE(run.compactionEvents(),
+             (QStringList{StreamEvent::typeName(StreamEvent::Type::AutoCompactionStarted),
+                          StreamEvent::typeName(StreamEvent::Type::AutoCompactionFailed)}));
+    const QString reason = run.ofType(StreamEvent::Type::AutoCompactionFailed).first().autoCompaction->error;
+    QVERIFY2(reason.contains(QStringLiteral("kept calling tools instead of writing the summary")),
+             qPrintable(reason));
+    QCOMPARE(run.bodies.last(), plain.bodies.at(1));
+    QCOMPARE(run.text(), QStringLiteral("after"));
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
 }
 
 QTEST_GUILESS_MAIN(TestAutoCompactionProviders)

@@ -1,11 +1,14 @@
 // Budget arithmetic, the shared compaction prompts and the automatic replacement (seed "Concepts" and
 // "Shared summary format"; reference 4.8 items 3, 7-10).
+#include "loop/autocompactiongate.h"
 #include "loop/compactionprompts.h"
 #include "loop/contextbudget.h"
 
 #include <QTest>
 
 using namespace keen;
+
+Q_DECLARE_METATYPE(keen::AutoCompactionGate)
 
 class TestCompactionRules : public QObject
 {
@@ -24,8 +27,14 @@ private Q_SLOTS:
     void replacementKeepsSystemAndLastUserVerbatim_S41_S42();
     void replacementRejectsEmptySummary_S40();
     void replacementDoesNotAliasHistory();
+    void repeatedReplacementKeepsThePersonsWordsOnce();
+    void originalUserTextLeavesOtherTextAlone_data();
+    void originalUserTextLeavesOtherTextAlone();
+    void gateChecksEveryPrecondition_data();
+    void gateChecksEveryPrecondition();
 };
 
+// proves S1
 void TestCompactionRules::estimateIsCeilBytesOverThree_S1()
 {
     QCOMPARE(ContextBudget::estimateTokens(0), 0);
@@ -45,6 +54,7 @@ void TestCompactionRules::inputBudget_S2_data()
     QTest::newRow("tiny window stays positive") << qint64(1000) << qint64(1);
 }
 
+// proves S2
 void TestCompactionRules::inputBudget_S2()
 {
     QFETCH(qint64, window);
@@ -52,6 +62,7 @@ void TestCompactionRules::inputBudget_S2()
     QCOMPARE(ContextBudget::inputBudget(window), budget);
 }
 
+// proves S3
 void TestCompactionRules::thresholdBoundary_S3()
 {
     QVERIFY(ContextBudget::shouldAutoCompact(85500, 95000));
@@ -61,6 +72,8 @@ void TestCompactionRules::thresholdBoundary_S3()
     QVERIFY(!ContextBudget::shouldAutoCompact(0, 0));
 }
 
+// proves S10, S11, S12: one guidance text with the five sections feeds both prompts, and it says every
+// thing S12 lists.
 void TestCompactionRules::bothPromptsShareGuidanceAndSections_S10_S11_S12()
 {
     const QString guidance = CompactionPrompts::guidance();
@@ -82,6 +95,7 @@ void TestCompactionRules::bothPromptsShareGuidanceAndSections_S10_S11_S12()
     QVERIFY(guidance.contains(QLatin1String("add sections or detail"))); // a baseline, extendable
 }
 
+// proves S18
 void TestCompactionRules::manualPromptCarriesFocus_S18()
 {
     QVERIFY(!CompactionPrompts::manualPrompt().contains(QLatin1String("IMPORTANT")));
@@ -91,6 +105,8 @@ void TestCompactionRules::manualPromptCarriesFocus_S18()
     QVERIFY(focused.endsWith(QLatin1String("Focus on the recent API changes")));
 }
 
+// proves S16 (the prompt's side: no repeat of the latest user message, no preamble; the replacement keeps
+// that message outside the summary, see replacementKeepsSystemAndLastUserVerbatim)
 void TestCompactionRules::automaticPromptIsPrivateCheckpoint_S16()
 {
     const QString prompt = CompactionPrompts::automaticPrompt();
@@ -100,6 +116,7 @@ void TestCompactionRules::automaticPromptIsPrivateCheckpoint_S16()
     QVERIFY(prompt.contains(QLatin1String("tool result"))); // S15
 }
 
+// proves S13
 void TestCompactionRules::buildRequestAppendsPromptAsFinalUserMessage_S13()
 {
     const MessageList history{Message::system(QStringLiteral("agent prompt")),
@@ -121,6 +138,7 @@ void TestCompactionRules::buildRequestRequiresUserForAutomatic()
     QVERIFY(CompactionPrompts::buildRequest(history, QStringLiteral("PROMPT"), false));
 }
 
+// proves S41, S42, S16
 void TestCompactionRules::replacementKeepsSystemAndLastUserVerbatim_S41_S42()
 {
     const MessageList history{Message::system(QStringLiteral("agent prompt")),
@@ -143,6 +161,7 @@ void TestCompactionRules::replacementKeepsSystemAndLastUserVerbatim_S41_S42()
     QVERIFY(content.contains(QLatin1String("current task")));
 }
 
+// proves S40
 void TestCompactionRules::replacementRejectsEmptySummary_S40()
 {
     const MessageList history{Message::user(QStringLiteral("task"))};
@@ -161,6 +180,94 @@ void TestCompactionRules::replacementDoesNotAliasHistory()
     QVERIFY(replacement);
     (*replacement)[0].content = QStringLiteral("mutated");
     QCOMPARE(history.at(0).content, QStringLiteral("agent prompt"));
+}
+
+// proves S42 across repeated compactions (issue 12 point 5): the second replacement of a turn keeps the
+// person's words once, not the first replacement inside the second.
+void TestCompactionRules::repeatedReplacementKeepsThePersonsWordsOnce()
+{
+    const QString words = QStringLiteral("implement this exactly\n  with <last_user_message> inside ");
+    MessageList history{Message::system(QStringLiteral("agent prompt")), Message::user(words)};
+    QList<qsizetype> sizes;
+    for (int round = 1; round <= 5; ++round) {
+        const auto replacement =
+            CompactionPrompts::automaticReplacement(QStringLiteral("summary %1").arg(round), history);
+        QVERIFY(replacement);
+        const QString content = replacement->last().content;
+        QCOMPARE(content.count(QStringLiteral("<compacted_context>")), 1);
+        QCOMPARE(content.count(words), 1);
+        QVERIFY(content.endsWith(words + QStringLiteral("\n</last_user_message>")));
+        QCOMPARE(CompactionPrompts::originalUserText(content), words);
+        sizes.append(content.size());
+        // The loop goes on from the replacement and adds tool turns before the next compaction.
+        history = *replacement;
+        history.append(Message::assistant(QStringLiteral("step %1").arg(round)));
+    }
+    for (qsizetype size : std::as_const(sizes))
+        QCOMPARE(size, sizes.first());
+}
+
+void TestCompactionRules::originalUserTextLeavesOtherTextAlone_data()
+{
+    QTest::addColumn<QString>("content");
+    QTest::newRow("plain") << QStringLiteral("fix the build");
+    QTest::newRow("tag only") << QStringLiteral("<compacted_context>\nmine</compacted_context>");
+    QTest::newRow("empty") << QString();
+    const QString replacement =
+        CompactionPrompts::automaticReplacement(QStringLiteral("s"), {Message::user(QStringLiteral("x"))})
+            ->last()
+            .content;
+    QTest::newRow("replacement without its end") << replacement.chopped(1);
+}
+
+void TestCompactionRules::originalUserTextLeavesOtherTextAlone()
+{
+    QFETCH(QString, content);
+    QCOMPARE(CompactionPrompts::originalUserText(content), content);
+}
+
+void TestCompactionRules::gateChecksEveryPrecondition_data()
+{
+    QTest::addColumn<AutoCompactionGate>("gate");
+    QTest::addColumn<bool>("allows");
+    AutoCompactionGate open;
+    open.newToolTurn = true;
+    open.budget = 95000;
+    open.estimatedTokens = 85500;
+    QTest::newRow("every precondition holds") << open << true;
+    AutoCompactionGate gate = open;
+    gate.estimatedTokens = 85499;
+    QTest::newRow("below the threshold") << gate << false;
+    gate = open;
+    gate.oneShot = true;
+    QTest::newRow("one-shot") << gate << false;
+    gate = open;
+    gate.disabled = true;
+    QTest::newRow("disabled") << gate << false;
+    gate = open;
+    gate.newToolTurn = false;
+    QTest::newRow("no new tool turn") << gate << false;
+    gate = open;
+    gate.suppressed = true;
+    QTest::newRow("suppressed after a failure") << gate << false;
+    gate = open;
+    gate.unreconciledPending = true;
+    gate.providerWaitsForPending = true;
+    QTest::newRow("unreconciled pending, the provider needs it reconciled") << gate << false;
+    gate.providerWaitsForPending = false;
+    QTest::newRow("unreconciled pending, the provider does not care") << gate << true;
+    gate = open;
+    gate.providerWaitsForPending = true;
+    QTest::newRow("reconciled pending") << gate << true;
+}
+
+// proves S36: each precondition alone keeps the request unchanged.
+void TestCompactionRules::gateChecksEveryPrecondition()
+{
+    QFETCH(AutoCompactionGate, gate);
+    QFETCH(bool, allows);
+    QCOMPARE(gate.allows(), allows);
+    QCOMPARE(gate.preconditionsHold(), allows || gate.estimatedTokens < 85500);
 }
 
 QTEST_GUILESS_MAIN(TestCompactionRules)

@@ -5,6 +5,7 @@
 #include "fakeproviderserver.h"
 #include "loop/compactioncommit.h"
 #include "loop/compactionprompts.h"
+#include "loop/contextbudget.h"
 #include "loop/toolloopclient.h"
 #include "providers/openai/openaichatprotocol.h"
 #include "tools/toolregistry.h"
@@ -261,7 +262,7 @@ private Q_SLOTS:
     void planModeRefusesWriteToolsAtExecution();
     void authenticationErrorRefreshesHelperKeyOnce();
     void pendingStateIsInjectedBeforeNextUserMessage();
-    void contextLengthErrorNeverCompacts_S5_S6();
+    void contextLengthErrorNeverCompacts_S6();
     void autoCompactionRequestKeepsCacheablePrefix_S8_S34_S35_S37_S38_S44();
     void autoCompactionAppliesReplacementAndContinues_S39_S41_S43_S45_S47_S48();
     void autoCompactionBoundaryAndOneShotSkips_S36();
@@ -272,6 +273,10 @@ private Q_SLOTS:
     void autoCompactionRejectsEmptyAndIncompleteSummaries_S40();
     void rejectedCommitKeepsHistory_S61();
     void threeCompactionsInOneTurn();
+    void fiveCompactionsKeepOneReplacementSize();
+    void compactionUsageCountsEveryNestedRequest();
+    void nestedRequestStopsAfterAFewToolRounds();
+    void manualCompactionKeepsPendingState();
 
 private:
     std::unique_ptr<FakeProviderServer> m_server;
@@ -521,26 +526,52 @@ void TestToolLoopClient::pendingStateIsInjectedBeforeNextUserMessage()
     QVERIFY(client->pendingState().isEmpty());
 }
 
-void TestToolLoopClient::contextLengthErrorNeverCompacts_S5_S6()
+// proves S6: with automatic compaction enabled and the estimate above the threshold, a provider's
+// context-window error ends the turn through the normal error path; it never starts a compaction, not even
+// after a tool turn, when a proactive compaction would be allowed. (Every provider:
+// tst_autocompactionproviders.)
+void TestToolLoopClient::contextLengthErrorNeverCompacts_S6()
 {
-    auto client = makeClient(8000);
+    const QByteArray contextError =
+        R"({"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})";
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("go"))};
+    auto client = makeClient(20000); // budget 15904, threshold 14314: the first request is already above it
+    QVERIFY(ContextBudget::shouldAutoCompact(ContextBudget::estimateTokens(45000),
+                                             ContextBudget::inputBudget(20000)));
+
+    // The first request of a turn: the error is the turn's result.
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, contextError));
+    LoopRun first;
+    first.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(first.wait());
+    QCOMPARE(m_server->requests().size(), 1);
+    QCOMPARE(first.events.last().type, StreamEvent::Type::Error);
+    QVERIFY2(first.events.last().error.contains(QStringLiteral("maximum context length")),
+             qPrintable(first.events.last().error));
+    QVERIFY(first.ofType(StreamEvent::Type::AutoCompactionStarted).isEmpty());
+    QVERIFY(first.ofType(StreamEvent::Type::Retry).isEmpty());
+
+    // Mid-loop: the proactive compaction before the second request fails (suppressed until a new tool turn),
+    // the parent goes out unchanged and the provider refuses it. The error does not start another compaction.
+    m_server->clearRequests();
     m_server->enqueue(sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
-    m_server->enqueue(FakeProviderServer::jsonResponse(
-        400,
-        R"({"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}})"));
-    LoopRun run;
-    StreamOptions options;
-    options.disableAutoCompaction = true; // over budget, but compaction is off: the request goes unchanged
-    run.start(*client,
-              {Message::system(QString(30000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
-              &m_tools, options, CancellationToken());
-    QVERIFY(run.wait());
-    QCOMPARE(m_server->requests().size(), 2);
-    QVERIFY(!isCompactionRequest(m_server->requests().at(1)));
-    QVERIFY(run.ofType(StreamEvent::Type::AutoCompactionStarted).isEmpty());
-    QVERIFY(run.ofType(StreamEvent::Type::Retry).isEmpty());
-    QVERIFY(run.events.last().error.contains(QStringLiteral("maximum context length")));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"compaction refused"}})"));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, contextError));
+    LoopRun mid;
+    mid.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(mid.wait());
+    const auto requests = m_server->requests();
+    QCOMPARE(requests.size(), 3);
+    QVERIFY(isCompactionRequest(requests.at(1)));
+    QVERIFY(!isCompactionRequest(requests.at(2)));
+    QCOMPARE(mid.ofType(StreamEvent::Type::AutoCompactionStarted).size(), 1);
+    QCOMPARE(mid.ofType(StreamEvent::Type::AutoCompactionFailed).size(), 1);
+    QCOMPARE(mid.events.last().type, StreamEvent::Type::Incomplete); // the tool turn made progress
+    QVERIFY(mid.events.last().error.contains(QStringLiteral("maximum context length")));
+    QVERIFY(mid.ofType(StreamEvent::Type::Retry).isEmpty());
+    QCOMPARE(m_server->pendingResponses(), 0);
 }
 
 void TestToolLoopClient::autoCompactionRequestKeepsCacheablePrefix_S8_S34_S35_S37_S38_S44()
@@ -651,7 +682,8 @@ void TestToolLoopClient::autoCompactionNeedsANewToolTurn_S36()
     QCOMPARE(m_server->requests().size(), 1);
     QVERIFY(run.ofType(StreamEvent::Type::AutoCompactionStarted).isEmpty());
 
-    // Replayed pending state blocks it too.
+    // Replayed pending state of an interrupted turn holds it back only until a request carrying it has
+    // completed (issue 12 point 1): the new tool turn of the next stream brings the compaction.
     m_server->enqueue(sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
     m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
@@ -663,6 +695,7 @@ void TestToolLoopClient::autoCompactionNeedsANewToolTurn_S36()
     m_server->clearRequests();
     m_server->enqueue(sseResponse(
         toolBody({{QStringLiteral("c2"), QStringLiteral("echo"), QStringLiteral(R"({"text":"y"})")}})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("summary")})));
     m_server->enqueue(sseResponse(textBody({QStringLiteral("done")})));
     LoopRun replay;
     replay.start(*client,
@@ -670,8 +703,18 @@ void TestToolLoopClient::autoCompactionNeedsANewToolTurn_S36()
                   Message::user(QStringLiteral("again"))},
                  &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(replay.wait());
-    QCOMPARE(m_server->requests().size(), 2);
-    QVERIFY(replay.ofType(StreamEvent::Type::AutoCompactionStarted).isEmpty());
+    QCOMPARE(m_server->requests().size(), 3);
+    // The first request replays the pending turn before the new message; the compaction request carries it
+    // too, so the summary covers it; the resumed request starts from the replacement.
+    const QJsonArray first = requestMessages(m_server->requests().at(0));
+    QCOMPARE(first.size(), 5);
+    QCOMPARE(first.at(2).toObject().value(QStringLiteral("role")).toString(), QStringLiteral("assistant"));
+    QVERIFY(isCompactionRequest(m_server->requests().at(1)));
+    QVERIFY(QString::fromUtf8(m_server->requests().at(1).body).contains(QStringLiteral(R"(\"echo\":\"x\")")));
+    QCOMPARE(requestMessages(m_server->requests().at(2)).size(), 2);
+    QCOMPARE(replay.ofType(StreamEvent::Type::AutoCompactionApplied).size(), 1);
+    QVERIFY(client->pendingState().isEmpty()); // the pending turn is part of the summary now
+    QCOMPARE(replay.events.last().type, StreamEvent::Type::Done);
 }
 
 void TestToolLoopClient::autoCompactionFailureLeavesRequestUnchanged_S46()
@@ -849,6 +892,145 @@ void TestToolLoopClient::threeCompactionsInOneTurn()
                              .content;
     QVERIFY(last.contains(QStringLiteral("summary 3")));
     QCOMPARE(requestMessages(m_server->requests().last()).size(), 2);
+}
+
+// proves S42 over repeated compactions (issue 12 point 5): five compactions in one turn, each replacement
+// holds the person's message once and has the same size, whatever came before.
+void TestToolLoopClient::fiveCompactionsKeepOneReplacementSize()
+{
+    auto client = makeClient(20000);
+    const QString words = QStringLiteral("refactor the parser, keep the public API");
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))), Message::user(words)};
+    const QString big = QString(12000, QLatin1Char('o'));
+    for (int round = 1; round <= 5; ++round) {
+        m_server->enqueue(sseResponse(toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"),
+                                                 QStringLiteral(R"({"text":"%1"})").arg(big)}})));
+        m_server->enqueue(sseResponse(textBody({QStringLiteral("## Goal\nsummary number %1").arg(round)})));
+    }
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("all done")})));
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
+    const auto applied = run.ofType(StreamEvent::Type::AutoCompactionApplied);
+    QCOMPARE(applied.size(), 5);
+    QList<qsizetype> sizes;
+    for (int i = 0; i < applied.size(); ++i) {
+        const QString content = applied.at(i).autoCompaction->replacement.last().content;
+        QCOMPARE(content.count(QStringLiteral("<compacted_context>")), 1);
+        QCOMPARE(content.count(words), 1);
+        QVERIFY(content.contains(QStringLiteral("summary number %1").arg(i + 1)));
+        QVERIFY(content.endsWith(words + QStringLiteral("\n</last_user_message>")));
+        sizes.append(content.size());
+    }
+    for (qsizetype size : std::as_const(sizes))
+        QCOMPARE(size, sizes.first());
+    // The resumed request after the last compaction: the system prompt and that one replacement.
+    const QJsonArray last = requestMessages(m_server->requests().last());
+    QCOMPARE(last.size(), 2);
+    QCOMPARE(last.at(1).toObject().value(QStringLiteral("content")).toString(),
+             applied.last().autoCompaction->replacement.last().content);
+}
+
+// Issue 12 point 4: the compaction's usage is every usage event of the nested request (a refused tool round
+// is one more request), reported with the applied event.
+void TestToolLoopClient::compactionUsageCountsEveryNestedRequest()
+{
+    auto client = makeClient(20000);
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c9"), QStringLiteral("echo"), QStringLiteral(R"({"text":"no"})")}})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("summary")}, 700)));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("after")}, 11)));
+    LoopRun run;
+    run.start(*client,
+              {Message::system(QString(45000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
+              &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    const auto applied = run.ofType(StreamEvent::Type::AutoCompactionApplied);
+    QCOMPARE(applied.size(), 1);
+    QVERIFY(applied.first().autoCompaction->usage);
+    const TokenUsage usage = *applied.first().autoCompaction->usage;
+    QCOMPARE(usage.inputTokens, 20 + 700); // the refused tool round, then the summary
+    QCOMPARE(usage.outputTokens, 7 + 5);
+    QCOMPARE(usage.totalTokens, 27 + 705);
+    // The parent's own usage events are the parent's requests only.
+    const auto parentUsage = run.ofType(StreamEvent::Type::Usage);
+    QCOMPARE(parentUsage.size(), 2);
+    QCOMPARE(parentUsage.at(0).usage->inputTokens, 20);
+    QCOMPARE(parentUsage.at(1).usage->inputTokens, 11);
+}
+
+// Issue 12 point 6: a compaction model that keeps calling tools gets MaxCompactionToolRounds refusals, then
+// the nested request fails with that reason; the failure suppresses automatic compaction until a new tool
+// turn (S46), and the parent request goes out unchanged.
+void TestToolLoopClient::nestedRequestStopsAfterAFewToolRounds()
+{
+    auto client = makeClient(20000);
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    for (int round = 0; round <= ToolLoopClient::MaxCompactionToolRounds; ++round)
+        m_server->enqueue(sseResponse(toolBody({{QStringLiteral("r%1").arg(round), QStringLiteral("echo"),
+                                                 QStringLiteral(R"({"text":"no"})")}})));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("parent answer")})));
+    LoopRun run;
+    run.start(*client,
+              {Message::system(QString(45000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
+              &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    const auto requests = m_server->requests();
+    QCOMPARE(requests.size(), 1 + ToolLoopClient::MaxCompactionToolRounds + 1 + 1);
+    QCOMPARE(m_toolRuns.load(), 1); // only the parent's call ran
+    const auto failed = run.ofType(StreamEvent::Type::AutoCompactionFailed);
+    QCOMPARE(failed.size(), 1);
+    QVERIFY2(
+        failed.first().error.contains(QStringLiteral("kept calling tools instead of writing the summary")),
+        qPrintable(failed.first().error));
+    QVERIFY(run.ofType(StreamEvent::Type::AutoCompactionApplied).isEmpty());
+    // The parent request after the failure is the one it would have been: system, user, call, result.
+    QVERIFY(!isCompactionRequest(requests.last()));
+    QCOMPARE(requestMessages(requests.last()).size(), 4);
+    QCOMPARE(run.text(), QStringLiteral("parent answer"));
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
+}
+
+// Issue 12 point 2 at the client: a manual compaction request replays pending state without taking it and
+// saves none, so when it does not apply the next turn replays exactly what it would have replayed.
+void TestToolLoopClient::manualCompactionKeepsPendingState()
+{
+    auto client = makeClient();
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("call_p"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
+    LoopRun first;
+    first.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(first.wait());
+    const QJsonArray pending = client->pendingState();
+    QCOMPARE(pending.size(), 2);
+
+    // The manual compaction: a refused tool call, then an error.
+    StreamOptions manual;
+    manual.disableToolCalls = true;
+    manual.disableAutoCompaction = true;
+    manual.keepPendingState = true;
+    m_server->enqueue(sseResponse(
+        toolBody({{QStringLiteral("call_m"), QStringLiteral("echo"), QStringLiteral(R"({"text":"m"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"no summary"}})"));
+    MessageList compaction = conversation();
+    compaction.append(Message::user(CompactionPrompts::manualPrompt()));
+    LoopRun attempt;
+    attempt.start(*client, compaction, &m_tools, manual, CancellationToken());
+    QVERIFY(attempt.wait());
+    QCOMPARE(attempt.events.last().type, StreamEvent::Type::Incomplete);
+    QCOMPARE(m_toolRuns.load(), 1);
+    // The compaction request carried the pending turn (its summary would have covered it)...
+    QCOMPARE(requestMessages(m_server->requests().at(2)).size(), 5);
+    // ...and left it as it was, without its own refused call.
+    QCOMPARE(client->pendingState(), pending);
+    QVERIFY(!QJsonDocument(client->pendingState())
+                 .toJson()
+                 .contains(CompactionPrompts::toolCallsDisabledMessage().toUtf8()));
 }
 
 QTEST_GUILESS_MAIN(TestToolLoopClient)

@@ -26,6 +26,9 @@ public:
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
+    // Yes: a pending turn replays thinking blocks whose signatures the API verifies, and redacted_thinking
+    // blocks it decrypts.
+    bool compactionWaitsForReconciledPending() const override { return true; }
 
     // The endpoint: <base>/v1/messages, base defaulting per provider (api.anthropic.com, MiniMax's).
     QUrl endpoint() const;

@@ -38,6 +38,9 @@ public:
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
+    // Yes: a pending turn of a reasoning model (Claude on Bedrock) replays reasoningContent with its
+    // signature or redactedContent, which the service verifies.
+    bool compactionWaitsForReconciledPending() const override { return true; }
     // Resolves the AWS credentials (again before each attempt, so rotated keys are picked up).
     Result<void> prepare(const CancellationToken &cancel) override;
 

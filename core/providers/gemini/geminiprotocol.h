@@ -26,6 +26,9 @@ public:
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
+    // Yes: a pending turn replays the model's parts with their thoughtSignature, which Gemini validates on
+    // function calls.
+    bool compactionWaitsForReconciledPending() const override { return true; }
 
     QUrl endpoint() const;
     QJsonObject requestBody(const NativeHistory &history, const ToolSpecList &tools) const;

@@ -37,6 +37,9 @@ public:
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
+    // No: a pending turn is assistant tool_calls and role "tool" messages, reasoning_content is plain
+    // unsigned text, so there is nothing the API verifies beyond the shape the loop itself built.
+    bool compactionWaitsForReconciledPending() const override { return false; }
 };
 
 } // namespace keen

@@ -28,6 +28,9 @@ public:
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
+    // Yes (Codex too, it replays the same items): a pending turn replays reasoning items whose
+    // encrypted_content the API decrypts and checks against the model and account (store:false).
+    bool compactionWaitsForReconciledPending() const override { return true; }
 
 protected:
     // Input items for the neutral messages; system messages are skipped when the API takes them apart.
