@@ -296,11 +296,20 @@ QList<Entry> searchableEntries(const QString &kind, const QJsonObject &payload)
         add(QStringLiteral("tool_input"), toolInput);
         add(QStringLiteral("tool_output"), toolOutput);
     } else if (kind == QLatin1String("compaction_applied")) {
-        QString body = payload.value(QStringLiteral("status")).toString();
+        // A manual compaction's summary was streamed to the person and stays findable. An automatic one's is
+        // private (S17, S54): it is stored with an empty status (S64) and never indexed; what it summarised
+        // is indexed already in the turns and tool output it checkpointed.
+        const QString status = payload.value(QStringLiteral("status")).toString();
+        if (status.isEmpty())
+            return entries;
+        QString body = status;
         appendPart(body, text);
         const QJsonArray messages = payload.value(QStringLiteral("messages")).toArray();
-        for (const QJsonValue &message : messages)
-            appendPart(body, message.toObject().value(QStringLiteral("Content")).toString());
+        for (const QJsonValue &message : messages) {
+            const QString content = message.toObject().value(QStringLiteral("Content")).toString();
+            if (!content.startsWith(QLatin1String("<compacted_context>")))
+                appendPart(body, content);
+        }
         add(QStringLiteral("compaction"), body);
     }
     return entries;

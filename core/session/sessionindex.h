@@ -34,16 +34,18 @@ struct SessionIndexStats
 };
 
 // Full-text index over every session's searchable text (user text, assistant text, tool inputs and outputs,
-// compaction status and messages), kept in SQLite FTS5 at <sessions root>/../index/sessions.sqlite.
-// It is only a cache: transcripts are the source of truth, so a missing, corrupt or outdated database is
-// rebuilt from them, and a transcript that grew is read from where the index stopped.
+// a manual compaction's status and visible summary; never an automatic compaction's private summary), kept in
+// SQLite FTS5 at <sessions root>/../index/sessions.sqlite. It is only a cache: transcripts are the source of
+// truth, so a missing, corrupt or outdated database is rebuilt from them, and a transcript that grew is read
+// from where the index stopped.
 //
 // Every call opens its own connection, named after the thread and the call, so an index may be used from
 // any worker thread (never from the GUI thread: this reads transcripts and runs SQL).
 class SessionIndex
 {
 public:
-    static constexpr int kSchemaVersion = 1;
+    // 2: automatic compaction summaries are no longer indexed (an index of version 1 holds them).
+    static constexpr int kSchemaVersion = 2;
 
     explicit SessionIndex(const QString &sessionsRoot = SessionStore::defaultRoot(),
                           const QString &databasePath = QString());

@@ -136,15 +136,21 @@ void TestSessionIndex::searchFindsToolInputAndOutput()
     QCOMPARE(input->first().source, QStringLiteral("tool_input"));
 }
 
+// proves S17, S54: the private automatic summary is never indexed, so search never shows a snippet of it.
 void TestSessionIndex::searchFindsPreCompactionText()
 {
     TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
     const quint64 before = writer.user(QStringLiteral("the secret word is xylophone"));
     writer.assistant(QStringLiteral("Noted the instrument."));
-    // An automatic compaction replaces the conversation with a summary that no longer holds the word.
-    writer.assistant(QStringLiteral("checkpoint"));
-    const quint64 compactionSeq =
-        writer.compaction(QString(), QStringLiteral("<compacted_context>user chose a word"));
+    // An automatic compaction checkpoints the turn so far (its text and tool output), then replaces the
+    // conversation with a private summary that no longer holds the word.
+    const quint64 checkpoint =
+        writer.assistantWithTool(QStringLiteral("Reading the tuning table."), QStringLiteral("read_file"),
+                                 QJsonObject{{QStringLiteral("path"), QStringLiteral("tuning.txt")}},
+                                 QStringLiteral("glockenspiel 440"));
+    writer.compaction(QString(), QStringLiteral("<compacted_context>\nprivate marimba summary\n"
+                                                "</compacted_context>\n\n<last_user_message>\ncontinue"
+                                                "\n</last_user_message>"));
     writer.user(QStringLiteral("continue"));
 
     SessionIndex index(root());
@@ -153,17 +159,35 @@ void TestSessionIndex::searchFindsPreCompactionText()
     QCOMPARE(hits->size(), 1);
     QCOMPARE(hits->first().seq, before);
 
-    // The summary itself is findable too, at the compaction event.
-    const auto summary = index.search(QStringLiteral("compacted_context"));
-    QCOMPARE(summary->size(), 1);
-    QCOMPARE(summary->first().seq, compactionSeq);
-    QCOMPARE(summary->first().source, QStringLiteral("compaction"));
+    // The checkpointed turn and its tool output are findable where they were written.
+    const auto text = index.search(QStringLiteral("tuning table"));
+    QCOMPARE(text->size(), 1);
+    QCOMPARE(text->first().seq, checkpoint);
+    QCOMPARE(text->first().source, QStringLiteral("assistant"));
+    const auto output = index.search(QStringLiteral("glockenspiel"));
+    QCOMPARE(output->size(), 1);
+    QCOMPARE(output->first().seq, checkpoint);
+    QCOMPARE(output->first().source, QStringLiteral("tool_output"));
 
-    // A manual compaction's status and visible summary are indexed.
-    writer.compaction(QStringLiteral("Context compacted."), QStringLiteral("## Key Instructions\nbe brief"),
-                      QStringLiteral("Visible summary about penguins"));
-    QCOMPARE(index.search(QStringLiteral("penguins"))->size(), 1);
+    // The private summary is not: neither its words nor its wrapper.
+    QCOMPARE(index.search(QStringLiteral("marimba"))->size(), 0);
+    QCOMPARE(index.search(QStringLiteral("compacted_context"))->size(), 0);
+    const auto continued = index.search(QStringLiteral("continue"));
+    QVERIFY(continued.ok());
+    for (const SessionSearchHit &hit : *continued)
+        QVERIFY2(!hit.snippet.contains(QLatin1String("marimba")), qPrintable(hit.snippet));
+
+    // A manual compaction's status and visible summary were shown to the person and are indexed.
+    const quint64 manual = writer.compaction(QStringLiteral("Context compacted."),
+                                             QStringLiteral("## Key Instructions\nbe brief"),
+                                             QStringLiteral("Visible summary about penguins"));
+    const auto penguins = index.search(QStringLiteral("penguins"));
+    QCOMPARE(penguins->size(), 1);
+    QCOMPARE(penguins->first().seq, manual);
+    QCOMPARE(penguins->first().source, QStringLiteral("compaction"));
+    QCOMPARE(index.search(QStringLiteral("be brief"))->size(), 1);
     QCOMPARE(index.search(QStringLiteral("Context compacted"))->size(), 1);
+    QCOMPARE(index.search(QStringLiteral("marimba"))->size(), 0);
 }
 
 void TestSessionIndex::searchRequiresEveryTermAsPrefix()
