@@ -73,6 +73,17 @@ ContextDialog::ContextDialog(const ContextBreakdown &breakdown, QWidget *parent)
     note->setObjectName(QStringLiteral("contextNote"));
     note->setWordWrap(true);
     layout->addWidget(note);
+    const TokenUsage &compaction = breakdown.compactionUsage;
+    if (compaction.inputTokens > 0 || compaction.outputTokens > 0) {
+        // What compacting cost so far; those requests are not part of the context above.
+        auto *cost = new QLabel(
+            tr("Compaction requests this session: %1 input / %2 output tokens")
+                .arg(QLocale().toString(compaction.inputTokens), QLocale().toString(compaction.outputTokens)),
+            this);
+        cost->setObjectName(QStringLiteral("contextCompactionUsage"));
+        cost->setWordWrap(true);
+        layout->addWidget(cost);
+    }
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);

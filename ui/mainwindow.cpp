@@ -506,9 +506,15 @@ void MainWindow::updateMetrics()
     const auto usage = m_session->lastUsage();
     m_meter->setInputTokens(usage ? std::optional<qint64>(usage->inputTokens) : std::nullopt);
     m_compactSuggestion->setVisible(m_meter->suggestsCompaction());
-    m_tokensLabel->setText(tr("%1 ↑ / %2 ↓")
-                               .arg(TokenFormat::compact(m_session->totalInputTokens()),
-                                    TokenFormat::compact(m_session->totalOutputTokens())));
+    QString tokens = tr("%1 ↑ / %2 ↓")
+                         .arg(TokenFormat::compact(m_session->totalInputTokens()),
+                              TokenFormat::compact(m_session->totalOutputTokens()));
+    const TokenUsage compaction = m_session->compactionUsage();
+    if (compaction.inputTokens > 0 || compaction.outputTokens > 0)
+        tokens += tr(" · compaction %1 ↑ / %2 ↓")
+                      .arg(TokenFormat::compact(compaction.inputTokens),
+                           TokenFormat::compact(compaction.outputTokens));
+    m_tokensLabel->setText(tokens);
 }
 
 void MainWindow::updateBusy(bool busy)

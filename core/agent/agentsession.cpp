@@ -67,9 +67,11 @@ struct AgentSession::Private
     std::optional<TokenUsage> lastUsage;
     qint64 totalInput = 0;
     qint64 totalOutput = 0;
+    TokenUsage compactionUsage;
 
     void rebuildTools();
-    QString systemPrompt() const { return SystemPromptBuilder::build(workspace, dataDirectory()); }
+    // Fresh for every request, the mode included (S20, S33).
+    QString systemPrompt() const { return SystemPromptBuilder::build(workspace, dataDirectory(), mode); }
     Result<void> ensureClient();
     Result<void> ensureSession();
     Result<quint64> persist(const SessionEvent &event);
@@ -81,6 +83,7 @@ struct AgentSession::Private
     void finishManualCompaction();
     void applyAutoCompaction(const StreamEvent &event);
     void addUsage(const TokenUsage &usage);
+    void addCompactionUsage(const std::optional<TokenUsage> &usage);
     void applyOpened(LoadedSession loaded, MessageList projected);
     bool opening = false; // openSessionAsync() is reading
 };
@@ -171,6 +174,14 @@ void AgentSession::Private::addUsage(const TokenUsage &usage)
     Q_EMIT q->usageChanged();
 }
 
+void AgentSession::Private::addCompactionUsage(const std::optional<TokenUsage> &usage)
+{
+    if (!usage)
+        return;
+    compactionUsage += *usage;
+    Q_EMIT q->usageChanged();
+}
+
 void AgentSession::Private::onEvent(const StreamEvent &event)
 {
     if (turnFailedToPersist)
@@ -186,13 +197,17 @@ void AgentSession::Private::onEvent(const StreamEvent &event)
     case StreamEvent::Type::AutoCompactionFailed:
         compaction = CompactionMode::None; // S52: history untouched, the parent goes on
         childCancel = CancellationToken();
+        if (event.autoCompaction)
+            addCompactionUsage(event.autoCompaction->usage);
         Q_EMIT q->compactionFinished(CompactionMode::Automatic, false, event.error);
         return;
     case StreamEvent::Type::AutoCompactionApplied:
         applyAutoCompaction(event);
         return;
     case StreamEvent::Type::Usage:
-        if (event.usage)
+        if (compaction == CompactionMode::Manual)
+            addCompactionUsage(event.usage);
+        else if (event.usage)
             addUsage(*event.usage);
         break;
     case StreamEvent::Type::Retry:
@@ -215,6 +230,7 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     compaction = CompactionMode::None;
     childCancel = CancellationToken();
     const AutoCompactionInfo info = event.autoCompaction.value_or(AutoCompactionInfo());
+    addCompactionUsage(info.usage); // spent whether or not the result can be saved
     const MessageList persisted = withoutSystemMessages(info.replacement); // S53, S55
     if (persisted.isEmpty()) {
         const QString why = tr("automatic compaction applied without replacement history");
@@ -346,7 +362,9 @@ void AgentSession::Private::finishManualCompaction()
             failure = tr("Compaction failed: %1").arg(written.error());
         } else {
             history = replacement;
-            client->reset();
+            lastUsage.reset(); // it measured the replaced history
+            client->reset();   // the pending state the request carried is part of the summary now
+            Q_EMIT q->usageChanged();
             Q_EMIT q->historyReplaced();
             Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
             Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
@@ -454,12 +472,10 @@ Result<void> AgentSession::submit(const QString &text)
         return ready;
     if (auto opened = d->ensureSession(); !opened)
         return opened;
-    // In plan mode the mode travels with the user message, so the system prompt
-    // stays byte-stable.
-    const QString content = text + SystemPromptBuilder::modeUserSuffix(d->mode);
-    if (auto written = d->persist(SessionEvent::userMessage(content)); !written)
+    // The person's words only: the mode is part of the fresh system prompt (S20).
+    if (auto written = d->persist(SessionEvent::userMessage(text)); !written)
         return Result<void>::failure(tr("could not save the message: %1").arg(written.error()));
-    d->history.append(Message::user(content));
+    d->history.append(Message::user(text));
 
     MessageList request{Message::system(d->systemPrompt())}; // S33, S55: fresh each turn
     request.append(d->history);
@@ -492,6 +508,7 @@ Result<void> AgentSession::compact(const QString &focus)
     options.sessionId = d->session->id;
     options.disableToolCalls = true;      // S21
     options.disableAutoCompaction = true; // S22
+    options.keepPendingState = true;      // S30: a compaction that does not apply changes nothing
     d->compaction = CompactionMode::Manual;
     Q_EMIT compactionStarted(CompactionMode::Manual);
     d->startStream(*request, options);
@@ -543,6 +560,7 @@ void AgentSession::newSession()
     d->lastUsage.reset();
     d->totalInput = 0;
     d->totalOutput = 0;
+    d->compactionUsage = TokenUsage();
     d->compaction = CompactionMode::None;
     if (d->policy)
         d->policy->clearSessionAllowances();
@@ -572,6 +590,10 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
     if (!loaded.session.workspace.isEmpty() && QDir(loaded.session.workspace).exists())
         q->setWorkspace(loaded.session.workspace);
     history = std::move(projected);
+    for (Message &message : history) {
+        if (message.role == Message::Role::User)
+            message.content = stripModeSuffix(message.content); // a mode saved by an older version
+    }
     if (loaded.skippedLines > 0)
         Q_EMIT q->errorOccurred(
             tr("%n damaged line(s) of the transcript were skipped.", nullptr, loaded.skippedLines));
@@ -682,10 +704,17 @@ qint64 AgentSession::totalOutputTokens() const
     return d->totalOutput;
 }
 
+TokenUsage AgentSession::compactionUsage() const
+{
+    return d->compactionUsage;
+}
+
 ContextBreakdown AgentSession::contextBreakdown() const
 {
-    return ContextEstimator::breakdown(d->systemPrompt(), *d->tools, d->history, d->config.contextWindow,
-                                       d->lastUsage);
+    ContextBreakdown breakdown = ContextEstimator::breakdown(d->systemPrompt(), *d->tools, d->history,
+                                                             d->config.contextWindow, d->lastUsage);
+    breakdown.compactionUsage = d->compactionUsage;
+    return breakdown;
 }
 
 const ToolRegistry &AgentSession::tools() const

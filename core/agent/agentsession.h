@@ -88,9 +88,13 @@ public:
     bool isBusy() const;
     CompactionMode compactionMode() const;
     const MessageList &messages() const;
-    std::optional<TokenUsage> lastUsage() const; // cleared when an automatic compaction applies
+    std::optional<TokenUsage> lastUsage() const; // cleared when a compaction applies
+    // The turns' requests since the session started (compaction requests not included).
     qint64 totalInputTokens() const;
     qint64 totalOutputTokens() const;
+    // Every request of every manual and automatic compaction since the session started (applied, failed or
+    // cancelled alike), kept apart from the turns.
+    TokenUsage compactionUsage() const;
     ContextBreakdown contextBreakdown() const;
     // The tools the model gets (sorted by name).
     const ToolRegistry &tools() const;

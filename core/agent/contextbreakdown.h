@@ -1,5 +1,7 @@
 #pragma once
 
+#include "conversation/tokenusage.h"
+
 #include <QString>
 
 namespace keen {
@@ -16,6 +18,8 @@ struct ContextBreakdown
     qint64 totalTokens = 0;
     qint64 contextWindow = 0;        // 0: unknown
     bool anchoredToProvider = false; // scaled to the provider's last reported input tokens
+    // What the session's compaction requests cost; not part of the context, shown apart.
+    TokenUsage compactionUsage;
 
     qint64 freeTokens() const { return contextWindow > 0 ? qMax<qint64>(0, contextWindow - totalTokens) : 0; }
     double percentOfWindow(qint64 tokens) const

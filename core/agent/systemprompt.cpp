@@ -8,7 +8,8 @@ namespace keen {
 
 namespace {
 
-const QString PlanSuffix =
+// What older versions appended to a user message in plan mode.
+const QString LegacyPlanSuffix =
     QStringLiteral("\n\nActive mode: plan. Read-only, plan instead of modifying files; "
                    "write_file and edit_file are unavailable.\n");
 
@@ -136,7 +137,7 @@ QString SystemPromptBuilder::memorySection(const QString &workspace, const QStri
     return QStringLiteral("# Memory\n\n") + parts.join(QStringLiteral("\n\n"));
 }
 
-QString SystemPromptBuilder::build(const QString &workspace, const QString &dataDir)
+QString SystemPromptBuilder::build(const QString &workspace, const QString &dataDir, AgentMode mode)
 {
     const QString absolute = QFileInfo(workspace).absoluteFilePath();
     QString prompt = basePrompt() + QStringLiteral("\n\nWorking directory: ") + absolute;
@@ -144,17 +145,25 @@ QString SystemPromptBuilder::build(const QString &workspace, const QString &data
         prompt += QStringLiteral("\n\n") + instructions;
     if (const QString memory = memorySection(absolute, dataDir); !memory.isEmpty())
         prompt += QStringLiteral("\n\n") + memory;
+    if (const QString modeText = modeSection(mode); !modeText.isEmpty())
+        prompt += QStringLiteral("\n\n") + modeText;
     return prompt;
 }
 
-QString SystemPromptBuilder::modeUserSuffix(AgentMode mode)
+QString SystemPromptBuilder::modeSection(AgentMode mode)
 {
-    return mode == AgentMode::Plan ? PlanSuffix : QString();
+    if (mode != AgentMode::Plan)
+        return {};
+    return QStringLiteral(
+        "# Mode\n\n"
+        "Active mode: plan. Work read-only: investigate and write a plan instead of modifying "
+        "files. write_file and edit_file are refused in this mode; the user switches back to "
+        "build mode to make changes.");
 }
 
 QString SystemPromptBuilder::stripModeSuffix(const QString &text)
 {
-    return text.endsWith(PlanSuffix) ? text.left(text.size() - PlanSuffix.size()) : text;
+    return text.endsWith(LegacyPlanSuffix) ? text.left(text.size() - LegacyPlanSuffix.size()) : text;
 }
 
 } // namespace keen

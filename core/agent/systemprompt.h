@@ -7,8 +7,8 @@
 namespace keen {
 
 // The system prompt (reference 7.1): the base prompt, the working directory, the nearest project
-// instructions file and the memory files. It does not depend on the mode, so the prompt prefix stays
-// byte-stable and provider caches keep hitting; the mode travels in the user message (modeUserSuffix).
+// instructions file, the memory files and, last, the agent mode (S20). Built fresh for every request; the
+// mode comes last so a mode switch keeps the cached prefix before it.
 class SystemPromptBuilder
 {
 public:
@@ -17,7 +17,7 @@ public:
     static constexpr qsizetype ProjectMemoryCap = 16 * 1024;
 
     // dataDir: the app's data folder; the global memory is <dataDir>/memory/global/MEMORY.md.
-    static QString build(const QString &workspace, const QString &dataDir);
+    static QString build(const QString &workspace, const QString &dataDir, AgentMode mode = AgentMode::Build);
 
     static QString basePrompt();
     // `# Project Instructions (from <path>)\n\n<content>` for the first non-empty AGENTS.md, CLAUDE.md or
@@ -29,20 +29,17 @@ public:
     static QString globalMemoryPath(const QString &dataDir);
     static QString projectMemoryPath(const QString &workspace);
 
-    // Appended to the user's message in plan mode; empty in the other modes.
-    static QString modeUserSuffix(AgentMode mode);
-    // The user's message without a mode suffix, for display.
+    // `# Mode` with what the mode means for the model; empty in build and yolo mode, which need no
+    // instruction.
+    static QString modeSection(AgentMode mode);
+    // Earlier versions appended the plan mode to the user's message and saved it so; this removes it again
+    // from a saved message.
     static QString stripModeSuffix(const QString &text);
 
     // The first `cap` bytes of a UTF-8 file (cut on a character boundary) and a note where the rest is.
     static QString readCapped(const QString &path, qsizetype cap);
 };
 
-// Free-function spellings of the mode helpers.
-inline QString modeUserSuffix(AgentMode mode)
-{
-    return SystemPromptBuilder::modeUserSuffix(mode);
-}
 inline QString stripModeSuffix(const QString &text)
 {
     return SystemPromptBuilder::stripModeSuffix(text);

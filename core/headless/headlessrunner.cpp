@@ -153,11 +153,30 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
         }
         break;
     case StreamEvent::Type::Usage:
-        m_lastUsage = event.usage;
+        if (m_session->compactionMode() != AgentSession::CompactionMode::Manual)
+            m_lastUsage = event.usage; // a manual compaction's usage is reported as compaction usage
         break;
     default:
         break;
     }
+}
+
+QJsonObject HeadlessRunner::usageJson() const
+{
+    QJsonObject usage = m_lastUsage.value_or(TokenUsage()).toJson();
+    const TokenUsage total = m_session->compactionUsage();
+    const TokenUsage &start = m_compactionUsageAtStart;
+    TokenUsage run;
+    run.inputTokens = total.inputTokens - start.inputTokens;
+    run.outputTokens = total.outputTokens - start.outputTokens;
+    run.totalTokens = total.totalTokens - start.totalTokens;
+    run.reasoningTokens = total.reasoningTokens - start.reasoningTokens;
+    run.cachedTokens = total.cachedTokens - start.cachedTokens;
+    run.cacheReadTokens = total.cacheReadTokens - start.cacheReadTokens;
+    run.cacheWriteTokens = total.cacheWriteTokens - start.cacheWriteTokens;
+    if (run != TokenUsage())
+        usage.insert(QStringLiteral("compaction"), run.toJson());
+    return usage;
 }
 
 int HeadlessRunner::run(const Options &options)
@@ -166,6 +185,9 @@ int HeadlessRunner::run(const Options &options)
     m_completedText.clear();
     m_currentText.clear();
     m_sealedLength = 0;
+    m_lastUsage.reset();
+    m_interrupted = false;
+    m_compactionUsageAtStart = m_session->compactionUsage();
     if (options.yolo)
         m_session->setMode(AgentMode::Yolo);
 
@@ -221,7 +243,15 @@ int HeadlessRunner::run(const Options &options)
                 m_progressLineOpen = false;
                 if (options.compact) {
                     if (compactionApplied) {
-                        m_out << compactionMessage << '\n';
+                        if (m_options.json)
+                            m_out << QJsonDocument(
+                                         QJsonObject{{QStringLiteral("session_id"), m_session->sessionId()},
+                                                     {QStringLiteral("text"), compactionMessage},
+                                                     {QStringLiteral("usage"), usageJson()}})
+                                         .toJson(QJsonDocument::Compact)
+                                  << '\n';
+                        else
+                            m_out << compactionMessage << '\n';
                         code = Success;
                     } else {
                         code = m_interrupted ? int(Interrupted) : fail(compactionMessage);
@@ -232,10 +262,9 @@ int HeadlessRunner::run(const Options &options)
                 const QString text = m_completedText + m_currentText; // S58: no separator
                 const bool success = outcome == AgentSession::TurnOutcome::Done;
                 if (m_options.json) {
-                    const TokenUsage usage = m_lastUsage.value_or(TokenUsage());
                     const QJsonObject line{{QStringLiteral("session_id"), m_session->sessionId()},
                                            {QStringLiteral("text"), text},
-                                           {QStringLiteral("usage"), usage.toJson()}};
+                                           {QStringLiteral("usage"), usageJson()}};
                     m_out << QJsonDocument(line).toJson(QJsonDocument::Compact) << '\n';
                 } else if (success || !text.isEmpty()) {
                     m_out << text << '\n'; // S59: partial text is still written

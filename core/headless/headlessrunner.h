@@ -5,6 +5,7 @@
 #include "conversation/tokenusage.h"
 #include "providers/clientconfig.h"
 
+#include <QJsonObject>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -59,6 +60,9 @@ public:
 private:
     int finish(int code);
     void onStreamEvent(const class StreamEvent &event);
+    // The --format json line: the turn's last usage report, and apart from it what compaction requests cost
+    // during this run (`usage.compaction`, only when one ran).
+    QJsonObject usageJson() const;
 
     QTextStream &m_out;
     QTextStream &m_err;
@@ -69,6 +73,7 @@ private:
     QString m_currentText;
     qsizetype m_sealedLength = 0;
     std::optional<TokenUsage> m_lastUsage;
+    TokenUsage m_compactionUsageAtStart; // the session's compaction usage when this run started
     bool m_interrupted = false;
     bool m_progressLineOpen = false;
 };

@@ -2,6 +2,7 @@
 // automatic compaction behaviour, driven by a scripted provider on the real
 // worker thread.
 #include "agent/agentsession.h"
+#include "agent/systemprompt.h"
 #include "conversation/metatypes.h"
 #include "loop/compactionprompts.h"
 #include "scriptedllmclient.h"
@@ -60,6 +61,9 @@ private Q_SLOTS:
     void autoCompactionPersistFailureStopsTurn_S61();
     void busySessionRefusesNewWork();
     void hostileUsageTotalsSaturate();
+    void compactionUsageIsCountedApartFromTurns();
+    void planModeGoesIntoTheSystemPromptNotTheMessage();
+    void modeSavedByAnOlderVersionIsDroppedOnOpen();
 
 private:
     std::unique_ptr<keen::test::TestEnvironment> m_env;
@@ -111,6 +115,7 @@ void TestAgentSession::runOneTurn(const ScriptedLlmClient::Turn &turn, const QSt
     runTurn(text);
 }
 
+// proves S33, S55
 void TestAgentSession::turnPersistsAndKeepsSystemPromptOutOfHistory_S33_S55()
 {
     runOneTurn({ScriptedLlmClient::chunk(QStringLiteral("Hi ")),
@@ -131,6 +136,7 @@ void TestAgentSession::turnPersistsAndKeepsSystemPromptOutOfHistory_S33_S55()
     QCOMPARE(buildConversation(loaded->events), history); // memory mirrors disk
 }
 
+// proves S13, S18, S19, S20, S21, S22, S23
 void TestAgentSession::manualCompactionRequestKeepsPrefixAndDisablesTools_S19_S20_S21_S22_S23()
 {
     runOneTurn(
@@ -157,6 +163,7 @@ void TestAgentSession::manualCompactionRequestKeepsPrefixAndDisablesTools_S19_S2
     QVERIFY(!options.oneShot);
 }
 
+// proves S24, S25, S28, S29
 void TestAgentSession::manualCompactionAppliesOnlyTextAfterLastTool_S24_S25_S28_S29()
 {
     runOneTurn(
@@ -200,6 +207,7 @@ void TestAgentSession::manualCompactionAppliesOnlyTextAfterLastTool_S24_S25_S28_
     QCOMPARE(buildConversation(loaded->events), m_session->messages());
 }
 
+// proves S27, S30
 void TestAgentSession::manualCompactionEmptySummaryChangesNothing_S27_S30()
 {
     runOneTurn(
@@ -218,6 +226,7 @@ void TestAgentSession::manualCompactionEmptySummaryChangesNothing_S27_S30()
     QCOMPARE(readAll(m_session->transcriptPath()), transcriptBefore);
 }
 
+// proves S26, S30
 void TestAgentSession::manualCompactionCancelledByEscOnly_S26_S30()
 {
     runOneTurn(
@@ -242,6 +251,7 @@ void TestAgentSession::manualCompactionCancelledByEscOnly_S26_S30()
     QVERIFY(!m_session->isBusy());
 }
 
+// proves S30
 void TestAgentSession::manualCompactionFailureReportsReason_S30()
 {
     runOneTurn(
@@ -257,6 +267,7 @@ void TestAgentSession::manualCompactionFailureReportsReason_S30()
     QCOMPARE(m_session->messages(), before);
 }
 
+// proves S33
 void TestAgentSession::nextTurnAfterCompactionHasOneFreshSystemPrompt_S33()
 {
     runOneTurn(
@@ -278,6 +289,7 @@ void TestAgentSession::nextTurnAfterCompactionHasOneFreshSystemPrompt_S33()
                                           Message::user(QStringLiteral("next"))}));
 }
 
+// proves S53, S54, S55, S60, S61, S62, S63, S64
 void TestAgentSession::autoCompactionCheckpointsAndReplaces_S53_S55_S60_S61_S62_S63_S64()
 {
     const MessageList replacement{
@@ -345,6 +357,7 @@ void TestAgentSession::autoCompactionCheckpointsAndReplaces_S53_S55_S60_S61_S62_
                           Message::user(QStringLiteral("next"))}));
 }
 
+// proves S50, S52
 void TestAgentSession::autoCompactionEscCancelsOnlyChild_S50_S52()
 {
     const MessageList replacement{Message::user(QStringLiteral("<compacted_context>x</compacted_context>"))};
@@ -369,6 +382,7 @@ void TestAgentSession::autoCompactionEscCancelsOnlyChild_S50_S52()
              Message::user(QStringLiteral("go"))); // not replaced
 }
 
+// proves S51
 void TestAgentSession::stopDuringAutoCompactionInterruptsParent_S51()
 {
     m_client->addTurn(
@@ -386,6 +400,7 @@ void TestAgentSession::stopDuringAutoCompactionInterruptsParent_S51()
     QVERIFY(loaded->events.last().interrupted());
 }
 
+// proves S61
 void TestAgentSession::autoCompactionPersistFailureStopsTurn_S61()
 {
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("working")),
@@ -439,6 +454,91 @@ void TestAgentSession::hostileUsageTotalsSaturate()
     QCOMPARE(m_session->totalInputTokens(), TokenUsage::MaxCount);
     QCOMPARE(m_session->totalOutputTokens(), TokenUsage::MaxCount);
     QCOMPARE(m_session->lastUsage()->outputTokens, TokenUsage::MaxCount - 1);
+}
+
+// Issue 12 point 4: what compaction requests cost is counted, manual and automatic, applied or not, and
+// kept apart from the turns' totals and from the usage that anchors /context.
+void TestAgentSession::compactionUsageIsCountedApartFromTurns()
+{
+    TokenUsage turn;
+    turn.inputTokens = 100;
+    turn.outputTokens = 10;
+    turn.totalTokens = 110;
+    TokenUsage automatic;
+    automatic.inputTokens = 900;
+    automatic.outputTokens = 90;
+    automatic.totalTokens = 990;
+    AutoCompactionInfo failed;
+    failed.usage = automatic;
+    failed.error = QStringLiteral("compaction refused");
+    runOneTurn(
+        {ScriptedLlmClient::event(StreamEvent::usageReport(turn)),
+         ScriptedLlmClient::event(StreamEvent::compaction(StreamEvent::Type::AutoCompactionStarted, {})),
+         ScriptedLlmClient::event(StreamEvent::compaction(StreamEvent::Type::AutoCompactionFailed, failed)),
+         ScriptedLlmClient::chunk(QStringLiteral("answer")), ScriptedLlmClient::event(StreamEvent::done())});
+    QCOMPARE(m_session->totalInputTokens(), 100);
+    QCOMPARE(m_session->totalOutputTokens(), 10);
+    QCOMPARE(m_session->compactionUsage(), automatic);
+    QCOMPARE(m_session->lastUsage(), std::optional<TokenUsage>(turn));
+
+    TokenUsage manual;
+    manual.inputTokens = 500;
+    manual.outputTokens = 50;
+    manual.totalTokens = 550;
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nx")),
+                       ScriptedLlmClient::event(StreamEvent::usageReport(manual)),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy usage(m_session.get(), &AgentSession::usageChanged);
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->compact());
+    QVERIFY(finished.wait(5000));
+    QVERIFY(!usage.isEmpty());
+    QCOMPARE(m_session->totalInputTokens(), 100);
+    QCOMPARE(m_session->compactionUsage().inputTokens, 1400);
+    QCOMPARE(m_session->compactionUsage().outputTokens, 140);
+    QVERIFY(!m_session->lastUsage()); // it measured the history the summary replaced
+    QCOMPARE(m_session->contextBreakdown().compactionUsage, m_session->compactionUsage());
+
+    m_session->newSession();
+    QCOMPARE(m_session->compactionUsage(), TokenUsage());
+}
+
+// proves S20, S33: the mode is in the fresh system prompt of each request; the person's message, in memory
+// and in the transcript, is their words only.
+void TestAgentSession::planModeGoesIntoTheSystemPromptNotTheMessage()
+{
+    m_session->setMode(AgentMode::Plan);
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("plan")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("plan it"));
+    const MessageList request = m_client->requests().at(0);
+    QVERIFY(request.at(0).content.endsWith(SystemPromptBuilder::modeSection(AgentMode::Plan)));
+    QCOMPARE(request.at(1), Message::user(QStringLiteral("plan it")));
+    QCOMPARE(m_session->messages().at(0), Message::user(QStringLiteral("plan it")));
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(loaded->events.at(1).content(), QStringLiteral("plan it"));
+
+    m_session->setMode(AgentMode::Build);
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("build it"));
+    const MessageList next = m_client->requests().at(1);
+    QVERIFY(!next.at(0).content.contains(QStringLiteral("Active mode")));
+    QCOMPARE(next.at(1), Message::user(QStringLiteral("plan it"))); // history unchanged by the mode switch
+}
+
+void TestAgentSession::modeSavedByAnOlderVersionIsDroppedOnOpen()
+{
+    const QString legacy =
+        QStringLiteral("\n\nActive mode: plan. Read-only, plan instead of modifying files; "
+                       "write_file and edit_file are unavailable.\n");
+    SessionStore &store = m_session->sessionStore();
+    auto created = store.create(m_workspace->path());
+    QVERIFY(created);
+    QVERIFY(store.append(*created, SessionEvent::userMessage(QStringLiteral("plan it") + legacy)));
+    QVERIFY(m_session->openSession(created->id));
+    QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("plan it"))});
 }
 
 QTEST_GUILESS_MAIN(TestAgentSession)

@@ -51,6 +51,7 @@ void TestConversationTypes::messageJsonUsesReferenceFieldNames()
              QByteArray(R"({"Content":"hi","Role":"user","TurnMemory":null})"));
 }
 
+// proves S9
 void TestConversationTypes::rawToolOutputIsNeverPersisted_S9()
 {
     ToolActivity activity;

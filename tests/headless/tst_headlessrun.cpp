@@ -51,6 +51,7 @@ private Q_SLOTS:
     void manualCompactionFailureLeavesTranscriptUnchanged();
     void automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_S58_S60();
     void automaticCompactionResumeFailureKeepsPartialText_S59();
+    void failedAutomaticCompactionWritesNothing();
     void sessionsJsonListsNewestFirst();
     void longReplyInSmallChunksIsPrintedAndSavedWhole();
 
@@ -72,6 +73,9 @@ private:
                     const QString &workingDirectory = {});
     // Runs one successful text turn in a new session and returns its id.
     QString createSession(const QString &prompt, const QString &answer);
+    // big.txt in the workspace: 70 KB, whose read pushes the estimate over 90% of a 20000-token window's
+    // input budget.
+    bool writeBigFile() const;
     QStringList transcriptPaths() const;
     QString transcriptFor(const QString &sessionId) const;
 
@@ -297,6 +301,16 @@ TestHeadlessRun::Outcome TestHeadlessRun::runKeen(const QStringList &args, const
         qWarning().noquote() << "keen-desktop" << args.join(QLatin1Char(' ')) << "did not finish normally;"
                              << "stderr:" << outcome.err;
     return outcome;
+}
+
+bool TestHeadlessRun::writeBigFile() const
+{
+    QFile big(QDir(m_workspace->path()).filePath(QStringLiteral("big.txt")));
+    if (!big.open(QIODevice::WriteOnly))
+        return false;
+    for (int i = 0; i < 700; ++i)
+        big.write(QByteArray(99, char('a' + i % 26)) + '\n');
+    return big.flush();
 }
 
 QString TestHeadlessRun::createSession(const QString &prompt, const QString &answer)
@@ -551,6 +565,7 @@ void TestHeadlessRun::sessionContinuesASavedConversation()
                                          QStringLiteral("assistant_turn")}));
 }
 
+// proves S18, S28, S29
 void TestHeadlessRun::manualCompactionSucceeds()
 {
     const QString id = createSession(QStringLiteral("build the parser"), QStringLiteral("parser built"));
@@ -589,6 +604,7 @@ void TestHeadlessRun::manualCompactionFailureLeavesTranscriptUnchanged_data()
     QTest::newRow("empty summary") << 2;
 }
 
+// proves S27, S30
 void TestHeadlessRun::manualCompactionFailureLeavesTranscriptUnchanged()
 {
     QFETCH(int, failure);
@@ -619,15 +635,12 @@ void TestHeadlessRun::manualCompactionFailureLeavesTranscriptUnchanged()
     QCOMPARE(readAll(transcript), before);
 }
 
+// proves S56, S57, S58, S60, S64
 void TestHeadlessRun::automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_S58_S60()
 {
     // A 70 KB file read by the model pushes the estimate over 90% of the input budget of a 20000-token
     // window.
-    QFile big(QDir(m_workspace->path()).filePath(QStringLiteral("big.txt")));
-    QVERIFY(big.open(QIODevice::WriteOnly));
-    for (int i = 0; i < 700; ++i)
-        big.write(QByteArray(99, char('a' + i % 26)) + '\n');
-    big.close();
+    QVERIFY(writeBigFile());
 
     m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
                                            QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
@@ -671,29 +684,55 @@ void TestHeadlessRun::automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_
     QVERIFY(!QString::fromUtf8(readAll(transcripts.first())).contains(QLatin1String("Context compacted.")));
 }
 
+// proves S59: the resumed parent streams more text and a tool turn, then fails; stdout still gets the
+// checkpointed text and the text after the compaction, and the run fails with the provider's own error.
 void TestHeadlessRun::automaticCompactionResumeFailureKeepsPartialText_S59()
 {
-    QFile big(QDir(m_workspace->path()).filePath(QStringLiteral("big.txt")));
-    QVERIFY(big.open(QIODevice::WriteOnly));
-    for (int i = 0; i < 700; ++i)
-        big.write(QByteArray(99, char('a' + i % 26)) + '\n');
-    big.close();
+    QVERIFY(writeBigFile());
 
     m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
                                            QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
                                            QStringLiteral("before checkpoint"))));
     m_server->enqueue(sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")})));
+    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_2"), QStringLiteral("glob"),
+                                           QJsonObject{{QStringLiteral("pattern"), QStringLiteral("*.md")}},
+                                           QStringLiteral(" after checkpoint"))));
     m_server->enqueue(errorResponse(400, QStringLiteral("resumed request rejected")));
     const Outcome run = runKeen(
         QStringList{QStringLiteral("run"), QStringLiteral("--context-window"), QStringLiteral("20000")} +
         providerArgs() + QStringList{QStringLiteral("read"), QStringLiteral("big.txt")});
     QCOMPARE(run.exitCode, 1);
-    QCOMPARE(m_server->requests().size(), 3);
-    QCOMPARE(run.out, QStringLiteral("before checkpoint\n")); // the partial text is still written
+    QCOMPARE(m_server->requests().size(), 4);
+    QVERIFY(
+        lastMessageContent(m_server->requests().at(1)).contains(QLatin1String("Compact this conversation")));
+    // The partial text is still written: checkpointed + after the compaction, no separator.
+    QCOMPARE(run.out, QStringLiteral("before checkpoint after checkpoint\n"));
     QVERIFY2(run.err.contains(QLatin1String("Error: ")), qPrintable(run.err));
     QVERIFY2(run.err.contains(QLatin1String("resumed request rejected")),
              qPrintable(run.err)); // original error
     QVERIFY(!run.out.contains(QLatin1String("PRIVATE SUMMARY")));
+    QVERIFY(!run.err.contains(QLatin1String("PRIVATE SUMMARY")));
+}
+
+// proves S56: a failed automatic compaction in `keen-desktop run` writes nothing of its own; the parent
+// request goes on and its text is the output. (Cancelled, and every provider: tst_headlesscompaction.)
+void TestHeadlessRun::failedAutomaticCompactionWritesNothing()
+{
+    QVERIFY(writeBigFile());
+    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                           QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
+                                           QStringLiteral("Reading. "))));
+    m_server->enqueue(errorResponse(400, QStringLiteral("compaction refused")));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("All read.")})));
+    const Outcome run = runKeen(
+        QStringList{QStringLiteral("run"), QStringLiteral("--context-window"), QStringLiteral("20000")} +
+        providerArgs() + QStringList{QStringLiteral("read"), QStringLiteral("big.txt")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(m_server->requests().size(), 3);
+    QVERIFY(
+        lastMessageContent(m_server->requests().at(1)).contains(QLatin1String("Compact this conversation")));
+    QCOMPARE(run.out, QStringLiteral("Reading. All read.\n"));
+    QCOMPARE(run.err, QStringLiteral("Reading. \n✓ read_file\nAll read.\n"));
 }
 
 void TestHeadlessRun::sessionsJsonListsNewestFirst()

@@ -38,19 +38,30 @@ private Q_SLOTS:
         QCOMPARE(SystemPromptBuilder::build(ws, data), prompt);
     }
 
-    void modeSuffix()
+    // proves S20: the mode is part of the system prompt, last, so the prefix before it stays cacheable.
+    void planModeIsPartOfTheSystemPrompt()
     {
-        const QString plan = SystemPromptBuilder::modeUserSuffix(AgentMode::Plan);
-        QCOMPARE(plan,
-                 QStringLiteral(
-                     "\n\nActive mode: plan. Read-only, plan instead of modifying files; write_file and "
-                     "edit_file are unavailable.\n"));
-        QCOMPARE(SystemPromptBuilder::modeUserSuffix(AgentMode::Build), QString());
-        QCOMPARE(SystemPromptBuilder::modeUserSuffix(AgentMode::Yolo), QString());
-        QCOMPARE(SystemPromptBuilder::stripModeSuffix(QStringLiteral("do it") + plan),
+        test::TestEnvironment env;
+        QTemporaryDir root;
+        const QString data = env.path(QStringLiteral("data"));
+        const QString build = SystemPromptBuilder::build(root.path(), data, AgentMode::Build);
+        const QString plan = SystemPromptBuilder::build(root.path(), data, AgentMode::Plan);
+        QCOMPARE(SystemPromptBuilder::build(root.path(), data, AgentMode::Yolo), build);
+        QCOMPARE(SystemPromptBuilder::modeSection(AgentMode::Build), QString());
+        QCOMPARE(plan, build + QStringLiteral("\n\n") + SystemPromptBuilder::modeSection(AgentMode::Plan));
+        QVERIFY(plan.endsWith(QStringLiteral("write_file and edit_file are refused in this mode; the user "
+                                             "switches back to build mode to make changes.")));
+        QVERIFY(plan.contains(QStringLiteral("# Mode\n\nActive mode: plan.")));
+    }
+
+    void legacyModeSuffixIsStripped()
+    {
+        // What older versions appended to a user message in plan mode and saved with it.
+        const QString legacy = QStringLiteral("\n\nActive mode: plan. Read-only, plan instead of modifying "
+                                              "files; write_file and edit_file are unavailable.\n");
+        QCOMPARE(SystemPromptBuilder::stripModeSuffix(QStringLiteral("do it") + legacy),
                  QStringLiteral("do it"));
         QCOMPARE(stripModeSuffix(QStringLiteral("do it")), QStringLiteral("do it"));
-        QCOMPARE(modeUserSuffix(AgentMode::Plan), plan);
     }
 
     void projectInstructionsFoundUpward()

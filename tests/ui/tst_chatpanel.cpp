@@ -7,6 +7,7 @@
 #include "chat/spinnerline.h"
 
 #include "agent/agentsession.h"
+#include "loop/compactionprompts.h"
 #include "scriptedllmclient.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
@@ -73,6 +74,7 @@ private Q_SLOTS:
     void automaticCompactionCheckpointIsShownOnceAndSummaryNowhere();
     void manualCompactionStreamsSummaryAndReportsStatus();
     void manualCompactionIgnoresCtrlCAndEscCancelsIt();
+    void manualCompactionShowsTheRefusedToolCard();
     void queuedPromptDrainsAfterCompaction();
     void queueIsLimitedAndCommandsCannotQueue();
     void escDeniesAPendingPermissionBeforeTheTurn();
@@ -298,6 +300,40 @@ void TestChatPanel::manualCompactionIgnoresCtrlCAndEscCancelsIt()
     QTRY_COMPARE(lastText(), QStringLiteral("Compaction cancelled."));
     QCOMPARE(m_session->messages(), before);
     QVERIFY(!m_panel->model()->plainText().contains(QStringLiteral("Interrupted")));
+}
+
+// proves S21: a tool call during a manual compaction is shown as a failed tool card carrying the refusal, and
+// the summary after it applies. (The refusal itself, for every provider: tst_headlesscompaction.)
+void TestChatPanel::manualCompactionShowsTheRefusedToolCard()
+{
+    firstTurn();
+    ToolCallInfo call;
+    call.callId = QStringLiteral("call_m");
+    call.name = QStringLiteral("write_file");
+    call.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("out.txt")}};
+    ToolCallInfo refused = call;
+    refused.error = CompactionPrompts::toolCallsDisabledMessage();
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, call)),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, refused)),
+                       ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSay hello.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    const ChatModel *model = m_panel->model();
+    int cards = 0;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const ChatItem &item = model->item(row);
+        if (item.kind != ChatItem::Kind::Tool)
+            continue;
+        ++cards;
+        QCOMPARE(item.toolName, QStringLiteral("write_file"));
+        QCOMPARE(item.toolState, ChatItem::ToolState::Failed);
+        QVERIFY2(item.plainText().contains(CompactionPrompts::toolCallsDisabledMessage()),
+                 qPrintable(item.plainText()));
+    }
+    QCOMPARE(cards, 1);
+    QTRY_COMPARE(lastText(), QStringLiteral("✓ Context compacted."));
+    QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("## Goal\nSay hello."))});
 }
 
 // proves S32

@@ -290,6 +290,17 @@ void TestSettingsDialog::contextTableRows()
     QCOMPARE(table->item(5, 2)->text(), QStringLiteral("10.0%"));
     QCOMPARE(table->item(6, 1)->text(), QLocale().toString(180000));
     QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("contextNote"))->text(), breakdown.note());
+    QVERIFY(!dialog.findChild<QLabel *>(QStringLiteral("contextCompactionUsage"))); // none ran
+
+    // Issue 12 point 4: what compaction requests cost is shown apart from the context rows.
+    breakdown.compactionUsage.inputTokens = 31000;
+    breakdown.compactionUsage.outputTokens = 1200;
+    ContextDialog compacted(breakdown);
+    QCOMPARE(compacted.table()->rowCount(), table->rowCount());
+    const QLabel *cost = compacted.findChild<QLabel *>(QStringLiteral("contextCompactionUsage"));
+    QVERIFY(cost);
+    QCOMPARE(cost->text(), QStringLiteral("Compaction requests this session: %1 input / %2 output tokens")
+                               .arg(QLocale().toString(31000), QLocale().toString(1200)));
 }
 
 QTEST_MAIN(TestSettingsDialog)

@@ -1,0 +1,592 @@
+// Compaction in real use, headless, for all six provider protocols against the loopback fake provider
+// (issue 12): the AgentSession and the HeadlessRunner of `keen-desktop run` in this process, the real tool
+// loop and tools, each provider's own wire format. What a person or a script would observe: the requests on
+// the wire, stdout and stderr, the transcript, the history.
+#include "fakeproviderserver.h"
+#include "providerscript.h"
+#include "testenvironment.h"
+
+#include "agent/agentsession.h"
+#include "conversation/metatypes.h"
+#include "headless/headlessrunner.h"
+#include "loop/compactionprompts.h"
+#include "loop/toolloopclient.h"
+#include "providers/openai/openairesponsesprotocol.h"
+#include "session/sessionstore.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextStream>
+#include <QTimer>
+
+using namespace keen;
+using keen::test::FakeProviderServer;
+namespace ProviderScript = keen::test::ProviderScript;
+
+namespace {
+
+constexpr qint64 SmallWindow = 20000; // budget 15904, threshold 14314 tokens
+constexpr qint64 LargeWindow = 200000;
+
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QStringList kinds(const QList<SessionEvent> &events)
+{
+    QStringList names;
+    for (const SessionEvent &event : events)
+        names.append(SessionEvent::kindName(event.kind));
+    return names;
+}
+
+FakeProviderServer::Response stalled(const QString &provider)
+{
+    FakeProviderServer::Response response = ProviderScript::text(provider, QStringLiteral("never finished"));
+    response.stallAfterBytes = 0;
+    return response;
+}
+
+// The arguments text of a tool call.
+QString arguments(const QJsonObject &input)
+{
+    return QString::fromUtf8(QJsonDocument(input).toJson(QJsonDocument::Compact));
+}
+
+// A workspace with a small file and a big one (about 23k estimated tokens once read).
+void writeWorkspace(const QString &root)
+{
+    QFile small(QDir(root).filePath(QStringLiteral("notes.txt")));
+    QVERIFY(small.open(QIODevice::WriteOnly));
+    small.write("parser notes: keep the public API\n");
+    small.close();
+    QFile big(QDir(root).filePath(QStringLiteral("big.txt")));
+    QVERIFY(big.open(QIODevice::WriteOnly));
+    for (int i = 0; i < 700; ++i)
+        big.write(QByteArray(99, char('a' + i % 26)) + '\n');
+}
+
+} // namespace
+
+class TestHeadlessCompaction : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+
+    void ctrlCThenNextTurnCompacts_data();
+    void ctrlCThenNextTurnCompacts();
+    void manualCompactionThatDoesNotApplyChangesNothing_data();
+    void manualCompactionThatDoesNotApplyChangesNothing();
+    void manualCompactionRefusesToolsWithACard_data();
+    void manualCompactionRefusesToolsWithACard();
+    void failedAndCancelledAutomaticCompactionPrintNothing_data();
+    void failedAndCancelledAutomaticCompactionPrintNothing();
+    void jsonUsageReportsCompactionApart_data();
+    void jsonUsageReportsCompactionApart();
+    void planModeRidesInTheSystemPrompt_data();
+    void planModeRidesInTheSystemPrompt();
+};
+
+namespace {
+
+// One provider, one loopback server, one workspace; sessions and runners built on them.
+class Rig
+{
+public:
+    Rig(const QString &provider, qint64 window)
+        : m_provider(provider)
+        , m_window(window)
+    {
+        writeWorkspace(m_workspace.path());
+    }
+
+    QString provider() const { return m_provider; }
+    QString workspace() const { return m_workspace.path(); }
+    FakeProviderServer &server() { return m_server; }
+
+    ClientConfig config() const
+    {
+        ClientConfig config;
+        config.providerId = m_provider;
+        config.model = QStringLiteral("test-model");
+        config.contextWindow = m_window;
+        return config;
+    }
+
+    // The real tool loop for this provider, aimed at the fake server.
+    AgentSession::ClientFactory factory()
+    {
+        return [this](const ClientConfig &config) {
+            return Result<std::shared_ptr<LlmClient>>(
+                std::shared_ptr<LlmClient>(std::make_shared<ToolLoopClient>(
+                    ProviderScript::makeProtocol(m_provider, m_server.baseUrl(), config.contextWindow))));
+        };
+    }
+
+    void setUp(AgentSession &session)
+    {
+        session.setWorkspace(workspace());
+        session.setSessionStore(std::make_shared<SessionStore>(m_env.path(QStringLiteral("sessions"))));
+        session.setClientConfig(config());
+        session.setClientFactory(factory());
+    }
+
+    void enqueue(const QList<FakeProviderServer::Response> &responses)
+    {
+        for (const FakeProviderServer::Response &response : responses)
+            m_server.enqueue(response);
+    }
+
+private:
+    keen::test::TestEnvironment m_env;
+    QString m_provider;
+    qint64 m_window;
+    QTemporaryDir m_workspace;
+    FakeProviderServer m_server;
+};
+
+// A HeadlessRunner writing into strings.
+class HeadlessRun
+{
+public:
+    explicit HeadlessRun(Rig &rig)
+        : m_workspace(rig.workspace())
+        , m_outStream(&out)
+        , m_errStream(&err)
+        , runner(m_outStream, m_errStream)
+    {
+        rig.setUp(runner.session());
+        const ClientConfig config = rig.config();
+        runner.setConfigResolver([config](const LaunchOptions &) { return Result<ClientConfig>(config); });
+    }
+
+    // A run that hangs (a regression that leaves a stalled response unanswered) is interrupted, so the test
+    // fails on the exit code instead of hanging until the ctest timeout.
+    int runGuarded(const HeadlessRunner::Options &options)
+    {
+        QTimer guard;
+        guard.setSingleShot(true);
+        QObject::connect(&guard, &QTimer::timeout, &runner, [this] { runner.interrupt(); });
+        guard.start(20000);
+        return runner.run(options);
+    }
+
+    int run(const QString &prompt, bool json = false)
+    {
+        out.clear();
+        err.clear();
+        HeadlessRunner::Options options;
+        options.prompt = prompt;
+        options.json = json;
+        options.launch.workspace = m_workspace;
+        return runGuarded(options);
+    }
+
+    int compact(bool json = false)
+    {
+        out.clear();
+        err.clear();
+        HeadlessRunner::Options options;
+        options.compact = true;
+        options.json = json;
+        options.launch.workspace = m_workspace;
+        return runGuarded(options);
+    }
+
+    QString out;
+    QString err;
+
+private:
+    QString m_workspace;
+    QTextStream m_outStream;
+    QTextStream m_errStream;
+
+public:
+    HeadlessRunner runner;
+};
+
+// Runs one AgentSession turn (or compaction) to its end; false on timeout.
+bool finishTurn(AgentSession &session, const std::function<Result<void>()> &start)
+{
+    QSignalSpy finished(&session, &AgentSession::turnFinished);
+    const Result<void> started = start();
+    if (!started) {
+        qWarning() << "could not start:" << started.error();
+        return false;
+    }
+    return FakeProviderServer::spinUntil([&] { return !finished.isEmpty(); }, 20000);
+}
+
+// The request body with the session id taken out, so two sessions' requests can be compared byte for byte
+// (only the Responses APIs put it on the wire, as prompt_cache_key).
+QByteArray withoutSessionId(QByteArray body, const QString &sessionId)
+{
+    body.replace(OpenAiResponsesProtocol::promptCacheKey(sessionId).toUtf8(), "SESSION");
+    body.replace(sessionId.toUtf8(), "SESSION");
+    return body;
+}
+
+} // namespace
+
+void TestHeadlessCompaction::initTestCase()
+{
+    registerCoreMetaTypes();
+}
+
+void TestHeadlessCompaction::ctrlCThenNextTurnCompacts_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 12 point 1, proves S36 and S51: Ctrl+C in the middle of a tool loop leaves pending state; the next
+// turn replays it and still compacts once it crosses the threshold, and the run's output and transcript are
+// those of an ordinary compacted turn.
+void TestHeadlessCompaction::ctrlCThenNextTurnCompacts()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, SmallWindow);
+    HeadlessRun headless(rig);
+    const QString readNotes = arguments({{QStringLiteral("path"), QStringLiteral("notes.txt")}});
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readNotes),
+         stalled(provider)});
+    // Ctrl+C (what SIGINT does) once the request after the tool run is on the wire.
+    const auto connection =
+        QObject::connect(&rig.server(), &FakeProviderServer::requestReceived, &rig.server(), [&](int index) {
+            if (index == 1)
+                headless.runner.interrupt();
+        });
+    QCOMPARE(headless.run(QStringLiteral("study the parser")), int(HeadlessRunner::Interrupted));
+    QObject::disconnect(connection);
+    QVERIFY2(headless.err.contains(QStringLiteral("Interrupted.")), qPrintable(headless.err));
+    rig.server().closeAllConnections();
+    QCOMPARE(rig.server().requests().size(), 2);
+
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_2"), QStringLiteral("read_file"), readBig),
+         ProviderScript::text(provider, QStringLiteral("## Goal\nstudy the parser")),
+         ProviderScript::text(provider, QStringLiteral("Parser studied."))});
+    QCOMPARE(headless.run(QStringLiteral("go on")), int(HeadlessRunner::Success));
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 5);
+    // The interrupted turn's tool call and result are replayed, and the compaction request summarises them.
+    QVERIFY(requests.at(2).body.contains("parser notes: keep the public API"));
+    QCOMPARE(ProviderScript::finalUserText(provider, requests.at(3).json.object()),
+             CompactionPrompts::automaticPrompt());
+    QVERIFY(requests.at(3).body.contains("parser notes: keep the public API"));
+    QVERIFY(!requests.at(4).body.contains("parser notes: keep the public API"));
+    QCOMPARE(headless.out, QStringLiteral("Parser studied.\n"));
+    QVERIFY2(!headless.err.contains(QStringLiteral("ompact")), qPrintable(headless.err));
+
+    auto loaded = headless.runner.session().sessionStore().load(headless.runner.session().sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(kinds(loaded->events),
+             (QStringList{QStringLiteral("session_started"), QStringLiteral("user_message"),
+                          QStringLiteral("assistant_turn"), QStringLiteral("user_message"),
+                          QStringLiteral("assistant_turn"), QStringLiteral("compaction_applied"),
+                          QStringLiteral("assistant_turn")}));
+    QVERIFY(loaded->events.at(2).interrupted());
+    const MessageList history = headless.runner.session().messages();
+    QCOMPARE(history.size(), 2);
+    QVERIFY(history.at(0).content.startsWith(QStringLiteral("<compacted_context>")));
+    QVERIFY(history.at(0).content.endsWith(QStringLiteral("go on\n</last_user_message>")));
+    QCOMPARE(history.at(1).content, QStringLiteral("Parser studied."));
+}
+
+void TestHeadlessCompaction::manualCompactionThatDoesNotApplyChangesNothing_data()
+{
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QString>("failure");
+    for (const QString &provider : ProviderScript::providers()) {
+        for (const char *failure :
+             {"error", "esc", "empty summary", "refused tool then error", "refused tool then esc"})
+            QTest::newRow(qPrintable(provider + QLatin1Char(' ') + QLatin1String(failure)))
+                << provider << QString::fromLatin1(failure);
+    }
+}
+
+// Issue 12 point 2, proves S30: a manual compaction that does not apply (an error, Esc, an empty summary, a
+// refused tool call followed by an error or Esc) leaves pending state, history and transcript as they were:
+// the next turn's request is byte for byte the one a session without the attempt sends.
+void TestHeadlessCompaction::manualCompactionThatDoesNotApplyChangesNothing()
+{
+    QFETCH(QString, provider);
+    QFETCH(QString, failure);
+    Rig rig(provider, LargeWindow);
+    AgentSession attempted;
+    AgentSession control;
+    rig.setUp(attempted);
+    rig.setUp(control);
+    const QString readNotes = arguments({{QStringLiteral("path"), QStringLiteral("notes.txt")}});
+    const QString write = arguments({{QStringLiteral("path"), QStringLiteral("out.txt")},
+                                     {QStringLiteral("content"), QStringLiteral("x")}});
+
+    // The same first turn in both: a tool turn, then the provider fails, so pending state is kept.
+    for (AgentSession *session : {&attempted, &control}) {
+        rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                              readNotes),
+                     ProviderScript::badRequest(provider, QStringLiteral("temporarily broken"))});
+        QVERIFY(finishTurn(*session, [&] { return session->submit(QStringLiteral("study the parser")); }));
+    }
+    const MessageList historyBefore = attempted.messages();
+    const QByteArray transcriptBefore = readAll(attempted.transcriptPath());
+    QCOMPARE(control.messages(), historyBefore);
+
+    // The manual compaction that does not apply.
+    rig.server().clearRequests();
+    QList<FakeProviderServer::Response> script;
+    if (failure.startsWith(QLatin1String("refused tool")))
+        script.append(ProviderScript::toolCall(provider, QStringLiteral("call_m"),
+                                               QStringLiteral("write_file"), write));
+    if (failure.endsWith(QLatin1String("error")))
+        script.append(ProviderScript::badRequest(provider, QStringLiteral("no summary today")));
+    else if (failure.endsWith(QLatin1String("esc")))
+        script.append(stalled(provider));
+    else
+        script.append(ProviderScript::text(provider, QStringLiteral("   \n ")));
+    rig.enqueue(script);
+    QSignalSpy compaction(&attempted, &AgentSession::compactionFinished);
+    QSignalSpy finished(&attempted, &AgentSession::turnFinished);
+    QVERIFY(attempted.compact());
+    if (failure.endsWith(QLatin1String("esc"))) {
+        QVERIFY(rig.server().waitForRequests(script.size(), 20000));
+        QVERIFY(attempted.cancelCompaction());
+    }
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !finished.isEmpty(); }, 20000));
+    rig.server().closeAllConnections();
+    QCOMPARE(compaction.size(), 1);
+    QCOMPARE(compaction.at(0).at(1).toBool(), false);
+    // The compaction request carried the pending turn, so a summary would have covered it.
+    QVERIFY(rig.server().requests().at(0).body.contains("parser notes: keep the public API"));
+    QVERIFY(!QFile::exists(QDir(rig.workspace()).filePath(QStringLiteral("out.txt"))));
+    QCOMPARE(attempted.messages(), historyBefore);
+    QCOMPARE(readAll(attempted.transcriptPath()), transcriptBefore);
+
+    // The next turn, in both sessions.
+    rig.server().clearRequests();
+    for (AgentSession *session : {&attempted, &control}) {
+        rig.enqueue({ProviderScript::text(provider, QStringLiteral("carrying on"))});
+        QVERIFY(finishTurn(*session, [&] { return session->submit(QStringLiteral("go on")); }));
+    }
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 2);
+    QVERIFY(requests.at(0).body.contains("parser notes: keep the public API")); // pending state replayed
+    QVERIFY(!requests.at(0).body.contains(CompactionPrompts::toolCallsDisabledMessage().toUtf8()));
+    QCOMPARE(withoutSessionId(requests.at(0).body, attempted.sessionId()),
+             withoutSessionId(requests.at(1).body, control.sessionId()));
+    QCOMPARE(attempted.messages(), control.messages());
+}
+
+void TestHeadlessCompaction::manualCompactionRefusesToolsWithACard_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// proves S21, S14, S24: the manual request keeps the tools; a call the model makes is refused, never run,
+// reported as a tool card (tool_start, then tool_end with the refusal), and the refusal goes back to the
+// model; the summary written after it applies.
+void TestHeadlessCompaction::manualCompactionRefusesToolsWithACard()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    AgentSession session;
+    rig.setUp(session);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Parser studied."))});
+    QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("study the parser")); }));
+    const QJsonArray turnTools =
+        rig.server().lastRequest().json.object().value(QStringLiteral("tools")).toArray();
+
+    rig.server().clearRequests();
+    const QString write = arguments({{QStringLiteral("path"), QStringLiteral("out.txt")},
+                                     {QStringLiteral("content"), QStringLiteral("x")}});
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_m"), QStringLiteral("write_file"), write),
+         ProviderScript::text(provider, QStringLiteral("## Goal\nStudy the parser."))});
+    QSignalSpy events(&session, &AgentSession::streamEvent);
+    QVERIFY(finishTurn(session, [&] { return session.compact(); }));
+
+    QList<StreamEvent> tools;
+    for (const auto &args : std::as_const(events)) {
+        const StreamEvent event = args.at(0).value<StreamEvent>();
+        if (event.type == StreamEvent::Type::ToolStart || event.type == StreamEvent::Type::ToolEnd)
+            tools.append(event);
+    }
+    QCOMPARE(tools.size(), 2);
+    QCOMPARE(tools.at(0).type, StreamEvent::Type::ToolStart);
+    QCOMPARE(tools.at(0).toolCall->name, QStringLiteral("write_file"));
+    QCOMPARE(tools.at(1).type, StreamEvent::Type::ToolEnd);
+    QCOMPARE(tools.at(1).toolCall->error, CompactionPrompts::toolCallsDisabledMessage());
+    QVERIFY(!QFile::exists(QDir(rig.workspace()).filePath(QStringLiteral("out.txt"))));
+
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 2);
+    QCOMPARE(requests.at(0).json.object().value(QStringLiteral("tools")).toArray(), turnTools); // same tools
+    QVERIFY(requests.at(1).body.contains(CompactionPrompts::toolCallsDisabledMessage().toUtf8()));
+    QCOMPARE(session.messages(), MessageList{Message::user(QStringLiteral("## Goal\nStudy the parser."))});
+}
+
+void TestHeadlessCompaction::failedAndCancelledAutomaticCompactionPrintNothing_data()
+{
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<bool>("cancel");
+    for (const QString &provider : ProviderScript::providers()) {
+        QTest::newRow(qPrintable(provider + QStringLiteral(" failed"))) << provider << false;
+        QTest::newRow(qPrintable(provider + QStringLiteral(" cancelled"))) << provider << true;
+    }
+}
+
+// proves S56, S52: in headless mode a failed or cancelled automatic compaction writes nothing (no loader,
+// notice, warning or summary); the parent turn goes on and its text is the output.
+void TestHeadlessCompaction::failedAndCancelledAutomaticCompactionPrintNothing()
+{
+    QFETCH(QString, provider);
+    QFETCH(bool, cancel);
+    Rig rig(provider, SmallWindow);
+    HeadlessRun headless(rig);
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readBig),
+         cancel ? stalled(provider)
+                : ProviderScript::badRequest(provider, QStringLiteral("compaction refused")),
+         ProviderScript::text(provider, QStringLiteral("Read it all."))});
+    if (cancel) {
+        // The child's cancel (what Esc does in the window) once the compaction has started and its request is
+        // on the wire; both are reported on this thread, in either order.
+        AgentSession *session = &headless.runner.session();
+        auto cancelWhenReady = [session, &rig] {
+            if (session->compactionMode() == AgentSession::CompactionMode::Automatic &&
+                rig.server().requests().size() == 2)
+                session->cancelCompaction();
+        };
+        QObject::connect(&rig.server(), &FakeProviderServer::requestReceived, session, cancelWhenReady);
+        QObject::connect(session, &AgentSession::compactionStarted, session, cancelWhenReady);
+    }
+    QSignalSpy compaction(&headless.runner.session(), &AgentSession::compactionFinished);
+    const int code = headless.run(QStringLiteral("read big.txt"));
+    QVERIFY2(code == int(HeadlessRunner::Success), qPrintable(headless.err));
+    QCOMPARE(compaction.size(), 1);
+    QCOMPARE(compaction.at(0).at(1).toBool(), false);
+    QCOMPARE(rig.server().requests().size(), 3);
+    QCOMPARE(headless.out, QStringLiteral("Read it all.\n"));
+    QCOMPARE(headless.err, QStringLiteral("✓ read_file\nRead it all.\n"));
+}
+
+void TestHeadlessCompaction::jsonUsageReportsCompactionApart_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 12 point 4: `--format json` reports the turn's usage as before and, apart from it, every request of
+// the automatic compaction; `run --compact --format json` reports the manual compaction's usage the same way.
+// The session's totals and the /context breakdown carry the compaction usage apart from the turns.
+void TestHeadlessCompaction::jsonUsageReportsCompactionApart()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, SmallWindow);
+    HeadlessRun headless(rig);
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    const QString write = arguments({{QStringLiteral("path"), QStringLiteral("out.txt")},
+                                     {QStringLiteral("content"), QStringLiteral("x")}});
+    rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                          readBig, 30, 5),
+                 ProviderScript::toolCall(provider, QStringLiteral("call_r"), QStringLiteral("write_file"),
+                                          write, 1000, 100),
+                 ProviderScript::text(provider, QStringLiteral("## Goal\nread"), 2000, 200),
+                 ProviderScript::text(provider, QStringLiteral("Read it all."), 40, 4)});
+    QCOMPARE(headless.run(QStringLiteral("read big.txt"), true), int(HeadlessRunner::Success));
+    QJsonObject line = QJsonDocument::fromJson(headless.out.toUtf8()).object();
+    QCOMPARE(line.value(QStringLiteral("text")).toString(), QStringLiteral("Read it all."));
+    QJsonObject usage = line.value(QStringLiteral("usage")).toObject();
+    QCOMPARE(usage.value(QStringLiteral("input_tokens")).toInteger(), 40);
+    QCOMPARE(usage.value(QStringLiteral("output_tokens")).toInteger(), 4);
+    QJsonObject compaction = usage.value(QStringLiteral("compaction")).toObject();
+    QCOMPARE(compaction.value(QStringLiteral("input_tokens")).toInteger(), 3000);
+    QCOMPARE(compaction.value(QStringLiteral("output_tokens")).toInteger(), 300);
+
+    AgentSession &session = headless.runner.session();
+    QCOMPARE(session.totalInputTokens(), 30 + 40);
+    QCOMPARE(session.totalOutputTokens(), 5 + 4);
+    QCOMPARE(session.compactionUsage().inputTokens, 3000);
+    QCOMPARE(session.compactionUsage().outputTokens, 300);
+    QCOMPARE(session.contextBreakdown().compactionUsage, session.compactionUsage());
+
+    // A manual compaction through `run --compact --format json`.
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nall read"), 500, 50)});
+    QCOMPARE(headless.compact(true), int(HeadlessRunner::Success));
+    line = QJsonDocument::fromJson(headless.out.toUtf8()).object();
+    QCOMPARE(line.value(QStringLiteral("text")).toString(), QStringLiteral("## Goal\nall read"));
+    usage = line.value(QStringLiteral("usage")).toObject();
+    QCOMPARE(usage.value(QStringLiteral("input_tokens")).toInteger(), 0);
+    compaction = usage.value(QStringLiteral("compaction")).toObject();
+    QCOMPARE(compaction.value(QStringLiteral("input_tokens")).toInteger(), 500);
+    QCOMPARE(compaction.value(QStringLiteral("output_tokens")).toInteger(), 50);
+    QCOMPARE(session.totalInputTokens(), 30 + 40); // the turns' totals do not move
+    QCOMPARE(session.compactionUsage().inputTokens, 3500);
+    QVERIFY(!session.lastUsage()); // it described the history the summary replaced
+}
+
+void TestHeadlessCompaction::planModeRidesInTheSystemPrompt_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 12 point 8, proves S20, S33: plan mode is part of the fresh system prompt of every request (the
+// turn's and the manual compaction's), never of the person's message or its user_message event; the next
+// turn in build mode has a system prompt without it.
+void TestHeadlessCompaction::planModeRidesInTheSystemPrompt()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    AgentSession session;
+    rig.setUp(session);
+    session.setMode(AgentMode::Plan);
+    const QByteArray modeLine = "Active mode: plan.";
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Here is the plan."))});
+    QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("plan the parser")); }));
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nplan"))});
+    QVERIFY(finishTurn(session, [&] { return session.compact(); }));
+    session.setMode(AgentMode::Build);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Building."))});
+    QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("build it")); }));
+
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 3);
+    // Where the system prompt goes for this provider: a separate field, or the first message.
+    auto systemOf = [&](const QJsonObject &body) -> QByteArray {
+        for (const char *field : {"system", "systemInstruction", "instructions"}) {
+            if (body.contains(QLatin1String(field)))
+                return QJsonDocument(QJsonObject{{QStringLiteral("s"), body.value(QLatin1String(field))}})
+                    .toJson(QJsonDocument::Compact);
+        }
+        return QJsonDocument(body.value(ProviderScript::historyKey(provider)).toArray().first().toObject())
+            .toJson(QJsonDocument::Compact);
+    };
+    for (int i = 0; i < 2; ++i) {
+        QCOMPARE(requests.at(i).body.count(modeLine), 1);
+        QVERIFY(systemOf(requests.at(i).json.object()).contains(modeLine));
+    }
+    QCOMPARE(ProviderScript::finalUserText(provider, requests.at(0).json.object()),
+             QStringLiteral("plan the parser"));
+    QVERIFY(!requests.at(2).body.contains(modeLine));
+    QVERIFY(!requests.at(2).body.contains("# Mode"));
+
+    auto loaded = session.sessionStore().load(session.sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(loaded->events.at(1).kind, SessionEvent::Kind::UserMessage);
+    QCOMPARE(loaded->events.at(1).content(), QStringLiteral("plan the parser"));
+    QVERIFY(!readAll(session.transcriptPath()).contains(modeLine));
+}
+
+QTEST_GUILESS_MAIN(TestHeadlessCompaction)
+#include "tst_headlesscompaction.moc"
