@@ -1,0 +1,278 @@
+// On-demand benchmarks of issue 11's turn path, each as a ratio against a baseline measured in the same run
+// (absolute times drift on a shared machine). Prints numbers; asserts nothing.
+// Run: cmake --build build --target keen_benchmarks && ./build/tests/bench/keen_bench_turnpath
+#include "agent/contextestimator.h"
+#include "conversation/message.h"
+#include "fakeproviderserver.h"
+#include "loop/contextbudget.h"
+#include "sessionfixtures.h"
+#include "tools/toolregistry.h"
+#include "workloads.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTextStream>
+
+using namespace keen;
+using keen::test::FakeProviderServer;
+using keen::test::Workloads;
+
+namespace {
+
+QTextStream out(stdout);
+
+void line(const QString &what, double value, const QString &unit, const QString &extra = QString())
+{
+    out << what.leftJustified(64) << QString::number(value, 'f', 2).rightJustified(10) << ' '
+        << unit.leftJustified(4) << ' ' << extra << '\n';
+    out.flush();
+}
+
+FakeProviderServer::Response streamResponse(const QByteArray &body)
+{
+    FakeProviderServer::Response response;
+    response.contentType = "text/event-stream";
+    response.body = body;
+    response.split = FakeProviderServer::SplitMode::randomSplits(7, 4096);
+    response.delayMs = 0;
+    return response;
+}
+
+struct Run
+{
+    qint64 ms = -1;
+    int exitCode = -1;
+    QByteArray out;
+};
+
+// keen-desktop with a private KEEN_HOME, talking to the loopback server; this thread serves it meanwhile.
+Run runKeen(const QString &home, const QStringList &args)
+{
+    QProcess process;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("KEEN_HOME"), home);
+    process.setProcessEnvironment(environment);
+    process.setWorkingDirectory(home);
+    QElapsedTimer timer;
+    timer.start();
+    process.start(QStringLiteral(KEEN_BINARY_PATH), args);
+    process.closeWriteChannel();
+    FakeProviderServer::spinUntil([&] { return process.state() == QProcess::NotRunning; }, 20 * 60 * 1000);
+    Run run;
+    run.ms = timer.elapsed();
+    run.exitCode = process.exitCode();
+    run.out = process.readAllStandardOutput();
+    return run;
+}
+
+QStringList providerArgs(const FakeProviderServer &server, const QString &workspace)
+{
+    return {QStringLiteral("--provider"),  QStringLiteral("openai-compatible"),
+            QStringLiteral("--base-url"),  server.baseUrl().toString() + QStringLiteral("/v1"),
+            QStringLiteral("--model"),     QStringLiteral("bench"),
+            QStringLiteral("--workspace"), workspace};
+}
+
+// The baseline client: reads the same stream from the same server and parses every event's JSON.
+qint64 plainClient(FakeProviderServer &server, const QByteArray &body)
+{
+    server.enqueue(streamResponse(body));
+    QNetworkAccessManager network;
+    QNetworkRequest request(QUrl(server.baseUrl().toString() + QStringLiteral("/v1/chat/completions")));
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    QElapsedTimer timer;
+    timer.start();
+    QNetworkReply *reply = network.post(request, QByteArray("{}"));
+    QByteArray buffer;
+    QString text;
+    auto drain = [&] {
+        buffer += reply->readAll();
+        qsizetype end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const QByteArray event = buffer.left(end);
+            buffer.remove(0, end + 2);
+            if (!event.startsWith("data: {"))
+                continue;
+            const QJsonObject object = QJsonDocument::fromJson(event.mid(6)).object();
+            text += object.value(QStringLiteral("choices"))
+                        .toArray()
+                        .at(0)
+                        .toObject()
+                        .value(QStringLiteral("delta"))
+                        .toObject()
+                        .value(QStringLiteral("content"))
+                        .toString();
+        }
+    };
+    QObject::connect(reply, &QNetworkReply::readyRead, reply, drain);
+    FakeProviderServer::spinUntil([&] { return reply->isFinished(); }, 600000);
+    drain();
+    const qint64 ms = timer.elapsed();
+    delete reply;
+    return text.isEmpty() ? -1 : ms;
+}
+
+void benchRunStreaming()
+{
+    out << "\n== run: a reply streamed in 7-char chunks (issue 11 table row 1)\n";
+    FakeProviderServer server;
+    QTemporaryDir home;
+    QDir().mkpath(home.filePath(QStringLiteral("work")));
+    QMap<int, qint64> runMs;
+    for (const int size : {100000, 200000}) {
+        const QByteArray body =
+            Workloads::chatCompletionsSse(Workloads::chunks(Workloads::markdownReply(size), 7));
+        const qint64 baseline = plainClient(server, body);
+        server.enqueue(streamResponse(body));
+        const Run run = runKeen(home.path(), QStringList{QStringLiteral("run")} +
+                                                 providerArgs(server, home.filePath(QStringLiteral("work"))) +
+                                                 QStringList{QStringLiteral("go")});
+        const bool complete = run.exitCode == 0 && run.out.size() >= size;
+        runMs.insert(size, run.ms);
+        line(QStringLiteral("plain client (read + JSON parse), %1 chars").arg(size), double(baseline),
+             QStringLiteral("ms"));
+        line(QStringLiteral("keen-desktop run, %1 chars").arg(size), double(run.ms), QStringLiteral("ms"),
+             complete ? QStringLiteral("complete") : QStringLiteral("INCOMPLETE exit %1").arg(run.exitCode));
+        line(QStringLiteral("  ratio run / plain client, %1 chars").arg(size),
+             double(run.ms) / double(baseline), QStringLiteral("x"),
+             QStringLiteral("goal <= 2.0 (includes process start)"));
+    }
+    // The second 100,000 chars cost what the first did when every chunk costs the same.
+    const double first = double(runMs.value(100000));
+    const double second = double(runMs.value(200000) - runMs.value(100000));
+    line(QStringLiteral("  time per chunk, second half / first half"), second / first, QStringLiteral("x"),
+         QStringLiteral("goal <= 1.5"));
+}
+
+void benchResume()
+{
+    out << "\n== run --session on a 10,000-event, about 30 MB session (row 3)\n";
+    FakeProviderServer server;
+    QTemporaryDir home;
+    const QString workspace = home.filePath(QStringLiteral("work"));
+    QDir().mkpath(workspace);
+    const QString path =
+        Workloads::writeBigSession(home.filePath(QStringLiteral("sessions")), workspace, 10000, 3000);
+    const qint64 bytes = QFileInfo(path).size();
+    QElapsedTimer timer;
+    timer.start();
+    int parsed = 0;
+    {
+        QFile file(path);
+        file.open(QIODevice::ReadOnly);
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        for (const QByteArray &jsonLine : lines)
+            parsed += QJsonDocument::fromJson(jsonLine).isObject() ? 1 : 0;
+    }
+    const qint64 baseline = timer.elapsed();
+    const QString id = QFileInfo(path).dir().dirName();
+    server.enqueue(streamResponse(Workloads::chatCompletionsSse({QStringLiteral("ok")})));
+    const Run run =
+        runKeen(home.path(), QStringList{QStringLiteral("run"), QStringLiteral("--session"), id} +
+                                 providerArgs(server, workspace) + QStringList{QStringLiteral("go on")});
+    line(QStringLiteral("plain JSON parse of the file (%1 MB, %2 lines)")
+             .arg(bytes / 1e6, 0, 'f', 1)
+             .arg(parsed),
+         double(baseline), QStringLiteral("ms"));
+    line(QStringLiteral("keen-desktop run --session (one short turn)"), double(run.ms), QStringLiteral("ms"),
+         run.exitCode == 0 ? QStringLiteral("ok") : QStringLiteral("exit %1").arg(run.exitCode));
+    line(QStringLiteral("  ratio"), double(run.ms) / double(baseline), QStringLiteral("x"),
+         QStringLiteral("goal <= 2.0 (includes process start)"));
+}
+
+void benchList()
+{
+    out << "\n== sessions --all --json over 1,000 sessions (row 5)\n";
+    QTemporaryDir home;
+    const QString root = home.filePath(QStringLiteral("sessions"));
+    for (int i = 0; i < 1000; ++i) {
+        keen::test::TranscriptWriter writer(root, QStringLiteral("/projects/p%1").arg(i % 20));
+        for (int turn = 0; turn < 5; ++turn) {
+            writer.user(QStringLiteral("question %1 of session %2").arg(turn).arg(i));
+            writer.assistantWithTool(QStringLiteral("answer ").repeated(200), QStringLiteral("read_file"),
+                                     QJsonObject{{QStringLiteral("path"), QStringLiteral("a.cpp")}},
+                                     QStringLiteral("int x;\n").repeated(100));
+        }
+    }
+    QElapsedTimer timer;
+    timer.start();
+    int transcripts = 0;
+    QDirIterator it(root, {QStringLiteral("transcript_events.jsonl")}, QDir::Files,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile file(it.next());
+        file.open(QIODevice::ReadOnly);
+        const QList<QByteArray> lines = file.readAll().split('\n');
+        for (const QByteArray &jsonLine : lines)
+            QJsonDocument::fromJson(jsonLine);
+        ++transcripts;
+    }
+    const qint64 baseline = timer.elapsed();
+    const Run run =
+        runKeen(home.path(), {QStringLiteral("sessions"), QStringLiteral("--all"), QStringLiteral("--json")});
+    const int listed = int(QJsonDocument::fromJson(run.out).array().size());
+    line(QStringLiteral("plain parse of all %1 transcripts").arg(transcripts), double(baseline),
+         QStringLiteral("ms"));
+    line(QStringLiteral("keen-desktop sessions --all --json (%1 listed)").arg(listed), double(run.ms),
+         QStringLiteral("ms"));
+    line(QStringLiteral("  ratio"), double(run.ms) / double(baseline), QStringLiteral("x"),
+         QStringLiteral("goal <= 1.0 (includes process start)"));
+}
+
+void benchContextEstimate()
+{
+    out << "\n== context estimate on a 1 MB history (row 6)\n";
+    MessageList history;
+    qint64 bytes = 0;
+    for (int i = 0; bytes < 1000000; ++i) {
+        history.append(Message::user(QStringLiteral("question %1 ").arg(i).repeated(20)));
+        TurnMemory memory;
+        ToolActivity activity;
+        activity.tool = QStringLiteral("read_file");
+        activity.status = QStringLiteral("success");
+        activity.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("src/file%1.cpp").arg(i)}};
+        activity.retainedOutput = QStringLiteral("int x = %1;\n").arg(i).repeated(60);
+        memory.toolActivity.append(activity);
+        history.append(Message::assistant(QStringLiteral("answer %1 ").arg(i).repeated(40), memory));
+        bytes += 20 * 12 + 40 * 10 + 60 * 14;
+    }
+    ToolRegistry tools;
+    const int rounds = 50;
+    QElapsedTimer timer;
+    timer.start();
+    qint64 total = 0;
+    for (int i = 0; i < rounds; ++i)
+        total += ContextEstimator::breakdown(QStringLiteral("system"), tools, history, 200000, std::nullopt)
+                     .totalTokens;
+    line(QStringLiteral("ContextEstimator::breakdown (/context) on %1 messages").arg(history.size()),
+         timer.nsecsElapsed() / 1e6 / rounds, QStringLiteral("ms"),
+         QStringLiteral("%1 tokens").arg(total / rounds));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const QStringList args = app.arguments();
+    auto wanted = [&](const QString &name) { return args.size() < 2 || args.contains(name); };
+    if (wanted(QStringLiteral("run")))
+        benchRunStreaming();
+    if (wanted(QStringLiteral("resume")))
+        benchResume();
+    if (wanted(QStringLiteral("list")))
+        benchList();
+    if (wanted(QStringLiteral("context")))
+        benchContextEstimate();
+    return 0;
+}

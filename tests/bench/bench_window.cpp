@@ -1,0 +1,276 @@
+// On-demand benchmarks of the chat window (issue 11 table rows 2 and 4), offscreen. Prints numbers; asserts
+// nothing. Run: cmake --build build --target keen_benchmarks &&
+//   QT_QPA_PLATFORM=offscreen ./build/tests/bench/keen_bench_window
+#include "chat/chatdelegate.h"
+#include "chat/chatmodel.h"
+#include "chat/chatpanel.h"
+#include "chat/chatview.h"
+#include "chat/inputeditor.h"
+
+#include "agent/agentsession.h"
+#include "scriptedllmclient.h"
+#include "session/sessionstore.h"
+#include "workloads.h"
+
+#include <QAbstractTextDocumentLayout>
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QScrollBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextDocument>
+#include <QTextStream>
+#include <QTimer>
+
+#include <ctime>
+
+using namespace keen;
+using keen::test::ScriptedLlmClient;
+using keen::test::Workloads;
+
+namespace {
+
+QTextStream out(stdout);
+
+void line(const QString &what, double value, const QString &unit, const QString &extra = QString())
+{
+    out << what.leftJustified(64) << QString::number(value, 'f', 2).rightJustified(10) << ' '
+        << unit.leftJustified(4) << ' ' << extra << '\n';
+    out.flush();
+}
+
+double threadCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+double rssMb()
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &row : status.readAll().split('\n')) {
+        if (row.startsWith("VmRSS:"))
+            return row.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
+    }
+    return -1;
+}
+
+// Records the longest gap between two runs of a zero-timer: how long the GUI thread did not get back to its
+// event loop.
+class StallMeter
+{
+public:
+    StallMeter()
+    {
+        m_timer.setInterval(0);
+        QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this] {
+            const qint64 now = m_clock.nsecsElapsed();
+            if (m_last > 0)
+                m_longest = qMax(m_longest, now - m_last);
+            m_last = now;
+        });
+        m_clock.start();
+        m_timer.start();
+    }
+    double longestMs() const { return m_longest / 1e6; }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_last = 0;
+    qint64 m_longest = 0;
+};
+
+struct Fixture
+{
+    QTemporaryDir home;
+    std::shared_ptr<ScriptedLlmClient> client = std::make_shared<ScriptedLlmClient>();
+    std::unique_ptr<AgentSession> session = std::make_unique<AgentSession>();
+    std::unique_ptr<ChatPanel> panel;
+
+    Fixture()
+    {
+        qputenv("KEEN_HOME", home.path().toUtf8());
+        session->setClientFactory([client = client](const ClientConfig &) {
+            return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
+        });
+        ClientConfig config;
+        config.providerId = QStringLiteral("anthropic");
+        config.model = QStringLiteral("bench");
+        config.apiKey = QStringLiteral("bench-key");
+        config.contextWindow = 200000;
+        session->setClientConfig(config);
+        QDir().mkpath(home.filePath(QStringLiteral("work")));
+        session->setWorkspace(home.filePath(QStringLiteral("work")));
+        session->setSessionStore(std::make_shared<SessionStore>(home.filePath(QStringLiteral("sessions"))));
+        panel = std::make_unique<ChatPanel>(session.get());
+        panel->resize(1000, 800);
+        panel->show();
+        if (!QTest::qWaitForWindowExposed(panel.get()))
+            qWarning("the window was not exposed");
+    }
+    ChatView *view() const { return panel->findChild<ChatView *>(QStringLiteral("chatView")); }
+};
+
+void spinUntil(const std::function<bool()> &done, int timeoutMs = 600000)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!done() && timer.elapsed() < timeoutMs)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+}
+
+void benchStreaming()
+{
+    out << "\n== window: 200,000 chars in 7-char chunks (worker, queued signal, model, delegate, "
+           "offscreen)\n";
+    Fixture fixture;
+    const QString text = Workloads::markdownReply(200000);
+    ScriptedLlmClient::Turn turn;
+    const QStringList pieces = Workloads::chunks(text, 7);
+    // Paced like a fast provider: a gate every 700 chunks lets the stream arrive in bursts over time.
+    int gate = 0;
+    for (qsizetype i = 0; i < pieces.size(); ++i) {
+        turn.append(ScriptedLlmClient::chunk(pieces.at(i)));
+        if (i % 700 == 699)
+            turn.append(ScriptedLlmClient::gate(QStringLiteral("g%1").arg(gate++)));
+    }
+    turn.append(ScriptedLlmClient::event(StreamEvent::done()));
+    fixture.client->addTurn(turn);
+    ChatDelegate *delegate = fixture.view()->chatDelegate();
+    const int buildsBefore = delegate->buildCount();
+
+    StallMeter stalls;
+    const double cpuBefore = threadCpuMs();
+    QElapsedTimer wall;
+    wall.start();
+    QTest::keyClicks(fixture.panel->input(), QStringLiteral("go"));
+    QTest::keyClick(fixture.panel->input(), Qt::Key_Return);
+    // Open one gate per 16 ms frame: about 4,900 chars per frame, 200,000 chars in about 0.7 s.
+    QTimer pacer;
+    int opened = 0;
+    QObject::connect(&pacer, &QTimer::timeout, &pacer, [&] {
+        if (opened < gate)
+            fixture.client->open(QStringLiteral("g%1").arg(opened++));
+    });
+    pacer.start(16);
+    spinUntil([&] { return !fixture.session->isBusy() && !fixture.panel->model()->hasPendingChunks(); });
+    fixture.view()->viewport()->repaint();
+    const double cpu = threadCpuMs() - cpuBefore;
+    const qint64 ms = wall.elapsed();
+    const int flushes = delegate->buildCount() - buildsBefore;
+
+    // Baseline in the same run: what a full setMarkdown + layout of the whole reply so far costs per flush,
+    // sampled at 20 sizes and scaled to the number of flushes.
+    QElapsedTimer baseline;
+    baseline.start();
+    const int samples = 20;
+    for (int i = 1; i <= samples; ++i) {
+        QTextDocument document;
+        document.setDefaultFont(fixture.view()->font());
+        document.setMarkdown(text.left(text.size() * i / samples), QTextDocument::MarkdownDialectGitHub);
+        document.setTextWidth(fixture.view()->viewport()->width() - 40);
+        document.documentLayout()->documentSize();
+    }
+    const double fullRenderMs = baseline.nsecsElapsed() / 1e6 / samples * flushes;
+    line(QStringLiteral("wall time until the reply is flushed and painted"), double(ms),
+         QStringLiteral("ms"));
+    line(QStringLiteral("longest GUI event-loop stall"), stalls.longestMs(), QStringLiteral("ms"),
+         QStringLiteral("goal < 16"));
+    line(QStringLiteral("GUI-thread CPU time, whole stream"), cpu, QStringLiteral("ms"),
+         QStringLiteral("%1 row updates").arg(flushes));
+    line(QStringLiteral("full re-render per flush (baseline, same flushes)"), fullRenderMs,
+         QStringLiteral("ms"));
+    line(QStringLiteral("  baseline / GUI-thread time"), fullRenderMs / cpu, QStringLiteral("x"),
+         QStringLiteral("goal >= 20"));
+}
+
+void benchOpenSession()
+{
+    out << "\n== window: open a 10,000-event, about 30 MB session\n";
+    Fixture fixture;
+    spinUntil([] { return false; }, 300); // settle
+    line(QStringLiteral("RSS with the window idle (empty session)"), rssMb(), QStringLiteral("MB"),
+         QStringLiteral("goal < 100 (this process also holds the test libraries)"));
+    const QString path =
+        Workloads::writeBigSession(fixture.home.filePath(QStringLiteral("sessions")),
+                                   fixture.home.filePath(QStringLiteral("work")), 10000, 3000);
+    const QString id = QFileInfo(path).dir().dirName();
+    const double bytes = QFileInfo(path).size();
+    ChatView *view = fixture.view();
+    ChatModel *model = fixture.panel->model();
+    ChatDelegate *delegate = view->chatDelegate();
+
+    // The last paint or layout the view needed: the window is idle when none came for 500 ms.
+    qint64 lastActivity = 0;
+    QElapsedTimer clock;
+    struct Watcher : QObject
+    {
+        std::function<void()> onActivity;
+        bool eventFilter(QObject *, QEvent *event) override
+        {
+            if (event->type() == QEvent::Paint || event->type() == QEvent::LayoutRequest ||
+                event->type() == QEvent::UpdateRequest)
+                onActivity();
+            return false;
+        }
+    } watcher;
+    watcher.onActivity = [&] { lastActivity = clock.nsecsElapsed(); };
+    view->viewport()->installEventFilter(&watcher);
+    view->installEventFilter(&watcher);
+
+    qint64 replayed = -1;
+    QObject::connect(fixture.session.get(), &AgentSession::sessionOpened, fixture.panel.get(),
+                     [&] { replayed = clock.nsecsElapsed(); });
+    StallMeter stalls;
+    clock.start();
+    fixture.session->openSessionAsync(id);
+    qint64 lastScreen = -1;
+    spinUntil([&] {
+        if (model->rowCount() < 100)
+            return false;
+        const QModelIndex last = model->index(model->rowCount() - 1);
+        if (view->visualRect(last).intersects(view->viewport()->rect()) &&
+            view->verticalScrollBar()->value() == view->verticalScrollBar()->maximum() &&
+            delegate->cacheSize() > 0 && lastActivity > 0) {
+            lastScreen = clock.nsecsElapsed();
+            return true;
+        }
+        return false;
+    });
+    spinUntil([&] { return clock.nsecsElapsed() - lastActivity > 500000000; });
+    line(QStringLiteral("session file"), bytes / 1e6, QStringLiteral("MB"),
+         QStringLiteral("%1 rows").arg(model->rowCount()));
+    line(QStringLiteral("open until the worker has read it (sessionOpened)"), replayed / 1e6,
+         QStringLiteral("ms"), QStringLiteral("file read, parsed and projected off the GUI thread"));
+    line(QStringLiteral("open until the last screen is painted"), lastScreen / 1e6, QStringLiteral("ms"),
+         QStringLiteral("goal < 300"));
+    line(QStringLiteral("open until the window is idle"), lastActivity / 1e6, QStringLiteral("ms"),
+         QStringLiteral("goal < 1000"));
+    line(QStringLiteral("longest GUI event-loop stall while opening"), stalls.longestMs(),
+         QStringLiteral("ms"));
+    line(QStringLiteral("RSS with the session open"), rssMb(), QStringLiteral("MB"),
+         QStringLiteral("goal < 250"));
+    line(QStringLiteral("documents laid out / row heights estimated"), delegate->cacheSize(),
+         QStringLiteral(""), QStringLiteral("%1 estimated").arg(delegate->estimateCount()));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    const QStringList args = app.arguments();
+    auto wanted = [&](const QString &name) { return args.size() < 2 || args.contains(name); };
+    if (wanted(QStringLiteral("open")))
+        benchOpenSession();
+    if (wanted(QStringLiteral("stream")))
+        benchStreaming();
+    return 0;
+}
