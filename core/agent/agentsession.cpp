@@ -11,6 +11,7 @@
 #include "loop/compactionprompts.h"
 #include "loop/contextbudget.h"
 #include "loop/llmclient.h"
+#include "session/sessionwriter.h"
 #include "tools/defaulttools.h"
 #include "tools/permissionpolicy.h"
 #include "tools/toolregistry.h"
@@ -47,7 +48,9 @@ struct AgentSession::Private
     ClientConfig clientBuiltFor;
     std::shared_ptr<SessionStore> store = std::make_shared<SessionStore>();
     std::optional<Session> session;
-    MessageList history; // AppState: never holds the system prompt (S55)
+    std::unique_ptr<SessionWriter> writer; // every transcript write of session, in order, off this thread
+    quint64 turnGeneration = 0;            // moves on with every stream and new conversation
+    MessageList history;                   // AppState: never holds the system prompt (S55)
     AgentMode mode = AgentMode::Build;
     bool toolHistoryFull = false;
     bool interactive = true;
@@ -75,6 +78,8 @@ struct AgentSession::Private
     Result<void> ensureClient();
     Result<void> ensureSession();
     Result<quint64> persist(const SessionEvent &event);
+    Result<QList<quint64>> persistBatch(const QList<SessionEvent> &events);
+    void endTurn(TurnOutcome outcome, const QString &error);
     void startStream(const MessageList &request, const StreamOptions &options);
     void onEvent(const StreamEvent &event);
     void onFinished();
@@ -139,19 +144,30 @@ Result<void> AgentSession::Private::ensureSession()
     if (!created)
         return Result<void>::failure(created.error());
     session = *created;
+    writer = std::make_unique<SessionWriter>(store, *session);
     Q_EMIT q->sessionChanged(session->id);
     return {};
 }
 
 Result<quint64> AgentSession::Private::persist(const SessionEvent &event)
 {
-    if (!session)
-        return Result<quint64>::failure(tr("no session is open"));
-    return store->append(*session, event);
+    // Written on the writer's thread; this caller needs the seq (or the error) before it goes on.
+    const Result<QList<quint64>> written = persistBatch({event});
+    if (!written)
+        return Result<quint64>::failure(written.error());
+    return written->first();
+}
+
+Result<QList<quint64>> AgentSession::Private::persistBatch(const QList<SessionEvent> &events)
+{
+    if (!session || !writer)
+        return Result<QList<quint64>>::failure(tr("no session is open"));
+    return writer->write(events).result();
 }
 
 void AgentSession::Private::startStream(const MessageList &request, const StreamOptions &options)
 {
+    ++turnGeneration;
     recorder.clear();
     recorder.setWorkspace(workspace);
     recorder.setRetainOutputs(toolHistoryFull);
@@ -248,8 +264,8 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
         SessionEvent::compactionApplied(QString(), {},
                                         persisted), // S64: empty status
     };
-    Result<QList<quint64>> written = session ? store->appendBatch(*session, batch)
-                                             : Result<QList<quint64>>::failure(tr("no session is open"));
+    // The commit waits for its batch: the worker is held until it is on disk (S60, S61).
+    Result<QList<quint64>> written = persistBatch(batch);
     if (!written) {
         const QString why = tr("could not save the automatic compaction: %1").arg(written.error());
         turnFailedToPersist = true;
@@ -315,23 +331,43 @@ void AgentSession::Private::finishTurn()
         error = terminal->error;
     }
 
-    if (!turnFailedToPersist) {
-        const bool interrupted = outcome == TurnOutcome::Cancelled;
-        if (!turn.isEmpty() || outcome != TurnOutcome::Done) {
-            const auto written = persist(SessionEvent::assistantTurn(turn.transcript, turn.message,
-                                                                     turn.turnMemory, interrupted, error));
+    if (turnFailedToPersist) {
+        endTurn(outcome, error);
+        return;
+    }
+    // Memory mirrors the projection. A turn that ran tools and did not finish is carried to the next request
+    // by the client's pending state instead, so it is not replayed twice.
+    const bool carriedByPending = outcome != TurnOutcome::Done && turn.turnMemory.toolActivity.size() > 0;
+    if (!carriedByPending && (!turn.message.isEmpty() || !turn.turnMemory.isEmpty()))
+        history.append(Message::assistant(turn.message, turn.turnMemory.isEmpty()
+                                                            ? std::nullopt
+                                                            : std::optional<TurnMemory>(turn.turnMemory)));
+    const bool interrupted = outcome == TurnOutcome::Cancelled;
+    if (turn.isEmpty() && outcome == TurnOutcome::Done) {
+        endTurn(outcome, error);
+        return;
+    }
+    if (!writer) {
+        Q_EMIT q->errorOccurred(tr("could not save the reply: %1").arg(tr("no session is open")));
+        endTurn(outcome, error);
+        return;
+    }
+    // The reply is written on the writer's thread; the turn ends when it is on disk, so whoever reads the
+    // transcript after turnFinished finds it, and this thread never waits for the disk.
+    writer
+        ->write(
+            {SessionEvent::assistantTurn(turn.transcript, turn.message, turn.turnMemory, interrupted, error)})
+        .then(q, [this, outcome, error, generation = turnGeneration](const Result<QList<quint64>> &written) {
+            if (generation != turnGeneration)
+                return; // a new conversation started meanwhile: this turn was dropped with it
             if (!written)
                 Q_EMIT q->errorOccurred(tr("could not save the reply: %1").arg(written.error()));
-        }
-        // Memory mirrors the projection. A turn that ran tools and did not finish
-        // is carried to the next request by the client's pending state instead, so
-        // it is not replayed twice.
-        const bool carriedByPending = outcome != TurnOutcome::Done && turn.turnMemory.toolActivity.size() > 0;
-        if (!carriedByPending && (!turn.message.isEmpty() || !turn.turnMemory.isEmpty()))
-            history.append(Message::assistant(
-                turn.message,
-                turn.turnMemory.isEmpty() ? std::nullopt : std::optional<TurnMemory>(turn.turnMemory)));
-    }
+            endTurn(outcome, error);
+        });
+}
+
+void AgentSession::Private::endTurn(TurnOutcome outcome, const QString &error)
+{
     releaseFinishedRunner();
     Q_EMIT q->turnFinished(outcome, error);
 }
@@ -555,7 +591,9 @@ void AgentSession::newSession()
         d->parentCancel.cancel();
     d->broker->cancelAll();
     d->runner.reset();
+    ++d->turnGeneration;
     d->session.reset();
+    d->writer.reset(); // waits for its queued writes
     d->history.clear();
     d->lastUsage.reset();
     d->totalInput = 0;
@@ -587,6 +625,7 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
 {
     q->newSession();
     session = loaded.session;
+    writer = std::make_unique<SessionWriter>(store, *session);
     if (!loaded.session.workspace.isEmpty() && QDir(loaded.session.workspace).exists())
         q->setWorkspace(loaded.session.workspace);
     history = std::move(projected);
