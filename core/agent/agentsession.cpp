@@ -75,12 +75,16 @@ struct AgentSession::Private
     void rebuildTools();
     // Fresh for every request, the mode included (S20, S33).
     QString systemPrompt() const { return SystemPromptBuilder::build(workspace, dataDirectory(), mode); }
+    // Fills the request's empty system message on the stream's worker: building the prompt reads the project
+    // instructions and memory files, which stays off this thread.
+    StreamRunner::Prepare systemPromptOnWorker() const;
     Result<void> ensureClient();
     Result<void> ensureSession();
     Result<quint64> persist(const SessionEvent &event);
     Result<QList<quint64>> persistBatch(const QList<SessionEvent> &events);
     void endTurn(TurnOutcome outcome, const QString &error);
-    void startStream(const MessageList &request, const StreamOptions &options);
+    void startStream(const MessageList &request, const StreamOptions &options,
+                     StreamRunner::Prepare prepare = {});
     void onEvent(const StreamEvent &event);
     void onFinished();
     void releaseFinishedRunner();
@@ -165,7 +169,20 @@ Result<QList<quint64>> AgentSession::Private::persistBatch(const QList<SessionEv
     return writer->write(events).result();
 }
 
-void AgentSession::Private::startStream(const MessageList &request, const StreamOptions &options)
+StreamRunner::Prepare AgentSession::Private::systemPromptOnWorker() const
+{
+    return [workspace = workspace, dataDir = dataDirectory(), mode = mode](MessageList &messages) {
+        for (Message &message : messages) {
+            if (message.role == Message::Role::System && message.content.isEmpty()) {
+                message.content = SystemPromptBuilder::build(workspace, dataDir, mode);
+                return;
+            }
+        }
+    };
+}
+
+void AgentSession::Private::startStream(const MessageList &request, const StreamOptions &options,
+                                        StreamRunner::Prepare prepare)
 {
     ++turnGeneration;
     recorder.clear();
@@ -179,7 +196,7 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
     QObject::connect(runner.get(), &StreamRunner::event, q,
                      [this](const StreamEvent &event) { onEvent(event); });
     QObject::connect(runner.get(), &StreamRunner::finished, q, [this] { onFinished(); });
-    runner->start(client, request, tools, options, parentCancel);
+    runner->start(client, request, tools, options, parentCancel, std::move(prepare));
 }
 
 void AgentSession::Private::addUsage(const TokenUsage &usage)
@@ -513,14 +530,15 @@ Result<void> AgentSession::submit(const QString &text)
         return Result<void>::failure(tr("could not save the message: %1").arg(written.error()));
     d->history.append(Message::user(text));
 
-    MessageList request{Message::system(d->systemPrompt())}; // S33, S55: fresh each turn
+    // S33, S55: fresh each turn; built on the worker (systemPromptOnWorker).
+    MessageList request{Message::system(QString())};
     request.append(d->history);
     StreamOptions options;
     options.sessionId = d->session->id;
     options.disableWriteToolCalls = d->mode == AgentMode::Plan;
     options.awaitCompactionCommit = true;
     Q_EMIT turnStarted(text);
-    d->startStream(request, options);
+    d->startStream(request, options, d->systemPromptOnWorker());
     return {};
 }
 
@@ -536,7 +554,7 @@ Result<void> AgentSession::compact(const QString &focus)
         return opened;
     // S19, S20, S23: the same system prompt and history as a regular turn, the
     // prompt as the last message.
-    MessageList history{Message::system(d->systemPrompt())};
+    MessageList history{Message::system(QString())}; // filled on the worker, as for a turn
     history.append(d->history);
     const auto request =
         CompactionPrompts::buildRequest(history, CompactionPrompts::manualPrompt(focus), false);
@@ -547,7 +565,7 @@ Result<void> AgentSession::compact(const QString &focus)
     options.keepPendingState = true;      // S30: a compaction that does not apply changes nothing
     d->compaction = CompactionMode::Manual;
     Q_EMIT compactionStarted(CompactionMode::Manual);
-    d->startStream(*request, options);
+    d->startStream(*request, options, d->systemPromptOnWorker());
     return {};
 }
 

@@ -41,7 +41,7 @@ bool StreamRunner::isRunning() const
 
 void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &messages,
                          std::shared_ptr<const ToolRegistry> tools, const StreamOptions &options,
-                         const CancellationToken &cancel)
+                         const CancellationToken &cancel, Prepare prepare)
 {
     m_thread.reset();
     {
@@ -49,8 +49,11 @@ void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &m
         m_pending.clear();
     }
     m_cancel = cancel;
-    QThread *thread = QThread::create([this, client, messages, tools, options, cancel] {
-        client->streamChat(messages, tools.get(), options, cancel,
+    QThread *thread = QThread::create([this, client, messages, tools, options, cancel, prepare] {
+        MessageList request = messages;
+        if (prepare)
+            prepare(request);
+        client->streamChat(request, tools.get(), options, cancel,
                            [this](const StreamEvent &event) { post(event); });
     });
     thread->setObjectName(QStringLiteral("keen-stream"));

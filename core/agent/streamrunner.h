@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QThread>
 
+#include <functional>
 #include <memory>
 
 namespace keen {
@@ -31,9 +32,12 @@ public:
     explicit StreamRunner(QObject *parent = nullptr);
     ~StreamRunner() override;
 
+    // prepare, when set, runs on the worker before the request is sent (work that reads files, such as the
+    // system prompt's project instructions, stays off the caller's thread).
+    using Prepare = std::function<void(MessageList &messages)>;
     void start(std::shared_ptr<LlmClient> client, const MessageList &messages,
                std::shared_ptr<const ToolRegistry> tools, const StreamOptions &options,
-               const CancellationToken &cancel);
+               const CancellationToken &cancel, Prepare prepare = {});
     bool isRunning() const;
     CancellationToken cancelToken() const { return m_cancel; }
 

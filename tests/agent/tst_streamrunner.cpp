@@ -7,6 +7,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <atomic>
+
 using namespace keen;
 using keen::test::ScriptedLlmClient;
 
@@ -17,6 +19,7 @@ class TestStreamRunner : public QObject
 private Q_SLOTS:
     void chunksWaitingForABusyReceiverArriveAsOne();
     void aLiveReceiverSeesEveryEventInOrder();
+    void prepareRunsOnTheWorkerBeforeTheRequest();
 };
 
 void TestStreamRunner::chunksWaitingForABusyReceiverArriveAsOne()
@@ -133,6 +136,28 @@ void TestStreamRunner::aLiveReceiverSeesEveryEventInOrder()
     };
     QCOMPARE(runs(seen), runs(expected));
     QVERIFY(signals <= 20001);
+}
+
+void TestStreamRunner::prepareRunsOnTheWorkerBeforeTheRequest()
+{
+    // The system prompt reads files: AgentSession builds it in this hook, off the thread that started the
+    // run.
+    auto client = std::make_shared<ScriptedLlmClient>();
+    client->addTurn({ScriptedLlmClient::event(StreamEvent::done())});
+    StreamRunner runner;
+    bool finished = false;
+    connect(&runner, &StreamRunner::finished, this, [&] { finished = true; });
+    std::atomic<QThread *> preparedOn = nullptr;
+    runner.start(client, {Message::system(QString()), Message::user(QStringLiteral("go"))}, nullptr,
+                 StreamOptions(), CancellationToken(), [&preparedOn](MessageList &messages) {
+                     preparedOn = QThread::currentThread();
+                     messages.first().content = QStringLiteral("built on the worker");
+                 });
+    QTRY_VERIFY(finished);
+    QVERIFY(preparedOn.load() != nullptr);
+    QVERIFY(preparedOn.load() != QThread::currentThread());
+    QCOMPARE(client->requests().size(), 1);
+    QCOMPARE(client->requests().first().first().content, QStringLiteral("built on the worker"));
 }
 
 QTEST_GUILESS_MAIN(TestStreamRunner)
