@@ -1,5 +1,6 @@
 #include "contextdialog.h"
 
+#include "chat/chatcolors.h"
 #include "tokenformat.h"
 
 #include <QDialogButtonBox>
@@ -58,9 +59,9 @@ ContextDialog::ContextDialog(const ContextBreakdown &breakdown, QWidget *parent)
             for (QTableWidgetItem *item : {name, tokens, share})
                 item->setFont(font);
             if (percent >= 95.0)
-                share->setForeground(QColor(0xd0, 0x3b, 0x3b));
+                share->setForeground(ChatColors::error(palette()));
             else if (percent >= 80.0)
-                share->setForeground(QColor(0xd9, 0x8e, 0x1c));
+                share->setForeground(ChatColors::warning(palette()));
         }
         m_table->setItem(i, 0, name);
         m_table->setItem(i, 1, tokens);

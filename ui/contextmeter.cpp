@@ -1,5 +1,6 @@
 #include "contextmeter.h"
 
+#include "chat/chatcolors.h"
 #include "tokenformat.h"
 
 #include <QPainter>
@@ -23,9 +24,10 @@ void ContextMeter::setContextWindow(qint64 window)
     refresh();
 }
 
-void ContextMeter::setInputTokens(std::optional<qint64> tokens)
+void ContextMeter::setInputTokens(std::optional<qint64> tokens, bool estimated)
 {
     m_tokens = tokens;
+    m_estimated = tokens && estimated;
     refresh();
 }
 
@@ -55,7 +57,10 @@ double ContextMeter::thresholdFraction() const
 
 QString ContextMeter::text() const
 {
-    return m_window > 0 ? TokenFormat::percent(percent()) : tr("N/A");
+    if (m_window <= 0)
+        return tr("N/A");
+    return m_estimated ? QStringLiteral("~") + TokenFormat::percent(percent())
+                       : TokenFormat::percent(percent());
 }
 
 QSize ContextMeter::sizeHint() const
@@ -67,9 +72,12 @@ void ContextMeter::refresh()
 {
     setAccessibleDescription(tr("%1 of the context window").arg(text()));
     if (m_window > 0) {
-        setToolTip(tr("Context: %1 of %2 tokens (%3). Automatic compaction at about %4 tokens.")
-                       .arg(TokenFormat::compact(m_tokens.value_or(0)), TokenFormat::compact(m_window),
-                            text(), TokenFormat::compact(TokenFormat::autoCompactionThreshold(m_window))));
+        QString tip = tr("Context: %1 of %2 tokens (%3). Automatic compaction at about %4 tokens.")
+                          .arg(TokenFormat::compact(m_tokens.value_or(0)), TokenFormat::compact(m_window),
+                               text(), TokenFormat::compact(TokenFormat::autoCompactionThreshold(m_window)));
+        if (m_estimated)
+            tip += QLatin1Char('\n') + tr("Estimated here until the provider reports the next request.");
+        setToolTip(tip);
     } else {
         setToolTip(tr("Context window unknown"));
     }
@@ -88,9 +96,9 @@ void ContextMeter::paintEvent(QPaintEvent *)
     painter.drawRoundedRect(bar, 3, 3);
     QColor fill = pal.color(QPalette::Highlight);
     if (level() == Level::Warning)
-        fill = QColor(0xd9, 0x8e, 0x1c);
+        fill = ChatColors::warning(pal);
     else if (level() == Level::Critical)
-        fill = QColor(0xd0, 0x3b, 0x3b);
+        fill = ChatColors::error(pal);
     const double fraction = percent() / 100.0;
     if (fraction > 0) {
         painter.setPen(Qt::NoPen);

@@ -20,13 +20,16 @@ public:
     ~ContextMeter() override;
 
     void setContextWindow(qint64 window);
-    void setInputTokens(std::optional<qint64> tokens); // nullopt: no usage yet (or reset by a compaction)
+    // nullopt: nothing to show yet. estimated: counted locally (after a compaction or when a session opens),
+    // until the provider reports the next request's input.
+    void setInputTokens(std::optional<qint64> tokens, bool estimated = false);
+    bool isEstimated() const { return m_estimated; }
     qint64 contextWindow() const { return m_window; }
     double percent() const; // 0..100, 0 without usage
     Level level() const;
     bool suggestsCompaction() const { return m_window > 0 && percent() >= 70.0; }
     double thresholdFraction() const; // where the automatic compaction mark sits, 0..1
-    QString text() const;             // "12.5%" or "N/A"
+    QString text() const;             // "12.5%", "~3.1%" (estimated) or "N/A"
     QSize sizeHint() const override;
 
 protected:
@@ -37,6 +40,7 @@ private:
 
     qint64 m_window = 0;
     std::optional<qint64> m_tokens;
+    bool m_estimated = false;
 };
 
 } // namespace keen

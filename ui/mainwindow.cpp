@@ -90,6 +90,14 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
         m_chat->model()->addLine(ChatItem::Kind::Status, tr("✓ Thinking effort: %1").arg(effort));
     });
     connect(m_session, &AgentSession::sessionChanged, this, [this](const QString &) { updateStatus(); });
+    // Any compaction (manual or automatic, even mid-turn) and an opened session replace the history: the
+    // meter shows a local estimate of it at once, until the provider reports the next request.
+    connect(m_session, &AgentSession::historyReplaced, this, [this] {
+        m_estimate = m_session->messages().isEmpty()
+                         ? std::nullopt
+                         : std::optional<qint64>(m_session->contextBreakdown().totalTokens);
+        updateMetrics();
+    });
 
     m_elapsedTimer.setInterval(1000);
     connect(&m_elapsedTimer, &QTimer::timeout, this, [this] {
@@ -504,7 +512,12 @@ void MainWindow::updateMetrics()
 {
     m_meter->setContextWindow(m_session->clientConfig().contextWindow);
     const auto usage = m_session->lastUsage();
-    m_meter->setInputTokens(usage ? std::optional<qint64>(usage->inputTokens) : std::nullopt);
+    if (usage)
+        m_meter->setInputTokens(usage->inputTokens);
+    else if (m_session->messages().isEmpty())
+        m_meter->setInputTokens(std::nullopt);
+    else // after a compaction or when a session opens: the last report measured another history
+        m_meter->setInputTokens(m_estimate, true);
     m_compactSuggestion->setVisible(m_meter->suggestsCompaction());
     QString tokens = tr("%1 ↑ / %2 ↓")
                          .arg(TokenFormat::compact(m_session->totalInputTokens()),

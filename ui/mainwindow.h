@@ -9,6 +9,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 
 class QAction;
 class QComboBox;
@@ -100,6 +101,7 @@ private:
     QDockWidget *m_sessionDock = nullptr;
     SessionBrowserPanel *m_sessionBrowser = nullptr;
     bool m_updatingPickers = false;
+    std::optional<qint64> m_estimate; // the history after a compaction, until usage is reported
 };
 
 } // namespace keen

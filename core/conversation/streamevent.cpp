@@ -31,6 +31,8 @@ QString StreamEvent::typeName(Type type)
         return QStringLiteral("auto_compaction_cancelled");
     case Type::AutoCompactionFailed:
         return QStringLiteral("auto_compaction_failed");
+    case Type::ToolRejected:
+        return QStringLiteral("tool_rejected");
     }
     return {};
 }

@@ -56,6 +56,9 @@ struct StreamEvent
         AutoCompactionApplied,
         AutoCompactionCancelled,
         AutoCompactionFailed,
+        // A call the loop refused before running it (unknown tool, invalid input, skipped after a stop).
+        // Display only: the reference emits no tool_start/tool_end for it, so transcripts never record it.
+        ToolRejected,
     };
 
     Type type = Type::Chunk;

@@ -268,15 +268,26 @@ ToolOutcome ToolLoopClient::executeTool(Loop &loop, const ToolCallRequest &call,
 
     if (!loop.tools)
         return fail(QStringLiteral("tool registry not available"));
+    // Refused before it runs: no start/end events (reference), only a display event so the call still
+    // gets a card that ends in its failed state.
+    auto reject = [&](const QString &message) {
+        ToolCallInfo rejected;
+        rejected.callId = call.id;
+        rejected.name = call.name;
+        rejected.input = call.input;
+        rejected.error = message;
+        emitEvent(loop, StreamEvent::tool(StreamEvent::Type::ToolRejected, rejected));
+        return fail(message);
+    };
     const std::shared_ptr<Tool> tool = loop.tools->find(call.name);
     if (!tool && !loop.options.disableToolCalls)
-        return fail(QStringLiteral("tool \"%1\" not found").arg(call.name));
+        return reject(QStringLiteral("tool \"%1\" not found").arg(call.name));
 
     // With tool calls disabled every tool accepts any input and refuses at execution (S14, S21).
     if (!loop.options.disableToolCalls) {
         const QString invalid = tool->validateInput(call.input);
         if (!invalid.isEmpty())
-            return fail(invalid); // no start/end events for invalid input
+            return reject(invalid);
     }
 
     ToolCallInfo info;

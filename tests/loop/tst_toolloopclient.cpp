@@ -374,6 +374,14 @@ void TestToolLoopClient::unknownToolAndInvalidInputGoBackToTheModel()
     run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
     QVERIFY(run.ofType(StreamEvent::Type::ToolStart).isEmpty()); // validation runs before tool_start
+    QVERIFY(run.ofType(StreamEvent::Type::ToolEnd).isEmpty());
+    // Display only: each refused call still reaches the window, so it gets a card in its failed state.
+    const QList<StreamEvent> rejected = run.ofType(StreamEvent::Type::ToolRejected);
+    QCOMPARE(rejected.size(), 2);
+    QCOMPARE(rejected.at(0).toolCall->callId, QStringLiteral("c1"));
+    QCOMPARE(rejected.at(0).toolCall->error, QStringLiteral("tool \"nope\" not found"));
+    QCOMPARE(rejected.at(1).toolCall->name, QStringLiteral("echo"));
+    QVERIFY(rejected.at(1).toolCall->error.contains(QStringLiteral("missing required")));
     QCOMPARE(m_toolRuns.load(), 0);
     const QJsonArray messages = requestMessages(m_server->requests().at(1));
     QCOMPARE(messages.at(3).toObject().value(QStringLiteral("content")).toString(),

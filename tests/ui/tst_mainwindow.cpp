@@ -36,6 +36,8 @@ private Q_SLOTS:
     void tokenFormats();
     void stopInterruptsTheTurn();
     void compactButtonStartsACompaction();
+    void contextMeterUpdatesRightAfterManualCompaction();
+    void contextMeterUpdatesRightAfterAutomaticCompaction();
 
 private:
     test::TestEnvironment m_env;
@@ -209,6 +211,67 @@ void TestMainWindow::compactButtonStartsACompaction()
     // Had Stop cancelled the compaction, it would end "Compaction cancelled." instead of applying.
     m_client->open(QStringLiteral("g"));
     QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
+}
+
+// Issue 15: after a manual compaction the meter no longer shows the old, long history.
+void TestMainWindow::contextMeterUpdatesRightAfterManualCompaction()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage{75000, 3400, 0, 0, 0, 0, 0})),
+         ScriptedLlmClient::chunk(QStringLiteral("Done with the importer.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("fix the importer"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    auto *meter = m_window->findChild<ContextMeter *>(QStringLiteral("contextMeter"));
+    auto *suggestion = m_window->findChild<QToolButton *>(QStringLiteral("compactSuggestion"));
+    QCOMPARE(meter->text(), QStringLiteral("75.0%"));
+    QVERIFY(suggestion->isVisible());
+
+    // The summary request itself reports a large input; that is not the history afterwards either.
+    m_client->addTurn(
+        {ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage{76000, 300, 0, 0, 0, 0, 0})),
+         ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFix the importer.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    m_window->findChild<QAction *>(QStringLiteral("compactAction"))->trigger();
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QVERIFY2(meter->text().startsWith(QLatin1Char('~')), qPrintable(meter->text()));
+    QVERIFY(meter->isEstimated());
+    QVERIFY2(meter->percent() > 0 && meter->percent() < 10, qPrintable(meter->text()));
+    QVERIFY(!suggestion->isVisible());
+    QVERIFY(meter->toolTip().contains(QStringLiteral("Estimated")));
+}
+
+// Issue 15: an automatic compaction inside a turn updates the meter at once, not at the turn's end.
+void TestMainWindow::contextMeterUpdatesRightAfterAutomaticCompaction()
+{
+    const MessageList replacement{Message::system(QStringLiteral("system")),
+                                  Message::user(QStringLiteral("Summary: the importer is being fixed."))};
+    m_client->addTurn(
+        {ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage{82000, 900, 0, 0, 0, 0, 0})),
+         ScriptedLlmClient::chunk(QStringLiteral("Reading the importer.")),
+         ScriptedLlmClient::gate(QStringLiteral("before")), ScriptedLlmClient::autoCompaction(replacement),
+         ScriptedLlmClient::gate(QStringLiteral("after")),
+         ScriptedLlmClient::event(StreamEvent::usageReport(TokenUsage{6000, 200, 0, 0, 0, 0, 0})),
+         ScriptedLlmClient::chunk(QStringLiteral("Fixed.")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("fix the importer"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    auto *meter = m_window->findChild<ContextMeter *>(QStringLiteral("contextMeter"));
+    auto *suggestion = m_window->findChild<QToolButton *>(QStringLiteral("compactSuggestion"));
+    QTRY_COMPARE(meter->text(), QStringLiteral("82.0%"));
+    QVERIFY(suggestion->isVisible());
+    m_client->open(QStringLiteral("before"));
+    // Still inside the turn: the compacted history is estimated right away.
+    QTRY_VERIFY2(meter->isEstimated(), qPrintable(meter->text()));
+    QVERIFY(m_window->session()->isBusy());
+    QVERIFY2(meter->percent() > 0 && meter->percent() < 5, qPrintable(meter->text()));
+    QVERIFY(meter->text().startsWith(QLatin1Char('~')));
+    QVERIFY(!suggestion->isVisible());
+    m_client->open(QStringLiteral("after"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QCOMPARE(meter->text(), QStringLiteral("6.0%")); // the provider's report replaces the estimate
+    QVERIFY(!meter->isEstimated());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -17,6 +17,15 @@ public:
     // Text color of inline code: the palette's text, nudged towards the link color for a hint of tint.
     static QColor inlineCodeText(const QPalette &palette);
     static QColor tableBorder(const QPalette &palette);
+    // Diff lines in edit cards and permission requests.
+    static QColor diffAdded(const QPalette &palette);
+    static QColor diffRemoved(const QPalette &palette);
+    static QColor diffHunk(const QPalette &palette);
+    // State marks: a tool that succeeded, runs (or a warning), failed (or an error); secondary text.
+    static QColor success(const QPalette &palette);
+    static QColor warning(const QPalette &palette);
+    static QColor error(const QPalette &palette);
+    static QColor muted(const QPalette &palette);
 };
 
 } // namespace keen

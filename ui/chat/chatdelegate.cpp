@@ -235,7 +235,7 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
             background = palette.color(QPalette::AlternateBase);
             border = palette.color(QPalette::Highlight);
         } else if (item.kind == ChatItem::Kind::Permission && !item.settled) {
-            border = item.permission.isDangerous ? QColor(0xd0, 0x3b, 0x3b) : QColor(0xd9, 0x8e, 0x1c);
+            border = item.permission.isDangerous ? ChatColors::error(palette) : ChatColors::warning(palette);
         }
         QPainterPath path;
         path.addRoundedRect(card.adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
@@ -280,11 +280,11 @@ QString ChatDelegate::diffHtml(const ChatItem &item) const
 {
     if (item.diff.isEmpty())
         return {};
-    const bool dark = isDark();
-    const QString added = dark ? QStringLiteral("#1f3d26") : QStringLiteral("#e3f6e6");
-    const QString removed = dark ? QStringLiteral("#4a2326") : QStringLiteral("#fbe4e4");
-    const QString hunk = dark ? QStringLiteral("#26313d") : QStringLiteral("#eef2f7");
-    const QString muted = m_view->palette().color(QPalette::PlaceholderText).name();
+    const QPalette palette = m_view->palette();
+    const QString added = ChatColors::diffAdded(palette).name();
+    const QString removed = ChatColors::diffRemoved(palette).name();
+    const QString hunk = ChatColors::diffHunk(palette).name();
+    const QString muted = ChatColors::muted(palette).name();
     // One preformatted paragraph per line: fixed-width line numbers never wrap (reference 6.6 layout).
     QString html = QStringLiteral("<div style=\"margin-top:6px\"></div>");
     int shown = 0;
@@ -330,21 +330,22 @@ QString ChatDelegate::diffHtml(const ChatItem &item) const
 
 QString ChatDelegate::toolHtml(const ChatItem &item) const
 {
-    const QString muted = m_view->palette().color(QPalette::PlaceholderText).name();
-    QString glyph;
+    const QPalette palette = m_view->palette();
+    const QString muted = ChatColors::muted(palette).name();
+    const QString glyph = ChatItem::toolGlyph(item.toolState);
     QString color;
     switch (item.toolState) {
     case ChatItem::ToolState::Running:
-        glyph = QStringLiteral("●");
-        color = QStringLiteral("#d98e1c");
+        color = ChatColors::warning(palette).name();
         break;
     case ChatItem::ToolState::Done:
-        glyph = QStringLiteral("✓");
-        color = QStringLiteral("#3a9a4a");
+        color = ChatColors::success(palette).name();
         break;
     case ChatItem::ToolState::Failed:
-        glyph = QStringLiteral("✗");
-        color = QStringLiteral("#d03b3b");
+        color = ChatColors::error(palette).name();
+        break;
+    case ChatItem::ToolState::Interrupted:
+        color = muted;
         break;
     }
     QString html =
@@ -364,7 +365,7 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
                     .arg(muted, escaped(meta.join(QStringLiteral(" · "))));
     html += QStringLiteral("</div>");
     if (!item.toolError.isEmpty())
-        html += lineHtml(QStringLiteral("#d03b3b"), item.toolError);
+        html += lineHtml(ChatColors::error(palette).name(), item.toolError);
     if (!item.output.isEmpty()) {
         QStringList lines = item.output.split(QLatin1Char('\n'));
         QString prefix;
@@ -398,7 +399,8 @@ QString ChatDelegate::permissionHtml(const ChatItem &item) const
                          escaped(request.resolvedPath.isEmpty() ? request.path : request.resolvedPath));
     }
     if (request.isDangerous)
-        html += lineHtml(QStringLiteral("#d03b3b"), tr("⚠ This command may be destructive."));
+        html +=
+            lineHtml(ChatColors::error(m_view->palette()).name(), tr("⚠ This command may be destructive."));
     html += diffHtml(item);
     if (item.settled)
         html += lineHtml(muted, item.outcome, true);
@@ -451,17 +453,18 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
         return;
     }
     case ChatItem::Kind::Retry:
-        document.setHtml(lineHtml(QStringLiteral("#d98e1c"), item.text, true));
+        document.setHtml(lineHtml(ChatColors::warning(palette).name(), item.text, true));
         return;
     case ChatItem::Kind::Interrupted:
-        document.setHtml(lineHtml(QStringLiteral("#d98e1c"), item.text));
+        document.setHtml(lineHtml(ChatColors::warning(palette).name(), item.text));
         return;
     case ChatItem::Kind::Error:
-        document.setHtml(lineHtml(QStringLiteral("#d03b3b"), QStringLiteral("✗ ") + item.text));
+        document.setHtml(lineHtml(ChatColors::error(palette).name(), QStringLiteral("✗ ") + item.text));
         return;
     case ChatItem::Kind::Status:
-        document.setHtml(lineHtml(
-            item.text.startsWith(QStringLiteral("✓")) ? QStringLiteral("#3a9a4a") : muted, item.text));
+        document.setHtml(
+            lineHtml(item.text.startsWith(QStringLiteral("✓")) ? ChatColors::success(palette).name() : muted,
+                     item.text));
         return;
     }
 }

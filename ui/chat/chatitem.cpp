@@ -5,14 +5,26 @@
 
 namespace keen {
 
+QString ChatItem::toolGlyph(ToolState state)
+{
+    switch (state) {
+    case ToolState::Running:
+        return QStringLiteral("●");
+    case ToolState::Done:
+        return QStringLiteral("✓");
+    case ToolState::Failed:
+        return QStringLiteral("✗");
+    case ToolState::Interrupted:
+        return QStringLiteral("■");
+    }
+    return {};
+}
+
 QString ChatItem::plainText() const
 {
     switch (kind) {
     case Kind::Tool: {
-        const QString glyph = toolState == ToolState::Running ? QStringLiteral("●")
-                              : toolState == ToolState::Done  ? QStringLiteral("✓")
-                                                              : QStringLiteral("✗");
-        QStringList parts{glyph, label};
+        QStringList parts{toolGlyph(toolState), label};
         if (!detail.isEmpty())
             parts << detail;
         if (!metadata.isEmpty())

@@ -25,7 +25,8 @@ struct ChatItem
         Status,
         Info, // Markdown shown by a command (/help)
     };
-    enum class ToolState { Running, Done, Failed };
+    // Every card ends in Done, Failed or Interrupted (the turn stopped while the tool ran).
+    enum class ToolState { Running, Done, Failed, Interrupted };
 
     quint64 id = 0;
     Kind kind = Kind::User;
@@ -56,6 +57,8 @@ struct ChatItem
 
     // What a person would read, as plain text (copy, accessibility, tests).
     QString plainText() const;
+    // The state mark in front of a tool card: a dot while it runs, then a check, a cross or a stop square.
+    static QString toolGlyph(ToolState state);
 };
 
 } // namespace keen

@@ -291,6 +291,30 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     m_attemptStart = int(m_items.size());
 }
 
+void ChatModel::toolRejected(const ToolCallInfo &info)
+{
+    toolStarted(info);
+    const int row = int(m_items.size()) - 1;
+    ChatItem &item = m_items[row];
+    item.toolState = ChatItem::ToolState::Failed;
+    item.toolError = info.error;
+    item.sealed = true;
+    changed(row);
+    m_attemptStart = int(m_items.size());
+}
+
+void ChatModel::endRunningTools()
+{
+    for (int row = 0; row < m_items.size(); ++row) {
+        ChatItem &item = m_items[row];
+        if (item.kind != ChatItem::Kind::Tool || item.toolState != ChatItem::ToolState::Running)
+            continue;
+        item.toolState = ChatItem::ToolState::Interrupted;
+        item.metadata = tr("interrupted");
+        changed(row);
+    }
+}
+
 void ChatModel::retry(int attempt, const QString &reason)
 {
     // Chunks still queued belong to the attempt that failed.
@@ -328,6 +352,10 @@ void ChatModel::handleStreamEvent(const StreamEvent &event)
     case StreamEvent::Type::ToolEnd:
         if (event.toolCall)
             toolFinished(*event.toolCall);
+        break;
+    case StreamEvent::Type::ToolRejected:
+        if (event.toolCall)
+            toolRejected(*event.toolCall);
         break;
     case StreamEvent::Type::Retry:
         retry(event.attempt, event.error);
@@ -551,6 +579,7 @@ void ChatModel::replay(const QList<SessionEvent> &events)
                 replayTranscript(transcript);
             else if (!event.assistantMessage().isEmpty())
                 appendToLast(ChatItem::Kind::AssistantText, event.assistantMessage());
+            endRunningTools(); // a turn stopped mid-tool has a tool_start without its tool_end
             seal();
             if (event.interrupted())
                 addInterrupted();

@@ -59,6 +59,10 @@ public:
     void appendReasoning(const QString &chunk); // queued
     void toolStarted(const ToolCallInfo &info);
     void toolFinished(const ToolCallInfo &info);
+    // A call refused before it ran (unknown tool, invalid input): a card in its failed state.
+    void toolRejected(const ToolCallInfo &info);
+    // The turn ended while tools still ran (Ctrl+C, an error): their cards end as interrupted.
+    void endRunningTools();
     // Drops the unsealed text and reasoning of the attempt that failed, then notes the retry.
     void retry(int attempt, const QString &reason);
     // Renders one event of the parent stream. Usage and auto_compaction_* events are ignored here.

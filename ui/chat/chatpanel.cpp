@@ -1,5 +1,6 @@
 #include "chat/chatpanel.h"
 
+#include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
 #include "chat/chatview.h"
 #include "chat/inputeditor.h"
@@ -161,6 +162,8 @@ void ChatPanel::onStreamEvent(const StreamEvent &event)
 void ChatPanel::onTurnFinished(AgentSession::TurnOutcome outcome, const QString &error)
 {
     m_model->flush();
+    // Nothing is reported after a cancel, so a tool that was running ends here.
+    m_model->endRunningTools();
     if (m_runKind == RunKind::Turn) {
         switch (outcome) {
         case AgentSession::TurnOutcome::Done:
@@ -421,10 +424,15 @@ void ChatPanel::setMode(AgentMode mode)
 void ChatPanel::applyModeStyle()
 {
     // yolo: no prompts; the input turns red so nobody forgets (reference 2.3).
-    if (m_session->mode() == AgentMode::Yolo)
+    if (m_session->mode() == AgentMode::Yolo) {
+        const QColor red = ChatColors::error(palette());
         m_inputFrame->setStyleSheet(
-            QStringLiteral("#inputFrame { border-top: 2px solid #d03b3b; background: rgba(208,59,59,24); }"));
-    else
+            QStringLiteral("#inputFrame { border-top: 2px solid %1; background: rgba(%2,%3,%4,24); }")
+                .arg(red.name())
+                .arg(red.red())
+                .arg(red.green())
+                .arg(red.blue()));
+    } else
         m_inputFrame->setStyleSheet(QString());
 }
 

@@ -159,6 +159,17 @@ QStringList ChatView::codeBlocks(const QString &markdown)
     return blocks;
 }
 
+bool ChatView::viewportEvent(QEvent *event)
+{
+    // Light and dark: cached documents carry the colours of the viewport's palette (the delegate draws for
+    // it), so they are rebuilt once the viewport itself has the new palette, after the view.
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
+        m_delegate->clearCache();
+        scheduleDelayedItemsLayout();
+    }
+    return QListView::viewportEvent(event);
+}
+
 bool ChatView::event(QEvent *event)
 {
     if (event->type() == QEvent::ShortcutOverride) {

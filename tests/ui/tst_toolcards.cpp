@@ -1,0 +1,171 @@
+// Every tool call has a card that ends in a final state (issue 15): a call the loop refuses (unknown tool,
+// unknown parameter) gets a failed card, and a command interrupted with Ctrl+C ends its running dot, live and
+// when the session is opened again.
+#include "chat/chatmodel.h"
+#include "chat/chatpanel.h"
+#include "chat/chatview.h"
+#include "chat/inputeditor.h"
+
+#include "agent/agentsession.h"
+#include "scriptedllmclient.h"
+#include "session/sessionstore.h"
+#include "testenvironment.h"
+
+#include <QDir>
+#include <QTest>
+
+using namespace keen;
+using test::ScriptedLlmClient;
+
+namespace {
+ToolCallInfo call(const QString &id, const QString &name, const QJsonObject &input, const QString &error = {})
+{
+    ToolCallInfo info;
+    info.callId = id;
+    info.name = name;
+    info.input = input;
+    info.error = error;
+    return info;
+}
+} // namespace
+
+class TestToolCards : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void rejectedCallGetsAFailedCard();
+    void interruptedCommandEndsItsRunningDot();
+
+private:
+    QList<const ChatItem *> toolCards() const;
+    void send(const QString &text);
+
+    std::unique_ptr<test::TestEnvironment> m_env;
+    std::unique_ptr<AgentSession> m_session;
+    std::shared_ptr<ScriptedLlmClient> m_client;
+    std::unique_ptr<ChatPanel> m_panel;
+};
+
+void TestToolCards::init()
+{
+    m_env = std::make_unique<test::TestEnvironment>();
+    m_client = std::make_shared<ScriptedLlmClient>();
+    m_session = std::make_unique<AgentSession>();
+    m_session->setClientFactory([client = m_client](const ClientConfig &) {
+        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
+    });
+    ClientConfig config;
+    config.providerId = QStringLiteral("anthropic");
+    config.model = QStringLiteral("test-model");
+    config.apiKey = QStringLiteral("test-key");
+    config.contextWindow = 200000;
+    m_session->setClientConfig(config);
+    QDir().mkpath(m_env->path(QStringLiteral("work")));
+    m_session->setWorkspace(m_env->path(QStringLiteral("work")));
+    m_session->setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("sessions"))));
+    m_panel = std::make_unique<ChatPanel>(m_session.get());
+    m_panel->resize(800, 600);
+    m_panel->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_panel.get()));
+}
+
+void TestToolCards::cleanup()
+{
+    if (m_session && m_session->isBusy()) {
+        m_session->interrupt();
+        QTRY_VERIFY(!m_session->isBusy());
+    }
+    m_panel.reset();
+    m_session.reset();
+    m_client.reset();
+    m_env.reset();
+}
+
+QList<const ChatItem *> TestToolCards::toolCards() const
+{
+    QList<const ChatItem *> cards;
+    for (int row = 0; row < m_panel->model()->rowCount(); ++row) {
+        const ChatItem &item = m_panel->model()->item(row);
+        if (item.kind == ChatItem::Kind::Tool)
+            cards.append(&item);
+    }
+    return cards;
+}
+
+void TestToolCards::send(const QString &text)
+{
+    m_panel->input()->setFocus();
+    QTest::keyClicks(m_panel->input(), text);
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+}
+
+void TestToolCards::rejectedCallGetsAFailedCard()
+{
+    const QString why = QStringLiteral(
+        "invalid input: unknown parameter \"bogus\". read_file accepts only: path, offset, limit.");
+    // What the tool loop sends for a call it refuses before running it: no tool_start/tool_end.
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Reading the notes.")),
+         ScriptedLlmClient::event(StreamEvent::tool(
+             StreamEvent::Type::ToolRejected,
+             call(QStringLiteral("c1"), QStringLiteral("read_file"),
+                  {{QStringLiteral("path"), QStringLiteral("notes.md")}, {QStringLiteral("bogus"), 1}},
+                  why))),
+         ScriptedLlmClient::chunk(QStringLiteral("That call was wrong; retrying.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("Summarize notes.md"));
+    QTRY_VERIFY(!m_session->isBusy());
+    const QList<const ChatItem *> cards = toolCards();
+    QCOMPARE(cards.size(), 1);
+    QCOMPARE(cards.first()->toolState, ChatItem::ToolState::Failed);
+    QCOMPARE(cards.first()->label, QStringLiteral("Read"));
+    QCOMPARE(cards.first()->detail, QStringLiteral("notes.md"));
+    const QString text = m_panel->model()->plainText();
+    QVERIFY2(text.contains(QStringLiteral("✗ Read notes.md\n") + why), qPrintable(text));
+    // The card sits between the text before and after the call.
+    QVERIFY(text.indexOf(QStringLiteral("Reading the notes.")) < text.indexOf(QStringLiteral("✗ Read")));
+    QVERIFY(text.indexOf(QStringLiteral("✗ Read")) < text.indexOf(QStringLiteral("That call was wrong")));
+}
+
+void TestToolCards::interruptedCommandEndsItsRunningDot()
+{
+    // The loop sends nothing once the turn is cancelled: the tool_end of the running command never comes.
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Running the slow suite.")),
+         ScriptedLlmClient::event(StreamEvent::tool(
+             StreamEvent::Type::ToolStart, call(QStringLiteral("c1"), QStringLiteral("bash"),
+                                                {{QStringLiteral("command"), QStringLiteral("sleep 600")}}))),
+         ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("Run the slow tests"));
+    QTRY_COMPARE(toolCards().size(), 1);
+    QCOMPARE(toolCards().first()->toolState, ChatItem::ToolState::Running);
+    QVERIFY(m_panel->model()->plainText().contains(QStringLiteral("● Run sleep 600...")));
+
+    // Ctrl+C in the empty input interrupts the turn.
+    QTest::keyClick(m_panel->input(), Qt::Key_C, Qt::ControlModifier);
+    QTRY_VERIFY(!m_session->isBusy());
+    QCOMPARE(toolCards().size(), 1);
+    QCOMPARE(toolCards().first()->toolState, ChatItem::ToolState::Interrupted);
+    QString text = m_panel->model()->plainText();
+    QVERIFY2(text.contains(QStringLiteral("■ Run sleep 600 interrupted")), qPrintable(text));
+    QVERIFY(!text.contains(QStringLiteral("●")));
+    QVERIFY(text.contains(QStringLiteral("Interrupted...what should the agent do instead?")));
+
+    // Opened again from disk: the transcript has the tool_start without its tool_end; the card still ends.
+    const QString id = m_session->sessionId();
+    QVERIFY(!id.isEmpty());
+    m_panel->newSession();
+    QCOMPARE(m_panel->model()->rowCount(), 0);
+    QVERIFY(m_session->openSession(id).ok());
+    QTRY_COMPARE(toolCards().size(), 1);
+    QCOMPARE(toolCards().first()->toolState, ChatItem::ToolState::Interrupted);
+    text = m_panel->model()->plainText();
+    QVERIFY2(text.contains(QStringLiteral("■ Run sleep 600 interrupted")), qPrintable(text));
+    QVERIFY(!text.contains(QStringLiteral("●")));
+}
+
+QTEST_MAIN(TestToolCards)
+#include "tst_toolcards.moc"
