@@ -4,6 +4,7 @@
 #include "conversation/metatypes.h"
 #include "headless/commandline.h"
 #include "mainwindow.h"
+#include "translations.h"
 
 #include <QApplication>
 #include <QCoreApplication>
@@ -32,16 +33,22 @@ int main(int argc, char **argv)
     keen::registerCoreMetaTypes();
 
     if (isHeadlessCommand(argc, argv)) {
-        QCoreApplication app(argc, argv);
+        QCoreApplication app(argc, argv); // headless output stays English, like the reference agent's
         return keen::runCommandLine(app.arguments());
     }
 
     QApplication app(argc, argv);
     QApplication::setApplicationDisplayName(QStringLiteral("Keen Desktop"));
     QApplication::setDesktopFileName(QStringLiteral("io.github.keen.KeenDesktop"));
-    const auto options = keen::LaunchOptions::parse(app.arguments());
+    keen::Translations::install(&app, QLocale()); // the system locale
+    auto options = keen::LaunchOptions::parse(app.arguments());
     if (!options) {
         QTextStream(stderr) << "Error: " << options.error() << "\n\n" << keen::usageText();
+        return 1;
+    }
+    // `keen-desktop DIR` (and the file manager's "Open With", %F in the desktop file) opens that folder.
+    if (const auto folder = options->takeFolderArgument(); !folder) {
+        QTextStream(stderr) << "Error: " << folder.error() << "\n\n" << keen::usageText();
         return 1;
     }
     keen::MainWindow window(*options);

@@ -2,18 +2,20 @@
 
 #include "agent/agentsession.h"
 #include "agent/workspaceinfo.h"
-#include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
 #include "chat/inputeditor.h"
 #include "chat/spinnerline.h"
+#include "colorschemecontroller.h"
 #include "config/chatgptsignin.h"
 #include "config/configresolver.h"
 #include "config/secretstore.h"
-#include "config/settings.h"
 #include "contextmeter.h"
+#include "desktopnotifier.h"
+#include "icons.h"
 #include "session/sessionstore.h"
+#include "sessionnotifications.h"
 #include "sessions/sessionbrowserpanel.h"
 #include "settings/providercatalog.h"
 #include "settings/settingsdialog.h"
@@ -21,18 +23,25 @@
 #include "tokenformat.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFuture>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
@@ -41,31 +50,78 @@
 
 namespace keen {
 
+namespace {
+constexpr int kSidebarWidth = 300;
+
+// Window geometry and the sidebar's place and width: beside settings.json, so KEEN_HOME keeps them too.
+QString windowStatePath()
+{
+    return QDir(Settings::configDirectory()).filePath(QStringLiteral("window.ini"));
+}
+
+// "~/src/project" for a folder under the home folder.
+QString displayPath(const QString &path)
+{
+    QString shown = QDir::toNativeSeparators(path);
+    const QString home = QDir::toNativeSeparators(QDir::homePath());
+    if (shown == home || shown.startsWith(home + QDir::separator()))
+        shown = QStringLiteral("~") + shown.mid(home.size());
+    return shown;
+}
+
+// The one local folder a drag carries, or nothing.
+QString droppedFolder(const QMimeData *mime)
+{
+    if (!mime || !mime->hasUrls() || mime->urls().size() != 1)
+        return {};
+    const QUrl url = mime->urls().constFirst();
+    if (!url.isLocalFile())
+        return {};
+    const QFileInfo info(url.toLocalFile());
+    return info.isDir() ? info.absoluteFilePath() : QString();
+}
+} // namespace
+
 MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     : QMainWindow(parent)
     , m_options(options)
 {
     setObjectName(QStringLiteral("mainWindow"));
-    setWindowTitle(tr("Keen Desktop"));
-    setWindowIcon(QIcon(QStringLiteral(":/keen/keen-desktop.svg")));
-    resize(1100, 760);
+    setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.keen.KeenDesktop"),
+                                   QIcon(QStringLiteral(":/keen/keen-desktop.svg"))));
+    setAcceptDrops(true);
+    resize(1180, 800);
+
+    const Result<Settings> loaded = Settings::load();
+    const Settings settings = loaded ? *loaded : Settings();
+    m_recentFolders = settings.recentFolders;
+
+    m_colorScheme = new ColorSchemeController(this);
+    m_colorScheme->setScheme(settings.colorScheme);
+    m_colorScheme->watchSystem();
+    m_notifier = new DesktopNotifier(this);
 
     m_session = new AgentSession(this);
     m_store = std::make_shared<SessionStore>();
     m_session->setSessionStore(m_store);
-    const QString workspace = options.workspace.isEmpty() ? QDir::currentPath() : options.workspace;
-    m_session->setWorkspace(QDir(workspace).absolutePath());
+    m_session->setWorkspace(initialWorkspace(options, settings, &m_askForFolder));
+    m_session->setToolHistoryFull(settings.toolHistory == Settings::ToolHistory::Full);
 
     m_chat = new ChatPanel(m_session, this);
+    m_chat->setShowThinking(settings.showThinking);
     setCentralWidget(m_chat);
-    m_chat->setWorkspace(m_session->workspace());
 
     createActions();
     createMenus();
     createToolBar();
     createStatusBar();
     installSessionBrowser();
-    loadInitialConfig();
+    refreshIcons();
+    syncWorkspace();
+    if (!m_askForFolder && options.sessionId.isEmpty())
+        rememberFolder(m_session->workspace());
+    loadInitialConfig(loaded);
+    connectNotifications();
 
     connect(m_chat, &ChatPanel::busyChanged, this, &MainWindow::updateBusy);
     connect(m_chat, &ChatPanel::metricsChanged, this, &MainWindow::updateMetrics);
@@ -75,7 +131,15 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
         m_modeCombo->setCurrentIndex(int(mode));
         updateStatus();
     });
-    connect(m_chat, &ChatPanel::showThinkingChanged, m_showThinkingAction, &QAction::setChecked);
+    connect(m_chat, &ChatPanel::showThinkingChanged, this, [this](bool show) {
+        m_showThinkingAction->setChecked(show);
+        saveSettings([show](Settings &settings) { settings.showThinking = show; });
+    });
+    connect(m_chat, &ChatPanel::toolHistoryChanged, this, [this](bool full) {
+        saveSettings([full](Settings &settings) {
+            settings.toolHistory = full ? Settings::ToolHistory::Full : Settings::ToolHistory::None;
+        });
+    });
     connect(m_chat, &ChatPanel::thinkingRequested, this, [this](const QString &effort) {
         const ClientConfig config = m_session->clientConfig();
         const QStringList efforts = ProviderCatalog::thinkingEfforts(config.providerId, config.model);
@@ -89,7 +153,21 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
         applyClientConfig(changed);
         m_chat->model()->addLine(ChatItem::Kind::Status, tr("✓ Thinking effort: %1").arg(effort));
     });
-    connect(m_session, &AgentSession::sessionChanged, this, [this](const QString &) { updateStatus(); });
+    connect(m_session, &AgentSession::sessionChanged, this, [this](const QString &) {
+        // Opening a session of another folder moves the window there.
+        if (m_session->workspace() != m_shownWorkspace) {
+            syncWorkspace();
+            rememberFolder(m_session->workspace());
+        }
+        updateSessionTitle();
+        updateStatus();
+    });
+    connect(m_session, &AgentSession::turnStarted, this, [this](const QString &text) {
+        if (m_sessionTitle.isEmpty()) {
+            m_sessionTitle = text.simplified();
+            updateTitle();
+        }
+    });
     // Any compaction (manual or automatic, even mid-turn) and an opened session replace the history: the
     // meter shows a local estimate of it at once, until the provider reports the next request.
     connect(m_session, &AgentSession::historyReplaced, this, [this] {
@@ -98,17 +176,20 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
                          : std::optional<qint64>(m_session->contextBreakdown().totalTokens);
         updateMetrics();
     });
+    connect(m_colorScheme, &ColorSchemeController::changed, this, [this] {
+        Icons::setPreferBundled(m_colorScheme->usesOwnPalette());
+        refreshIcons();
+    });
 
     m_elapsedTimer.setInterval(1000);
     connect(&m_elapsedTimer, &QTimer::timeout, this, [this] {
         m_elapsedLabel->setText(tr("%1 elapsed").arg(TokenFormat::elapsed(m_elapsed.elapsed())));
     });
 
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    QSettings state(windowStatePath(), QSettings::IniFormat);
+    restoreGeometry(state.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(state.value(QStringLiteral("window/state")).toByteArray());
 
-    updateBranch();
     updateStatus();
     updateMetrics();
     updateBusy(false);
@@ -120,6 +201,23 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+QString MainWindow::initialWorkspace(const LaunchOptions &options, const Settings &settings, bool *ask)
+{
+    *ask = false;
+    if (!options.workspace.isEmpty())
+        return QDir(options.workspace).absolutePath();
+    const QString current = QDir::currentPath();
+    if (!options.sessionId.isEmpty() || QDir(current) != QDir::home())
+        return current;
+    // Started from the menu (in the home folder): the last folder, or ask on the first run.
+    for (const QString &folder : settings.recentFolders) {
+        if (QFileInfo(folder).isDir())
+            return folder;
+    }
+    *ask = true;
+    return current;
+}
 
 QAction *MainWindow::makeAction(const QString &text, const QString &objectName, const QKeySequence &shortcut)
 {
@@ -137,22 +235,52 @@ QAction *MainWindow::makeAction(const QString &text, const QString &objectName, 
     return action;
 }
 
+void MainWindow::setIconName(QAction *action, const QString &name)
+{
+    m_iconNames.insert(action, name);
+}
+
+void MainWindow::refreshIcons()
+{
+    // Bundled icons are drawn in the palette's colours: redraw them when it changes.
+    for (auto it = m_iconNames.cbegin(); it != m_iconNames.cend(); ++it)
+        it.key()->setIcon(Icons::icon(it.value(), palette()));
+}
+
 void MainWindow::createActions()
 {
     m_newSessionAction =
         makeAction(tr("&New Session"), QStringLiteral("newSessionAction"), QKeySequence::New);
+    setIconName(m_newSessionAction, QStringLiteral("document-new"));
     connect(m_newSessionAction, &QAction::triggered, m_chat, &ChatPanel::newSession);
+
+    m_openFolderAction =
+        makeAction(tr("&Open Folder..."), QStringLiteral("openFolderAction"), QKeySequence::Open);
+    m_openFolderAction->setPriority(QAction::LowPriority);
+    setIconName(m_openFolderAction, QStringLiteral("folder-open"));
+    connect(m_openFolderAction, &QAction::triggered, this, &MainWindow::chooseFolder);
+
+    m_clearRecentAction = new QAction(tr("&Clear List"), this);
+    m_clearRecentAction->setObjectName(QStringLiteral("clearRecentFoldersAction"));
+    setIconName(m_clearRecentAction, QStringLiteral("edit-clear-history"));
+    connect(m_clearRecentAction, &QAction::triggered, this, [this] {
+        m_recentFolders.clear();
+        saveSettings([](Settings &settings) { settings.recentFolders.clear(); });
+        rebuildRecentMenu();
+    });
 
     m_compactAction = makeAction(tr("&Compact"), QStringLiteral("compactAction"),
                                  QKeySequence(QStringLiteral("Ctrl+Shift+K")));
     m_compactAction->setToolTip(tr("Compact: summarize the conversation into a smaller context (%1)")
                                     .arg(m_compactAction->shortcut().toString(QKeySequence::NativeText)));
+    setIconName(m_compactAction, QStringLiteral("keen-compact"));
     connect(m_compactAction, &QAction::triggered, m_chat, [this] { m_chat->compact(); });
 
     // Ctrl+C: the editor and the transcript copy a selection first and interrupt otherwise.
     m_stopAction =
         makeAction(tr("&Stop"), QStringLiteral("stopAction"), QKeySequence(QStringLiteral("Ctrl+C")));
     m_stopAction->setShortcutContext(Qt::WindowShortcut);
+    setIconName(m_stopAction, QStringLiteral("process-stop"));
     connect(m_stopAction, &QAction::triggered, m_chat, &ChatPanel::interrupt);
 
     m_cycleModeAction = makeAction(tr("Next &Mode"), QStringLiteral("cycleModeAction"),
@@ -164,35 +292,57 @@ void MainWindow::createActions()
 
     m_settingsAction = makeAction(tr("&Settings..."), QStringLiteral("settingsAction"),
                                   QKeySequence(QStringLiteral("Ctrl+,")));
+    m_settingsAction->setPriority(QAction::LowPriority);
+    setIconName(m_settingsAction, QStringLiteral("preferences-system"));
     connect(m_settingsAction, &QAction::triggered, this, &MainWindow::showSettings);
-
-    m_sessionsAction = makeAction(tr("S&essions"), QStringLiteral("sessionsAction"),
-                                  QKeySequence(QStringLiteral("Ctrl+Shift+S")));
-    connect(m_sessionsAction, &QAction::triggered, this, &MainWindow::showSessionBrowser);
 
     m_showThinkingAction = makeAction(tr("Show &Thinking"), QStringLiteral("showThinkingAction"),
                                       QKeySequence(QStringLiteral("Ctrl+T")));
     m_showThinkingAction->setCheckable(true);
     m_showThinkingAction->setChecked(m_chat->showThinking());
-    connect(m_showThinkingAction, &QAction::toggled, m_chat, &ChatPanel::setShowThinking);
+    connect(m_showThinkingAction, &QAction::toggled, m_chat, [this](bool show) {
+        if (show != m_chat->showThinking())
+            m_chat->setShowThinking(show);
+    });
 
     m_providerAction = makeAction(tr("Choose &Provider"), QStringLiteral("providerAction"),
                                   QKeySequence(QStringLiteral("Ctrl+Shift+P")));
     m_modelAction = makeAction(tr("Choose M&odel"), QStringLiteral("modelAction"),
                                QKeySequence(QStringLiteral("Ctrl+Shift+M")));
+
+    m_schemeGroup = new QActionGroup(this);
+    m_schemeGroup->setExclusive(true);
+    const QList<QPair<Settings::ColorScheme, QString>> schemes{
+        {Settings::ColorScheme::System, tr("Follow the &System")},
+        {Settings::ColorScheme::Light, tr("&Light")},
+        {Settings::ColorScheme::Dark, tr("&Dark")},
+    };
+    for (const auto &[scheme, text] : schemes) {
+        QAction *action = m_schemeGroup->addAction(text);
+        const QString name = Settings::colorSchemeName(scheme);
+        action->setObjectName(QStringLiteral("colorScheme%1Action").arg(name.at(0).toUpper() + name.mid(1)));
+        action->setCheckable(true);
+        action->setChecked(scheme == m_colorScheme->scheme());
+        connect(action, &QAction::triggered, this, [this, scheme] { setColorScheme(scheme); });
+    }
 }
 
 void MainWindow::createMenus()
 {
     QMenu *fileMenu = menuBar()->addMenu(tr("&File"));
     fileMenu->addAction(m_newSessionAction);
-    fileMenu->addAction(m_sessionsAction);
+    fileMenu->addAction(m_openFolderAction);
+    m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("openRecentMenu"));
+    m_recentMenu->setIcon(Icons::icon(QStringLiteral("document-open-recent"), palette()));
+    rebuildRecentMenu();
     fileMenu->addSeparator();
     fileMenu->addAction(m_settingsAction);
     fileMenu->addSeparator();
     QAction *quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setObjectName(QStringLiteral("quitAction"));
+    setIconName(quit, QStringLiteral("application-exit"));
 
     QMenu *sessionMenu = menuBar()->addMenu(tr("&Conversation"));
     sessionMenu->addAction(m_compactAction);
@@ -202,17 +352,21 @@ void MainWindow::createMenus()
         sessionMenu->addAction(tr("Show C&ontext..."), m_chat, &ChatPanel::showContextDialog);
     contextAction->setObjectName(QStringLiteral("contextAction"));
     contextAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+I")));
+    setIconName(contextAction, QStringLiteral("keen-context"));
 
+    // Filled in installSessionBrowser(), which makes the Sessions toggle.
     QMenu *viewMenu = menuBar()->addMenu(tr("&View"));
-    viewMenu->addAction(m_showThinkingAction);
+    viewMenu->setObjectName(QStringLiteral("viewMenu"));
 
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
     QAction *commands =
         helpMenu->addAction(tr("&Commands"), this, [this] { m_chat->runCommand(QStringLiteral("/help")); });
     commands->setShortcut(QKeySequence::HelpContents);
     commands->setObjectName(QStringLiteral("helpAction"));
+    setIconName(commands, QStringLiteral("help-contents"));
     QAction *about = helpMenu->addAction(tr("&About Keen Desktop"), this, &MainWindow::showAbout);
     about->setObjectName(QStringLiteral("aboutAction"));
+    setIconName(about, QStringLiteral("help-about"));
     helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
@@ -221,7 +375,8 @@ void MainWindow::createToolBar()
     QToolBar *bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolBar"));
     bar->setMovable(false);
-    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    // Text beside the icon for the conversation's actions; low-priority actions show only their icon.
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     for (QAction *action : {m_newSessionAction, m_compactAction, m_stopAction}) {
         bar->addAction(action);
         if (QWidget *button = bar->widgetForAction(action)) {
@@ -330,12 +485,51 @@ void MainWindow::installSessionBrowser()
 {
     m_sessionDock = new QDockWidget(tr("Sessions"), this);
     m_sessionDock->setObjectName(QStringLiteral("sessionBrowserDock"));
+    m_sessionDock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable);
+    m_sessionDock->setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea);
     m_sessionBrowser = new SessionBrowserPanel(m_sessionDock);
     m_sessionBrowser->setStore(m_store);
     m_sessionBrowser->setWorkspace(m_session->workspace());
     m_sessionDock->setWidget(m_sessionBrowser);
     addDockWidget(Qt::LeftDockWidgetArea, m_sessionDock);
-    m_sessionDock->hide();
+    resizeDocks({m_sessionDock}, {kSidebarWidth}, Qt::Horizontal);
+
+    // View > Sessions and the toolbar's sidebar button: the dock's own toggle, so they never disagree.
+    m_sessionsAction = m_sessionDock->toggleViewAction();
+    m_sessionsAction->setText(tr("S&essions"));
+    m_sessionsAction->setObjectName(QStringLiteral("sessionsAction"));
+    m_sessionsAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+S")));
+    m_sessionsAction->setToolTip(tr("Show or hide the sessions sidebar (%1)")
+                                     .arg(m_sessionsAction->shortcut().toString(QKeySequence::NativeText)));
+    m_sessionsAction->setStatusTip(tr("Show or hide the sessions sidebar"));
+    m_sessionsAction->setPriority(QAction::LowPriority);
+    setIconName(m_sessionsAction, QStringLiteral("sidebar-show"));
+    addAction(m_sessionsAction);
+    connect(m_sessionsAction, &QAction::triggered, this, [this](bool shown) {
+        if (shown)
+            m_sessionBrowser->focusSearch();
+        else
+            m_chat->setFocus();
+    });
+
+    if (auto *bar = findChild<QToolBar *>(QStringLiteral("mainToolBar"))) {
+        QAction *first = bar->actions().value(0);
+        bar->insertAction(first, m_sessionsAction);
+        bar->insertSeparator(first);
+        if (QWidget *button = bar->widgetForAction(m_sessionsAction)) {
+            button->setObjectName(QStringLiteral("sidebarToggleButton"));
+            button->setAccessibleName(tr("Sessions sidebar"));
+        }
+    }
+    if (auto *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu"))) {
+        view->addAction(m_sessionsAction);
+        view->addAction(m_showThinkingAction);
+        view->addSeparator();
+        QMenu *schemes = view->addMenu(tr("&Color Scheme"));
+        schemes->setObjectName(QStringLiteral("colorSchemeMenu"));
+        schemes->addActions(m_schemeGroup->actions());
+    }
+
     connect(m_sessionBrowser, &SessionBrowserPanel::sessionOpenRequested, this, &MainWindow::openSession);
     // A search hit opens the session at the matching event (emitted after sessionOpenRequested).
     // The session opens off the GUI thread: a hit for a session still opening waits for its replay.
@@ -359,6 +553,8 @@ void MainWindow::installSessionBrowser()
     });
     connect(m_session, &AgentSession::sessionChanged, m_sessionBrowser,
             [this] { m_sessionBrowser->refresh(); });
+    // A rename in the sidebar renames the window too.
+    connect(m_sessionBrowser, &SessionBrowserPanel::actionFinished, this, [this] { updateSessionTitle(); });
 }
 
 void MainWindow::showSessionBrowser()
@@ -378,9 +574,155 @@ void MainWindow::openSession(const QString &sessionId)
     updateMetrics();
 }
 
-void MainWindow::loadInitialConfig()
+void MainWindow::chooseFolder()
 {
-    const Result<Settings> loaded = Settings::load();
+    auto *dialog = new QFileDialog(this, tr("Open Folder"), m_session->workspace());
+    dialog->setObjectName(QStringLiteral("openFolderDialog"));
+    dialog->setFileMode(QFileDialog::Directory);
+    dialog->setOption(QFileDialog::ShowDirsOnly);
+    dialog->setAcceptMode(QFileDialog::AcceptOpen);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openFolder);
+    dialog->open();
+}
+
+void MainWindow::openFolder(const QString &path)
+{
+    const QFileInfo info(path);
+    if (path.isEmpty() || !info.isDir()) {
+        statusBar()->showMessage(tr("%1 is not a folder.").arg(QDir::toNativeSeparators(path)), 10000);
+        return;
+    }
+    const QString folder = info.canonicalFilePath();
+    if (folder == m_session->workspace()) {
+        rememberFolder(folder);
+        return;
+    }
+    if (m_session->isBusy()) {
+        askBeforeSwitching(folder);
+        return;
+    }
+    switchWorkspace(folder);
+}
+
+void MainWindow::askBeforeSwitching(const QString &folder)
+{
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Open Another Folder?"),
+                                tr("The agent is still working in %1.\nStop it and open %2?")
+                                    .arg(displayPath(m_session->workspace()), displayPath(folder)),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("switchFolderQuestion"));
+    QPushButton *stop = box->addButton(tr("Stop and Open"), QMessageBox::AcceptRole);
+    stop->setObjectName(QStringLiteral("switchFolderStopButton"));
+    QPushButton *keep = box->addButton(tr("Keep Working"), QMessageBox::RejectRole);
+    keep->setObjectName(QStringLiteral("switchFolderKeepButton"));
+    box->setDefaultButton(keep);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this, [this, box, stop, folder](QAbstractButton *button) {
+        if (button != stop || box->clickedButton() != stop)
+            return;
+        if (!m_session->isBusy()) {
+            switchWorkspace(folder);
+            return;
+        }
+        // Switched once the turn has really ended (updateBusy).
+        m_pendingFolder = folder;
+        if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
+            m_session->cancelCompaction();
+        else
+            m_session->interrupt();
+    });
+    box->open();
+}
+
+void MainWindow::switchWorkspace(const QString &folder)
+{
+    m_pendingFolder.clear();
+    m_chat->newSession();
+    m_session->setWorkspace(folder);
+    syncWorkspace();
+    rememberFolder(folder);
+    m_chat->setFocus();
+}
+
+void MainWindow::syncWorkspace()
+{
+    m_shownWorkspace = m_session->workspace();
+    m_branch.clear();
+    m_chat->setWorkspace(m_shownWorkspace);
+    if (m_sessionBrowser)
+        m_sessionBrowser->setWorkspace(m_shownWorkspace);
+    updateBranch();
+    updateStatus();
+}
+
+void MainWindow::rememberFolder(const QString &folder)
+{
+    if (folder.isEmpty() || (!m_recentFolders.isEmpty() && m_recentFolders.constFirst() == folder))
+        return;
+    Settings recent;
+    recent.recentFolders = m_recentFolders;
+    recent.addRecentFolder(folder);
+    m_recentFolders = recent.recentFolders;
+    saveSettings([folder](Settings &settings) { settings.addRecentFolder(folder); });
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    int shown = 0;
+    for (const QString &folder : std::as_const(m_recentFolders)) {
+        if (!QFileInfo(folder).isDir())
+            continue;
+        ++shown;
+        const QString text =
+            shown < 10 ? QStringLiteral("&%1 %2").arg(shown).arg(displayPath(folder)) : displayPath(folder);
+        QAction *action = m_recentMenu->addAction(text, this, [this, folder] { openFolder(folder); });
+        action->setObjectName(QStringLiteral("recentFolderAction"));
+        action->setData(folder);
+        action->setToolTip(QDir::toNativeSeparators(folder));
+    }
+    if (shown == 0) {
+        QAction *none = m_recentMenu->addAction(tr("No Recent Folders"));
+        none->setEnabled(false);
+    }
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(m_clearRecentAction);
+    m_clearRecentAction->setEnabled(!m_recentFolders.isEmpty());
+}
+
+void MainWindow::askForFirstFolder()
+{
+    if (!m_askForFolder)
+        return;
+    m_askForFolder = false;
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Choose a Project Folder"),
+                                tr("Keen Desktop works in one folder: it reads, searches and changes the "
+                                   "files there. Which folder should it work in?"),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("firstFolderQuestion"));
+    box->setInformativeText(tr("You can open another folder at any time with File > Open Folder (%1).")
+                                .arg(m_openFolderAction->shortcut().toString(QKeySequence::NativeText)));
+    QPushButton *choose = box->addButton(tr("Choose Folder..."), QMessageBox::AcceptRole);
+    choose->setObjectName(QStringLiteral("chooseFolderButton"));
+    QPushButton *home = box->addButton(tr("Use My Home Folder"), QMessageBox::RejectRole);
+    home->setObjectName(QStringLiteral("useHomeFolderButton"));
+    box->setDefaultButton(choose);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this, [this, choose](QAbstractButton *button) {
+        if (button == choose)
+            QTimer::singleShot(0, this, &MainWindow::chooseFolder);
+        else
+            rememberFolder(m_session->workspace());
+    });
+    box->open();
+}
+
+void MainWindow::loadInitialConfig(const Result<Settings> &loaded)
+{
     if (!loaded)
         m_chat->model()->addLine(ChatItem::Kind::Error, loaded.error());
     const Settings settings = loaded ? *loaded : Settings();
@@ -403,10 +745,11 @@ void MainWindow::loadInitialConfig()
                                       config.apiKey = m_session->clientConfig().apiKey;
                                   m_session->setClientConfig(config);
                               });
+        QTimer::singleShot(0, this, &MainWindow::askForFirstFolder);
         return;
     }
     applyClientConfig(ClientConfig{});
-    // First run: a short setup, opened once the window shows.
+    // First run: a short setup, opened once the window shows, then the folder to work in.
     QTimer::singleShot(0, this, [this] {
         auto *wizard = new SetupWizard(this);
         wizard->setAttribute(Qt::WA_DeleteOnClose);
@@ -414,28 +757,33 @@ void MainWindow::loadInitialConfig()
             applyClientConfig(config);
             persistClientConfig(config);
         });
+        connect(wizard, &QDialog::finished, this, &MainWindow::askForFirstFolder);
         wizard->open();
     });
+}
+
+void MainWindow::saveSettings(const std::function<void(Settings &)> &change)
+{
+    const Result<Settings> saved = Settings::modify(change);
+    if (!saved)
+        m_chat->model()->addLine(ChatItem::Kind::Error, saved.error());
 }
 
 void MainWindow::persistClientConfig(const ClientConfig &config)
 {
     if (config.providerId.isEmpty())
         return;
-    Result<Settings> loaded = Settings::load();
-    Settings settings = loaded ? *loaded : Settings();
-    settings.activeProvider = config.providerId;
-    settings.activeModel = config.model;
-    settings.thinkingEffort = config.thinkingEffort;
-    ProviderSettings provider = settings.provider(config.providerId);
-    provider.baseUrl = config.baseUrl;
-    provider.headers.clear();
-    for (const auto &header : config.headers)
-        provider.headers.insert(QString::fromUtf8(header.first), QString::fromUtf8(header.second));
-    settings.providers.insert(config.providerId, provider);
-    const Result<void> saved = settings.save();
-    if (!saved)
-        m_chat->model()->addLine(ChatItem::Kind::Error, saved.error());
+    saveSettings([&config](Settings &settings) {
+        settings.activeProvider = config.providerId;
+        settings.activeModel = config.model;
+        settings.thinkingEffort = config.thinkingEffort;
+        ProviderSettings provider = settings.provider(config.providerId);
+        provider.baseUrl = config.baseUrl;
+        provider.headers.clear();
+        for (const auto &header : config.headers)
+            provider.headers.insert(QString::fromUtf8(header.first), QString::fromUtf8(header.second));
+        settings.providers.insert(config.providerId, provider);
+    });
     if (!config.apiKey.isEmpty()) {
         SecretStore::storeKeyAsync(config.providerId, config.apiKey, SecretStore::FileFallback::Allow, this,
                                    [this](const Result<QString> &stored) {
@@ -479,18 +827,53 @@ void MainWindow::updateBranch()
     const QString workspace = m_session->workspace();
     QtConcurrent::run([workspace] {
         return WorkspaceInfo::currentBranch(workspace);
-    }).then(this, [this](const QString &branch) {
+    }).then(this, [this, workspace](const QString &branch) {
+        if (workspace != m_session->workspace())
+            return; // an answer for the folder the window just left
         m_branch = branch;
         updateStatus();
     });
 }
 
+void MainWindow::updateSessionTitle()
+{
+    const QString id = m_session->sessionId();
+    if (id.isEmpty()) {
+        m_sessionTitle.clear();
+        updateTitle();
+        return;
+    }
+    // The title is read from disk (a rename beside the transcript, else the first message): off the GUI
+    // thread.
+    QtConcurrent::run([store = m_store, id] {
+        const std::optional<SessionInfo> info = store->find(id);
+        return info ? info->title : QString();
+    }).then(this, [this, id](const QString &title) {
+        if (id != m_session->sessionId() || title.isEmpty())
+            return;
+        m_sessionTitle = title;
+        updateTitle();
+    });
+}
+
+void MainWindow::updateTitle()
+{
+    const QString workspace = m_session->workspace();
+    QString folder = QFileInfo(workspace).fileName();
+    if (folder.isEmpty())
+        folder = displayPath(workspace);
+    if (QDir(workspace) == QDir::home())
+        folder = tr("Home");
+    QString title = m_sessionTitle;
+    if (title.size() > 60)
+        title = title.left(59) + QStringLiteral("…");
+    // The platform adds " — Keen Desktop" (the application's display name).
+    setWindowTitle(title.isEmpty() ? folder : tr("%1 — %2").arg(title, folder));
+}
+
 void MainWindow::updateStatus()
 {
-    QString workspace = QDir::toNativeSeparators(m_session->workspace());
-    const QString home = QDir::toNativeSeparators(QDir::homePath());
-    if (workspace.startsWith(home))
-        workspace = QStringLiteral("~") + workspace.mid(home.size());
+    const QString workspace = displayPath(m_session->workspace());
     m_workspaceLabel->setText(m_branch.isEmpty() ? workspace : tr("%1 • %2").arg(workspace, m_branch));
     m_workspaceLabel->setToolTip(m_session->workspace());
     const ClientConfig &config = m_session->clientConfig();
@@ -503,9 +886,7 @@ void MainWindow::updateStatus()
         m_modelLabel->setText(text);
     }
     m_modeCombo->setCurrentIndex(int(m_session->mode()));
-    setWindowTitle(m_session->sessionId().isEmpty()
-                       ? tr("Keen Desktop")
-                       : tr("Keen Desktop — %1").arg(m_session->sessionId().left(8)));
+    updateTitle();
 }
 
 void MainWindow::updateMetrics()
@@ -545,11 +926,52 @@ void MainWindow::updateBusy(bool busy)
     }
     updateStatus();
     updateMetrics();
+    if (!busy && !m_pendingFolder.isEmpty()) {
+        const QString folder = m_pendingFolder;
+        QTimer::singleShot(0, this, [this, folder] {
+            if (!m_session->isBusy() && m_pendingFolder == folder)
+                switchWorkspace(folder);
+        });
+    }
 }
 
 void MainWindow::cycleMode()
 {
     m_chat->setMode(nextAgentMode(m_session->mode()));
+}
+
+void MainWindow::setColorScheme(Settings::ColorScheme scheme)
+{
+    m_colorScheme->setScheme(scheme);
+    saveSettings([scheme](Settings &settings) { settings.colorScheme = scheme; });
+}
+
+void MainWindow::connectNotifications()
+{
+    m_sessionNotifications = new SessionNotifications(m_session, this, m_notifier);
+    connect(m_notifier, &Notifier::activated, this, &MainWindow::focusFromNotification);
+}
+
+void MainWindow::setNotifier(Notifier *notifier)
+{
+    if (m_notifier)
+        disconnect(m_notifier, nullptr, this, nullptr);
+    m_notifier = notifier;
+    m_sessionNotifications->setNotifier(notifier);
+    if (notifier)
+        connect(notifier, &Notifier::activated, this, &MainWindow::focusFromNotification);
+}
+
+void MainWindow::focusFromNotification(const QString &sessionId)
+{
+    if (isMinimized())
+        showNormal();
+    show();
+    raise();
+    activateWindow();
+    if (!sessionId.isEmpty() && sessionId != m_session->sessionId() && !m_session->isBusy())
+        openSession(sessionId);
+    m_chat->setFocus();
 }
 
 void MainWindow::showSettings()
@@ -582,23 +1004,40 @@ void MainWindow::showSettings()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    QDir().mkpath(Settings::configDirectory());
+    QSettings state(windowStatePath(), QSettings::IniFormat);
+    state.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    state.setValue(QStringLiteral("window/state"), saveState());
     QMainWindow::closeEvent(event);
 }
 
 void MainWindow::changeEvent(QEvent *event)
 {
-    // Light and dark follow the system: cached documents carry colours, so rebuild them.
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange ||
-        event->type() == QEvent::StyleChange) {
-        if (m_chat) {
-            m_chat->view()->chatDelegate()->clearCache();
-            m_chat->view()->doItemsLayout();
-        }
-    }
+    // Bundled icons are drawn in the palette's colours (the chat view rebuilds its own documents).
+    if (event->type() == QEvent::PaletteChange)
+        refreshIcons();
+    if (event->type() == QEvent::ActivationChange && isActiveWindow() && m_notifier)
+        m_notifier->withdraw();
     QMainWindow::changeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (!droppedFolder(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+    else
+        QMainWindow::dragEnterEvent(event);
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QString folder = droppedFolder(event->mimeData());
+    if (folder.isEmpty()) {
+        QMainWindow::dropEvent(event);
+        return;
+    }
+    event->acceptProposedAction();
+    openFolder(folder);
 }
 
 void MainWindow::showAbout()

@@ -1,33 +1,42 @@
 #pragma once
 
 #include "config/launchoptions.h"
+#include "config/settings.h"
 #include "conversation/agentmode.h"
 #include "providers/clientconfig.h"
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QMainWindow>
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
 class QAction;
+class QActionGroup;
 class QComboBox;
 class QDockWidget;
 class QLabel;
+class QMenu;
 class QToolButton;
 
 namespace keen {
 
 class AgentSession;
 class ChatPanel;
+class ColorSchemeController;
 class ContextMeter;
+class Notifier;
+class SessionNotifications;
 class SessionBrowserPanel;
 class SessionStore;
 
-// The main window: toolbar (New session, Compact, Stop, mode, provider and model), the chat panel, the
-// status bar (workspace and branch, provider/model and thinking effort, context meter, token totals, elapsed
-// time) and the session browser dock. Opens already set up from the launch flags.
+// The main window: the sessions sidebar, the chat panel, a toolbar (sidebar, New session, Compact, Stop,
+// mode, provider and model), the status bar (folder and branch, provider/model and thinking effort, context
+// meter, token totals, elapsed time). It works in one folder at a time: File > Open Folder, Open Recent, a
+// folder dropped on it, or the command line. Opens already set up from the launch flags.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -39,6 +48,11 @@ public:
 
     AgentSession *session() const { return m_session; }
     ChatPanel *chatPanel() const { return m_chat; }
+    ColorSchemeController *colorScheme() const { return m_colorScheme; }
+    Notifier *notifier() const { return m_notifier; }
+    // Where "finished while you were away" goes: the desktop's notification server unless replaced (tests).
+    void setNotifier(Notifier *notifier);
+    QStringList recentFolders() const { return m_recentFolders; }
     // Applies a provider setup (from the settings dialog, the pickers or the flags) to the session.
     void applyClientConfig(const ClientConfig &config);
 
@@ -47,35 +61,65 @@ public Q_SLOTS:
     void showSettings();
     void showSessionBrowser();
     void cycleMode();
+    // File > Open Folder...: a folder dialog, then openFolder().
+    void chooseFolder();
+    // Works in another folder from now on: a new conversation there. Asks first while a turn runs.
+    void openFolder(const QString &path);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
     void changeEvent(QEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
 
 private:
     void createActions();
     void createMenus();
     void createToolBar();
     void createStatusBar();
-    // The session browser dock (Ctrl+Shift+S).
+    // The sessions sidebar (a dock on the left, shown unless the person closed it).
     void installSessionBrowser();
-    void loadInitialConfig();
+    void connectNotifications();
+    void loadInitialConfig(const Result<Settings> &loaded);
     // Saves the provider choice in settings.json and the key in the keychain (off the GUI thread).
     void persistClientConfig(const ClientConfig &config);
+    // Changes settings.json in place; a broken file is reported in the chat, never overwritten.
+    void saveSettings(const std::function<void(Settings &)> &change);
     void updateStatus();
+    void updateTitle();
     void updateMetrics();
     void updateBusy(bool busy);
     void updateBranch();
+    void updateSessionTitle();
     void populateModels();
     void openSession(const QString &sessionId);
     QAction *makeAction(const QString &text, const QString &objectName, const QKeySequence &shortcut);
+    void setIconName(QAction *action, const QString &name);
+    void refreshIcons();
+
+    // Folders
+    static QString initialWorkspace(const LaunchOptions &options, const Settings &settings, bool *ask);
+    void askBeforeSwitching(const QString &folder);
+    void switchWorkspace(const QString &folder);
+    void syncWorkspace(); // the chat's file index, the sidebar, branch, status and title follow the session
+    void rememberFolder(const QString &folder);
+    void rebuildRecentMenu();
+    void askForFirstFolder();
+
+    void focusFromNotification(const QString &sessionId);
+    void setColorScheme(Settings::ColorScheme scheme);
 
     LaunchOptions m_options;
     AgentSession *m_session = nullptr;
     std::shared_ptr<SessionStore> m_store;
     ChatPanel *m_chat = nullptr;
+    ColorSchemeController *m_colorScheme = nullptr;
+    Notifier *m_notifier = nullptr;
+    SessionNotifications *m_sessionNotifications = nullptr;
 
     QAction *m_newSessionAction = nullptr;
+    QAction *m_openFolderAction = nullptr;
+    QAction *m_clearRecentAction = nullptr;
     QAction *m_compactAction = nullptr;
     QAction *m_stopAction = nullptr;
     QAction *m_cycleModeAction = nullptr;
@@ -84,9 +128,12 @@ private:
     QAction *m_showThinkingAction = nullptr;
     QAction *m_providerAction = nullptr;
     QAction *m_modelAction = nullptr;
+    QActionGroup *m_schemeGroup = nullptr;
+    QMenu *m_recentMenu = nullptr;
     QComboBox *m_modeCombo = nullptr;
     QComboBox *m_providerCombo = nullptr;
     QComboBox *m_modelCombo = nullptr;
+    QHash<QAction *, QString> m_iconNames;
 
     QLabel *m_workspaceLabel = nullptr;
     QLabel *m_modelLabel = nullptr;
@@ -101,6 +148,12 @@ private:
     QDockWidget *m_sessionDock = nullptr;
     SessionBrowserPanel *m_sessionBrowser = nullptr;
     bool m_updatingPickers = false;
+
+    QString m_shownWorkspace; // the folder the chat, sidebar and title show
+    QStringList m_recentFolders;
+    QString m_pendingFolder; // to open once the running turn has stopped
+    QString m_sessionTitle;
+    bool m_askForFolder = false;
     std::optional<qint64> m_estimate; // the history after a compaction, until usage is reported
 };
 

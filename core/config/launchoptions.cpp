@@ -66,4 +66,17 @@ Result<LaunchOptions> LaunchOptions::parse(const QStringList &arguments)
     return options;
 }
 
+Result<void> LaunchOptions::takeFolderArgument()
+{
+    if (positional.isEmpty())
+        return {};
+    const QFileInfo folder(positional.constFirst());
+    if (positional.size() > 1 || !workspace.isEmpty() || !folder.isDir())
+        return Result<void>::failure(QCoreApplication::translate("LaunchOptions", "%1 is not a folder")
+                                         .arg(positional.join(QLatin1Char(' '))));
+    workspace = folder.canonicalFilePath();
+    positional.clear();
+    return {};
+}
+
 } // namespace keen

@@ -24,6 +24,9 @@ struct LaunchOptions
     // Parses argv (argv[0] included). Unknown flags are errors; `extraFlags` lists flags with a value that
     // the caller handles (returned in `extra`).
     static Result<LaunchOptions> parse(const QStringList &arguments);
+    // The window's `keen-desktop DIR` (also what a file manager's "Open With" passes): one positional folder
+    // becomes the workspace. Anything else left over is an error that names it.
+    Result<void> takeFolderArgument();
 };
 
 } // namespace keen

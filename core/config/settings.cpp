@@ -22,6 +22,8 @@ const QString kThinkingEffort = QStringLiteral("thinking_effort");
 const QString kShowThinking = QStringLiteral("show_thinking");
 const QString kToolHistory = QStringLiteral("tool_history");
 const QString kContextWindow = QStringLiteral("context_window");
+const QString kRecentFolders = QStringLiteral("recent_folders");
+const QString kColorScheme = QStringLiteral("color_scheme");
 const QString kBaseUrl = QStringLiteral("base_url");
 const QString kHeaders = QStringLiteral("headers");
 const QString kModels = QStringLiteral("models");
@@ -133,6 +135,40 @@ QString Settings::toolHistoryName(ToolHistory mode)
     return mode == ToolHistory::Full ? QStringLiteral("full") : QStringLiteral("none");
 }
 
+QString Settings::colorSchemeName(ColorScheme scheme)
+{
+    switch (scheme) {
+    case ColorScheme::Light:
+        return QStringLiteral("light");
+    case ColorScheme::Dark:
+        return QStringLiteral("dark");
+    case ColorScheme::System:
+        break;
+    }
+    return QStringLiteral("system");
+}
+
+void Settings::addRecentFolder(const QString &absolutePath)
+{
+    recentFolders.removeAll(absolutePath);
+    recentFolders.prepend(absolutePath);
+    while (recentFolders.size() > MaxRecentFolders)
+        recentFolders.removeLast();
+}
+
+Result<Settings> Settings::modify(const std::function<void(Settings &)> &change, const QString &path)
+{
+    Result<Settings> loaded = load(path);
+    if (!loaded)
+        return loaded;
+    Settings settings = *loaded;
+    change(settings);
+    const Result<void> saved = settings.save(path);
+    if (!saved)
+        return Result<Settings>::failure(saved.error());
+    return settings;
+}
+
 Result<Settings> Settings::load(const QString &path)
 {
     QFile file(path);
@@ -193,6 +229,29 @@ Result<Settings> Settings::fromJson(const QByteArray &json, const QString &path)
     else if (!contextWindow.isUndefined() && !contextWindow.isNull())
         reader.fail(kContextWindow, Settings::tr("a positive whole number of tokens"));
 
+    const QJsonValue recent = root.value(kRecentFolders);
+    if (recent.isArray()) {
+        const QJsonArray folders = recent.toArray();
+        for (const QJsonValue &folder : folders) {
+            if (!folder.isString())
+                reader.fail(kRecentFolders, tr("a list of folder paths"));
+            else if (settings.recentFolders.size() < MaxRecentFolders)
+                settings.recentFolders.append(folder.toString());
+        }
+    } else if (!recent.isUndefined() && !recent.isNull()) {
+        reader.fail(kRecentFolders, tr("a list of folder paths"));
+    }
+
+    const QJsonValue scheme = root.value(kColorScheme);
+    if (scheme.isString() && scheme.toString() == QLatin1String("light"))
+        settings.colorScheme = ColorScheme::Light;
+    else if (scheme.isString() && scheme.toString() == QLatin1String("dark"))
+        settings.colorScheme = ColorScheme::Dark;
+    else if (scheme.isString() && scheme.toString() == QLatin1String("system"))
+        settings.colorScheme = ColorScheme::System;
+    else if (!scheme.isUndefined() && !scheme.isNull())
+        reader.fail(kColorScheme, tr("\"system\", \"light\" or \"dark\""));
+
     const QJsonValue providers = root.value(kProviders);
     if (providers.isObject()) {
         const QJsonObject providerObject = providers.toObject();
@@ -210,8 +269,9 @@ Result<Settings> Settings::fromJson(const QByteArray &json, const QString &path)
     if (reader.failed())
         return Result<Settings>::failure(reader.error());
 
-    static const QStringList known{kProviders,    kActiveProvider, kActiveModel,  kThinkingEffort,
-                                   kShowThinking, kToolHistory,    kContextWindow};
+    static const QStringList known{kProviders,      kActiveProvider, kActiveModel,
+                                   kThinkingEffort, kShowThinking,   kToolHistory,
+                                   kContextWindow,  kRecentFolders,  kColorScheme};
     for (auto it = root.begin(); it != root.end(); ++it) {
         if (!known.contains(it.key()))
             settings.extra.insert(it.key(), it.value());
@@ -249,6 +309,10 @@ QByteArray Settings::toJson() const
     root.insert(kToolHistory, toolHistoryName(toolHistory));
     if (contextWindow)
         root.insert(kContextWindow, *contextWindow);
+    if (!recentFolders.isEmpty())
+        root.insert(kRecentFolders, QJsonArray::fromStringList(recentFolders));
+    if (colorScheme != ColorScheme::System)
+        root.insert(kColorScheme, colorSchemeName(colorScheme));
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 

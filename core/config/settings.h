@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 namespace keen {
@@ -33,6 +34,8 @@ struct Settings
 
 public:
     enum class ToolHistory { None, Full }; // reference 5.5 /tool-history, default none
+    enum class ColorScheme { System, Light, Dark };
+    static constexpr int MaxRecentFolders = 10;
 
     QMap<QString, ProviderSettings> providers;
     QString activeProvider;
@@ -41,7 +44,9 @@ public:
     bool showThinking = true;
     ToolHistory toolHistory = ToolHistory::None;
     std::optional<qint64> contextWindow; // overrides the registry's window
-    QJsonObject extra;                   // unknown top-level keys, kept on save
+    QStringList recentFolders;           // the window's File > Open Recent, newest first
+    ColorScheme colorScheme = ColorScheme::System;
+    QJsonObject extra; // unknown top-level keys, kept on save
 
     bool operator==(const Settings &) const = default;
 
@@ -55,9 +60,15 @@ public:
     QByteArray toJson() const;
     // Atomic (QSaveFile), mode 0600, folder 0700.
     Result<void> save(const QString &path = defaultPath()) const;
+    // Loads, changes and saves in one step so other keys survive. A broken file is reported, never replaced.
+    static Result<Settings> modify(const std::function<void(Settings &)> &change,
+                                   const QString &path = defaultPath());
+    // Puts a folder first in recentFolders (no duplicates, at most MaxRecentFolders).
+    void addRecentFolder(const QString &absolutePath);
 
     ProviderSettings provider(const QString &providerId) const { return providers.value(providerId); }
     static QString toolHistoryName(ToolHistory mode);
+    static QString colorSchemeName(ColorScheme scheme);
 };
 
 } // namespace keen

@@ -69,7 +69,8 @@ QString usageText()
     return QStringLiteral(
         "Usage:\n"
         "  keen-desktop [--provider ID] [--model ID] [--base-url URL] [--workspace DIR]\n"
-        "               [--context-window N] [--session ID]      open the window\n"
+        "               [--context-window N] [--session ID] [DIR]\n"
+        "                                                          open the window (in DIR)\n"
         "  keen-desktop run [flags] <prompt...>                    run one turn headless\n"
         "    --format text|json        text (default), or one JSON line with session_id, text, usage\n"
         "    --session ID              continue a saved session\n"

@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QTest>
 
 using namespace keen;
@@ -41,6 +42,8 @@ private Q_SLOTS:
     void badJsonNamesTheFile();
     void wrongTypesNameFileAndKey_data();
     void wrongTypesNameFileAndKey();
+    void recentFoldersAndColorSchemeRoundTrip();
+    void modifyKeepsOtherKeysAndRefusesABrokenFile();
 };
 
 void TestSettings::pathFollowsKeenHome()
@@ -170,6 +173,12 @@ void TestSettings::wrongTypesNameFileAndKey_data()
                             << QStringLiteral("providers.openai.models");
     QTest::newRow("headers") << QByteArray(R"({"providers": {"openai": {"headers": {"x": 1}}}})")
                              << QStringLiteral("providers.openai.headers.x");
+    QTest::newRow("recent_folders") << QByteArray(R"({"recent_folders": "/tmp"})")
+                                    << QStringLiteral("recent_folders");
+    QTest::newRow("recent_folder") << QByteArray(R"({"recent_folders": ["/tmp", 4]})")
+                                   << QStringLiteral("recent_folders");
+    QTest::newRow("color_scheme") << QByteArray(R"({"color_scheme": "sepia"})")
+                                  << QStringLiteral("color_scheme");
     QTest::newRow("api_key") << QByteArray(
                                     R"({"providers": {"openai": {"api_key": ["sk-canary-1234567890"]}}})")
                              << QStringLiteral("providers.openai.api_key");
@@ -187,6 +196,52 @@ void TestSettings::wrongTypesNameFileAndKey()
     QVERIFY2(settings.error().contains(QLatin1Char('"') + key + QLatin1Char('"')),
              qPrintable(settings.error()));
     QVERIFY(!settings.error().contains(QStringLiteral("sk-canary")));
+}
+
+void TestSettings::recentFoldersAndColorSchemeRoundTrip()
+{
+    test::TestEnvironment env;
+    Settings settings;
+    for (int i = 0; i < 14; ++i)
+        settings.addRecentFolder(QStringLiteral("/work/project-%1").arg(i));
+    settings.addRecentFolder(QStringLiteral("/work/project-5")); // reopened: moves to the front, once
+    QCOMPARE(settings.recentFolders.size(), Settings::MaxRecentFolders);
+    QCOMPARE(settings.recentFolders.first(), QStringLiteral("/work/project-5"));
+    QCOMPARE(settings.recentFolders.count(QStringLiteral("/work/project-5")), 1);
+    QCOMPARE(settings.recentFolders.at(1), QStringLiteral("/work/project-13"));
+    settings.colorScheme = Settings::ColorScheme::Dark;
+    QVERIFY(settings.save().ok());
+    const QByteArray json = [] {
+        QFile file(Settings::defaultPath());
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }();
+    QVERIFY(json.contains("\"recent_folders\""));
+    QVERIFY(json.contains("\"color_scheme\": \"dark\""));
+    const auto loaded = Settings::load();
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(*loaded, settings);
+}
+
+void TestSettings::modifyKeepsOtherKeysAndRefusesABrokenFile()
+{
+    test::TestEnvironment env;
+    writeFile(Settings::defaultPath(), R"({"active_provider": "ollama", "future_key": [1, 2]})");
+    const auto changed = Settings::modify([](Settings &settings) { settings.showThinking = false; });
+    QVERIFY2(changed.ok(), qPrintable(changed.error()));
+    const auto loaded = Settings::load();
+    QVERIFY(loaded.ok());
+    QCOMPARE(loaded->activeProvider, QStringLiteral("ollama"));
+    QVERIFY(!loaded->showThinking);
+    QCOMPARE(loaded->extra.value(QStringLiteral("future_key")).toArray().size(), 2);
+
+    const QByteArray broken = R"({"active_provider": "ollama",)";
+    writeFile(Settings::defaultPath(), broken);
+    const auto refused = Settings::modify([](Settings &settings) { settings.showThinking = true; });
+    QVERIFY(!refused.ok());
+    QVERIFY(refused.error().contains(Settings::defaultPath()));
+    QFile file(Settings::defaultPath());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), broken); // never replaced silently
 }
 
 QTEST_GUILESS_MAIN(TestSettings)

@@ -4,6 +4,14 @@
 
 namespace keen::test {
 
+std::function<Result<std::shared_ptr<LlmClient>>(const ClientConfig &)>
+ScriptedLlmClient::factory(const std::shared_ptr<ScriptedLlmClient> &client)
+{
+    return [client](const ClientConfig &) {
+        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
+    };
+}
+
 void ScriptedLlmClient::addTurn(const Turn &turn)
 {
     QMutexLocker lock(&m_mutex);

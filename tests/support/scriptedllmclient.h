@@ -1,13 +1,18 @@
 #pragma once
 
+#include "base/result.h"
 #include "conversation/message.h"
 #include "loop/llmclient.h"
+#include "providers/clientconfig.h"
 
 #include <QList>
 #include <QMutex>
 #include <QSet>
 #include <QString>
 #include <QWaitCondition>
+
+#include <functional>
+#include <memory>
 
 namespace keen::test {
 
@@ -37,6 +42,10 @@ public:
     {
         return Step{Step::Kind::AutoCompaction, {}, {}, replacement, failWith, waitGate};
     }
+
+    // For AgentSession::setClientFactory: every client the session asks for is this one.
+    static std::function<Result<std::shared_ptr<LlmClient>>(const ClientConfig &)>
+    factory(const std::shared_ptr<ScriptedLlmClient> &client);
 
     void addTurn(const Turn &turn);
     void open(const QString &gate);

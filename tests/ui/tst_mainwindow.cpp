@@ -1,21 +1,32 @@
 // The main window: toolbar actions with shortcuts in their tooltips, mode cycling, status bar, context meter.
+#include "apppalette.h"
+#include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
+#include "chat/chatview.h"
 #include "chat/inputeditor.h"
+#include "colorschemecontroller.h"
 #include "contextmeter.h"
+#include "icons.h"
 #include "mainwindow.h"
 #include "tokenformat.h"
 
 #include "agent/agentsession.h"
+#include "config/settings.h"
 #include "scriptedllmclient.h"
 #include "testenvironment.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
+#include <QDBusVariant>
 #include <QDir>
+#include <QImage>
 #include <QLabel>
+#include <QMenuBar>
 #include <QSettings>
 #include <QTest>
+#include <QToolBar>
 #include <QToolButton>
 
 using namespace keen;
@@ -38,6 +49,10 @@ private Q_SLOTS:
     void compactButtonStartsACompaction();
     void contextMeterUpdatesRightAfterManualCompaction();
     void contextMeterUpdatesRightAfterAutomaticCompaction();
+    void showThinkingAndToolHistoryLiveInSettingsJson();
+    void colorSchemeCanBeForcedAndCodeFollowsIt();
+    void colorSchemeFollowsTheDesktop();
+    void toolbarAndMenuActionsHaveIcons();
 
 private:
     test::TestEnvironment m_env;
@@ -63,9 +78,7 @@ void TestMainWindow::init()
     options.contextWindow = 100000;
     m_window = std::make_unique<MainWindow>(options);
     m_client = std::make_shared<ScriptedLlmClient>();
-    m_window->session()->setClientFactory([client = m_client](const ClientConfig &) {
-        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
-    });
+    m_window->session()->setClientFactory(ScriptedLlmClient::factory(m_client));
     ClientConfig config = m_window->session()->clientConfig();
     config.apiKey = QStringLiteral("k");
     m_window->applyClientConfig(config);
@@ -272,6 +285,143 @@ void TestMainWindow::contextMeterUpdatesRightAfterAutomaticCompaction()
     QTRY_VERIFY(!m_window->session()->isBusy());
     QCOMPARE(meter->text(), QStringLiteral("6.0%")); // the provider's report replaces the estimate
     QVERIFY(!meter->isEstimated());
+}
+
+void TestMainWindow::showThinkingAndToolHistoryLiveInSettingsJson()
+{
+    QSettings().clear();
+    auto *showThinking = m_window->findChild<QAction *>(QStringLiteral("showThinkingAction"));
+    QVERIFY(showThinking->isChecked());
+    showThinking->trigger();
+    QVERIFY(!m_window->chatPanel()->showThinking());
+    auto settings = Settings::load();
+    QVERIFY2(settings.ok(), qPrintable(settings.error()));
+    QVERIFY(!settings->showThinking);
+
+    m_window->chatPanel()->runCommand(QStringLiteral("/tool-history full"));
+    QVERIFY(m_window->session()->toolHistoryFull());
+    settings = Settings::load();
+    QCOMPARE(settings->toolHistory, Settings::ToolHistory::Full);
+    // Nothing of it in QSettings.
+    QVERIFY(QSettings().allKeys().filter(QStringLiteral("hinking")).isEmpty());
+
+    // A new window starts from settings.json.
+    m_window.reset();
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    m_window = std::make_unique<MainWindow>(options);
+    QVERIFY(!m_window->chatPanel()->showThinking());
+    QVERIFY(!m_window->findChild<QAction *>(QStringLiteral("showThinkingAction"))->isChecked());
+    QVERIFY(m_window->session()->toolHistoryFull());
+    m_window->chatPanel()->runCommand(QStringLiteral("/show-thinking on"));
+    m_window->chatPanel()->runCommand(QStringLiteral("/tool-history none"));
+    settings = Settings::load();
+    QVERIFY(settings->showThinking);
+    QCOMPARE(settings->toolHistory, Settings::ToolHistory::None);
+}
+
+void TestMainWindow::colorSchemeCanBeForcedAndCodeFollowsIt()
+{
+    // A reply with a code block, so the transcript has something palette-dependent to show.
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Use:\n\n```cpp\nreturn 1;\n```\n")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("how?"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    // What a person sees: the transcript's pixels in the code block's background colour.
+    auto pixelsOf = [this](const QColor &color) {
+        const QImage shot = m_window->chatPanel()->view()->viewport()->grab().toImage();
+        int count = 0;
+        for (int y = 0; y < shot.height(); ++y) {
+            for (int x = 0; x < shot.width(); ++x) {
+                if (shot.pixel(x, y) == color.rgb())
+                    ++count;
+            }
+        }
+        return count;
+    };
+    QVERIFY(!AppPalette::isDark(QApplication::palette()));
+    const QColor lightCode = ChatColors::codeBlockBackground(QApplication::palette());
+    const QColor darkCode = ChatColors::codeBlockBackground(AppPalette::dark());
+    QVERIFY(lightCode != darkCode);
+    // A code block fills hundreds of pixels; a few antialiased text pixels may match the other colour.
+    QTRY_VERIFY2(pixelsOf(lightCode) > 200, qPrintable(QString::number(pixelsOf(lightCode))));
+    QVERIFY(pixelsOf(darkCode) < 50);
+
+    auto *menu = m_window->menuBar()->findChild<QMenu *>(QStringLiteral("colorSchemeMenu"));
+    QVERIFY(menu);
+    auto *dark = m_window->findChild<QAction *>(QStringLiteral("colorSchemeDarkAction"));
+    QVERIFY(menu->actions().contains(dark));
+    dark->trigger();
+    QVERIFY(AppPalette::isDark(QApplication::palette()));
+    QTRY_VERIFY(AppPalette::isDark(m_window->chatPanel()->view()->palette()));
+    QTRY_VERIFY(pixelsOf(darkCode) > 200);
+    QVERIFY(pixelsOf(lightCode) < 50);
+    QCOMPARE(Settings::load()->colorScheme, Settings::ColorScheme::Dark);
+    // Bundled icons are redrawn in the dark palette's light ink.
+    const QImage icon =
+        m_window->findChild<QAction *>(QStringLiteral("newSessionAction"))->icon().pixmap(24, 24).toImage();
+    int lightInk = 0;
+    for (int y = 0; y < icon.height(); ++y)
+        for (int x = 0; x < icon.width(); ++x)
+            if (qAlpha(icon.pixel(x, y)) > 200 && QColor(icon.pixel(x, y)).lightness() > 180)
+                ++lightInk;
+    QVERIFY2(lightInk > 10, qPrintable(QString::number(lightInk)));
+
+    m_window->findChild<QAction *>(QStringLiteral("colorSchemeLightAction"))->trigger();
+    QVERIFY(!AppPalette::isDark(QApplication::palette()));
+    QTRY_VERIFY(pixelsOf(lightCode) > 200);
+    QVERIFY(pixelsOf(darkCode) < 50);
+    m_window->findChild<QAction *>(QStringLiteral("colorSchemeSystemAction"))->trigger();
+    QCOMPARE(Settings::load()->colorScheme, Settings::ColorScheme::System);
+    QVERIFY(!AppPalette::isDark(QApplication::palette())); // the offscreen platform is light
+}
+
+// "Follow the System": the freedesktop appearance portal's color-scheme (1 dark, 2 light) and its changes.
+void TestMainWindow::colorSchemeFollowsTheDesktop()
+{
+    ColorSchemeController *controller = m_window->colorScheme();
+    QCOMPARE(controller->scheme(), Settings::ColorScheme::System);
+    QVERIFY(!AppPalette::isDark(QApplication::palette()));
+    auto portalSays = [controller](uint scheme) {
+        QVERIFY(QMetaObject::invokeMethod(controller, "onPortalSettingChanged",
+                                          Q_ARG(QString, QStringLiteral("org.freedesktop.appearance")),
+                                          Q_ARG(QString, QStringLiteral("color-scheme")),
+                                          Q_ARG(QDBusVariant, QDBusVariant(scheme))));
+    };
+    portalSays(1);
+    QVERIFY(AppPalette::isDark(QApplication::palette()));
+    QTRY_VERIFY(AppPalette::isDark(m_window->chatPanel()->view()->palette()));
+    portalSays(2);
+    QVERIFY(!AppPalette::isDark(QApplication::palette()));
+    // A forced scheme wins over the desktop's.
+    m_window->findChild<QAction *>(QStringLiteral("colorSchemeLightAction"))->trigger();
+    portalSays(1);
+    QVERIFY(!AppPalette::isDark(QApplication::palette()));
+    m_window->findChild<QAction *>(QStringLiteral("colorSchemeSystemAction"))->trigger();
+    QVERIFY(AppPalette::isDark(QApplication::palette())); // the desktop still says dark
+    portalSays(0);                                        // no preference: the platform's own palette
+    QVERIFY(!AppPalette::isDark(QApplication::palette()));
+}
+
+void TestMainWindow::toolbarAndMenuActionsHaveIcons()
+{
+    auto *bar = m_window->findChild<QToolBar *>(QStringLiteral("mainToolBar"));
+    QVERIFY(bar);
+    QCOMPARE(bar->toolButtonStyle(), Qt::ToolButtonTextBesideIcon);
+    for (const QString &name :
+         {QStringLiteral("sessionsAction"), QStringLiteral("newSessionAction"),
+          QStringLiteral("compactAction"), QStringLiteral("stopAction"), QStringLiteral("settingsAction"),
+          QStringLiteral("openFolderAction"), QStringLiteral("quitAction"), QStringLiteral("aboutAction"),
+          QStringLiteral("helpAction")}) {
+        auto *action = m_window->findChild<QAction *>(name);
+        QVERIFY2(action, qPrintable(name));
+        QVERIFY2(!action->icon().isNull(), qPrintable(name));
+        QVERIFY2(!action->icon().pixmap(22, 22).isNull(), qPrintable(name));
+    }
+    // Every name has its bundled fallback, for desktops whose icon theme lacks it.
+    for (const QString &name : Icons::names())
+        QVERIFY2(!Icons::bundled(name, m_window->palette()).isNull(), qPrintable(name));
 }
 
 QTEST_MAIN(TestMainWindow)

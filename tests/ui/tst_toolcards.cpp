@@ -54,9 +54,7 @@ void TestToolCards::init()
     m_env = std::make_unique<test::TestEnvironment>();
     m_client = std::make_shared<ScriptedLlmClient>();
     m_session = std::make_unique<AgentSession>();
-    m_session->setClientFactory([client = m_client](const ClientConfig &) {
-        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
-    });
+    m_session->setClientFactory(ScriptedLlmClient::factory(m_client));
     ClientConfig config;
     config.providerId = QStringLiteral("anthropic");
     config.model = QStringLiteral("test-model");

@@ -11,7 +11,6 @@
 #include "contextdialog.h"
 
 #include <QFrame>
-#include <QSettings>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -45,7 +44,6 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     layout->addWidget(m_inputFrame);
     setFocusProxy(m_input);
 
-    m_showThinking = QSettings().value(QStringLiteral("chat/showThinking"), true).toBool();
     m_view->setShowThinking(m_showThinking);
 
     connect(m_input, &InputEditor::submitted, this, &ChatPanel::submitInput);
@@ -440,8 +438,7 @@ void ChatPanel::setShowThinking(bool show)
 {
     m_showThinking = show;
     m_view->setShowThinking(show);
-    QSettings().setValue(QStringLiteral("chat/showThinking"), show);
-    Q_EMIT showThinkingChanged(show);
+    Q_EMIT showThinkingChanged(show); // the window keeps it in settings.json
 }
 
 void ChatPanel::showContextDialog()
@@ -526,11 +523,10 @@ void ChatPanel::runCommand(const QString &text)
     }
     case SlashCommands::Id::ToolHistory: {
         const QString value = argument.toLower();
-        if (value == QLatin1String("full"))
-            m_session->setToolHistoryFull(true);
-        else if (value == QLatin1String("none"))
-            m_session->setToolHistoryFull(false);
-        else if (!value.isEmpty()) {
+        if (value == QLatin1String("full") || value == QLatin1String("none")) {
+            m_session->setToolHistoryFull(value == QLatin1String("full"));
+            Q_EMIT toolHistoryChanged(m_session->toolHistoryFull()); // kept in settings.json
+        } else if (!value.isEmpty()) {
             m_model->addLine(ChatItem::Kind::Error, tr("Usage: /tool-history [full|none]"));
             break;
         }

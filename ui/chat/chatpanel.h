@@ -61,6 +61,7 @@ Q_SIGNALS:
     void busyChanged(bool busy);
     void modeChanged(keen::AgentMode mode);
     void showThinkingChanged(bool show);
+    void toolHistoryChanged(bool full); // /tool-history full|none
     void settingsRequested();
     void sessionsRequested();
     void thinkingRequested(const QString &effort);

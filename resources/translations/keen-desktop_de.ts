@@ -1,0 +1,1194 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE">
+<context>
+    <name>SlashCommands</name>
+    <message>
+        <source>Summarize the conversation into a smaller context; the focus guides the summary</source>
+        <translation>Die Unterhaltung in einen kleineren Kontext zusammenfassen; der Schwerpunkt lenkt die Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>Show what fills the context window</source>
+        <translation>Zeigen, was das Kontextfenster füllt</translation>
+    </message>
+    <message>
+        <source>Start a new session</source>
+        <translation>Eine neue Sitzung beginnen</translation>
+    </message>
+    <message>
+        <source>Browse and search sessions</source>
+        <translation>Sitzungen durchsuchen</translation>
+    </message>
+    <message>
+        <source>Resume the last session</source>
+        <translation>Die letzte Sitzung fortsetzen</translation>
+    </message>
+    <message>
+        <source>Show or switch the mode</source>
+        <translation>Den Modus zeigen oder wechseln</translation>
+    </message>
+    <message>
+        <source>Configure the provider and model</source>
+        <translation>Anbieter und Modell einrichten</translation>
+    </message>
+    <message>
+        <source>Set the thinking effort</source>
+        <translation>Den Denkaufwand festlegen</translation>
+    </message>
+    <message>
+        <source>Show or hide reasoning</source>
+        <translation>Den Denkprozess ein- oder ausblenden</translation>
+    </message>
+    <message>
+        <source>Keep full tool activity in history, or none</source>
+        <translation>Die Werkzeugaktivität ganz oder gar nicht im Verlauf behalten</translation>
+    </message>
+    <message>
+        <source>List the commands</source>
+        <translation>Die Befehle auflisten</translation>
+    </message>
+    <message>
+        <source>Available Commands</source>
+        <translation>Verfügbare Befehle</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Befehl</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>Beschreibung</translation>
+    </message>
+</context>
+<context>
+    <name>TokenFormat</name>
+    <message>
+        <source>%1s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1m %2s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1h %2m</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+</context>
+<context>
+    <name>ToolDisplay</name>
+    <message>
+        <source>Read</source>
+        <translation>Lesen</translation>
+    </message>
+    <message>
+        <source>Write</source>
+        <translation>Schreiben</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>Bearbeiten</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Suchen</translation>
+    </message>
+    <message>
+        <source>Find</source>
+        <translation>Finden</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Ausführen</translation>
+    </message>
+    <message>
+        <source>Fetch</source>
+        <translation>Abrufen</translation>
+    </message>
+    <message>
+        <source>MCP</source>
+        <translation>MCP</translation>
+    </message>
+    <message>
+        <source>Delegate</source>
+        <translation>Delegieren</translation>
+    </message>
+    <message>
+        <source>Ask</source>
+        <translation>Fragen</translation>
+    </message>
+    <message>
+        <source>1 line</source>
+        <translation>1 Zeile</translation>
+    </message>
+    <message>
+        <source>%1 lines</source>
+        <translation>%1 Zeilen</translation>
+    </message>
+    <message>
+        <source>1 match</source>
+        <translation>1 Treffer</translation>
+    </message>
+    <message>
+        <source>%1 matches</source>
+        <translation>%1 Treffer</translation>
+    </message>
+    <message>
+        <source>1 file</source>
+        <translation>1 Datei</translation>
+    </message>
+    <message>
+        <source>%1 files</source>
+        <translation>%1 Dateien</translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 Bytes</translation>
+    </message>
+    <message>
+        <source>exit %1</source>
+        <translation>Exit-Code %1</translation>
+    </message>
+    <message>
+        <source>%1 completed, %2 failed</source>
+        <translation>%1 erledigt, %2 fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>%1ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1m %2s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+</context>
+<context>
+    <name>keen::ChatDelegate</name>
+    <message>
+        <source>... %1 more diff lines</source>
+        <translation>... %1 weitere Diff-Zeilen</translation>
+    </message>
+    <message>
+        <source>... %1 earlier lines</source>
+        <translation>... %1 frühere Zeilen</translation>
+    </message>
+    <message>
+        <source>Run this command?</source>
+        <translation>Diesen Befehl ausführen?</translation>
+    </message>
+    <message>
+        <source>Allow %1?</source>
+        <translation>%1 erlauben?</translation>
+    </message>
+    <message>
+        <source>⚠ This command may be destructive.</source>
+        <translation>⚠ Dieser Befehl kann Daten zerstören.</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>Denkprozess</translation>
+    </message>
+    <message>
+        <source>The agent asks:</source>
+        <translation>Der Agent fragt:</translation>
+    </message>
+</context>
+<context>
+    <name>keen::ChatModel</name>
+    <message>
+        <source>interrupted</source>
+        <translation>unterbrochen</translation>
+    </message>
+    <message>
+        <source>Retrying (attempt %1)...</source>
+        <translation>Neuer Versuch (Versuch %1)...</translation>
+    </message>
+    <message>
+        <source>Interrupted...what should the agent do instead?</source>
+        <translation>Unterbrochen ... was soll der Agent stattdessen tun?</translation>
+    </message>
+</context>
+<context>
+    <name>keen::ChatPanel</name>
+    <message>
+        <source>Cancelled</source>
+        <translation>Abgebrochen</translation>
+    </message>
+    <message>
+        <source>The request failed.</source>
+        <translation>Die Anfrage ist fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>✓ Context compacted.</source>
+        <translation>✓ Kontext verdichtet.</translation>
+    </message>
+    <message>
+        <source>Compaction cancelled.</source>
+        <translation>Verdichtung abgebrochen.</translation>
+    </message>
+    <message>
+        <source>Context compacted automatically.</source>
+        <translation>Kontext automatisch verdichtet.</translation>
+    </message>
+    <message>
+        <source>Allowed</source>
+        <translation>Erlaubt</translation>
+    </message>
+    <message>
+        <source>Allowed for this session</source>
+        <translation>Für diese Sitzung erlaubt</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>Abgelehnt</translation>
+    </message>
+    <message>
+        <source>Denied: asked what to do instead</source>
+        <translation>Abgelehnt: nach einer Alternative gefragt</translation>
+    </message>
+    <message>
+        <source>Queue cleared</source>
+        <translation>Warteschlange geleert</translation>
+    </message>
+    <message>
+        <source>Queue is full</source>
+        <translation>Warteschlange ist voll</translation>
+    </message>
+    <message>
+        <source>Operation not permitted</source>
+        <translation>Vorgang nicht erlaubt</translation>
+    </message>
+    <message>
+        <source>No such command: %1</source>
+        <translation>Unbekannter Befehl: %1</translation>
+    </message>
+    <message>
+        <source>Mode: %1</source>
+        <translation>Modus: %1</translation>
+    </message>
+    <message>
+        <source>Usage: /mode plan|build|yolo</source>
+        <translation>Verwendung: /mode plan|build|yolo</translation>
+    </message>
+    <message>
+        <source>✓ Mode: %1</source>
+        <translation>✓ Modus: %1</translation>
+    </message>
+    <message>
+        <source>Thinking effort: %1</source>
+        <translation>Denkaufwand: %1</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>Standard</translation>
+    </message>
+    <message>
+        <source>Usage: /show-thinking [on|off]</source>
+        <translation>Verwendung: /show-thinking [on|off]</translation>
+    </message>
+    <message>
+        <source>✓ Reasoning is shown.</source>
+        <translation>✓ Der Denkprozess wird angezeigt.</translation>
+    </message>
+    <message>
+        <source>✓ Reasoning is hidden.</source>
+        <translation>✓ Der Denkprozess wird ausgeblendet.</translation>
+    </message>
+    <message>
+        <source>Usage: /tool-history [full|none]</source>
+        <translation>Verwendung: /tool-history [full|none]</translation>
+    </message>
+    <message>
+        <source>Tool history: %1</source>
+        <translation>Werkzeugverlauf: %1</translation>
+    </message>
+</context>
+<context>
+    <name>keen::ChatView</name>
+    <message>
+        <source>Conversation</source>
+        <translation>Unterhaltung</translation>
+    </message>
+    <message>
+        <source>&amp;Copy message</source>
+        <translation>Nachricht &amp;kopieren</translation>
+    </message>
+    <message>
+        <source>Copy c&amp;ode</source>
+        <translation>C&amp;ode kopieren</translation>
+    </message>
+    <message>
+        <source>Copy code block %1: %2</source>
+        <translation>Codeblock %1 kopieren: %2</translation>
+    </message>
+    <message>
+        <source>Copy &amp;selection</source>
+        <translation>&amp;Auswahl kopieren</translation>
+    </message>
+    <message>
+        <source>Select &amp;all</source>
+        <translation>&amp;Alles auswählen</translation>
+    </message>
+    <message>
+        <source>What are we building?</source>
+        <translation>Was bauen wir?</translation>
+    </message>
+    <message>
+        <source>Type a prompt below and press Enter. / lists commands, @ completes file names.
+Compact (Ctrl+Shift+K) summarizes a long conversation; Esc cancels, Ctrl+Shift+S opens earlier sessions.</source>
+        <translation>Schreiben Sie unten eine Nachricht und drücken Sie die Eingabetaste. / zeigt die Befehle, @ ergänzt Dateinamen.
+Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht ab, Strg+Umschalt+S öffnet frühere Sitzungen.</translation>
+    </message>
+</context>
+<context>
+    <name>keen::ContextDialog</name>
+    <message>
+        <source>Context</source>
+        <translation>Kontext</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>Kategorie</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>Tokens</translation>
+    </message>
+    <message>
+        <source>% of window</source>
+        <translation>% des Fensters</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <source>Tool definitions (%1)</source>
+        <translation>Werkzeugdefinitionen (%1)</translation>
+    </message>
+    <message>
+        <source>User messages</source>
+        <translation>Nachrichten des Benutzers</translation>
+    </message>
+    <message>
+        <source>Assistant messages</source>
+        <translation>Nachrichten des Assistenten</translation>
+    </message>
+    <message>
+        <source>Tool results</source>
+        <translation>Werkzeugergebnisse</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>Gesamt</translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation>Frei</translation>
+    </message>
+    <message>
+        <source>N/A</source>
+        <translation>k. A.</translation>
+    </message>
+</context>
+<context>
+    <name>keen::ContextMeter</name>
+    <message>
+        <source>Context used</source>
+        <translation>Belegter Kontext</translation>
+    </message>
+    <message>
+        <source>N/A</source>
+        <translation>k. A.</translation>
+    </message>
+    <message>
+        <source>%1 of the context window</source>
+        <translation>%1 des Kontextfensters</translation>
+    </message>
+    <message>
+        <source>Context: %1 of %2 tokens (%3). Automatic compaction at about %4 tokens.</source>
+        <translation>Kontext: %1 von %2 Tokens (%3). Automatische Verdichtung bei etwa %4 Tokens.</translation>
+    </message>
+    <message>
+        <source>Estimated here until the provider reports the next request.</source>
+        <translation>Hier geschätzt, bis der Anbieter die nächste Anfrage meldet.</translation>
+    </message>
+    <message>
+        <source>Context window unknown</source>
+        <translation>Kontextfenster unbekannt</translation>
+    </message>
+</context>
+<context>
+    <name>keen::DesktopNotifier</name>
+    <message>
+        <source>Show</source>
+        <translation>Anzeigen</translation>
+    </message>
+</context>
+<context>
+    <name>keen::InputEditor</name>
+    <message>
+        <source>Prompt</source>
+        <translation>Eingabe</translation>
+    </message>
+    <message>
+        <source>Message Keen (Enter sends, Shift+Enter adds a line)</source>
+        <translation>Nachricht an Keen (Eingabetaste sendet, Umschalt+Eingabetaste fügt eine Zeile ein)</translation>
+    </message>
+</context>
+<context>
+    <name>keen::MainWindow</name>
+    <message>
+        <source>Usage: /thinking %1</source>
+        <translation>Verwendung: /thinking %1</translation>
+    </message>
+    <message>
+        <source>✓ Thinking effort: %1</source>
+        <translation>✓ Denkaufwand: %1</translation>
+    </message>
+    <message>
+        <source>%1 elapsed</source>
+        <translation>%1 vergangen</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>&amp;New Session</source>
+        <translation>&amp;Neue Sitzung</translation>
+    </message>
+    <message>
+        <source>&amp;Open Folder...</source>
+        <translation>Ordner ö&amp;ffnen ...</translation>
+    </message>
+    <message>
+        <source>&amp;Clear List</source>
+        <translation>Liste &amp;leeren</translation>
+    </message>
+    <message>
+        <source>&amp;Compact</source>
+        <translation>&amp;Verdichten</translation>
+    </message>
+    <message>
+        <source>Compact: summarize the conversation into a smaller context (%1)</source>
+        <translation>Verdichten: die Unterhaltung in einen kleineren Kontext zusammenfassen (%1)</translation>
+    </message>
+    <message>
+        <source>&amp;Stop</source>
+        <translation>&amp;Stopp</translation>
+    </message>
+    <message>
+        <source>Next &amp;Mode</source>
+        <translation>Nächster &amp;Modus</translation>
+    </message>
+    <message>
+        <source>Next mode: build, plan, yolo (Shift+Tab)</source>
+        <translation>Nächster Modus: build, plan, yolo (Umschalt+Tab)</translation>
+    </message>
+    <message>
+        <source>&amp;Settings...</source>
+        <translation>&amp;Einstellungen ...</translation>
+    </message>
+    <message>
+        <source>Show &amp;Thinking</source>
+        <translation>&amp;Denkprozess anzeigen</translation>
+    </message>
+    <message>
+        <source>Choose &amp;Provider</source>
+        <translation>&amp;Anbieter wählen</translation>
+    </message>
+    <message>
+        <source>Choose M&amp;odel</source>
+        <translation>M&amp;odell wählen</translation>
+    </message>
+    <message>
+        <source>Follow the &amp;System</source>
+        <translation>Dem &amp;System folgen</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>&amp;Hell</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>&amp;Dunkel</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>&amp;Conversation</source>
+        <translation>&amp;Unterhaltung</translation>
+    </message>
+    <message>
+        <source>Show C&amp;ontext...</source>
+        <translation>K&amp;ontext anzeigen ...</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <source>&amp;Commands</source>
+        <translation>&amp;Befehle</translation>
+    </message>
+    <message>
+        <source>&amp;About Keen Desktop</source>
+        <translation>Ü&amp;ber Keen Desktop</translation>
+    </message>
+    <message>
+        <source>About &amp;Qt</source>
+        <translation>Über &amp;Qt</translation>
+    </message>
+    <message>
+        <source>Main</source>
+        <translation>Haupt</translation>
+    </message>
+    <message>
+        <source>build</source>
+        <translation>build</translation>
+    </message>
+    <message>
+        <source>plan</source>
+        <translation>plan</translation>
+    </message>
+    <message>
+        <source>yolo</source>
+        <translation>yolo</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>Modus</translation>
+    </message>
+    <message>
+        <source>Mode: build asks before writes, plan refuses writes, yolo never asks (Shift+Tab)</source>
+        <translation>Modus: build fragt vor dem Schreiben, plan verweigert Schreibzugriffe, yolo fragt nie (Umschalt+Tab)</translation>
+    </message>
+    <message>
+        <source> Mode: </source>
+        <translation> Modus: </translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>Anbieter</translation>
+    </message>
+    <message>
+        <source>Provider (%1)</source>
+        <translation>Anbieter (%1)</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Model (%1)</source>
+        <translation>Modell (%1)</translation>
+    </message>
+    <message>
+        <source> Provider: </source>
+        <translation> Anbieter: </translation>
+    </message>
+    <message>
+        <source> Model: </source>
+        <translation> Modell: </translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Try Compact</source>
+        <translation>Verdichten versuchen</translation>
+    </message>
+    <message>
+        <source>Input and output tokens of this session</source>
+        <translation>Ein- und Ausgabe-Tokens dieser Sitzung</translation>
+    </message>
+    <message>
+        <source>Sessions</source>
+        <translation>Sitzungen</translation>
+    </message>
+    <message>
+        <source>S&amp;essions</source>
+        <translation>S&amp;itzungen</translation>
+    </message>
+    <message>
+        <source>Show or hide the sessions sidebar (%1)</source>
+        <translation>Seitenleiste mit Sitzungen ein- oder ausblenden (%1)</translation>
+    </message>
+    <message>
+        <source>Show or hide the sessions sidebar</source>
+        <translation>Seitenleiste mit Sitzungen ein- oder ausblenden</translation>
+    </message>
+    <message>
+        <source>Sessions sidebar</source>
+        <translation>Seitenleiste Sitzungen</translation>
+    </message>
+    <message>
+        <source>&amp;Color Scheme</source>
+        <translation>&amp;Farbschema</translation>
+    </message>
+    <message>
+        <source>Operation not permitted</source>
+        <translation>Vorgang nicht erlaubt</translation>
+    </message>
+    <message>
+        <source>Open Folder</source>
+        <translation>Ordner öffnen</translation>
+    </message>
+    <message>
+        <source>%1 is not a folder.</source>
+        <translation>%1 ist kein Ordner.</translation>
+    </message>
+    <message>
+        <source>Open Another Folder?</source>
+        <translation>Einen anderen Ordner öffnen?</translation>
+    </message>
+    <message>
+        <source>The agent is still working in %1.
+Stop it and open %2?</source>
+        <translation>Der Agent arbeitet noch in %1.
+Ihn anhalten und %2 öffnen?</translation>
+    </message>
+    <message>
+        <source>Stop and Open</source>
+        <translation>Anhalten und öffnen</translation>
+    </message>
+    <message>
+        <source>Keep Working</source>
+        <translation>Weiterarbeiten</translation>
+    </message>
+    <message>
+        <source>No Recent Folders</source>
+        <translation>Keine zuletzt geöffneten Ordner</translation>
+    </message>
+    <message>
+        <source>Choose a Project Folder</source>
+        <translation>Projektordner wählen</translation>
+    </message>
+    <message>
+        <source>Keen Desktop works in one folder: it reads, searches and changes the files there. Which folder should it work in?</source>
+        <translation>Keen Desktop arbeitet in einem Ordner: Es liest, durchsucht und ändert die Dateien dort. In welchem Ordner soll es arbeiten?</translation>
+    </message>
+    <message>
+        <source>You can open another folder at any time with File &gt; Open Folder (%1).</source>
+        <translation>Sie können jederzeit mit Datei &gt; Ordner öffnen (%1) einen anderen Ordner öffnen.</translation>
+    </message>
+    <message>
+        <source>Choose Folder...</source>
+        <translation>Ordner wählen ...</translation>
+    </message>
+    <message>
+        <source>Use My Home Folder</source>
+        <translation>Persönlichen Ordner verwenden</translation>
+    </message>
+    <message>
+        <source>Home</source>
+        <translation>Persönlicher Ordner</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>%1 • %2</source>
+        <translation>%1 • %2</translation>
+    </message>
+    <message>
+        <source>No provider configured</source>
+        <translation>Kein Anbieter eingerichtet</translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <source> • thinking: %1</source>
+        <translation> • Denkaufwand: %1</translation>
+    </message>
+    <message>
+        <source>%1 ↑ / %2 ↓</source>
+        <translation>%1 ↑ / %2 ↓</translation>
+    </message>
+    <message>
+        <source>Finish signing in with ChatGPT in your browser...</source>
+        <translation>Schließen Sie die Anmeldung mit ChatGPT in Ihrem Browser ab ...</translation>
+    </message>
+    <message>
+        <source>About Keen Desktop</source>
+        <translation>Über Keen Desktop</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Keen Desktop %1&lt;/h3&gt;&lt;p&gt;A desktop agent that works in your project folder with a large language model.&lt;/p&gt;&lt;p&gt;Built with Qt %2.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Keen Desktop %1&lt;/h3&gt;&lt;p&gt;Ein Desktop-Agent, der mit einem großen Sprachmodell in Ihrem Projektordner arbeitet.&lt;/p&gt;&lt;p&gt;Erstellt mit Qt %2.&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>keen::PermissionCard</name>
+    <message>
+        <source>Permission request</source>
+        <translation>Berechtigungsanfrage</translation>
+    </message>
+    <message>
+        <source>&amp;Allow</source>
+        <translation>&amp;Erlauben</translation>
+    </message>
+    <message>
+        <source>Allow for this &amp;session</source>
+        <translation>Für diese &amp;Sitzung erlauben</translation>
+    </message>
+    <message>
+        <source>&amp;Deny</source>
+        <translation>&amp;Ablehnen</translation>
+    </message>
+    <message>
+        <source>Ask &amp;what to do instead</source>
+        <translation>Fragen, &amp;was stattdessen</translation>
+    </message>
+</context>
+<context>
+    <name>keen::QuestionCard</name>
+    <message>
+        <source>Question from the agent</source>
+        <translation>Frage des Agenten</translation>
+    </message>
+    <message>
+        <source>Answer %1:</source>
+        <translation>Antwort %1:</translation>
+    </message>
+    <message>
+        <source>&amp;Submit</source>
+        <translation>&amp;Senden</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>Abb&amp;rechen</translation>
+    </message>
+</context>
+<context>
+    <name>keen::QueueChips</name>
+    <message>
+        <source>Queued prompts</source>
+        <translation>Wartende Nachrichten</translation>
+    </message>
+    <message>
+        <source>queue: %1</source>
+        <translation>Warteschlange: %1</translation>
+    </message>
+    <message>
+        <source>Remove queued prompt %1</source>
+        <translation>Wartende Nachricht %1 entfernen</translation>
+    </message>
+    <message>
+        <source>Remove from the queue</source>
+        <translation>Aus der Warteschlange entfernen</translation>
+    </message>
+</context>
+<context>
+    <name>keen::SessionBrowserPanel</name>
+    <message>
+        <source>Search messages and tool output</source>
+        <translation>Nachrichten und Werkzeugausgaben durchsuchen</translation>
+    </message>
+    <message>
+        <source>This folder</source>
+        <translation>Dieser Ordner</translation>
+    </message>
+    <message>
+        <source>Sessions of the current workspace</source>
+        <translation>Sitzungen des aktuellen Arbeitsordners</translation>
+    </message>
+    <message>
+        <source>All folders</source>
+        <translation>Alle Ordner</translation>
+    </message>
+    <message>
+        <source>Sessions of every workspace</source>
+        <translation>Sitzungen aller Arbeitsordner</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>Umbenennen</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>Löschen …</translation>
+    </message>
+    <message>
+        <source>Export to Markdown…</source>
+        <translation>Als Markdown exportieren …</translation>
+    </message>
+    <message>
+        <source>Show in File Manager</source>
+        <translation>In der Dateiverwaltung zeigen</translation>
+    </message>
+    <message>
+        <source>Open the session (Enter)</source>
+        <translation>Sitzung öffnen (Eingabetaste)</translation>
+    </message>
+    <message>
+        <source>Rename the session (F2)</source>
+        <translation>Sitzung umbenennen (F2)</translation>
+    </message>
+    <message>
+        <source>Delete the session (Delete)</source>
+        <translation>Sitzung löschen (Entf)</translation>
+    </message>
+    <message>
+        <source>More</source>
+        <translation>Mehr</translation>
+    </message>
+    <message>
+        <source>Export or show the session&apos;s folder</source>
+        <translation>Exportieren oder den Ordner der Sitzung zeigen</translation>
+    </message>
+    <message>
+        <source>Sessions of %1</source>
+        <translation>Sitzungen von %1</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>Suche läuft …</translation>
+    </message>
+    <message>
+        <source>No sessions match “%1”.</source>
+        <translation>Keine Sitzung passt zu „%1“.</translation>
+    </message>
+    <message>
+        <source>1 matching session</source>
+        <translation>1 passende Sitzung</translation>
+    </message>
+    <message>
+        <source>%1 matching sessions</source>
+        <translation>%1 passende Sitzungen</translation>
+    </message>
+    <message>
+        <source>No session store.</source>
+        <translation>Kein Sitzungsspeicher.</translation>
+    </message>
+    <message>
+        <source>Loading sessions…</source>
+        <translation>Sitzungen werden geladen …</translation>
+    </message>
+    <message>
+        <source>No saved sessions.</source>
+        <translation>Keine gespeicherten Sitzungen.</translation>
+    </message>
+    <message>
+        <source>No saved sessions for this folder.</source>
+        <translation>Keine gespeicherten Sitzungen für diesen Ordner.</translation>
+    </message>
+    <message>
+        <source>Renamed to “%1”.</source>
+        <translation>Umbenannt in „%1“.</translation>
+    </message>
+    <message>
+        <source>Delete Session</source>
+        <translation>Sitzung löschen</translation>
+    </message>
+    <message>
+        <source>Delete “%1”?</source>
+        <translation>„%1“ löschen?</translation>
+    </message>
+    <message>
+        <source>Its transcript is removed from disk. This cannot be undone.</source>
+        <translation>Ihr Protokoll wird von der Festplatte entfernt. Das kann nicht rückgängig gemacht werden.</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <source>Deleted “%1”.</source>
+        <translation>„%1“ gelöscht.</translation>
+    </message>
+    <message>
+        <source>Export Session to Markdown</source>
+        <translation>Sitzung als Markdown exportieren</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md);;All files (*)</source>
+        <translation>Markdown (*.md);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation>Nach %1 exportiert.</translation>
+    </message>
+    <message>
+        <source>Cannot open %1 in the file manager.</source>
+        <translation>%1 kann nicht in der Dateiverwaltung geöffnet werden.</translation>
+    </message>
+</context>
+<context>
+    <name>keen::SessionItemDelegate</name>
+    <message>
+        <source>No messages yet</source>
+        <translation>Noch keine Nachrichten</translation>
+    </message>
+</context>
+<context>
+    <name>keen::SessionListModel</name>
+    <message>
+        <source>Today</source>
+        <translation>Heute</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>Gestern</translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation>Letzte 7 Tage</translation>
+    </message>
+    <message>
+        <source>Older</source>
+        <translation>Älter</translation>
+    </message>
+    <message>
+        <source>Untitled session</source>
+        <translation>Unbenannte Sitzung</translation>
+    </message>
+</context>
+<context>
+    <name>keen::SessionNotifications</name>
+    <message>
+        <source>Context compacted</source>
+        <translation>Kontext verdichtet</translation>
+    </message>
+    <message>
+        <source>The conversation goes on from its summary: %1</source>
+        <translation>Die Unterhaltung geht von ihrer Zusammenfassung aus weiter: %1</translation>
+    </message>
+    <message>
+        <source>Compaction did not finish</source>
+        <translation>Verdichtung nicht abgeschlossen</translation>
+    </message>
+    <message>
+        <source>Reply finished</source>
+        <translation>Antwort fertig</translation>
+    </message>
+    <message>
+        <source>The reply failed</source>
+        <translation>Die Antwort ist fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Run %1?</source>
+        <translation>%1 ausführen?</translation>
+    </message>
+    <message>
+        <source>Allow %1 on %2?</source>
+        <translation>%1 auf %2 erlauben?</translation>
+    </message>
+    <message>
+        <source>Permission needed</source>
+        <translation>Berechtigung erforderlich</translation>
+    </message>
+    <message>
+        <source>The agent has a question</source>
+        <translation>Der Agent hat eine Frage</translation>
+    </message>
+</context>
+<context>
+    <name>keen::SettingsDialog</name>
+    <message>
+        <source>Provider Settings</source>
+        <translation>Anbieter-Einstellungen</translation>
+    </message>
+    <message>
+        <source>&amp;Provider:</source>
+        <translation>&amp;Anbieter:</translation>
+    </message>
+    <message>
+        <source>Stored in the system keychain</source>
+        <translation>Im Schlüsselbund des Systems gespeichert</translation>
+    </message>
+    <message>
+        <source>API &amp;key:</source>
+        <translation>API-&amp;Schlüssel:</translation>
+    </message>
+    <message>
+        <source>Default endpoint</source>
+        <translation>Standard-Endpunkt</translation>
+    </message>
+    <message>
+        <source>&amp;Base URL:</source>
+        <translation>&amp;Basis-URL:</translation>
+    </message>
+    <message>
+        <source>One per line: Name: value</source>
+        <translation>Einer pro Zeile: Name: Wert</translation>
+    </message>
+    <message>
+        <source>&amp;Headers:</source>
+        <translation>&amp;Header:</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Modell:</translation>
+    </message>
+    <message>
+        <source>&amp;Thinking effort:</source>
+        <translation>&amp;Denkaufwand:</translation>
+    </message>
+    <message>
+        <source>&amp;Test Connection</source>
+        <translation>Verbindung &amp;testen</translation>
+    </message>
+    <message>
+        <source>Sign in with &amp;ChatGPT</source>
+        <translation>Mit &amp;ChatGPT anmelden</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>Standard</translation>
+    </message>
+    <message>
+        <source>Testing...</source>
+        <translation>Wird getestet ...</translation>
+    </message>
+</context>
+<context>
+    <name>keen::SetupWizard</name>
+    <message>
+        <source>Welcome to Keen</source>
+        <translation>Willkommen bei Keen</translation>
+    </message>
+    <message>
+        <source>Choose a provider</source>
+        <translation>Anbieter wählen</translation>
+    </message>
+    <message>
+        <source>Keen talks to a large language model. Pick a hosted provider or a server on this machine.</source>
+        <translation>Keen spricht mit einem großen Sprachmodell. Wählen Sie einen gehosteten Anbieter oder einen Server auf diesem Rechner.</translation>
+    </message>
+    <message>
+        <source>Looking for local servers (Ollama, llama.cpp, LM Studio)...</source>
+        <translation>Suche nach lokalen Servern (Ollama, llama.cpp, LM Studio) ...</translation>
+    </message>
+    <message>
+        <source>Local servers found</source>
+        <translation>Gefundene lokale Server</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>Anbieter</translation>
+    </message>
+    <message>
+        <source>&amp;Provider:</source>
+        <translation>&amp;Anbieter:</translation>
+    </message>
+    <message>
+        <source>Key and model</source>
+        <translation>Schlüssel und Modell</translation>
+    </message>
+    <message>
+        <source>API &amp;key:</source>
+        <translation>API-&amp;Schlüssel:</translation>
+    </message>
+    <message>
+        <source>&amp;Base URL:</source>
+        <translation>&amp;Basis-URL:</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Modell:</translation>
+    </message>
+    <message>
+        <source>%1 at %2 (%3 models)</source>
+        <translation>%1 unter %2 (%3 Modelle)</translation>
+    </message>
+    <message>
+        <source>No local server found.</source>
+        <translation>Kein lokaler Server gefunden.</translation>
+    </message>
+    <message>
+        <source>Local servers found:</source>
+        <translation>Gefundene lokale Server:</translation>
+    </message>
+</context>
+<context>
+    <name>keen::SpinnerLine</name>
+    <message>
+        <source>Activity</source>
+        <translation>Aktivität</translation>
+    </message>
+    <message>
+        <source>Notification</source>
+        <translation>Benachrichtigung</translation>
+    </message>
+    <message>
+        <source>Esc cancels a running compaction, then the turn</source>
+        <translation>Esc bricht eine laufende Verdichtung ab, danach den Durchgang</translation>
+    </message>
+    <message>
+        <source>/compact &lt;hint&gt; shapes the summary</source>
+        <translation>/compact &lt;Hinweis&gt; lenkt die Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>Shift+Tab cycles build, plan and yolo</source>
+        <translation>Umschalt+Tab wechselt zwischen build, plan und yolo</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+K compacts the conversation</source>
+        <translation>Strg+Umschalt+K verdichtet die Unterhaltung</translation>
+    </message>
+    <message>
+        <source>@ completes file paths of the workspace</source>
+        <translation>@ ergänzt Dateipfade des Arbeitsordners</translation>
+    </message>
+    <message>
+        <source>Prompts typed now are queued (up to 5)</source>
+        <translation>Jetzt eingegebene Nachrichten warten in der Warteschlange (bis zu 5)</translation>
+    </message>
+    <message>
+        <source>/context shows what fills the context window</source>
+        <translation>/context zeigt, was das Kontextfenster füllt</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+S opens the session browser</source>
+        <translation>Strg+Umschalt+S öffnet die Sitzungsübersicht</translation>
+    </message>
+    <message>
+        <source>/show-thinking hides or shows reasoning</source>
+        <translation>/show-thinking blendet den Denkprozess ein oder aus</translation>
+    </message>
+    <message>
+        <source>Up and Down recall earlier prompts</source>
+        <translation>Pfeil hoch und runter holen frühere Nachrichten zurück</translation>
+    </message>
+    <message>
+        <source>Compacting...</source>
+        <translation>Verdichte ...</translation>
+    </message>
+    <message>
+        <source>Retrying (attempt %1)...</source>
+        <translation>Neuer Versuch (Versuch %1)...</translation>
+    </message>
+    <message>
+        <source>Opening session...</source>
+        <translation>Sitzung wird geöffnet ...</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,407 @@
+// The window works in one folder at a time (issue 15): File > Open Folder (Ctrl+O), File > Open Recent (the
+// last 10, in settings.json), a folder dropped on the window, --session ID opened replayed, the title with
+// the folder and the session title, a question before switching while a turn runs, the sidebar's "This
+// folder" following, and a question on the first run in the home folder. The sessions sidebar: a left dock
+// shown by default, toggled from View > Sessions (Ctrl+Shift+S) and the toolbar, its state and the window's
+// geometry restored by the next window.
+#include "chat/chatmodel.h"
+#include "chat/chatpanel.h"
+#include "chat/inputeditor.h"
+#include "mainwindow.h"
+#include "sessions/sessionbrowserpanel.h"
+
+#include "agent/agentsession.h"
+#include "config/settings.h"
+#include "scriptedllmclient.h"
+#include "testenvironment.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTest>
+#include <QToolBar>
+#include <QToolButton>
+
+using namespace keen;
+using test::ScriptedLlmClient;
+
+class TestWorkspaces : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void openFolderActionOpensTheChosenFolder();
+    void openRecentKeepsTheLastTenInSettingsJson();
+    void droppedFolderIsOpened();
+    void switchingDuringATurnAsksFirst();
+    void sessionOptionOpensTheSessionReplayedAndTitlesTheWindow();
+    void firstRunInTheHomeFolderAsksForAFolder();
+    void sidebarIsShownTogglesAndIsRestored();
+
+private:
+    // Shown and active, unless a question opens over it at once (then only shown).
+    void makeWindow(const LaunchOptions &options, bool active = true);
+    LaunchOptions defaultOptions() const;
+    QString folder(const QString &name) const;
+    void send(const QString &text);
+    QStringList recentMenuFolders() const;
+
+    test::TestEnvironment m_env;
+    std::unique_ptr<MainWindow> m_window;
+    std::shared_ptr<ScriptedLlmClient> m_client;
+};
+
+void TestWorkspaces::initTestCase()
+{
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
+                       m_env.path(QStringLiteral("qsettings")));
+    qputenv("ANTHROPIC_API_KEY", "test-key");
+}
+
+QString TestWorkspaces::folder(const QString &name) const
+{
+    const QString path = m_env.path(QStringLiteral("folders/") + name);
+    QDir().mkpath(path);
+    return QFileInfo(path).canonicalFilePath();
+}
+
+LaunchOptions TestWorkspaces::defaultOptions() const
+{
+    LaunchOptions options;
+    options.provider = QStringLiteral("anthropic");
+    options.model = QStringLiteral("claude-fable-5-1");
+    options.workspace = folder(QStringLiteral("alpha"));
+    options.contextWindow = 100000;
+    return options;
+}
+
+void TestWorkspaces::makeWindow(const LaunchOptions &options, bool active)
+{
+    m_window.reset();
+    m_window = std::make_unique<MainWindow>(options);
+    m_client = std::make_shared<ScriptedLlmClient>();
+    m_window->session()->setClientFactory(ScriptedLlmClient::factory(m_client));
+    m_window->show();
+    if (!active) {
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        return;
+    }
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+}
+
+void TestWorkspaces::init()
+{
+    QFile::remove(Settings::defaultPath());
+    QFile::remove(QDir(Settings::configDirectory()).filePath(QStringLiteral("window.ini")));
+    makeWindow(defaultOptions());
+}
+
+void TestWorkspaces::cleanup()
+{
+    if (m_window && m_window->session()->isBusy()) {
+        m_window->session()->interrupt();
+        QTRY_VERIFY(!m_window->session()->isBusy());
+    }
+    m_window.reset();
+}
+
+void TestWorkspaces::send(const QString &text)
+{
+    m_window->chatPanel()->input()->setFocus();
+    QTest::keyClicks(m_window->chatPanel()->input(), text);
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+}
+
+QStringList TestWorkspaces::recentMenuFolders() const
+{
+    QStringList folders;
+    const auto *menu = m_window->findChild<QMenu *>(QStringLiteral("openRecentMenu"));
+    for (const QAction *action : menu->actions()) {
+        if (action->objectName() == QLatin1String("recentFolderAction"))
+            folders << action->data().toString();
+    }
+    return folders;
+}
+
+void TestWorkspaces::openFolderActionOpensTheChosenFolder()
+{
+    const QString beta = folder(QStringLiteral("beta"));
+    auto *openFolder = m_window->findChild<QAction *>(QStringLiteral("openFolderAction"));
+    QVERIFY(openFolder);
+    QCOMPARE(openFolder->shortcut(), QKeySequence(QKeySequence::Open));
+    QVERIFY(m_window->findChild<QMenu *>(QStringLiteral("openRecentMenu")));
+
+    QTest::keyClick(m_window.get(), Qt::Key_O, Qt::ControlModifier);
+    QFileDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<QFileDialog *>(QStringLiteral("openFolderDialog"))) &&
+                dialog->isVisible());
+    QCOMPARE(dialog->fileMode(), QFileDialog::Directory);
+    QCOMPARE(QFileInfo(dialog->directory().absolutePath()).canonicalFilePath(),
+             folder(QStringLiteral("alpha")));
+    dialog->setDirectory(beta);               // the person goes into the folder and presses Choose
+    static_cast<QDialog *>(dialog)->accept(); // what the dialog's Choose button does
+
+    QTRY_COMPARE(m_window->session()->workspace(), beta);
+    // Everything the person sees follows: status bar, title, the sidebar's "This folder", Open Recent.
+    QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("workspaceLabel"))
+                ->text()
+                .contains(QStringLiteral("beta")));
+    QVERIFY2(m_window->windowTitle().contains(QStringLiteral("beta")), qPrintable(m_window->windowTitle()));
+    auto *browser = m_window->findChild<SessionBrowserPanel *>();
+    QVERIFY(browser);
+    QCOMPARE(browser->workspace(), beta);
+    QCOMPARE(browser->scope(), SessionBrowserPanel::Scope::Workspace);
+    QCOMPARE(recentMenuFolders().value(0), beta);
+    const auto settings = Settings::load();
+    QVERIFY2(settings.ok(), qPrintable(settings.error()));
+    QCOMPARE(settings->recentFolders.value(0), beta);
+    QCOMPARE(settings->recentFolders.value(1), folder(QStringLiteral("alpha")));
+
+    // A conversation there is saved for that folder.
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Hello from beta.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("hi beta"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    const auto loaded = SessionStore().load(m_window->session()->sessionId());
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->session.workspace, beta);
+
+    // A path that is not a folder changes nothing and says why.
+    m_window->openFolder(m_env.path(QStringLiteral("no-such-folder")));
+    QCOMPARE(m_window->session()->workspace(), beta);
+    QVERIFY2(
+        m_window->statusBar()->currentMessage().contains(QStringLiteral("no-such-folder is not a folder")),
+        qPrintable(m_window->statusBar()->currentMessage()));
+}
+
+void TestWorkspaces::openRecentKeepsTheLastTenInSettingsJson()
+{
+    QStringList opened;
+    for (int i = 0; i < 12; ++i) {
+        opened.prepend(folder(QStringLiteral("project-%1").arg(i)));
+        m_window->openFolder(opened.constFirst());
+        QCOMPARE(m_window->session()->workspace(), opened.constFirst());
+    }
+    const QStringList expected = opened.mid(0, Settings::MaxRecentFolders);
+    QCOMPARE(recentMenuFolders(), expected);
+    QCOMPARE(Settings::load()->recentFolders, expected);
+
+    // The next window has the same list, and picking one opens it.
+    makeWindow(defaultOptions());
+    QCOMPARE(recentMenuFolders().mid(1), expected.mid(0, Settings::MaxRecentFolders - 1));
+    auto *menu = m_window->findChild<QMenu *>(QStringLiteral("openRecentMenu"));
+    QAction *third = nullptr;
+    for (QAction *action : menu->actions()) {
+        if (action->data().toString() == expected.at(3))
+            third = action;
+    }
+    QVERIFY(third);
+    QVERIFY(third->text().contains(QStringLiteral("project-8")));
+    third->trigger();
+    QCOMPARE(m_window->session()->workspace(), expected.at(3));
+    QCOMPARE(recentMenuFolders().constFirst(), expected.at(3));
+
+    auto *clear = m_window->findChild<QAction *>(QStringLiteral("clearRecentFoldersAction"));
+    QVERIFY(clear->isEnabled());
+    clear->trigger();
+    QVERIFY(recentMenuFolders().isEmpty());
+    QVERIFY(!clear->isEnabled());
+    QVERIFY(Settings::load()->recentFolders.isEmpty());
+}
+
+void TestWorkspaces::droppedFolderIsOpened()
+{
+    const QString gamma = folder(QStringLiteral("gamma"));
+    QMimeData folderData;
+    folderData.setUrls({QUrl::fromLocalFile(gamma)});
+    QDragEnterEvent enter(QPoint(200, 200), Qt::CopyAction, &folderData, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(m_window.get(), &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(200, 200), Qt::CopyAction, &folderData, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(m_window.get(), &drop);
+    QCOMPARE(m_window->session()->workspace(), gamma);
+    QCOMPARE(recentMenuFolders().value(0), gamma);
+
+    // A file is not a folder: the drag is refused.
+    QFile file(QDir(gamma).filePath(QStringLiteral("notes.txt")));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    QMimeData fileData;
+    fileData.setUrls({QUrl::fromLocalFile(file.fileName())});
+    QDragEnterEvent refused(QPoint(200, 200), Qt::CopyAction, &fileData, Qt::LeftButton, Qt::NoModifier);
+    refused.setAccepted(false);
+    QApplication::sendEvent(m_window.get(), &refused);
+    QVERIFY(!refused.isAccepted());
+}
+
+void TestWorkspaces::switchingDuringATurnAsksFirst()
+{
+    const QString alpha = folder(QStringLiteral("alpha"));
+    const QString beta = folder(QStringLiteral("beta"));
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Working on it.")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("long task"));
+    QTRY_VERIFY(m_window->session()->isBusy());
+
+    auto question = [this]() -> QMessageBox * {
+        auto *box = m_window->findChild<QMessageBox *>(QStringLiteral("switchFolderQuestion"));
+        return box && box->isVisible() ? box : nullptr;
+    };
+    m_window->openFolder(beta);
+    QTRY_VERIFY(question());
+    QVERIFY(question()->text().contains(QStringLiteral("beta")));
+    QTest::mouseClick(question()->findChild<QPushButton *>(QStringLiteral("switchFolderKeepButton")),
+                      Qt::LeftButton);
+    QTRY_VERIFY(!question());
+    QVERIFY(m_window->session()->isBusy());
+    QCOMPARE(m_window->session()->workspace(), alpha);
+
+    m_window->openFolder(beta);
+    QTRY_VERIFY(question());
+    QTest::mouseClick(question()->findChild<QPushButton *>(QStringLiteral("switchFolderStopButton")),
+                      Qt::LeftButton);
+    QTRY_COMPARE(m_window->session()->workspace(), beta);
+    QVERIFY(!m_window->session()->isBusy());
+    QVERIFY(!m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Working on it.")));
+}
+
+void TestWorkspaces::sessionOptionOpensTheSessionReplayedAndTitlesTheWindow()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("The importer reads CSV now.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("Fix the CSV importer"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    // The window's title: the session's title, then the folder.
+    QTRY_VERIFY2(m_window->windowTitle().startsWith(QStringLiteral("Fix the CSV importer")),
+                 qPrintable(m_window->windowTitle()));
+    QVERIFY(m_window->windowTitle().endsWith(QStringLiteral("alpha")));
+    const QString id = m_window->session()->sessionId();
+
+    // `keen-desktop --session ID`, started from another folder: opened replayed, in the session's folder.
+    LaunchOptions options = defaultOptions();
+    options.workspace = folder(QStringLiteral("elsewhere"));
+    options.sessionId = id;
+    makeWindow(options);
+    QTRY_COMPARE(m_window->session()->sessionId(), id);
+    QTRY_VERIFY(
+        m_window->chatPanel()->model()->plainText().contains(QStringLiteral("The importer reads CSV now.")));
+    QVERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Fix the CSV importer")));
+    QCOMPARE(m_window->session()->workspace(), folder(QStringLiteral("alpha")));
+    QCOMPARE(m_window->findChild<SessionBrowserPanel *>()->workspace(), folder(QStringLiteral("alpha")));
+    QTRY_COMPARE(m_window->windowTitle(), QStringLiteral("Fix the CSV importer — alpha"));
+
+    // A new session keeps the folder and drops the session title.
+    m_window->findChild<QAction *>(QStringLiteral("newSessionAction"))->trigger();
+    QTRY_COMPARE(m_window->windowTitle(), QStringLiteral("alpha"));
+}
+
+void TestWorkspaces::firstRunInTheHomeFolderAsksForAFolder()
+{
+    m_window.reset();
+    const QString home = folder(QStringLiteral("home"));
+    const QByteArray previousHome = qgetenv("HOME");
+    const QString previousDir = QDir::currentPath();
+    qputenv("HOME", home.toUtf8());
+    QDir::setCurrent(home);
+    auto restore = qScopeGuard([&] {
+        qputenv("HOME", previousHome);
+        QDir::setCurrent(previousDir);
+    });
+
+    // Started from the menu (in the home folder) with nothing remembered: it asks.
+    QVERIFY(Settings::modify([](Settings &settings) { settings.recentFolders.clear(); }).ok());
+    LaunchOptions options = defaultOptions();
+    options.workspace.clear();
+    makeWindow(options, false);
+    auto question = [this]() -> QMessageBox * {
+        auto *box = m_window->findChild<QMessageBox *>(QStringLiteral("firstFolderQuestion"));
+        return box && box->isVisible() ? box : nullptr;
+    };
+    QTRY_VERIFY(question());
+    QTest::mouseClick(question()->findChild<QPushButton *>(QStringLiteral("chooseFolderButton")),
+                      Qt::LeftButton);
+    QFileDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<QFileDialog *>(QStringLiteral("openFolderDialog"))) &&
+                dialog->isVisible());
+    const QString project = folder(QStringLiteral("home/src/project"));
+    dialog->setDirectory(project);
+    static_cast<QDialog *>(dialog)->accept(); // what the dialog's Choose button does
+    QTRY_COMPARE(m_window->session()->workspace(), project);
+    QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("workspaceLabel"))
+                ->text()
+                .startsWith(QStringLiteral("~/src/project")));
+
+    // The next start from the menu goes back to that folder without asking.
+    makeWindow(options);
+    QCOMPARE(m_window->session()->workspace(), project);
+    QVERIFY(!question());
+
+    // A folder given on the command line never asks either.
+    QVERIFY(Settings::modify([](Settings &settings) { settings.recentFolders.clear(); }).ok());
+    options.workspace = folder(QStringLiteral("alpha"));
+    makeWindow(options);
+    QVERIFY(!question());
+}
+
+void TestWorkspaces::sidebarIsShownTogglesAndIsRestored()
+{
+    auto *dock = m_window->findChild<QDockWidget *>(QStringLiteral("sessionBrowserDock"));
+    QVERIFY(dock);
+    QVERIFY(dock->isVisible());
+    QCOMPARE(m_window->dockWidgetArea(dock), Qt::LeftDockWidgetArea);
+    QVERIFY(dock->x() < m_window->centralWidget()->x());
+
+    auto *toggle = m_window->findChild<QAction *>(QStringLiteral("sessionsAction"));
+    QCOMPARE(toggle->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+S")));
+    QVERIFY(toggle->isChecked());
+    auto *view = m_window->menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu"));
+    QVERIFY(view->actions().contains(toggle));
+    auto *button = m_window->findChild<QToolButton *>(QStringLiteral("sidebarToggleButton"));
+    QVERIFY(button);
+    QVERIFY(button->isVisible());
+
+    QTest::mouseClick(button, Qt::LeftButton);
+    QTRY_VERIFY(!dock->isVisible());
+    QVERIFY(!toggle->isChecked());
+    QTest::keyClick(m_window.get(), Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+    QTRY_VERIFY(dock->isVisible());
+
+    // Width and window geometry survive a restart; so does a hidden sidebar. (Sizes fit the offscreen
+    // platform's 800x600 screen, which restoreGeometry respects.)
+    m_window->resize(760, 560);
+    m_window->resizeDocks({dock}, {240}, Qt::Horizontal);
+    QTRY_VERIFY2(qAbs(dock->width() - 240) <= 4, qPrintable(QString::number(dock->width())));
+    const int width = dock->width();
+    QVERIFY(m_window->close());
+    makeWindow(defaultOptions());
+    dock = m_window->findChild<QDockWidget *>(QStringLiteral("sessionBrowserDock"));
+    QTRY_COMPARE(m_window->size(), QSize(760, 560));
+    QVERIFY(dock->isVisible());
+    QTRY_COMPARE(dock->width(), width);
+
+    m_window->findChild<QAction *>(QStringLiteral("sessionsAction"))->trigger();
+    QTRY_VERIFY(!dock->isVisible());
+    QVERIFY(m_window->close());
+    makeWindow(defaultOptions());
+    dock = m_window->findChild<QDockWidget *>(QStringLiteral("sessionBrowserDock"));
+    QVERIFY(!dock->isVisible());
+    QVERIFY(!m_window->findChild<QAction *>(QStringLiteral("sessionsAction"))->isChecked());
+}
+
+QTEST_MAIN(TestWorkspaces)
+#include "tst_workspaces.moc"
