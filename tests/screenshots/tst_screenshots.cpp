@@ -1,20 +1,26 @@
-// Screenshots of the main window under a real X server (xvfb-run): the empty window, a streamed reply with a
-// table and tool cards, a permission card, a manual compaction summary and the notice after an automatic
-// compaction. PNGs go to $KEEN_SCREENSHOT_DIR.
+// Screenshots of the main window under a real X server (xvfb-run): the sessions sidebar with sessions, the
+// empty window, a streamed reply with a table and tool cards, a permission card, a manual compaction summary,
+// the notice after an automatic compaction, the window after Open Folder, the dark palette and the settings
+// dialog. PNGs go to $KEEN_SCREENSHOT_DIR.
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/inputeditor.h"
 #include "chat/spinnerline.h"
 #include "mainwindow.h"
+#include "sessions/sessionbrowserpanel.h"
+#include "settings/settingsdialog.h"
 
 #include "agent/agentsession.h"
 #include "scriptedllmclient.h"
 #include "testenvironment.h"
 
+#include <QAction>
 #include <QDir>
+#include <QLabel>
 #include <QScreen>
 #include <QSettings>
 #include <QTest>
+#include <QTreeView>
 
 using namespace keen;
 using test::ScriptedLlmClient;
@@ -43,10 +49,16 @@ private Q_SLOTS:
     void permissionCard();
     void manualCompactionSummary();
     void noticeAfterAutomaticCompaction();
+    void sidebarWithSessions();
+    void openFolderResult();
+    void darkPalette();
+    void settingsDialog();
 
 private:
-    void save(const QString &name);
+    void save(const QString &name, QWidget *widget = nullptr);
     void send(const QString &text);
+    void streamReply();
+    void reply(const QString &prompt, const QString &answer);
 
     test::TestEnvironment m_env;
     QString m_dir;
@@ -74,9 +86,7 @@ void TestScreenshots::init()
     options.contextWindow = 200000;
     m_window = std::make_unique<MainWindow>(options);
     m_client = std::make_shared<ScriptedLlmClient>();
-    m_window->session()->setClientFactory([client = m_client](const ClientConfig &) {
-        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
-    });
+    m_window->session()->setClientFactory(ScriptedLlmClient::factory(m_client));
     ClientConfig config = m_window->session()->clientConfig();
     config.apiKey = QStringLiteral("test-key");
     config.thinkingEffort = QStringLiteral("high");
@@ -96,13 +106,13 @@ void TestScreenshots::cleanup()
     m_window.reset();
 }
 
-void TestScreenshots::save(const QString &name)
+void TestScreenshots::save(const QString &name, QWidget *widget)
 {
     // Coalesced text and layout requests are queued: deliver them (no fixed sleep) before grabbing.
     QTRY_VERIFY(!m_window->chatPanel()->model()->hasPendingChunks());
     QCoreApplication::sendPostedEvents();
     QCoreApplication::processEvents();
-    const QPixmap shot = m_window->grab();
+    const QPixmap shot = (widget ? widget : m_window.get())->grab();
     QVERIFY(!shot.isNull());
     const QString path = m_dir + QLatin1Char('/') + name + QStringLiteral(".png");
     QVERIFY2(shot.save(path), qPrintable(path));
@@ -123,6 +133,12 @@ void TestScreenshots::emptyWindow()
 }
 
 void TestScreenshots::streamedReplyWithTableAndToolCards()
+{
+    streamReply();
+    save(QStringLiteral("02-streamed-reply"));
+}
+
+void TestScreenshots::streamReply()
 {
     ToolCallInfo read = call(QStringLiteral("c1"), QStringLiteral("read_file"),
                              {{QStringLiteral("path"), QStringLiteral("src/parser.cpp")}});
@@ -176,7 +192,13 @@ void TestScreenshots::streamedReplyWithTableAndToolCards()
     send(QStringLiteral("Numbers parse wrong under a German locale. Fix the parser and run its tests."));
     QTRY_VERIFY(!m_window->session()->isBusy());
     QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("The change:")));
-    save(QStringLiteral("02-streamed-reply"));
+}
+
+void TestScreenshots::reply(const QString &prompt, const QString &answer)
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(answer), ScriptedLlmClient::event(StreamEvent::done())});
+    send(prompt);
+    QTRY_VERIFY(!m_window->session()->isBusy());
 }
 
 void TestScreenshots::permissionCard()
@@ -238,6 +260,68 @@ void TestScreenshots::noticeAfterAutomaticCompaction()
     save(QStringLiteral("05-automatic-compaction-notice"));
     m_client->open(QStringLiteral("after"));
     QTRY_VERIFY(!m_window->session()->isBusy());
+}
+
+// The README's first picture: the sidebar listing this folder's sessions beside an opened one.
+void TestScreenshots::sidebarWithSessions()
+{
+    const QList<QPair<QString, QString>> sessions{
+        {QStringLiteral("Why does the nightly build fail on arm64?"),
+         QStringLiteral("The linker runs out of memory: `-flto` on arm64 needs 6 GB.")},
+        {QStringLiteral("Add a --dry-run flag to the sync command"),
+         QStringLiteral("Done: `sync --dry-run` prints the plan and changes nothing.")},
+        {QStringLiteral("Rename the config keys to snake_case"),
+         QStringLiteral("All 14 keys are renamed; old names are still read once and migrated.")},
+    };
+    for (const auto &[prompt, answer] : sessions) {
+        reply(prompt, answer);
+        m_window->findChild<QAction *>(QStringLiteral("newSessionAction"))->trigger();
+    }
+    streamReply();
+    auto *tree =
+        m_window->findChild<SessionBrowserPanel *>()->findChild<QTreeView *>(QStringLiteral("sessionTree"));
+    QVERIFY(tree);
+    auto sessionsShown = [tree] {
+        int shown = 0;
+        for (int row = 0; row < tree->model()->rowCount(); ++row)
+            shown += qMax(1, tree->model()->rowCount(tree->model()->index(row, 0)));
+        return shown;
+    };
+    QTRY_VERIFY(sessionsShown() >= 4);
+    save(QStringLiteral("00-sidebar-with-sessions"));
+}
+
+void TestScreenshots::openFolderResult()
+{
+    reply(QStringLiteral("Summarize the README"), QStringLiteral("It describes a CSV importer."));
+    const QString webshop = m_env.path(QStringLiteral("webshop"));
+    QVERIFY(QDir().mkpath(webshop + QStringLiteral("/src")));
+    m_window->openFolder(webshop);
+    QTRY_COMPARE(m_window->session()->workspace(), QFileInfo(webshop).canonicalFilePath());
+    QTRY_VERIFY(m_window->findChild<QLabel *>(QStringLiteral("workspaceLabel"))
+                    ->text()
+                    .contains(QStringLiteral("webshop")));
+    save(QStringLiteral("06-open-folder"));
+}
+
+void TestScreenshots::darkPalette()
+{
+    m_window->findChild<QAction *>(QStringLiteral("colorSchemeDarkAction"))->trigger();
+    reply(QStringLiteral("Which parser handles dates?"),
+          QStringLiteral("`DateParser` in `src/parse/dateparser.cpp`; `CsvImporter` calls it per cell."));
+    streamReply();
+    save(QStringLiteral("07-dark-palette"));
+    m_window->findChild<QAction *>(QStringLiteral("colorSchemeSystemAction"))->trigger();
+}
+
+void TestScreenshots::settingsDialog()
+{
+    m_window->showSettings();
+    SettingsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<SettingsDialog *>()) && dialog->isVisible());
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    save(QStringLiteral("09-settings-dialog"), dialog);
+    dialog->reject();
 }
 
 QTEST_MAIN(TestScreenshots)
