@@ -739,10 +739,14 @@ void MainWindow::loadInitialConfig(const Result<Settings> &loaded)
                                   }
                                   if (!resolved->warning.isEmpty())
                                       statusBar()->showMessage(resolved->warning, 10000);
-                                  ClientConfig config = resolved->config;
-                                  // A key typed in this process wins over a stored one.
-                                  if (config.apiKey.isEmpty())
-                                      config.apiKey = m_session->clientConfig().apiKey;
+                                  // Only the key arrives late: whatever the person changed meanwhile
+                                  // (model, thinking effort, a key typed in) stays, and a key stored for
+                                  // one provider is never given to another they switched to.
+                                  ClientConfig config = m_session->clientConfig();
+                                  if (!config.apiKey.isEmpty() ||
+                                      config.providerId != resolved->config.providerId)
+                                      return;
+                                  config.apiKey = resolved->config.apiKey;
                                   m_session->setClientConfig(config);
                               });
         QTimer::singleShot(0, this, &MainWindow::askForFirstFolder);

@@ -21,9 +21,11 @@
 #include <QComboBox>
 #include <QDBusVariant>
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QMenuBar>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QTest>
 #include <QToolBar>
@@ -53,6 +55,7 @@ private Q_SLOTS:
     void colorSchemeCanBeForcedAndCodeFollowsIt();
     void colorSchemeFollowsTheDesktop();
     void toolbarAndMenuActionsHaveIcons();
+    void changesMadeBeforeTheKeyArrivesAreKept();
 
 private:
     test::TestEnvironment m_env;
@@ -422,6 +425,33 @@ void TestMainWindow::toolbarAndMenuActionsHaveIcons()
     // Every name has its bundled fallback, for desktops whose icon theme lacks it.
     for (const QString &name : Icons::names())
         QVERIFY2(!Icons::bundled(name, m_window->palette()).isNull(), qPrintable(name));
+}
+
+// The key is looked up off the GUI thread (here a slow api_key_helper). A model and a thinking effort chosen
+// before it arrives stay chosen; they used to be replaced by the settings file's values when the key came in.
+void TestMainWindow::changesMadeBeforeTheKeyArrivesAreKept()
+{
+    Settings settings;
+    settings.providers[QStringLiteral("anthropic")].apiKeyHelper = QStringLiteral("sleep 1; echo helper-key");
+    QVERIFY(settings.save());
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    LaunchOptions options;
+    options.provider = QStringLiteral("anthropic");
+    options.model = QStringLiteral("claude-fable-5-1");
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    ClientConfig chosen = window.session()->clientConfig();
+    QVERIFY(chosen.apiKey.isEmpty());
+    chosen.model = QStringLiteral("claude-fable-5");
+    chosen.thinkingEffort = QStringLiteral("high");
+    window.applyClientConfig(chosen);
+    window.show();
+    QTRY_COMPARE_WITH_TIMEOUT(window.session()->clientConfig().apiKey, QStringLiteral("helper-key"), 10000);
+    QCOMPARE(window.session()->clientConfig().model, QStringLiteral("claude-fable-5"));
+    QCOMPARE(window.session()->clientConfig().thinkingEffort, QStringLiteral("high"));
+    auto *modelLabel = window.findChild<QLabel *>(QStringLiteral("modelLabel"));
+    QVERIFY(modelLabel);
+    QVERIFY2(modelLabel->text().contains(QStringLiteral("thinking: high")), qPrintable(modelLabel->text()));
 }
 
 QTEST_MAIN(TestMainWindow)

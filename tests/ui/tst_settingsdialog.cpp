@@ -64,6 +64,7 @@ class TestSettingsDialog : public QObject
 private Q_SLOTS:
     void initTestCase();
     void apiKeyIsMaskedAndConfigRoundTrips();
+    void thinkingEffortIsShownAndKept();
     void storedKeyIsShownMaskedAndCanBeRemoved();
     void providerListsComeFromTheTable();
     void testConnectionReportsSuccessAndSendsTheKey();
@@ -144,6 +145,30 @@ void TestSettingsDialog::apiKeyIsMaskedAndConfigRoundTrips()
     dialog.show();
     QTest::keyClick(&dialog, Qt::Key_Return);
     QCOMPARE(accepted.count(), 1);
+}
+
+// The dialog opens on the effort the session uses (the window's status bar says "thinking: high"), and OK
+// without touching it keeps that effort instead of resetting it to the provider default.
+void TestSettingsDialog::thinkingEffortIsShownAndKept()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("anthropic");
+    config.model = QStringLiteral("claude-fable-5-1");
+    config.thinkingEffort = QStringLiteral("high");
+    SettingsDialog dialog(config);
+    dialog.open();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    auto *thinking = dialog.findChild<QComboBox *>(QStringLiteral("settingsThinking"));
+    QVERIFY(thinking);
+    QCOMPARE(thinking->currentText(), QStringLiteral("high"));
+    QVERIFY(thinking->isEnabled());
+    QCOMPARE(dialog.config().thinkingEffort, QStringLiteral("high"));
+
+    // Choosing another model that also offers "high" keeps the choice.
+    auto *model = dialog.findChild<QComboBox *>(QStringLiteral("settingsModel"));
+    model->setCurrentText(QStringLiteral("claude-fable-5"));
+    QCOMPARE(thinking->currentText(), QStringLiteral("high"));
+    QCOMPARE(dialog.config().thinkingEffort, QStringLiteral("high"));
 }
 
 // The settings dialog's and the first-run setup's provider lists are the provider table, in its order, with
