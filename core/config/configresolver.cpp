@@ -74,9 +74,10 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
                 .arg(providerId, Settings::defaultPath()));
 
     ResolvedClientConfig resolved;
-    resolved.providerId = providerId;
     ClientConfig &config = resolved.config;
-    config.providerId = ProviderTable::clientProvider(providerId);
+    // The person's own id ("ollama", or a custom server's name): the window shows it and saves it back;
+    // the client factory maps it to the protocol that speaks to it.
+    config.providerId = providerId;
     config.model = model;
 
     config.baseUrl = !options.baseUrl.isEmpty() ? options.baseUrl : provider.baseUrl;
@@ -84,7 +85,7 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
     // protocols take their default from the same table when the URL stays empty.
     if (config.baseUrl.isEmpty() && descriptor && descriptor->protocol == WireProtocol::OpenAiChat)
         config.baseUrl = descriptor->defaultBaseUrl;
-    if (config.baseUrl.isEmpty() && config.providerId == kOpenAiCompatible)
+    if (config.baseUrl.isEmpty() && ProviderTable::clientProvider(providerId) == kOpenAiCompatible)
         return Resolved::failure(QStringLiteral("base_url must be configured for provider: ") + providerId);
 
     for (auto it = provider.headers.cbegin(); it != provider.headers.cend(); ++it) {
@@ -129,11 +130,11 @@ Result<ResolvedClientConfig> ConfigResolver::resolve(const LaunchOptions &option
     Result<ResolvedClientConfig> resolved = resolveWithoutKey(options);
     if (!resolved)
         return resolved;
-    const Result<ResolvedSecret> secret =
-        SecretStore::resolve(resolved->providerId, m_settings.provider(resolved->providerId), fallback);
+    const Result<ResolvedSecret> secret = SecretStore::resolve(
+        resolved->config.providerId, m_settings.provider(resolved->config.providerId), fallback);
     if (!secret)
         return Result<ResolvedClientConfig>::failure(secret.error());
-    if (const Result<void> usable = checkKey(resolved->providerId, *secret); !usable)
+    if (const Result<void> usable = checkKey(resolved->config.providerId, *secret); !usable)
         return Result<ResolvedClientConfig>::failure(usable.error());
     resolved->config.apiKey = secret->key;
     resolved->warning = secret->warning;
@@ -151,7 +152,7 @@ void ConfigResolver::resolveAsync(const LaunchOptions &options, SecretStore::Fil
             context, [done = std::move(done), resolved]() { done(resolved); }, Qt::QueuedConnection);
         return;
     }
-    const QString providerId = resolved->providerId;
+    const QString providerId = resolved->config.providerId;
     SecretStore::resolveAsync(
         providerId, m_settings.provider(providerId), fallback, context,
         [done = std::move(done), base = *resolved](const Result<ResolvedSecret> &secret) {
@@ -159,7 +160,7 @@ void ConfigResolver::resolveAsync(const LaunchOptions &options, SecretStore::Fil
                 done(Result<ResolvedClientConfig>::failure(secret.error()));
                 return;
             }
-            if (const Result<void> usable = checkKey(base.providerId, *secret); !usable) {
+            if (const Result<void> usable = checkKey(base.config.providerId, *secret); !usable) {
                 done(Result<ResolvedClientConfig>::failure(usable.error()));
                 return;
             }

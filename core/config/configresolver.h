@@ -14,10 +14,8 @@ namespace keen {
 
 struct ResolvedClientConfig
 {
-    ClientConfig config;
-    QString providerId; // as the user named it ("ollama"); config.providerId is the client's id
-                        // ("openai-compatible")
-    QString warning;    // from the key lookup (a key in a plain file)
+    ClientConfig config; // config.providerId is the id as the person named it ("ollama", "my-server")
+    QString warning;     // from the key lookup (a key in a plain file)
 };
 
 // Builds the ClientConfig for this process from settings.json, the model registry, the keys and the launch

@@ -20,6 +20,9 @@ Result<std::unique_ptr<ProviderProtocol>> createProviderProtocol(const ClientCon
 {
     using R = Result<std::unique_ptr<ProviderProtocol>>;
     const ProviderDescriptor *descriptor = ProviderTable::find(original.providerId);
+    // A server the person named under "providers" in settings.json is an OpenAI-compatible one at its URL.
+    if (!descriptor && !original.baseUrl.isEmpty())
+        descriptor = ProviderTable::find(ProviderTable::clientProvider(original.providerId));
     if (!descriptor)
         return R::failure(
             QCoreApplication::translate("ClientFactory", "unknown provider \"%1\"; known providers: %2")

@@ -185,8 +185,9 @@ void TestConfigResolver::presetsUseTheOpenAiCompatibleClient()
     settings.activeModel = QStringLiteral("llama4");
     const auto ollama = ConfigResolver(settings, test::sourceModelRegistry()).resolveWithoutKey(flags());
     QVERIFY2(ollama.ok(), qPrintable(ollama.error()));
-    QCOMPARE(ollama->providerId, QStringLiteral("ollama"));
-    QCOMPARE(ollama->config.providerId, QStringLiteral("openai-compatible"));
+    // The id stays the person's (the window shows "Ollama" and saves "ollama" back); the client factory
+    // speaks to it as an OpenAI-compatible server.
+    QCOMPARE(ollama->config.providerId, QStringLiteral("ollama"));
     QCOMPARE(ollama->config.baseUrl, QStringLiteral("http://localhost:11434/v1"));
     QCOMPARE(ollama->config.contextWindow, 200000);
 

@@ -24,6 +24,7 @@ private Q_SLOTS:
     void tableIdsAreUniqueAndComplete();
     void registryAndTableAgree();
     void unknownProviderIsRefusedByResolverAndFactoryAlike();
+    void customServerKeepsItsNameAndUsesTheCompatibleClient();
     void chatProviderWithoutBaseUrlIsAClearError();
 
 private:
@@ -57,8 +58,7 @@ void TestProviderTable::everyProviderResolvesAndBuildsAClient()
     const ConfigResolver resolver(settings, test::sourceModelRegistry());
     const Result<ResolvedClientConfig> resolved = resolver.resolveWithoutKey(LaunchOptions());
     QVERIFY2(resolved.ok(), qPrintable(resolved.ok() ? QString() : resolved.error()));
-    QCOMPARE(resolved->providerId, id);
-    QCOMPARE(resolved->config.providerId, descriptor->clientId);
+    QCOMPARE(resolved->config.providerId, id);
     QVERIFY(!resolved->config.model.isEmpty());
     if (descriptor->models == ModelListSource::Registry)
         QCOMPARE(resolved->config.model, test::sourceModelRegistry().models(id).constFirst().id);
@@ -67,10 +67,8 @@ void TestProviderTable::everyProviderResolvesAndBuildsAClient()
     const Result<std::shared_ptr<LlmClient>> client = createLlmClient(resolved->config);
     QVERIFY2(client.ok(), qPrintable(client.ok() ? QString() : client.error()));
     QVERIFY(*client);
-    // ...and from the table id itself, as the settings dialog and the first-run setup pass it.
-    ClientConfig fromUi = resolved->config;
-    fromUi.providerId = id;
-    const Result<std::unique_ptr<ProviderProtocol>> protocol = createProviderProtocol(fromUi);
+    // ...and the protocol behind it.
+    const Result<std::unique_ptr<ProviderProtocol>> protocol = createProviderProtocol(resolved->config);
     QVERIFY2(protocol.ok(), qPrintable(protocol.ok() ? QString() : protocol.error()));
     // The protocol speaks as the table's client id and, for Chat Completions, at the table's endpoint.
     QCOMPARE((*protocol)->config().providerId, descriptor->clientId);
@@ -128,6 +126,32 @@ void TestProviderTable::unknownProviderIsRefusedByResolverAndFactoryAlike()
     QVERIFY(!client.ok());
     QVERIFY2(client.error().contains(ProviderTable::ids().join(QStringLiteral(", "))),
              qPrintable(client.error()));
+}
+
+// A server the person named under "providers" keeps its name in the config and is spoken to as an
+// OpenAI-compatible server at its URL.
+void TestProviderTable::customServerKeepsItsNameAndUsesTheCompatibleClient()
+{
+    Settings settings;
+    settings.activeProvider = QStringLiteral("my-server");
+    ProviderSettings server;
+    server.baseUrl = QStringLiteral("http://127.0.0.1:9/v1");
+    server.models = {QStringLiteral("local-model")};
+    settings.providers.insert(QStringLiteral("my-server"), server);
+    const Result<ResolvedClientConfig> resolved =
+        ConfigResolver(settings, test::sourceModelRegistry()).resolveWithoutKey(LaunchOptions());
+    QVERIFY2(resolved.ok(), qPrintable(resolved.ok() ? QString() : resolved.error()));
+    QCOMPARE(resolved->config.providerId, QStringLiteral("my-server"));
+    const Result<std::unique_ptr<ProviderProtocol>> protocol = createProviderProtocol(resolved->config);
+    QVERIFY2(protocol.ok(), qPrintable(protocol.ok() ? QString() : protocol.error()));
+    QCOMPARE((*protocol)->config().providerId, QStringLiteral("openai-compatible"));
+    QCOMPARE((*protocol)->config().baseUrl, QStringLiteral("http://127.0.0.1:9/v1"));
+
+    settings.providers[QStringLiteral("my-server")].baseUrl.clear();
+    const Result<ResolvedClientConfig> noUrl =
+        ConfigResolver(settings, test::sourceModelRegistry()).resolveWithoutKey(LaunchOptions());
+    QVERIFY(!noUrl.ok());
+    QCOMPARE(noUrl.error(), QStringLiteral("base_url must be configured for provider: my-server"));
 }
 
 void TestProviderTable::chatProviderWithoutBaseUrlIsAClearError()

@@ -9,6 +9,7 @@
 #include "contextmeter.h"
 #include "icons.h"
 #include "mainwindow.h"
+#include "settings/settingsdialog.h"
 #include "tokenformat.h"
 
 #include "agent/agentsession.h"
@@ -56,6 +57,7 @@ private Q_SLOTS:
     void colorSchemeFollowsTheDesktop();
     void toolbarAndMenuActionsHaveIcons();
     void changesMadeBeforeTheKeyArrivesAreKept();
+    void presetProviderKeepsItsNameInTheWindowAndSettings();
 
 private:
     test::TestEnvironment m_env;
@@ -452,6 +454,41 @@ void TestMainWindow::changesMadeBeforeTheKeyArrivesAreKept()
     auto *modelLabel = window.findChild<QLabel *>(QStringLiteral("modelLabel"));
     QVERIFY(modelLabel);
     QVERIFY2(modelLabel->text().contains(QStringLiteral("thinking: high")), qPrintable(modelLabel->text()));
+}
+
+// A person who chose Ollama sees "Ollama" in the window, and the settings dialog saves "ollama" back (it
+// used to show and save "openai-compatible", losing the preset's name and endpoint).
+void TestMainWindow::presetProviderKeepsItsNameInTheWindowAndSettings()
+{
+    Settings settings;
+    settings.activeProvider = QStringLiteral("ollama");
+    settings.activeModel = QStringLiteral("qwen3-coder");
+    QVERIFY(settings.save());
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    window.show();
+    QCOMPARE(window.session()->clientConfig().providerId, QStringLiteral("ollama"));
+    QCOMPARE(window.findChild<QComboBox *>(QStringLiteral("providerCombo"))->currentText(),
+             QStringLiteral("Ollama"));
+    QVERIFY(window.findChild<QLabel *>(QStringLiteral("modelLabel"))
+                ->text()
+                .startsWith(QStringLiteral("ollama/qwen3-coder")));
+
+    window.showSettings();
+    SettingsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = window.findChild<SettingsDialog *>()) && dialog->isVisible());
+    QCOMPARE(dialog->findChild<QComboBox *>(QStringLiteral("settingsProvider"))->currentText(),
+             QStringLiteral("Ollama"));
+    QTest::keyClick(dialog, Qt::Key_Return);
+    // The save runs off the GUI thread; the file had no "providers" entry before.
+    QTRY_VERIFY(Settings::load()->providers.contains(QStringLiteral("ollama")));
+    const Result<Settings> saved = Settings::load();
+    QCOMPARE(saved->activeProvider, QStringLiteral("ollama"));
+    QCOMPARE(saved->activeModel, QStringLiteral("qwen3-coder"));
+    QCOMPARE(saved->provider(QStringLiteral("ollama")).baseUrl, QStringLiteral("http://localhost:11434/v1"));
+    QVERIFY(!saved->providers.contains(QStringLiteral("openai-compatible")));
 }
 
 QTEST_MAIN(TestMainWindow)
