@@ -1,13 +1,13 @@
 #include "session/sessionindex.h"
 
+#include "session/sessionevent.h"
+
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
 #include <QJsonDocument>
-#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QMutexLocker>
 #include <QRandomGenerator>
@@ -253,62 +253,62 @@ struct Entry
 };
 
 // What a person would search for in one event. Reasoning is left out.
-QList<Entry> searchableEntries(const QString &kind, const QJsonObject &payload)
+QList<Entry> searchableEntries(const SessionEvent &event)
 {
     QList<Entry> entries;
     auto add = [&entries](const QString &source, const QString &body) {
         if (!body.trimmed().isEmpty())
             entries.append(Entry{source, body});
     };
-    if (kind == QLatin1String("user_message")) {
-        add(QStringLiteral("user"), payload.value(QStringLiteral("content")).toString());
+    if (event.kind == SessionEvent::Kind::UserMessage) {
+        add(QStringLiteral("user"), event.content());
         return entries;
     }
-    const QJsonArray transcript = payload.value(QStringLiteral("transcript")).toArray();
     QString text;
     QString toolInput;
     QString toolOutput;
-    for (const QJsonValue &itemValue : transcript) {
-        const QJsonObject item = itemValue.toObject();
-        const QString itemKind = item.value(QStringLiteral("kind")).toString();
-        if (itemKind == QLatin1String("text")) {
-            text += item.value(QStringLiteral("content")).toString();
-        } else if (itemKind == QLatin1String("tool_start")) {
-            const QJsonObject start = item.value(QStringLiteral("tool_start")).toObject();
-            appendPart(toolInput, start.value(QStringLiteral("name")).toString() + QLatin1Char(' ') +
-                                      compactJson(start.value(QStringLiteral("input"))));
-        } else if (itemKind == QLatin1String("tool_end")) {
-            const QJsonObject end = item.value(QStringLiteral("tool_end")).toObject();
-            appendPart(toolOutput, compactJson(end.value(QStringLiteral("output"))));
-            appendPart(toolOutput, end.value(QStringLiteral("error")).toString());
-        } else if (itemKind == QLatin1String("bash")) {
-            const QJsonObject bash = item.value(QStringLiteral("bash")).toObject();
-            appendPart(toolInput, bash.value(QStringLiteral("command")).toString());
-            appendPart(toolOutput, bash.value(QStringLiteral("output")).toString());
-            appendPart(toolOutput, bash.value(QStringLiteral("error")).toString());
+    for (const TranscriptItem &item : event.transcript()) {
+        switch (item.kind) {
+        case TranscriptItem::Kind::Text:
+            text += item.content;
+            break;
+        case TranscriptItem::Kind::ToolStart:
+            appendPart(toolInput, item.name + QLatin1Char(' ') + compactJson(item.input));
+            break;
+        case TranscriptItem::Kind::ToolEnd:
+            appendPart(toolOutput, compactJson(item.output));
+            appendPart(toolOutput, item.error);
+            break;
+        case TranscriptItem::Kind::Bash:
+            appendPart(toolInput, item.command);
+            appendPart(toolOutput, item.bashOutput());
+            appendPart(toolOutput, item.error);
+            break;
+        case TranscriptItem::Kind::Reasoning:
+        case TranscriptItem::Kind::Diff:
+        case TranscriptItem::Kind::Unknown:
+            break;
         }
     }
-    if (kind == QLatin1String("assistant_turn")) {
+    if (event.kind == SessionEvent::Kind::AssistantTurn) {
         if (text.trimmed().isEmpty())
-            text = payload.value(QStringLiteral("message")).toString();
-        appendPart(text, payload.value(QStringLiteral("error")).toString());
+            text = event.assistantMessage();
+        appendPart(text, event.error());
         add(QStringLiteral("assistant"), text);
         add(QStringLiteral("tool_input"), toolInput);
         add(QStringLiteral("tool_output"), toolOutput);
-    } else if (kind == QLatin1String("compaction_applied")) {
+    } else if (event.kind == SessionEvent::Kind::CompactionApplied) {
         // A manual compaction's summary was streamed to the person and stays findable. An automatic one's is
         // private (S17, S54): it is stored with an empty status (S64) and never indexed; what it summarised
         // is indexed already in the turns and tool output it checkpointed.
-        const QString status = payload.value(QStringLiteral("status")).toString();
+        const QString status = event.status();
         if (status.isEmpty())
             return entries;
         QString body = status;
         appendPart(body, text);
-        const QJsonArray messages = payload.value(QStringLiteral("messages")).toArray();
-        for (const QJsonValue &message : messages) {
-            const QString content = message.toObject().value(QStringLiteral("Content")).toString();
-            if (!content.startsWith(QLatin1String("<compacted_context>")))
-                appendPart(body, content);
+        for (const Message &message : event.messages()) {
+            if (!message.content.startsWith(QLatin1String("<compacted_context>")))
+                appendPart(body, message.content);
         }
         add(QStringLiteral("compaction"), body);
     }
@@ -428,33 +428,28 @@ bool indexTranscript(QSqlDatabase &db, QFile &file, const QString &path, Session
         const QJsonDocument document = QJsonDocument::fromJson(line, &parseError);
         if (parseError.error != QJsonParseError::NoError || !document.isObject())
             continue; // malformed lines are skipped, as the store does
-        const QJsonObject object = document.object();
-        const QJsonValue seqValue = object.value(QStringLiteral("seq"));
-        if (!seqValue.isDouble() || seqValue.toDouble() < 1)
+        const std::optional<SessionEvent> event = SessionEvent::fromJson(document.object());
+        if (!event || event->seq < 1)
             continue;
-        const auto seq = quint64(seqValue.toDouble());
+        const quint64 seq = event->seq;
         if (seq <= row->lastSeq)
             continue;
         row->lastSeq = seq;
-        const QString kind = object.value(QStringLiteral("kind")).toString();
-        const QJsonObject payload = object.value(kind).toObject();
-        if (kind == QLatin1String("session_started")) {
-            const QString id = payload.value(QStringLiteral("session_id")).toString();
-            if (!id.isEmpty())
-                row->id = id;
-            const QDateTime created = QDateTime::fromString(
-                payload.value(QStringLiteral("created_at")).toString(), Qt::ISODateWithMs);
+        if (const SessionEvent::Started *started = event->started()) {
+            if (!started->sessionId.isEmpty())
+                row->id = started->sessionId;
+            const QDateTime created = started->createdTime();
             if (created.isValid())
                 row->createdAt = created.toMSecsSinceEpoch();
-            row->workspace = payload.value(QStringLiteral("cwd")).toString();
-        } else if (kind == QLatin1String("user_message")) {
-            const QString content = collapseWhitespace(payload.value(QStringLiteral("content")).toString());
+            row->workspace = started->cwd;
+        } else if (event->kind == SessionEvent::Kind::UserMessage) {
+            const QString content = collapseWhitespace(event->content());
             if (row->firstUserMessage.isEmpty())
                 row->firstUserMessage = content;
             if (!content.isEmpty())
                 row->lastUserMessage = content;
         }
-        const QList<Entry> entries = searchableEntries(kind, payload);
+        const QList<Entry> entries = searchableEntries(*event);
         for (const Entry &entry : entries) {
             insert.addBindValue(path);
             insert.addBindValue(qint64(seq));
