@@ -1,14 +1,13 @@
 #include "desktopnotifier.h"
 
+#include "base/logcategories.h"
+
 #include <QDBusConnection>
 #include <QDBusMessage>
 #include <QDBusPendingCallWatcher>
 #include <QDBusPendingReply>
 #include <QGuiApplication>
-#include <QLoggingCategory>
 #include <QVariantMap>
-
-Q_LOGGING_CATEGORY(lcNotifications, "keen.ui.notifications")
 
 namespace keen {
 
@@ -78,7 +77,7 @@ void DesktopNotifier::notify(const QString &summary, const QString &body, const 
                 const QDBusPendingReply<uint> reply = *pending;
                 pending->deleteLater();
                 if (reply.isError()) {
-                    qCInfo(lcNotifications) << "no notification:" << reply.error().message();
+                    qCInfo(LogCategories::notifications) << "no notification:" << reply.error().message();
                     return;
                 }
                 m_current = reply.value();

@@ -5,6 +5,7 @@
 #include "agent/streamrunner.h"
 #include "agent/systemprompt.h"
 #include "agent/turnrecorder.h"
+#include "base/logcategories.h"
 #include "conversation/historyreplay.h"
 #include "loop/clientfactory.h"
 #include "loop/compactioncommit.h"
@@ -18,11 +19,8 @@
 
 #include <QCoreApplication>
 #include <QDir>
-#include <QLoggingCategory>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
-
-Q_LOGGING_CATEGORY(lcAgent, "keen.agent")
 
 namespace keen {
 

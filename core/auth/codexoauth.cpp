@@ -3,6 +3,7 @@
 #include "auth/credentialstorage.h"
 #include "auth/oauthcallbackserver.h"
 #include "base/cancellationwatch.h"
+#include "base/secretredaction.h"
 
 #include <QCryptographicHash>
 #include <QEventLoop>
@@ -228,6 +229,9 @@ Result<CodexCredentials> CodexOAuth::parseTokenResponse(int status, const QByteA
                                       : error.toString();
         if (detail.isEmpty())
             detail = tr("no details");
+        // The server may quote the refresh token it refused.
+        detail = SecretRedaction::redact(SecretRedaction::redact(detail, previous.refreshToken),
+                                         previous.accessToken);
         return Result<CodexCredentials>::failure(
             tr("ChatGPT sign-in failed (HTTP %1): %2; sign in again from the provider settings")
                 .arg(status)

@@ -1,29 +1,28 @@
 #include "config/modelregistry.h"
 
+#include "base/logcategories.h"
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLoggingCategory>
 
 namespace keen {
 
 namespace {
-
-Q_LOGGING_CATEGORY(lcModelRegistry, "keen.config.models")
 
 ModelRegistry loadBuiltIn()
 {
     const QString path = QStringLiteral(":/keen/models.json");
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        qCWarning(lcModelRegistry) << "the built-in model registry is missing:" << path;
+        qCWarning(LogCategories::models) << "the built-in model registry is missing:" << path;
         return *ModelRegistry::fromJson(QByteArrayLiteral("{\"providers\":[]}"), path);
     }
     auto registry = ModelRegistry::fromJson(file.readAll(), path);
     if (!registry) {
-        qCWarning(lcModelRegistry) << registry.error();
+        qCWarning(LogCategories::models) << registry.error();
         return *ModelRegistry::fromJson(QByteArrayLiteral("{\"providers\":[]}"), path);
     }
     return *registry;

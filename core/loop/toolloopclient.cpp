@@ -1,5 +1,7 @@
 #include "loop/toolloopclient.h"
 
+#include "base/logcategories.h"
+#include "base/secretredaction.h"
 #include "conversation/historyreplay.h"
 #include "loop/autocompactiongate.h"
 #include "loop/compactioncommit.h"
@@ -13,12 +15,9 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QJsonDocument>
-#include <QLoggingCategory>
 #include <QThread>
 
 #include <algorithm>
-
-Q_LOGGING_CATEGORY(lcToolLoop, "keen.llm.toolloop")
 
 namespace keen {
 
@@ -387,6 +386,9 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
             error = decoder->error();
         }
 
+        // A provider may quote the key it refused; the message is shown, printed and saved.
+        error.message = SecretRedaction::redact(error.message, config.apiKey);
+
         if (error.kind == ProviderError::Kind::Authentication && config.refreshApiKey && !keyRefreshed) {
             // The helper's key may have expired: ask it once more and repeat this attempt.
             keyRefreshed = true;
@@ -398,7 +400,7 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
         }
         if (!error.isRetryable() || attempt == maxAttempts)
             return Result<ModelTurn>::failure(error.message);
-        qCInfo(lcToolLoop) << "retrying after" << error.message;
+        qCInfo(LogCategories::toolLoop) << "retrying after" << error.message;
         const int delayMs = std::min(error.retryAfterMs.value_or(attempt * config.retryBaseDelayMs), 60000);
         emitEvent(loop, StreamEvent::retry(attempt + 1, error.message));
         QElapsedTimer waited;

@@ -1,5 +1,6 @@
 #include "session/sessionindex.h"
 
+#include "base/logcategories.h"
 #include "session/sessionevent.h"
 
 #include <QCoreApplication>
@@ -8,7 +9,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
-#include <QLoggingCategory>
 #include <QMutexLocker>
 #include <QRandomGenerator>
 #include <QRecursiveMutex>
@@ -22,8 +22,6 @@
 
 #include <atomic>
 #include <filesystem>
-
-Q_LOGGING_CATEGORY(lcSessionIndex, "keen.session.index")
 
 namespace keen {
 
@@ -93,7 +91,7 @@ bool exec(QSqlDatabase &db, const QString &sql, QString *error = nullptr)
         return true;
     if (error)
         *error = query.lastError().text();
-    qCWarning(lcSessionIndex) << "SQL failed:" << sql << query.lastError().text();
+    qCWarning(LogCategories::sessionIndex) << "SQL failed:" << sql << query.lastError().text();
     return false;
 }
 
@@ -174,11 +172,15 @@ Health checkHealth(QSqlDatabase &db)
 Result<void> openIndex(Connection &connection, const QString &path, bool *fullRebuild)
 {
     *fullRebuild = false;
-    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
+    // The index holds the text of every conversation: private like the transcripts it caches.
+    const QString folder = QFileInfo(path).absolutePath();
+    if (!QDir().mkpath(folder))
         return Result<void>::failure(
             translateIndex("Cannot create the folder of the search index %1.").arg(path));
+    QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     QSqlDatabase &db = connection.db();
     if (QFileInfo::exists(path)) {
+        QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
         if (!db.open())
             return Result<void>::failure(db.lastError().text());
         switch (checkHealth(db)) {
@@ -187,7 +189,8 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
         case Health::Busy:
             return Result<void>::failure(translateIndex("The search index is busy; try again."));
         case Health::Unusable:
-            qCInfo(lcSessionIndex) << "Rebuilding the session index: corrupt or outdated" << path;
+            qCInfo(LogCategories::sessionIndex)
+                << "Rebuilding the session index: corrupt or outdated" << path;
             break;
         }
         db.close();
@@ -197,6 +200,11 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
         path + QStringLiteral(".new-%1").arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'));
     QString error;
     {
+        // Created 0600 before SQLite opens it (SQLite gives its journal the same mode).
+        QFile placeholder(temporary);
+        if (placeholder.open(QIODevice::WriteOnly))
+            placeholder.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        placeholder.close();
         Connection fresh(temporary);
         if (!fresh.db().open() || !createSchema(fresh.db(), &error)) {
             if (error.isEmpty())
@@ -403,7 +411,8 @@ bool saveRow(QSqlDatabase &db, const QString &path, const QString &directory, co
     query.addBindValue(row.headHash);
     query.addBindValue(row.tailHash);
     if (!query.exec()) {
-        qCWarning(lcSessionIndex) << "Cannot save session row" << path << query.lastError().text();
+        qCWarning(LogCategories::sessionIndex)
+            << "Cannot save session row" << path << query.lastError().text();
         return false;
     }
     return true;
@@ -456,7 +465,7 @@ bool indexTranscript(QSqlDatabase &db, QFile &file, const QString &path, Session
             insert.addBindValue(entry.source);
             insert.addBindValue(entry.body);
             if (!insert.exec()) {
-                qCWarning(lcSessionIndex) << "Cannot index" << path << insert.lastError().text();
+                qCWarning(LogCategories::sessionIndex) << "Cannot index" << path << insert.lastError().text();
                 return false;
             }
         }
@@ -615,7 +624,7 @@ Result<SessionIndexStats> SessionIndex::update()
             if (!transcriptUnchanged) {
                 QFile file(path);
                 if (!file.open(QIODevice::ReadOnly)) {
-                    qCWarning(lcSessionIndex) << "Cannot read" << path << file.errorString();
+                    qCWarning(LogCategories::sessionIndex) << "Cannot read" << path << file.errorString();
                     continue;
                 }
                 // Append-only transcripts only grow; anything else means it was rewritten: index it again.

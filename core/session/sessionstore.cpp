@@ -1,5 +1,7 @@
 #include "session/sessionstore.h"
 
+#include "base/logcategories.h"
+
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
@@ -7,7 +9,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonParseError>
-#include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
@@ -25,8 +26,6 @@
 namespace keen {
 
 namespace {
-
-Q_LOGGING_CATEGORY(lcSessionStore, "keen.session.store")
 
 const QString kTranscriptName = QStringLiteral("transcript_events.jsonl");
 const QString kTitleName = QStringLiteral("title.txt");
@@ -367,7 +366,8 @@ Result<quint64> SessionStore::append(Session &session, const SessionEvent &event
         const int error = errno;
         // Take back a partial line so nothing half-written stays visible.
         if (::ftruncate(fd, originalSize) != 0)
-            qCWarning(lcSessionStore) << "could not truncate a failed append in" << session.transcriptPath;
+            qCWarning(LogCategories::sessionStore)
+                << "could not truncate a failed append in" << session.transcriptPath;
         ::close(fd);
         return Result<quint64>::failure(SessionStore::tr("Cannot write to the transcript %1: %2")
                                             .arg(session.transcriptPath, errnoText(error)));
@@ -431,7 +431,7 @@ Result<QList<quint64>> SessionStore::appendBatch(Session &session, const QList<S
     // The new content is visible from here on, so the counter must move even if the folder sync fails.
     session.nextSeq = seq;
     if (!fsyncDirectory(session.directory))
-        qCWarning(lcSessionStore) << "could not sync the session folder" << session.directory;
+        qCWarning(LogCategories::sessionStore) << "could not sync the session folder" << session.directory;
     return seqs;
 }
 
@@ -474,7 +474,8 @@ Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
         loaded.events.append(std::move(*event));
     }
     if (loaded.skippedLines > 0)
-        qCInfo(lcSessionStore) << "skipped" << loaded.skippedLines << "malformed lines in" << transcriptPath;
+        qCInfo(LogCategories::sessionStore)
+            << "skipped" << loaded.skippedLines << "malformed lines in" << transcriptPath;
 
     const QFileInfo transcriptInfo(transcriptPath);
     loaded.session.directory = transcriptInfo.absolutePath();
@@ -573,7 +574,7 @@ int SessionStore::pruneExpired(const QDateTime &cutoff)
             if (QDir(directory).removeRecursively())
                 ++removed;
             else
-                qCWarning(lcSessionStore) << "could not remove the expired session" << directory;
+                qCWarning(LogCategories::sessionStore) << "could not remove the expired session" << directory;
         }
         QDir().rmdir(namespaceDir); // only succeeds once it is empty
     }
