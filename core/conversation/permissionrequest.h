@@ -16,6 +16,9 @@ struct PermissionRequest
     QString summary;      // bash only: the model's 5-10 word summary
     QString diff;         // edit_file / write_file: unified diff of the change
     bool isDangerous = false;
+    // The path resolves outside the workspace: like a dangerous command, never allowed for the session or by
+    // the project allow-list, and refused where nobody is asked (yolo mode, headless runs).
+    bool outsideWorkspace = false;
 };
 
 enum class PermissionDecision {

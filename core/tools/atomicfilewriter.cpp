@@ -1,11 +1,11 @@
 #include "tools/atomicfilewriter.h"
 
+#include "tools/guardedfile.h"
 #include "tools/secretpatterns.h"
 #include "tools/toolpermissions.h"
 
 #include <QCoreApplication>
 #include <QDir>
-#include <QSaveFile>
 
 namespace keen {
 
@@ -18,6 +18,9 @@ std::optional<ToolResult> AtomicFileWriter::checkTarget(const ToolContext &conte
     const FilesystemGuard::Check check = ToolPermissions::checkPath(context, path, operation);
     if (check.denied())
         return ToolResult::failure(AtomicFileWriter::tr("Access denied to %1: %2.").arg(path, check.reason));
+    // Before the old content is read for the diff.
+    if (auto refused = ToolPermissions::refuseEscape(context, path, check))
+        return refused;
     *resolvedPath = check.resolvedPath;
     return std::nullopt;
 }
@@ -51,9 +54,10 @@ std::optional<ToolResult> AtomicFileWriter::authorize(ToolContext &context, cons
 std::optional<ToolResult> AtomicFileWriter::write(const QString &resolvedPath, const QString &path,
                                                   const QByteArray &content)
 {
-    QSaveFile file(resolvedPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size() || !file.commit())
-        return ToolResult::failure(AtomicFileWriter::tr("cannot write %1: %2").arg(path, file.errorString()));
+    // Through a descriptor of the checked folder: a link swapped in since the check is refused.
+    const Result<void> written = GuardedFile::writeAtomically(resolvedPath, path, content);
+    if (!written)
+        return ToolResult::failure(written.error());
     return std::nullopt;
 }
 

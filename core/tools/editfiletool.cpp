@@ -1,6 +1,7 @@
 #include "tools/editfiletool.h"
 
 #include "tools/atomicfilewriter.h"
+#include "tools/guardedfile.h"
 #include "tools/hashline.h"
 #include "tools/readfiletool.h"
 #include "tools/toolinput.h"
@@ -299,12 +300,14 @@ ToolResult EditFileTool::execute(const QJsonObject &input, ToolContext &context)
         return *refused;
 
     // The person may have taken a while; never overwrite changes made meanwhile.
-    QFile current(resolved);
-    if (!current.open(QIODevice::ReadOnly) || current.readAll() != snapshot)
+    Result<std::unique_ptr<QFile>> current = GuardedFile::openForReading(resolved, path);
+    if (!current)
+        return ToolResult::failure(current.error());
+    if ((*current)->readAll() != snapshot)
         return ToolResult::failure(
             EditFileTool::tr("%1 changed while waiting for permission; re-read the file and retry")
                 .arg(path));
-    current.close();
+    current.value().reset(); // closed before the rename
 
     if (auto failed = AtomicFileWriter::write(resolved, path, updated))
         return *failed;

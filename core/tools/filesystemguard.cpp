@@ -190,6 +190,7 @@ FilesystemGuard::Check FilesystemGuard::checkPath(const QString &path, Operation
     const QString &resolved = check.resolvedPath;
     check.insideWorkspace = isUnder(resolved, m_workspace);
     const bool exception = isException(resolved);
+    check.escapesWorkspace = !check.insideWorkspace && !exception;
 
     if (!exception) {
         if (isSystemPath(resolved)) {

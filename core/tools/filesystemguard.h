@@ -24,6 +24,9 @@ public:
         QString reason;       // why it was denied, or why a person must be asked
         QString resolvedPath; // absolute, cleaned, symlinks resolved; empty when unresolvable
         bool insideWorkspace = false;
+        // Outside the workspace and outside the app's own folders (the exceptions): `..`, an absolute path
+        // elsewhere, or a link that leads out. Only a person may allow it, one request at a time.
+        bool escapesWorkspace = false;
 
         bool denied() const { return decision == Decision::Denied; }
         bool granted() const { return decision == Decision::Granted; }

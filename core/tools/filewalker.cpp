@@ -22,8 +22,9 @@ bool walkFolder(const QString &folder, const QString &relative, const Filesystem
         if (entry.isSymLink()) {
             if (entry.isDir())
                 continue;
-            // A symlinked file counts only where its target is allowed.
-            if (guard.checkPath(path, FilesystemGuard::Operation::Read).denied())
+            // A symlinked file counts only where its target may be read without asking: a link that leads
+            // out of the workspace never lets a search read what lies outside.
+            if (!guard.checkPath(path, FilesystemGuard::Operation::Read).granted())
                 continue;
         } else if (guard.isGitIgnored(path)) {
             continue;

@@ -51,14 +51,16 @@ PermissionDecision PermissionPolicy::request(const PermissionRequest &request,
     {
         std::lock_guard lock(m_mutex);
         if (m_autoApprove)
-            return request.isDangerous ? PermissionDecision::Deny : PermissionDecision::Allow;
+            return request.isDangerous || request.outsideWorkspace ? PermissionDecision::Deny
+                                                                   : PermissionDecision::Allow;
     }
-    // The file is read outside the lock; it does not touch the members.
-    if (projectAllowList().contains(request.toolName))
+    // The file is read outside the lock; it does not touch the members. It speaks for the project, so it
+    // never covers a path outside it.
+    if (!request.outsideWorkspace && projectAllowList().contains(request.toolName))
         return PermissionDecision::Allow;
     {
         std::lock_guard lock(m_mutex);
-        if (!request.isDangerous && m_sessionAllowed.contains(request.toolName))
+        if (!request.isDangerous && !request.outsideWorkspace && m_sessionAllowed.contains(request.toolName))
             return PermissionDecision::Allow;
         person = m_person;
     }
@@ -69,8 +71,9 @@ PermissionDecision PermissionPolicy::request(const PermissionRequest &request,
     if (cancel.isCancelled())
         return PermissionDecision::Deny;
     if (decision == PermissionDecision::AllowForSession) {
-        // Never offered for dangerous commands; if an answer says so anyway it counts only this once.
-        if (!request.isDangerous)
+        // Never offered for dangerous commands or paths outside the workspace; if an answer says so anyway
+        // it counts only this once.
+        if (!request.isDangerous && !request.outsideWorkspace)
             allowForSession(request.toolName);
         return PermissionDecision::Allow;
     }

@@ -12,10 +12,12 @@ namespace keen {
 
 // The order in which a permission request is settled (reference 2.3), as a PermissionRequester the tools
 // reach through ToolContext::permissions:
-//   1. autoApprove (a headless run): allowed, except dangerous commands, which are refused;
+//   1. autoApprove (a headless run): allowed, except dangerous commands and paths outside the workspace,
+//      which are refused;
 //   2. the project allow-list <workspace>/.keen/permissions.json {"allow":["bash",...]}: allowed, dangerous
-//      commands included;
-//   3. tools the person allowed for this session: allowed, dangerous commands excluded;
+//      commands included, paths outside the workspace not;
+//   3. tools the person allowed for this session: allowed, dangerous commands and paths outside the
+//      workspace excluded;
 //   4. otherwise the person is asked through the inner requester (none: denied).
 // Modes are not handled here: ToolPermissions::ask skips the policy in yolo mode, and the write tools refuse
 // themselves in plan mode. Thread-safe: the worker asks while the GUI may reset the session.

@@ -1,4 +1,5 @@
 #include "tools/readfiletool.h"
+#include "tools/guardedfile.h"
 
 #include "tools/hashline.h"
 #include "tools/toolinput.h"
@@ -88,10 +89,11 @@ QString ReadFileTool::loadText(const QString &absolutePath, const QString &shown
         return ReadFileTool::tr("%1 is too large (%2 bytes; the limit is 25 MB)")
             .arg(shownPath)
             .arg(info.size());
-    QFile file(absolutePath);
-    if (!file.open(QIODevice::ReadOnly))
-        return ReadFileTool::tr("cannot read %1: %2").arg(shownPath, file.errorString());
-    *bytes = file.read(MaxFileBytes + 1);
+    // Opened so that a link swapped in since the guard's check is refused, not followed.
+    Result<std::unique_ptr<QFile>> file = GuardedFile::openForReading(absolutePath, shownPath);
+    if (!file)
+        return file.error();
+    *bytes = (*file)->read(MaxFileBytes + 1);
     if (bytes->size() > MaxFileBytes)
         return ReadFileTool::tr("%1 is too large (the limit is 25 MB)").arg(shownPath);
     if (bytes->contains('\0'))

@@ -80,12 +80,28 @@ std::optional<ToolResult> ToolPermissions::authorize(ToolContext &context, Permi
     if (check.denied())
         return ToolResult::failure(
             ToolPermissions::tr("Access denied to %1: %2.").arg(request.path, check.reason));
+    request.outsideWorkspace = check.escapesWorkspace;
+    if (auto refused = refuseEscape(context, request.path, check))
+        return refused;
     if (check.granted() && !request.isDangerous)
         return std::nullopt;
     const PermissionDecision decision = ask(context, request);
     if (decision == PermissionDecision::Allow)
         return std::nullopt;
     return refusal(decision, request, context);
+}
+
+std::optional<ToolResult> ToolPermissions::refuseEscape(const ToolContext &context, const QString &path,
+                                                        const FilesystemGuard::Check &check)
+{
+    // Leaving the workspace needs a person's yes for this one request: yolo mode and headless runs skip the
+    // person, so they never leave it.
+    if (!check.escapesWorkspace || (context.mode != AgentMode::Yolo && context.interactive))
+        return std::nullopt;
+    return ToolResult::failure(
+        ToolPermissions::tr("Access denied to %1: it resolves to %2, outside the workspace, and only a "
+                            "person answering a prompt can allow that (not yolo mode, not a headless run).")
+            .arg(path, check.resolvedPath));
 }
 
 std::optional<ToolResult> ToolPermissions::authorizeRead(ToolContext &context, const QString &toolName,

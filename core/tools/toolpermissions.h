@@ -34,6 +34,11 @@ public:
     static std::optional<ToolResult> authorizeRead(ToolContext &context, const QString &toolName,
                                                    const QString &path, QString *resolvedPath);
 
+    // A path outside the workspace where nobody is asked (yolo mode, a headless run): the refusal, before
+    // anything is read. std::nullopt otherwise.
+    static std::optional<ToolResult> refuseEscape(const ToolContext &context, const QString &path,
+                                                  const FilesystemGuard::Check &check);
+
     // context.guard, or one made for context.workspace when the caller set none.
     static FilesystemGuard::Check checkPath(const ToolContext &context, const QString &path,
                                             FilesystemGuard::Operation operation);

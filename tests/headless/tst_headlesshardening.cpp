@@ -116,6 +116,8 @@ private Q_SLOTS:
     void canaryKeyFromTheEnvironmentNeverLeaves();
     void canaryKeyFromAHelperNeverLeaves();
     void anthropicWireQuotingTheKeyIsRedacted();
+    void dangerousCommandNeedsYolo();
+    void leavingTheWorkspaceIsRefusedEvenWithYolo();
 
 private:
     struct Outcome
@@ -432,6 +434,66 @@ void TestHeadlessHardening::anthropicWireQuotingTheKeyIsRedacted()
     QCOMPARE(keysSent(), QByteArrayList({kCanary}));
     QVERIFY2(refused.err.contains("invalid x-api-key [redacted]"), refused.err.constData());
     expectHomeCleanAndPrivate(1); // the transcript of the refused turn
+}
+
+void TestHeadlessHardening::dangerousCommandNeedsYolo()
+{
+    QProcessEnvironment key;
+    key.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));
+    const QString victim = QDir(m_workspace->path()).filePath(QStringLiteral("victim"));
+    QVERIFY(QFile(victim).open(QIODevice::WriteOnly));
+    const QJsonObject remove{{QStringLiteral("command"), QStringLiteral("rm -rf victim")},
+                             {QStringLiteral("summary"), QStringLiteral("remove it")}};
+
+    m_server->enqueue(toolCall(QStringLiteral("bash"), remove));
+    m_server->enqueue(text(QStringLiteral("could not")));
+    const Outcome refused = run(deepseekArgs() + QStringList{QStringLiteral("clean up")}, key);
+    QCOMPARE(refused.exitCode, 0);
+    QVERIFY(QFile::exists(victim));
+    QCOMPARE(m_server->requests().size(), 2);
+    // The model is told why, and the person reading stderr sees the refusal.
+    QVERIFY2(m_server->requests().at(1).body.contains("non-interactive"),
+             m_server->requests().at(1).body.constData());
+
+    m_server->enqueue(toolCall(QStringLiteral("bash"), remove));
+    m_server->enqueue(text(QStringLiteral("removed")));
+    const Outcome yolo =
+        run(deepseekArgs() + QStringList{QStringLiteral("--yolo"), QStringLiteral("clean up")}, key);
+    QCOMPARE(yolo.exitCode, 0);
+    QVERIFY(!QFile::exists(victim));
+}
+
+void TestHeadlessHardening::leavingTheWorkspaceIsRefusedEvenWithYolo()
+{
+    QProcessEnvironment key;
+    key.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));
+    const QString secret = m_outside->filePath(QStringLiteral("secret.txt"));
+    {
+        QFile file(secret);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("outside-only-text\n");
+    }
+    QVERIFY(QFile::link(m_outside->path(), QDir(m_workspace->path()).filePath(QStringLiteral("linkdir"))));
+
+    for (const QStringList &mode : {QStringList(), QStringList{QStringLiteral("--yolo")}}) {
+        m_server->clearRequests();
+        m_server->enqueue(toolCall(QStringLiteral("read_file"), {{QStringLiteral("path"), secret}}));
+        m_server->enqueue(toolCall(QStringLiteral("read_file"),
+                                   {{QStringLiteral("path"), QStringLiteral("linkdir/secret.txt")}}));
+        m_server->enqueue(toolCall(QStringLiteral("write_file"),
+                                   {{QStringLiteral("path"), QStringLiteral("linkdir/planted.txt")},
+                                    {QStringLiteral("content"), QStringLiteral("planted")}}));
+        m_server->enqueue(text(QStringLiteral("stayed inside")));
+        const Outcome outcome = run(deepseekArgs() + mode + QStringList{QStringLiteral("look outside")}, key);
+        QCOMPARE(outcome.exitCode, 0);
+        QCOMPARE(m_server->requests().size(), 4);
+        for (const FakeProviderServer::Request &request : m_server->requests())
+            QVERIFY2(!request.body.contains("outside-only-text"), request.body.constData());
+        for (int i = 1; i < 4; ++i)
+            QVERIFY2(m_server->requests().at(i).body.count("outside the workspace") >= i,
+                     m_server->requests().at(i).body.constData());
+        QVERIFY(!QFile::exists(m_outside->filePath(QStringLiteral("planted.txt"))));
+    }
 }
 
 } // namespace keen

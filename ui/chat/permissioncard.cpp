@@ -22,7 +22,7 @@ PermissionCard::PermissionCard(const PermissionRequest &request, QWidget *parent
 
     m_allow = addButton(tr("&Allow"), QStringLiteral("allowButton"), PermissionDecision::Allow);
     row->addWidget(m_allow);
-    if (!request.isDangerous) {
+    if (!request.isDangerous && !request.outsideWorkspace) {
         row->addWidget(addButton(tr("Allow for this &session"), QStringLiteral("allowSessionButton"),
                                  PermissionDecision::AllowForSession));
     }
