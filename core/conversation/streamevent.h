@@ -68,6 +68,7 @@ struct StreamEvent
     std::optional<TokenUsage> usage;
     int attempt = 0;
     std::optional<AutoCompactionInfo> autoCompaction;
+    int retryDelayMs = 0; // retry: how long the loop waits before the attempt
 
     static QString typeName(Type type);
     QString typeName() const { return typeName(type); }
@@ -94,9 +95,9 @@ struct StreamEvent
     {
         return StreamEvent{Type::Usage, {}, {}, {}, usage, 0, {}};
     }
-    static StreamEvent retry(int attempt, const QString &reason)
+    static StreamEvent retry(int attempt, const QString &reason, int delayMs = 0)
     {
-        return StreamEvent{Type::Retry, {}, reason, {}, {}, attempt, {}};
+        return StreamEvent{Type::Retry, {}, reason, {}, {}, attempt, {}, delayMs};
     }
     static StreamEvent tool(Type type, const ToolCallInfo &info)
     {

@@ -146,8 +146,13 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
     case StreamEvent::Type::Retry:
         m_currentText.truncate(m_sealedLength); // the failed attempt's text is dropped
         if (!m_options.json) {
-            m_err << (m_progressLineOpen ? "\n" : "") << tr("Retrying (attempt %1)...").arg(event.attempt)
-                  << '\n';
+            // The reason and the wait, so a person knows what is happening and for how long.
+            const QString wait =
+                event.retryDelayMs >= 1000
+                    ? tr("Retrying in %1 s (attempt %2)").arg(qRound(event.retryDelayMs / 1000.0))
+                    : tr("Retrying (attempt %2)");
+            m_err << (m_progressLineOpen ? "\n" : "") << wait.arg(event.attempt)
+                  << (event.error.isEmpty() ? QString() : QStringLiteral(": ") + event.error) << '\n';
             m_err.flush();
             m_progressLineOpen = false;
         }

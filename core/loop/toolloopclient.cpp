@@ -7,6 +7,7 @@
 #include "loop/compactioncommit.h"
 #include "loop/compactionprompts.h"
 #include "loop/contextbudget.h"
+#include "providers/providertable.h"
 #include "stream/httpstreamer.h"
 #include "tools/outputcompressor.h"
 #include "tools/toolpermissions.h"
@@ -15,6 +16,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QJsonDocument>
+#include <QLocale>
 #include <QThread>
 
 #include <algorithm>
@@ -33,6 +35,34 @@ qint64 jsonBytes(const QJsonValue &value)
 QString errorJson(const QString &message)
 {
     return serializeJson(QJsonObject{{QStringLiteral("error"), message}});
+}
+
+bool isLocalHost(const QUrl &url)
+{
+    const QString host = url.host().toLower();
+    return host == QLatin1String("localhost") || host.endsWith(QLatin1String(".localhost")) ||
+           host.startsWith(QLatin1String("127.")) || host == QLatin1String("::1") ||
+           host == QLatin1String("0.0.0.0");
+}
+
+// "connection refused at http://localhost:11434: is Ollama running?" when the port is a known local server's.
+QString connectionRefusedMessage(const QUrl &url)
+{
+    const QString address =
+        url.adjusted(QUrl::RemoveUserInfo | QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment)
+            .toString();
+    QString server;
+    for (const ProviderDescriptor &preset : ProviderTable::all()) {
+        const QUrl presetUrl(preset.defaultBaseUrl);
+        if (isLocalHost(presetUrl) && presetUrl.port() == url.port())
+            server = preset.name;
+    }
+    if (!server.isEmpty())
+        return QCoreApplication::translate("ToolLoopClient", "connection refused at %1: is %2 running?")
+            .arg(address, server);
+    return QCoreApplication::translate("ToolLoopClient",
+                                       "connection refused at %1: is the local server running on that port?")
+        .arg(address);
 }
 
 } // namespace
@@ -353,26 +383,64 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
         std::unique_ptr<StreamDecoder> decoder =
             m_protocol->createDecoder([this, &loop](const StreamEvent &event) { emitEvent(loop, event); });
 
-        const HttpOutcome outcome = loop.http->send(request, loop.cancel, config.inactivityTimeoutMs,
-                                                    [&decoder](const QByteArray &bytes) {
-                                                        decoder->feed(bytes);
-                                                        return !decoder->failed();
-                                                    });
+        qint64 received = 0;
+        bool tooLarge = false;
+        const HttpOutcome outcome =
+            loop.http->send(request, loop.cancel, config.inactivityTimeoutMs, [&](const QByteArray &bytes) {
+                received += bytes.size();
+                if (received > config.maxResponseBytes) {
+                    tooLarge = true;
+                    return false;
+                }
+                decoder->feed(bytes);
+                return !decoder->failed();
+            });
         if (outcome.cancelled || loop.cancel.isCancelled()) {
             error =
                 ProviderError{ProviderError::Kind::Cancelled, QStringLiteral("cancelled"), 0, std::nullopt};
             return Result<ModelTurn>::failure(error.message);
         }
-        if (outcome.status >= 300 ||
-            (outcome.status == 0 && outcome.networkError.isEmpty() && !outcome.stalled)) {
+        if (tooLarge) {
+            // Not retried: the same request would stream the same endless body again.
+            error = ProviderError{ProviderError::Kind::Stream,
+                                  QCoreApplication::translate(
+                                      "ToolLoopClient", "the provider's response exceeded %1 and was stopped")
+                                      .arg(QLocale::c().formattedDataSize(config.maxResponseBytes, 0)),
+                                  outcome.status, std::nullopt};
+        } else if (!outcome.invalidRequest.isEmpty()) {
+            error =
+                ProviderError{ProviderError::Kind::InvalidRequest, outcome.invalidRequest, 0, std::nullopt};
+        } else if (outcome.redirectedTo.isValid() && !outcome.redirectedTo.isEmpty()) {
+            error = ProviderError{ProviderError::Kind::InvalidRequest,
+                                  QCoreApplication::translate(
+                                      "ToolLoopClient",
+                                      "the provider redirected the request to %1 (HTTP %2); redirects "
+                                      "to another host are not followed, so the key was not sent there. "
+                                      "Check base_url")
+                                      .arg(outcome.redirectedTo
+                                               .adjusted(QUrl::RemoveUserInfo | QUrl::RemoveQuery |
+                                                         QUrl::RemoveFragment | QUrl::RemovePath)
+                                               .toString())
+                                      .arg(outcome.status),
+                                  outcome.status, std::nullopt};
+        } else if (outcome.connectionRefused && isLocalHost(request.url)) {
+            // A local server that is not running will not start within the retries: say so at once.
+            error = ProviderError{ProviderError::Kind::InvalidRequest, connectionRefusedMessage(request.url),
+                                  0, std::nullopt};
+        } else if (outcome.status >= 300 ||
+                   (outcome.status == 0 && outcome.networkError.isEmpty() && !outcome.stalled)) {
             error = m_protocol->classifyHttpError(outcome.status, outcome.errorBody, outcome.headers);
         } else if (decoder->failed()) {
             error = decoder->error();
         } else if (outcome.stalled) {
             error = ProviderError{
                 ProviderError::Kind::Stalled,
-                QCoreApplication::translate("ToolLoopClient", "the provider sent nothing for %1 seconds")
-                    .arg(config.inactivityTimeoutMs / 1000),
+                config.inactivityTimeoutMs % 1000 == 0
+                    ? QCoreApplication::translate("ToolLoopClient",
+                                                  "the provider sent nothing for %1 seconds")
+                          .arg(config.inactivityTimeoutMs / 1000)
+                    : QCoreApplication::translate("ToolLoopClient", "the provider sent nothing for %1 ms")
+                          .arg(config.inactivityTimeoutMs),
                 0, std::nullopt};
         } else if (!outcome.networkError.isEmpty()) {
             error = ProviderError{
@@ -402,7 +470,7 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
             return Result<ModelTurn>::failure(error.message);
         qCInfo(LogCategories::toolLoop) << "retrying after" << error.message;
         const int delayMs = std::min(error.retryAfterMs.value_or(attempt * config.retryBaseDelayMs), 60000);
-        emitEvent(loop, StreamEvent::retry(attempt + 1, error.message));
+        emitEvent(loop, StreamEvent::retry(attempt + 1, error.message, delayMs));
         QElapsedTimer waited;
         waited.start();
         while (waited.elapsed() < delayMs && !loop.cancel.isCancelled())

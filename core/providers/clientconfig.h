@@ -24,8 +24,10 @@ struct ClientConfig
     int inactivityTimeoutMs = 5 * 60 * 1000;
     int maxAttempts = 6;
     int retryBaseDelayMs = 1000; // backoff = attempt * base
-    QString awsRegion;           // Bedrock
-    QString awsProfile;          // Bedrock
+    // A response body larger than this is an error: a body that never ends cannot grow memory without bound.
+    qint64 maxResponseBytes = qint64(256) * 1024 * 1024;
+    QString awsRegion;  // Bedrock
+    QString awsProfile; // Bedrock
     // Set when the key comes from an api_key_helper: on an authentication error the loop asks for a fresh key
     // and retries once (reference 1.5). Runs on the worker thread.
     std::function<Result<QString>()> refreshApiKey;

@@ -1,20 +1,70 @@
 #include "stream/httpstreamer.h"
 
+#include "base/cancellationwatch.h"
+
+#include <QCoreApplication>
 #include <QEventLoop>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QTimer>
 
-#include <atomic>
+#include <algorithm>
+#include <cstring>
 #include <memory>
 
 namespace keen {
 
 namespace {
 constexpr qsizetype MaxErrorBodyBytes = 64 * 1024;
-constexpr int CancelPollMs = 50;
+
+// RFC 9110 token characters.
+bool isTokenChar(char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        return true;
+    return std::strchr("!#$%&'*+-.^_`|~", c) != nullptr && c != '\0';
+}
+
+// Printable for a message: a bad header name is shown with its control characters escaped.
+QString printableName(const QByteArray &name)
+{
+    QString out;
+    for (const char c : name) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f)
+            out += QStringLiteral("\\x%1").arg(u, 2, 16, QLatin1Char('0'));
+        else
+            out += QChar::fromLatin1(c);
+    }
+    return out.left(80);
+}
 } // namespace
+
+QString HttpStreamer::checkHeaders(const HeaderList &headers)
+{
+    for (const auto &[name, value] : headers) {
+        const bool nameOk =
+            !name.isEmpty() && std::all_of(name.cbegin(), name.cend(), [](char c) { return isTokenChar(c); });
+        if (!nameOk)
+            return QCoreApplication::translate("HttpStreamer",
+                                               "the header name \"%1\" is not valid (letters, digits and "
+                                               "!#$%&'*+-.^_`|~ only); check \"headers\" in settings.json")
+                .arg(printableName(name));
+        const bool valueOk = std::none_of(value.cbegin(), value.cend(), [](char c) {
+            const auto u = static_cast<unsigned char>(c);
+            return (u < 0x20 && c != '\t') || u == 0x7f;
+        });
+        if (!valueOk)
+            return QCoreApplication::translate(
+                       "HttpStreamer",
+                       "the value of the header \"%1\" contains a line break or another control character, "
+                       "so it was not sent; check the API key (api_key, api_key_helper, environment) and "
+                       "\"headers\" in settings.json")
+                .arg(QString::fromLatin1(name));
+    }
+    return {};
+}
 
 HttpStreamer::HttpStreamer()
     : m_network(std::make_unique<QNetworkAccessManager>())
@@ -31,13 +81,18 @@ HttpOutcome HttpStreamer::send(const HttpRequestSpec &request, const Cancellatio
         return outcome;
     }
 
+    outcome.invalidRequest = checkHeaders(request.headers);
+    if (!outcome.invalidRequest.isEmpty())
+        return outcome;
+
     QNetworkRequest networkRequest(request.url);
     for (const auto &[name, value] : request.headers)
         networkRequest.setRawHeader(name, value);
     if (request.http1Only)
         networkRequest.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    // The request carries the key: a redirect is followed only within the same scheme, host and port.
     networkRequest.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-                                QNetworkRequest::NoLessSafeRedirectPolicy);
+                                QNetworkRequest::SameOriginRedirectPolicy);
 
     QEventLoop loop;
     std::unique_ptr<QNetworkReply> reply(
@@ -45,19 +100,13 @@ HttpOutcome HttpStreamer::send(const HttpRequestSpec &request, const Cancellatio
             ? m_network->post(networkRequest, request.body)
             : m_network->sendCustomRequest(networkRequest, request.method, request.body));
 
-    // The token's callback may run on any thread: it only sets a flag that a timer on this thread polls,
-    // so no object of this thread is touched from another one.
-    auto cancelFlag = std::make_shared<std::atomic_bool>(false);
-    const int callbackId = cancel.onCancelled([cancelFlag] { cancelFlag->store(true); });
-    QTimer cancelPoll;
-    cancelPoll.setInterval(CancelPollMs);
-    QObject::connect(&cancelPoll, &QTimer::timeout, &loop, [&] {
-        if (cancelFlag->load() && !outcome.cancelled) {
+    // Cancellation from any thread reaches this one through a polled flag (see CancellationWatch).
+    const CancellationWatch cancelWatch(cancel, [&] {
+        if (!outcome.cancelled) {
             outcome.cancelled = true;
             reply->abort();
         }
     });
-    cancelPoll.start();
 
     QTimer inactivity;
     inactivity.setSingleShot(true);
@@ -86,12 +135,19 @@ HttpOutcome HttpStreamer::send(const HttpRequestSpec &request, const Cancellatio
     QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
     if (!reply->isFinished())
         loop.exec();
-    cancel.removeCallback(callbackId);
 
     outcome.status = statusCode();
     outcome.headers = reply->rawHeaderPairs();
-    // Bytes that arrived together with the finished signal.
-    const QByteArray rest = reply->readAll();
+    if (outcome.status >= 300 && outcome.status < 400) {
+        // A blocked redirect has no target attribute: the Location header says where it went.
+        QUrl target = reply->attribute(QNetworkRequest::RedirectionTargetAttribute).toUrl();
+        if (target.isEmpty())
+            target = QUrl::fromEncoded(reply->rawHeader("Location"));
+        outcome.redirectedTo = request.url.resolved(target);
+    }
+    // Bytes that arrived together with the finished signal. An aborted reply is closed: reading it would
+    // only print "device not open".
+    const QByteArray rest = reply->isOpen() ? reply->readAll() : QByteArray();
     if (!rest.isEmpty() && !outcome.cancelled && !outcome.stoppedByReader && !outcome.stalled) {
         if (outcome.status >= 200 && outcome.status < 300)
             onData(rest);
@@ -103,8 +159,10 @@ HttpOutcome HttpStreamer::send(const HttpRequestSpec &request, const Cancellatio
         // HTTP error statuses are reported through status and body; only transport failures are network
         // errors.
         const bool httpError = outcome.status >= 400;
-        if (!httpError)
+        if (!httpError) {
             outcome.networkError = reply->errorString();
+            outcome.connectionRefused = reply->error() == QNetworkReply::ConnectionRefusedError;
+        }
     }
     return outcome;
 }

@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QUrl>
 
 #include <functional>
 #include <memory>
@@ -20,9 +21,12 @@ struct HttpOutcome
     HeaderList headers;
     QByteArray errorBody; // the body of a non-2xx reply, capped
     bool cancelled = false;
-    bool stalled = false;         // nothing arrived for the inactivity timeout
-    bool stoppedByReader = false; // the data callback asked to stop
-    QString networkError;         // empty when the transport worked
+    bool stalled = false;           // nothing arrived for the inactivity timeout
+    bool stoppedByReader = false;   // the data callback asked to stop
+    QString networkError;           // empty when the transport worked
+    bool connectionRefused = false; // nothing listens at the address
+    QString invalidRequest;         // the request was not sent: a header name or value is not allowed
+    QUrl redirectedTo;              // a redirect to another origin, not followed (the key stays here)
 };
 
 // Sends a request (POST, or the method the spec names) and streams the response body to a callback,
@@ -39,6 +43,11 @@ public:
     // onData gets each piece of a 2xx body as it arrives; return false to stop reading.
     HttpOutcome send(const HttpRequestSpec &request, const CancellationToken &cancel, int inactivityTimeoutMs,
                      const std::function<bool(const QByteArray &)> &onData);
+
+    // Empty when every header can be sent; otherwise why not. A line break in a value would start a new
+    // header (a multi-line key from a helper would send its other lines to the server), so control
+    // characters are refused, never sent. Values are never quoted back: they may hold the key.
+    static QString checkHeaders(const HeaderList &headers);
 
 private:
     std::unique_ptr<QNetworkAccessManager> m_network;

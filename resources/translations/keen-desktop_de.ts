@@ -208,6 +208,10 @@
         <translation>Neuer Versuch (Versuch %1)...</translation>
     </message>
     <message>
+        <source>Retrying in %1 s (attempt %2)...</source>
+        <translation>Neuer Versuch in %1 s (Versuch %2)...</translation>
+    </message>
+    <message>
         <source>Interrupted...what should the agent do instead?</source>
         <translation>Unterbrochen ... was soll der Agent stattdessen tun?</translation>
     </message>

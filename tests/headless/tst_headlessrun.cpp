@@ -18,8 +18,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+
 #include <csignal>
+#include <fcntl.h>
 #include <memory>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 using keen::test::FakeProviderServer;
 
@@ -38,6 +42,7 @@ private Q_SLOTS:
     void pipedStdinIsAppendedOnANewLine();
     void jsonOutputUsesTheLastUsageEvent();
     void providerHttpErrorExitsOne();
+    void retryLineSaysTheWaitAndTheReason();
     void missingBaseUrlIsAClearError();
     void completionSignal_data();
     void completionSignal();
@@ -433,6 +438,22 @@ void TestHeadlessRun::providerHttpErrorExitsOne()
     QVERIFY2(run.err.contains(QLatin1String("the model test does not exist")), qPrintable(run.err));
     QCOMPARE(run.out, QString());             // no text, nothing on stdout
     QCOMPARE(m_server->requests().size(), 1); // a 400 is not retried
+}
+
+void TestHeadlessRun::retryLineSaysTheWaitAndTheReason()
+{
+    // issue 14: a 429 with Retry-After is honoured, and the person sees the wait and the reason.
+    m_server->enqueue(FakeProviderServer::jsonResponse(
+        429, R"({"error":{"message":"slow down please","type":"rate_limit_error"}})",
+        {{"Retry-After", "1"}}));
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("after the wait")})));
+    const Outcome run =
+        runKeen(QStringList{QStringLiteral("run")} + providerArgs() + QStringList{QStringLiteral("hi")});
+    QCOMPARE(run.exitCode, 0);
+    QCOMPARE(run.out, QStringLiteral("after the wait\n"));
+    QVERIFY2(run.err.contains(QLatin1String("Retrying in 1 s (attempt 2): ")), qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("slow down please")), qPrintable(run.err));
+    QCOMPARE(m_server->requests().size(), 2);
 }
 
 void TestHeadlessRun::missingBaseUrlIsAClearError()

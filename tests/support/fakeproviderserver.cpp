@@ -10,6 +10,8 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <sys/socket.h>
+
 namespace keen::test {
 
 namespace {
@@ -121,7 +123,7 @@ struct FakeProviderServer::Connection
     Response response;
     QList<QByteArray> pieces;
     qsizetype nextPiece = 0;
-    enum class Ending { Complete, Close, Stall } ending = Ending::Complete;
+    enum class Ending { Complete, Close, Stall, Reset, Endless } ending = Ending::Complete;
 };
 
 QByteArray FakeProviderServer::Request::header(QByteArrayView name) const
@@ -318,6 +320,11 @@ void FakeProviderServer::startResponse(const std::shared_ptr<Connection> &connec
     } else if (response.closeAfterBytes >= 0) {
         pieces = cutPieces(pieces, response.closeAfterBytes);
         connection->ending = Connection::Ending::Close;
+    } else if (response.resetAfterBytes >= 0) {
+        pieces = cutPieces(pieces, response.resetAfterBytes);
+        connection->ending = Connection::Ending::Reset;
+    } else if (!response.endlessPiece.isEmpty()) {
+        connection->ending = Connection::Ending::Endless;
     }
     connection->pieces = pieces;
 
@@ -356,24 +363,47 @@ void FakeProviderServer::sendNextPiece(const std::shared_ptr<Connection> &connec
             break;
         case Connection::Ending::Stall:
             break; // keep the connection open and silent
+        case Connection::Ending::Reset: {
+            // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+            socket->flush();
+            const linger hard{1, 0};
+            ::setsockopt(int(socket->socketDescriptor()), SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+            socket->abort();
+            break;
+        }
+        case Connection::Ending::Endless:
+            connection->pieces = {response.endlessPiece};
+            connection->nextPiece = 0;
+            sendNextPiece(connection);
+            return;
         }
         Q_EMIT responseFinished(connection->requestIndex);
         return;
     }
 
-    // Each piece is written and flushed on its own timer tick, so it reaches the client as its own read.
-    QTimer::singleShot(std::max(0, response.delayMs), Qt::PreciseTimer, socket, [this, connection] {
-        QTcpSocket *s = connection->socket;
-        if (!s)
-            return;
-        const QByteArray &piece = connection->pieces.at(connection->nextPiece++);
-        if (connection->response.chunked)
-            s->write(QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n");
-        else
-            s->write(piece);
-        s->flush();
-        sendNextPiece(connection);
-    });
+    // Each piece is written and flushed on its own timer tick, so it reaches the client as its own read. A
+    // body that never ends waits at least 1 ms between pieces: back-to-back zero timers would never let this
+    // thread return to its event loop.
+    const int minimumDelay = connection->ending == Connection::Ending::Endless ? 1 : 0;
+    QTimer::singleShot(
+        std::max(minimumDelay, response.delayMs), Qt::PreciseTimer, socket, [this, connection] {
+            QTcpSocket *s = connection->socket;
+            if (!s)
+                return;
+            // A body that never ends waits while the client has not read what was sent: the socket's buffer
+            // would otherwise grow without bound and the timer ticks would starve everything else.
+            if (connection->ending == Connection::Ending::Endless && s->bytesToWrite() > 256 * 1024) {
+                QTimer::singleShot(1, s, [this, connection] { sendNextPiece(connection); });
+                return;
+            }
+            const QByteArray &piece = connection->pieces.at(connection->nextPiece++);
+            if (connection->response.chunked)
+                s->write(QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n");
+            else
+                s->write(piece);
+            s->flush();
+            sendNextPiece(connection);
+        });
 }
 
 } // namespace keen::test

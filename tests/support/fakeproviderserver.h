@@ -80,6 +80,11 @@ public:
         // >= 0: stop sending after this many body bytes and keep the connection open (an inactivity timeout
         // test); closeAllConnections() or the destructor ends it.
         qsizetype stallAfterBytes = -1;
+        // >= 0: reset the connection (TCP RST, as a crashed proxy does) after this many body bytes.
+        qsizetype resetAfterBytes = -1;
+        // Not empty: after the body, this piece is sent again and again, forever (a body that never ends),
+        // until the client closes the connection.
+        QByteArray endlessPiece;
     };
 
     struct Request

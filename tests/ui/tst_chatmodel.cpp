@@ -226,6 +226,11 @@ void TestChatModel::retryDropsUnsealedSegmentsOfTheAttempt()
     model.appendText(QStringLiteral("The file says hello."));
     model.flush();
     QCOMPARE(model.item(model.rowCount() - 1).text, QStringLiteral("The file says hello."));
+
+    // A retry that waits says how long, and why (issue 14: a 429's Retry-After is shown).
+    model.retry(3, QStringLiteral("HTTP 429: rate limited"), 2000);
+    QCOMPARE(model.item(model.rowCount() - 1).text,
+             QStringLiteral("Retrying in 2 s (attempt 3)... HTTP 429: rate limited"));
 }
 
 // proves S53 (the output before an automatic compaction is sealed where it is and shown once)

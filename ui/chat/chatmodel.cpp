@@ -315,7 +315,7 @@ void ChatModel::endRunningTools()
     }
 }
 
-void ChatModel::retry(int attempt, const QString &reason)
+void ChatModel::retry(int attempt, const QString &reason, int delayMs)
 {
     // Chunks still queued belong to the attempt that failed.
     m_flushTimer.stop();
@@ -330,7 +330,9 @@ void ChatModel::retry(int attempt, const QString &reason)
         m_items.removeAt(row);
         endRemoveRows();
     }
-    QString line = tr("Retrying (attempt %1)...").arg(attempt);
+    QString line = delayMs >= 1000
+                       ? tr("Retrying in %1 s (attempt %2)...").arg(qRound(delayMs / 1000.0)).arg(attempt)
+                       : tr("Retrying (attempt %1)...").arg(attempt);
     if (!reason.isEmpty())
         line += QLatin1Char(' ') + reason;
     addLine(ChatItem::Kind::Retry, line);
@@ -358,7 +360,7 @@ void ChatModel::handleStreamEvent(const StreamEvent &event)
             toolRejected(*event.toolCall);
         break;
     case StreamEvent::Type::Retry:
-        retry(event.attempt, event.error);
+        retry(event.attempt, event.error, event.retryDelayMs);
         break;
     case StreamEvent::Type::Done:
     case StreamEvent::Type::Error:

@@ -64,7 +64,7 @@ public:
     // The turn ended while tools still ran (Ctrl+C, an error): their cards end as interrupted.
     void endRunningTools();
     // Drops the unsealed text and reasoning of the attempt that failed, then notes the retry.
-    void retry(int attempt, const QString &reason);
+    void retry(int attempt, const QString &reason, int delayMs = 0);
     // Renders one event of the parent stream. Usage and auto_compaction_* events are ignored here.
     void handleStreamEvent(const StreamEvent &event);
     // Seals everything shown so far (an automatic compaction's checkpoint, the end of a turn).

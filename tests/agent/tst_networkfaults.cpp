@@ -1,0 +1,484 @@
+// Network faults against the loopback fake provider, for every client (issue 14), through the whole stack a
+// person uses (AgentSession: the tool loop on its worker, the transcript on its writer): a connection reset
+// mid-stream, a stall (the inactivity timeout names itself), a one-byte-every-100-ms drip (still works), 429
+// with Retry-After (honoured, and the wait is on the Retry event), 500/502/503/529 (retried with the reason),
+// a malformed event, invalid UTF-8, a huge line, a body that never ends (stopped at the response size cap)
+// and a redirect to another host (not followed with the key). Each row then proves what a person relies on: a
+// clear error, the partial reply kept in an assistant_turn that carries the error, a transcript that loads
+// without a skipped line, a next turn that works, and the session reopened from disk with every turn. A
+// refused connection on a local port fails fast with a hint.
+//
+// Cheap by design: the inactivity timeout is 250 ms and the retry back-off 1 ms (ClientConfig, which tests
+// set), two attempts where a retry is expected, the drip is the reply's last eight bytes and the endless body
+// stops at a 256 KiB cap.
+
+#include "fakeproviderserver.h"
+#include "protocoltestsupport.h"
+#include "testenvironment.h"
+
+#include "agent/agentsession.h"
+#include "loop/clientfactory.h"
+#include "providers/providerprotocol.h"
+#include "session/sessionstore.h"
+#include "stream/eventstreamdecoder.h"
+
+#include <QElapsedTimer>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace keen;
+using namespace keen::test;
+
+namespace {
+
+constexpr auto kKey = "sk-network-fault-canary";
+constexpr int kInactivityMs = 250;
+
+const char *const kProviders[] = {"openai-compatible", "openai", "anthropic", "googleai", "amazon-bedrock"};
+
+struct Family
+{
+    QString fixture;
+    bool eventStream = false; // Bedrock's binary frames, not SSE
+};
+
+Family familyOf(const QString &provider)
+{
+    if (provider == QLatin1String("openai-compatible"))
+        return {QStringLiteral("openai-chat/text-include-usage.sse")};
+    if (provider == QLatin1String("openai"))
+        return {QStringLiteral("openai-responses/text-after-function-call-output.sse")};
+    if (provider == QLatin1String("anthropic"))
+        return {QStringLiteral("anthropic/text.sse")};
+    if (provider == QLatin1String("googleai"))
+        return {QStringLiteral("gemini/text.sse")};
+    return {QStringLiteral("bedrock/text-nova.bin"), true};
+}
+
+ClientConfig configFor(const QString &provider, const QString &baseUrl)
+{
+    ClientConfig config;
+    config.providerId = provider;
+    config.apiKey = QLatin1String(kKey);
+    config.baseUrl = baseUrl;
+    config.retryBaseDelayMs = 1;
+    config.maxAttempts = 2;
+    config.inactivityTimeoutMs = kInactivityMs;
+    config.model = QStringLiteral("test-model");
+    if (provider == QLatin1String("amazon-bedrock"))
+        config.awsRegion = QStringLiteral("us-east-1");
+    if (provider == QLatin1String("openai-compatible"))
+        config.baseUrl += QStringLiteral("/v1");
+    return config;
+}
+
+FakeProviderServer::Response good(const Family &family)
+{
+    return FakeProviderServer::fixtureResponse(family.fixture,
+                                               FakeProviderServer::SplitMode::randomSplits(5, 512));
+}
+
+FakeProviderServer::Response status(int code, const FakeProviderServer::HeaderList &headers = {})
+{
+    return FakeProviderServer::jsonResponse(
+        code, R"({"error":{"type":"overloaded_error","message":"the fake provider is busy"}})", headers);
+}
+
+QByteArray bedrockFrame(const char *type, const QByteArray &payload)
+{
+    EventStreamDecoder::Message message;
+    message.headers = {
+        {QStringLiteral(":message-type"), EventStreamDecoder::Header::Type::String, QStringLiteral("event")},
+        {QStringLiteral(":event-type"), EventStreamDecoder::Header::Type::String, QLatin1String(type)},
+        {QStringLiteral(":content-type"), EventStreamDecoder::Header::Type::String,
+         QStringLiteral("application/json")},
+    };
+    message.payload = payload;
+    return EventStreamDecoder::encode(message);
+}
+
+// Cuts an SSE body after the event that carries its first streamed text: the body up to there, and that event
+// (with its blank line). Found by feeding the decoder one event at a time.
+std::pair<QByteArray, QByteArray> splitAtFirstTextEvent(const ProviderProtocol &protocol,
+                                                        const QByteArray &body)
+{
+    bool text = false;
+    auto decoder = protocol.createDecoder(
+        [&text](const StreamEvent &event) { text = text || event.type == StreamEvent::Type::Chunk; });
+    // Events end with a blank line, LF or CRLF (Gemini's).
+    auto eventEnd = [&body](qsizetype from) -> qsizetype {
+        const qsizetype lf = body.indexOf("\n\n", from);
+        const qsizetype crlf = body.indexOf("\r\n\r\n", from);
+        if (crlf >= 0 && (lf < 0 || crlf < lf))
+            return crlf + 4;
+        return lf < 0 ? -1 : lf + 2;
+    };
+    qsizetype start = 0;
+    while (start < body.size()) {
+        const qsizetype end = eventEnd(start);
+        if (end < 0)
+            break;
+        decoder->feed(body.mid(start, end - start));
+        if (text)
+            return {body.left(end), body.mid(start, end - start)};
+        start = end;
+    }
+    return {};
+}
+
+// Where invalid bytes can go inside streamed text: after the first byte of the first chunk of three bytes or
+// more, where it first occurs (a delta comes before any summary of the text), so the damage lands in text the
+// person sees.
+qsizetype insideFirstText(const QByteArray &body, const QList<StreamEvent> &events)
+{
+    for (const StreamEvent &event : events) {
+        const QByteArray text = event.content.toUtf8();
+        if (event.type != StreamEvent::Type::Chunk || text.size() < 3)
+            continue;
+        const qsizetype at = body.indexOf(text);
+        if (at >= 0)
+            return at + 1;
+    }
+    return -1;
+}
+
+// What one turn streamed and how it ended, as the window or `run` sees it.
+struct Turn
+{
+    bool finished = false;
+    AgentSession::TurnOutcome outcome = AgentSession::TurnOutcome::Error;
+    QString error;
+    QList<StreamEvent> events;
+    qint64 elapsedMs = 0;
+
+    QList<StreamEvent> retries() const
+    {
+        QList<StreamEvent> out;
+        for (const StreamEvent &event : events) {
+            if (event.type == StreamEvent::Type::Retry)
+                out.append(event);
+        }
+        return out;
+    }
+    // The text shown after the last retry: what the last attempt streamed.
+    QString shownText() const
+    {
+        QString text;
+        for (const StreamEvent &event : events) {
+            if (event.type == StreamEvent::Type::Retry)
+                text.clear();
+            else if (event.type == StreamEvent::Type::Chunk)
+                text += event.content;
+        }
+        return text;
+    }
+};
+
+Turn runTurn(AgentSession &session, const QString &prompt, int timeoutMs = 20000)
+{
+    Turn turn;
+    QObject context;
+    QObject::connect(&session, &AgentSession::streamEvent, &context,
+                     [&turn](const StreamEvent &event) { turn.events.append(event); });
+    QObject::connect(&session, &AgentSession::turnFinished, &context,
+                     [&turn](AgentSession::TurnOutcome outcome, const QString &error) {
+                         turn.finished = true;
+                         turn.outcome = outcome;
+                         turn.error = error;
+                     });
+    QElapsedTimer elapsed;
+    elapsed.start();
+    if (!session.submit(prompt))
+        return turn;
+    FakeProviderServer::spinUntil([&turn] { return turn.finished; }, timeoutMs);
+    turn.elapsedMs = elapsed.elapsed();
+    return turn;
+}
+
+} // namespace
+
+class TestNetworkFaults final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void faults_data();
+    void faults();
+    void refusedLocalConnectionFailsFastWithAHint();
+
+private:
+    std::unique_ptr<AgentSession> newSession(const ClientConfig &config) const;
+
+    std::unique_ptr<TestEnvironment> m_env;
+    std::unique_ptr<QTemporaryDir> m_workspace;
+};
+
+void TestNetworkFaults::init()
+{
+    m_env = std::make_unique<TestEnvironment>();
+    m_workspace = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_workspace->isValid());
+}
+
+void TestNetworkFaults::cleanup()
+{
+    m_workspace.reset();
+    m_env.reset();
+}
+
+std::unique_ptr<AgentSession> TestNetworkFaults::newSession(const ClientConfig &config) const
+{
+    auto session = std::make_unique<AgentSession>();
+    session->setInteractive(false);
+    session->setWorkspace(m_workspace->path());
+    session->setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("sessions"))));
+    session->setClientConfig(config);
+    return session;
+}
+
+void TestNetworkFaults::faults_data()
+{
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QString>("fault");
+    for (const char *provider : kProviders) {
+        for (const char *fault : {"reset", "stall", "drip", "429", "5xx", "malformed", "invalid-utf8",
+                                  "huge-line", "endless", "redirect"})
+            QTest::newRow(
+                qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(provider), QLatin1String(fault))))
+                << QString::fromLatin1(provider) << QString::fromLatin1(fault);
+    }
+}
+
+void TestNetworkFaults::faults()
+{
+    QFETCH(QString, provider);
+    QFETCH(QString, fault);
+    FakeProviderServer server;
+    FakeProviderServer elsewhere; // another origin (another port), for the redirect
+    const Family family = familyOf(provider);
+    ClientConfig config = configFor(provider, server.baseUrl().toString());
+
+    const QByteArray body = readFixture(family.fixture);
+    auto protocol = createProviderProtocol(config);
+    QVERIFY2(protocol, qPrintable(protocol.error()));
+    const Decoded clean = decodeBody(**protocol, body, Split::Whole);
+    QVERIFY(clean.ok());
+    QVERIFY(!clean.streamedText.isEmpty());
+
+    FakeProviderServer::Response response = good(family);
+    QString expectedError;      // part of the final error; empty when the turn must succeed
+    int expectedRetries = 0;    // Retry events, each with its reason
+    bool expectPartial = false; // the failed turn showed text before the fault
+    if (fault == QLatin1String("reset")) {
+        // Reset mid-stream on every attempt: retried once with the reason, then a clear network error.
+        response.resetAfterBytes = body.size() / 2;
+        server.enqueue(response);
+        server.enqueue(response);
+        expectedError = QStringLiteral("network error");
+        expectedRetries = 1;
+    } else if (fault == QLatin1String("stall")) {
+        response.stallAfterBytes = body.size() * 3 / 4;
+        server.enqueue(response);
+        server.enqueue(response);
+        expectedError = QStringLiteral("sent nothing for %1 ms").arg(kInactivityMs);
+        expectedRetries = 1;
+        expectPartial = true;
+    } else if (fault == QLatin1String("drip")) {
+        // The reply's last eight bytes one at a time, 100 ms apart: the drip lasts three times the inactivity
+        // timeout, and every byte restarts it.
+        const qsizetype head = body.size() - 8;
+        response.split = FakeProviderServer::SplitMode::chunkSizes({head, 1, 1, 1, 1, 1, 1, 1, 1});
+        response.delayMs = 100;
+        server.enqueue(response);
+    } else if (fault == QLatin1String("429")) {
+        server.enqueue(status(429, {{"Retry-After", "1"}}));
+        server.enqueue(good(family));
+        expectedRetries = 1;
+    } else if (fault == QLatin1String("5xx")) {
+        // 500, 502, 503 and 529 in turn: each is retried with its reason, the last attempt works.
+        config.maxAttempts = 5;
+        for (int code : {500, 502, 503, 529})
+            server.enqueue(status(code, {{"retry-after-ms", "1"}}));
+        server.enqueue(good(family));
+        expectedRetries = 4;
+    } else if (fault == QLatin1String("malformed")) {
+        QByteArray damaged = body;
+        if (family.eventStream) {
+            const qsizetype at = damaged.size() * 3 / 4;
+            damaged[at] = char(damaged.at(at) ^ 0x5a); // a CRC no longer matches
+            expectedError = QStringLiteral("checksum mismatch");
+        } else {
+            damaged.insert(damaged.lastIndexOf("data:"), "data: {\"broken\n\n"); // before the last event
+            expectedError = QStringLiteral("malformed");
+        }
+        response.body = damaged;
+        server.enqueue(response);
+        expectPartial = true;
+    } else if (fault == QLatin1String("invalid-utf8") && family.eventStream) {
+        // Valid frames (the CRC covers the bytes as sent) whose JSON holds invalid UTF-8.
+        response.body =
+            bedrockFrame("messageStart", R"({"role":"assistant"})") +
+            bedrockFrame("contentBlockDelta", R"({"contentBlockIndex":0,"delta":{"text":"Partial "}})") +
+            bedrockFrame("contentBlockDelta",
+                         "{\"contentBlockIndex\":0,\"delta\":{\"text\":\"H\xff\xfei\"}}") +
+            bedrockFrame("contentBlockStop", R"({"contentBlockIndex":0})") +
+            bedrockFrame("messageStop", R"({"stopReason":"end_turn"})");
+        server.enqueue(response);
+        expectedError = QStringLiteral("malformed contentBlockDelta event"); // a clear error, no crash
+        expectPartial = true;
+    } else if (fault == QLatin1String("invalid-utf8")) {
+        // Two invalid bytes inside the first streamed text: decoded as U+FFFD, the turn works.
+        const qsizetype at = insideFirstText(body, clean.events);
+        QVERIFY(at >= 0);
+        response.body = body;
+        response.body.insert(at, "\xff\xfe");
+        server.enqueue(response);
+    } else if (fault == QLatin1String("huge-line")) {
+        // One line (or frame) of 17 MiB: refused at the 16 MiB cap, not buffered whole.
+        if (family.eventStream)
+            response.body = bedrockFrame("contentBlockDelta", QByteArray(17 * 1024 * 1024, 'a'));
+        else
+            response.body = "data: " + QByteArray(17 * 1024 * 1024, 'a');
+        response.split = FakeProviderServer::SplitMode::chunkSizes({1024 * 1024});
+        response.delayMs = 0;
+        config.maxResponseBytes = 64 * 1024 * 1024;
+        server.enqueue(response);
+        expectedError =
+            family.eventStream ? QStringLiteral("exceeds the limit") : QStringLiteral("longer than");
+    } else if (fault == QLatin1String("endless")) {
+        // The reply starts well and then streams text forever: stopped at the response size cap (256 KiB
+        // here, 256 MiB by default), not retried, with what was shown kept.
+        config.maxResponseBytes = 256 * 1024;
+        QByteArray textEvent;
+        if (family.eventStream) {
+            response.body = bedrockFrame("messageStart", R"({"role":"assistant"})");
+            textEvent =
+                bedrockFrame("contentBlockDelta", R"({"contentBlockIndex":0,"delta":{"text":"and on "}})");
+        } else {
+            const auto [head, event] = splitAtFirstTextEvent(**protocol, body);
+            QVERIFY(!event.isEmpty());
+            response.body = head;
+            textEvent = event;
+        }
+        response.endlessPiece = textEvent.repeated(16 * 1024 / textEvent.size() + 1); // 16 KiB pieces
+        response.split = FakeProviderServer::SplitMode::allAtOnce();
+        response.delayMs = 1;
+        server.enqueue(response);
+        expectedError = QStringLiteral("exceeded 256 KiB");
+        expectPartial = true;
+    } else if (fault == QLatin1String("redirect")) {
+        const QByteArray target = elsewhere.baseUrl().toString().toUtf8() + "/collect";
+        server.enqueue(FakeProviderServer::jsonResponse(302, "{}", {{"Location", target}}));
+        elsewhere.enqueue(good(family));
+        expectedError = QStringLiteral("redirect");
+    }
+
+    std::unique_ptr<AgentSession> session = newSession(config);
+    const Turn turn = runTurn(*session, QStringLiteral("Hello?"));
+    QVERIFY2(turn.finished, "the turn did not end");
+    const QList<StreamEvent> retries = turn.retries();
+    QCOMPARE(retries.size(), expectedRetries);
+    for (const StreamEvent &retry : retries)
+        QVERIFY2(!retry.error.isEmpty(), "a retry says why");
+    if (expectedError.isEmpty()) {
+        QVERIFY2(turn.outcome == AgentSession::TurnOutcome::Done, qPrintable(turn.error));
+        QCOMPARE(turn.shownText().isEmpty(), false);
+    } else {
+        QCOMPARE(turn.outcome, AgentSession::TurnOutcome::Error);
+        QVERIFY2(turn.error.contains(expectedError), qPrintable(turn.error));
+        QVERIFY2(!turn.error.contains(QLatin1String(kKey)), qPrintable(turn.error));
+    }
+    if (expectPartial)
+        QVERIFY2(!turn.shownText().isEmpty(), "the fault came after some text was shown");
+
+    if (fault == QLatin1String("drip")) {
+        QVERIFY2(turn.elapsedMs >= 3 * kInactivityMs, qPrintable(QString::number(turn.elapsedMs)));
+        QCOMPARE(turn.shownText(), clean.streamedText);
+    } else if (fault == QLatin1String("429")) {
+        QCOMPARE(retries.first().retryDelayMs, 1000); // the server's wait, on the event the UI shows
+        QVERIFY2(turn.elapsedMs >= 1000, qPrintable(QString::number(turn.elapsedMs)));
+    } else if (fault == QLatin1String("5xx")) {
+        QVERIFY2(retries.at(0).error.contains(QLatin1String("500")) ||
+                     retries.at(0).error.contains(QLatin1String("busy")),
+                 qPrintable(retries.at(0).error));
+    } else if (fault == QLatin1String("invalid-utf8") && !family.eventStream) {
+        QVERIFY2(turn.shownText().contains(QChar::ReplacementCharacter) ||
+                     turn.shownText() == clean.streamedText,
+                 qPrintable(turn.shownText()));
+    } else if (fault == QLatin1String("redirect")) {
+        QVERIFY2(turn.error.contains(QStringLiteral(":%1").arg(elsewhere.port())), qPrintable(turn.error));
+        QCOMPARE(elsewhere.requests().size(), 0); // the key never went there
+    }
+    QCOMPARE(server.pendingResponses(), qsizetype(0)); // every attempt was made, none more
+
+    // The transcript loads whole and keeps the reply as shown; a failed turn carries its error.
+    const QString id = session->sessionId();
+    SessionStore store(m_env->path(QStringLiteral("sessions")));
+    {
+        const Result<LoadedSession> loaded = store.load(id);
+        QVERIFY2(loaded, qPrintable(loaded.error()));
+        QCOMPARE(loaded->skippedLines, 0);
+        const SessionEvent &last = loaded->events.constLast();
+        QCOMPARE(last.kind, SessionEvent::Kind::AssistantTurn);
+        QCOMPARE(last.assistantMessage(), turn.shownText());
+        QCOMPARE(last.error(), turn.error);
+    }
+
+    // The same session's next turn works.
+    server.closeAllConnections();
+    server.enqueue(good(family));
+    const Turn after = runTurn(*session, QStringLiteral("Again?"));
+    QVERIFY(after.finished);
+    QVERIFY2(after.outcome == AgentSession::TurnOutcome::Done, qPrintable(after.error));
+    QCOMPARE(after.shownText(), clean.streamedText);
+    session.reset();
+
+    // And the session reopens from disk with both turns, the failed one's partial reply included.
+    std::unique_ptr<AgentSession> reopened = newSession(config);
+    const Result<void> opened = reopened->openSession(id);
+    QVERIFY2(opened, qPrintable(opened.error()));
+    const MessageList history = reopened->messages();
+    QVERIFY2(history.size() >= 3, qPrintable(QString::number(history.size())));
+    QCOMPARE(history.first(), Message::user(QStringLiteral("Hello?")));
+    QCOMPARE(history.last().content, clean.streamedText);
+    if (!turn.shownText().isEmpty())
+        QCOMPARE(history.at(1).content, turn.shownText());
+}
+
+void TestNetworkFaults::refusedLocalConnectionFailsFastWithAHint()
+{
+    // A port taken and released, so nothing listens there.
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost));
+    const quint16 port = probe.serverPort();
+    probe.close();
+    ClientConfig config =
+        configFor(QStringLiteral("openai-compatible"), QStringLiteral("http://127.0.0.1:%1").arg(port));
+    config.maxAttempts = 6;
+    config.retryBaseDelayMs = 1000;
+    std::unique_ptr<AgentSession> session = newSession(config);
+    const Turn turn = runTurn(*session, QStringLiteral("Hello?"));
+    QVERIFY(turn.finished);
+    QCOMPARE(turn.retries().size(), 0); // no six silent retries (the first would wait a second)
+    QVERIFY2(turn.error.contains(QStringLiteral("connection refused at http://127.0.0.1:%1").arg(port)),
+             qPrintable(turn.error));
+    QVERIFY2(turn.error.contains(QStringLiteral("is the local server running")), qPrintable(turn.error));
+
+    // On Ollama's own port the hint names it.
+    QTcpServer ollama;
+    if (ollama.listen(QHostAddress::LocalHost, 11434)) {
+        ollama.close();
+        session->setClientConfig(
+            configFor(QStringLiteral("openai-compatible"), QStringLiteral("http://localhost:11434")));
+        const Turn refused = runTurn(*session, QStringLiteral("Hello?"));
+        QVERIFY(refused.finished);
+        QVERIFY2(refused.error.contains(QStringLiteral("is Ollama running?")), qPrintable(refused.error));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestNetworkFaults)
+#include "tst_networkfaults.moc"
