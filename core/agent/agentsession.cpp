@@ -59,6 +59,7 @@ struct AgentSession::Private
 
     std::unique_ptr<StreamRunner> runner;
     CancellationToken parentCancel;
+    const CancellationToken shutdown; // never reassigned: other threads hold copies
     CompactionMode compaction = CompactionMode::None;
     CancellationToken childCancel; // the automatic compaction's child token
     bool turnFailedToPersist = false;
@@ -188,7 +189,7 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
     recorder.setRetainOutputs(toolHistoryFull);
     terminal.reset();
     turnFailedToPersist = false;
-    parentCancel = CancellationToken();
+    parentCancel = shutdown.child();
     // Parented too, so a runner released to deleteLater() is still deleted with the session.
     runner = std::make_unique<StreamRunner>(q);
     QObject::connect(runner.get(), &StreamRunner::event, q,
@@ -579,6 +580,11 @@ bool AgentSession::cancelCompaction()
         return true;
     }
     return false;
+}
+
+CancellationToken AgentSession::shutdownToken() const
+{
+    return d->shutdown;
 }
 
 bool AgentSession::interrupt()

@@ -68,6 +68,10 @@ public:
     bool cancelCompaction();
     // Stop / Ctrl+C: interrupts the parent turn. Ignored during a manual compaction. Returns true if it did.
     bool interrupt();
+    // Every turn's and compaction's token descends from this one. Cancelling it, from any thread and even
+    // while this object's thread is busy, stops whatever runs now and everything started after
+    // (SIGINT/SIGTERM).
+    CancellationToken shutdownToken() const;
     void answerPermission(quint64 requestId, PermissionDecision decision);
     void answerQuestion(quint64 questionId, const QJsonObject &answer); // {answers:[...], cancelled:bool}
 

@@ -6,6 +6,7 @@
 #include "headless/headlessrunner.h"
 
 #include "headless/sessionscommand.h"
+#include "headless/signalwatcher.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -58,7 +59,7 @@ int runHeadless(const QStringList &arguments, QTextStream &out, QTextStream &err
             err << "Warning: " << resolved->warning << "\n";
         return resolved->config;
     });
-    installHeadlessSignalHandlers(runner);
+    const SignalWatcher watcher(runner.session().shutdownToken());
     return runner.run(*options);
 }
 

@@ -8,11 +8,6 @@
 #include <QEventLoop>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSocketNotifier>
-
-#include <csignal>
-#include <sys/socket.h>
-#include <unistd.h>
 
 namespace keen {
 
@@ -114,6 +109,11 @@ void HeadlessRunner::interrupt()
     m_interrupted = true;
     if (!m_session->interrupt())
         m_session->cancelCompaction();
+}
+
+bool HeadlessRunner::interrupted() const
+{
+    return m_interrupted || m_session->shutdownToken().isCancelled();
 }
 
 void HeadlessRunner::onStreamEvent(const StreamEvent &event)
@@ -259,7 +259,7 @@ int HeadlessRunner::run(const Options &options)
                             m_out << compactionMessage << '\n';
                         code = Success;
                     } else {
-                        code = m_interrupted ? int(Interrupted) : fail(compactionMessage);
+                        code = interrupted() ? int(Interrupted) : fail(compactionMessage);
                     }
                     loop.quit();
                     return;
@@ -275,7 +275,7 @@ int HeadlessRunner::run(const Options &options)
                     m_out << text << '\n'; // S59: partial text is still written
                 }
                 m_out.flush();
-                if (outcome == AgentSession::TurnOutcome::Cancelled || m_interrupted) {
+                if (outcome == AgentSession::TurnOutcome::Cancelled || interrupted()) {
                     m_err << tr("Interrupted.") << '\n';
                     code = Interrupted;
                 } else if (!success) {
@@ -300,35 +300,6 @@ int HeadlessRunner::run(const Options &options)
     m_out.flush();
     m_err.flush();
     return code;
-}
-
-namespace {
-int signalPipe[2] = {-1, -1};
-
-void onSignal(int)
-{
-    const char byte = 1;
-    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
-}
-} // namespace
-
-void installHeadlessSignalHandlers(HeadlessRunner &runner)
-{
-    // The classic self-pipe: the handler only writes a byte; the event loop does the real work.
-    if (signalPipe[0] < 0 && ::socketpair(AF_UNIX, SOCK_STREAM, 0, signalPipe) != 0)
-        return;
-    auto *notifier = new QSocketNotifier(signalPipe[0], QSocketNotifier::Read, &runner);
-    QObject::connect(notifier, &QSocketNotifier::activated, &runner, [&runner] {
-        char byte = 0;
-        [[maybe_unused]] const auto got = ::read(signalPipe[0], &byte, 1);
-        runner.interrupt();
-    });
-    struct sigaction action = {};
-    action.sa_handler = onSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
 }
 
 } // namespace keen

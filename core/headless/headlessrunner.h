@@ -54,11 +54,13 @@ public:
 
     // Runs to completion inside the current event loop and returns the exit code.
     int run(const Options &options);
-    // SIGINT / SIGTERM: cancels the turn cleanly; run() then returns 130.
+    // Cancels the turn cleanly; run() then returns 130. SIGINT and SIGTERM cancel the session's shutdown
+    // token instead (SignalWatcher), which works even while this thread is busy.
     void interrupt();
 
 private:
     int finish(int code);
+    bool interrupted() const; // interrupt() or a signal
     void onStreamEvent(const class StreamEvent &event);
     // The --format json line: the turn's last usage report, and apart from it what compaction requests cost
     // during this run (`usage.compaction`, only when one ran).
@@ -77,8 +79,5 @@ private:
     bool m_interrupted = false;
     bool m_progressLineOpen = false;
 };
-
-// Installs SIGINT/SIGTERM handlers that call runner.interrupt() on the event loop's thread.
-void installHeadlessSignalHandlers(HeadlessRunner &runner);
 
 } // namespace keen
