@@ -70,6 +70,7 @@ struct AgentSession::Private
     qint64 totalInput = 0;
     qint64 totalOutput = 0;
     TokenUsage compactionUsage;
+    CompactionStrategy manualStrategy; // how the running manual compaction fit the input budget (issue 16)
 
     void rebuildTools();
     // Fresh for every request, the mode included (S20, S33).
@@ -236,6 +237,14 @@ void AgentSession::Private::onEvent(const StreamEvent &event)
     case StreamEvent::Type::AutoCompactionApplied:
         applyAutoCompaction(event);
         return;
+    case StreamEvent::Type::CompactionSliced:
+        // The private earlier parts of a manual compaction: their cost, and how it fit for the event.
+        if (event.autoCompaction) {
+            manualStrategy = event.autoCompaction->strategy;
+            addCompactionUsage(event.autoCompaction->usage);
+        }
+        Q_EMIT q->streamEvent(event);
+        return;
     case StreamEvent::Type::Usage:
         if (compaction == CompactionMode::Manual)
             addCompactionUsage(event.usage);
@@ -277,8 +286,7 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     const QList<SessionEvent> batch{
         SessionEvent::assistantTurn(checkpoint.transcript, checkpoint.message, checkpoint.turnMemory, false,
                                     QString()),
-        SessionEvent::compactionApplied(QString(), {},
-                                        persisted), // S64: empty status
+        SessionEvent::compactionApplied(QString(), {}, persisted, info.strategy), // S64: empty status
     };
     // The commit waits for its batch: the worker is held until it is on disk (S60, S61).
     Result<QList<quint64>> written = persistBatch(batch);
@@ -301,8 +309,11 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     Q_EMIT q->usageChanged();
     Q_EMIT q->historyReplaced();
     Q_EMIT q->autoCompactionCheckpointed(checkpoint.message);
-    Q_EMIT q->compactionFinished(CompactionMode::Automatic, true, QString());
-    Q_EMIT q->notification(tr("Context compacted automatically."));
+    // Issue 16: how an over-budget compaction fit (empty for the seed's single request).
+    const QString strategy = info.strategy.describe();
+    Q_EMIT q->compactionFinished(CompactionMode::Automatic, true, strategy);
+    Q_EMIT q->notification(strategy.isEmpty() ? tr("Context compacted automatically.")
+                                              : tr("Context compacted automatically (%1).").arg(strategy));
 }
 
 // Runs inside the slot that the runner's own finished() invoked: deleting the runner there would destroy the
@@ -408,8 +419,8 @@ void AgentSession::Private::finishManualCompaction()
         // S28, S29: persisted first, so a failed write leaves history and
         // transcript unchanged (S30).
         const MessageList replacement{Message::user(summary)};
-        const auto written = persist(SessionEvent::compactionApplied(QStringLiteral("Context compacted."),
-                                                                     visible.transcript, replacement));
+        const auto written = persist(SessionEvent::compactionApplied(
+            QStringLiteral("Context compacted."), visible.transcript, replacement, manualStrategy));
         if (!written) {
             failure = tr("Compaction failed: %1").arg(written.error());
         } else {
@@ -562,6 +573,8 @@ Result<void> AgentSession::compact(const QString &focus)
     options.disableToolCalls = true;      // S21
     options.disableAutoCompaction = true; // S22
     options.keepPendingState = true;      // S30: a compaction that does not apply changes nothing
+    options.manualCompaction = true;      // sliced when it would not fit the input budget (issue 16)
+    d->manualStrategy = CompactionStrategy();
     d->compaction = CompactionMode::Manual;
     Q_EMIT compactionStarted(CompactionMode::Manual);
     d->startStream(*request, options, d->systemPromptOnWorker());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "base/cancellationtoken.h"
+#include "conversation/compactionstrategy.h"
 #include "conversation/message.h"
 #include "conversation/tokenusage.h"
 
@@ -35,6 +36,9 @@ struct AutoCompactionInfo
     MessageList replacement;  // applied: system message(s) + the compacted user message
     std::optional<TokenUsage> usage;
     QString error;
+    // applied (and compaction_sliced): how the compaction request(s) fit the input budget; the seed's single
+    // request by default.
+    CompactionStrategy strategy;
     // applied: accept once the checkpoint and compaction are persisted, reject otherwise.
     std::shared_ptr<CompactionCommit> commit;
 };
@@ -59,6 +63,9 @@ struct StreamEvent
         // A call the loop refused before running it (unknown tool, invalid input, skipped after a stop).
         // Display only: the reference emits no tool_start/tool_end for it, so transcripts never record it.
         ToolRejected,
+        // A manual compaction too large for one request (issue 16): the earlier parts were summarised
+        // privately; autoCompaction carries the strategy and their usage. The last part streams as usual.
+        CompactionSliced,
     };
 
     Type type = Type::Chunk;

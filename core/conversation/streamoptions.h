@@ -23,6 +23,9 @@ struct StreamOptions
     // An applied automatic compaction waits for AutoCompactionInfo::commit before the loop switches to the
     // replacement (the app persists first). Off for callers that do not persist.
     bool awaitCompactionCommit = false;
+    // A manual compaction request (history + prompt as the last user message): when it would not fit the
+    // input budget, the loop summarises it in parts that each fit (issue 16, CompactionSlicer).
+    bool manualCompaction = false;
 };
 
 } // namespace keen

@@ -161,6 +161,15 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
         if (m_session->compactionMode() != AgentSession::CompactionMode::Manual)
             m_lastUsage = event.usage; // a manual compaction's usage is reported as compaction usage
         break;
+    case StreamEvent::Type::CompactionSliced:
+        // A manual compaction too large for one request: how it fits, before its last part streams.
+        if (!m_options.json && event.autoCompaction && event.error.isEmpty()) {
+            m_err << (m_progressLineOpen ? "\n" : "")
+                  << tr("Compacting in parts: %1").arg(event.autoCompaction->strategy.describe()) << '\n';
+            m_err.flush();
+            m_progressLineOpen = false;
+        }
+        break;
     default:
         break;
     }
@@ -239,6 +248,12 @@ int HeadlessRunner::run(const Options &options)
                 if (mode == AgentSession::CompactionMode::Manual) {
                     compactionApplied = applied;
                     compactionMessage = message;
+                } else if (applied && !message.isEmpty() && !m_options.json) {
+                    // S56 still: nothing for the seed's single request. An over-budget one says how it fit
+                    // and what it left out (issue 16).
+                    m_err << (m_progressLineOpen ? "\n" : "")
+                          << tr("Context compacted automatically: %1").arg(message) << '\n';
+                    m_progressLineOpen = false;
                 }
             });
     connect(m_session.get(), &AgentSession::turnFinished, &loop,

@@ -6,6 +6,7 @@
 #include "loop/autocompactiongate.h"
 #include "loop/compactioncommit.h"
 #include "loop/compactionprompts.h"
+#include "loop/compactionslicer.h"
 #include "loop/contextbudget.h"
 #include "providers/providertable.h"
 #include "stream/httpstreamer.h"
@@ -63,6 +64,23 @@ QString connectionRefusedMessage(const QUrl &url)
     return QCoreApplication::translate("ToolLoopClient",
                                        "connection refused at %1: is the local server running on that port?")
         .arg(address);
+}
+
+// The replayed pending state of an interrupted turn exists only in the native history. A sliced compaction
+// works from the generic history, so that turn goes in at index as one tool output holding its native JSON,
+// to be summarised (or cut, or left out) like any other.
+MessageList withPendingTurn(const MessageList &conversation, const QJsonArray &pending, qsizetype index)
+{
+    if (pending.isEmpty())
+        return conversation;
+    ToolActivity activity;
+    activity.tool = QStringLiteral("interrupted_turn");
+    activity.status = QStringLiteral("success");
+    activity.retainedOutput = serializeJson(pending);
+    MessageList result = conversation;
+    result.insert(std::clamp<qsizetype>(index, 0, result.size()),
+                  Message::assistant(QString(), TurnMemory{{activity}}));
+    return result;
 }
 
 } // namespace
@@ -151,6 +169,8 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
         }
     }
     loop.turnStartLen = int(loop.native.messages.size());
+    if (options.manualCompaction && !sliceManualCompaction(loop))
+        return;
     runLoop(loop);
 }
 
@@ -516,7 +536,8 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     emitEvent(loop, StreamEvent::compaction(StreamEvent::Type::AutoCompactionStarted, started));
 
     std::optional<TokenUsage> usage;
-    const Result<MessageList> replacement = runAutoCompaction(loop, child, usage);
+    CompactionStrategy strategy;
+    const Result<MessageList> replacement = runAutoCompaction(loop, child, usage, strategy);
     if (!replacement) {
         // S46: nothing changes, the parent request goes on, no new attempt until another tool turn.
         AutoCompactionInfo info;
@@ -532,6 +553,7 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     AutoCompactionInfo applied;
     applied.replacement = *replacement;
     applied.usage = usage;
+    applied.strategy = strategy;
     if (loop.options.awaitCompactionCommit)
         applied.commit = std::make_shared<CompactionCommit>();
     emitEvent(loop, StreamEvent::compaction(StreamEvent::Type::AutoCompactionApplied, applied));
@@ -562,27 +584,33 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     loop.invalidateEstimate();
 }
 
-Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const CancellationToken &childCancel,
-                                                      std::optional<TokenUsage> &usage)
+qint64 ToolLoopClient::requestBytes(const NativeHistory &native, const ToolSpecList &tools) const
 {
-    if (lastUserMessageIndex(parent.compactionHistory) < 0)
-        return Result<MessageList>::failure(QStringLiteral("automatic compaction requires a user message"));
+    qint64 bytes = jsonBytes(native.system) + jsonBytes(m_protocol->toolDefinitions(tools));
+    for (const QJsonValue &message : native.messages)
+        bytes += jsonBytes(message);
+    return bytes;
+}
 
-    // S37-S39: a nested one-shot request on this client. The parent's native request is the cacheable prefix;
-    // the automatic prompt is the final user message; tool calls are refused; everything is collected here.
+Result<QString> ToolLoopClient::runSummaryRequest(const Loop &parent, const NativeHistory &native,
+                                                  const ToolSpecList &tools,
+                                                  const CancellationToken &childCancel,
+                                                  std::optional<TokenUsage> &usage)
+{
+    // S37-S39: a nested one-shot request on this client; tool calls are refused; everything is collected
+    // here.
     Loop nested;
     nested.options.sessionId = parent.options.sessionId;
     nested.options.oneShot = true;
     nested.options.disableAutoCompaction = true;
     nested.options.disableToolCalls = true;
     nested.tools = parent.tools;
-    nested.toolSpecs = parent.toolSpecs;
+    nested.toolSpecs = tools;
     nested.cancel = childCancel;
     nested.http = std::make_unique<HttpStreamer>();
-    nested.native = parent.native;
-    m_protocol->appendUserText(nested.native, CompactionPrompts::automaticPrompt());
+    nested.native = native;
     nested.compactionHistory = parent.compactionHistory;
-    nested.turnStartLen = parent.turnStartLen;
+    nested.turnStartLen = std::min<int>(parent.turnStartLen, int(native.messages.size()));
 
     QString summary;
     QString streamError;
@@ -620,12 +648,136 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
     runLoop(nested);
 
     if (childCancel.isCancelled())
-        return Result<MessageList>::failure(QStringLiteral("automatic compaction cancelled"));
+        return Result<QString>::failure(QStringLiteral("automatic compaction cancelled"));
     if (!streamError.isEmpty())
-        return Result<MessageList>::failure(streamError);
+        return Result<QString>::failure(streamError);
     if (!finished)
-        return Result<MessageList>::failure(QStringLiteral("automatic compaction stream incomplete"));
-    return CompactionPrompts::automaticReplacement(summary, parent.compactionHistory);
+        return Result<QString>::failure(QStringLiteral("automatic compaction stream incomplete"));
+    return summary;
+}
+
+Result<NativeHistory>
+ToolLoopClient::summariseEarlierParts(const Loop &parent, const MessageList &conversation,
+                                      const QString &prompt, const CancellationToken &cancel,
+                                      std::optional<TokenUsage> &usage, CompactionStrategy &strategy)
+{
+    // Each request: the system prompt, the summary so far, one part and the prompt; nothing else. No tool
+    // definitions: the prefix differs from the parent's anyway (no prompt cache to keep), tool calls are
+    // refused, and in a small window they would take most of the room.
+    MessageList system;
+    for (const Message &message : conversation) {
+        if (message.role == Message::Role::System)
+            system.append(message);
+    }
+    auto partRequest = [&](const QString &summarySoFar, const QString &part, int number, bool last) {
+        MessageList messages = system;
+        messages.append(Message::user(CompactionSlicer::partMessage(summarySoFar, part, number, last)));
+        NativeHistory native = m_protocol->toNative(messages);
+        m_protocol->appendUserText(native, prompt);
+        return native;
+    };
+    const qint64 budgetBytes = ContextBudget::inputBudget(m_protocol->config().contextWindow) * 3;
+    // Room for the request's framing beyond what requestBytes counts (model, settings, JSON keys).
+    const qint64 slack = 1024 + budgetBytes / 50;
+    auto roomFor = [&](const QString &summarySoFar, int number) {
+        return budgetBytes - slack - requestBytes(partRequest(summarySoFar, QString(), number, false), {});
+    };
+
+    CompactionSlicer slicer(conversation);
+    // The summary so far takes room from later parts: plan the part count with three quarters of the first.
+    slicer.leaveOutOldestOutputs(roomFor(QString(), 1) * 3 / 4);
+    QString summary;
+    for (int number = 1;; ++number) {
+        const qint64 room = roomFor(summary, number);
+        if (room < CompactionSlicer::MinPartBytes)
+            return Result<NativeHistory>::failure(
+                QCoreApplication::translate(
+                    "ToolLoopClient", "the system prompt, the tools and the summary so far leave no room "
+                                      "for the conversation in a compaction request within the input "
+                                      "budget of %1 tokens")
+                    .arg(budgetBytes / 3));
+        const QString part = slicer.nextPart(room);
+        if (slicer.atEnd()) {
+            strategy = slicer.strategy();
+            strategy.slices = number;
+            return partRequest(summary, part, number, true);
+        }
+        const Result<QString> next =
+            runSummaryRequest(parent, partRequest(summary, part, number, false), {}, cancel, usage);
+        if (!next)
+            return Result<NativeHistory>::failure(next.error());
+        if (next->trimmed().isEmpty())
+            return Result<NativeHistory>::failure(QStringLiteral("compaction returned an empty summary"));
+        summary = next->trimmed();
+    }
+}
+
+bool ToolLoopClient::sliceManualCompaction(Loop &loop)
+{
+    const qint64 budget = ContextBudget::inputBudget(m_protocol->config().contextWindow);
+    if (estimateTokens(loop) <= budget)
+        return true; // the seed's request, unchanged (S19, S20, S23)
+    MessageList conversation = loop.compactionHistory;
+    const QString prompt = conversation.takeLast().content; // the manual prompt, focus included (S18)
+    // The pending state sits right before the prompt in the native request.
+    conversation = withPendingTurn(conversation, loop.injectedPending, conversation.size());
+    std::optional<TokenUsage> usage;
+    AutoCompactionInfo sliced;
+    const Result<NativeHistory> last =
+        summariseEarlierParts(loop, conversation, prompt, loop.cancel, usage, sliced.strategy);
+    sliced.usage = usage;
+    if (!last)
+        sliced.error = last.error();
+    emitEvent(loop, StreamEvent::compaction(StreamEvent::Type::CompactionSliced, sliced));
+    if (loop.cancel.isCancelled())
+        return false;
+    if (!last) {
+        emitEvent(loop, StreamEvent::failure(last.error()));
+        return false;
+    }
+    // The last part streams visibly, as the seed's single request would have (S25), without tool
+    // definitions like the parts before it.
+    loop.native = *last;
+    loop.toolSpecs = {};
+    loop.injectedPending = QJsonArray();
+    loop.turnStartLen = int(loop.native.messages.size());
+    loop.invalidateEstimate();
+    return true;
+}
+
+Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const CancellationToken &childCancel,
+                                                      std::optional<TokenUsage> &usage,
+                                                      CompactionStrategy &strategy)
+{
+    if (lastUserMessageIndex(parent.compactionHistory) < 0)
+        return Result<MessageList>::failure(QStringLiteral("automatic compaction requires a user message"));
+
+    // The seed's request: the parent's native request is the cacheable prefix, the automatic prompt the final
+    // user message (S37). Sent whenever it fits the input budget.
+    const qint64 budgetBytes = ContextBudget::inputBudget(m_protocol->config().contextWindow) * 3;
+    NativeHistory whole = parent.native;
+    m_protocol->appendUserText(whole, CompactionPrompts::automaticPrompt());
+    if (requestBytes(whole, parent.toolSpecs) <= budgetBytes) {
+        const Result<QString> summary =
+            runSummaryRequest(parent, whole, parent.toolSpecs, childCancel, usage);
+        if (!summary)
+            return Result<MessageList>::failure(summary.error());
+        return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory);
+    }
+
+    // Issue 16: it does not fit, so no request that cannot be sent goes out: the conversation is summarised
+    // in parts, oldest first, the last one with the summary of all before it.
+    // The pending state sits right before the latest user message in the native request.
+    const MessageList conversation = withPendingTurn(parent.compactionHistory, parent.injectedPending,
+                                                     lastUserMessageIndex(parent.compactionHistory));
+    const Result<NativeHistory> last = summariseEarlierParts(
+        parent, conversation, CompactionPrompts::automaticPrompt(), childCancel, usage, strategy);
+    if (!last)
+        return Result<MessageList>::failure(last.error());
+    const Result<QString> summary = runSummaryRequest(parent, *last, {}, childCancel, usage);
+    if (!summary)
+        return Result<MessageList>::failure(summary.error());
+    return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory);
 }
 
 } // namespace keen

@@ -40,8 +40,28 @@ private:
 
     void runLoop(Loop &loop);
     void maybeAutoCompact(Loop &loop);
+    // One private summary request on native with the tool definitions tools: the nested one-shot loop, tool
+    // calls refused, text and usage collected (S38, S39). Returns the assistant text after the last tool
+    // activity.
+    Result<QString> runSummaryRequest(const Loop &parent, const NativeHistory &native,
+                                      const ToolSpecList &tools, const CancellationToken &childCancel,
+                                      std::optional<TokenUsage> &usage);
+    // The estimated size in bytes of a request on native with the loop's tool definitions.
+    qint64 requestBytes(const NativeHistory &native, const ToolSpecList &tools) const;
+    // conversation (system message(s) included) in parts that each fit the input budget, oldest first, every
+    // part but the last summarised privately with prompt as the final user message; returns the request for
+    // the last part (the summary so far in front), strategy says how (issue 16).
+    Result<NativeHistory> summariseEarlierParts(const Loop &parent, const MessageList &conversation,
+                                                const QString &prompt, const CancellationToken &cancel,
+                                                std::optional<TokenUsage> &usage,
+                                                CompactionStrategy &strategy);
+    // A manual compaction request that does not fit: its earlier parts summarised, loop.native becomes the
+    // last part's request. False when the loop already ended (cancelled, or the failure was reported).
+    bool sliceManualCompaction(Loop &loop);
+    // The seed's single request when it fits the input budget; otherwise the conversation in parts that each
+    // fit (CompactionSlicer), strategy says how (issue 16).
     Result<MessageList> runAutoCompaction(Loop &parent, const CancellationToken &childCancel,
-                                          std::optional<TokenUsage> &usage);
+                                          std::optional<TokenUsage> &usage, CompactionStrategy &strategy);
     Result<ModelTurn> collectTurnWithRetry(Loop &loop, ProviderError &error);
     ToolOutcome executeTool(Loop &loop, const ToolCallRequest &call, ToolActivity &activity, bool &stopTurn);
     qint64 estimateTokens(Loop &loop) const;

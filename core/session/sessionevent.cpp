@@ -24,6 +24,7 @@ constexpr QLatin1StringView kInterrupted("interrupted");
 constexpr QLatin1StringView kError("error");
 constexpr QLatin1StringView kStatus("status");
 constexpr QLatin1StringView kMessages("messages");
+constexpr QLatin1StringView kStrategy("strategy");
 
 QLatin1StringView payloadKey(SessionEvent::Kind kind)
 {
@@ -118,7 +119,9 @@ SessionEvent::Compaction readCompaction(const QJsonObject &payload)
     compaction.status = compaction.extras.readString(payload, kStatus, JsonFields::Write::Always);
     compaction.transcript = readTranscript(payload, compaction.extras);
     compaction.messages = readMessages(payload, compaction.extras);
-    compaction.extras.keepUnknown(payload, {kStatus, kTranscript, kMessages});
+    if (const auto strategy = compaction.extras.readObject<CompactionStrategy>(payload, kStrategy))
+        compaction.strategy = *strategy;
+    compaction.extras.keepUnknown(payload, {kStatus, kTranscript, kMessages, kStrategy});
     return compaction;
 }
 
@@ -150,6 +153,8 @@ QJsonObject payloadJson(const SessionEvent &event)
         payload.insert(kMessages, messagesToJson(compaction->messages));
         if (!compaction->transcript.isEmpty())
             payload.insert(kTranscript, TranscriptItem::listToJson(compaction->transcript));
+        if (!compaction->strategy.isSingleRequest())
+            payload.insert(kStrategy, compaction->strategy.toJson());
         compaction->extras.applyTo(payload);
     }
     return payload;
@@ -282,11 +287,11 @@ SessionEvent SessionEvent::assistantTurn(const QList<TranscriptItem> &transcript
 }
 
 SessionEvent SessionEvent::compactionApplied(const QString &status, const QList<TranscriptItem> &transcript,
-                                             const MessageList &messages)
+                                             const MessageList &messages, const CompactionStrategy &strategy)
 {
     SessionEvent event;
     event.kind = Kind::CompactionApplied;
-    event.payload = Compaction{status, transcript, messages, {}};
+    event.payload = Compaction{status, transcript, messages, strategy, {}};
     return event;
 }
 

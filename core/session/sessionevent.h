@@ -1,5 +1,6 @@
 #pragma once
 
+#include "conversation/compactionstrategy.h"
 #include "conversation/message.h"
 #include "session/jsonfields.h"
 #include "session/transcriptitem.h"
@@ -53,6 +54,9 @@ struct SessionEvent
         QString status; // empty for an automatic compaction (S64)
         QList<TranscriptItem> transcript;
         MessageList messages;
+        // How an automatic compaction fit the input budget (issue 16); written only when it was not the
+        // seed's single request.
+        CompactionStrategy strategy;
         JsonFields extras;
         bool operator==(const Compaction &) const = default;
     };
@@ -86,7 +90,8 @@ struct SessionEvent
                                       const std::optional<TurnMemory> &turnMemory, bool interrupted,
                                       const QString &error);
     static SessionEvent compactionApplied(const QString &status, const QList<TranscriptItem> &transcript,
-                                          const MessageList &messages);
+                                          const MessageList &messages,
+                                          const CompactionStrategy &strategy = CompactionStrategy());
 
     // The payload of the event's kind, or nullptr.
     const Started *started() const { return std::get_if<Started>(&payload); }

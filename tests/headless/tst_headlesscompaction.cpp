@@ -10,6 +10,7 @@
 #include "conversation/metatypes.h"
 #include "headless/headlessrunner.h"
 #include "loop/compactionprompts.h"
+#include "loop/contextbudget.h"
 #include "loop/toolloopclient.h"
 #include "providers/openai/openairesponsesprotocol.h"
 #include "session/sessionstore.h"
@@ -31,7 +32,10 @@ namespace ProviderScript = keen::test::ProviderScript;
 
 namespace {
 
-constexpr qint64 SmallWindow = 20000; // budget 15904, threshold 14314 tokens
+// budget 29904, threshold 26914 tokens: reading big.txt crosses the threshold, and the compaction request
+// (the parent request plus the prompt) still fits the budget, so it is the seed's single request (issue 16
+// summarises a larger one in parts; see hugeReadInASmallWindowNeverSendsOverBudget).
+constexpr qint64 SmallWindow = 34000;
 constexpr qint64 LargeWindow = 200000;
 
 QByteArray readAll(const QString &path)
@@ -61,7 +65,8 @@ QString arguments(const QJsonObject &input)
     return QString::fromUtf8(QJsonDocument(input).toJson(QJsonDocument::Compact));
 }
 
-// A workspace with a small file and a big one (about 23k estimated tokens once read).
+// A workspace with a small file and a big one (about 28k estimated tokens once read, with the system prompt
+// and the tools).
 void writeWorkspace(const QString &root)
 {
     QFile small(QDir(root).filePath(QStringLiteral("notes.txt")));
@@ -95,6 +100,10 @@ private Q_SLOTS:
     void jsonUsageReportsCompactionApart();
     void planModeRidesInTheSystemPrompt_data();
     void planModeRidesInTheSystemPrompt();
+    void hugeReadInASmallWindowNeverSendsOverBudget_data();
+    void hugeReadInASmallWindowNeverSendsOverBudget();
+    void manualCompactionOfAHugeReadIsSliced_data();
+    void manualCompactionOfAHugeReadIsSliced();
 };
 
 namespace {
@@ -235,6 +244,44 @@ QByteArray withoutSessionId(QByteArray body, const QString &sessionId)
     body.replace(sessionId.toUtf8(), "SESSION");
     return body;
 }
+
+// huge.txt: the issue 16 case, a file of about 19,000 estimated tokens once read.
+void writeHugeFile(const QString &root)
+{
+    QFile huge(QDir(root).filePath(QStringLiteral("huge.txt")));
+    QVERIFY(huge.open(QIODevice::WriteOnly));
+    huge.write("BEGIN-OF-HUGE\n");
+    for (int i = 0; i < 570; ++i)
+        huge.write(QByteArray(99, char('a' + i % 26)) + '\n');
+    huge.write("END-OF-HUGE\n");
+}
+
+// Answers every request whose final user text is prompt with "## Goal\nsummary part N", every other one with
+// the next of parent, as the requests arrive. Disconnects when destroyed.
+class SummaryResponder
+{
+public:
+    SummaryResponder(Rig &rig, const QString &prompt, QList<FakeProviderServer::Response> parent)
+        : m_parent(std::move(parent))
+    {
+        m_connection = QObject::connect(
+            &rig.server(), &FakeProviderServer::requestReceived, &rig.server(),
+            [this, &rig, prompt](int index) {
+                const QJsonObject body = rig.server().requests().at(index).json.object();
+                if (ProviderScript::finalUserText(rig.provider(), body) == prompt)
+                    rig.server().enqueue(ProviderScript::text(
+                        rig.provider(), QStringLiteral("## Goal\nsummary part %1").arg(++summaries)));
+                else if (!m_parent.isEmpty())
+                    rig.server().enqueue(m_parent.takeFirst());
+            });
+    }
+    ~SummaryResponder() { QObject::disconnect(m_connection); }
+    int summaries = 0;
+
+private:
+    QList<FakeProviderServer::Response> m_parent;
+    QMetaObject::Connection m_connection;
+};
 
 } // namespace
 
@@ -586,6 +633,139 @@ void TestHeadlessCompaction::planModeRidesInTheSystemPrompt()
     QCOMPARE(loaded->events.at(1).kind, SessionEvent::Kind::UserMessage);
     QCOMPARE(loaded->events.at(1).content(), QStringLiteral("plan the parser"));
     QVERIFY(!readAll(session.transcriptPath()).contains(modeLine));
+}
+
+void TestHeadlessCompaction::hugeReadInASmallWindowNeverSendsOverBudget_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16 "no dead end at 100%", the issue's own case: a 9,000-token window and one read of a file of about
+// 19,000 tokens, through `run` with the real system prompt, tools and tool loop. Before, four compaction
+// requests of about 23,000 tokens each went out. Now no compaction request exceeds the input budget: the
+// conversation is summarised in parts, the file's read cut to its head and tail with a note; the resumed
+// request fits; the run succeeds, says on stderr how the compaction fit, and the transcript records it.
+void TestHeadlessCompaction::hugeReadInASmallWindowNeverSendsOverBudget()
+{
+    QFETCH(QString, provider);
+    const qint64 window = 9000;
+    const qint64 budget = ContextBudget::inputBudget(window);
+    Rig rig(provider, window);
+    writeHugeFile(rig.workspace());
+    HeadlessRun headless(rig);
+    const QString readHuge = arguments({{QStringLiteral("path"), QStringLiteral("huge.txt")}});
+    SummaryResponder responder(
+        rig, CompactionPrompts::automaticPrompt(),
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readHuge),
+         ProviderScript::text(provider, QStringLiteral("Read it all."))});
+    QCOMPARE(headless.run(QStringLiteral("read huge.txt")), int(HeadlessRunner::Success));
+    QCOMPARE(headless.out, QStringLiteral("Read it all.\n"));
+
+    const auto requests = rig.server().requests();
+    int compactionRequests = 0;
+    QByteArray sent;
+    for (qsizetype i = 1; i < requests.size(); ++i) {
+        const bool compaction = ProviderScript::finalUserText(provider, requests.at(i).json.object()) ==
+                                CompactionPrompts::automaticPrompt();
+        compactionRequests += compaction ? 1 : 0;
+        sent += requests.at(i).body;
+        // Every request after the read, compaction or resumed parent, fits the input budget.
+        QVERIFY2(ContextBudget::estimateTokens(requests.at(i).body.size()) <= budget,
+                 qPrintable(QStringLiteral("request %1 of %2: %3 bytes, budget %4 tokens")
+                                .arg(i)
+                                .arg(requests.size())
+                                .arg(requests.at(i).body.size())
+                                .arg(budget)));
+    }
+    QCOMPARE(compactionRequests, responder.summaries);
+    QVERIFY(compactionRequests >= 2);
+    QCOMPARE(requests.size(), 1 + compactionRequests + 1);
+    // The read's head and tail reached the summary, with a note of what was cut between them.
+    QVERIFY(sent.contains("BEGIN-OF-HUGE"));
+    QVERIFY(sent.contains("END-OF-HUGE"));
+    QVERIFY(sent.contains("characters cut here to fit the compaction request"));
+    QVERIFY2(headless.err.contains(QStringLiteral("Context compacted automatically: summarised in")),
+             qPrintable(headless.err));
+
+    auto loaded = headless.runner.session().sessionStore().load(headless.runner.session().sessionId());
+    QVERIFY(loaded);
+    const SessionEvent *applied = nullptr;
+    for (const SessionEvent &event : std::as_const(loaded->events)) {
+        if (event.kind == SessionEvent::Kind::CompactionApplied)
+            applied = &event;
+    }
+    QVERIFY(applied);
+    QCOMPARE(applied->compaction()->strategy.slices, compactionRequests);
+    QCOMPARE(applied->compaction()->strategy.cutOutputs, 1);
+    QVERIFY(applied->status().isEmpty()); // S64
+    QVERIFY(applied->messages().first().content.contains(
+        QStringLiteral("summary part %1").arg(compactionRequests)));
+}
+
+void TestHeadlessCompaction::manualCompactionOfAHugeReadIsSliced_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16 for `run --session ID --compact`: a session whose history holds the huge read (made in a large
+// window, with the full tool history kept) is compacted in a 9,000-token window. Every request fits the input
+// budget, the last part's summary is printed and applied, stderr says how it fit, and the compaction_applied
+// event records it.
+void TestHeadlessCompaction::manualCompactionOfAHugeReadIsSliced()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    writeHugeFile(rig.workspace());
+    QString sessionId;
+    {
+        AgentSession session;
+        rig.setUp(session);
+        session.setToolHistoryFull(true); // the read's output stays in the history and the transcript
+        const QString readHuge = arguments({{QStringLiteral("path"), QStringLiteral("huge.txt")}});
+        rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                              readHuge),
+                     ProviderScript::text(provider, QStringLiteral("Read it all."))});
+        QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("read huge.txt")); }));
+        sessionId = session.sessionId();
+    }
+    rig.server().clearRequests();
+
+    const qint64 window = 9000;
+    const qint64 budget = ContextBudget::inputBudget(window);
+    HeadlessRun headless(rig);
+    ClientConfig small = rig.config();
+    small.contextWindow = window;
+    headless.runner.setConfigResolver([small](const LaunchOptions &) { return Result<ClientConfig>(small); });
+    const QString prompt = CompactionPrompts::manualPrompt();
+    SummaryResponder responder(rig, prompt, {});
+    HeadlessRunner::Options options;
+    options.compact = true;
+    options.launch.sessionId = sessionId;
+    options.launch.workspace = rig.workspace();
+    QCOMPARE(headless.runGuarded(options), int(HeadlessRunner::Success));
+
+    const auto requests = rig.server().requests();
+    QVERIFY(requests.size() >= 2);
+    QCOMPARE(requests.size(), responder.summaries);
+    for (const FakeProviderServer::Request &request : requests) {
+        QCOMPARE(ProviderScript::finalUserText(provider, request.json.object()), prompt);
+        QVERIFY2(
+            ContextBudget::estimateTokens(request.body.size()) <= budget,
+            qPrintable(QStringLiteral("%1 bytes, budget %2 tokens").arg(request.body.size()).arg(budget)));
+    }
+    const QString last = QStringLiteral("## Goal\nsummary part %1").arg(responder.summaries);
+    QCOMPARE(headless.out, last + QLatin1Char('\n'));
+    QVERIFY2(headless.err.contains(QStringLiteral("Compacting in parts: summarised in")),
+             qPrintable(headless.err));
+    QCOMPARE(headless.runner.session().messages(), MessageList{Message::user(last)});
+
+    auto loaded = headless.runner.session().sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    const SessionEvent &applied = loaded->events.constLast();
+    QCOMPARE(applied.kind, SessionEvent::Kind::CompactionApplied);
+    QCOMPARE(applied.status(), QStringLiteral("Context compacted."));
+    QCOMPARE(applied.compaction()->strategy.slices, responder.summaries);
+    QCOMPARE(applied.compaction()->strategy.cutOutputs, 1);
 }
 
 QTEST_GUILESS_MAIN(TestHeadlessCompaction)

@@ -11,6 +11,7 @@
 #include "testenvironment.h"
 
 #include "loop/compactionprompts.h"
+#include "loop/compactionslicer.h"
 #include "loop/contextbudget.h"
 #include "loop/toolloopclient.h"
 #include "tools/toolregistry.h"
@@ -53,6 +54,8 @@ private Q_SLOTS:
     void contextLengthErrorNeverStartsCompaction();
     void stillOverBudgetAfterCompactionGoesOutUnchanged_data();
     void stillOverBudgetAfterCompactionGoesOutUnchanged();
+    void noRoomForAnyCompactionRequest_data();
+    void noRoomForAnyCompactionRequest();
     void overBudgetRequestKeepsEveryToolResult_data();
     void overBudgetRequestKeepsEveryToolResult();
     void interruptedTurnStillCompactsNextTurn_data();
@@ -63,6 +66,12 @@ private Q_SLOTS:
     void compactionUsageSumsNestedRequests();
     void nestedRequestGivesUpAfterAFewToolRounds_data();
     void nestedRequestGivesUpAfterAFewToolRounds();
+    void overBudgetCompactionIsSlicedAndCut_data();
+    void overBudgetCompactionIsSlicedAndCut();
+    void tooManyPartsLeaveOutOldestOutputs_data();
+    void tooManyPartsLeaveOutOldestOutputs();
+    void manualCompactionIsSlicedToo_data();
+    void manualCompactionIsSlicedToo();
 
 private:
     static void addProviders();
@@ -181,7 +190,8 @@ class Harness
 public:
     Harness(const QString &provider, qint64 window,
             const QJsonValue &toolOutput = QJsonObject{{QStringLiteral("echo"), QStringLiteral("x")}})
-        : m_echo(std::make_shared<EchoTool>(toolOutput))
+        : m_provider(provider)
+        , m_echo(std::make_shared<EchoTool>(toolOutput))
         , m_client(makeProtocol(provider, m_server.baseUrl(), window))
     {
         m_tools.add(m_echo);
@@ -222,10 +232,33 @@ public:
         return run;
     }
 
+    // One streamChat where every compaction request (its final user text is prompt), however many there
+    // are, is answered with "## Goal\nsummary part N" and every other request with the next of parent,
+    // chosen as the request arrives.
+    Run streamAnswering(const MessageList &messages, QList<FakeProviderServer::Response> parent,
+                        const QString &prompt = CompactionPrompts::automaticPrompt(),
+                        StreamOptions options = {})
+    {
+        int summaries = 0;
+        const auto connection = QObject::connect(
+            &m_server, &FakeProviderServer::requestReceived, &m_server, [&, this](int index) {
+                const QJsonObject body = m_server.requests().at(index).json.object();
+                if (finalUserText(m_provider, body) == prompt)
+                    m_server.enqueue(ProviderScript::text(
+                        m_provider, QStringLiteral("## Goal\nsummary part %1").arg(++summaries)));
+                else if (!parent.isEmpty())
+                    m_server.enqueue(parent.takeFirst());
+            });
+        Run run = stream(messages, {}, options);
+        QObject::disconnect(connection);
+        return run;
+    }
+
     EchoTool &echo() { return *m_echo; }
     ToolLoopClient &client() { return m_client; }
 
 private:
+    QString m_provider;
     FakeProviderServer m_server;
     std::shared_ptr<EchoTool> m_echo;
     ToolRegistry m_tools;
@@ -237,6 +270,15 @@ Run runScript(const QString &provider, qint64 window, const QList<FakeProviderSe
 {
     Harness harness(provider, window);
     return harness.stream({Message::system(systemText()), Message::user(userText())}, responses);
+}
+
+// The issue 16 case: a file of about 19,000 estimated tokens.
+QString bigFile()
+{
+    QString file = QStringLiteral("BEGIN-OF-FILE\n");
+    for (int i = 0; i < 570; ++i)
+        file += QString(99, QLatin1Char(char('a' + i % 26))) + QLatin1Char('\n');
+    return file + QStringLiteral("END-OF-FILE");
 }
 
 bool isCompactionRequest(const QString &provider, const QJsonObject &body)
@@ -501,7 +543,9 @@ void TestAutoCompactionProviders::compactionSeesNativeLoopAndGenericHistory()
 {
     QFETCH(QString, provider);
     TestEnvironment environment;
-    const QString marker = QStringLiteral("RAW-OUTPUT-7f3e ") + QString(3000, QLatin1Char('r'));
+    // Small enough that the seed's single compaction request fits the input budget (issue 16 slices it
+    // otherwise); the system prompt alone crosses the threshold.
+    const QString marker = QStringLiteral("RAW-OUTPUT-7f3e ") + QString(300, QLatin1Char('r'));
     Harness harness(provider, SmallWindow, QJsonObject{{QStringLiteral("found"), marker}});
     const Run run = harness.stream(
         {Message::system(systemText()), Message::user(userText())},
@@ -571,31 +615,38 @@ void TestAutoCompactionProviders::stillOverBudgetAfterCompactionGoesOutUnchanged
     addProviders();
 }
 
-// proves S5, S4: the system prompt alone is over the input budget, so even the compacted request is. It is
-// sent as built from the replacement, nothing pruned or shortened, and the provider's context-window error
-// ends the turn through the normal error path, without a second compaction.
+// proves S5, S4: the model's summary is so long that even the compacted request is over the input budget.
+// It is sent as built from the replacement, nothing pruned or shortened, and the provider's context-window
+// error ends the turn through the normal error path, without a second compaction.
 void TestAutoCompactionProviders::stillOverBudgetAfterCompactionGoesOutUnchanged()
 {
     QFETCH(QString, provider);
     TestEnvironment environment;
-    const QString system = QStringLiteral("You are Keen. ") + QString(60000, QLatin1Char('s'));
-    QVERIFY(ContextBudget::estimateTokens(system.size()) > ContextBudget::inputBudget(SmallWindow));
+    const QString system = systemText();
+    const QString longSummary = QStringLiteral("## Goal\n") + QString(20000, QLatin1Char('g'));
+    QVERIFY(ContextBudget::estimateTokens(system.size() + longSummary.size()) >
+            ContextBudget::inputBudget(SmallWindow));
     Harness harness(provider, SmallWindow);
     const MessageList messages{Message::system(system), Message::user(userText())};
     const Run run = harness.stream(
         messages, {toolCallResponse(provider, QStringLiteral("call_1"), QStringLiteral("{\"text\":\"x\"}")),
-                   textResponse(provider, QStringLiteral("## Goal\nsummary")),
-                   ProviderScript::contextLengthError(provider)});
+                   textResponse(provider, longSummary), ProviderScript::contextLengthError(provider)});
     QVERIFY(run.finished);
     QCOMPARE(run.bodies.size(), 3);
     QVERIFY(isCompactionRequest(provider, run.bodies.at(1)));
+    // The seed's single compaction request: it fit the budget.
+    QVERIFY(ContextBudget::estimateTokens(run.rawBodies.at(1).size()) <=
+            ContextBudget::inputBudget(SmallWindow));
     QCOMPARE(run.compactionEvents(),
              (QStringList{StreamEvent::typeName(StreamEvent::Type::AutoCompactionStarted),
                           StreamEvent::typeName(StreamEvent::Type::AutoCompactionApplied)}));
     const MessageList replacement =
         run.ofType(StreamEvent::Type::AutoCompactionApplied).first().autoCompaction->replacement;
+    QVERIFY(run.ofType(StreamEvent::Type::AutoCompactionApplied)
+                .first()
+                .autoCompaction->strategy.isSingleRequest());
 
-    // The resumed request is exactly the protocol's request for the replacement.
+    // The resumed request is exactly the protocol's request for the replacement, over the budget.
     std::unique_ptr<ProviderProtocol> protocol =
         makeProtocol(provider, QUrl(QStringLiteral("http://127.0.0.1:1")), SmallWindow);
     QVERIFY(protocol->prepare(CancellationToken()));
@@ -608,13 +659,50 @@ void TestAutoCompactionProviders::stillOverBudgetAfterCompactionGoesOutUnchanged
     const QJsonObject expected =
         QJsonDocument::fromJson(protocol->buildRequest(native, tools.specs(), context).body).object();
     QCOMPARE(run.bodies.at(2), expected);
-    QVERIFY(run.rawBodies.at(2).contains(system.toUtf8())); // the whole system prompt, not shortened
+    QVERIFY(ContextBudget::estimateTokens(run.rawBodies.at(2).size()) >
+            ContextBudget::inputBudget(SmallWindow));
+    QVERIFY(run.rawBodies.at(2).contains(system.toUtf8()));             // the whole system prompt
+    QVERIFY(run.rawBodies.at(2).contains(longSummary.mid(9).toUtf8())); // and the whole summary
 
     // The provider's error, as the provider said it, ends the turn.
     QCOMPARE(run.events.last().type, StreamEvent::Type::Error);
     QVERIFY2(run.events.last().error.contains(ProviderScript::contextErrorText(provider)),
              qPrintable(run.events.last().error));
     QVERIFY(run.ofType(StreamEvent::Type::Retry).isEmpty());
+}
+
+void TestAutoCompactionProviders::noRoomForAnyCompactionRequest_data()
+{
+    addProviders();
+}
+
+// Issue 16 with S5, S46: the system prompt alone is over the input budget, so no compaction request can fit.
+// None is sent; the compaction fails with that reason, the parent request goes out unchanged, and the
+// provider's context-window error is the turn's error, as the provider said it.
+void TestAutoCompactionProviders::noRoomForAnyCompactionRequest()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const QString system = QStringLiteral("You are Keen. ") + QString(60000, QLatin1Char('s'));
+    QVERIFY(ContextBudget::estimateTokens(system.size()) > ContextBudget::inputBudget(SmallWindow));
+    Harness harness(provider, SmallWindow);
+    const Run run = harness.stream(
+        {Message::system(system), Message::user(userText())},
+        {toolCallResponse(provider, QStringLiteral("call_1"), QStringLiteral("{\"text\":\"x\"}")),
+         ProviderScript::contextLengthError(provider)});
+    QVERIFY(run.finished);
+    QCOMPARE(run.bodies.size(), 2);
+    QVERIFY(!isCompactionRequest(provider, run.bodies.at(1)));
+    QVERIFY(run.rawBodies.at(1).contains(system.toUtf8()));
+    QCOMPARE(run.compactionEvents(),
+             (QStringList{StreamEvent::typeName(StreamEvent::Type::AutoCompactionStarted),
+                          StreamEvent::typeName(StreamEvent::Type::AutoCompactionFailed)}));
+    const QString why = run.ofType(StreamEvent::Type::AutoCompactionFailed).first().error;
+    QVERIFY2(why.contains(QStringLiteral("leave no room")), qPrintable(why));
+    // The turn ran a tool, so it ends incomplete (the terminal-event rule), with the provider's words.
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Incomplete);
+    QVERIFY2(run.events.last().error.contains(ProviderScript::contextErrorText(provider)),
+             qPrintable(run.events.last().error));
 }
 
 void TestAutoCompactionProviders::overBudgetRequestKeepsEveryToolResult_data()
@@ -802,6 +890,180 @@ void TestAutoCompactionProviders::nestedRequestGivesUpAfterAFewToolRounds()
     QCOMPARE(run.bodies.last(), plain.bodies.at(1));
     QCOMPARE(run.text(), QStringLiteral("after"));
     QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
+}
+
+void TestAutoCompactionProviders::overBudgetCompactionIsSlicedAndCut_data()
+{
+    addProviders();
+}
+
+// Issue 16 "no dead end at 100%": a 9,000-token window and one file read of about 19,000 tokens. The seed's
+// compaction request (the parent request plus the prompt) cannot be sent, so the conversation is summarised
+// in parts that each fit the input budget: the person's message first, then the output, cut to its head and
+// tail with a note, behind the summary so far. The strategy is on the applied event; the resumed request
+// fits.
+void TestAutoCompactionProviders::overBudgetCompactionIsSlicedAndCut()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const qint64 window = 9000;
+    const qint64 budget = ContextBudget::inputBudget(window);
+    const QString file = bigFile();
+    QVERIFY(ContextBudget::estimateTokens(file.size()) > 3 * budget);
+    Harness harness(provider, window, QJsonObject{{QStringLiteral("content"), file}});
+    const Run run = harness.streamAnswering(
+        {Message::system(QStringLiteral("You are Keen.")), Message::user(userText())},
+        {toolCallResponse(provider, QStringLiteral("call_1"), QStringLiteral("{\"text\":\"x\"}")),
+         textResponse(provider, QStringLiteral("after"))});
+    QVERIFY(run.finished);
+    QVERIFY2(run.events.last().type == StreamEvent::Type::Done, qPrintable(run.events.last().error));
+    QCOMPARE(run.compactionEvents(),
+             (QStringList{StreamEvent::typeName(StreamEvent::Type::AutoCompactionStarted),
+                          StreamEvent::typeName(StreamEvent::Type::AutoCompactionApplied)}));
+    const AutoCompactionInfo applied =
+        *run.ofType(StreamEvent::Type::AutoCompactionApplied).first().autoCompaction;
+    QCOMPARE(applied.strategy.slices, 2);
+    QCOMPARE(applied.strategy.cutOutputs, 1);
+    QVERIFY(applied.strategy.cutCharacters > 40000);
+    QCOMPARE(applied.strategy.droppedOutputs, 0);
+
+    // The parent's request, the two parts, the resumed parent request.
+    QCOMPARE(run.bodies.size(), 4);
+    for (int i : {1, 2}) {
+        QVERIFY(isCompactionRequest(provider, run.bodies.at(i)));
+        QVERIFY2(ContextBudget::estimateTokens(run.rawBodies.at(i).size()) <= budget,
+                 qPrintable(QStringLiteral("request %1: %2 bytes").arg(i).arg(run.rawBodies.at(i).size())));
+    }
+    QVERIFY(run.rawBodies.at(1).contains(userText().toUtf8()));
+    QVERIFY(!run.rawBodies.at(1).contains("BEGIN-OF-FILE"));
+    QVERIFY(run.rawBodies.at(2).contains("<summary_so_far>"));
+    QVERIFY(run.rawBodies.at(2).contains("summary part 1"));
+    QVERIFY(run.rawBodies.at(2).contains("BEGIN-OF-FILE"));
+    QVERIFY(run.rawBodies.at(2).contains("END-OF-FILE"));
+    QVERIFY(run.rawBodies.at(2).contains("characters cut here to fit the compaction request"));
+
+    // The last summary merged the first; the person's words stay verbatim outside it (S41, S42).
+    const QString replacement = applied.replacement.last().content;
+    QVERIFY(replacement.contains(QStringLiteral("summary part 2")));
+    QVERIFY(replacement.endsWith(userText() + QStringLiteral("\n</last_user_message>")));
+    QCOMPARE(finalUserText(provider, run.bodies.at(3)), replacement);
+    QVERIFY(ContextBudget::estimateTokens(run.rawBodies.at(3).size()) <= budget);
+    QCOMPARE(run.toolRuns, 1);
+    QCOMPARE(run.text(), QStringLiteral("after"));
+}
+
+void TestAutoCompactionProviders::tooManyPartsLeaveOutOldestOutputs_data()
+{
+    addProviders();
+}
+
+// Issue 16, the last resort: twenty earlier tool outputs of 5,000 characters would need more than
+// CompactionSlicer::MaxParts requests, so the oldest are left out, each with a note saying so; every request
+// still fits, the newest output is summarised.
+void TestAutoCompactionProviders::tooManyPartsLeaveOutOldestOutputs()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const qint64 window = 9000;
+    const qint64 budget = ContextBudget::inputBudget(window);
+    MessageList messages{Message::system(QStringLiteral("You are Keen."))};
+    for (int i = 0; i < 20; ++i) {
+        ToolActivity activity;
+        activity.tool = QStringLiteral("read_file");
+        activity.status = QStringLiteral("success");
+        activity.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("file%1.txt").arg(i)}};
+        activity.retainedOutput =
+            QString(QStringLiteral("OUTPUT-%1-START ").arg(i) + QString(5000, QLatin1Char('o')));
+        messages.append(Message::user(QStringLiteral("step %1").arg(i)));
+        messages.append(Message::assistant(QStringLiteral("read %1").arg(i), TurnMemory{{activity}}));
+    }
+    messages.append(Message::user(userText()));
+    Harness harness(provider, window);
+    const Run run = harness.streamAnswering(
+        messages, {toolCallResponse(provider, QStringLiteral("call_1"), QStringLiteral("{\"text\":\"x\"}")),
+                   textResponse(provider, QStringLiteral("after"))});
+    QVERIFY(run.finished);
+    QVERIFY2(run.events.last().type == StreamEvent::Type::Done, qPrintable(run.events.last().error));
+    const auto applied = run.ofType(StreamEvent::Type::AutoCompactionApplied);
+    QCOMPARE(applied.size(), 1);
+    const CompactionStrategy strategy = applied.first().autoCompaction->strategy;
+    QVERIFY(strategy.droppedOutputs > 0);
+    QVERIFY(strategy.droppedCharacters > 5000 * strategy.droppedOutputs);
+    QVERIFY(strategy.slices <= CompactionSlicer::MaxParts);
+    QCOMPARE(run.bodies.size(), 1 + strategy.slices + 1);
+
+    QByteArray parts;
+    for (int i = 1; i <= strategy.slices; ++i) {
+        QVERIFY(isCompactionRequest(provider, run.bodies.at(i)));
+        QVERIFY2(ContextBudget::estimateTokens(run.rawBodies.at(i).size()) <= budget,
+                 qPrintable(QStringLiteral("request %1: %2 bytes").arg(i).arg(run.rawBodies.at(i).size())));
+        parts += run.rawBodies.at(i);
+    }
+    QVERIFY(!parts.contains("OUTPUT-0-START"));                             // the oldest is left out
+    QVERIFY(parts.contains("Tool result of read_file file0.txt left out")); // with a note
+    // Named for the person, oldest first, in the event and on the row.
+    QCOMPARE(strategy.dropped.size(), strategy.droppedOutputs);
+    QVERIFY2(strategy.dropped.first().startsWith(QStringLiteral("read_file file0.txt (")),
+             qPrintable(strategy.dropped.first()));
+    QVERIFY(strategy.describe().contains(QStringLiteral("read_file file0.txt")));
+    QVERIFY(parts.contains("OUTPUT-19-START")); // the newest is summarised
+    QVERIFY(parts.contains("step 0"));          // the conversation itself is all there
+    QCOMPARE(run.text(), QStringLiteral("after"));
+}
+
+void TestAutoCompactionProviders::manualCompactionIsSlicedToo_data()
+{
+    addProviders();
+}
+
+// Issue 16 for /compact: the same history (a 9,000-token window, a 19,000-token file read) as a manual
+// compaction. The earlier parts are summarised privately, each request with the person's focus and within the
+// budget; the last part, with the summary so far in front, streams visibly as the seed's request would (S25);
+// the strategy is reported before it.
+void TestAutoCompactionProviders::manualCompactionIsSlicedToo()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const qint64 window = 9000;
+    const qint64 budget = ContextBudget::inputBudget(window);
+    ToolActivity read;
+    read.tool = QStringLiteral("read_file");
+    read.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}};
+    read.status = QStringLiteral("success");
+    read.retainedOutput = bigFile();
+    const QString prompt = CompactionPrompts::manualPrompt(QStringLiteral("keep the parser notes"));
+    const MessageList messages{Message::system(QStringLiteral("You are Keen.")), Message::user(userText()),
+                               Message::assistant(QStringLiteral("I read it."), TurnMemory{{read}}),
+                               Message::user(prompt)};
+    StreamOptions options;
+    options.disableToolCalls = true;
+    options.disableAutoCompaction = true;
+    options.keepPendingState = true;
+    options.manualCompaction = true;
+    Harness harness(provider, window);
+    const Run run = harness.streamAnswering(messages, {}, prompt, options);
+    QVERIFY(run.finished);
+    QVERIFY2(run.events.last().type == StreamEvent::Type::Done, qPrintable(run.events.last().error));
+    const auto sliced = run.ofType(StreamEvent::Type::CompactionSliced);
+    QCOMPARE(sliced.size(), 1);
+    const CompactionStrategy strategy = sliced.first().autoCompaction->strategy;
+    QVERIFY(strategy.slices >= 2);
+    QCOMPARE(strategy.cutOutputs, 1);
+    QCOMPARE(strategy.droppedOutputs, 0);
+    QCOMPARE(run.bodies.size(), strategy.slices);
+    for (int i = 0; i < run.bodies.size(); ++i) {
+        QCOMPARE(finalUserText(provider, run.bodies.at(i)), prompt);
+        QVERIFY2(ContextBudget::estimateTokens(run.rawBodies.at(i).size()) <= budget,
+                 qPrintable(QStringLiteral("request %1: %2 bytes").arg(i).arg(run.rawBodies.at(i).size())));
+    }
+    const QByteArray last = run.rawBodies.constLast();
+    QVERIFY(last.contains("<summary_so_far>"));
+    QVERIFY(last.contains(QStringLiteral("summary part %1").arg(strategy.slices - 1).toUtf8()));
+    // Only the last part is visible, and it is the summary that applies.
+    QCOMPARE(run.text(), QStringLiteral("## Goal\nsummary part %1").arg(strategy.slices));
+    // What the private parts cost is reported with the strategy, so it counts as compaction usage.
+    QVERIFY(sliced.first().autoCompaction->usage.has_value());
+    QVERIFY(sliced.first().autoCompaction->usage->inputTokens > 0);
 }
 
 QTEST_GUILESS_MAIN(TestAutoCompactionProviders)

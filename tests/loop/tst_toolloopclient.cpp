@@ -679,12 +679,13 @@ void TestToolLoopClient::autoCompactionBoundaryAndOneShotSkips_S36()
 
 void TestToolLoopClient::autoCompactionNeedsANewToolTurn_S36()
 {
-    // Over the threshold from the start, but a plain chat turn never compacts (no tool turn yet).
+    // Over the threshold from the start, but a plain chat turn never compacts (no tool turn yet). The
+    // compaction request still fits the input budget, so it is the seed's single request (issue 16).
     auto client = makeClient(20000);
     m_server->enqueue(sseResponse(textBody({QStringLiteral("just text")})));
     LoopRun run;
     run.start(*client,
-              {Message::system(QString(60000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
+              {Message::system(QString(44000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
               &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
     QCOMPARE(m_server->requests().size(), 1);
@@ -707,7 +708,7 @@ void TestToolLoopClient::autoCompactionNeedsANewToolTurn_S36()
     m_server->enqueue(sseResponse(textBody({QStringLiteral("done")})));
     LoopRun replay;
     replay.start(*client,
-                 {Message::system(QString(60000, QLatin1Char('s'))), Message::user(QStringLiteral("small")),
+                 {Message::system(QString(44000, QLatin1Char('s'))), Message::user(QStringLiteral("small")),
                   Message::user(QStringLiteral("again"))},
                  &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(replay.wait());
@@ -877,9 +878,11 @@ void TestToolLoopClient::rejectedCommitKeepsHistory_S61()
 void TestToolLoopClient::threeCompactionsInOneTurn()
 {
     auto client = makeClient(20000);
-    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+    const MessageList messages{Message::system(QString(44000, QLatin1Char('s'))),
                                Message::user(QStringLiteral("long task"))};
-    const QString big = QString(12000, QLatin1Char('o')); // each tool result pushes the estimate over again
+    // The system prompt keeps the estimate over the threshold, each tool turn allows the next compaction
+    // (S36), and each compaction request still fits the input budget (the seed's single request, issue 16).
+    const QString big = QString(200, QLatin1Char('o'));
     for (int round = 1; round <= 3; ++round) {
         m_server->enqueue(sseResponse(toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"),
                                                  QStringLiteral(R"({"text":"%1"})").arg(big)}},
@@ -908,8 +911,8 @@ void TestToolLoopClient::fiveCompactionsKeepOneReplacementSize()
 {
     auto client = makeClient(20000);
     const QString words = QStringLiteral("refactor the parser, keep the public API");
-    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))), Message::user(words)};
-    const QString big = QString(12000, QLatin1Char('o'));
+    const MessageList messages{Message::system(QString(44000, QLatin1Char('s'))), Message::user(words)};
+    const QString big = QString(200, QLatin1Char('o')); // as in threeCompactionsInOneTurn
     for (int round = 1; round <= 5; ++round) {
         m_server->enqueue(sseResponse(toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"),
                                                  QStringLiteral(R"({"text":"%1"})").arg(big)}})));

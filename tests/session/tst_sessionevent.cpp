@@ -7,6 +7,7 @@
 
 #include <QFile>
 #include <QJsonDocument>
+#include <QLocale>
 #include <QTest>
 
 using namespace keen;
@@ -32,6 +33,7 @@ private Q_SLOTS:
     void roundTripIsExact_data();
     void roundTripIsExact();
     void knownFieldsAreTyped();
+    void compactionStrategyIsTyped();
     void unknownEventKindIsKeptAndIgnoredByProjection();
     void storeWritesLoadedEventsBackUnchanged();
     void writtenEventsUseTheReferenceShape();
@@ -78,6 +80,13 @@ void TestSessionEvent::roundTripIsExact_data()
         R"("Content":"## Goal"}],"trigger":"manual"}})");
     QTest::newRow("automatic compaction_applied, empty status") << QByteArray(
         R"({"seq":8,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[]}})");
+    QTest::newRow("automatic compaction_applied with a strategy (issue 16)") << QByteArray(
+        R"({"seq":8,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[],)"
+        R"("strategy":{"slices":3,"cut_outputs":1,"cut_characters":52000,"dropped_outputs":1,)"
+        R"x("dropped_characters":900,"dropped":["read_file a.txt (900 characters)"]}}})x");
+    QTest::newRow("strategy in a shape this app would not write") << QByteArray(
+        R"({"seq":8,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[],)"
+        R"("strategy":{"slices":1,"note":"x"}}})");
     QTest::newRow("unknown event kind")
         << QByteArray(R"({"seq":9,"kind":"fork_created","fork_created":{"parent":"p","at_seq":3},"v":2})");
     QTest::newRow("seq written as a float")
@@ -128,6 +137,39 @@ void TestSessionEvent::knownFieldsAreTyped()
     QCOMPARE(diff.kind, TranscriptItem::Kind::Diff);
     QCOMPARE(diff.diff, (QList<DiffLine>{DiffLine{DiffLine::Kind::Removed, 4, 0, QStringLiteral("old")}}));
     QCOMPARE(turn->transcript.at(3).kind, TranscriptItem::Kind::Unknown);
+}
+
+// Issue 16: how an over-budget automatic compaction fit is part of its compaction_applied event.
+void TestSessionEvent::compactionStrategyIsTyped()
+{
+    CompactionStrategy strategy;
+    strategy.slices = 3;
+    strategy.cutOutputs = 1;
+    strategy.cutCharacters = 52000;
+    strategy.droppedOutputs = 2;
+    strategy.droppedCharacters = 9000;
+    strategy.dropped = QStringList{QStringLiteral("read_file a.txt (5,000 characters)"),
+                                   QStringLiteral("bash make (4,000 characters)")};
+    SessionEvent written = SessionEvent::compactionApplied(QString(), {}, {}, strategy);
+    written.seq = 8;
+    const QJsonObject json = written.toJson();
+    QCOMPARE(json.value(QStringLiteral("compaction_applied")).toObject().value(QStringLiteral("strategy")),
+             QJsonValue(strategy.toJson()));
+    const auto read = SessionEvent::fromJson(json);
+    QVERIFY(read);
+    QCOMPARE(read->compaction()->strategy, strategy);
+    // What the checkpoint row says: how many requests, what was cut and what was left out, by name.
+    QCOMPARE(
+        strategy.describe(),
+        QStringLiteral("summarised in 3 part(s); 1 long output(s) cut by %1 characters; 2 oldest tool "
+                       "output(s) left out (%2 characters): read_file a.txt (5,000 characters), bash make "
+                       "(4,000 characters)")
+            .arg(QLocale().toString(52000), QLocale().toString(9000)));
+    // The seed's single request writes no strategy at all.
+    const QJsonObject seed = SessionEvent::compactionApplied(QString(), {}, {}).toJson();
+    QVERIFY(
+        !seed.value(QStringLiteral("compaction_applied")).toObject().contains(QStringLiteral("strategy")));
+    QVERIFY(CompactionStrategy().describe().isEmpty());
 }
 
 void TestSessionEvent::unknownEventKindIsKeptAndIgnoredByProjection()

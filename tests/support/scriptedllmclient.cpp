@@ -117,6 +117,7 @@ void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegist
             }
             AutoCompactionInfo applied;
             applied.replacement = step.replacement;
+            applied.strategy = step.strategy;
             if (options.awaitCompactionCommit)
                 applied.commit = std::make_shared<CompactionCommit>();
             send(StreamEvent::compaction(StreamEvent::Type::AutoCompactionApplied, applied));

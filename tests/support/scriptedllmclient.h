@@ -1,6 +1,7 @@
 #pragma once
 
 #include "base/result.h"
+#include "conversation/compactionstrategy.h"
 #include "conversation/message.h"
 #include "loop/llmclient.h"
 #include "providers/clientconfig.h"
@@ -30,7 +31,8 @@ public:
         QString gate;            // Gate: wait until open(gate) or the stream is cancelled (then stop)
         MessageList replacement; // AutoCompaction: applied unless the child is cancelled or failWith is set
         QString failWith;
-        QString compactionGate; // AutoCompaction: waits here (child cancel wakes it) before deciding
+        QString compactionGate;      // AutoCompaction: waits here (child cancel wakes it) before deciding
+        CompactionStrategy strategy; // AutoCompaction: reported with the applied event
     };
     using Turn = QList<Step>;
 

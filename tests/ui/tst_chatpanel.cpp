@@ -72,6 +72,8 @@ private Q_SLOTS:
     void escDuringAutomaticCompactionCancelsOnlyTheChild();
     void stopDuringAutomaticCompactionInterruptsTheParent();
     void automaticCompactionCheckpointIsShownOnceAndSummaryNowhere();
+    void overBudgetCompactionShowsHowItFit();
+    void slicedManualCompactionShowsHowItFit();
     void manualCompactionStreamsSummaryAndReportsStatus();
     void manualCompactionIgnoresCtrlCAndEscCancelsIt();
     void manualCompactionShowsTheRefusedToolCard();
@@ -255,6 +257,77 @@ void TestChatPanel::automaticCompactionCheckpointIsShownOnceAndSummaryNowhere()
     QVERIFY(!visibleTexts(m_panel.get()).contains(QStringLiteral("PRIVATE-SUMMARY")));
     // The notification lasts two seconds.
     QTRY_VERIFY_WITH_TIMEOUT(m_panel->spinner()->notification().isEmpty(), 3000);
+}
+
+// Issue 16: an automatic compaction that had to slice or cut says so on a row after its checkpoint, in the
+// notification, in its compaction_applied event, and again when the session is opened later.
+void TestChatPanel::overBudgetCompactionShowsHowItFit()
+{
+    CompactionStrategy strategy;
+    strategy.slices = 2;
+    strategy.cutOutputs = 1;
+    strategy.cutCharacters = 46000;
+    ScriptedLlmClient::Step compaction = ScriptedLlmClient::autoCompaction(
+        {Message::system(QStringLiteral("sys")),
+         Message::user(QStringLiteral("<compacted_context>x</compacted_context>"))});
+    compaction.strategy = strategy;
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Before the checkpoint.")), compaction,
+                       ScriptedLlmClient::chunk(QStringLiteral(" After it.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("read the big file"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    const QString row = QStringLiteral("✓ Context compacted automatically: ") + strategy.describe();
+    QCOMPARE(m_panel->model()->plainText().count(row), 1);
+    QVERIFY(m_panel->model()->plainText().indexOf(row) >
+            m_panel->model()->plainText().indexOf(QStringLiteral("Before the checkpoint.")));
+
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    const SessionEvent *applied = nullptr;
+    for (const SessionEvent &event : std::as_const(loaded->events)) {
+        if (event.kind == SessionEvent::Kind::CompactionApplied)
+            applied = &event;
+    }
+    QVERIFY(applied);
+    QCOMPARE(applied->compaction()->strategy, strategy);
+    QVERIFY(applied->status().isEmpty()); // S64 still
+
+    ChatModel replayed;
+    replayed.replay(loaded->events);
+    QCOMPARE(replayed.plainText().count(row), 1);
+}
+
+// Issue 16: a manual compaction that was summarised in parts streams its last part as usual and says how it
+// fit on its status row; the compaction_applied event records it, with the manual status.
+void TestChatPanel::slicedManualCompactionShowsHowItFit()
+{
+    firstTurn();
+    AutoCompactionInfo sliced;
+    sliced.strategy.slices = 3;
+    sliced.strategy.cutOutputs = 1;
+    sliced.strategy.cutCharacters = 40000;
+    m_client->addTurn(
+        {ScriptedLlmClient::event(StreamEvent::compaction(StreamEvent::Type::CompactionSliced, sliced)),
+         ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSay hello.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("/compact"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    const QString row = QStringLiteral("✓ Context compacted: ") + sliced.strategy.describe();
+    QCOMPARE(m_panel->model()->plainText().count(row), 1);
+    QVERIFY(m_panel->model()->plainText().contains(QStringLiteral("Say hello.")));
+    QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("## Goal\nSay hello."))});
+
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    const SessionEvent &applied = loaded->events.constLast();
+    QCOMPARE(applied.kind, SessionEvent::Kind::CompactionApplied);
+    QCOMPARE(applied.status(), QStringLiteral("Context compacted."));
+    QCOMPARE(applied.compaction()->strategy, sliced.strategy);
+    ChatModel replayed;
+    replayed.replay(loaded->events);
+    QCOMPARE(replayed.plainText().count(row), 1);
 }
 
 // proves S25, S31

@@ -373,6 +373,7 @@ void ChatModel::handleStreamEvent(const StreamEvent &event)
     case StreamEvent::Type::AutoCompactionApplied:
     case StreamEvent::Type::AutoCompactionCancelled:
     case StreamEvent::Type::AutoCompactionFailed:
+    case StreamEvent::Type::CompactionSliced:
         break;
     }
 }
@@ -563,6 +564,14 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
     }
 }
 
+QString ChatModel::compactionRowText(bool automatic, const QString &how)
+{
+    if (how.isEmpty())
+        return automatic ? tr("✓ Context compacted automatically.") : tr("✓ Context compacted.");
+    return automatic ? tr("✓ Context compacted automatically: %1").arg(how)
+                     : tr("✓ Context compacted: %1").arg(how);
+}
+
 void ChatModel::replay(const QList<SessionEvent> &events)
 {
     clear();
@@ -597,7 +606,10 @@ void ChatModel::replay(const QList<SessionEvent> &events)
             } else if (!event.status().isEmpty()) {
                 addLine(ChatItem::Kind::Status, QStringLiteral("✓ ") + event.status());
             }
-            // An automatic compaction (empty status, no transcript) shows nothing.
+            // An automatic compaction shows nothing of its own, unless it had to fit an over-budget request
+            // (issue 16): then how, as on the live row.
+            if (const QString how = event.compaction()->strategy.describe(); !how.isEmpty())
+                addLine(ChatItem::Kind::Status, compactionRowText(event.status().isEmpty(), how));
             break;
         }
         }

@@ -87,6 +87,9 @@ public:
     void clear();
     // Renders a saved session the way the reference replays it (reference 5.3, 4.6).
     void replay(const QList<SessionEvent> &events);
+    // The status row of an applied compaction; how is CompactionStrategy::describe(), empty for the seed's
+    // single request (issue 16).
+    static QString compactionRowText(bool automatic, const QString &how);
     // After replay(): the first row that the event with this seq (or the next one that has rows) produced,
     // or -1. The session browser opens a search hit there.
     int rowForSeq(quint64 seq) const;

@@ -152,6 +152,12 @@ void ChatPanel::onStreamEvent(const StreamEvent &event)
     case StreamEvent::Type::Usage:
         Q_EMIT metricsChanged();
         break;
+    case StreamEvent::Type::CompactionSliced:
+        // Issue 16: the earlier parts of a long manual compaction are summarised; the last streams now.
+        if (event.autoCompaction)
+            m_manualCompactionHow = event.autoCompaction->strategy.describe();
+        Q_EMIT metricsChanged();
+        break;
     default:
         break;
     }
@@ -187,6 +193,7 @@ void ChatPanel::onCompactionStarted(AgentSession::CompactionMode mode)
 {
     if (mode == AgentSession::CompactionMode::Manual) {
         m_runKind = RunKind::ManualCompaction;
+        m_manualCompactionHow.clear();
         m_model->seal();
         m_spinner->start();
         setBusy(true);
@@ -200,7 +207,8 @@ void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool app
     if (mode == AgentSession::CompactionMode::Manual) {
         m_model->flush();
         if (applied)
-            m_model->addLine(ChatItem::Kind::Status, tr("✓ Context compacted."));
+            m_model->addLine(ChatItem::Kind::Status,
+                             ChatModel::compactionRowText(false, m_manualCompactionHow));
         else if (message.startsWith(QLatin1String("Compaction failed")))
             m_model->addLine(ChatItem::Kind::Error, message);
         else
@@ -216,6 +224,9 @@ void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool app
         scheduleDrain(); // S32
         return;
     }
+    // Issue 16: an over-budget compaction says how it fit, on a row after its checkpoint.
+    if (applied && !message.isEmpty())
+        m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionRowText(true, message));
     // S52: cancelled or failed automatic compaction: the normal spinner text returns, the turn goes on.
     m_spinner->setCompacting(false);
 }

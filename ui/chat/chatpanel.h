@@ -99,6 +99,7 @@ private:
     QStringList m_queue;
     QHash<quint64, QString> m_decisions;
     RunKind m_runKind = RunKind::None;
+    QString m_manualCompactionHow; // how the running manual compaction fit the input budget (issue 16)
     bool m_busy = false;
     bool m_drainScheduled = false;
     bool m_showThinking = true;
