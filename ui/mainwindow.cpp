@@ -124,6 +124,8 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     connectNotifications();
 
     connect(m_chat, &ChatPanel::busyChanged, this, &MainWindow::updateBusy);
+    connect(m_chat, &ChatPanel::undoableCompactionChanged, this, &MainWindow::updateUndoCompaction);
+    connect(m_session, &AgentSession::historyReplaced, this, &MainWindow::updateUndoCompaction);
     connect(m_chat, &ChatPanel::metricsChanged, this, &MainWindow::updateMetrics);
     connect(m_chat, &ChatPanel::settingsRequested, this, &MainWindow::showSettings);
     connect(m_chat, &ChatPanel::sessionsRequested, this, &MainWindow::showSessionBrowser);
@@ -276,6 +278,13 @@ void MainWindow::createActions()
     setIconName(m_compactAction, QStringLiteral("keen-compact"));
     connect(m_compactAction, &QAction::triggered, m_chat, [this] { m_chat->compact(); });
 
+    m_undoCompactionAction =
+        makeAction(tr("&Undo Compaction"), QStringLiteral("undoCompactionAction"), QKeySequence());
+    m_undoCompactionAction->setToolTip(
+        tr("Undo the latest compaction: the conversation continues from before it, later turns kept"));
+    m_undoCompactionAction->setEnabled(false);
+    connect(m_undoCompactionAction, &QAction::triggered, m_chat, [this] { m_chat->undoCompaction(); });
+
     // Ctrl+C: the editor and the transcript copy a selection first and interrupt otherwise.
     m_stopAction =
         makeAction(tr("&Stop"), QStringLiteral("stopAction"), QKeySequence(QStringLiteral("Ctrl+C")));
@@ -346,6 +355,7 @@ void MainWindow::createMenus()
 
     QMenu *sessionMenu = menuBar()->addMenu(tr("&Conversation"));
     sessionMenu->addAction(m_compactAction);
+    sessionMenu->addAction(m_undoCompactionAction);
     sessionMenu->addAction(m_stopAction);
     sessionMenu->addAction(m_cycleModeAction);
     QAction *contextAction =
@@ -915,10 +925,17 @@ void MainWindow::updateMetrics()
     m_tokensLabel->setText(tokens);
 }
 
+void MainWindow::updateUndoCompaction()
+{
+    if (m_undoCompactionAction)
+        m_undoCompactionAction->setEnabled(!m_chat->isBusy() && m_session->undoableCompaction() != 0);
+}
+
 void MainWindow::updateBusy(bool busy)
 {
     m_stopAction->setEnabled(busy);
     m_compactAction->setEnabled(!busy);
+    updateUndoCompaction();
     if (busy) {
         m_elapsed.start();
         m_elapsedLabel->setText(tr("%1 elapsed").arg(TokenFormat::elapsed(0)));

@@ -89,6 +89,8 @@ private:
     void updateTitle();
     void updateMetrics();
     void updateBusy(bool busy);
+    // Conversation > Undo Compaction: enabled when a compaction is in effect and nothing runs (issue 16).
+    void updateUndoCompaction();
     void updateBranch();
     void updateSessionTitle();
     void populateModels();
@@ -121,6 +123,7 @@ private:
     QAction *m_openFolderAction = nullptr;
     QAction *m_clearRecentAction = nullptr;
     QAction *m_compactAction = nullptr;
+    QAction *m_undoCompactionAction = nullptr;
     QAction *m_stopAction = nullptr;
     QAction *m_cycleModeAction = nullptr;
     QAction *m_settingsAction = nullptr;

@@ -12,6 +12,7 @@
 #include "loop/compactionprompts.h"
 #include "loop/contextbudget.h"
 #include "loop/llmclient.h"
+#include "session/compactionundo.h"
 #include "session/sessionwriter.h"
 #include "tools/defaulttools.h"
 #include "tools/permissionpolicy.h"
@@ -71,6 +72,8 @@ struct AgentSession::Private
     qint64 totalOutput = 0;
     TokenUsage compactionUsage;
     CompactionStrategy manualStrategy; // how the running manual compaction fit the input budget (issue 16)
+    quint64 undoableSeq = 0;           // the compaction_applied in effect, for undo (issue 16)
+    bool undoing = false;              // undoCompaction() is reading or writing
 
     void rebuildTools();
     // Fresh for every request, the mode included (S20, S33).
@@ -303,6 +306,7 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     }
     recorder.checkpoint(); // fresh turn memory for what comes after
     history = persisted;
+    undoableSeq = written->value(1);
     lastUsage.reset(); // metrics restart from the next usage report
     if (info.commit)
         info.commit->accept();
@@ -425,6 +429,7 @@ void AgentSession::Private::finishManualCompaction()
             failure = tr("Compaction failed: %1").arg(written.error());
         } else {
             history = replacement;
+            undoableSeq = *written;
             lastUsage.reset(); // it measured the replaced history
             client->reset();   // the pending state the request carried is part of the summary now
             Q_EMIT q->usageChanged();
@@ -581,6 +586,108 @@ Result<void> AgentSession::compact(const QString &focus)
     return {};
 }
 
+namespace {
+
+// What a worker works out for undoCompaction().
+struct UndoPlan
+{
+    QString error;
+    quint64 target = 0;
+    quint64 nextUndoable = 0;
+    MessageList history;
+    qint64 estimatedTokens = 0;
+};
+
+} // namespace
+
+void AgentSession::undoCompaction(quint64 appliedSeq)
+{
+    if (isBusy() || d->opening) {
+        Q_EMIT undoCompactionFailed(tr("Operation not permitted"));
+        return;
+    }
+    if (!d->session || !d->writer) {
+        Q_EMIT undoCompactionFailed(tr("This conversation has no compaction to undo."));
+        return;
+    }
+    d->undoing = true;
+    const quint64 generation = d->turnGeneration;
+    const std::shared_ptr<SessionStore> store = d->store;
+    const std::shared_ptr<ToolRegistry> tools = d->tools;
+    const QString id = d->session->id;
+    const QString workspace = d->workspace;
+    const QString dataDir = dataDirectory();
+    const AgentMode mode = d->mode;
+    const qint64 window =
+        d->config.contextWindow > 0 ? d->config.contextWindow : ContextBudget::DefaultContextWindow;
+    // Reading the transcript, the projection and the estimate (it reads the project instructions) stay off
+    // this thread.
+    QtConcurrent::run([=] {
+        UndoPlan plan;
+        Result<LoadedSession> loaded = store->load(id);
+        if (!loaded) {
+            plan.error = loaded.error();
+            return plan;
+        }
+        QList<SessionEvent> events = std::move(loaded->events);
+        const Result<quint64> target = CompactionUndo::target(events, appliedSeq);
+        if (!target) {
+            plan.error = target.error();
+            return plan;
+        }
+        plan.target = *target;
+        SessionEvent revert = SessionEvent::compactionReverted(plan.target, QString());
+        revert.seq = events.isEmpty() ? 1 : events.constLast().seq + 1;
+        events.append(revert);
+        plan.history = buildConversation(events);
+        for (Message &message : plan.history) {
+            if (message.role == Message::Role::User)
+                message.content = stripModeSuffix(message.content);
+        }
+        plan.nextUndoable = CompactionUndo::latestInEffect(events);
+        plan.estimatedTokens =
+            ContextEstimator::breakdown(SystemPromptBuilder::build(workspace, dataDir, mode), *tools,
+                                        plan.history, window, std::nullopt)
+                .totalTokens;
+        return plan;
+    }).then(this, [this, generation, window](UndoPlan plan) {
+        if (generation != d->turnGeneration || !d->writer) {
+            d->undoing = false;
+            return; // another conversation started meanwhile
+        }
+        if (!plan.error.isEmpty()) {
+            d->undoing = false;
+            Q_EMIT undoCompactionFailed(plan.error);
+            return;
+        }
+        d->writer
+            ->write({SessionEvent::compactionReverted(plan.target, QStringLiteral("Compaction undone."))})
+            .then(this, [this, generation, window, plan](const Result<QList<quint64>> &written) {
+                d->undoing = false;
+                if (generation != d->turnGeneration)
+                    return;
+                if (!written) {
+                    Q_EMIT undoCompactionFailed(tr("could not save the undo: %1").arg(written.error()));
+                    return;
+                }
+                d->history = plan.history;
+                d->undoableSeq = plan.nextUndoable;
+                d->lastUsage.reset(); // it measured the compacted history
+                if (d->client)
+                    d->client->reset(); // pending state belonged to the compacted history
+                Q_EMIT usageChanged();
+                Q_EMIT historyReplaced();
+                Q_EMIT compactionUndone(plan.target, plan.estimatedTokens,
+                                        ContextBudget::inputBudget(window));
+            });
+    });
+}
+
+quint64 AgentSession::undoableCompaction() const
+{
+    return d->undoableSeq;
+}
+
 bool AgentSession::cancelCompaction()
 {
     if (d->compaction == CompactionMode::Manual) {
@@ -635,6 +742,8 @@ void AgentSession::newSession()
     d->totalOutput = 0;
     d->compactionUsage = TokenUsage();
     d->compaction = CompactionMode::None;
+    d->undoableSeq = 0;
+    d->undoing = false;
     if (d->policy)
         d->policy->clearSessionAllowances();
     if (d->client)
@@ -664,6 +773,7 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
     if (!loaded.session.workspace.isEmpty() && QDir(loaded.session.workspace).exists())
         q->setWorkspace(loaded.session.workspace);
     history = std::move(projected);
+    undoableSeq = CompactionUndo::latestInEffect(loaded.events);
     for (Message &message : history) {
         if (message.role == Message::Role::User)
             message.content = stripModeSuffix(message.content); // a mode saved by an older version
@@ -750,7 +860,7 @@ QString AgentSession::transcriptPath() const
 
 bool AgentSession::isBusy() const
 {
-    return d->runner != nullptr;
+    return d->runner != nullptr || d->undoing;
 }
 
 AgentSession::CompactionMode AgentSession::compactionMode() const

@@ -64,6 +64,13 @@ public:
     Result<void> submit(const QString &text);
     // Manual compaction (/compact [focus], the Compact button). Fails when busy or the history is empty.
     Result<void> compact(const QString &focus = QString());
+    // Undoes a compaction (issue 16): appliedSeq names its compaction_applied, 0 the latest one in effect. An
+    // appended compaction_reverted event records it; the history becomes the one from before the compaction
+    // plus every turn after it. The transcript is read on a worker; compactionUndone() or
+    // undoCompactionFailed() follow, nothing changes on failure.
+    void undoCompaction(quint64 appliedSeq = 0);
+    // The compaction_applied an undo would revert by default; 0 when there is none.
+    quint64 undoableCompaction() const;
     // Esc: cancels a running compaction (manual, or only the automatic child). Returns true if it did.
     bool cancelCompaction();
     // Stop / Ctrl+C: interrupts the parent turn. Ignored during a manual compaction. Returns true if it did.
@@ -115,6 +122,10 @@ Q_SIGNALS:
     void compactionFinished(keen::AgentSession::CompactionMode mode, bool applied, const QString &message);
     // An automatic compaction was applied and persisted: the output so far is a sealed checkpoint.
     void autoCompactionCheckpointed(const QString &checkpointText);
+    // An undo was saved and the history restored (issue 16). estimatedTokens of the restored history against
+    // inputBudget: when it is over, the history no longer fits and wants another compaction.
+    void compactionUndone(quint64 appliedSeq, qint64 estimatedTokens, qint64 inputBudget);
+    void undoCompactionFailed(const QString &error);
     void permissionRequested(const keen::PermissionRequest &request);
     void permissionSettled(quint64 requestId); // answered, or cancelled with the turn
     void questionAsked(quint64 questionId, const QJsonObject &questions);

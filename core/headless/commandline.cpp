@@ -37,8 +37,8 @@ int runHeadless(const QStringList &arguments, QTextStream &out, QTextStream &err
         err << "Error: " << flagsOnly.error() << "\n\n" << usageText();
         return HeadlessRunner::Failure;
     }
-    auto options =
-        HeadlessRunner::parseArguments(arguments, flagsOnly->compact ? QString() : readPipedStdin());
+    auto options = HeadlessRunner::parseArguments(
+        arguments, flagsOnly->compact || flagsOnly->undoCompaction ? QString() : readPipedStdin());
     if (!options) {
         err << "Error: " << options.error() << "\n\n" << usageText();
         return HeadlessRunner::Failure;
@@ -81,6 +81,7 @@ QString usageText()
         "    --workspace DIR           where tools act (default: the current directory)\n"
         "    --completion-signal STR   exit 2 when the final text does not contain STR\n"
         "    --compact [FOCUS]         with --session and no prompt: compact that session\n"
+        "    --undo-compaction         with --session and no prompt: undo its latest compaction\n"
         "    --yolo                    allow dangerous commands too\n"
         "  keen-desktop sessions [--all] [--json] [--search QUERY] [--workspace DIR]\n"
         "                                                          list saved sessions\n"

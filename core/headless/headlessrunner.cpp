@@ -45,6 +45,8 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
                 return R::failure(tr("--completion-signal needs a value"));
         } else if (flag == QLatin1String("--yolo")) {
             options.yolo = true;
+        } else if (flag == QLatin1String("--undo-compaction")) {
+            options.undoCompaction = true;
         } else if (flag == QLatin1String("--compact")) {
             options.compact = true;
             if (inlineValue)
@@ -66,6 +68,13 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
     if (!launch)
         return R::failure(launch.error());
     options.launch = *launch;
+    if (options.undoCompaction) {
+        if (options.launch.sessionId.isEmpty())
+            return R::failure(tr("--undo-compaction needs --session ID"));
+        if (options.compact || !words.isEmpty())
+            return R::failure(tr("--undo-compaction takes no prompt and no --compact"));
+        return options;
+    }
     if (options.compact) {
         // With --compact the words are the optional focus; a prompt is not allowed.
         if (options.launch.sessionId.isEmpty())
@@ -220,6 +229,14 @@ int HeadlessRunner::run(const Options &options)
         if (!options.launch.workspace.isEmpty())
             m_session->setWorkspace(options.launch.workspace);
     }
+    if (options.undoCompaction) {
+        // No request is sent: the provider is needed only for the window the restored history must fit.
+        if (m_resolver) {
+            if (auto config = m_resolver(options.launch))
+                m_session->setClientConfig(*config);
+        }
+        return runUndoCompaction();
+    }
     if (!m_resolver)
         return fail(tr("no provider configuration is available"));
     auto config = m_resolver(options.launch);
@@ -312,6 +329,53 @@ int HeadlessRunner::run(const Options &options)
     if (!started)
         return fail(started.error());
     loop.exec();
+    m_out.flush();
+    m_err.flush();
+    return code;
+}
+
+int HeadlessRunner::runUndoCompaction()
+{
+    QEventLoop loop;
+    int code = Failure;
+    bool done = false; // a refusal comes at once, before the loop runs
+    connect(
+        m_session.get(), &AgentSession::compactionUndone, &loop,
+        [&](quint64 appliedSeq, qint64 estimatedTokens, qint64 inputBudget) {
+            const bool fits = estimatedTokens <= inputBudget;
+            if (m_options.json) {
+                m_out << QJsonDocument(QJsonObject{{QStringLiteral("session_id"), m_session->sessionId()},
+                                                   {QStringLiteral("undone_seq"), qint64(appliedSeq)},
+                                                   {QStringLiteral("estimated_tokens"), estimatedTokens},
+                                                   {QStringLiteral("input_budget"), inputBudget},
+                                                   {QStringLiteral("fits"), fits}})
+                             .toJson(QJsonDocument::Compact)
+                      << '\n';
+            } else {
+                m_out << tr("Compaction undone: the conversation continues from before it (%n message(s)).",
+                            nullptr, int(m_session->messages().size()))
+                      << '\n';
+            }
+            if (!fits)
+                m_err << tr("Warning: the restored history is about %1 tokens, over the input budget of %2; "
+                            "run --session %3 --compact to compact it again.")
+                             .arg(estimatedTokens)
+                             .arg(inputBudget)
+                             .arg(m_session->sessionId())
+                      << '\n';
+            code = Success;
+            done = true;
+            loop.quit();
+        });
+    connect(m_session.get(), &AgentSession::undoCompactionFailed, &loop, [&](const QString &error) {
+        m_err << "Error: " << error << '\n';
+        code = Failure;
+        done = true;
+        loop.quit();
+    });
+    m_session->undoCompaction();
+    if (!done)
+        loop.exec();
     m_out.flush();
     m_err.flush();
     return code;

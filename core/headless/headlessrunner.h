@@ -37,6 +37,7 @@ public:
         QString completionSignal;
         bool compact = false;
         QString compactFocus;
+        bool undoCompaction = false; // --undo-compaction: undo the session's latest compaction (issue 16)
         bool yolo = false;
     };
 
@@ -60,6 +61,7 @@ public:
 
 private:
     int finish(int code);
+    int runUndoCompaction();
     bool interrupted() const; // interrupt() or a signal
     void onStreamEvent(const class StreamEvent &event);
     // The --format json line: the turn's last usage report, and apart from it what compaction requests cost

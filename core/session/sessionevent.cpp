@@ -13,6 +13,8 @@ constexpr QLatin1StringView kSessionStarted("session_started");
 constexpr QLatin1StringView kUserMessage("user_message");
 constexpr QLatin1StringView kAssistantTurn("assistant_turn");
 constexpr QLatin1StringView kCompactionApplied("compaction_applied");
+constexpr QLatin1StringView kCompactionReverted("compaction_reverted");
+constexpr QLatin1StringView kRevertsSeq("reverts_seq");
 constexpr QLatin1StringView kSessionId("session_id");
 constexpr QLatin1StringView kCreatedAt("created_at");
 constexpr QLatin1StringView kCwd("cwd");
@@ -37,6 +39,8 @@ QLatin1StringView payloadKey(SessionEvent::Kind kind)
         return kAssistantTurn;
     case SessionEvent::Kind::CompactionApplied:
         return kCompactionApplied;
+    case SessionEvent::Kind::CompactionReverted:
+        return kCompactionReverted;
     case SessionEvent::Kind::Unknown:
         break;
     }
@@ -125,6 +129,16 @@ SessionEvent::Compaction readCompaction(const QJsonObject &payload)
     return compaction;
 }
 
+SessionEvent::Revert readRevert(const QJsonObject &payload)
+{
+    SessionEvent::Revert revert;
+    revert.revertsSeq =
+        quint64(std::max<qint64>(0, revert.extras.readInteger(payload, kRevertsSeq).value_or(0)));
+    revert.status = revert.extras.readString(payload, kStatus, JsonFields::Write::Always);
+    revert.extras.keepUnknown(payload, {kRevertsSeq, kStatus});
+    return revert;
+}
+
 QJsonObject payloadJson(const SessionEvent &event)
 {
     QJsonObject payload;
@@ -156,6 +170,10 @@ QJsonObject payloadJson(const SessionEvent &event)
         if (!compaction->strategy.isSingleRequest())
             payload.insert(kStrategy, compaction->strategy.toJson());
         compaction->extras.applyTo(payload);
+    } else if (const auto *revert = event.revert()) {
+        payload.insert(kRevertsSeq, qint64(revert->revertsSeq));
+        payload.insert(kStatus, revert->status);
+        revert->extras.applyTo(payload);
     }
     return payload;
 }
@@ -181,8 +199,8 @@ QString SessionEvent::kindName(Kind kind)
 
 std::optional<SessionEvent::Kind> SessionEvent::kindFromName(const QString &name)
 {
-    for (const Kind kind :
-         {Kind::SessionStarted, Kind::UserMessage, Kind::AssistantTurn, Kind::CompactionApplied}) {
+    for (const Kind kind : {Kind::SessionStarted, Kind::UserMessage, Kind::AssistantTurn,
+                            Kind::CompactionApplied, Kind::CompactionReverted}) {
         if (name == payloadKey(kind))
             return kind;
     }
@@ -245,6 +263,9 @@ std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object)
     case Kind::CompactionApplied:
         event.payload = readCompaction(payload);
         break;
+    case Kind::CompactionReverted:
+        event.payload = readRevert(payload);
+        break;
     case Kind::Unknown:
         break;
     }
@@ -292,6 +313,14 @@ SessionEvent SessionEvent::compactionApplied(const QString &status, const QList<
     SessionEvent event;
     event.kind = Kind::CompactionApplied;
     event.payload = Compaction{status, transcript, messages, strategy, {}};
+    return event;
+}
+
+SessionEvent SessionEvent::compactionReverted(quint64 revertsSeq, const QString &status)
+{
+    SessionEvent event;
+    event.kind = Kind::CompactionReverted;
+    event.payload = Revert{revertsSeq, status, {}};
     return event;
 }
 

@@ -21,7 +21,14 @@ namespace keen {
 // agent (and with newer Keens).
 struct SessionEvent
 {
-    enum class Kind { SessionStarted, UserMessage, AssistantTurn, CompactionApplied, Unknown };
+    enum class Kind {
+        SessionStarted,
+        UserMessage,
+        AssistantTurn,
+        CompactionApplied,
+        CompactionReverted,
+        Unknown
+    };
 
     struct Started
     {
@@ -60,6 +67,14 @@ struct SessionEvent
         JsonFields extras;
         bool operator==(const Compaction &) const = default;
     };
+    // Undo of a compaction (issue 16, docs/SESSION_FORMAT.md): names the compaction_applied it reverts.
+    struct Revert
+    {
+        quint64 revertsSeq = 0;
+        QString status;
+        JsonFields extras;
+        bool operator==(const Revert &) const = default;
+    };
     // An event kind this app does not know: everything but seq is in SessionEvent::extras.
     struct Other
     {
@@ -68,7 +83,7 @@ struct SessionEvent
 
     quint64 seq = 0; // assigned by the session store when written
     Kind kind = Kind::UserMessage;
-    std::variant<User, Started, Assistant, Compaction, Other> payload;
+    std::variant<User, Started, Assistant, Compaction, Revert, Other> payload;
     // Fields beside seq, kind and the payload; for an unknown kind, every field but seq.
     JsonFields extras;
 
@@ -92,12 +107,14 @@ struct SessionEvent
     static SessionEvent compactionApplied(const QString &status, const QList<TranscriptItem> &transcript,
                                           const MessageList &messages,
                                           const CompactionStrategy &strategy = CompactionStrategy());
+    static SessionEvent compactionReverted(quint64 revertsSeq, const QString &status);
 
     // The payload of the event's kind, or nullptr.
     const Started *started() const { return std::get_if<Started>(&payload); }
     const User *user() const { return std::get_if<User>(&payload); }
     const Assistant *assistant() const { return std::get_if<Assistant>(&payload); }
     const Compaction *compaction() const { return std::get_if<Compaction>(&payload); }
+    const Revert *revert() const { return std::get_if<Revert>(&payload); }
 
     // Shortcuts to payload fields; empty when the event has no such field.
     QString content() const;                         // user_message.content

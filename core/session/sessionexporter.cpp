@@ -231,6 +231,9 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
             md += QStringLiteral("---\n\n");
             break;
         }
+        case SessionEvent::Kind::CompactionReverted:
+            md += QStringLiteral("*↶ ") + SessionExporter::tr("Compaction undone.") + QStringLiteral("*\n\n");
+            break;
         }
     }
     while (md.endsWith(QStringLiteral("\n\n")))

@@ -1,6 +1,7 @@
 #include "session/sessionstore.h"
 
 #include "base/logcategories.h"
+#include "session/compactionundo.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -585,6 +586,8 @@ int SessionStore::pruneExpired(const QDateTime &cutoff)
 // it stay in the transcript for replay, they just stop contributing to the conversation.
 MessageList buildConversation(const QList<SessionEvent> &events)
 {
+    // Issue 16: an undone compaction (compaction_reverted) never applied, as far as the conversation goes.
+    const QSet<quint64> reverted = CompactionUndo::revertedSeqs(events);
     MessageList messages;
     for (const SessionEvent &event : events) {
         if (const SessionEvent::User *user = event.user()) {
@@ -595,13 +598,14 @@ MessageList buildConversation(const QList<SessionEvent> &events)
                 memory.reset();
             if (!turn->message.isEmpty() || memory)
                 messages.append(Message::assistant(turn->message, std::move(memory)));
-        } else if (const SessionEvent::Compaction *compaction = event.compaction()) {
+        } else if (const SessionEvent::Compaction *compaction = event.compaction();
+                   compaction && !reverted.contains(event.seq)) {
             // A copy of the payload's messages: the result shares nothing with the event.
             MessageList replacement = compaction->messages;
             replacement.detach();
             messages = std::move(replacement);
         }
-        // session_started and kinds this app does not know add nothing.
+        // session_started, compaction_reverted and kinds this app does not know add nothing.
     }
     return messages;
 }

@@ -104,6 +104,10 @@ private Q_SLOTS:
     void hugeReadInASmallWindowNeverSendsOverBudget();
     void manualCompactionOfAHugeReadIsSliced_data();
     void manualCompactionOfAHugeReadIsSliced();
+    void undoCompactionAfterLaterTurns_data();
+    void undoCompactionAfterLaterTurns();
+    void undoThatNoLongerFitsSaysSo_data();
+    void undoThatNoLongerFitsSaysSo();
 };
 
 namespace {
@@ -766,6 +770,146 @@ void TestHeadlessCompaction::manualCompactionOfAHugeReadIsSliced()
     QCOMPARE(applied.status(), QStringLiteral("Context compacted."));
     QCOMPARE(applied.compaction()->strategy.slices, responder.summaries);
     QCOMPARE(applied.compaction()->strategy.cutOutputs, 1);
+}
+
+void TestHeadlessCompaction::undoCompactionAfterLaterTurns_data()
+{
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<bool>("automatic");
+    for (const QString &provider : ProviderScript::providers()) {
+        QTest::newRow(qPrintable(provider + QStringLiteral(" manual"))) << provider << false;
+        QTest::newRow(qPrintable(provider + QStringLiteral(" automatic"))) << provider << true;
+    }
+}
+
+// Issue 16 point 2: `run --session ID --undo-compaction` undoes a manual or an automatic compaction after a
+// later turn. The transcript gets an appended compaction_reverted naming the compaction_applied (nothing
+// rewritten), and the next turn's request carries the history from before the compaction plus the turn
+// after it, not the summary.
+void TestHeadlessCompaction::undoCompactionAfterLaterTurns()
+{
+    QFETCH(QString, provider);
+    QFETCH(bool, automatic);
+    Rig rig(provider, SmallWindow);
+    HeadlessRun headless(rig);
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    if (automatic) {
+        rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                              readBig),
+                     ProviderScript::text(provider, QStringLiteral("## Goal\nSECRET-SUMMARY")),
+                     ProviderScript::text(provider, QStringLiteral("Read big.txt."))});
+        QCOMPARE(headless.run(QStringLiteral("first question")), int(HeadlessRunner::Success));
+    } else {
+        rig.enqueue({ProviderScript::text(provider, QStringLiteral("First answer."))});
+        QCOMPARE(headless.run(QStringLiteral("first question")), int(HeadlessRunner::Success));
+        rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nSECRET-SUMMARY"))});
+        QCOMPARE(headless.compact(), int(HeadlessRunner::Success));
+    }
+    const QString sessionId = headless.runner.session().sessionId();
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Second answer."))});
+    HeadlessRunner::Options second;
+    second.prompt = QStringLiteral("second question");
+    second.launch.sessionId = sessionId;
+    second.launch.workspace = rig.workspace();
+    QCOMPARE(headless.runGuarded(second), int(HeadlessRunner::Success));
+    QVERIFY(rig.server().lastRequest().body.contains("SECRET-SUMMARY"));
+    auto before = headless.runner.session().sessionStore().load(sessionId);
+    QVERIFY(before);
+    quint64 appliedSeq = 0;
+    for (const SessionEvent &event : std::as_const(before->events)) {
+        if (event.kind == SessionEvent::Kind::CompactionApplied)
+            appliedSeq = event.seq;
+    }
+    QVERIFY(appliedSeq > 0);
+    const QByteArray transcriptBefore = readAll(headless.runner.session().transcriptPath());
+
+    // The undo, in a new run as a script would do it.
+    HeadlessRun undo(rig);
+    HeadlessRunner::Options options;
+    options.undoCompaction = true;
+    options.launch.sessionId = sessionId;
+    options.launch.workspace = rig.workspace();
+    const int requestsBefore = int(rig.server().requests().size());
+    QCOMPARE(undo.runGuarded(options), int(HeadlessRunner::Success));
+    QCOMPARE(int(rig.server().requests().size()), requestsBefore); // no request
+    QVERIFY2(undo.out.startsWith(QStringLiteral("Compaction undone")), qPrintable(undo.out));
+    QVERIFY2(undo.err.isEmpty(), qPrintable(undo.err));
+    const QByteArray transcriptAfter = readAll(undo.runner.session().transcriptPath());
+    QVERIFY(transcriptAfter.startsWith(transcriptBefore)); // appended, nothing rewritten
+    auto after = undo.runner.session().sessionStore().load(sessionId);
+    QVERIFY(after);
+    QCOMPARE(after->events.size(), before->events.size() + 1);
+    const SessionEvent &revert = after->events.constLast();
+    QCOMPARE(revert.kind, SessionEvent::Kind::CompactionReverted);
+    QCOMPARE(revert.revert()->revertsSeq, appliedSeq);
+    const MessageList history = undo.runner.session().messages();
+    QCOMPARE(history.first(), Message::user(QStringLiteral("first question")));
+    QCOMPARE(history.last(), Message::assistant(QStringLiteral("Second answer.")));
+
+    // The next turn goes on from the restored history.
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Third answer."))});
+    HeadlessRunner::Options third;
+    third.prompt = QStringLiteral("third question");
+    third.launch.sessionId = sessionId;
+    third.launch.workspace = rig.workspace();
+    QCOMPARE(undo.runGuarded(third), int(HeadlessRunner::Success));
+    const QByteArray body = rig.server().lastRequest().body;
+    QVERIFY(!body.contains("SECRET-SUMMARY"));
+    QVERIFY(body.contains("first question"));
+    QVERIFY(body.contains(automatic ? "Read big.txt." : "First answer."));
+    QVERIFY(body.contains("second question"));
+    QVERIFY(body.contains("Second answer."));
+
+    // Undoing again: there is nothing left to undo, said plainly, nothing written.
+    HeadlessRun again(rig);
+    QCOMPARE(again.runGuarded(options), int(HeadlessRunner::Failure));
+    QVERIFY2(again.err.contains(QStringLiteral("no compaction to undo")), qPrintable(again.err));
+}
+
+void TestHeadlessCompaction::undoThatNoLongerFitsSaysSo_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16 point 2: when the restored history no longer fits the input budget, the undo still applies and
+// says so, offering to compact again (text on stderr, "fits": false in JSON).
+void TestHeadlessCompaction::undoThatNoLongerFitsSaysSo()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    writeHugeFile(rig.workspace());
+    QString sessionId;
+    {
+        AgentSession session;
+        rig.setUp(session);
+        session.setToolHistoryFull(true); // the read's output stays in the history
+        const QString readHuge = arguments({{QStringLiteral("path"), QStringLiteral("huge.txt")}});
+        rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                              readHuge),
+                     ProviderScript::text(provider, QStringLiteral("Read it all.")),
+                     ProviderScript::text(provider, QStringLiteral("## Goal\nread huge.txt"))});
+        QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("read huge.txt")); }));
+        QVERIFY(finishTurn(session, [&] { return session.compact(); }));
+        sessionId = session.sessionId();
+    }
+    HeadlessRun headless(rig);
+    ClientConfig small = rig.config();
+    small.contextWindow = 9000;
+    headless.runner.setConfigResolver([small](const LaunchOptions &) { return Result<ClientConfig>(small); });
+    HeadlessRunner::Options options;
+    options.undoCompaction = true;
+    options.json = true;
+    options.launch.sessionId = sessionId;
+    options.launch.workspace = rig.workspace();
+    QCOMPARE(headless.runGuarded(options), int(HeadlessRunner::Success));
+    const QJsonObject line = QJsonDocument::fromJson(headless.out.toUtf8()).object();
+    QCOMPARE(line.value(QStringLiteral("session_id")).toString(), sessionId);
+    QCOMPARE(line.value(QStringLiteral("fits")).toBool(true), false);
+    QCOMPARE(line.value(QStringLiteral("input_budget")).toInteger(), ContextBudget::inputBudget(9000));
+    QVERIFY(line.value(QStringLiteral("estimated_tokens")).toInteger() > ContextBudget::inputBudget(9000));
+    QVERIFY2(headless.err.contains(QStringLiteral("--compact to compact it again")),
+             qPrintable(headless.err));
+    QCOMPARE(headless.runner.session().messages().first(), Message::user(QStringLiteral("read huge.txt")));
 }
 
 QTEST_GUILESS_MAIN(TestHeadlessCompaction)

@@ -19,7 +19,10 @@
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -74,6 +77,8 @@ private Q_SLOTS:
     void automaticCompactionCheckpointIsShownOnceAndSummaryNowhere();
     void overBudgetCompactionShowsHowItFit();
     void slicedManualCompactionShowsHowItFit();
+    void undoCompactionFromItsRowAfterALaterTurn();
+    void undoThatNoLongerFitsOffersToCompactAgain();
     void manualCompactionStreamsSummaryAndReportsStatus();
     void manualCompactionIgnoresCtrlCAndEscCancelsIt();
     void manualCompactionShowsTheRefusedToolCard();
@@ -328,6 +333,113 @@ void TestChatPanel::slicedManualCompactionShowsHowItFit()
     ChatModel replayed;
     replayed.replay(loaded->events);
     QCOMPARE(replayed.plainText().count(row), 1);
+}
+
+namespace {
+
+// The row where the compaction_applied seq happened, or -1.
+int compactionRow(const ChatModel *model, quint64 seq)
+{
+    for (int row = 0; row < model->rowCount(); ++row) {
+        if (model->item(row).compactionSeq == seq)
+            return row;
+    }
+    return -1;
+}
+
+QAction *undoActionOf(QMenu *menu)
+{
+    return menu->findChild<QAction *>(QStringLiteral("undoCompactionRowAction"));
+}
+
+} // namespace
+
+// Issue 16 point 2: the Undo action on a compaction's row, after a later turn. The conversation goes on from
+// the history before the compaction plus the later turn; the row says it was undone and loses the action;
+// reopening the session shows the same.
+void TestChatPanel::undoCompactionFromItsRowAfterALaterTurn()
+{
+    firstTurn();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSay hello.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    const quint64 seq = m_session->undoableCompaction();
+    QVERIFY(seq > 0);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Later answer.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("later question"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Later answer.")));
+    QTRY_VERIFY(!m_session->isBusy());
+
+    const int row = compactionRow(m_panel->model(), seq);
+    QVERIFY(row >= 0);
+    ChatView *view = m_panel->view();
+    view->scrollTo(m_panel->model()->index(row));
+    std::unique_ptr<QMenu> menu =
+        view->contextMenuFor(view->visualRect(m_panel->model()->index(row)).center());
+    QAction *undo = undoActionOf(menu.get());
+    QVERIFY(undo);
+    QCOMPARE(undo->text().remove(QLatin1Char('&')), QStringLiteral("Undo Compaction"));
+    undo->trigger();
+    QTRY_VERIFY(m_panel->model()->plainText().contains(ChatModel::compactionUndoneText()));
+    QTRY_VERIFY(!m_session->isBusy());
+    QCOMPARE(m_session->messages(), (MessageList{Message::user(QStringLiteral("hi")),
+                                                 Message::assistant(QStringLiteral("Hello there.")),
+                                                 Message::user(QStringLiteral("later question")),
+                                                 Message::assistant(QStringLiteral("Later answer."))}));
+    QCOMPARE(m_session->undoableCompaction(), quint64(0));
+    menu = view->contextMenuFor(view->visualRect(m_panel->model()->index(row)).center());
+    QVERIFY(!undoActionOf(menu.get()));
+    QVERIFY(!m_panel->findChild<QMessageBox *>(QStringLiteral("undoNoLongerFitsDialog")));
+
+    // The next request carries the restored history.
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Third.")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("third"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    const MessageList sent = m_client->requests().constLast();
+    QCOMPARE(sent.at(1), Message::user(QStringLiteral("hi")));
+    QVERIFY(!sent.contains(Message::user(QStringLiteral("## Goal\nSay hello."))));
+
+    // Reopened: the same rows, the undo shown, no Undo action left on the compaction's row.
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    ChatModel replayed;
+    replayed.replay(loaded->events);
+    QCOMPARE(replayed.plainText().count(ChatModel::compactionUndoneText()), 1);
+    const int replayedRow = compactionRow(&replayed, seq);
+    QVERIFY(replayedRow >= 0);
+    QVERIFY(replayed.item(replayedRow).compactionUndone);
+}
+
+// Issue 16 point 2: when the restored history no longer fits the input budget, a dialog says so and offers
+// to compact again; Compact Again starts the compaction.
+void TestChatPanel::undoThatNoLongerFitsOffersToCompactAgain()
+{
+    firstTurn();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSay hello.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    ClientConfig tiny = m_session->clientConfig();
+    tiny.contextWindow = 4200; // an input budget of 104 tokens: the system prompt alone is over it
+    m_session->setClientConfig(tiny);
+    m_panel->undoCompaction();
+    QMessageBox *box = nullptr;
+    QTRY_VERIFY((box = m_panel->findChild<QMessageBox *>(QStringLiteral("undoNoLongerFitsDialog"))) !=
+                nullptr);
+    QTRY_VERIFY(box->isVisible());
+    QVERIFY2(box->text().contains(QStringLiteral("104")), qPrintable(box->text()));
+    QCOMPARE(m_session->messages().first(), Message::user(QStringLiteral("hi"))); // the undo applied
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nAgain.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QPushButton *again = box->findChild<QPushButton *>(QStringLiteral("compactAgainButton"));
+    QVERIFY(again);
+    QTest::mouseClick(again, Qt::LeftButton);
+    QTRY_COMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("## Goal\nAgain."))});
 }
 
 // proves S25, S31

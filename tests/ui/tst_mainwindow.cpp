@@ -25,6 +25,7 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QScopeGuard>
 #include <QSettings>
@@ -50,6 +51,7 @@ private Q_SLOTS:
     void tokenFormats();
     void stopInterruptsTheTurn();
     void compactButtonStartsACompaction();
+    void conversationMenuUndoesTheLatestCompaction();
     void contextMeterUpdatesRightAfterManualCompaction();
     void contextMeterUpdatesRightAfterAutomaticCompaction();
     void showThinkingAndToolHistoryLiveInSettingsJson();
@@ -229,6 +231,38 @@ void TestMainWindow::compactButtonStartsACompaction()
     // Had Stop cancelled the compaction, it would end "Compaction cancelled." instead of applying.
     m_client->open(QStringLiteral("g"));
     QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
+}
+
+// Issue 16 point 2: Conversation > Undo Compaction is enabled once a compaction is in effect and undoes it;
+// afterwards there is nothing left to undo.
+void TestMainWindow::conversationMenuUndoesTheLatestCompaction()
+{
+    auto *undo = m_window->findChild<QAction *>(QStringLiteral("undoCompactionAction"));
+    QVERIFY(undo);
+    QVERIFY(!undo->isEnabled());
+    bool inConversationMenu = false;
+    for (QAction *menuAction : m_window->menuBar()->actions()) {
+        if (menuAction->menu() &&
+            menuAction->text().remove(QLatin1Char('&')) == QStringLiteral("Conversation"))
+            inConversationMenu = menuAction->menu()->actions().contains(undo);
+    }
+    QVERIFY(inConversationMenu);
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Hello.")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("hi"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QVERIFY(!undo->isEnabled());
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nGreet.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_window->findChild<QAction *>(QStringLiteral("compactAction"))->trigger();
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QTRY_VERIFY(undo->isEnabled());
+    undo->trigger();
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(ChatModel::compactionUndoneText()));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QCOMPARE(m_window->session()->messages().first(), Message::user(QStringLiteral("hi")));
+    QTRY_VERIFY(!undo->isEnabled());
 }
 
 // Issue 15: after a manual compaction the meter no longer shows the old, long history.

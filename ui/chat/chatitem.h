@@ -48,6 +48,11 @@ struct ChatItem
     QString command; // bash
     QString output;  // bash output
 
+    // The row where a compaction happened (its checkpoint, or its status row): the compaction_applied it
+    // undoes (issue 16), and whether it was undone.
+    quint64 compactionSeq = 0;
+    bool compactionUndone = false;
+
     // Permission card / question
     PermissionRequest permission;
     quint64 questionId = 0;

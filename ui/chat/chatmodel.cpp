@@ -564,6 +564,30 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
     }
 }
 
+void ChatModel::markCompaction(quint64 seq)
+{
+    if (m_items.isEmpty() || seq == 0)
+        return;
+    const int row = int(m_items.size()) - 1;
+    m_items[row].compactionSeq = seq;
+    changed(row);
+}
+
+void ChatModel::markCompactionUndone(quint64 seq)
+{
+    for (int row = 0; row < m_items.size(); ++row) {
+        if (m_items.at(row).compactionSeq == seq && !m_items.at(row).compactionUndone) {
+            m_items[row].compactionUndone = true;
+            changed(row);
+        }
+    }
+}
+
+QString ChatModel::compactionUndoneText()
+{
+    return tr("↶ Compaction undone: the conversation continues from before it.");
+}
+
 QString ChatModel::compactionRowText(bool automatic, const QString &how)
 {
     if (how.isEmpty())
@@ -610,8 +634,14 @@ void ChatModel::replay(const QList<SessionEvent> &events)
             // (issue 16): then how, as on the live row.
             if (const QString how = event.compaction()->strategy.describe(); !how.isEmpty())
                 addLine(ChatItem::Kind::Status, compactionRowText(event.status().isEmpty(), how));
+            seal();
+            markCompaction(event.seq);
             break;
         }
+        case SessionEvent::Kind::CompactionReverted:
+            markCompactionUndone(event.revert()->revertsSeq);
+            addLine(ChatItem::Kind::Status, compactionUndoneText());
+            break;
         }
     }
     seal();

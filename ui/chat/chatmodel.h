@@ -90,6 +90,12 @@ public:
     // The status row of an applied compaction; how is CompactionStrategy::describe(), empty for the seed's
     // single request (issue 16).
     static QString compactionRowText(bool automatic, const QString &how);
+    // Issue 16: the last row is where the compaction_applied seq happened (its Undo action lives there).
+    void markCompaction(quint64 seq);
+    // That compaction was undone: its rows lose their Undo action.
+    void markCompactionUndone(quint64 seq);
+    // The status row an undo leaves.
+    static QString compactionUndoneText();
     // After replay(): the first row that the event with this seq (or the next one that has rows) produced,
     // or -1. The session browser opens a search hit there.
     int rowForSeq(quint64 seq) const;

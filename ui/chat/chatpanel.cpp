@@ -11,6 +11,9 @@
 #include "contextdialog.h"
 
 #include <QFrame>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -69,6 +72,13 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::turnFinished, this, &ChatPanel::onTurnFinished);
     connect(m_session, &AgentSession::compactionStarted, this, &ChatPanel::onCompactionStarted);
     connect(m_session, &AgentSession::compactionFinished, this, &ChatPanel::onCompactionFinished);
+    connect(m_session, &AgentSession::compactionUndone, this, &ChatPanel::onCompactionUndone);
+    connect(m_session, &AgentSession::undoCompactionFailed, this, [this](const QString &error) {
+        m_model->addLine(ChatItem::Kind::Error, tr("Could not undo the compaction: %1").arg(error));
+        setBusy(m_session->isBusy());
+        scheduleDrain();
+    });
+    connect(m_view, &ChatView::undoCompactionRequested, this, [this](quint64 seq) { undoCompaction(seq); });
     connect(m_session, &AgentSession::autoCompactionCheckpointed, this,
             &ChatPanel::onAutoCompactionCheckpointed);
     connect(m_session, &AgentSession::permissionRequested, this, &ChatPanel::onPermissionRequested);
@@ -206,10 +216,12 @@ void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool app
 {
     if (mode == AgentSession::CompactionMode::Manual) {
         m_model->flush();
-        if (applied)
+        if (applied) {
             m_model->addLine(ChatItem::Kind::Status,
                              ChatModel::compactionRowText(false, m_manualCompactionHow));
-        else if (message.startsWith(QLatin1String("Compaction failed")))
+            m_model->markCompaction(m_session->undoableCompaction());
+            Q_EMIT undoableCompactionChanged();
+        } else if (message.startsWith(QLatin1String("Compaction failed")))
             m_model->addLine(ChatItem::Kind::Error, message);
         else
             m_model->addLine(ChatItem::Kind::Status,
@@ -227,6 +239,11 @@ void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool app
     // Issue 16: an over-budget compaction says how it fit, on a row after its checkpoint.
     if (applied && !message.isEmpty())
         m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionRowText(true, message));
+    if (applied) {
+        // The checkpoint (or the row saying how it fit) carries the Undo action (issue 16).
+        m_model->markCompaction(m_session->undoableCompaction());
+        Q_EMIT undoableCompactionChanged();
+    }
     // S52: cancelled or failed automatic compaction: the normal spinner text returns, the turn goes on.
     m_spinner->setCompacting(false);
 }
@@ -450,6 +467,42 @@ void ChatPanel::setShowThinking(bool show)
     m_showThinking = show;
     m_view->setShowThinking(show);
     Q_EMIT showThinkingChanged(show); // the window keeps it in settings.json
+}
+
+void ChatPanel::undoCompaction(quint64 appliedSeq)
+{
+    if (m_session->isBusy())
+        return;
+    m_session->undoCompaction(appliedSeq);
+    setBusy(m_session->isBusy());
+}
+
+void ChatPanel::onCompactionUndone(quint64 appliedSeq, qint64 estimatedTokens, qint64 inputBudget)
+{
+    m_model->markCompactionUndone(appliedSeq);
+    m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionUndoneText());
+    m_view->scrollToBottom();
+    setBusy(m_session->isBusy());
+    Q_EMIT metricsChanged();
+    Q_EMIT undoableCompactionChanged();
+    scheduleDrain(); // prompts typed meanwhile go on from the restored history
+    if (estimatedTokens <= inputBudget)
+        return;
+    // The restored history no longer fits: say so and offer to compact again, never silently.
+    auto *box =
+        new QMessageBox(QMessageBox::Warning, tr("Undo Compaction"),
+                        tr("The restored conversation is about %1 tokens, more than the model's input "
+                           "budget of %2 tokens. The next request will fail unless it is compacted "
+                           "again.")
+                            .arg(QLocale().toString(estimatedTokens), QLocale().toString(inputBudget)),
+                        QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("undoNoLongerFitsDialog"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton *again = box->addButton(tr("Compact Again"), QMessageBox::AcceptRole);
+    again->setObjectName(QStringLiteral("compactAgainButton"));
+    box->addButton(tr("Keep As It Is"), QMessageBox::RejectRole);
+    connect(again, &QPushButton::clicked, this, [this] { compact(); });
+    box->open();
 }
 
 void ChatPanel::showContextDialog()

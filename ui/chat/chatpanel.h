@@ -51,6 +51,8 @@ public Q_SLOTS:
     // Stop / Ctrl+C without a selection.
     void interrupt();
     void compact(const QString &focus = QString());
+    // Undoes the compaction_applied appliedSeq, 0 the latest in effect (issue 16).
+    void undoCompaction(quint64 appliedSeq = 0);
     void newSession();
     void setMode(keen::AgentMode mode);
     void setShowThinking(bool show);
@@ -66,6 +68,8 @@ Q_SIGNALS:
     void sessionsRequested();
     void thinkingRequested(const QString &effort);
     void metricsChanged(); // usage totals or the last usage changed (reset by an automatic compaction)
+    // A compaction was applied or undone: what Conversation > Undo Compaction would undo changed.
+    void undoableCompactionChanged();
 
 private:
     enum class RunKind { None, Turn, ManualCompaction };
@@ -75,6 +79,7 @@ private:
     void onStreamEvent(const StreamEvent &event);
     void onTurnFinished(AgentSession::TurnOutcome outcome, const QString &error);
     void onCompactionStarted(AgentSession::CompactionMode mode);
+    void onCompactionUndone(quint64 appliedSeq, qint64 estimatedTokens, qint64 inputBudget);
     void onCompactionFinished(AgentSession::CompactionMode mode, bool applied, const QString &message);
     void onAutoCompactionCheckpointed();
     void onPermissionRequested(const PermissionRequest &request);

@@ -216,10 +216,23 @@ void ChatView::mouseReleaseEvent(QMouseEvent *event)
 
 void ChatView::contextMenuEvent(QContextMenuEvent *event)
 {
-    const QModelIndex at = indexAt(event->pos());
-    QMenu menu(this);
+    contextMenuFor(event->pos())->exec(event->globalPos());
+}
+
+std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
+{
+    const QModelIndex at = indexAt(viewportPos);
+    auto owned = std::make_unique<QMenu>(this);
+    QMenu &menu = *owned;
     if (at.isValid()) {
         const ChatItem item = m_model->item(at.row());
+        if (item.compactionSeq != 0 && !item.compactionUndone) {
+            QAction *undo = menu.addAction(tr("&Undo Compaction"));
+            undo->setObjectName(QStringLiteral("undoCompactionRowAction"));
+            connect(undo, &QAction::triggered, this,
+                    [this, seq = item.compactionSeq] { Q_EMIT undoCompactionRequested(seq); });
+            menu.addSeparator();
+        }
         QAction *copyMessage = menu.addAction(tr("&Copy message"));
         connect(copyMessage, &QAction::triggered, this,
                 [text = item.plainText()] { QApplication::clipboard()->setText(text); });
@@ -243,7 +256,7 @@ void ChatView::contextMenuEvent(QContextMenuEvent *event)
     }
     QAction *selectAllAction = menu.addAction(tr("Select &all"), QKeySequence::SelectAll);
     connect(selectAllAction, &QAction::triggered, this, &QAbstractItemView::selectAll);
-    menu.exec(event->globalPos());
+    return owned;
 }
 
 void ChatView::paintEvent(QPaintEvent *event)

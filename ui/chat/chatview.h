@@ -5,6 +5,10 @@
 #include <QJsonObject>
 #include <QListView>
 
+#include <memory>
+
+class QMenu;
+
 namespace keen {
 
 class ChatDelegate;
@@ -33,12 +37,16 @@ public:
     static QStringList codeBlocks(const QString &markdown);
     // Focuses the first button of the pending permission (or question) card, if any.
     bool focusPendingCard();
+    // The context menu for a point of the viewport (what a right click opens).
+    std::unique_ptr<QMenu> contextMenuFor(const QPoint &viewportPos);
 
 Q_SIGNALS:
     void permissionDecided(quint64 requestId, keen::PermissionDecision decision);
     void questionAnswered(quint64 questionId, const QJsonObject &answer);
     void escapePressed();
     void interruptRequested(); // Ctrl+C with nothing selected
+    // "Undo Compaction" on the row where that compaction_applied happened (issue 16).
+    void undoCompactionRequested(quint64 appliedSeq);
 
 protected:
     bool event(QEvent *event) override;
