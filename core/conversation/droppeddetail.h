@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QString>
+
+namespace keen {
+
+// What a compaction's summary left out (issue 16, "what was dropped"): the file paths, identifiers, numbers
+// and error messages of the compacted range that the summary does not mention. Deterministic, no model call:
+// regular expressions over the messages' text and tool outputs, each hit with the excerpt around it so it can
+// be pinned as it was.
+struct DroppedDetail
+{
+    enum class Kind { Path, Identifier, Number, Error };
+    Kind kind = Kind::Path;
+    QString text;    // the path, identifier, number or error line
+    QString excerpt; // the lines around its first occurrence
+    bool operator==(const DroppedDetail &) const = default;
+};
+
+} // namespace keen

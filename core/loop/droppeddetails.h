@@ -1,0 +1,20 @@
+#pragma once
+
+#include "conversation/droppeddetail.h"
+#include "conversation/message.h"
+
+#include <QList>
+#include <QString>
+
+namespace keen {
+
+// Finds the DroppedDetail list of a compaction (issue 16 point 3): regular expressions over the compacted
+// range, the summary searched for each hit.
+namespace DroppedDetails {
+
+// At most limit details: paths, then error lines, identifiers and numbers, each in the order of first
+// occurrence. The system prompt is not part of the compacted range.
+QList<DroppedDetail> find(const MessageList &compacted, const QString &summary, int limit = 50);
+
+} // namespace DroppedDetails
+} // namespace keen
