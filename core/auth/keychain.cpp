@@ -1,12 +1,14 @@
 #include "auth/keychain.h"
 
 #include <QCoreApplication>
-#include <QEventLoop>
+#include <QDeadlineTimer>
 #include <QPromise>
+#include <QSemaphore>
 #include <QThread>
-#include <QTimer>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 
 #ifdef KEEN_HAVE_QTKEYCHAIN
 #include <qt6keychain/keychain.h>
@@ -17,6 +19,22 @@ namespace keen {
 namespace {
 
 using Promise = std::shared_ptr<QPromise<KeychainReply>>;
+
+// Set when the application object is being destroyed. ~QCoreApplication runs its post routines and then waits
+// for every thread-pool task; a lookup waiting on a keychain that never answers would hold the process open
+// for 30 s per queued lookup (seen as a test that passed and then hung at exit).
+std::atomic_bool g_quitting{false};
+
+void stopWaiting()
+{
+    g_quitting = true;
+}
+
+void stopWaitingWhenTheApplicationQuits()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { qAddPostRoutine(stopWaiting); });
+}
 
 QFuture<KeychainReply> finished(const KeychainReply &reply)
 {
@@ -164,19 +182,26 @@ KeychainReply Keychain::wait(const QFuture<KeychainReply> &future, int timeoutMs
                 {},
                 Keychain::tr(
                     "internal error: a blocking keychain call on the GUI thread (use the asynchronous API)")};
-        QEventLoop loop;
-        QObject context;
-        QFuture<KeychainReply> copy = future;
-        copy.then(&context, [&loop](const KeychainReply &) { loop.quit(); });
-        QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
-        if (!future.isFinished())
-            loop.exec();
+        stopWaitingWhenTheApplicationQuits();
+        // No event loop here: once the application object is gone Qt delivers no more events (not even
+        // timers), so a loop waiting for the reply or its own timeout would never return. The keychain
+        // thread wakes us directly; we look at the clock and the quit flag every 100 ms.
+        auto answered = std::make_shared<QSemaphore>(0);
+        QFuture<KeychainReply>(future).then(QtFuture::Launch::Sync,
+                                            [answered](const KeychainReply &) { answered->release(); });
+        const QDeadlineTimer deadline(timeoutMs);
+        while (!future.isFinished() && !g_quitting && !deadline.hasExpired())
+            answered->tryAcquire(1, int(qMin<qint64>(100, deadline.remainingTime())));
     }
-    if (!future.isFinished())
-        return {KeychainReply::Status::Unavailable,
-                {},
-                Keychain::tr("the system keychain did not answer within %1 seconds").arg(timeoutMs / 1000)};
-    return future.result();
+    if (future.isFinished() && future.resultCount() > 0)
+        return future.result();
+    if (future.isFinished())
+        return {KeychainReply::Status::Failed, {}, Keychain::tr("the keychain request was cancelled")};
+    if (g_quitting)
+        return {KeychainReply::Status::Unavailable, {}, Keychain::tr("the application is quitting")};
+    return {KeychainReply::Status::Unavailable,
+            {},
+            Keychain::tr("the system keychain did not answer within %1 seconds").arg(timeoutMs / 1000)};
 }
 
 bool Keychain::isGuiThread()

@@ -31,7 +31,8 @@ public:
     static QFuture<KeychainReply> write(const QString &key, const QString &secret);
     static QFuture<KeychainReply> remove(const QString &key);
 
-    // Waits with a local QEventLoop. Refused on the GUI thread (a nested loop there re-enters the UI).
+    // Waits with a local QEventLoop. Refused on the GUI thread (a nested loop there re-enters the UI). Gives
+    // up when the application object is destroyed, so a keychain that never answers cannot hold the exit.
     static KeychainReply wait(const QFuture<KeychainReply> &future, int timeoutMs = 30000);
 
     // The main thread of a QGuiApplication. A headless QCoreApplication's main thread may block.
