@@ -20,8 +20,12 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFuture>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <optional>
+#include <utility>
 
 namespace keen {
 
@@ -48,8 +52,12 @@ struct AgentSession::Private
     std::shared_ptr<SessionStore> store = std::make_shared<SessionStore>();
     std::optional<Session> session;
     std::unique_ptr<SessionWriter> writer; // every transcript write of session, in order, off this thread
-    quint64 turnGeneration = 0;            // moves on with every stream and new conversation
-    MessageList history;                   // AppState: never holds the system prompt (S55)
+    // The running turn's user_message write: the worker sends the request once it is on disk.
+    std::optional<QFuture<Result<QList<quint64>>>> userWrite;
+    bool commitPending = false;  // an automatic compaction's batch is being written
+    bool finishDeferred = false; // the stream finished meanwhile: the turn ends after the commit
+    quint64 turnGeneration = 0;  // moves on with every stream and new conversation
+    MessageList history;         // AppState: never holds the system prompt (S55)
     AgentMode mode = AgentMode::Build;
     bool toolHistoryFull = false;
     bool interactive = true;
@@ -83,17 +91,19 @@ struct AgentSession::Private
     StreamRunner::Prepare systemPromptOnWorker() const;
     Result<void> ensureClient();
     Result<void> ensureSession();
-    Result<quint64> persist(const SessionEvent &event);
-    Result<QList<quint64>> persistBatch(const QList<SessionEvent> &events);
+    QString userWriteError() const;
+    bool sessionNeverCreated() const;
     void endTurn(TurnOutcome outcome, const QString &error);
-    void startStream(const MessageList &request, const StreamOptions &options,
-                     StreamRunner::Prepare prepare = {});
+    void startStream(const MessageList &request, const StreamOptions &options, StreamRunner::Prepare prepare,
+                     std::optional<QFuture<Result<QList<quint64>>>> userMessage = std::nullopt);
     void onEvent(const StreamEvent &event);
     void onFinished();
     void releaseFinishedRunner();
     void finishTurn();
     void finishManualCompaction();
     void applyAutoCompaction(const StreamEvent &event);
+    void commitAutoCompaction(const AutoCompactionInfo &info, const MessageList &persisted,
+                              const QString &checkpointMessage, const Result<QList<quint64>> &written);
     void addUsage(const TokenUsage &usage);
     void addCompactionUsage(const std::optional<TokenUsage> &usage);
     void applyOpened(LoadedSession loaded, MessageList projected);
@@ -147,29 +157,34 @@ Result<void> AgentSession::Private::ensureSession()
 {
     if (session)
         return {};
-    auto created = store->create(workspace);
-    if (!created)
-        return Result<void>::failure(created.error());
-    session = *created;
-    writer = std::make_unique<SessionWriter>(store, *session);
-    Q_EMIT q->sessionChanged(session->id);
+    // Named here, created on the writer's thread (issue 11: no disk work on this thread). Listeners hear of
+    // it once it is on disk; a failure reaches the turn through its user_message write, which fails with it.
+    auto planned = store->plan(workspace);
+    if (!planned)
+        return Result<void>::failure(planned.error());
+    session = *planned;
+    writer = std::make_unique<SessionWriter>(store, *session, SessionWriter::Start::Create);
+    writer->created().then(q, [this, id = session->id](const Result<QList<quint64>> &created) {
+        if (created && session && session->id == id)
+            Q_EMIT q->sessionChanged(id);
+    });
     return {};
 }
 
-Result<quint64> AgentSession::Private::persist(const SessionEvent &event)
+QString AgentSession::Private::userWriteError() const
 {
-    // Written on the writer's thread; this caller needs the seq (or the error) before it goes on.
-    const Result<QList<quint64>> written = persistBatch({event});
-    if (!written)
-        return Result<quint64>::failure(written.error());
-    return written->first();
+    if (!userWrite || !userWrite->isFinished() || userWrite->resultCount() == 0)
+        return {};
+    const Result<QList<quint64>> written = userWrite->result();
+    return written ? QString() : written.error();
 }
 
-Result<QList<quint64>> AgentSession::Private::persistBatch(const QList<SessionEvent> &events)
+bool AgentSession::Private::sessionNeverCreated() const
 {
-    if (!session || !writer)
-        return Result<QList<quint64>>::failure(tr("no session is open"));
-    return writer->write(events).result();
+    if (!writer)
+        return false;
+    const QFuture<Result<QList<quint64>>> created = writer->created();
+    return created.isFinished() && created.resultCount() > 0 && !created.result();
 }
 
 StreamRunner::Prepare AgentSession::Private::systemPromptOnWorker() const
@@ -178,14 +193,16 @@ StreamRunner::Prepare AgentSession::Private::systemPromptOnWorker() const
         for (Message &message : messages) {
             if (message.role == Message::Role::System && message.content.isEmpty()) {
                 message.content = SystemPromptBuilder::build(workspace, dataDir, mode);
-                return;
+                return true;
             }
         }
+        return true;
     };
 }
 
 void AgentSession::Private::startStream(const MessageList &request, const StreamOptions &options,
-                                        StreamRunner::Prepare prepare)
+                                        StreamRunner::Prepare prepare,
+                                        std::optional<QFuture<Result<QList<quint64>>>> userMessage)
 {
     ++turnGeneration;
     recorder.clear();
@@ -194,6 +211,20 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
     terminal.reset();
     turnFailedToPersist = false;
     parentCancel = shutdown.child();
+    commitPending = false;
+    finishDeferred = false;
+    userWrite = userMessage;
+    if (userMessage) {
+        // The worker, not this thread, waits for the person's words to be on disk before they are sent; after
+        // a failed write nothing is sent (finishTurn reports why).
+        prepare = [written = *userMessage, prepare](MessageList &messages) {
+            QFuture<Result<QList<quint64>>> waited = written;
+            waited.waitForFinished();
+            if (!waited.result())
+                return false;
+            return prepare ? prepare(messages) : true;
+        };
+    }
     // Parented too, so a runner released to deleteLater() is still deleted with the session.
     runner = std::make_unique<StreamRunner>(q);
     QObject::connect(runner.get(), &StreamRunner::event, q,
@@ -285,14 +316,39 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     }
     // S53, S60, S61: the visible output so far and the replacement are written
     // together, then applied.
-    const RecordedTurn checkpoint = recorder.current();
+    if (!writer) {
+        if (info.commit)
+            info.commit->reject(tr("no session is open"));
+        Q_EMIT q->compactionFinished(CompactionMode::Automatic, false, tr("no session is open"));
+        return;
+    }
+    const RecordedTurn checkpoint = recorder.checkpoint(); // what comes after starts a fresh turn memory
     const QList<SessionEvent> batch{
         SessionEvent::assistantTurn(checkpoint.transcript, checkpoint.message, checkpoint.turnMemory, false,
                                     QString()),
         SessionEvent::compactionApplied(QString(), {}, persisted, info.strategy), // S64: empty status
     };
-    // The commit waits for its batch: the worker is held until it is on disk (S60, S61).
-    Result<QList<quint64>> written = persistBatch(batch);
+    // The commit waits for its batch: the worker stays held until the batch is on disk (S60, S61), this
+    // thread goes on and applies it when the writer reports back. A stream that ends meanwhile ends after it.
+    commitPending = true;
+    writer->write(batch).then(q, [this, info, persisted, message = checkpoint.message,
+                                  generation = turnGeneration](const Result<QList<quint64>> &written) {
+        if (generation != turnGeneration) {
+            if (info.commit)
+                info.commit->reject(tr("the conversation was closed"));
+            return;
+        }
+        commitPending = false;
+        commitAutoCompaction(info, persisted, message, written);
+        if (std::exchange(finishDeferred, false))
+            onFinished();
+    });
+}
+
+void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info, const MessageList &persisted,
+                                                 const QString &checkpointMessage,
+                                                 const Result<QList<quint64>> &written)
+{
     if (!written) {
         const QString why = tr("could not save the automatic compaction: %1").arg(written.error());
         turnFailedToPersist = true;
@@ -304,15 +360,16 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
         Q_EMIT q->errorOccurred(why);
         return;
     }
-    recorder.checkpoint(); // fresh turn memory for what comes after
     history = persisted;
     undoableSeq = written->value(1);
     lastUsage.reset(); // metrics restart from the next usage report
     if (info.commit)
         info.commit->accept();
+    if (parentCancel.isCancelled())
+        client->reset(); // the loop may have stopped before it took the replacement: the summary holds it all
     Q_EMIT q->usageChanged();
     Q_EMIT q->historyReplaced();
-    Q_EMIT q->autoCompactionCheckpointed(checkpoint.message);
+    Q_EMIT q->autoCompactionCheckpointed(checkpointMessage);
     // Issue 16: how an over-budget compaction fit (empty for the seed's single request).
     const QString strategy = info.strategy.describe();
     Q_EMIT q->compactionFinished(CompactionMode::Automatic, true, strategy);
@@ -332,6 +389,10 @@ void AgentSession::Private::releaseFinishedRunner()
 
 void AgentSession::Private::onFinished()
 {
+    if (commitPending) {
+        finishDeferred = true;
+        return;
+    }
     if (compaction == CompactionMode::Manual)
         finishManualCompaction();
     else
@@ -344,6 +405,19 @@ void AgentSession::Private::finishTurn()
     childCancel = CancellationToken();
     const bool cancelled = parentCancel.isCancelled() && !turnFailedToPersist;
     const RecordedTurn turn = recorder.checkpoint();
+    if (const QString lost = userWriteError(); !lost.isEmpty()) {
+        // The request never left (the worker waited for the message): the turn did not happen.
+        if (!history.isEmpty() && history.constLast().role == Message::Role::User)
+            history.removeLast();
+        const QString why = tr("could not save the message: %1").arg(lost);
+        if (sessionNeverCreated()) {
+            session.reset();
+            writer.reset();
+        }
+        Q_EMIT q->errorOccurred(why);
+        endTurn(TurnOutcome::Error, why);
+        return;
+    }
     TurnOutcome outcome = TurnOutcome::Done;
     QString error;
     if (turnFailedToPersist) {
@@ -409,7 +483,6 @@ void AgentSession::Private::finishManualCompaction()
     const bool cancelled = parentCancel.isCancelled();
     const QString summary = recorder.textAfterLastToolActivity().trimmed(); // S24
     const RecordedTurn visible = recorder.checkpoint();
-    releaseFinishedRunner();
     QString failure;
     if (cancelled) {
         failure = tr("Compaction cancelled.");
@@ -419,26 +492,38 @@ void AgentSession::Private::finishManualCompaction()
     } else if (summary.isEmpty()) {
         failure = tr("Compaction failed: %1").arg(QStringLiteral("compaction returned empty summary")); // S27
     }
+    if (failure.isEmpty() && !writer)
+        failure = tr("Compaction failed: %1").arg(tr("no session is open"));
     if (failure.isEmpty()) {
-        // S28, S29: persisted first, so a failed write leaves history and
-        // transcript unchanged (S30).
+        // S28, S29: persisted first, so a failed write leaves history and transcript unchanged (S30). Written
+        // on the writer's thread; the compaction stays busy until it is on disk.
         const MessageList replacement{Message::user(summary)};
-        const auto written = persist(SessionEvent::compactionApplied(
-            QStringLiteral("Context compacted."), visible.transcript, replacement, manualStrategy));
-        if (!written) {
-            failure = tr("Compaction failed: %1").arg(written.error());
-        } else {
-            history = replacement;
-            undoableSeq = *written;
-            lastUsage.reset(); // it measured the replaced history
-            client->reset();   // the pending state the request carried is part of the summary now
-            Q_EMIT q->usageChanged();
-            Q_EMIT q->historyReplaced();
-            Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
-            Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
-            return;
-        }
+        writer
+            ->write({SessionEvent::compactionApplied(QStringLiteral("Context compacted."), visible.transcript,
+                                                     replacement, manualStrategy)})
+            .then(q, [this, summary, replacement,
+                      generation = turnGeneration](const Result<QList<quint64>> &written) {
+                if (generation != turnGeneration)
+                    return; // a new conversation started meanwhile
+                releaseFinishedRunner();
+                if (!written) {
+                    const QString failure = tr("Compaction failed: %1").arg(written.error());
+                    Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
+                    Q_EMIT q->turnFinished(TurnOutcome::Error, failure);
+                    return;
+                }
+                history = replacement;
+                undoableSeq = written->first();
+                lastUsage.reset(); // it measured the replaced history
+                client->reset();   // the pending state the request carried is part of the summary now
+                Q_EMIT q->usageChanged();
+                Q_EMIT q->historyReplaced();
+                Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
+                Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
+            });
+        return;
     }
+    releaseFinishedRunner();
     Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
     Q_EMIT q->turnFinished(cancelled ? TurnOutcome::Cancelled : TurnOutcome::Error, failure);
 }
@@ -540,9 +625,9 @@ Result<void> AgentSession::submit(const QString &text)
         return ready;
     if (auto opened = d->ensureSession(); !opened)
         return opened;
-    // The person's words only: the mode is part of the fresh system prompt (S20).
-    if (auto written = d->persist(SessionEvent::userMessage(text)); !written)
-        return Result<void>::failure(tr("could not save the message: %1").arg(written.error()));
+    // The person's words only: the mode is part of the fresh system prompt (S20). Written on the writer's
+    // thread; the worker sends the request once they are on disk.
+    const QFuture<Result<QList<quint64>>> written = d->writer->write({SessionEvent::userMessage(text)});
     d->history.append(Message::user(text));
 
     // S33, S55: fresh each turn; built on the worker (systemPromptOnWorker).
@@ -553,7 +638,7 @@ Result<void> AgentSession::submit(const QString &text)
     options.disableWriteToolCalls = d->mode == AgentMode::Plan;
     options.awaitCompactionCommit = true;
     Q_EMIT turnStarted(text);
-    d->startStream(request, options, d->systemPromptOnWorker());
+    d->startStream(request, options, d->systemPromptOnWorker(), written);
     return {};
 }
 
@@ -744,6 +829,9 @@ void AgentSession::newSession()
     d->compaction = CompactionMode::None;
     d->undoableSeq = 0;
     d->undoing = false;
+    d->commitPending = false;
+    d->finishDeferred = false;
+    d->userWrite.reset();
     if (d->policy)
         d->policy->clearSessionAllowances();
     if (d->client)

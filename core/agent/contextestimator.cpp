@@ -9,9 +9,9 @@
 namespace keen {
 
 namespace {
-qint64 estimate(const QString &text)
+qint64 estimate(QStringView text)
 {
-    return ContextBudget::estimateTokens(text.toUtf8().size());
+    return ContextBudget::estimateTokens(ContextBudget::utf8Bytes(text));
 }
 } // namespace
 
@@ -25,8 +25,9 @@ ContextBreakdown ContextEstimator::breakdown(const QString &systemPrompt, const 
     const auto all = tools.all();
     result.toolDefinitionCount = int(all.size());
     for (const auto &tool : all)
-        result.toolDefinitionTokens +=
-            estimate(tool->name() + tool->description() + serializeJson(tool->inputSchema()));
+        result.toolDefinitionTokens += ContextBudget::estimateTokens(
+            ContextBudget::utf8Bytes(tool->name()) + ContextBudget::utf8Bytes(tool->description()) +
+            ContextBudget::utf8Bytes(serializeJson(tool->inputSchema())));
     for (const Message &message : history) {
         switch (message.role) {
         case Message::Role::System:
@@ -39,11 +40,13 @@ ContextBreakdown ContextEstimator::breakdown(const QString &systemPrompt, const 
             result.assistantTokens += estimate(message.content);
             if (message.turnMemory) {
                 for (const ToolActivity &activity : message.turnMemory->toolActivity) {
-                    QString text = serializeJson(activity.input);
+                    // Input and output are measured apart and summed: no concatenated copy.
+                    qint64 bytes = ContextBudget::utf8Bytes(serializeJson(activity.input));
                     const QJsonValue output =
                         !activity.retainedOutput.isUndefined() ? activity.retainedOutput : activity.rawOutput;
-                    text += output.isString() ? output.toString() : serializeJson(output);
-                    result.toolResultTokens += estimate(text);
+                    bytes += ContextBudget::utf8Bytes(output.isString() ? output.toString()
+                                                                        : serializeJson(output));
+                    result.toolResultTokens += ContextBudget::estimateTokens(bytes);
                 }
             }
             break;

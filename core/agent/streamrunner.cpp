@@ -51,8 +51,8 @@ void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &m
     m_cancel = cancel;
     QThread *thread = QThread::create([this, client, messages, tools, options, cancel, prepare] {
         MessageList request = messages;
-        if (prepare)
-            prepare(request);
+        if (prepare && !prepare(request))
+            return;
         client->streamChat(request, tools.get(), options, cancel,
                            [this](const StreamEvent &event) { post(event); });
     });

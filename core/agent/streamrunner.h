@@ -33,8 +33,9 @@ public:
     ~StreamRunner() override;
 
     // prepare, when set, runs on the worker before the request is sent (work that reads files, such as the
-    // system prompt's project instructions, stays off the caller's thread).
-    using Prepare = std::function<void(MessageList &messages)>;
+    // system prompt's project instructions, stays off the caller's thread). When it returns false nothing is
+    // sent and the run finishes at once.
+    using Prepare = std::function<bool(MessageList &messages)>;
     void start(std::shared_ptr<LlmClient> client, const MessageList &messages,
                std::shared_ptr<const ToolRegistry> tools, const StreamOptions &options,
                const CancellationToken &cancel, Prepare prepare = {});

@@ -297,7 +297,7 @@ QString SessionStore::newSessionId()
     return QUuid::createUuid().toString(QUuid::WithoutBraces).toLower();
 }
 
-Result<Session> SessionStore::create(const QString &workspace)
+Result<Session> SessionStore::plan(const QString &workspace) const
 {
     if (workspace.isEmpty())
         return Result<Session>::failure(
@@ -309,10 +309,14 @@ Result<Session> SessionStore::create(const QString &workspace)
         QDir(m_root).filePath(namespaceFor(session.workspace) + QLatin1Char('/') + session.id);
     session.transcriptPath = QDir(session.directory).filePath(kTranscriptName);
     session.nextSeq = 1;
+    return session;
+}
 
+Result<void> SessionStore::createFiles(Session &session)
+{
     Result<void> made = ensureDirectory(session.directory);
     if (!made)
-        return Result<Session>::failure(made.error());
+        return made;
 
     const int fd = ::open(encodedPath(session.transcriptPath).constData(),
                           O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
@@ -320,7 +324,7 @@ Result<Session> SessionStore::create(const QString &workspace)
         const QString error = SessionStore::tr("Cannot create the transcript %1: %2")
                                   .arg(session.transcriptPath, errnoText(errno));
         QDir(session.directory).removeRecursively();
-        return Result<Session>::failure(error);
+        return Result<void>::failure(error);
     }
     ::close(fd);
     fsyncDirectory(session.directory);
@@ -330,8 +334,18 @@ Result<Session> SessionStore::create(const QString &workspace)
                SessionEvent::sessionStarted(session.id, QDateTime::currentDateTimeUtc(), session.workspace));
     if (!started) {
         QDir(session.directory).removeRecursively();
-        return Result<Session>::failure(started.error());
+        return Result<void>::failure(started.error());
     }
+    return {};
+}
+
+Result<Session> SessionStore::create(const QString &workspace)
+{
+    Result<Session> session = plan(workspace);
+    if (!session)
+        return session;
+    if (Result<void> made = createFiles(*session); !made)
+        return Result<Session>::failure(made.error());
     return session;
 }
 

@@ -51,6 +51,9 @@ class SessionStore
 
 public:
     explicit SessionStore(const QString &root = defaultRoot());
+    virtual ~SessionStore() = default;
+    SessionStore(const SessionStore &) = default;
+    SessionStore &operator=(const SessionStore &) = default;
 
     static QString defaultRoot();
     // sanitize(absWorkspace) + "-" + first 10 hex digits of sha1(absWorkspace).
@@ -59,13 +62,20 @@ public:
 
     QString root() const { return m_root; }
 
-    // Creates the folder and writes session_started as seq 1.
+    // Creates the folder and writes session_started as seq 1: plan() then createFiles().
     Result<Session> create(const QString &workspace);
+    // A new session's id and paths, without touching the disk (the window names a session at once and
+    // creates it on the writer's thread).
+    Result<Session> plan(const QString &workspace) const;
+    // Creates a planned session's folder and transcript with session_started as seq 1; on failure nothing
+    // of it remains.
+    // The three writes are virtual so tests can watch which thread writes and hold a write.
+    virtual Result<void> createFiles(Session &session);
     // Writes one event with the next seq, flushed to disk. Returns the seq.
-    Result<quint64> append(Session &session, const SessionEvent &event);
+    virtual Result<quint64> append(Session &session, const SessionEvent &event);
     // Writes events atomically with consecutive seqs (temp file in the session folder, fsync, rename,
     // fsync the folder). nextSeq advances only on success; on failure nothing is visible and no temp remains.
-    Result<QList<quint64>> appendBatch(Session &session, const QList<SessionEvent> &events);
+    virtual Result<QList<quint64>> appendBatch(Session &session, const QList<SessionEvent> &events);
 
     // Loads by transcript path or by session id (searched in every namespace).
     Result<LoadedSession> load(const QString &idOrPath) const;

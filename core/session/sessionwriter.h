@@ -15,24 +15,31 @@ namespace keen {
 // Writes one session's transcript on a thread of its own, in the order the writes were asked for (issue 11:
 // no disk work on the GUI thread). A write of one event is an append, of several the atomic batch; each keeps
 // the store's flush and fsync. The future carries the seqs or the error; continue it with a context object,
-// or wait for it where the caller needs the write done first (the compaction commit does). Waiting never runs
-// the write on the waiting thread. The destructor finishes every queued write.
+// or wait for it where the caller needs the write done first. Waiting never runs the write on the waiting
+// thread. The destructor finishes every queued write. A writer of a planned session (SessionStore::plan)
+// creates its files first, on its thread; when that fails, every write after it fails with the same error.
 class SessionWriter final
 {
 public:
-    SessionWriter(std::shared_ptr<SessionStore> store, const Session &session);
+    enum class Start { Existing, Create };
+    SessionWriter(std::shared_ptr<SessionStore> store, const Session &session, Start start = Start::Existing);
     ~SessionWriter();
     SessionWriter(const SessionWriter &) = delete;
     SessionWriter &operator=(const SessionWriter &) = delete;
 
     QFuture<Result<QList<quint64>>> write(const QList<SessionEvent> &events);
+    // Start::Create: resolves with session_started's seq once the session exists on disk, or the error.
+    QFuture<Result<QList<quint64>>> created() const { return m_created; }
     // The thread the writes run on (tests).
     QThread *thread() const { return m_thread.get(); }
 
 private:
+    struct Job;
     struct State;
+    QFuture<Result<QList<quint64>>> enqueue(Job job);
     std::shared_ptr<State> m_state;
     std::unique_ptr<QThread> m_thread;
+    QFuture<Result<QList<quint64>>> m_created;
 };
 
 } // namespace keen

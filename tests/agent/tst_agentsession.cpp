@@ -11,9 +11,12 @@
 
 #include <QDir>
 #include <QFile>
+#include <QMutex>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+#include <QWaitCondition>
 
 using namespace keen;
 using keen::test::ScriptedLlmClient;
@@ -36,6 +39,79 @@ QByteArray readAll(const QString &path)
 {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// A real store that notes the thread of every write and can hold writes until released, or refuse to create.
+class WatchedStore final : public SessionStore
+{
+public:
+    using SessionStore::SessionStore;
+
+    Result<void> createFiles(Session &session) override
+    {
+        enter();
+        if (refuseCreate)
+            return Result<void>::failure(QStringLiteral("No space left on device"));
+        return SessionStore::createFiles(session);
+    }
+    Result<quint64> append(Session &session, const SessionEvent &event) override
+    {
+        enter();
+        return SessionStore::append(session, event);
+    }
+    Result<QList<quint64>> appendBatch(Session &session, const QList<SessionEvent> &events) override
+    {
+        enter();
+        return SessionStore::appendBatch(session, events);
+    }
+
+    void hold()
+    {
+        QMutexLocker lock(&m_mutex);
+        m_held = true;
+    }
+    void release()
+    {
+        QMutexLocker lock(&m_mutex);
+        m_held = false;
+        m_changed.wakeAll();
+    }
+    int waiting() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_waiting;
+    }
+    QList<QThread *> threads() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_threads;
+    }
+    std::atomic_bool refuseCreate = false;
+
+private:
+    void enter()
+    {
+        QMutexLocker lock(&m_mutex);
+        m_threads.append(QThread::currentThread());
+        ++m_waiting;
+        while (m_held)
+            m_changed.wait(&m_mutex);
+        --m_waiting;
+    }
+
+    mutable QMutex m_mutex;
+    QWaitCondition m_changed;
+    bool m_held = false;
+    int m_waiting = 0;
+    QList<QThread *> m_threads;
+};
+
+QStringList eventKinds(const QList<SessionEvent> &events)
+{
+    QStringList kinds;
+    for (const SessionEvent &event : events)
+        kinds << event.kindName();
+    return kinds;
 }
 
 } // namespace
@@ -64,6 +140,9 @@ private Q_SLOTS:
     void compactionUsageIsCountedApartFromTurns();
     void planModeGoesIntoTheSystemPromptNotTheMessage();
     void modeSavedByAnOlderVersionIsDroppedOnOpen();
+    void transcriptWritesRunOffTheGuiThread();
+    void heldDiskNeverHoldsTheGuiThread();
+    void sessionThatCannotBeCreatedLosesNothing();
 
 private:
     std::unique_ptr<keen::test::TestEnvironment> m_env;
@@ -71,6 +150,7 @@ private:
     std::shared_ptr<ScriptedLlmClient> m_client;
     std::unique_ptr<AgentSession> m_session;
 
+    std::shared_ptr<WatchedStore> watchStore();
     void runTurn(const QString &text);
     void runOneTurn(const ScriptedLlmClient::Turn &turn, const QString &text = QStringLiteral("hello"));
 };
@@ -100,6 +180,13 @@ void TestAgentSession::cleanup()
     m_client.reset();
     m_workspace.reset();
     m_env.reset();
+}
+
+std::shared_ptr<WatchedStore> TestAgentSession::watchStore()
+{
+    auto store = std::make_shared<WatchedStore>(m_env->path(QStringLiteral("sessions")));
+    m_session->setSessionStore(store);
+    return store;
 }
 
 void TestAgentSession::runTurn(const QString &text)
@@ -539,6 +626,104 @@ void TestAgentSession::modeSavedByAnOlderVersionIsDroppedOnOpen()
     QVERIFY(store.append(*created, SessionEvent::userMessage(QStringLiteral("plan it") + legacy)));
     QVERIFY(m_session->openSession(created->id));
     QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("plan it"))});
+}
+
+// Issue 11: creating the session, the user message, an automatic compaction's batch, the reply and a manual
+// compaction are all written on the writer's thread, in order.
+void TestAgentSession::transcriptWritesRunOffTheGuiThread()
+{
+    const std::shared_ptr<WatchedStore> store = watchStore();
+    runOneTurn({ScriptedLlmClient::chunk(QStringLiteral("before")),
+                ScriptedLlmClient::autoCompaction(
+                    {Message::user(QStringLiteral("<compacted_context>s</compacted_context>"))}),
+                ScriptedLlmClient::chunk(QStringLiteral("after")),
+                ScriptedLlmClient::event(StreamEvent::done())},
+               QStringLiteral("go"));
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("the summary")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->compact());
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+    QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("the summary"))});
+
+    const QList<QThread *> threads = store->threads();
+    QVERIFY(threads.size() >= 6); // create (and its session_started), user, batch, reply, compaction
+    for (QThread *thread : threads)
+        QVERIFY(thread != QThread::currentThread());
+    auto loaded = store->load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(eventKinds(loaded->events),
+             (QStringList{QStringLiteral("session_started"), QStringLiteral("user_message"),
+                          QStringLiteral("assistant_turn"), QStringLiteral("compaction_applied"),
+                          QStringLiteral("assistant_turn"), QStringLiteral("compaction_applied")}));
+}
+
+// Issue 11: while the disk does not answer, the window's thread goes on: submit() returns, the request waits
+// for the person's words to be saved, and an automatic compaction applies only once its batch is on disk.
+void TestAgentSession::heldDiskNeverHoldsTheGuiThread()
+{
+    const std::shared_ptr<WatchedStore> store = watchStore();
+    const MessageList replacement{Message::user(QStringLiteral("<compacted_context>s</compacted_context>"))};
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("before")),
+         ScriptedLlmClient::gate(QStringLiteral("compact")), ScriptedLlmClient::autoCompaction(replacement),
+         ScriptedLlmClient::chunk(QStringLiteral(" after")), ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
+    QSignalSpy compactions(m_session.get(), &AgentSession::compactionFinished);
+    store->hold();
+    QVERIFY(m_session->submit(QStringLiteral("go"))); // returns although nothing is on disk yet
+    QVERIFY(m_session->isBusy());
+    QTRY_COMPARE(store->waiting(), 1);       // the session's creation waits on the writer's thread
+    QVERIFY(m_client->requests().isEmpty()); // nothing is sent before the message is saved
+    store->release();
+    QTRY_VERIFY_WITH_TIMEOUT(!events.isEmpty(), 5000);
+    QCOMPARE(m_client->requests().size(), 1);
+
+    store->hold();
+    m_client->open(QStringLiteral("compact"));
+    QTRY_COMPARE(store->waiting(), 1); // the batch waits; this thread is back in its event loop
+    QVERIFY(compactions.isEmpty());
+    QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("go"))}); // not applied yet
+    store->release();
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Done);
+    QCOMPARE(compactions.size(), 1);
+    QVERIFY(compactions.at(0).at(1).toBool());
+    QVERIFY(!m_client->commitRejected());
+    QCOMPARE(m_session->messages(),
+             (MessageList{replacement.first(), Message::assistant(QStringLiteral(" after"))}));
+    auto loaded = store->load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(buildConversation(loaded->events), m_session->messages());
+}
+
+// Issue 11: when the session cannot be created the turn ends with the reason, nothing was sent, the history
+// is as before, and the next message creates the session afresh.
+void TestAgentSession::sessionThatCannotBeCreatedLosesNothing()
+{
+    const std::shared_ptr<WatchedStore> store = watchStore();
+    store->refuseCreate = true;
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->submit(QStringLiteral("first")));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Error);
+    QVERIFY(finished.at(0).at(1).toString().contains(QStringLiteral("could not save the message")));
+    QVERIFY(finished.at(0).at(1).toString().contains(QStringLiteral("No space left on device")));
+    QVERIFY(m_client->requests().isEmpty());
+    QVERIFY(m_session->messages().isEmpty());
+    QVERIFY(m_session->sessionId().isEmpty());
+    QVERIFY(!m_session->isBusy());
+
+    store->refuseCreate = false;
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("hi")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("second"));
+    QCOMPARE(m_client->requests().size(), 1);
+    auto loaded = store->load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(buildConversation(loaded->events), (MessageList{Message::user(QStringLiteral("second")),
+                                                             Message::assistant(QStringLiteral("hi"))}));
 }
 
 QTEST_GUILESS_MAIN(TestAgentSession)

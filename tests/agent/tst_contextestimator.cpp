@@ -1,5 +1,6 @@
 // The /context breakdown (reference 3.4): chars/3 per category, scaled to the provider's last input tokens.
 #include "agent/contextestimator.h"
+#include "loop/contextbudget.h"
 #include "tools/toolregistry.h"
 
 #include <QTest>
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void estimatesEachCategory_S1();
     void scalesToProviderReportedInput();
     void noteSaysWhereNumbersComeFrom();
+    void measuresUtf8WithoutConverting_S1();
 };
 
 void TestContextEstimator::estimatesEachCategory_S1()
@@ -81,6 +83,22 @@ void TestContextEstimator::noteSaysWhereNumbersComeFrom()
     QVERIFY(!breakdown.note().contains(QStringLiteral("nearly full")));
     breakdown.totalTokens = 700;
     QVERIFY(breakdown.note().contains(QStringLiteral("nearly full")));
+}
+
+// proves S1 (bytes are UTF-8 bytes)
+void TestContextEstimator::measuresUtf8WithoutConverting_S1()
+{
+    const QStringList samples{QString(), QStringLiteral("plain ascii"),
+                              QStringLiteral("Grüße, ½ € and 日本語"),
+                              QStringLiteral("emoji \U0001F600 and \U0001F680 pairs"),
+                              QStringLiteral("int x = 1;\n").repeated(1000) + QStringLiteral("ö")};
+    for (const QString &sample : samples)
+        QCOMPARE(ContextBudget::utf8Bytes(sample), qint64(sample.toUtf8().size()));
+    // The breakdown counts UTF-8 bytes: 3 characters of 3 bytes each are 9 bytes, 3 tokens.
+    ToolRegistry tools;
+    const ContextBreakdown breakdown = ContextEstimator::breakdown(
+        QString(), tools, {Message::user(QStringLiteral("日本語"))}, 1000, std::nullopt);
+    QCOMPARE(breakdown.userTokens, 3);
 }
 
 QTEST_GUILESS_MAIN(TestContextEstimator)

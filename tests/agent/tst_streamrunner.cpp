@@ -20,6 +20,7 @@ private Q_SLOTS:
     void chunksWaitingForABusyReceiverArriveAsOne();
     void aLiveReceiverSeesEveryEventInOrder();
     void prepareRunsOnTheWorkerBeforeTheRequest();
+    void prepareCanKeepTheRequestFromLeaving();
 };
 
 void TestStreamRunner::chunksWaitingForABusyReceiverArriveAsOne()
@@ -152,12 +153,31 @@ void TestStreamRunner::prepareRunsOnTheWorkerBeforeTheRequest()
                  StreamOptions(), CancellationToken(), [&preparedOn](MessageList &messages) {
                      preparedOn = QThread::currentThread();
                      messages.first().content = QStringLiteral("built on the worker");
+                     return true;
                  });
     QTRY_VERIFY(finished);
     QVERIFY(preparedOn.load() != nullptr);
     QVERIFY(preparedOn.load() != QThread::currentThread());
     QCOMPARE(client->requests().size(), 1);
     QCOMPARE(client->requests().first().first().content, QStringLiteral("built on the worker"));
+}
+
+// Issue 11: AgentSession's hook waits for the user message to be on disk; when it was not saved, nothing is
+// sent.
+void TestStreamRunner::prepareCanKeepTheRequestFromLeaving()
+{
+    auto client = std::make_shared<ScriptedLlmClient>();
+    client->addTurn({ScriptedLlmClient::event(StreamEvent::done())});
+    StreamRunner runner;
+    bool finished = false;
+    QList<StreamEvent> events;
+    connect(&runner, &StreamRunner::finished, this, [&] { finished = true; });
+    connect(&runner, &StreamRunner::event, this, [&](const StreamEvent &event) { events.append(event); });
+    runner.start(client, {Message::user(QStringLiteral("go"))}, nullptr, StreamOptions(), CancellationToken(),
+                 [](MessageList &) { return false; });
+    QTRY_VERIFY(finished);
+    QVERIFY(client->requests().isEmpty());
+    QVERIFY(events.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestStreamRunner)

@@ -4,6 +4,7 @@
 #include "testenvironment.h"
 
 #include <QDir>
+#include <QFile>
 #include <QTest>
 
 using namespace keen;
@@ -15,6 +16,8 @@ class TestSessionWriter : public QObject
 private Q_SLOTS:
     void writesKeepTheirOrderOffTheCallersThread();
     void aFailedWriteIsReported();
+    void aPlannedSessionIsCreatedByTheWriter();
+    void writesAfterAFailedCreationFailWithItsReason();
 };
 
 void TestSessionWriter::writesKeepTheirOrderOffTheCallersThread()
@@ -78,6 +81,45 @@ void TestSessionWriter::aFailedWriteIsReported()
         writer.write({SessionEvent::userMessage(QStringLiteral("lost?"))}).result();
     QVERIFY(!written.ok());
     QVERIFY(!written.error().isEmpty());
+}
+
+void TestSessionWriter::aPlannedSessionIsCreatedByTheWriter()
+{
+    test::TestEnvironment env;
+    auto store = std::make_shared<SessionStore>(env.path(QStringLiteral("sessions")));
+    const auto session = store->plan(env.path(QStringLiteral("work")));
+    QVERIFY(session.ok());
+    QVERIFY(!QFile::exists(session->transcriptPath)); // planning touches no disk
+    SessionWriter writer(store, *session, SessionWriter::Start::Create);
+    const Result<QList<quint64>> written =
+        writer.write({SessionEvent::userMessage(QStringLiteral("first words"))}).result();
+    QVERIFY2(written.ok(), qPrintable(written.error()));
+    QCOMPARE(*written, QList<quint64>{2});
+    QCOMPARE(*writer.created().result(), QList<quint64>{1});
+    const auto loaded = store->load(session->id);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->events.size(), 2);
+    QCOMPARE(loaded->events.at(0).kindName(), QStringLiteral("session_started"));
+    QCOMPARE(loaded->events.at(1).content(), QStringLiteral("first words"));
+}
+
+void TestSessionWriter::writesAfterAFailedCreationFailWithItsReason()
+{
+    test::TestEnvironment env;
+    // The sessions root is a file: no folder can be made under it.
+    QFile blocker(env.path(QStringLiteral("sessions")));
+    QVERIFY(blocker.open(QIODevice::WriteOnly));
+    blocker.close();
+    auto store = std::make_shared<SessionStore>(env.path(QStringLiteral("sessions")));
+    const auto session = store->plan(env.path(QStringLiteral("work")));
+    QVERIFY(session.ok());
+    SessionWriter writer(store, *session, SessionWriter::Start::Create);
+    const Result<QList<quint64>> written =
+        writer.write({SessionEvent::userMessage(QStringLiteral("lost?"))}).result();
+    const Result<QList<quint64>> created = writer.created().result();
+    QVERIFY(!created.ok());
+    QVERIFY(!written.ok());
+    QCOMPARE(written.error(), created.error());
 }
 
 QTEST_GUILESS_MAIN(TestSessionWriter)

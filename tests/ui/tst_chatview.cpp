@@ -1,5 +1,7 @@
 // The transcript view: delegate cache per row, permission cards with real buttons, reasoning toggles and
 // hiding.
+#include "apppalette.h"
+#include "chat/chatcolors.h"
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatview.h"
@@ -9,6 +11,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QImage>
 #include <QJsonArray>
 #include <QPushButton>
 #include <QScrollBar>
@@ -24,6 +27,7 @@ class TestChatView : public QObject
 private Q_SLOTS:
     void initTestCase();
     void delegateRebuildsOnlyTheChangedRow();
+    void paletteChangeRebuildsRowsInTheNewColours();
     void permissionButtonsEmitTheirDecision_data();
     void permissionButtonsEmitTheirDecision();
     void dangerousCommandsOfferNoSessionAllow();
@@ -67,6 +71,59 @@ void TestChatView::delegateRebuildsOnlyTheChangedRow()
     view.viewport()->repaint();
     QCOMPARE(delegate->buildCount(), before + 1); // only the last row was rebuilt
     QCOMPARE(delegate->cacheSize(), 4);
+}
+
+namespace {
+
+int pixelsOf(const QImage &image, const QColor &color)
+{
+    int count = 0;
+    const QRgb wanted = color.rgb();
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x)
+            count += (image.pixel(x, y) & 0xffffff) == (wanted & 0xffffff) ? 1 : 0;
+    }
+    return count;
+}
+
+} // namespace
+
+// Issue 11: switching between light and dark at run time drops the delegate's laid-out documents and sizes,
+// so every row is drawn again in the new palette's colours (nothing cached keeps the old ones).
+void TestChatView::paletteChangeRebuildsRowsInTheNewColours()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.addUserMessage(QStringLiteral("show me"));
+    model.appendText(QStringLiteral("Here:\n\n```cpp\nint x = 1;\nint y = 2;\n```\n\nand `inline` code.\n"));
+    model.flush();
+    ChatDelegate *delegate = view.chatDelegate();
+    QTRY_COMPARE(delegate->cacheSize(), 2);
+    const QPalette light = view.palette();
+    const QPalette dark = AppPalette::dark(); // what the window switches to
+    const QColor lightBlock = ChatColors::codeBlockBackground(light);
+    const QColor darkBlock = ChatColors::codeBlockBackground(dark);
+    QVERIFY(lightBlock.rgb() != darkBlock.rgb());
+    QVERIFY(pixelsOf(view.viewport()->grab().toImage(), lightBlock) > 5000);
+    QVERIFY(delegate->sizeCacheSize() > 0);
+
+    const int builds = delegate->buildCount();
+    view.setPalette(dark);
+    QCOMPARE(delegate->cacheSize(), 0); // dropped at once, before anything is painted again
+    QCOMPARE(delegate->sizeCacheSize(), 0);
+    const QImage image = view.viewport()->grab().toImage();
+    QCOMPARE(delegate->buildCount(), builds + 2); // both rows built again
+    QVERIFY(pixelsOf(image, darkBlock) > 5000);   // the code block's fill (a few stray antialiased text
+    QVERIFY(pixelsOf(image, lightBlock) < 50);    // pixels may match by chance; a stale block has thousands)
+
+    view.setPalette(light); // and back
+    QCOMPARE(delegate->cacheSize(), 0);
+    const QImage again = view.viewport()->grab().toImage();
+    QVERIFY(pixelsOf(again, lightBlock) > 5000);
+    QVERIFY(pixelsOf(again, darkBlock) < 50);
 }
 
 void TestChatView::permissionButtonsEmitTheirDecision_data()
