@@ -249,6 +249,21 @@ void removeStaleTemporaries(const QString &directory)
         dir.remove(name);
 }
 
+// The transcript of a session id in any namespace, or empty.
+QString locate(const QString &root, const QString &sessionId)
+{
+    if (!isPlausibleId(sessionId))
+        return {};
+    const QStringList namespaces = subdirectories(root);
+    for (const QString &name : namespaces) {
+        const QString path =
+            QDir(root).filePath(name + QLatin1Char('/') + sessionId + QLatin1Char('/') + kTranscriptName);
+        if (QFileInfo(path).isFile())
+            return path;
+    }
+    return {};
+}
+
 QString canonicalWorkspace(const QString &workspace)
 {
     return QDir::cleanPath(QFileInfo(workspace).absoluteFilePath());
@@ -457,9 +472,9 @@ Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
     if (idOrPath.contains(QLatin1Char('/')) || asPath.isFile()) {
         transcriptPath = asPath.isDir() ? QDir(idOrPath).filePath(kTranscriptName) : idOrPath;
     } else {
-        if (const auto info = find(idOrPath))
-            transcriptPath = info->path;
-        else
+        // Only located here: summarising it (find()) would read the whole transcript a second time.
+        transcriptPath = locate(m_root, idOrPath);
+        if (transcriptPath.isEmpty())
             return Result<LoadedSession>::failure(
                 SessionStore::tr("No saved session with id %1 in %2").arg(idOrPath, m_root));
     }
@@ -524,15 +539,10 @@ QList<SessionInfo> SessionStore::list(const QString &workspace) const
 
 std::optional<SessionInfo> SessionStore::find(const QString &sessionId) const
 {
-    if (!isPlausibleId(sessionId))
+    const QString transcriptPath = locate(m_root, sessionId);
+    if (transcriptPath.isEmpty())
         return std::nullopt;
-    const QStringList namespaces = subdirectories(m_root);
-    for (const QString &name : namespaces) {
-        const QString directory = QDir(m_root).filePath(name + QLatin1Char('/') + sessionId);
-        if (QFileInfo(QDir(directory).filePath(kTranscriptName)).isFile())
-            return summarize(directory);
-    }
-    return std::nullopt;
+    return summarize(QFileInfo(transcriptPath).path());
 }
 
 Result<void> SessionStore::rename(const QString &sessionId, const QString &title)

@@ -42,6 +42,7 @@ private Q_SLOTS:
     void eachUpdateParsesOnlyTheOpenTail();
     void fencesAndLooseListsAreNeverCut();
     void textThatDoesNotExtendIsRenderedAfresh();
+    void rowCutAtABlockKeepsItsFinishedSegments();
     void inlineCodeIsMonospaceAndTintedInBothPalettes_data();
     void inlineCodeIsMonospaceAndTintedInBothPalettes();
     void heightFollowsWidth();
@@ -119,6 +120,34 @@ void TestIncrementalMarkdown::textThatDoesNotExtendIsRenderedAfresh()
     markdown.setText(QStringLiteral("Other text."));
     QCOMPARE(markdown.counters().fullRenders, 1);
     QCOMPARE(markdown.toPlainText(), QStringLiteral("Other text."));
+}
+
+// Issue 11: a long reply that moves on to a new row is cut at a block boundary (ChatModel::MaxRowChars). The
+// cut keeps the finished segments before it and parses only what follows the last of them: no stall of a
+// whole-row render on the GUI thread.
+void TestIncrementalMarkdown::rowCutAtABlockKeepsItsFinishedSegments()
+{
+    const QString text = test::Workloads::markdownReply(16000);
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(600);
+    for (qsizetype at = 140; at < text.size() + 140; at += 140)
+        markdown.setText(text.left(at));
+    qsizetype cut = -1;
+    for (const qsizetype boundary : IncrementalMarkdown::blockBoundaries(text)) {
+        if (boundary <= 12000)
+            cut = boundary;
+    }
+    QVERIFY(cut > 6000);
+    const IncrementalMarkdown::Counters before = markdown.counters();
+    markdown.setText(text.left(cut));
+    const IncrementalMarkdown::Counters after = markdown.counters();
+    QCOMPARE(after.fullRenders, before.fullRenders);
+    QVERIFY2(after.charsParsed - before.charsParsed < 2000,
+             qPrintable(QString::number(after.charsParsed - before.charsParsed)));
+    QCOMPARE(markdown.toPlainText(), oneShotPlainText(text.left(cut)));
+    // It can still grow afterwards and shows what a one-shot render shows.
+    markdown.setText(text);
+    QCOMPARE(markdown.toPlainText(), oneShotPlainText(text));
 }
 
 void TestIncrementalMarkdown::inlineCodeIsMonospaceAndTintedInBothPalettes_data()

@@ -137,7 +137,16 @@ void IncrementalMarkdown::layout(Segment &segment) const
 void IncrementalMarkdown::setText(const QString &text)
 {
     const bool extends = text.size() >= m_text.size() && QStringView(text).startsWith(QStringView(m_text));
-    if (!extends) {
+    const bool truncates = !extends && QStringView(m_text).startsWith(QStringView(text));
+    if (truncates) {
+        // A long reply moving on to a new row keeps its first part (ChatModel::MaxRowChars): the segments
+        // that end within the kept text stay as they are; only the rest of it is parsed again.
+        while (!m_segments.empty() && m_segments.back().end > text.size())
+            m_segments.pop_back();
+        m_finished = m_segments.empty() ? 0 : m_segments.back().end;
+        m_tail = Segment();
+        m_scan = Scan(); // scanning is cheap next to parsing: from the start, so its state is exact
+    } else if (!extends) {
         reset();
         ++m_counters.fullRenders;
     } else if (text.size() == m_text.size() && (m_tail.document || m_text.isEmpty())) {

@@ -17,8 +17,9 @@ namespace keen {
 
 // Shows Markdown that grows at its end (a streamed reply) as a stack of laid-out QTextDocuments. Blocks that
 // are finished (followed by a blank line and a line that cannot continue them, or a closed code fence) are
-// parsed and laid out once, in a segment of their own; each setText() parses only the open tail. A text that
-// does not extend the previous one is rendered afresh. Also styles what QTextDocument's Markdown leaves
+// parsed and laid out once, in a segment of their own; each setText() parses only the open tail. A text cut
+// short keeps the segments that end within it; any other text that does not extend the previous one is
+// rendered afresh. Also styles what QTextDocument's Markdown leaves
 // plain: code blocks and inline code (monospace, tinted), headings, tables, from palette roles.
 class IncrementalMarkdown
 {
