@@ -92,8 +92,9 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     setAcceptDrops(true);
     resize(1180, 800);
 
-    const Result<Settings> loaded = Settings::load();
-    const Settings settings = loaded ? *loaded : Settings();
+    // A damaged settings.json: its valid keys are used, the defaults for the rest, and the window says why.
+    const LoadedSettings loaded = Settings::loadOrDefaults();
+    const Settings &settings = loaded.settings;
     m_recentFolders = settings.recentFolders;
 
     m_colorScheme = new ColorSchemeController(this);
@@ -731,11 +732,11 @@ void MainWindow::askForFirstFolder()
     box->open();
 }
 
-void MainWindow::loadInitialConfig(const Result<Settings> &loaded)
+void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
 {
-    if (!loaded)
-        m_chat->model()->addLine(ChatItem::Kind::Error, loaded.error());
-    const Settings settings = loaded ? *loaded : Settings();
+    if (!loaded.problem.isEmpty())
+        m_chat->model()->addLine(ChatItem::Kind::Error, loaded.problem);
+    const Settings &settings = loaded.settings;
     const ConfigResolver resolver(settings);
     // Everything but the key now (no I/O); the key arrives from the keychain off the GUI thread.
     const Result<ResolvedClientConfig> base = resolver.resolveWithoutKey(m_options);

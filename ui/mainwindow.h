@@ -80,7 +80,7 @@ private:
     // The sessions sidebar (a dock on the left, shown unless the person closed it).
     void installSessionBrowser();
     void connectNotifications();
-    void loadInitialConfig(const Result<Settings> &loaded);
+    void loadInitialConfig(const LoadedSettings &loaded);
     // Saves the provider choice in settings.json and the key in the keychain (off the GUI thread).
     void persistClientConfig(const ClientConfig &config);
     // Changes settings.json in place; a broken file is reported in the chat, never overwritten.

@@ -113,8 +113,15 @@ struct AgentSession::Private
 void AgentSession::Private::rebuildTools()
 {
     tools = std::make_shared<ToolRegistry>(createDefaultTools(interactive));
-    if (!policy)
+    if (!policy) {
         policy = std::make_unique<PermissionPolicy>(workspace, broker, !interactive);
+        // A damaged permissions.json is read on the worker; the person hears of it here.
+        policy->setProblemReporter([session = q](const QString &message) {
+            QMetaObject::invokeMethod(
+                session, [session, message] { Q_EMIT session->errorOccurred(message); },
+                Qt::QueuedConnection);
+        });
+    }
     policy->setWorkspace(workspace);
     policy->setPerson(interactive ? broker : nullptr);
     policy->setAutoApprove(!interactive);
@@ -866,9 +873,8 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
         if (message.role == Message::Role::User)
             message.content = stripModeSuffix(message.content); // a mode saved by an older version
     }
-    if (loaded.skippedLines > 0)
-        Q_EMIT q->errorOccurred(
-            tr("%n damaged line(s) of the transcript were skipped.", nullptr, loaded.skippedLines));
+    if (!loaded.problems.isEmpty())
+        Q_EMIT q->errorOccurred(loaded.problemSummary()); // names the file, the lines and why
     Q_EMIT q->sessionChanged(session->id);
     Q_EMIT q->historyReplaced();
     Q_EMIT q->sessionOpened(loaded.events);

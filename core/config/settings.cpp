@@ -1,5 +1,7 @@
 #include "config/settings.h"
 
+#include "base/regularfile.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -171,33 +173,56 @@ Result<Settings> Settings::modify(const std::function<void(Settings &)> &change,
 
 Result<Settings> Settings::load(const QString &path)
 {
-    QFile file(path);
-    if (!file.exists())
-        return Settings{};
-    if (!file.open(QIODevice::ReadOnly))
-        return Result<Settings>::failure(
-            Settings::tr("Cannot read the settings file %1: %2").arg(path, file.errorString()));
-    return fromJson(file.readAll(), path);
+    const LoadedSettings loaded = loadOrDefaults(path);
+    if (!loaded.problem.isEmpty())
+        return Result<Settings>::failure(loaded.problem);
+    return loaded.settings;
+}
+
+LoadedSettings Settings::loadOrDefaults(const QString &path)
+{
+    // Only a regular file of a sane size: a FIFO would block, /dev/zero would never end.
+    const RegularFile::Read read = RegularFile::read(path, MaxFileBytes);
+    if (read.problem == RegularFile::Problem::Missing)
+        return {};
+    if (!read.ok())
+        return {Settings{}, Settings::tr("Cannot read the settings file %1: %2. The defaults are used; fix "
+                                         "or remove the file.")
+                                .arg(path, read.reason)};
+    LoadedSettings loaded;
+    loaded.settings = parse(read.bytes, path, &loaded.problem);
+    return loaded;
 }
 
 Result<Settings> Settings::fromJson(const QByteArray &json, const QString &path)
+{
+    QString problem;
+    Settings settings = parse(json, path, &problem);
+    if (!problem.isEmpty())
+        return Result<Settings>::failure(problem);
+    return settings;
+}
+
+Settings Settings::parse(const QByteArray &json, const QString &path, QString *problem)
 {
     if (json.trimmed().isEmpty())
         return Settings{};
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError)
-        return Result<Settings>::failure(
-            Settings::tr("The settings file %1 is not valid JSON: %2 (at byte %3). Fix the file "
-                         "or remove it to start from the defaults.")
-                .arg(path, parseError.errorString())
-                .arg(parseError.offset));
-    if (!document.isObject())
-        return Result<Settings>::failure(
-            Settings::tr("The settings file %1 is invalid: it must hold a JSON object. "
-                         "Fix the file or remove it to start "
-                         "from the defaults.")
-                .arg(path));
+    if (parseError.error != QJsonParseError::NoError) {
+        *problem = Settings::tr("The settings file %1 is not valid JSON: %2 (at byte %3). Fix the file "
+                                "or remove it to start from the defaults.")
+                       .arg(path, parseError.errorString())
+                       .arg(parseError.offset);
+        return Settings{};
+    }
+    if (!document.isObject()) {
+        *problem = Settings::tr("The settings file %1 is invalid: it must hold a JSON object. "
+                                "Fix the file or remove it to start "
+                                "from the defaults.")
+                       .arg(path);
+        return Settings{};
+    }
 
     const QJsonObject root = document.object();
     Reader reader(path);
@@ -266,8 +291,9 @@ Result<Settings> Settings::fromJson(const QByteArray &json, const QString &path)
         reader.fail(kProviders, Settings::tr("an object of provider ids to provider settings"));
     }
 
+    // A key of the wrong type keeps its default; the others are used.
     if (reader.failed())
-        return Result<Settings>::failure(reader.error());
+        *problem = reader.error();
 
     static const QStringList known{kProviders,      kActiveProvider, kActiveModel,
                                    kThinkingEffort, kShowThinking,   kToolHistory,

@@ -26,6 +26,8 @@ struct ProviderSettings
     bool operator==(const ProviderSettings &) const = default;
 };
 
+struct LoadedSettings;
+
 // settings.json: provider setup and chat preferences. Window geometry lives in QSettings in the UI, not here.
 // Location: $KEEN_HOME when set, else QStandardPaths::AppConfigLocation.
 struct Settings
@@ -53,10 +55,17 @@ public:
     static QString configDirectory();
     static QString defaultPath();
 
-    // A missing file gives the defaults. Bad JSON or a wrong type is an error naming the file and the key;
-    // values are never quoted, since the file may hold keys.
+    // The most this app reads of settings.json.
+    static constexpr qint64 MaxFileBytes = 4 * 1024 * 1024;
+
+    // A missing file gives the defaults. A file that cannot be read (not a regular file, unreadable, larger
+    // than MaxFileBytes), bad JSON or a wrong type is an error naming the file and the key; values are never
+    // quoted, since the file may hold keys.
     static Result<Settings> load(const QString &path = defaultPath());
     static Result<Settings> fromJson(const QByteArray &json, const QString &path);
+    // What the app runs with: every valid key of the file and the defaults for the rest, with what was wrong
+    // (the same message as load()'s error) beside it. Nothing is written.
+    static LoadedSettings loadOrDefaults(const QString &path = defaultPath());
     QByteArray toJson() const;
     // Atomic (QSaveFile), mode 0600, folder 0700.
     Result<void> save(const QString &path = defaultPath()) const;
@@ -69,6 +78,16 @@ public:
     ProviderSettings provider(const QString &providerId) const { return providers.value(providerId); }
     static QString toolHistoryName(ToolHistory mode);
     static QString colorSchemeName(ColorScheme scheme);
+
+private:
+    // Never fails: a bad key keeps its default and the first problem is put in problem.
+    static Settings parse(const QByteArray &json, const QString &path, QString *problem);
+};
+
+struct LoadedSettings
+{
+    Settings settings;
+    QString problem; // empty when the file was fine (or missing)
 };
 
 } // namespace keen

@@ -43,14 +43,13 @@ int runHeadless(const QStringList &arguments, QTextStream &out, QTextStream &err
         err << "Error: " << options.error() << "\n\n" << usageText();
         return HeadlessRunner::Failure;
     }
-    auto settings = Settings::load();
-    if (!settings) {
-        err << "Error: " << settings.error() << "\n";
-        return HeadlessRunner::Failure;
-    }
+    // A damaged settings.json is named and its valid keys are used; flags and defaults do the rest.
+    const LoadedSettings settings = Settings::loadOrDefaults();
+    if (!settings.problem.isEmpty())
+        err << "Warning: " << settings.problem << "\n";
     HeadlessRunner runner(out, err);
-    runner.session().setToolHistoryFull(settings->toolHistory == Settings::ToolHistory::Full);
-    const Settings loaded = *settings;
+    runner.session().setToolHistoryFull(settings.settings.toolHistory == Settings::ToolHistory::Full);
+    const Settings loaded = settings.settings;
     runner.setConfigResolver([loaded, &err](const LaunchOptions &launch) -> Result<ClientConfig> {
         auto resolved = ConfigResolver(loaded).resolve(launch, SecretStore::FileFallback::Allow);
         if (!resolved)

@@ -8,6 +8,7 @@
 #include <QEventLoop>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScopeGuard>
 
 namespace keen {
 
@@ -220,6 +221,15 @@ int HeadlessRunner::run(const Options &options)
         return int(Failure);
     };
 
+    // Connected before the session opens: a damaged transcript is reported while it loads.
+    const QMetaObject::Connection warnings =
+        connect(m_session.get(), &AgentSession::errorOccurred, this, [this](const QString &message) {
+            m_err << (m_progressLineOpen ? "\n" : "") << tr("Warning: %1").arg(message) << '\n';
+            m_err.flush();
+            m_progressLineOpen = false;
+        });
+    const auto disconnectWarnings = qScopeGuard([warnings] { QObject::disconnect(warnings); });
+
     const QString workspace =
         options.launch.workspace.isEmpty() ? QDir::currentPath() : options.launch.workspace;
     m_session->setWorkspace(workspace);
@@ -253,10 +263,6 @@ int HeadlessRunner::run(const Options &options)
         m_completedText += m_currentText;
         m_currentText.clear();
         m_sealedLength = 0;
-    });
-    connect(m_session.get(), &AgentSession::errorOccurred, &loop, [this](const QString &message) {
-        m_err << (m_progressLineOpen ? "\n" : "") << tr("Warning: %1").arg(message) << '\n';
-        m_progressLineOpen = false;
     });
     QString compactionMessage;
     bool compactionApplied = false;
@@ -298,20 +304,31 @@ int HeadlessRunner::run(const Options &options)
                 }
                 const QString text = m_completedText + m_currentText; // S58: no separator
                 const bool success = outcome == AgentSession::TurnOutcome::Done;
+                const bool stopped = outcome == AgentSession::TurnOutcome::Cancelled || interrupted();
+                const QString failure =
+                    stopped ? tr("interrupted") : (error.isEmpty() ? tr("the turn did not complete") : error);
                 if (m_options.json) {
-                    const QJsonObject line{{QStringLiteral("session_id"), m_session->sessionId()},
-                                           {QStringLiteral("text"), text},
-                                           {QStringLiteral("usage"), usageJson()}};
+                    QJsonObject line{{QStringLiteral("session_id"), m_session->sessionId()},
+                                     {QStringLiteral("text"), text},
+                                     {QStringLiteral("usage"), usageJson()}};
+                    if (!success || stopped) {
+                        // A script must not take a cut-off reply for a whole one.
+                        line.insert(QStringLiteral("error"), failure);
+                        line.insert(QStringLiteral("partial"), true);
+                    }
                     m_out << QJsonDocument(line).toJson(QJsonDocument::Compact) << '\n';
                 } else if (success || !text.isEmpty()) {
                     m_out << text << '\n'; // S59: partial text is still written
                 }
                 m_out.flush();
-                if (outcome == AgentSession::TurnOutcome::Cancelled || interrupted()) {
-                    m_err << tr("Interrupted.") << '\n';
+                const QString partialNote = !m_options.json && !success && !text.isEmpty()
+                                                ? QStringLiteral(" ") + tr("(the text on stdout is partial)")
+                                                : QString();
+                if (stopped) {
+                    m_err << tr("Interrupted.") << partialNote << '\n';
                     code = Interrupted;
                 } else if (!success) {
-                    code = fail(error.isEmpty() ? tr("the turn did not complete") : error);
+                    code = fail(failure + partialNote);
                 } else if (!m_options.completionSignal.isEmpty() &&
                            !text.contains(m_options.completionSignal)) {
                     m_err << tr("completion signal \"%1\" not found in the final text")

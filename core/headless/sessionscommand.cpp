@@ -79,7 +79,7 @@ QString timestamp(const QDateTime &when)
 
 QJsonObject toJson(const SessionInfo &info)
 {
-    return QJsonObject{
+    QJsonObject object{
         {QStringLiteral("id"), info.id},
         {QStringLiteral("path"), info.path},
         {QStringLiteral("workspace"), info.workspace},
@@ -89,6 +89,9 @@ QJsonObject toJson(const SessionInfo &info)
         {QStringLiteral("last_seq"), qint64(info.lastSeq)},
         {QStringLiteral("last_user_message"), info.lastUserMessage},
     };
+    if (!info.problem.isEmpty())
+        object.insert(QStringLiteral("error"), info.problem);
+    return object;
 }
 
 void printTable(QTextStream &out, const QList<SessionInfo> &sessions, const QStringList &snippets)
@@ -103,7 +106,9 @@ void printTable(QTextStream &out, const QList<SessionInfo> &sessions, const QStr
         << "\n";
     for (qsizetype i = 0; i < sessions.size(); ++i) {
         const SessionInfo &info = sessions.at(i);
-        const QString title = info.title.isEmpty() ? SessionsCommand::tr("(untitled)") : info.title;
+        QString title = info.title.isEmpty() ? SessionsCommand::tr("(untitled)") : info.title;
+        if (!info.problem.isEmpty())
+            title = SessionsCommand::tr("(unreadable) %1").arg(info.title);
         out << info.id.leftJustified(idWidth) << "  "
             << info.updatedAt.toLocalTime().toString(timeFormat).leftJustified(timeWidth) << "  " << title
             << "\n";
@@ -161,6 +166,13 @@ int runSessionsCommand(const QStringList &args, QTextStream &out, QTextStream &e
         const SessionStore store(SessionStore::defaultRoot());
         sessions = store.list(workspace);
     }
+
+    // A session whose transcript cannot be read is listed, and stderr says which file and why.
+    for (const SessionInfo &info : std::as_const(sessions)) {
+        if (!info.problem.isEmpty())
+            err << SessionsCommand::tr("Warning: %1").arg(info.problem) << "\n";
+    }
+    err.flush();
 
     if (options.json) {
         QJsonArray array;

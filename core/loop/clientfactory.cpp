@@ -13,6 +13,7 @@
 
 #include <QCoreApplication>
 #include <QStringList>
+#include <QUrl>
 
 namespace keen {
 
@@ -27,6 +28,21 @@ Result<std::unique_ptr<ProviderProtocol>> createProviderProtocol(const ClientCon
         return R::failure(
             QCoreApplication::translate("ClientFactory", "unknown provider \"%1\"; known providers: %2")
                 .arg(original.providerId, ProviderTable::ids().join(QStringLiteral(", "))));
+    if (!original.baseUrl.isEmpty()) {
+        // Said here, naming the URL: the network layer would only report an empty host ("Host  not found").
+        const QUrl url(original.baseUrl, QUrl::StrictMode);
+        QString why;
+        if (!url.isValid())
+            why = url.errorString();
+        else if (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
+            why = QCoreApplication::translate("ClientFactory", "it must start with http:// or https://");
+        else if (url.host().isEmpty())
+            why = QCoreApplication::translate("ClientFactory", "it names no host");
+        if (!why.isEmpty())
+            return R::failure(
+                QCoreApplication::translate("ClientFactory", "base_url \"%1\" is not a usable URL: %2")
+                    .arg(original.baseUrl, why));
+    }
     ClientConfig config = original;
     config.providerId = descriptor->clientId;
     std::unique_ptr<ProviderProtocol> protocol;

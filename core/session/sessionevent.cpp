@@ -3,6 +3,8 @@
 #include <QJsonArray>
 #include <QRegularExpression>
 
+#include <cmath>
+
 namespace keen {
 
 namespace {
@@ -225,15 +227,24 @@ QJsonObject SessionEvent::toJson() const
     return object;
 }
 
-std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object)
+std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object, QString *problem)
 {
+    auto invalid = [problem](const QString &why) -> std::optional<SessionEvent> {
+        if (problem)
+            *problem = why;
+        return std::nullopt;
+    };
     const QJsonValue seqValue = object.value(kSeq);
     const double seqNumber = seqValue.toDouble();
-    if (!seqValue.isDouble() || seqNumber < 1)
-        return std::nullopt;
+    if (!seqValue.isDouble())
+        return invalid(tr("it has no seq"));
+    // Beyond 2^53 a JSON number is no longer exact, and the next event's seq could not be written above it.
+    if (seqNumber < 1 || seqNumber > double(MaxSeq) || seqNumber != std::floor(seqNumber))
+        return invalid(
+            tr("its seq %1 is not a whole number from 1 to 2^53").arg(QString::number(seqNumber, 'g', 20)));
 
     SessionEvent event;
-    event.seq = quint64(seqValue.toInteger(qint64(seqNumber)));
+    event.seq = quint64(seqNumber);
     if (QJsonValue(qint64(event.seq)) != seqValue)
         event.extras.keep(kSeq, seqValue); // written back as it came
     const auto kind = kindFromName(object.value(kKind).toString());
@@ -248,8 +259,18 @@ std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object)
     const QLatin1StringView key = payloadKey(*kind);
     const QJsonValue payloadValue = object.value(key);
     if (!payloadValue.isObject())
-        return std::nullopt;
+        return invalid(tr("its %1 payload is missing or not an object").arg(key));
     const QJsonObject payload = payloadValue.toObject();
+    if (*kind == Kind::CompactionApplied) {
+        // The event replaces the whole history: a damaged one must never wipe it (issue 14).
+        const QJsonValue messages = payload.value(kMessages);
+        if (!messages.isArray())
+            return invalid(tr("compaction_applied has no list of messages"));
+        for (const QJsonValue &message : messages.toArray()) {
+            if (!message.isObject() || !Message::fromJson(message.toObject()))
+                return invalid(tr("compaction_applied holds an item that is not a message"));
+        }
+    }
     switch (*kind) {
     case Kind::SessionStarted:
         event.payload = readStarted(payload);

@@ -5,6 +5,7 @@
 #include "session/jsonfields.h"
 #include "session/transcriptitem.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
@@ -94,9 +95,13 @@ struct SessionEvent
     QString kindName() const; // the name as written, also for an unknown kind
 
     QJsonObject toJson() const;
-    // nullopt for an object that is not an event at all (no usable seq, a known kind without its payload
-    // object). An unknown kind is an event of Kind::Unknown.
-    static std::optional<SessionEvent> fromJson(const QJsonObject &object);
+    // The largest seq read or written: JSON numbers are exact up to 2^53.
+    static constexpr quint64 MaxSeq = quint64(1) << 53;
+
+    // nullopt for an object that is not an event at all (no seq from 1 to MaxSeq, a known kind without its
+    // payload object, a compaction_applied without a list of messages or with an item that is not a message),
+    // with the reason in problem. An unknown kind is an event of Kind::Unknown.
+    static std::optional<SessionEvent> fromJson(const QJsonObject &object, QString *problem = nullptr);
 
     static SessionEvent sessionStarted(const QString &sessionId, const QDateTime &createdAt,
                                        const QString &cwd);
@@ -125,6 +130,8 @@ struct SessionEvent
     QString status() const;       // compaction_applied.status
     MessageList messages() const; // compaction_applied.messages
     std::optional<TurnMemory> turnMemory() const;
+
+    Q_DECLARE_TR_FUNCTIONS(SessionEvent)
 };
 
 } // namespace keen

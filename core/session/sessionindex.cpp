@@ -1,6 +1,7 @@
 #include "session/sessionindex.h"
 
 #include "base/logcategories.h"
+#include "base/regularfile.h"
 #include "session/sessionevent.h"
 
 #include <QCoreApplication>
@@ -22,6 +23,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <limits>
 
 namespace keen {
 
@@ -179,19 +181,31 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
             translateIndex("Cannot create the folder of the search index %1.").arg(path));
     QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     QSqlDatabase &db = connection.db();
-    if (QFileInfo::exists(path)) {
+    // The index is a cache: whatever is wrong with it (unreadable, a FIFO or device in its place, corrupt,
+    // another schema) it is built again from the transcripts. SQLite must never open a FIFO: it would block.
+    const bool present = QFileInfo::exists(path) || QFileInfo(path).isSymLink();
+    if (present && QFileInfo(path).isFile())
         QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-        if (!db.open())
-            return Result<void>::failure(db.lastError().text());
-        switch (checkHealth(db)) {
-        case Health::Current:
-            return {};
-        case Health::Busy:
-            return Result<void>::failure(translateIndex("The search index is busy; try again."));
-        case Health::Unusable:
+    const QString unusable =
+        present ? RegularFile::problem(path, std::numeric_limits<qint64>::max()) : QString();
+    if (!unusable.isEmpty()) {
+        qCInfo(LogCategories::sessionIndex) << "Rebuilding the session index:" << unusable;
+    } else if (present) {
+        if (db.open()) {
+            switch (checkHealth(db)) {
+            case Health::Current:
+                return {};
+            case Health::Busy:
+                return Result<void>::failure(
+                    translateIndex("The search index %1 is busy; try again.").arg(path));
+            case Health::Unusable:
+                qCInfo(LogCategories::sessionIndex)
+                    << "Rebuilding the session index: corrupt or outdated" << path;
+                break;
+            }
+        } else {
             qCInfo(LogCategories::sessionIndex)
-                << "Rebuilding the session index: corrupt or outdated" << path;
-            break;
+                << "Rebuilding the session index:" << path << db.lastError().text();
         }
         db.close();
     }
@@ -213,7 +227,8 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
     }
     if (!error.isEmpty()) {
         QFile::remove(temporary);
-        return Result<void>::failure(translateIndex("Cannot create the search index: %1").arg(error));
+        return Result<void>::failure(
+            translateIndex("Cannot create the search index %1: %2").arg(path, error));
     }
     QFile::remove(path + QStringLiteral("-journal"));
     std::error_code renameError;
@@ -221,11 +236,12 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
                             renameError);
     if (renameError) {
         QFile::remove(temporary);
-        return Result<void>::failure(translateIndex("Cannot create the search index: %1")
-                                         .arg(QString::fromStdString(renameError.message())));
+        return Result<void>::failure(translateIndex("Cannot create the search index %1: %2")
+                                         .arg(path, QString::fromStdString(renameError.message())));
     }
     if (!db.open())
-        return Result<void>::failure(db.lastError().text());
+        return Result<void>::failure(
+            translateIndex("Cannot open the search index %1: %2").arg(path, db.lastError().text()));
     *fullRebuild = true;
     return {};
 }
@@ -426,12 +442,24 @@ bool indexTranscript(QSqlDatabase &db, QFile &file, const QString &path, Session
     QSqlQuery insert(db);
     insert.prepare(QStringLiteral("INSERT INTO entries(path, seq, source, body) VALUES (?, ?, ?, ?)"));
     qint64 offset = row->indexedBytes;
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine();
-        // A line without its newline is still being written: leave it for the next update.
-        if (!line.endsWith('\n'))
+    const QByteArray rest = file.readAll();
+    qsizetype start = 0;
+    while (start < rest.size()) {
+        // LF, CRLF and CR alone end a line, as in the store. A line without its ending is still being
+        // written: leave it for the next update.
+        qsizetype end = start;
+        while (end < rest.size() && rest.at(end) != '\n' && rest.at(end) != '\r')
+            ++end;
+        if (end >= rest.size())
             break;
-        offset += line.size();
+        qsizetype next = end + 1;
+        if (rest.at(end) == '\r' && next < rest.size() && rest.at(next) == '\n')
+            ++next;
+        const QByteArray line = rest.mid(start, end - start);
+        offset += next - start;
+        start = next;
+        if (line.trimmed().isEmpty())
+            continue;
         ++*linesRead;
         QJsonParseError parseError;
         const QJsonDocument document = QJsonDocument::fromJson(line, &parseError);
@@ -445,8 +473,7 @@ bool indexTranscript(QSqlDatabase &db, QFile &file, const QString &path, Session
             continue;
         row->lastSeq = seq;
         if (const SessionEvent::Started *started = event->started()) {
-            if (!started->sessionId.isEmpty())
-                row->id = started->sessionId;
+            // The id stays the folder's name (row->id), the one `run --session` and the store take.
             const QDateTime created = started->createdTime();
             if (created.isValid())
                 row->createdAt = created.toMSecsSinceEpoch();

@@ -1,6 +1,7 @@
 #include "session/sessionstore.h"
 
 #include "base/logcategories.h"
+#include "base/regularfile.h"
 #include "session/compactionundo.h"
 
 #include <QCoreApplication>
@@ -10,6 +11,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QLocale>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
@@ -105,39 +107,49 @@ bool isPlausibleId(const QString &id)
            !id.contains(QLatin1Char('/')) && !id.contains(QLatin1Char('\\'));
 }
 
-std::optional<SessionEvent> parseLine(const char *data, qsizetype size)
+std::optional<SessionEvent> parseLine(const char *data, qsizetype size, QString *problem = nullptr)
 {
     QJsonParseError error;
     const QJsonDocument document = QJsonDocument::fromJson(QByteArray::fromRawData(data, size), &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject())
+    if (error.error != QJsonParseError::NoError || !document.isObject()) {
+        if (problem)
+            *problem = error.error != QJsonParseError::NoError
+                           ? SessionStore::tr("not JSON (%1)").arg(error.errorString())
+                           : SessionStore::tr("not a JSON object");
         return std::nullopt;
-    return SessionEvent::fromJson(document.object());
+    }
+    return SessionEvent::fromJson(document.object(), problem);
 }
 
 struct LineSpan
 {
     qsizetype start;
     qsizetype size;
+    qsizetype number; // 1-based, counting blank lines too
 };
 
-// Non-blank lines, without their line ending.
+// Non-blank lines, without their line ending. LF, CRLF and CR alone (an old Mac editor's) all end a line:
+// JSON never holds a raw CR or LF inside a value, so none of them can be part of an event.
 QList<LineSpan> splitLines(const QByteArray &bytes)
 {
     QList<LineSpan> lines;
+    const char *data = bytes.constData();
+    const qsizetype total = bytes.size();
     qsizetype start = 0;
-    while (start < bytes.size()) {
-        qsizetype end = bytes.indexOf('\n', start);
-        if (end < 0)
-            end = bytes.size();
-        qsizetype size = end - start;
-        if (size > 0 && bytes.at(start + size - 1) == '\r')
-            --size;
+    qsizetype number = 0;
+    while (start < total) {
+        qsizetype end = start;
+        while (end < total && data[end] != '\n' && data[end] != '\r')
+            ++end;
+        ++number;
         bool blank = true;
-        for (qsizetype i = start; i < start + size && blank; ++i)
-            blank = std::isspace(static_cast<unsigned char>(bytes.at(i)));
+        for (qsizetype i = start; i < end && blank; ++i)
+            blank = std::isspace(static_cast<unsigned char>(data[i]));
         if (!blank)
-            lines.append(LineSpan{start, size});
+            lines.append(LineSpan{start, end - start, number});
         start = end + 1;
+        if (end + 1 < total && data[end] == '\r' && data[end + 1] == '\n')
+            ++start; // CRLF is one line ending
     }
     return lines;
 }
@@ -155,10 +167,16 @@ QString shortTitle(const QString &text)
 
 QString readTitle(const QString &directory)
 {
-    QFile file(QDir(directory).filePath(kTitleName));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QString::fromUtf8(file.read(64 * 1024)).simplified();
+    const RegularFile::Read title = RegularFile::read(QDir(directory).filePath(kTitleName), 64 * 1024);
+    return title.ok() ? QString::fromUtf8(title.bytes).simplified() : QString();
+}
+
+// Whether anything at all is at the path, even a dangling or looping symbolic link.
+bool somethingAt(const QString &path)
+{
+    struct stat status
+    {};
+    return ::lstat(QFile::encodeName(path).constData(), &status) == 0;
 }
 
 bool containsToken(const QByteArray &bytes, const LineSpan &line, std::string_view token)
@@ -173,16 +191,25 @@ bool containsToken(const QByteArray &bytes, const LineSpan &line, std::string_vi
 std::optional<SessionInfo> summarize(const QString &directory)
 {
     const QString transcriptPath = QDir(directory).filePath(kTranscriptName);
-    QFile file(transcriptPath);
-    if (!file.open(QIODevice::ReadOnly))
-        return std::nullopt;
-    const QByteArray bytes = file.readAll();
+    if (!somethingAt(transcriptPath))
+        return std::nullopt; // a folder without a transcript is not a session
+    const RegularFile::Read read = RegularFile::read(transcriptPath, SessionStore::MaxTranscriptBytes);
+    const QByteArray &bytes = read.bytes;
     const QFileInfo fileInfo(transcriptPath);
 
     SessionInfo info;
+    info.id = QFileInfo(directory).fileName(); // what find() and load() take
     info.path = transcriptPath;
     info.directory = directory;
     info.updatedAt = fileInfo.lastModified();
+    if (!read.ok()) {
+        info.problem = read.error;
+        if (!info.updatedAt.isValid())
+            info.updatedAt = QFileInfo(directory).lastModified();
+        info.createdAt = info.updatedAt;
+        info.title = readTitle(directory);
+        return info;
+    }
     QString firstUserMessage;
     bool haveStarted = false;
 
@@ -197,7 +224,6 @@ std::optional<SessionInfo> summarize(const QString &directory)
             continue;
         if (const SessionEvent::Started *started = event->started(); started && !haveStarted) {
             haveStarted = true;
-            info.id = started->sessionId;
             info.workspace = started->cwd;
             info.createdAt = started->createdTime();
         } else if (event->kind == SessionEvent::Kind::UserMessage) {
@@ -213,8 +239,6 @@ std::optional<SessionInfo> summarize(const QString &directory)
         }
     }
 
-    if (info.id.isEmpty())
-        info.id = QFileInfo(directory).fileName();
     if (!info.createdAt.isValid())
         info.createdAt = info.updatedAt;
     info.lastUserMessage = info.lastUserMessage.simplified();
@@ -249,7 +273,7 @@ void removeStaleTemporaries(const QString &directory)
         dir.remove(name);
 }
 
-// The transcript of a session id in any namespace, or empty.
+// The transcript of a session id in any namespace (also one that cannot be read), or empty.
 QString locate(const QString &root, const QString &sessionId)
 {
     if (!isPlausibleId(sessionId))
@@ -258,10 +282,18 @@ QString locate(const QString &root, const QString &sessionId)
     for (const QString &name : namespaces) {
         const QString path =
             QDir(root).filePath(name + QLatin1Char('/') + sessionId + QLatin1Char('/') + kTranscriptName);
-        if (QFileInfo(path).isFile())
+        if (somethingAt(path)) // also when unreadable: load() then says why
             return path;
     }
     return {};
+}
+
+QString seqExhausted(const Session &session)
+{
+    return SessionStore::tr(
+               "Cannot write to the transcript %1: its seq has reached 2^53, the most a transcript "
+               "can count to; start a new session")
+        .arg(session.transcriptPath);
 }
 
 QString canonicalWorkspace(const QString &workspace)
@@ -388,6 +420,10 @@ Result<quint64> SessionStore::append(Session &session, const SessionEvent &event
         if (originalSize > 0 && ::pread(fd, &last, 1, originalSize - 1) == 1 && last != '\n')
             line.append('\n');
     }
+    if (session.nextSeq > SessionEvent::MaxSeq) {
+        ::close(fd);
+        return Result<quint64>::failure(seqExhausted(session));
+    }
     SessionEvent stamped = event;
     stamped.seq = session.nextSeq;
     line.append(eventLine(stamped));
@@ -418,15 +454,12 @@ Result<QList<quint64>> SessionStore::appendBatch(Session &session, const QList<S
     if (events.isEmpty())
         return QList<quint64>{};
 
-    QFile existing(session.transcriptPath);
-    if (!existing.open(QIODevice::ReadOnly))
-        return BatchResult::failure(SessionStore::tr("Cannot read the transcript %1: %2")
-                                        .arg(session.transcriptPath, existing.errorString()));
-    QByteArray bytes = existing.readAll();
-    if (existing.error() != QFileDevice::NoError)
-        return BatchResult::failure(SessionStore::tr("Cannot read the transcript %1: %2")
-                                        .arg(session.transcriptPath, existing.errorString()));
-    existing.close();
+    if (session.nextSeq + quint64(events.size()) - 1 > SessionEvent::MaxSeq)
+        return BatchResult::failure(seqExhausted(session));
+    RegularFile::Read existing = RegularFile::read(session.transcriptPath, SessionStore::MaxTranscriptBytes);
+    if (!existing.ok())
+        return BatchResult::failure(existing.error);
+    QByteArray bytes = std::move(existing.bytes);
     removeStaleTemporaries(session.directory);
     if (!bytes.isEmpty() && !bytes.endsWith('\n'))
         bytes.append('\n');
@@ -479,28 +512,33 @@ Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
                 SessionStore::tr("No saved session with id %1 in %2").arg(idOrPath, m_root));
     }
 
-    QFile file(transcriptPath);
-    if (!file.exists())
+    const RegularFile::Read read = RegularFile::read(transcriptPath, MaxTranscriptBytes);
+    if (read.problem == RegularFile::Problem::Missing && !somethingAt(transcriptPath))
         return Result<LoadedSession>::failure(
             SessionStore::tr("The transcript %1 does not exist").arg(transcriptPath));
-    if (!file.open(QIODevice::ReadOnly))
-        return Result<LoadedSession>::failure(
-            SessionStore::tr("Cannot read the transcript %1: %2").arg(transcriptPath, file.errorString()));
-    const QByteArray bytes = file.readAll();
+    if (!read.ok())
+        return Result<LoadedSession>::failure(read.error);
+    const QByteArray &bytes = read.bytes;
 
     LoadedSession loaded;
     quint64 maxSeq = 0;
     for (const LineSpan &line : splitLines(bytes)) {
-        auto event = parseLine(bytes.constData() + line.start, line.size);
+        QString problem;
+        auto event = parseLine(bytes.constData() + line.start, line.size, &problem);
         if (!event) {
             ++loaded.skippedLines;
+            loaded.problems.append(SessionStore::tr("line %1: %2").arg(line.number).arg(problem));
             continue;
         }
         maxSeq = std::max(maxSeq, event->seq);
-        if (const SessionEvent::Started *started = event->started(); started && loaded.session.id.isEmpty()) {
-            loaded.session.id = started->sessionId;
+        if (event->kind == SessionEvent::Kind::CompactionApplied && event->messages().isEmpty())
+            loaded.problems.append(
+                SessionStore::tr("line %1: compaction_applied has no messages, so it was not "
+                                 "applied")
+                    .arg(line.number));
+        if (const SessionEvent::Started *started = event->started();
+            started && loaded.session.workspace.isEmpty())
             loaded.session.workspace = started->cwd;
-        }
         loaded.events.append(std::move(*event));
     }
     if (loaded.skippedLines > 0)
@@ -510,10 +548,24 @@ Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
     const QFileInfo transcriptInfo(transcriptPath);
     loaded.session.directory = transcriptInfo.absolutePath();
     loaded.session.transcriptPath = transcriptInfo.absoluteFilePath();
-    if (loaded.session.id.isEmpty())
-        loaded.session.id = QFileInfo(loaded.session.directory).fileName();
+    // The folder names the session (session_started.session_id may say otherwise in a copied or edited file).
+    loaded.session.id = QFileInfo(loaded.session.directory).fileName();
     loaded.session.nextSeq = maxSeq + 1;
     return loaded;
+}
+
+QString LoadedSession::problemSummary() const
+{
+    if (problems.isEmpty())
+        return {};
+    const QStringList shown = problems.mid(0, 3);
+    QString summary = SessionStore::tr("%1: %2 damaged line(s) were ignored (%3")
+                          .arg(session.transcriptPath)
+                          .arg(problems.size())
+                          .arg(shown.join(QStringLiteral("; ")));
+    if (problems.size() > shown.size())
+        summary += SessionStore::tr("; and %1 more").arg(problems.size() - shown.size());
+    return summary + QLatin1Char(')');
 }
 
 QList<SessionInfo> SessionStore::list(const QString &workspace) const
@@ -623,8 +675,9 @@ MessageList buildConversation(const QList<SessionEvent> &events)
             if (!turn->message.isEmpty() || memory)
                 messages.append(Message::assistant(turn->message, std::move(memory)));
         } else if (const SessionEvent::Compaction *compaction = event.compaction();
-                   compaction && !reverted.contains(event.seq)) {
-            // A copy of the payload's messages: the result shares nothing with the event.
+                   compaction && !reverted.contains(event.seq) && !compaction->messages.isEmpty()) {
+            // An empty replacement would wipe the history: it is not applied (load() names it). A copy of the
+            // payload's messages: the result shares nothing with the event.
             MessageList replacement = compaction->messages;
             replacement.detach();
             messages = std::move(replacement);

@@ -34,13 +34,18 @@ struct SessionInfo
     QDateTime updatedAt;
     quint64 lastSeq = 0;
     QString lastUserMessage; // whitespace collapsed
+    // Not empty when the transcript cannot be read ("Cannot read <path>: <reason>"): the session is still
+    // listed, under its folder's name, so it does not silently vanish.
+    QString problem;
 };
 
 struct LoadedSession
 {
     Session session;
     QList<SessionEvent> events;
-    int skippedLines = 0; // malformed or torn lines that were skipped
+    int skippedLines = 0;           // malformed or torn lines that were skipped
+    QStringList problems;           // one per skipped line: "line N: why"
+    QString problemSummary() const; // "<path>: N damaged line(s) skipped (line 3: ...; ...)", empty if none
 };
 
 // The durable, append-only session store (reference 5.1). Root: $KEEN_HOME/sessions when KEEN_HOME is set,
@@ -77,9 +82,15 @@ public:
     // fsync the folder). nextSeq advances only on success; on failure nothing is visible and no temp remains.
     virtual Result<QList<quint64>> appendBatch(Session &session, const QList<SessionEvent> &events);
 
-    // Loads by transcript path or by session id (searched in every namespace).
+    // The most this app reads of one transcript (a session of 10,000 events is about 30 MB).
+    static constexpr qint64 MaxTranscriptBytes = qint64(1) << 30;
+
+    // Loads by transcript path or by session id (searched in every namespace). The id is always the session's
+    // folder name, the one list() reports and find() takes, whatever session_started says. Fails with the
+    // file and the reason when the transcript is not a readable regular file within MaxTranscriptBytes.
     Result<LoadedSession> load(const QString &idOrPath) const;
-    // Newest first (updatedAt, then lastSeq). Empty workspace lists every namespace.
+    // Newest first (updatedAt, then lastSeq). Empty workspace lists every namespace. A session whose
+    // transcript cannot be read is listed too, with SessionInfo::problem set.
     QList<SessionInfo> list(const QString &workspace = QString()) const;
     std::optional<SessionInfo> find(const QString &sessionId) const;
 

@@ -1,7 +1,10 @@
 #include "tools/permissionpolicy.h"
 
+#include "base/regularfile.h"
+
+#include <QCoreApplication>
+
 #include <QDir>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -28,17 +31,61 @@ QStringList PermissionPolicy::projectAllowList() const
     }
     if (workspace.isEmpty())
         return {};
-    QFile file(allowListPath(workspace));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    const QJsonArray allow =
-        QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("allow")).toArray();
+    const QString path = allowListPath(workspace);
+    const RegularFile::Read read = RegularFile::read(path, 1024 * 1024);
+    QString problem;
     QStringList names;
-    for (const QJsonValue &value : allow) {
-        if (value.isString())
-            names.append(value.toString());
+    if (read.problem == RegularFile::Problem::Missing) {
+        // No allow-list: nothing is allowed in advance.
+    } else if (!read.ok()) {
+        problem = read.reason;
+    } else {
+        QJsonParseError parseError;
+        const QJsonDocument document = QJsonDocument::fromJson(read.bytes, &parseError);
+        const QJsonValue allow = document.object().value(QLatin1String("allow"));
+        if (parseError.error != QJsonParseError::NoError) {
+            problem = QCoreApplication::translate("PermissionPolicy", "it is not valid JSON: %1 (at byte %2)")
+                          .arg(parseError.errorString())
+                          .arg(parseError.offset);
+        } else if (!document.isObject() || !allow.isArray()) {
+            problem =
+                QCoreApplication::translate("PermissionPolicy", "it must hold {\"allow\": [tool names]}");
+        } else {
+            for (const QJsonValue &value : allow.toArray()) {
+                if (value.isString())
+                    names.append(value.toString());
+                else
+                    problem = QCoreApplication::translate("PermissionPolicy",
+                                                          "\"allow\" must list tool names (strings)");
+            }
+            if (!problem.isEmpty())
+                names.clear(); // a hand-edited list that is half wrong is not trusted at all
+        }
     }
+    std::function<void(const QString &)> report;
+    QString message;
+    {
+        std::lock_guard lock(m_mutex);
+        if (problem != m_reportedProblem) {
+            m_reportedProblem = problem;
+            if (!problem.isEmpty() && m_report) {
+                report = m_report;
+                message = QCoreApplication::translate(
+                              "PermissionPolicy", "The permissions file %1 is ignored: %2. Every tool asks "
+                                                  "until it is fixed.")
+                              .arg(path, problem);
+            }
+        }
+    }
+    if (report)
+        report(message);
     return names;
+}
+
+void PermissionPolicy::setProblemReporter(std::function<void(const QString &)> report)
+{
+    std::lock_guard lock(m_mutex);
+    m_report = std::move(report);
 }
 
 PermissionDecision PermissionPolicy::request(const PermissionRequest &request,

@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <mutex>
 
 namespace keen {
@@ -38,12 +39,18 @@ public:
     void allowForSession(const QString &toolName);
     void clearSessionAllowances();
 
-    // Tool names of <workspace>/.keen/permissions.json; read on every request so edits apply at once.
+    // Tool names of <workspace>/.keen/permissions.json; read on every request so edits apply at once. A file
+    // that cannot be used (not a regular file, unreadable, over 1 MiB, not JSON, no "allow" list of names)
+    // allows nothing, and the reporter hears why, naming the file, once per distinct problem.
     QStringList projectAllowList() const;
     static QString allowListPath(const QString &workspace);
+    // Called on the asking thread; the app never writes this file, so nothing of it is ever overwritten.
+    void setProblemReporter(std::function<void(const QString &message)> report);
 
 private:
     mutable std::mutex m_mutex;
+    std::function<void(const QString &)> m_report;
+    mutable QString m_reportedProblem; // the last problem reported, so it is said once
     QString m_workspace;
     PermissionRequester *m_person = nullptr;
     bool m_autoApprove = false;

@@ -23,6 +23,7 @@
 #include "stream/eventstreamdecoder.h"
 
 #include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -219,6 +220,9 @@ private:
 
 void TestNetworkFaults::init()
 {
+    // issue 14: error runs printed "QIODevice::read (QNetworkReplyHttpImpl): device not open" (an aborted
+    // reply was read); no fault may print it again.
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("device not open")));
     m_env = std::make_unique<TestEnvironment>();
     m_workspace = std::make_unique<QTemporaryDir>();
     QVERIFY(m_workspace->isValid());

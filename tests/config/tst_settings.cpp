@@ -8,6 +8,8 @@
 #include <QJsonArray>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace keen;
 
 namespace {
@@ -44,6 +46,9 @@ private Q_SLOTS:
     void wrongTypesNameFileAndKey();
     void recentFoldersAndColorSchemeRoundTrip();
     void modifyKeepsOtherKeysAndRefusesABrokenFile();
+    void damagedFileKeepsItsValidKeysAndSaysWhy();
+    void fileThatIsNotARegularFileIsNamedAndNeverRead_data();
+    void fileThatIsNotARegularFileIsNamedAndNeverRead();
 };
 
 void TestSettings::pathFollowsKeenHome()
@@ -242,6 +247,72 @@ void TestSettings::modifyKeepsOtherKeysAndRefusesABrokenFile()
     QFile file(Settings::defaultPath());
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), broken); // never replaced silently
+}
+
+void TestSettings::damagedFileKeepsItsValidKeysAndSaysWhy()
+{
+    // issue 14: a hand-edited file with one bad key: that key keeps its default, the others are used, and the
+    // message names the file and the key. Nothing is written.
+    test::TestEnvironment env;
+    const QByteArray edited =
+        R"({"active_provider": "ollama", "active_model": "qwen3-coder", "show_thinking": "yes", "tool_history": "full"})";
+    writeFile(Settings::defaultPath(), edited);
+    const LoadedSettings loaded = Settings::loadOrDefaults();
+    QVERIFY2(loaded.problem.contains(Settings::defaultPath()) &&
+                 loaded.problem.contains(QStringLiteral("\"show_thinking\"")),
+             qPrintable(loaded.problem));
+    QCOMPARE(loaded.settings.activeProvider, QStringLiteral("ollama"));
+    QCOMPARE(loaded.settings.activeModel, QStringLiteral("qwen3-coder"));
+    QCOMPARE(loaded.settings.toolHistory, Settings::ToolHistory::Full);
+    QCOMPARE(loaded.settings.showThinking, Settings().showThinking); // the default
+    QVERIFY(!Settings::load().ok()); // the strict load still refuses it, so modify() never writes over it
+    QVERIFY(!Settings::modify([](Settings &settings) { settings.showThinking = false; }).ok());
+    QFile file(Settings::defaultPath());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), edited);
+
+    // Not JSON at all (truncated, binary): every default, and the reason.
+    for (const QByteArray &broken :
+         {QByteArray(R"({"active_provider": "oll)"), QByteArray("\x00\x01\xff PK\x03\x04", 9)}) {
+        writeFile(Settings::defaultPath(), broken);
+        const LoadedSettings defaults = Settings::loadOrDefaults();
+        QVERIFY2(defaults.problem.contains(QStringLiteral("not valid JSON")), qPrintable(defaults.problem));
+        QCOMPARE(defaults.settings, Settings());
+    }
+}
+
+void TestSettings::fileThatIsNotARegularFileIsNamedAndNeverRead_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("a FIFO") << QStringLiteral("fifo") << QStringLiteral("FIFO");
+    QTest::newRow("a link to /dev/zero") << QStringLiteral("zero") << QStringLiteral("device");
+    QTest::newRow("a folder") << QStringLiteral("folder") << QStringLiteral("a folder is in its place");
+    QTest::newRow("huge") << QStringLiteral("huge") << QStringLiteral("more than the 4 MiB");
+}
+
+void TestSettings::fileThatIsNotARegularFileIsNamedAndNeverRead()
+{
+    // issue 14: a FIFO in place of settings.json hung `run`; /dev/zero would never end.
+    QFETCH(QString, kind);
+    QFETCH(QString, reason);
+    test::TestEnvironment env;
+    const QString path = Settings::defaultPath();
+    QDir().mkpath(QFileInfo(path).path());
+    if (kind == QLatin1String("fifo"))
+        QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+    else if (kind == QLatin1String("zero"))
+        QVERIFY(QFile::link(QStringLiteral("/dev/zero"), path));
+    else if (kind == QLatin1String("folder"))
+        QVERIFY(QDir().mkpath(path));
+    else
+        writeFile(path, "{\"x\": \"" + QByteArray(5 * 1024 * 1024, 'x') + "\"}");
+    const LoadedSettings loaded = Settings::loadOrDefaults();
+    QVERIFY2(loaded.problem.contains(path) && loaded.problem.contains(reason), qPrintable(loaded.problem));
+    QCOMPARE(loaded.settings, Settings());
+    const auto strict = Settings::load();
+    QVERIFY(!strict.ok());
+    QCOMPARE(strict.error(), loaded.problem);
 }
 
 QTEST_GUILESS_MAIN(TestSettings)

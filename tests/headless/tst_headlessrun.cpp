@@ -23,8 +23,11 @@
 
 #include <csignal>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <memory>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using keen::test::FakeProviderServer;
@@ -63,6 +66,17 @@ private Q_SLOTS:
     void failedAutomaticCompactionWritesNothing();
     void sessionsJsonListsNewestFirst();
     void longReplyInSmallChunksIsPrintedAndSavedWhole();
+    void unreadableTranscriptIsNamedBySessionsAndRun_data();
+    void unreadableTranscriptIsNamedBySessionsAndRun();
+    void sessionIdDifferentFromTheFolderIsOneId();
+    void damagedCompactionIsReportedAndHistoryKept();
+    void failedRunMarksThePartialText_data();
+    void failedRunMarksThePartialText();
+    void brokenBaseUrlNamesTheUrl();
+    void damagedSearchIndexIsRebuilt_data();
+    void damagedSearchIndexIsRebuilt();
+    void damagedSettingsAreNamedAndTheRunGoesOn_data();
+    void damagedSettingsAreNamedAndTheRunGoesOn();
 
 private:
     struct Outcome
@@ -89,7 +103,13 @@ private:
     QStringList transcriptPaths() const;
     QString transcriptFor(const QString &sessionId) const;
 
+    // Damages the file at path the way kind says ("permissions", "folder", "fifo", "zero", "garbage", ...).
+    bool damage(const QString &path, const QString &kind);
+
     std::unique_ptr<FakeProviderServer> m_server;
+    // Started processes cannot bypass file permissions even as root (CAP_DAC_* dropped), so a file with mode
+    // 000 is unreadable to them as it is to a person.
+    bool m_dropFileCapabilities = false;
     std::unique_ptr<QTemporaryDir> m_home;
     std::unique_ptr<QTemporaryDir> m_workspace;
 };
@@ -253,6 +273,7 @@ void TestHeadlessRun::init()
 void TestHeadlessRun::cleanup()
 {
     m_server.reset();
+    m_dropFileCapabilities = false;
     m_home.reset();
     m_workspace.reset();
 }
@@ -277,6 +298,12 @@ std::unique_ptr<QProcess> TestHeadlessRun::start(const QStringList &args, const 
     environment.insert(QStringLiteral("KEEN_HOME"), m_home->path());
     process->setProcessEnvironment(environment);
     process->setWorkingDirectory(workingDirectory.isEmpty() ? m_workspace->path() : workingDirectory);
+    if (m_dropFileCapabilities) {
+        process->setChildProcessModifier([] {
+            ::prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, 0, 0, 0);
+            ::prctl(PR_CAPBSET_DROP, CAP_DAC_READ_SEARCH, 0, 0, 0);
+        });
+    }
     process->start(QStringLiteral(KEEN_BINARY_PATH), args);
     if (!process->waitForStarted(10000))
         return process;
@@ -957,6 +984,287 @@ void TestHeadlessRun::longReplyInSmallChunksIsPrintedAndSavedWhole()
     const QJsonArray items = turn.value(QStringLiteral("transcript")).toArray();
     QCOMPARE(items.size(), 1);
     QVERIFY(items.first().toObject().value(QStringLiteral("content")).toString() == text);
+}
+
+bool TestHeadlessRun::damage(const QString &path, const QString &kind)
+{
+    const QByteArray native = QFile::encodeName(path);
+    if (kind == QLatin1String("permissions")) {
+        m_dropFileCapabilities = true;
+        return QFile::setPermissions(path, QFileDevice::Permissions());
+    }
+    if (kind == QLatin1String("garbage") || kind == QLatin1String("truncated") ||
+        kind == QLatin1String("huge")) {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadWrite))
+            return false;
+        QByteArray bytes;
+        if (kind == QLatin1String("garbage")) {
+            for (int i = 0; i < 4096; ++i)
+                bytes.append(char((i * 7919) % 256)); // binary, NUL bytes included
+        } else if (kind == QLatin1String("truncated")) {
+            bytes = file.readAll();
+            bytes.truncate(bytes.size() / 2);
+        } else {
+            bytes = "{\"active_model\": \"" + QByteArray(6 * 1024 * 1024, 'x') + "\"}";
+        }
+        return file.resize(0) && file.seek(0) && file.write(bytes) == bytes.size();
+    }
+    if (QFileInfo::exists(path) && !QFile::remove(path))
+        return false;
+    if (kind == QLatin1String("folder"))
+        return QDir().mkpath(path);
+    if (kind == QLatin1String("fifo"))
+        return ::mkfifo(native.constData(), 0600) == 0;
+    if (kind == QLatin1String("zero"))
+        return QFile::link(QStringLiteral("/dev/zero"), path);
+    if (kind == QLatin1String("loop"))
+        return QFile::link(path, path);
+    return false;
+}
+
+void TestHeadlessRun::unreadableTranscriptIsNamedBySessionsAndRun_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("no permission") << QStringLiteral("permissions") << QStringLiteral("Permission denied");
+    QTest::newRow("a folder in its place")
+        << QStringLiteral("folder") << QStringLiteral("a folder is in its place");
+    QTest::newRow("a symbolic link loop") << QStringLiteral("loop") << QStringLiteral("symbolic links");
+    QTest::newRow("a FIFO") << QStringLiteral("fifo") << QStringLiteral("FIFO");
+    QTest::newRow("a link to /dev/zero") << QStringLiteral("zero") << QStringLiteral("device");
+}
+
+void TestHeadlessRun::unreadableTranscriptIsNamedBySessionsAndRun()
+{
+    // issue 14: the session vanished from `sessions`, `run --session ID` said "No saved session", a FIFO hung
+    // both and /dev/zero grew memory until abort.
+    QFETCH(QString, kind);
+    QFETCH(QString, reason);
+    const QString id = createSession(QStringLiteral("first question"), QStringLiteral("first answer"));
+    QVERIFY(!id.isEmpty());
+    const QString path = transcriptFor(id);
+    QVERIFY(damage(path, kind));
+
+    const Outcome listed = runKeen({QStringLiteral("sessions")});
+    QCOMPARE(listed.exitCode, 0);
+    QVERIFY2(listed.out.contains(id) && listed.out.contains(QLatin1String("(unreadable)")),
+             qPrintable(listed.out));
+    QVERIFY2(listed.err.contains(QStringLiteral("Warning: Cannot read %1: ").arg(path)) &&
+                 listed.err.contains(reason),
+             qPrintable(listed.err));
+
+    const Outcome json = runKeen({QStringLiteral("sessions"), QStringLiteral("--json")});
+    QCOMPARE(json.exitCode, 0);
+    const QJsonObject entry = QJsonDocument::fromJson(json.out.toUtf8()).array().first().toObject();
+    QCOMPARE(entry.value(QStringLiteral("id")).toString(), id);
+    QVERIFY(entry.value(QStringLiteral("error")).toString().contains(reason));
+
+    const Outcome run = runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--session"), id} +
+                                providerArgs() + QStringList{QStringLiteral("next")});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("Error: Cannot read %1: ").arg(path)) &&
+                 run.err.contains(reason),
+             qPrintable(run.err));
+    QVERIFY(!run.err.contains(QLatin1String("No saved session")));
+    QCOMPARE(m_server->requests().size(), 1); // only the first session's turn: nothing was sent
+}
+
+void TestHeadlessRun::sessionIdDifferentFromTheFolderIsOneId()
+{
+    // issue 14: with session_started.session_id edited, `sessions` listed an id that `run --session`
+    // rejected.
+    const QString id = createSession(QStringLiteral("first question"), QStringLiteral("first answer"));
+    QVERIFY(!id.isEmpty());
+    const QString path = transcriptFor(id);
+    QByteArray bytes = readAll(path);
+    bytes.replace(id.toUtf8(), "an-id-from-another-machine");
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(bytes);
+    file.close();
+
+    const Outcome listed = runKeen({QStringLiteral("sessions"), QStringLiteral("--json")});
+    const QString listedId = QJsonDocument::fromJson(listed.out.toUtf8())
+                                 .array()
+                                 .first()
+                                 .toObject()
+                                 .value(QStringLiteral("id"))
+                                 .toString();
+    QCOMPARE(listedId, id);
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("second answer")})));
+    const Outcome run = runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--format"),
+                                            QStringLiteral("json"), QStringLiteral("--session"), listedId} +
+                                providerArgs() + QStringList{QStringLiteral("second question")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(
+        QJsonDocument::fromJson(run.out.toUtf8()).object().value(QStringLiteral("session_id")).toString(),
+        id);
+    QCOMPARE(transcriptPaths().size(), 1);
+}
+
+void TestHeadlessRun::damagedCompactionIsReportedAndHistoryKept()
+{
+    // issue 14: a compaction_applied with "messages": "oops" was accepted and wiped the replayed history.
+    const QString id = createSession(QStringLiteral("first question"), QStringLiteral("first answer"));
+    QVERIFY(!id.isEmpty());
+    const QString path = transcriptFor(id);
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::Append));
+        file.write(
+            R"({"seq":4,"kind":"compaction_applied","compaction_applied":{"status":"","messages":"oops"}})"
+            "\n");
+    }
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("second answer")})));
+    const Outcome run = runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--session"), id} +
+                                providerArgs() + QStringList{QStringLiteral("second question")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QVERIFY2(run.err.contains(QStringLiteral("Warning: %1: 1 damaged line(s) were ignored (line 4: "
+                                             "compaction_applied has no list of messages)")
+                                  .arg(path)),
+             qPrintable(run.err));
+    const QJsonArray sent = requestMessages(m_server->lastRequest());
+    QStringList contents;
+    for (const QJsonValue &message : sent)
+        contents << message.toObject().value(QStringLiteral("content")).toString();
+    QVERIFY2(contents.contains(QStringLiteral("first question")) &&
+                 contents.contains(QStringLiteral("first answer")),
+             qPrintable(contents.join(QLatin1Char('|'))));
+}
+
+void TestHeadlessRun::failedRunMarksThePartialText_data()
+{
+    QTest::addColumn<bool>("json");
+    QTest::newRow("text") << false;
+    QTest::newRow("json") << true;
+}
+
+void TestHeadlessRun::failedRunMarksThePartialText()
+{
+    // issue 14: a failed run printed the partial text like a whole reply, and its JSON had no error field.
+    QFETCH(bool, json);
+    const QByteArray partial =
+        sse(choice(QJsonObject{{QStringLiteral("content"), QStringLiteral("half a reply")}}));
+    m_server->enqueue(sseResponse(partial + "data: {\"broken\n\n"));
+    QStringList args{QStringLiteral("run")};
+    if (json)
+        args << QStringLiteral("--format") << QStringLiteral("json");
+    const Outcome run = runKeen(args + providerArgs() + QStringList{QStringLiteral("go")});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(QLatin1String("Error: ")), qPrintable(run.err));
+    if (json) {
+        const QJsonObject line = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(line.value(QStringLiteral("text")).toString(), QStringLiteral("half a reply"));
+        QCOMPARE(line.value(QStringLiteral("partial")).toBool(), true);
+        QVERIFY2(line.value(QStringLiteral("error")).toString().contains(QLatin1String("malformed")),
+                 qPrintable(run.out));
+        QVERIFY(!line.value(QStringLiteral("session_id")).toString().isEmpty());
+    } else {
+        QCOMPARE(run.out, QStringLiteral("half a reply\n"));
+        QVERIFY2(run.err.contains(QLatin1String("(the text on stdout is partial)")), qPrintable(run.err));
+    }
+}
+
+void TestHeadlessRun::brokenBaseUrlNamesTheUrl()
+{
+    // issue 14: base_url "http://[::1" said "Host  not found" with an empty host.
+    const Outcome run =
+        runKeen({QStringLiteral("run"), QStringLiteral("--provider"), QStringLiteral("openai-compatible"),
+                 QStringLiteral("--base-url"), QStringLiteral("http://[::1"), QStringLiteral("--model"),
+                 QStringLiteral("test"), QStringLiteral("hi")});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(QLatin1String("base_url \"http://[::1\" is not a usable URL: ")),
+             qPrintable(run.err));
+    QVERIFY(!run.err.contains(QLatin1String("not found")));
+    QCOMPARE(m_server->requests().size(), 0);
+}
+
+void TestHeadlessRun::damagedSearchIndexIsRebuilt_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("corrupt") << QStringLiteral("garbage");
+    QTest::newRow("truncated") << QStringLiteral("truncated");
+    QTest::newRow("no permission") << QStringLiteral("permissions");
+    QTest::newRow("a FIFO") << QStringLiteral("fifo");
+    QTest::newRow("a link to /dev/zero") << QStringLiteral("zero");
+    QTest::newRow("a folder in its place") << QStringLiteral("folder");
+}
+
+void TestHeadlessRun::damagedSearchIndexIsRebuilt()
+{
+    // issue 14: the index is a cache of the transcripts; a damaged one is built again, and when even that
+    // is impossible the message names the path.
+    QFETCH(QString, kind);
+    const QString id = createSession(QStringLiteral("where is the walrus"), QStringLiteral("in the sea"));
+    QVERIFY(!id.isEmpty());
+    const QStringList search{QStringLiteral("sessions"), QStringLiteral("--search"),
+                             QStringLiteral("walrus")};
+    QVERIFY(runKeen(search).out.contains(id)); // builds the index
+    const QString index = QDir(m_home->path()).filePath(QStringLiteral("index/sessions.sqlite"));
+    QVERIFY(QFileInfo::exists(index));
+    QFile::remove(index + QStringLiteral("-journal"));
+    QVERIFY(damage(index, kind));
+
+    const Outcome found = runKeen(search);
+    if (kind == QLatin1String("folder")) {
+        QCOMPARE(found.exitCode, 1);
+        QVERIFY2(found.err.contains(index), qPrintable(found.err));
+        return;
+    }
+    QVERIFY2(found.exitCode == 0, qPrintable(found.err));
+    QVERIFY2(found.out.contains(id), qPrintable(found.out + found.err));
+    QVERIFY(QFileInfo(index).isFile()); // a real index again
+}
+
+void TestHeadlessRun::damagedSettingsAreNamedAndTheRunGoesOn_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("truncated") << QStringLiteral("truncated") << QStringLiteral("is not valid JSON");
+    QTest::newRow("binary") << QStringLiteral("garbage") << QStringLiteral("is not valid JSON");
+    QTest::newRow("huge") << QStringLiteral("huge") << QStringLiteral("more than the 4 MiB");
+    QTest::newRow("hand-edited") << QStringLiteral("edited")
+                                 << QStringLiteral("\"show_thinking\" must be true or false");
+    QTest::newRow("no permission") << QStringLiteral("permissions") << QStringLiteral("Permission denied");
+    QTest::newRow("a FIFO") << QStringLiteral("fifo") << QStringLiteral("FIFO");
+    QTest::newRow("a folder in its place")
+        << QStringLiteral("folder") << QStringLiteral("a folder is in its place");
+}
+
+void TestHeadlessRun::damagedSettingsAreNamedAndTheRunGoesOn()
+{
+    // issue 14: a damaged settings.json stopped `run` (and a FIFO hung it); now it is named, its valid keys
+    // and the defaults are used, and it is left as it was.
+    QFETCH(QString, kind);
+    QFETCH(QString, reason);
+    const QString path = QDir(m_home->path()).filePath(QStringLiteral("settings.json"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(kind == QLatin1String("edited")
+                       ? R"({"tool_history": "full", "show_thinking": "yes"})"
+                       : R"({"active_provider": "anthropic", "tool_history": "full"})");
+    }
+    if (kind != QLatin1String("edited"))
+        QVERIFY(damage(path, kind));
+    const QByteArray before =
+        QFileInfo(path).isFile() && kind != QLatin1String("permissions") ? readAll(path) : QByteArray();
+
+    m_server->enqueue(sseResponse(textBody({QStringLiteral("fine")})));
+    const Outcome run =
+        runKeen(QStringList{QStringLiteral("run")} + providerArgs() + QStringList{QStringLiteral("hi")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(run.out, QStringLiteral("fine\n"));
+    QVERIFY2(run.err.contains(QLatin1String("Warning: ")) && run.err.contains(path) &&
+                 run.err.contains(reason),
+             qPrintable(run.err));
+    QVERIFY(!run.err.contains(QLatin1String("\"yes\""))); // values are never quoted: the file may hold keys
+    if (!before.isEmpty())
+        QCOMPARE(readAll(path), before); // never overwritten
+
+    const Outcome listed = runKeen({QStringLiteral("sessions")});
+    QCOMPARE(listed.exitCode, 0); // no hang on a FIFO either
 }
 
 } // namespace keen

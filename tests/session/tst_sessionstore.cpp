@@ -13,6 +13,8 @@
 #include <QSet>
 #include <QTest>
 
+#include <sys/stat.h>
+
 #include <unistd.h>
 
 using namespace keen;
@@ -107,6 +109,15 @@ private Q_SLOTS:
     void loadByIdAndByPath();
     void loadReadsReferenceAgentTranscripts();
     void loadErrorsNameTheFileOrId();
+    void badSeqIsSkippedWithItsReasonAndTheNextTurnSurvives_data();
+    void badSeqIsSkippedWithItsReasonAndTheNextTurnSurvives();
+    void seqAtTheLimitRefusesToAppendClearly();
+    void malformedCompactionNeverReplacesHistory_data();
+    void malformedCompactionNeverReplacesHistory();
+    void crOnlyAndCrlfLineEndingsLoad();
+    void unreadableTranscriptIsListedWithFileAndReason_data();
+    void unreadableTranscriptIsListedWithFileAndReason();
+    void idIsTheFolderNameWhateverSessionStartedSays();
 
     void listIsNewestFirstPerWorkspaceOrAll();
     void listTieBreaksOnLastSeq();
@@ -459,6 +470,231 @@ void TestSessionStore::loadErrorsNameTheFileOrId()
     const auto missingFile = m_store->load(missingPath);
     QVERIFY(!missingFile.ok());
     QVERIFY2(missingFile.error().contains(missingPath), qPrintable(missingFile.error()));
+}
+
+void TestSessionStore::badSeqIsSkippedWithItsReasonAndTheNextTurnSurvives_data()
+{
+    QTest::addColumn<QByteArray>("seq");
+    QTest::newRow("2^63") << QByteArray("9223372036854775808");
+    QTest::newRow("2^64") << QByteArray("18446744073709551616");
+    QTest::newRow("2^53 + 2") << QByteArray("9007199254740994");
+    QTest::newRow("1e300") << QByteArray("1e300");
+    QTest::newRow("fraction") << QByteArray("2.5");
+    QTest::newRow("negative") << QByteArray("-7");
+    QTest::newRow("string") << QByteArray("\"3\"");
+}
+
+void TestSessionStore::badSeqIsSkippedWithItsReasonAndTheNextTurnSurvives()
+{
+    // issue 14: a seq of 2^63 made every new event's seq negative, so the loader dropped the next turn.
+    QFETCH(QByteArray, seq);
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("two"))).ok());
+    {
+        QFile file(session->transcriptPath);
+        QVERIFY(file.open(QIODevice::Append));
+        file.write("{\"seq\":" + seq +
+                   ",\"kind\":\"user_message\",\"user_message\":{\"content\":\"huge\"}}\n");
+    }
+    auto loaded = m_store->load(session->id);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->skippedLines, 1);
+    QCOMPARE(loaded->problems.size(), 1);
+    QVERIFY2(loaded->problems.first().startsWith(QStringLiteral("line 3: ")),
+             qPrintable(loaded->problems.first()));
+    QVERIFY2(loaded->problems.first().contains(QStringLiteral("seq")), qPrintable(loaded->problems.first()));
+    // The notice a person sees names the file, the line and why.
+    QVERIFY(loaded->problemSummary().contains(session->transcriptPath));
+    QVERIFY(loaded->problemSummary().contains(loaded->problems.first()));
+
+    // The next turn gets the seq after the last good one, and it is there when the session loads again.
+    Session resumed = loaded->session;
+    QCOMPARE(resumed.nextSeq, quint64(3));
+    QVERIFY(m_store->append(resumed, SessionEvent::userMessage(QStringLiteral("next turn"))).ok());
+    QVERIFY(m_store->appendBatch(resumed, {SessionEvent::userMessage(QStringLiteral("batched"))}).ok());
+    loaded = m_store->load(session->id);
+    QVERIFY(loaded.ok());
+    QCOMPARE(loaded->events.size(), 4);
+    QCOMPARE(loaded->events.at(2).content(), QStringLiteral("next turn"));
+    QCOMPARE(loaded->events.at(3).content(), QStringLiteral("batched"));
+    QCOMPARE(loaded->events.at(3).seq, quint64(4));
+}
+
+void TestSessionStore::seqAtTheLimitRefusesToAppendClearly()
+{
+    // 2^53 is the last seq a JSON number holds exactly: loaded, but nothing can follow it.
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    {
+        QFile file(session->transcriptPath);
+        QVERIFY(file.open(QIODevice::Append));
+        file.write(
+            "{\"seq\":9007199254740992,\"kind\":\"user_message\",\"user_message\":{\"content\":\"last\"}}\n");
+    }
+    auto loaded = m_store->load(session->id);
+    QVERIFY(loaded.ok());
+    QCOMPARE(loaded->skippedLines, 0);
+    QCOMPARE(loaded->events.last().content(), QStringLiteral("last"));
+    Session resumed = loaded->session;
+    const auto appended = m_store->append(resumed, SessionEvent::userMessage(QStringLiteral("more")));
+    QVERIFY(!appended.ok());
+    QVERIFY2(appended.error().contains(session->transcriptPath) &&
+                 appended.error().contains(QStringLiteral("2^53")),
+             qPrintable(appended.error()));
+    const auto batch = m_store->appendBatch(resumed, {SessionEvent::userMessage(QStringLiteral("more"))});
+    QVERIFY(!batch.ok());
+    QCOMPARE(m_store->load(session->id)->events.size(), 2); // nothing half-written
+}
+
+void TestSessionStore::malformedCompactionNeverReplacesHistory_data()
+{
+    QTest::addColumn<QByteArray>("payload");
+    QTest::newRow("messages is a string") << QByteArray(R"({"status":"","messages":"oops"})");
+    QTest::newRow("messages is an object") << QByteArray(R"({"status":"","messages":{}})");
+    QTest::newRow("no messages") << QByteArray(R"({"status":""})");
+    QTest::newRow("empty list, kept but not applied") << QByteArray(R"({"status":"","messages":[]})");
+    QTest::newRow("not messages") << QByteArray(R"({"status":"","messages":[1,"two",null]})");
+    QTest::newRow("objects without a role") << QByteArray(R"({"status":"","messages":[{"Content":"x"}]})");
+    QTest::newRow("one good, one bad")
+        << QByteArray(R"({"status":"","messages":[{"Role":"user","Content":"ok"},{"Role":"robot"}]})");
+    QTest::newRow("payload is a list") << QByteArray(R"([1])");
+}
+
+void TestSessionStore::malformedCompactionNeverReplacesHistory()
+{
+    // issue 14: a damaged compaction_applied was accepted and wiped the replayed history.
+    QFETCH(QByteArray, payload);
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("question"))).ok());
+    QVERIFY(m_store
+                ->append(*session, SessionEvent::assistantTurn({}, QStringLiteral("answer"), std::nullopt,
+                                                               false, QString()))
+                .ok());
+    {
+        QFile file(session->transcriptPath);
+        QVERIFY(file.open(QIODevice::Append));
+        file.write("{\"seq\":4,\"kind\":\"compaction_applied\",\"compaction_applied\":" + payload + "}\n");
+    }
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("after"))).ok());
+    const auto loaded = m_store->load(session->id);
+    QVERIFY(loaded.ok());
+    // An empty list is a well-formed event (written back unchanged) that is simply not applied.
+    QCOMPARE(loaded->skippedLines, payload.contains("[]") ? 0 : 1);
+    QCOMPARE(loaded->problems.size(), 1);
+    QVERIFY2(loaded->problems.first().startsWith(QStringLiteral("line 4: ")),
+             qPrintable(loaded->problems.first()));
+    QVERIFY2(loaded->problems.first().contains(QStringLiteral("compaction_applied")) ||
+                 loaded->problems.first().contains(QStringLiteral("payload")),
+             qPrintable(loaded->problems.first()));
+    const MessageList history = buildConversation(loaded->events);
+    QCOMPARE(history.size(), 3);
+    QCOMPARE(history.at(0).content, QStringLiteral("question"));
+    QCOMPARE(history.at(1).content, QStringLiteral("answer"));
+    QCOMPARE(history.at(2).content, QStringLiteral("after"));
+}
+
+void TestSessionStore::crOnlyAndCrlfLineEndingsLoad()
+{
+    // issue 14: a transcript saved by an editor with CR-only line endings loaded as one damaged line.
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("one"))).ok());
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("two"))).ok());
+    const QByteArray lf = readAll(session->transcriptPath);
+    for (const QByteArray &ending : {QByteArray("\r"), QByteArray("\r\n")}) {
+        QByteArray converted = lf;
+        converted.replace("\n", ending);
+        writeFile(session->transcriptPath, converted);
+        auto loaded = m_store->load(session->id);
+        QVERIFY(loaded.ok());
+        QCOMPARE(loaded->skippedLines, 0);
+        QCOMPARE(loaded->events.size(), 3);
+        QCOMPARE(loaded->events.at(2).content(), QStringLiteral("two"));
+        const auto listed = m_store->find(session->id);
+        QVERIFY(listed);
+        QCOMPARE(listed->lastUserMessage, QStringLiteral("two"));
+        QCOMPARE(listed->lastSeq, quint64(3));
+        // And the next event is a line of its own.
+        Session resumed = loaded->session;
+        QVERIFY(m_store->append(resumed, SessionEvent::userMessage(QStringLiteral("three"))).ok());
+        loaded = m_store->load(session->id);
+        QCOMPARE(loaded->skippedLines, 0);
+        QCOMPARE(loaded->events.last().content(), QStringLiteral("three"));
+    }
+}
+
+void TestSessionStore::unreadableTranscriptIsListedWithFileAndReason_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("a folder in its place")
+        << QStringLiteral("folder") << QStringLiteral("a folder is in its place");
+    QTest::newRow("a symbolic link loop") << QStringLiteral("loop") << QStringLiteral("symbolic links");
+    QTest::newRow("a FIFO") << QStringLiteral("fifo") << QStringLiteral("FIFO");
+    QTest::newRow("a link to /dev/zero") << QStringLiteral("zero") << QStringLiteral("device");
+    QTest::newRow("a dangling link") << QStringLiteral("dangling") << QStringLiteral("No such file");
+}
+
+void TestSessionStore::unreadableTranscriptIsListedWithFileAndReason()
+{
+    // issue 14: such a session vanished from the list and `run --session ID` said "No saved session"; a FIFO
+    // hung the reader and /dev/zero grew memory until abort.
+    QFETCH(QString, kind);
+    QFETCH(QString, reason);
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    const QString path = session->transcriptPath;
+    const QByteArray native = QFile::encodeName(path);
+    QVERIFY(QFile::remove(path));
+    if (kind == QLatin1String("folder")) {
+        QVERIFY(QDir().mkpath(path));
+    } else if (kind == QLatin1String("loop")) {
+        QVERIFY(QFile::link(path, path));
+    } else if (kind == QLatin1String("fifo")) {
+        QCOMPARE(::mkfifo(native.constData(), 0600), 0);
+    } else if (kind == QLatin1String("zero")) {
+        QVERIFY(QFile::link(QStringLiteral("/dev/zero"), path));
+    } else {
+        QVERIFY(QFile::link(path + QStringLiteral(".gone"), path));
+    }
+
+    const QList<SessionInfo> sessions = m_store->list(m_workspace);
+    QCOMPARE(sessions.size(), 1);
+    QCOMPARE(sessions.first().id, session->id);
+    QCOMPARE(sessions.first().path, path);
+    QVERIFY2(sessions.first().problem.contains(path), qPrintable(sessions.first().problem));
+    QVERIFY2(sessions.first().problem.contains(reason), qPrintable(sessions.first().problem));
+
+    const auto found = m_store->find(session->id);
+    QVERIFY(found);
+    QCOMPARE(found->problem, sessions.first().problem);
+    const auto loaded = m_store->load(session->id);
+    QVERIFY(!loaded.ok());
+    QVERIFY2(loaded.error().contains(path) && loaded.error().contains(reason), qPrintable(loaded.error()));
+    QVERIFY(!loaded.error().contains(QStringLiteral("No saved session")));
+}
+
+void TestSessionStore::idIsTheFolderNameWhateverSessionStartedSays()
+{
+    // issue 14: `sessions` listed session_started.session_id, which `run --session` then rejected.
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("hello"))).ok());
+    QByteArray bytes = readAll(session->transcriptPath);
+    bytes.replace(session->id.toUtf8(), "copied-from-elsewhere");
+    writeFile(session->transcriptPath, bytes);
+
+    const QList<SessionInfo> sessions = m_store->list(m_workspace);
+    QCOMPARE(sessions.size(), 1);
+    QCOMPARE(sessions.first().id, session->id);
+    const auto loaded = m_store->load(sessions.first().id);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->session.id, session->id);
+    QCOMPARE(loaded->events.first().started()->sessionId,
+             QStringLiteral("copied-from-elsewhere")); // kept as written
+    QVERIFY(!m_store->find(QStringLiteral("copied-from-elsewhere")));
 }
 
 void TestSessionStore::listIsNewestFirstPerWorkspaceOrAll()

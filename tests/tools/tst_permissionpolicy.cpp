@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace keen;
 
 // The requester order, every answer, the modes and the headless policy.
@@ -201,6 +203,66 @@ private Q_SLOTS:
             QCOMPARE(tool->inputSchema().value(QStringLiteral("additionalProperties")).toBool(true), false);
             QVERIFY(tool->validateInput({}).startsWith(QStringLiteral("invalid input: missing required")));
         }
+    }
+
+    // issue 14: a damaged permissions.json was ignored silently (and a FIFO in its place hung the worker). It
+    // allows nothing, the person hears why once, naming the file, and the app never writes it.
+    void damagedAllowListAllowsNothingAndSaysWhy_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("truncated") << QByteArray(R"({"allow": ["bash",)") << QString()
+                                   << QStringLiteral("not valid JSON");
+        QTest::newRow("binary") << QByteArray("\x00\xff\xfe\x01", 4) << QString()
+                                << QStringLiteral("not valid JSON");
+        QTest::newRow("no list") << QByteArray(R"({"allow": "bash"})") << QString()
+                                 << QStringLiteral("\"allow\"");
+        QTest::newRow("a list of numbers")
+            << QByteArray(R"({"allow": ["bash", 7]})") << QString() << QStringLiteral("tool names");
+        QTest::newRow("huge") << QByteArray() << QStringLiteral("huge")
+                              << QStringLiteral("more than the 1 MiB");
+        QTest::newRow("a FIFO") << QByteArray() << QStringLiteral("fifo") << QStringLiteral("FIFO");
+        QTest::newRow("a folder") << QByteArray() << QStringLiteral("folder") << QStringLiteral("a folder");
+    }
+    void damagedAllowListAllowsNothingAndSaysWhy()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, kind);
+        QFETCH(QString, reason);
+        QTemporaryDir ws;
+        const QString path = PermissionPolicy::allowListPath(ws.path());
+        QDir().mkpath(ws.path() + QStringLiteral("/.keen"));
+        if (kind == QLatin1String("fifo"))
+            QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+        else if (kind == QLatin1String("folder"))
+            QVERIFY(QDir().mkpath(path));
+        else
+            writeAllowList(ws.path(), kind == QLatin1String("huge")
+                                          ? "{\"allow\": [\"bash\"], \"pad\": \"" +
+                                                QByteArray(2 * 1024 * 1024, ' ') + "\"}"
+                                          : json);
+        test::FakePermissionRequester person;
+        person.setAnswer(PermissionDecision::Deny);
+        PermissionPolicy policy(ws.path(), &person);
+        QStringList reported;
+        policy.setProblemReporter([&reported](const QString &message) { reported.append(message); });
+        const CancellationToken token;
+        QCOMPARE(policy.request(bashRequest(false), token), PermissionDecision::Deny); // asked, not allowed
+        QCOMPARE(person.count(), 1);
+        QCOMPARE(policy.request(bashRequest(false), token), PermissionDecision::Deny);
+        QCOMPARE(reported.size(), 1); // said once, not on every request
+        QVERIFY2(reported.first().contains(path) && reported.first().contains(reason),
+                 qPrintable(reported.first()));
+        QVERIFY(policy.projectAllowList().isEmpty());
+
+        // Fixed: it applies at once, and a new problem would be reported again.
+        if (kind == QLatin1String("fifo") || kind == QLatin1String("folder"))
+            QVERIFY(QFile::remove(path) || QDir(path).removeRecursively());
+        writeAllowList(ws.path(), R"({"allow": ["bash"]})");
+        QCOMPARE(policy.request(bashRequest(false), token), PermissionDecision::Allow);
+        QCOMPARE(person.count(), 2);
+        QCOMPARE(reported.size(), 1);
     }
 };
 

@@ -23,6 +23,7 @@
 #include <QDBusVariant>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QLabel>
 #include <QMenu>
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void toolbarAndMenuActionsHaveIcons();
     void changesMadeBeforeTheKeyArrivesAreKept();
     void presetProviderKeepsItsNameInTheWindowAndSettings();
+    void damagedSettingsAreNamedInTheWindowAndKept();
 
 private:
     test::TestEnvironment m_env;
@@ -523,6 +525,35 @@ void TestMainWindow::presetProviderKeepsItsNameInTheWindowAndSettings()
     QCOMPARE(saved->activeModel, QStringLiteral("qwen3-coder"));
     QCOMPARE(saved->provider(QStringLiteral("ollama")).baseUrl, QStringLiteral("http://localhost:11434/v1"));
     QVERIFY(!saved->providers.contains(QStringLiteral("openai-compatible")));
+}
+
+// issue 14: a hand-edited settings.json with one bad key: the window says which file and key, uses the valid
+// keys and the defaults for the rest, and a later change of a setting never writes over the file.
+void TestMainWindow::damagedSettingsAreNamedInTheWindowAndKept()
+{
+    const QByteArray edited =
+        R"({"active_provider": "ollama", "active_model": "qwen3-coder", "show_thinking": "yes"})";
+    {
+        QDir().mkpath(QFileInfo(Settings::defaultPath()).path());
+        QFile file(Settings::defaultPath());
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(edited);
+    }
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    window.show();
+    const QString shown = window.chatPanel()->model()->plainText();
+    QVERIFY2(shown.contains(Settings::defaultPath()) && shown.contains(QStringLiteral("\"show_thinking\"")),
+             qPrintable(shown));
+    QCOMPARE(window.session()->clientConfig().providerId, QStringLiteral("ollama"));
+    QCOMPARE(window.session()->clientConfig().model, QStringLiteral("qwen3-coder"));
+
+    window.chatPanel()->runCommand(QStringLiteral("/show-thinking off"));
+    QFile file(Settings::defaultPath());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), edited);
 }
 
 QTEST_MAIN(TestMainWindow)

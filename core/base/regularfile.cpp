@@ -1,0 +1,133 @@
+#include "base/regularfile.h"
+
+#include <QFile>
+#include <QLocale>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace keen {
+
+namespace {
+
+QString reason(int error)
+{
+    return QString::fromLocal8Bit(::strerror(error));
+}
+
+QString typeName(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return RegularFile::tr("a folder is in its place");
+    if (S_ISFIFO(mode))
+        return RegularFile::tr("it is a named pipe (FIFO), not a regular file");
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return RegularFile::tr("it is a device, not a regular file");
+    if (S_ISSOCK(mode))
+        return RegularFile::tr("it is a socket, not a regular file");
+    return RegularFile::tr("it is not a regular file");
+}
+
+RegularFile::Read failure(const QString &path, RegularFile::Problem problem, const QString &why)
+{
+    RegularFile::Read read;
+    read.problem = problem;
+    read.reason = why;
+    read.error = RegularFile::tr("Cannot read %1: %2").arg(path, why);
+    return read;
+}
+
+// Checks an open descriptor; fills read on failure.
+bool usable(int fd, const QString &path, qint64 maxBytes, RegularFile::Read &read, qint64 *size)
+{
+    struct stat status
+    {};
+    if (::fstat(fd, &status) != 0) {
+        read = failure(path, RegularFile::Problem::Unreadable, reason(errno));
+        return false;
+    }
+    if (!S_ISREG(status.st_mode)) {
+        read = failure(path, RegularFile::Problem::NotRegular, typeName(status.st_mode));
+        return false;
+    }
+    if (status.st_size > maxBytes) {
+        read = failure(path, RegularFile::Problem::TooLarge,
+                       RegularFile::tr("it is %1, more than the %2 this app reads")
+                           .arg(QLocale::c().formattedDataSize(status.st_size, 0),
+                                QLocale::c().formattedDataSize(maxBytes, 0)));
+        return false;
+    }
+    *size = status.st_size;
+    return true;
+}
+
+int openForReading(const QString &path, RegularFile::Read &read)
+{
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        const int error = errno;
+        read =
+            failure(path, error == ENOENT ? RegularFile::Problem::Missing : RegularFile::Problem::Unreadable,
+                    error == EISDIR ? RegularFile::tr("a folder is in its place") : reason(error));
+    }
+    return fd;
+}
+
+} // namespace
+
+RegularFile::Read RegularFile::read(const QString &path, qint64 maxBytes)
+{
+    Read read;
+    const int fd = openForReading(path, read);
+    if (fd < 0)
+        return read;
+    qint64 size = 0;
+    if (!usable(fd, path, maxBytes, read, &size)) {
+        ::close(fd);
+        return read;
+    }
+    // The size is a hint: the file may grow meanwhile (an append), never past maxBytes here.
+    QByteArray bytes;
+    bytes.reserve(size);
+    char buffer[64 * 1024];
+    for (;;) {
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            const int error = errno;
+            ::close(fd);
+            return failure(path, Problem::Unreadable, reason(error));
+        }
+        if (got == 0)
+            break;
+        if (bytes.size() + got > maxBytes) {
+            ::close(fd);
+            return failure(
+                path, Problem::TooLarge,
+                tr("it grew past the %1 this app reads").arg(QLocale::c().formattedDataSize(maxBytes, 0)));
+        }
+        bytes.append(buffer, got);
+    }
+    ::close(fd);
+    read.bytes = std::move(bytes);
+    return read;
+}
+
+QString RegularFile::problem(const QString &path, qint64 maxBytes)
+{
+    Read read;
+    const int fd = openForReading(path, read);
+    if (fd < 0)
+        return read.error;
+    qint64 size = 0;
+    const bool ok = usable(fd, path, maxBytes, read, &size);
+    ::close(fd);
+    return ok ? QString() : read.error;
+}
+
+} // namespace keen
