@@ -71,6 +71,30 @@ QByteArray Workloads::chatCompletionsSse(const QStringList &pieces)
     return body;
 }
 
+QByteArray Workloads::chatCompletionsToolCallSse(const QStringList &preamble, const QString &callId,
+                                                 const QString &toolName, const QJsonObject &arguments)
+{
+    QByteArray body;
+    for (const QString &piece : preamble)
+        body += sse(choice(QJsonObject{{QStringLiteral("content"), piece}}));
+    const QJsonObject call{
+        {QStringLiteral("index"), 0},
+        {QStringLiteral("id"), callId},
+        {QStringLiteral("type"), QStringLiteral("function")},
+        {QStringLiteral("function"),
+         QJsonObject{{QStringLiteral("name"), toolName},
+                     {QStringLiteral("arguments"),
+                      QString::fromUtf8(QJsonDocument(arguments).toJson(QJsonDocument::Compact))}}}};
+    body += sse(choice(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{call}}}));
+    body += sse(choice(QJsonObject(), QStringLiteral("tool_calls")));
+    body += sse(QJsonObject{{QStringLiteral("choices"), QJsonArray()},
+                            {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), 20},
+                                                                  {QStringLiteral("completion_tokens"), 7},
+                                                                  {QStringLiteral("total_tokens"), 27}}}});
+    body += "data: [DONE]\n\n";
+    return body;
+}
+
 QString Workloads::writeBigSession(const QString &sessionsRoot, const QString &workspace, int events,
                                    int bytesPerEvent)
 {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -17,6 +18,10 @@ struct Workloads
     static QStringList chunks(const QString &text, int chunkChars);
     // A Chat Completions SSE body streaming pieces as content deltas, then stop, usage and [DONE].
     static QByteArray chatCompletionsSse(const QStringList &pieces);
+    // A Chat Completions SSE body streaming preamble pieces as content, then one tool call (arguments as
+    // compact JSON), finish_reason tool_calls, usage and [DONE].
+    static QByteArray chatCompletionsToolCallSse(const QStringList &preamble, const QString &callId,
+                                                 const QString &toolName, const QJsonObject &arguments);
     // Writes a reference-schema transcript with about events events (user and assistant turns with tool
     // calls, diffs and reasoning, a manual compaction every 2,000 events) into
     // <sessionsRoot>/<namespace>/<id>/. Returns the transcript path. bytesPerEvent sets the size (3,000 gives
