@@ -58,20 +58,11 @@ QByteArray usage()
                                                                  {QStringLiteral("total_tokens"), 15}}}});
 }
 
-FakeProviderServer::Response stream(const QByteArray &body)
-{
-    FakeProviderServer::Response response;
-    response.contentType = "text/event-stream";
-    response.body = body;
-    response.split = FakeProviderServer::SplitMode::randomSplits(quint32(body.size()), 40);
-    response.delayMs = 0;
-    return response;
-}
-
 FakeProviderServer::Response text(const QString &answer)
 {
-    return stream(chunk(QJsonObject{{QStringLiteral("content"), answer}}) +
-                  chunk(QJsonObject(), QStringLiteral("stop")) + usage() + "data: [DONE]\n\n");
+    return FakeProviderServer::sseResponse(chunk(QJsonObject{{QStringLiteral("content"), answer}}) +
+                                           chunk(QJsonObject(), QStringLiteral("stop")) + usage() +
+                                           "data: [DONE]\n\n");
 }
 
 FakeProviderServer::Response toolCall(const QString &name, const QJsonObject &arguments)
@@ -84,8 +75,9 @@ FakeProviderServer::Response toolCall(const QString &name, const QJsonObject &ar
          QJsonObject{{QStringLiteral("name"), name},
                      {QStringLiteral("arguments"),
                       QString::fromUtf8(QJsonDocument(arguments).toJson(QJsonDocument::Compact))}}}};
-    return stream(chunk(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{call}}}) +
-                  chunk(QJsonObject(), QStringLiteral("tool_calls")) + usage() + "data: [DONE]\n\n");
+    return FakeProviderServer::sseResponse(
+        chunk(QJsonObject{{QStringLiteral("tool_calls"), QJsonArray{call}}}) +
+        chunk(QJsonObject(), QStringLiteral("tool_calls")) + usage() + "data: [DONE]\n\n");
 }
 
 // An OpenAI-style error body that quotes the key, as OpenAI's "Incorrect API key provided: sk-..." does.
@@ -326,7 +318,7 @@ void TestHeadlessHardening::canaryKeyFromTheEnvironmentNeverLeaves()
     QVERIFY2(overloaded.err.contains("Incorrect API key provided: [redacted]"), overloaded.err.constData());
 
     // 5. An error event inside a stream that already sent text: the partial text is kept, the key is not.
-    m_server->enqueue(stream(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         chunk(QJsonObject{{QStringLiteral("content"), QStringLiteral("partial words ")}}) +
         sse(QJsonObject{
             {QStringLiteral("error"),
@@ -353,28 +345,23 @@ void TestHeadlessHardening::canaryKeyFromTheEnvironmentNeverLeaves()
 
 void TestHeadlessHardening::canaryKeyFromAHelperNeverLeaves()
 {
+    const auto writeScript = [&](const QString &name, const QByteArray &body) {
+        QFile script(m_outside->filePath(name));
+        if (!script.open(QIODevice::WriteOnly) || script.write("#!/bin/sh\n" + body) < 0)
+            return QString();
+        script.close();
+        script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        return script.fileName();
+    };
     // A helper printing a multi-line entry; only its first line is the key.
-    const QString helper = m_outside->filePath(QStringLiteral("key-helper.sh"));
-    {
-        QFile script(helper);
-        QVERIFY(script.open(QIODevice::WriteOnly));
-        script.write("#!/bin/sh\nprintf '%s\\n%s\\n' '" + kHelperCanary + "' 'notes: " + kHelperSecondLine +
-                     "'\n");
-        script.close();
-        QVERIFY(
-            script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
-    }
+    const QString helper =
+        writeScript(QStringLiteral("key-helper.sh"),
+                    "printf '%s\\n%s\\n' '" + kHelperCanary + "' 'notes: " + kHelperSecondLine + "'\n");
     // A helper that fails after printing the key on both streams.
-    const QString failing = m_outside->filePath(QStringLiteral("failing-helper.sh"));
-    {
-        QFile script(failing);
-        QVERIFY(script.open(QIODevice::WriteOnly));
-        script.write("#!/bin/sh\necho '" + kHelperCanary + "'\necho 'bad " + kHelperCanary +
-                     "' >&2\nexit 3\n");
-        script.close();
-        QVERIFY(
-            script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
-    }
+    const QString failing =
+        writeScript(QStringLiteral("failing-helper.sh"),
+                    "echo '" + kHelperCanary + "'\necho 'bad " + kHelperCanary + "' >&2\nexit 3\n");
+    QVERIFY(!helper.isEmpty() && !failing.isEmpty());
     const auto writeSettings = [&](const QString &command) {
         QFile settings(QDir(m_home->path()).filePath(QStringLiteral("settings.json")));
         QVERIFY(settings.open(QIODevice::WriteOnly | QIODevice::Truncate));

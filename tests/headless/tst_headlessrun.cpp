@@ -175,16 +175,6 @@ QByteArray toolBody(const QString &id, const QString &name, const QJsonObject &a
     return body;
 }
 
-FakeProviderServer::Response sseResponse(const QByteArray &body)
-{
-    FakeProviderServer::Response response;
-    response.contentType = "text/event-stream";
-    response.body = body;
-    response.split = FakeProviderServer::SplitMode::randomSplits(quint32(body.size()), 40);
-    response.delayMs = 0;
-    return response;
-}
-
 FakeProviderServer::Response errorResponse(int status, const QString &message)
 {
     const QJsonObject error{{QStringLiteral("error"),
@@ -352,7 +342,7 @@ bool TestHeadlessRun::writeBigFile() const
 
 QString TestHeadlessRun::createSession(const QString &prompt, const QString &answer)
 {
-    m_server->enqueue(sseResponse(textBody({answer})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({answer})));
     const Outcome run =
         runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--format"), QStringLiteral("json")} +
                 providerArgs() + QStringList{prompt});
@@ -395,7 +385,8 @@ void TestHeadlessRun::versionAndHelpExitZero()
 
 void TestHeadlessRun::textOutputPromptWordsAndProgress()
 {
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("Hello"), QStringLiteral(", world")})));
+    m_server->enqueue(
+        FakeProviderServer::sseResponse(textBody({QStringLiteral("Hello"), QStringLiteral(", world")})));
     const Outcome run =
         runKeen(QStringList{QStringLiteral("run")} + providerArgs() +
                 QStringList{QStringLiteral("say"), QStringLiteral("hello"), QStringLiteral("to everyone")});
@@ -419,7 +410,7 @@ void TestHeadlessRun::textOutputPromptWordsAndProgress()
 
 void TestHeadlessRun::pipedStdinIsAppendedOnANewLine()
 {
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("ok")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("ok")})));
     const Outcome run = runKeen(QStringList{QStringLiteral("run")} + providerArgs() +
                                     QStringList{QStringLiteral("summarize"), QStringLiteral("this:")},
                                 QByteArray("line one\nline two\n"));
@@ -431,10 +422,11 @@ void TestHeadlessRun::pipedStdinIsAppendedOnANewLine()
 
 void TestHeadlessRun::jsonOutputUsesTheLastUsageEvent()
 {
-    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("glob"),
-                                           QJsonObject{{QStringLiteral("pattern"), QStringLiteral("*.txt")}},
-                                           QStringLiteral("Looking. "))));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("Found nothing.")}, usageChunk(123, 45, 6, 7))));
+    m_server->enqueue(FakeProviderServer::sseResponse(toolBody(
+        QStringLiteral("call_1"), QStringLiteral("glob"),
+        QJsonObject{{QStringLiteral("pattern"), QStringLiteral("*.txt")}}, QStringLiteral("Looking. "))));
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        textBody({QStringLiteral("Found nothing.")}, usageChunk(123, 45, 6, 7))));
     const Outcome run =
         runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--format=json")} + providerArgs() +
                 QStringList{QStringLiteral("find"), QStringLiteral("files")});
@@ -478,7 +470,7 @@ void TestHeadlessRun::retryLineSaysTheWaitAndTheReason()
     m_server->enqueue(FakeProviderServer::jsonResponse(
         429, R"({"error":{"message":"slow down please","type":"rate_limit_error"}})",
         {{"Retry-After", "1"}}));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("after the wait")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("after the wait")})));
     const Outcome run =
         runKeen(QStringList{QStringLiteral("run")} + providerArgs() + QStringList{QStringLiteral("hi")});
     QCOMPARE(run.exitCode, 0);
@@ -512,8 +504,8 @@ void TestHeadlessRun::completionSignal()
 {
     QFETCH(QString, signal);
     QFETCH(int, exitCode);
-    m_server->enqueue(
-        sseResponse(textBody({QStringLiteral("All work finished. TASK_"), QStringLiteral("DONE")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        textBody({QStringLiteral("All work finished. TASK_"), QStringLiteral("DONE")})));
     const Outcome run =
         runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--completion-signal"), signal} +
                 providerArgs() + QStringList{QStringLiteral("work")});
@@ -557,7 +549,8 @@ void TestHeadlessRun::signalMidStreamExits130AndKeepsTranscript()
     QFETCH(int, signalNumber);
     const QByteArray first =
         sse(choice(QJsonObject{{QStringLiteral("content"), QStringLiteral("partial ")}}));
-    FakeProviderServer::Response stalled = sseResponse(first + textBody({QStringLiteral("never arrives")}));
+    FakeProviderServer::Response stalled =
+        FakeProviderServer::sseResponse(first + textBody({QStringLiteral("never arrives")}));
     stalled.split = FakeProviderServer::SplitMode::allAtOnce();
     stalled.stallAfterBytes = first.size();
     m_server->enqueue(stalled);
@@ -609,8 +602,8 @@ void TestHeadlessRun::signalWhileALongReplyStreamsEndsWithinASecond()
     QFETCH(int, signalNumber);
     QFETCH(bool, mainThreadBlocked);
     const QString text = test::Workloads::markdownReply(200000);
-    FakeProviderServer::Response response =
-        sseResponse(test::Workloads::chatCompletionsSse(test::Workloads::chunks(text, 60)));
+    FakeProviderServer::Response response = FakeProviderServer::sseResponse(
+        test::Workloads::chatCompletionsSse(test::Workloads::chunks(text, 60)));
     response.split = FakeProviderServer::SplitMode::chunkSizes({600});
     response.delayMs = 5;
     m_server->enqueue(response);
@@ -698,7 +691,7 @@ void TestHeadlessRun::signalWhileALongReplyStreamsEndsWithinASecond()
 
     // The session resumes: the next turn sends the history (with the partial reply) and works.
     m_server->closeAllConnections();
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("resumed")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("resumed")})));
     const Outcome next = runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--session"), id} +
                                  providerArgs() + QStringList{QStringLiteral("continue")});
     QVERIFY2(next.exitCode == 0, qPrintable(next.err));
@@ -717,7 +710,7 @@ void TestHeadlessRun::sessionContinuesASavedConversation()
 {
     const QString id = createSession(QStringLiteral("first question"), QStringLiteral("first answer"));
     QVERIFY(!id.isEmpty());
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("second answer")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("second answer")})));
     const Outcome run = runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--session"), id} +
                                 providerArgs() + QStringList{QStringLiteral("second question")});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
@@ -748,7 +741,7 @@ void TestHeadlessRun::manualCompactionSucceeds()
     const QString transcript = transcriptFor(id);
     const qsizetype before = readTranscript(transcript).size();
     const QString summary = QStringLiteral("## Goal\nBuild the parser.\n\n## Progress\nParser built.");
-    m_server->enqueue(sseResponse(textBody({summary.left(10), summary.mid(10)})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({summary.left(10), summary.mid(10)})));
     const Outcome run = runKeen(
         QStringList{QStringLiteral("run"), QStringLiteral("--session"), id, QStringLiteral("--compact")} +
         providerArgs() + QStringList{QStringLiteral("keep"), QStringLiteral("names")});
@@ -794,7 +787,7 @@ void TestHeadlessRun::manualCompactionFailureLeavesTranscriptUnchanged()
     } else if (failure == 1) {
         m_server->enqueue(errorResponse(400, QStringLiteral("bad compaction request")));
     } else {
-        m_server->enqueue(sseResponse(textBody({QStringLiteral("   ")})));
+        m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("   ")})));
     }
     const Outcome run = runKeen(
         QStringList{QStringLiteral("run"), QStringLiteral("--session"), id, QStringLiteral("--compact")} +
@@ -817,11 +810,12 @@ void TestHeadlessRun::automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_
     // window (see writeBigFile).
     QVERIFY(writeBigFile());
 
-    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
-                                           QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
-                                           QStringLiteral("before checkpoint"))));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral(" after checkpoint")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
+                 QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
+                 QStringLiteral("before checkpoint"))));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral(" after checkpoint")})));
     const Outcome run = runKeen(
         QStringList{QStringLiteral("run"), QStringLiteral("--context-window"), QStringLiteral("34000")} +
         providerArgs() + QStringList{QStringLiteral("read"), QStringLiteral("big.txt")});
@@ -865,13 +859,15 @@ void TestHeadlessRun::automaticCompactionResumeFailureKeepsPartialText_S59()
 {
     QVERIFY(writeBigFile());
 
-    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
-                                           QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
-                                           QStringLiteral("before checkpoint"))));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")})));
-    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_2"), QStringLiteral("glob"),
-                                           QJsonObject{{QStringLiteral("pattern"), QStringLiteral("*.md")}},
-                                           QStringLiteral(" after checkpoint"))));
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
+                 QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
+                 QStringLiteral("before checkpoint"))));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        toolBody(QStringLiteral("call_2"), QStringLiteral("glob"),
+                 QJsonObject{{QStringLiteral("pattern"), QStringLiteral("*.md")}},
+                 QStringLiteral(" after checkpoint"))));
     m_server->enqueue(errorResponse(400, QStringLiteral("resumed request rejected")));
     const Outcome run = runKeen(
         QStringList{QStringLiteral("run"), QStringLiteral("--context-window"), QStringLiteral("34000")} +
@@ -894,11 +890,11 @@ void TestHeadlessRun::automaticCompactionResumeFailureKeepsPartialText_S59()
 void TestHeadlessRun::failedAutomaticCompactionWritesNothing()
 {
     QVERIFY(writeBigFile());
-    m_server->enqueue(sseResponse(toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
-                                           QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
-                                           QStringLiteral("Reading. "))));
+    m_server->enqueue(FakeProviderServer::sseResponse(toolBody(
+        QStringLiteral("call_1"), QStringLiteral("read_file"),
+        QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}}, QStringLiteral("Reading. "))));
     m_server->enqueue(errorResponse(400, QStringLiteral("compaction refused")));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("All read.")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("All read.")})));
     const Outcome run = runKeen(
         QStringList{QStringLiteral("run"), QStringLiteral("--context-window"), QStringLiteral("34000")} +
         providerArgs() + QStringList{QStringLiteral("read"), QStringLiteral("big.txt")});
@@ -961,8 +957,8 @@ void TestHeadlessRun::longReplyInSmallChunksIsPrintedAndSavedWhole()
     // loop, worker, recorder, store, printing). Quadratic work per chunk made this take more than 12 minutes;
     // the timeout below only guards against a hang.
     const QString text = test::Workloads::markdownReply(200000);
-    FakeProviderServer::Response response =
-        sseResponse(test::Workloads::chatCompletionsSse(test::Workloads::chunks(text, 7)));
+    FakeProviderServer::Response response = FakeProviderServer::sseResponse(
+        test::Workloads::chatCompletionsSse(test::Workloads::chunks(text, 7)));
     response.split = FakeProviderServer::SplitMode::randomSplits(7, 4096);
     m_server->enqueue(response);
     auto process =
@@ -1092,7 +1088,7 @@ void TestHeadlessRun::sessionIdDifferentFromTheFolderIsOneId()
                                  .value(QStringLiteral("id"))
                                  .toString();
     QCOMPARE(listedId, id);
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("second answer")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("second answer")})));
     const Outcome run = runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--format"),
                                             QStringLiteral("json"), QStringLiteral("--session"), listedId} +
                                 providerArgs() + QStringList{QStringLiteral("second question")});
@@ -1116,7 +1112,7 @@ void TestHeadlessRun::damagedCompactionIsReportedAndHistoryKept()
             R"({"seq":4,"kind":"compaction_applied","compaction_applied":{"status":"","messages":"oops"}})"
             "\n");
     }
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("second answer")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("second answer")})));
     const Outcome run = runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--session"), id} +
                                 providerArgs() + QStringList{QStringLiteral("second question")});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
@@ -1146,7 +1142,7 @@ void TestHeadlessRun::failedRunMarksThePartialText()
     QFETCH(bool, json);
     const QByteArray partial =
         sse(choice(QJsonObject{{QStringLiteral("content"), QStringLiteral("half a reply")}}));
-    m_server->enqueue(sseResponse(partial + "data: {\"broken\n\n"));
+    m_server->enqueue(FakeProviderServer::sseResponse(partial + "data: {\"broken\n\n"));
     QStringList args{QStringLiteral("run")};
     if (json)
         args << QStringLiteral("--format") << QStringLiteral("json");
@@ -1251,7 +1247,7 @@ void TestHeadlessRun::damagedSettingsAreNamedAndTheRunGoesOn()
     const QByteArray before =
         QFileInfo(path).isFile() && kind != QLatin1String("permissions") ? readAll(path) : QByteArray();
 
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("fine")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("fine")})));
     const Outcome run =
         runKeen(QStringList{QStringLiteral("run")} + providerArgs() + QStringList{QStringLiteral("hi")});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));

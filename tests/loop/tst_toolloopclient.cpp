@@ -150,16 +150,6 @@ QByteArray toolBody(const QList<Call> &calls, const QString &preamble = QString(
     return body;
 }
 
-FakeProviderServer::Response sseResponse(const QByteArray &body)
-{
-    FakeProviderServer::Response response;
-    response.contentType = "text/event-stream";
-    response.body = body;
-    response.split = FakeProviderServer::SplitMode::randomSplits(quint32(body.size()), 40);
-    response.delayMs = 0;
-    return response;
-}
-
 // Runs streamChat on a worker thread while the main thread serves the fake provider.
 class LoopRun
 {
@@ -316,7 +306,8 @@ std::unique_ptr<ToolLoopClient> TestToolLoopClient::makeClient(qint64 contextWin
 void TestToolLoopClient::textTurnEndsWithDoneAndUsage()
 {
     auto client = makeClient();
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("Hello"), QStringLiteral(", world")})));
+    m_server->enqueue(
+        FakeProviderServer::sseResponse(textBody({QStringLiteral("Hello"), QStringLiteral(", world")})));
     LoopRun run;
     run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -330,11 +321,11 @@ void TestToolLoopClient::textTurnEndsWithDoneAndUsage()
 void TestToolLoopClient::parallelToolCallsRunInModelOrder()
 {
     auto client = makeClient();
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("call_a"), QStringLiteral("echo"), QStringLiteral(R"({"text":"first"})")},
                   {QStringLiteral("call_b"), QStringLiteral("echo"), QStringLiteral(R"({"text":"second"})")}},
                  QStringLiteral("Running both."))));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("All done.")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("All done.")})));
     LoopRun run;
     run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -366,10 +357,10 @@ void TestToolLoopClient::parallelToolCallsRunInModelOrder()
 void TestToolLoopClient::unknownToolAndInvalidInputGoBackToTheModel()
 {
     auto client = makeClient();
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("nope"), QStringLiteral("{}")},
                   {QStringLiteral("c2"), QStringLiteral("echo"), QStringLiteral(R"({"wrong":1})")}})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("ok")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("ok")})));
     LoopRun run;
     run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -402,7 +393,7 @@ void TestToolLoopClient::retriesServerErrorsButNotClientErrors()
     m_server->enqueue(FakeProviderServer::jsonResponse(
         429, R"({"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}})",
         {{"retry-after", "0"}}));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("finally")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("finally")})));
     LoopRun run;
     run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -431,7 +422,7 @@ void TestToolLoopClient::truncatedStreamIsAnErrorNotAnEmptyAnswer()
     config.maxAttempts = 1;
     client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
     QByteArray body = sse(choice(QJsonObject{{QStringLiteral("content"), QStringLiteral("half an ans")}}));
-    m_server->enqueue(sseResponse(body)); // no finish_reason, no [DONE]
+    m_server->enqueue(FakeProviderServer::sseResponse(body)); // no finish_reason, no [DONE]
     LoopRun run;
     run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -443,9 +434,9 @@ void TestToolLoopClient::planModeRefusesWriteToolsAtExecution()
 {
     m_tools.add(std::make_shared<PretendWriteTool>(&m_toolRuns));
     auto client = makeClient();
-    m_server->enqueue(
-        sseResponse(toolBody({{QStringLiteral("w1"), QStringLiteral("write_file"), QStringLiteral("{}")}})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("planned")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        toolBody({{QStringLiteral("w1"), QStringLiteral("write_file"), QStringLiteral("{}")}})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("planned")})));
     StreamOptions options;
     options.disableWriteToolCalls = true;
     LoopRun run;
@@ -473,7 +464,7 @@ void TestToolLoopClient::authenticationErrorRefreshesHelperKeyOnce()
     };
     auto client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
     m_server->enqueue(FakeProviderServer::jsonResponse(401, "{\"error\":{\"message\":\"expired\"}}"));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("ok")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("ok")})));
     LoopRun run;
     run.start(*client, conversation(), &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -498,7 +489,7 @@ void TestToolLoopClient::authenticationErrorRefreshesHelperKeyOnce()
 void TestToolLoopClient::pendingStateIsInjectedBeforeNextUserMessage()
 {
     auto client = makeClient();
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("call_p"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
     m_server->enqueue(FakeProviderServer::jsonResponse(
         400, R"({"error":{"message":"broken","type":"invalid_request_error"}})"));
@@ -510,7 +501,7 @@ void TestToolLoopClient::pendingStateIsInjectedBeforeNextUserMessage()
 
     MessageList next = conversation();
     next.append(Message::user(QStringLiteral("try again")));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("recovered")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("recovered")})));
     LoopRun second;
     second.start(*client, next, &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(second.wait());
@@ -523,7 +514,7 @@ void TestToolLoopClient::pendingStateIsInjectedBeforeNextUserMessage()
     QVERIFY(client->pendingState().isEmpty()); // cleared once used
 
     // A one-shot stream neither injects nor saves.
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c"), QStringLiteral("echo"), QStringLiteral(R"({"text":"y"})")}})));
     m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
     LoopRun oneShot;
@@ -563,7 +554,7 @@ void TestToolLoopClient::contextLengthErrorNeverCompacts_S6()
     // Mid-loop: the proactive compaction before the second request fails (suppressed until a new tool turn),
     // the parent goes out unchanged and the provider refuses it. The error does not start another compaction.
     m_server->clearRequests();
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
     m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"compaction refused"}})"));
     m_server->enqueue(FakeProviderServer::jsonResponse(400, contextError));
@@ -587,10 +578,10 @@ void TestToolLoopClient::autoCompactionRequestKeepsCacheablePrefix_S8_S34_S35_S3
     auto client = makeClient(20000); // budget 15904, threshold 14314 tokens
     const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
                                Message::user(QStringLiteral("implement this exactly"))};
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("## Goal\nsummary")})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("finished")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("## Goal\nsummary")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("finished")})));
     LoopRun run;
     StreamOptions options;
     options.sessionId = QStringLiteral("session");
@@ -621,11 +612,11 @@ void TestToolLoopClient::autoCompactionAppliesReplacementAndContinues_S39_S41_S4
     auto client = makeClient(20000);
     const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
                                Message::user(QStringLiteral("implement this exactly"))};
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}},
                  QStringLiteral("before "))));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")}, 777)));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("after")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")}, 777)));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("after")})));
     LoopRun run;
     run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -660,9 +651,9 @@ void TestToolLoopClient::autoCompactionBoundaryAndOneShotSkips_S36()
     for (int variant = 0; variant < 3; ++variant) {
         init();
         auto client = makeClient(variant == 0 ? 1000000 : 20000);
-        m_server->enqueue(sseResponse(
+        m_server->enqueue(FakeProviderServer::sseResponse(
             toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
-        m_server->enqueue(sseResponse(textBody({QStringLiteral("done")})));
+        m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("done")})));
         StreamOptions options;
         options.oneShot = variant == 1;
         options.disableAutoCompaction = variant == 2;
@@ -682,7 +673,7 @@ void TestToolLoopClient::autoCompactionNeedsANewToolTurn_S36()
     // Over the threshold from the start, but a plain chat turn never compacts (no tool turn yet). The
     // compaction request still fits the input budget, so it is the seed's single request (issue 16).
     auto client = makeClient(20000);
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("just text")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("just text")})));
     LoopRun run;
     run.start(*client,
               {Message::system(QString(44000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
@@ -693,7 +684,7 @@ void TestToolLoopClient::autoCompactionNeedsANewToolTurn_S36()
 
     // Replayed pending state of an interrupted turn holds it back only until a request carrying it has
     // completed (issue 12 point 1): the new tool turn of the next stream brings the compaction.
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
     m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
     LoopRun failing;
@@ -702,10 +693,10 @@ void TestToolLoopClient::autoCompactionNeedsANewToolTurn_S36()
     QVERIFY(failing.wait());
     QVERIFY(!client->pendingState().isEmpty());
     m_server->clearRequests();
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c2"), QStringLiteral("echo"), QStringLiteral(R"({"text":"y"})")}})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("summary")})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("done")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("summary")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("done")})));
     LoopRun replay;
     replay.start(*client,
                  {Message::system(QString(44000, QLatin1Char('s'))), Message::user(QStringLiteral("small")),
@@ -731,13 +722,13 @@ void TestToolLoopClient::autoCompactionFailureLeavesRequestUnchanged_S46()
     auto client = makeClient(20000);
     const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
                                Message::user(QStringLiteral("go"))};
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
     m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"compaction refused"}})"));
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c2"), QStringLiteral("echo"), QStringLiteral(R"({"text":"y"})")}})));
     m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"refused again"}})"));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("end")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("end")})));
     LoopRun run;
     run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -763,12 +754,13 @@ void TestToolLoopClient::autoCompactionCancelReachesOnlyChild_S46_S48()
     auto client = makeClient(20000);
     const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
                                Message::user(QStringLiteral("go"))};
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
-    FakeProviderServer::Response stalled = sseResponse(textBody({QStringLiteral("never finished")}));
+    FakeProviderServer::Response stalled =
+        FakeProviderServer::sseResponse(textBody({QStringLiteral("never finished")}));
     stalled.stallAfterBytes = 10;
     m_server->enqueue(stalled);
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("parent finished")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("parent finished")})));
     CancellationToken parent;
     LoopRun run;
     std::atomic_bool childCancelled = false;
@@ -801,14 +793,14 @@ void TestToolLoopClient::autoCompactionRefusesToolCallsAndKeepsFinalText_S14_S24
     auto client = makeClient(20000);
     const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
                                Message::user(QStringLiteral("go"))};
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
     // The compaction model tries a tool first, then writes the summary.
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c9"), QStringLiteral("echo"), QStringLiteral(R"({"text":"no"})")}},
                  QStringLiteral("preamble "))));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("final summary")})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("ok")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("final summary")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("ok")})));
     LoopRun run;
     run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -833,14 +825,14 @@ void TestToolLoopClient::autoCompactionRejectsEmptyAndIncompleteSummaries_S40()
         ClientConfig config = client->protocol().config();
         config.maxAttempts = 1;
         client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
-        m_server->enqueue(sseResponse(
+        m_server->enqueue(FakeProviderServer::sseResponse(
             toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
         if (variant == 0)
-            m_server->enqueue(sseResponse(textBody({QStringLiteral("   ")})));
+            m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("   ")})));
         else
-            m_server->enqueue(sseResponse(
+            m_server->enqueue(FakeProviderServer::sseResponse(
                 sse(choice(QJsonObject{{QStringLiteral("content"), QStringLiteral("## Goal")}}))));
-        m_server->enqueue(sseResponse(textBody({QStringLiteral("parent")})));
+        m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("parent")})));
         LoopRun run;
         run.start(*client,
                   {Message::system(QString(45000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
@@ -857,9 +849,9 @@ void TestToolLoopClient::autoCompactionRejectsEmptyAndIncompleteSummaries_S40()
 void TestToolLoopClient::rejectedCommitKeepsHistory_S61()
 {
     auto client = makeClient(20000);
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("summary")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("summary")})));
     StreamOptions options;
     options.awaitCompactionCommit = true;
     LoopRun run;
@@ -884,12 +876,14 @@ void TestToolLoopClient::threeCompactionsInOneTurn()
     // (S36), and each compaction request still fits the input budget (the seed's single request, issue 16).
     const QString big = QString(200, QLatin1Char('o'));
     for (int round = 1; round <= 3; ++round) {
-        m_server->enqueue(sseResponse(toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"),
-                                                 QStringLiteral(R"({"text":"%1"})").arg(big)}},
-                                               QStringLiteral("step%1 ").arg(round))));
-        m_server->enqueue(sseResponse(textBody({QStringLiteral("summary %1").arg(round)})));
+        m_server->enqueue(FakeProviderServer::sseResponse(
+            toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"),
+                       QStringLiteral(R"({"text":"%1"})").arg(big)}},
+                     QStringLiteral("step%1 ").arg(round))));
+        m_server->enqueue(
+            FakeProviderServer::sseResponse(textBody({QStringLiteral("summary %1").arg(round)})));
     }
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("all done")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("all done")})));
     LoopRun run;
     run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -914,11 +908,13 @@ void TestToolLoopClient::fiveCompactionsKeepOneReplacementSize()
     const MessageList messages{Message::system(QString(44000, QLatin1Char('s'))), Message::user(words)};
     const QString big = QString(200, QLatin1Char('o')); // as in threeCompactionsInOneTurn
     for (int round = 1; round <= 5; ++round) {
-        m_server->enqueue(sseResponse(toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"),
-                                                 QStringLiteral(R"({"text":"%1"})").arg(big)}})));
-        m_server->enqueue(sseResponse(textBody({QStringLiteral("## Goal\nsummary number %1").arg(round)})));
+        m_server->enqueue(FakeProviderServer::sseResponse(
+            toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"),
+                       QStringLiteral(R"({"text":"%1"})").arg(big)}})));
+        m_server->enqueue(FakeProviderServer::sseResponse(
+            textBody({QStringLiteral("## Goal\nsummary number %1").arg(round)})));
     }
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("all done")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("all done")})));
     LoopRun run;
     run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
@@ -948,12 +944,12 @@ void TestToolLoopClient::fiveCompactionsKeepOneReplacementSize()
 void TestToolLoopClient::compactionUsageCountsEveryNestedRequest()
 {
     auto client = makeClient(20000);
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c9"), QStringLiteral("echo"), QStringLiteral(R"({"text":"no"})")}})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("summary")}, 700)));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("after")}, 11)));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("summary")}, 700)));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("after")}, 11)));
     LoopRun run;
     run.start(*client,
               {Message::system(QString(45000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
@@ -979,12 +975,13 @@ void TestToolLoopClient::compactionUsageCountsEveryNestedRequest()
 void TestToolLoopClient::nestedRequestStopsAfterAFewToolRounds()
 {
     auto client = makeClient(20000);
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
     for (int round = 0; round <= ToolLoopClient::MaxCompactionToolRounds; ++round)
-        m_server->enqueue(sseResponse(toolBody({{QStringLiteral("r%1").arg(round), QStringLiteral("echo"),
-                                                 QStringLiteral(R"({"text":"no"})")}})));
-    m_server->enqueue(sseResponse(textBody({QStringLiteral("parent answer")})));
+        m_server->enqueue(FakeProviderServer::sseResponse(
+            toolBody({{QStringLiteral("r%1").arg(round), QStringLiteral("echo"),
+                       QStringLiteral(R"({"text":"no"})")}})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("parent answer")})));
     LoopRun run;
     run.start(*client,
               {Message::system(QString(45000, QLatin1Char('s'))), Message::user(QStringLiteral("go"))},
@@ -1011,7 +1008,7 @@ void TestToolLoopClient::nestedRequestStopsAfterAFewToolRounds()
 void TestToolLoopClient::manualCompactionKeepsPendingState()
 {
     auto client = makeClient();
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("call_p"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
     m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
     LoopRun first;
@@ -1025,7 +1022,7 @@ void TestToolLoopClient::manualCompactionKeepsPendingState()
     manual.disableToolCalls = true;
     manual.disableAutoCompaction = true;
     manual.keepPendingState = true;
-    m_server->enqueue(sseResponse(
+    m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("call_m"), QStringLiteral("echo"), QStringLiteral(R"({"text":"m"})")}})));
     m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"no summary"}})"));
     MessageList compaction = conversation();

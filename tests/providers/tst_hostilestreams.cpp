@@ -1,7 +1,7 @@
 // Every provider's stream decoder against hostile values in otherwise valid captured streams (issue 14):
 // token counts near and above 2^63, huge doubles, negatives and strings are clamped and their sums saturate
 // (the asan preset runs this with UBSan, where an overflow aborts); data that is JSON but not an object is
-// named.
+// named; a 64 MiB line (or frame) is a clear error as soon as it passes the cap, never buffered whole.
 
 #include "protocoltestsupport.h"
 #include "testenvironment.h"
@@ -12,10 +12,13 @@
 #include "providers/gemini/geminiprotocol.h"
 #include "providers/openai/openaichatprotocol.h"
 #include "providers/openai/openairesponsesprotocol.h"
+#include "stream/crc32.h"
 #include "stream/eventstreamdecoder.h"
+#include "stream/sseparser.h"
 
 #include <QRegularExpression>
 #include <QTest>
+#include <QtEndian>
 
 #include <memory>
 
@@ -108,6 +111,8 @@ private Q_SLOTS:
     void tokenUsageArithmetic();
     void dataThatIsNotAnObjectIsNamed_data();
     void dataThatIsNotAnObjectIsNamed();
+    void hugeLineIsAClearError_data();
+    void hugeLineIsAClearError();
 };
 
 void TestHostileStreams::tokenCountsAreClampedAndSaturate_data()
@@ -197,6 +202,49 @@ void TestHostileStreams::dataThatIsNotAnObjectIsNamed()
     QVERIFY2(!decoded.error.message.contains(QStringLiteral("no error occurred")),
              qPrintable(decoded.error.message));
     QVERIFY2(decoded.error.message.contains(QStringLiteral("malformed")), qPrintable(decoded.error.message));
+}
+
+void TestHostileStreams::hugeLineIsAClearError_data()
+{
+    QTest::addColumn<QString>("family");
+    for (const char *family : {"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"})
+        QTest::newRow(family) << QString::fromLatin1(family);
+}
+
+void TestHostileStreams::hugeLineIsAClearError()
+{
+    QFETCH(QString, family);
+    const auto protocol = protocolFor(family);
+    auto decoder = protocol->createDecoder([](const StreamEvent &) {});
+    constexpr qsizetype mebibyte = 1024 * 1024;
+    constexpr int pieces = 64; // a 64 MiB line, read 1 MiB at a time as the network would deliver it
+    if (family == QLatin1String("bedrock")) {
+        // A frame whose (valid) prelude announces 64 MiB.
+        QByteArray prelude(8, '\0');
+        qToBigEndian<quint32>(quint32(pieces * mebibyte), prelude.data());
+        qToBigEndian<quint32>(0, prelude.data() + 4);
+        QByteArray crc(4, '\0');
+        qToBigEndian<quint32>(Crc32::checksum(prelude), crc.data());
+        decoder->feed(prelude + crc);
+    } else {
+        decoder->feed("data: ");
+    }
+    const QByteArray piece(mebibyte, 'x'); // the same piece each time: the test itself holds 1 MiB
+    int fed = 0;
+    while (!decoder->failed() && fed < pieces) {
+        decoder->feed(piece);
+        ++fed;
+    }
+    QVERIFY2(decoder->failed(), "the decoder took a 64 MiB line");
+    // It gave up once the line passed the 16 MiB cap, not at the end.
+    QVERIFY2(fed <= int(SseParser::DefaultMaxEventBytes / mebibyte) + 1, qPrintable(QString::number(fed)));
+    const Result<ModelTurn> turn = decoder->finish();
+    QVERIFY(!turn);
+    QCOMPARE(decoder->error().kind, ProviderError::Kind::Stream);
+    const QString message = decoder->error().message;
+    QVERIFY2(message.contains(QString::number(SseParser::DefaultMaxEventBytes)) ||
+                 message.contains(QString::number(EventStreamDecoder::DefaultMaxFrameBytes)),
+             qPrintable(message));
 }
 
 QTEST_GUILESS_MAIN(TestHostileStreams)

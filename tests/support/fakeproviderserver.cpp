@@ -201,6 +201,16 @@ FakeProviderServer::Response FakeProviderServer::jsonResponse(int status, const 
     return response;
 }
 
+FakeProviderServer::Response FakeProviderServer::sseResponse(const QByteArray &body)
+{
+    Response response;
+    response.contentType = "text/event-stream";
+    response.body = body;
+    response.split = SplitMode::randomSplits(quint32(body.size()), 40);
+    response.delayMs = 0;
+    return response;
+}
+
 bool FakeProviderServer::waitForRequests(qsizetype count, int timeoutMs)
 {
     return spinUntil([&] { return m_requests.size() >= count; }, timeoutMs);

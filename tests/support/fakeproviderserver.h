@@ -118,6 +118,8 @@ public:
     void enqueueFixture(const QString &relativePath, SplitMode split = SplitMode::allAtOnce(),
                         int status = 200);
     static Response jsonResponse(int status, const QByteArray &body, const HeaderList &headers = {});
+    // A 200 text/event-stream body in random pieces of 1-40 bytes (seeded by its size), written back to back.
+    static Response sseResponse(const QByteArray &body);
     qsizetype pendingResponses() const { return m_responses.size(); }
 
     // Every request received so far, in order. A request that found no scripted response got a 500.
