@@ -3,15 +3,22 @@
 #include "chat/chatcolors.h"
 #include "tokenformat.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 namespace keen {
 
-ContextDialog::ContextDialog(const ContextBreakdown &breakdown, QWidget *parent)
+ContextDialog::ContextDialog(const ContextBreakdown &breakdown, const CompactionPolicy &policy,
+                             QWidget *parent)
     : QDialog(parent)
     , m_table(new QTableWidget(this))
 {
@@ -85,10 +92,63 @@ ContextDialog::ContextDialog(const ContextBreakdown &breakdown, QWidget *parent)
         cost->setWordWrap(true);
         layout->addWidget(cost);
     }
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    layout->addWidget(policyControls(policy));
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->setObjectName(QStringLiteral("contextButtons"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
-    resize(460, 360);
+    resize(480, 500);
+}
+
+QWidget *ContextDialog::policyControls(const CompactionPolicy &policy)
+{
+    auto *group = new QGroupBox(tr("Compaction for this session"), this);
+    group->setObjectName(QStringLiteral("contextPolicy"));
+    auto *form = new QFormLayout(group);
+
+    m_automatic = new QCheckBox(tr("Compact automatically at"), group);
+    m_automatic->setObjectName(QStringLiteral("contextAutoCompact"));
+    m_automatic->setChecked(policy.automatic);
+    m_threshold = new QSpinBox(group);
+    m_threshold->setObjectName(QStringLiteral("contextThreshold"));
+    m_threshold->setRange(CompactionPolicy::MinThresholdPercent, CompactionPolicy::MaxThresholdPercent);
+    m_threshold->setSingleStep(5);
+    m_threshold->setSuffix(tr("% of the input budget"));
+    m_threshold->setValue(policy.thresholdPercent);
+    m_threshold->setEnabled(policy.automatic);
+    m_threshold->setAccessibleName(tr("Automatic compaction threshold"));
+    connect(m_automatic, &QCheckBox::toggled, m_threshold, &QWidget::setEnabled);
+    auto *when = new QHBoxLayout;
+    when->addWidget(m_automatic);
+    when->addWidget(m_threshold, 1);
+    form->addRow(when);
+
+    m_detail = new QComboBox(group);
+    m_detail->setObjectName(QStringLiteral("contextDetail"));
+    m_detail->addItem(tr("Brief"), int(CompactionPolicy::Detail::Brief));
+    m_detail->addItem(tr("Normal"), int(CompactionPolicy::Detail::Normal));
+    m_detail->addItem(tr("Detailed"), int(CompactionPolicy::Detail::Detailed));
+    m_detail->setCurrentIndex(m_detail->findData(int(policy.detail)));
+    form->addRow(tr("Summary &detail:"), m_detail);
+
+    auto *note = new QLabel(tr("Off: nothing is compacted automatically; a turn that would go over the input "
+                               "budget stops and asks you to compact. Compact and /compact always work."),
+                            group);
+    note->setObjectName(QStringLiteral("contextPolicyNote"));
+    note->setWordWrap(true);
+    note->setForegroundRole(QPalette::PlaceholderText);
+    form->addRow(note);
+    return group;
+}
+
+CompactionPolicy ContextDialog::policy() const
+{
+    CompactionPolicy policy;
+    policy.automatic = m_automatic->isChecked();
+    policy.thresholdPercent = m_threshold->value();
+    policy.detail = CompactionPolicy::Detail(m_detail->currentData().toInt());
+    return policy;
 }
 
 ContextDialog::~ContextDialog() = default;

@@ -24,6 +24,12 @@ void ContextMeter::setContextWindow(qint64 window)
     refresh();
 }
 
+void ContextMeter::setCompactionPolicy(const CompactionPolicy &policy)
+{
+    m_policy = policy;
+    refresh();
+}
+
 void ContextMeter::setInputTokens(std::optional<qint64> tokens, bool estimated)
 {
     m_tokens = tokens;
@@ -50,9 +56,9 @@ ContextMeter::Level ContextMeter::level() const
 
 double ContextMeter::thresholdFraction() const
 {
-    if (m_window <= 0)
+    if (!showsThresholdMark())
         return 0;
-    return double(TokenFormat::autoCompactionThreshold(m_window)) / double(m_window);
+    return double(TokenFormat::autoCompactionThreshold(m_window, m_policy)) / double(m_window);
 }
 
 QString ContextMeter::text() const
@@ -72,9 +78,15 @@ void ContextMeter::refresh()
 {
     setAccessibleDescription(tr("%1 of the context window").arg(text()));
     if (m_window > 0) {
-        QString tip = tr("Context: %1 of %2 tokens (%3). Automatic compaction at about %4 tokens.")
-                          .arg(TokenFormat::compact(m_tokens.value_or(0)), TokenFormat::compact(m_window),
-                               text(), TokenFormat::compact(TokenFormat::autoCompactionThreshold(m_window)));
+        QString tip =
+            tr("Context: %1 of %2 tokens (%3).")
+                .arg(TokenFormat::compact(m_tokens.value_or(0)), TokenFormat::compact(m_window), text());
+        tip += QLatin1Char(' ');
+        tip += m_policy.automatic
+                   ? tr("Automatic compaction at about %1 tokens (%2% of the input budget).")
+                         .arg(TokenFormat::compact(TokenFormat::autoCompactionThreshold(m_window, m_policy)))
+                         .arg(m_policy.thresholdPercent)
+                   : tr("Automatic compaction is off for this session.");
         if (m_estimated)
             tip += QLatin1Char('\n') + tr("Estimated here until the provider reports the next request.");
         setToolTip(tip);
@@ -106,7 +118,7 @@ void ContextMeter::paintEvent(QPaintEvent *)
         painter.drawRoundedRect(
             QRectF(bar.left(), bar.top(), qMax(2.0, bar.width() * fraction), bar.height()), 3, 3);
     }
-    if (m_window > 0) {
+    if (showsThresholdMark()) {
         const double x = bar.left() + bar.width() * thresholdFraction();
         painter.setPen(QPen(pal.color(QPalette::WindowText), 1.5));
         painter.drawLine(QPointF(x, bar.top() - 3), QPointF(x, bar.bottom() + 3));

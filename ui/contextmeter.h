@@ -1,5 +1,7 @@
 #pragma once
 
+#include "conversation/compactionpolicy.h"
+
 #include <QWidget>
 
 #include <optional>
@@ -7,7 +9,8 @@
 namespace keen {
 
 // The context meter of the status bar: percent of the window taken by the last reported input, coloured at
-// 80% and 95%, with a mark where automatic compaction fires (90% of the input budget).
+// 80% and 95%, with a mark where automatic compaction fires (the session's threshold of the input budget,
+// 90% by default; no mark when it is off).
 class ContextMeter final : public QWidget
 {
     Q_OBJECT
@@ -20,6 +23,9 @@ public:
     ~ContextMeter() override;
 
     void setContextWindow(qint64 window);
+    void setCompactionPolicy(const CompactionPolicy &policy);
+    const CompactionPolicy &compactionPolicy() const { return m_policy; }
+    bool showsThresholdMark() const { return m_window > 0 && m_policy.automatic; }
     // nullopt: nothing to show yet. estimated: counted locally (after a compaction or when a session opens),
     // until the provider reports the next request's input.
     void setInputTokens(std::optional<qint64> tokens, bool estimated = false);
@@ -28,7 +34,7 @@ public:
     double percent() const; // 0..100, 0 without usage
     Level level() const;
     bool suggestsCompaction() const { return m_window > 0 && percent() >= 70.0; }
-    double thresholdFraction() const; // where the automatic compaction mark sits, 0..1
+    double thresholdFraction() const; // where the automatic compaction mark sits, 0..1 (0 when off)
     QString text() const;             // "12.5%", "~3.1%" (estimated) or "N/A"
     QSize sizeHint() const override;
 
@@ -39,6 +45,7 @@ private:
     void refresh();
 
     qint64 m_window = 0;
+    CompactionPolicy m_policy;
     std::optional<qint64> m_tokens;
     bool m_estimated = false;
 };

@@ -179,6 +179,8 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
                          : std::optional<qint64>(m_session->contextBreakdown().totalTokens);
         updateMetrics();
     });
+    // Issue 16: the meter's mark follows the session's threshold (set in Context, or read from a session).
+    connect(m_session, &AgentSession::compactionPolicyChanged, this, &MainWindow::updateMetrics);
     connect(m_colorScheme, &ColorSchemeController::changed, this, [this] {
         Icons::setPreferBundled(m_colorScheme->usesOwnPalette());
         refreshIcons();
@@ -907,6 +909,7 @@ void MainWindow::updateStatus()
 void MainWindow::updateMetrics()
 {
     m_meter->setContextWindow(m_session->clientConfig().contextWindow);
+    m_meter->setCompactionPolicy(m_session->compactionPolicy());
     const auto usage = m_session->lastUsage();
     if (usage)
         m_meter->setInputTokens(usage->inputTokens);

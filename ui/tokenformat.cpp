@@ -52,9 +52,9 @@ qint64 TokenFormat::inputBudget(qint64 contextWindow)
     return contextWindow - qMax<qint64>(4096, contextWindow / 20);
 }
 
-qint64 TokenFormat::autoCompactionThreshold(qint64 contextWindow)
+qint64 TokenFormat::autoCompactionThreshold(qint64 contextWindow, const CompactionPolicy &policy)
 {
-    return inputBudget(contextWindow) * 9 / 10;
+    return policy.thresholdTokens(inputBudget(contextWindow));
 }
 
 } // namespace keen

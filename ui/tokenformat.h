@@ -1,5 +1,7 @@
 #pragma once
 
+#include "conversation/compactionpolicy.h"
+
 #include <QString>
 
 namespace keen {
@@ -16,7 +18,9 @@ public:
     static QString elapsed(qint64 milliseconds);
     // input budget = window - max(4096, 5% of window); the automatic threshold is 90% of it (S2, S3).
     static qint64 inputBudget(qint64 contextWindow);
-    static qint64 autoCompactionThreshold(qint64 contextWindow);
+    // A session's policy moves the threshold (issue 16); by default it is the seed's.
+    static qint64 autoCompactionThreshold(qint64 contextWindow,
+                                          const CompactionPolicy &policy = CompactionPolicy());
 };
 
 } // namespace keen

@@ -61,6 +61,7 @@ struct AgentSession::Private
     AgentMode mode = AgentMode::Build;
     bool toolHistoryFull = false;
     bool interactive = true;
+    CompactionPolicy compactionPolicy; // issue 16: the session's, the seed's by default
 
     InteractionBroker *broker = nullptr;
     std::unique_ptr<PermissionPolicy> policy;
@@ -84,6 +85,7 @@ struct AgentSession::Private
     bool undoing = false;              // undoCompaction() is reading or writing
 
     void rebuildTools();
+    void writePolicy();
     // Fresh for every request, the mode included (S20, S33).
     QString systemPrompt() const { return SystemPromptBuilder::build(workspace, dataDirectory(), mode); }
     // Fills the request's empty system message on the stream's worker: building the prompt reads the project
@@ -140,6 +142,21 @@ void AgentSession::Private::rebuildTools()
     tools->setContext(context);
 }
 
+void AgentSession::Private::writePolicy()
+{
+    const CompactionPolicy written = compactionPolicy;
+    writer->write({SessionEvent::compactionPolicy(written)})
+        .then(q, [this, written, id = session->id](const Result<QList<quint64>> &saved) {
+            if (!session || session->id != id)
+                return; // another conversation is open now
+            if (!saved) {
+                Q_EMIT q->errorOccurred(tr("could not save the compaction policy: %1").arg(saved.error()));
+                return;
+            }
+            Q_EMIT q->compactionPolicySaved(written);
+        });
+}
+
 Result<void> AgentSession::Private::ensureClient()
 {
     const bool sameConfig =
@@ -175,6 +192,8 @@ Result<void> AgentSession::Private::ensureSession()
         if (created && session && session->id == id)
             Q_EMIT q->sessionChanged(id);
     });
+    if (!compactionPolicy.isDefault())
+        writePolicy(); // chosen before the first message (or `run --compact-threshold` on a new session)
     return {};
 }
 
@@ -622,6 +641,21 @@ bool AgentSession::isInteractive() const
     return d->interactive;
 }
 
+void AgentSession::setCompactionPolicy(const CompactionPolicy &policy)
+{
+    if (policy == d->compactionPolicy)
+        return;
+    d->compactionPolicy = policy;
+    Q_EMIT compactionPolicyChanged(policy);
+    if (d->writer)
+        d->writePolicy(); // else written when the session is created (ensureSession)
+}
+
+CompactionPolicy AgentSession::compactionPolicy() const
+{
+    return d->compactionPolicy;
+}
+
 Result<void> AgentSession::submit(const QString &text)
 {
     if (isBusy())
@@ -644,6 +678,7 @@ Result<void> AgentSession::submit(const QString &text)
     options.sessionId = d->session->id;
     options.disableWriteToolCalls = d->mode == AgentMode::Plan;
     options.awaitCompactionCommit = true;
+    options.compactionPolicy = d->compactionPolicy;
     Q_EMIT turnStarted(text);
     d->startStream(request, options, d->systemPromptOnWorker(), written);
     return {};
@@ -663,14 +698,17 @@ Result<void> AgentSession::compact(const QString &focus)
     // prompt as the last message.
     MessageList history{Message::system(QString())}; // filled on the worker, as for a turn
     history.append(d->history);
-    const auto request =
-        CompactionPrompts::buildRequest(history, CompactionPrompts::manualPrompt(focus), false);
+    // Issue 16: the session's detail guidance follows the seed's prompt; by default there is none.
+    const QString prompt =
+        CompactionPrompts::withDetail(CompactionPrompts::manualPrompt(focus), d->compactionPolicy.detail);
+    const auto request = CompactionPrompts::buildRequest(history, prompt, false);
     StreamOptions options;
     options.sessionId = d->session->id;
     options.disableToolCalls = true;      // S21
     options.disableAutoCompaction = true; // S22
     options.keepPendingState = true;      // S30: a compaction that does not apply changes nothing
     options.manualCompaction = true;      // sliced when it would not fit the input budget (issue 16)
+    options.compactionPolicy = d->compactionPolicy;
     d->manualStrategy = CompactionStrategy();
     d->compaction = CompactionMode::Manual;
     Q_EMIT compactionStarted(CompactionMode::Manual);
@@ -836,6 +874,8 @@ void AgentSession::newSession()
     d->compaction = CompactionMode::None;
     d->undoableSeq = 0;
     d->undoing = false;
+    const bool policyWasSet = !d->compactionPolicy.isDefault();
+    d->compactionPolicy = CompactionPolicy();
     d->commitPending = false;
     d->finishDeferred = false;
     d->userWrite.reset();
@@ -845,6 +885,8 @@ void AgentSession::newSession()
         d->client->reset();
     Q_EMIT usageChanged();
     Q_EMIT historyReplaced();
+    if (policyWasSet)
+        Q_EMIT compactionPolicyChanged(d->compactionPolicy);
     Q_EMIT sessionChanged(QString());
 }
 
@@ -869,6 +911,9 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
         q->setWorkspace(loaded.session.workspace);
     history = std::move(projected);
     undoableSeq = CompactionUndo::latestInEffect(loaded.events);
+    compactionPolicy = SessionEvent::latestPolicy(loaded.events); // issue 16: the session keeps its policy
+    if (!compactionPolicy.isDefault())
+        Q_EMIT q->compactionPolicyChanged(compactionPolicy);
     for (Message &message : history) {
         if (message.role == Message::Role::User)
             message.content = stripModeSuffix(message.content); // a mode saved by an older version

@@ -3,6 +3,7 @@
 #include "agent/contextbreakdown.h"
 #include "base/result.h"
 #include "conversation/agentmode.h"
+#include "conversation/compactionpolicy.h"
 #include "conversation/message.h"
 #include "conversation/permissionrequest.h"
 #include "conversation/streamevent.h"
@@ -58,6 +59,13 @@ public:
     // unless yolo.
     void setInteractive(bool interactive);
     bool isInteractive() const;
+
+    // The session's automatic-compaction threshold and summary detail (issue 16). A change is recorded in
+    // the transcript as a compaction_policy event (when no session exists yet, once it is created), applies
+    // from the next turn or compaction on, and comes back when the session is opened again. A new
+    // conversation starts with the defaults, the seed's.
+    void setCompactionPolicy(const CompactionPolicy &policy);
+    CompactionPolicy compactionPolicy() const;
 
     // --- conversation ---
     // Starts a turn with the user's text. Fails (nothing changes) when busy or the client is not ready.
@@ -130,6 +138,10 @@ Q_SIGNALS:
     void permissionSettled(quint64 requestId); // answered, or cancelled with the turn
     void questionAsked(quint64 questionId, const QJsonObject &questions);
     void notification(const QString &text);
+    // The policy in effect changed: set here, or read from a session that was opened, or reset by a new one.
+    void compactionPolicyChanged(const keen::CompactionPolicy &policy);
+    // A change of policy was written to the transcript (its chat row).
+    void compactionPolicySaved(const keen::CompactionPolicy &policy);
     void usageChanged();
     void historyReplaced();
     void sessionChanged(const QString &sessionId);

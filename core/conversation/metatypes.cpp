@@ -1,6 +1,7 @@
 #include "conversation/metatypes.h"
 
 #include "base/cancellationtoken.h"
+#include "conversation/compactionpolicy.h"
 #include "conversation/message.h"
 #include "conversation/streamevent.h"
 #include "conversation/streamoptions.h"
@@ -11,6 +12,7 @@ namespace keen {
 void registerCoreMetaTypes()
 {
     qRegisterMetaType<keen::CancellationToken>();
+    qRegisterMetaType<keen::CompactionPolicy>();
     qRegisterMetaType<keen::Message>();
     qRegisterMetaType<keen::MessageList>();
     qRegisterMetaType<keen::StreamEvent>();

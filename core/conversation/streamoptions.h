@@ -1,5 +1,7 @@
 #pragma once
 
+#include "conversation/compactionpolicy.h"
+
 #include <QMetaType>
 #include <QString>
 
@@ -26,6 +28,9 @@ struct StreamOptions
     // A manual compaction request (history + prompt as the last user message): when it would not fit the
     // input budget, the loop summarises it in parts that each fit (issue 16, CompactionSlicer).
     bool manualCompaction = false;
+    // The session's threshold and summary detail (issue 16); the defaults are the seed's. With automatic
+    // compaction off, a request over the input budget is not sent: the turn stops with a message instead.
+    CompactionPolicy compactionPolicy;
 };
 
 } // namespace keen

@@ -48,6 +48,21 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             options.yolo = true;
         } else if (flag == QLatin1String("--undo-compaction")) {
             options.undoCompaction = true;
+        } else if (flag == QLatin1String("--compact-threshold")) {
+            if (!value(options.compactThreshold))
+                return R::failure(tr("--compact-threshold needs a value: a percentage from %1 to %2, or off")
+                                      .arg(CompactionPolicy::MinThresholdPercent)
+                                      .arg(CompactionPolicy::MaxThresholdPercent));
+            if (auto checked = CompactionPolicy::withThreshold({}, options.compactThreshold); !checked)
+                return R::failure(checked.error());
+        } else if (flag == QLatin1String("--compact-detail")) {
+            QString detail;
+            if (!value(detail))
+                return R::failure(tr("--compact-detail needs a value: brief, normal or detailed"));
+            options.compactDetail = CompactionPolicy::detailFromName(detail);
+            if (!options.compactDetail)
+                return R::failure(
+                    tr("--compact-detail must be brief, normal or detailed, not \"%1\"").arg(detail));
         } else if (flag == QLatin1String("--compact")) {
             options.compact = true;
             if (inlineValue)
@@ -82,6 +97,12 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             return R::failure(tr("--compact needs --session ID"));
         if (options.compactFocus.isEmpty())
             options.compactFocus = words.join(QLatin1Char(' '));
+        return options;
+    }
+    if (words.isEmpty() && stdinText.isEmpty() && !options.launch.sessionId.isEmpty() &&
+        (!options.compactThreshold.isEmpty() || options.compactDetail)) {
+        options.policyOnly =
+            true; // `run --session ID --compact-threshold 70`: record the policy, nothing else
         return options;
     }
     options.prompt = words.join(QLatin1Char(' '));
@@ -238,6 +259,36 @@ int HeadlessRunner::run(const Options &options)
             return fail(opened.error());
         if (!options.launch.workspace.isEmpty())
             m_session->setWorkspace(options.launch.workspace);
+    }
+    if (!options.compactThreshold.isEmpty() || options.compactDetail) {
+        // Issue 16: on top of the session's own policy (an opened one keeps its transcript's).
+        CompactionPolicy policy = m_session->compactionPolicy();
+        if (!options.compactThreshold.isEmpty()) {
+            auto changed = CompactionPolicy::withThreshold(policy, options.compactThreshold);
+            if (!changed)
+                return fail(changed.error());
+            policy = *changed;
+        }
+        if (options.compactDetail)
+            policy.detail = *options.compactDetail;
+        const bool changed = policy != m_session->compactionPolicy();
+        QEventLoop saved;
+        bool failed = false;
+        connect(m_session.get(), &AgentSession::compactionPolicySaved, &saved, &QEventLoop::quit);
+        connect(m_session.get(), &AgentSession::errorOccurred, &saved, [&failed, &saved] {
+            failed = true;
+            saved.quit();
+        });
+        m_session->setCompactionPolicy(policy);
+        if (options.policyOnly) {
+            if (changed)
+                saved.exec(); // on disk before the process says so and exits
+            if (failed)
+                return Failure; // the warning above named why
+            m_err << tr("Compaction policy: %1.").arg(policy.describe()) << '\n';
+            m_err.flush();
+            return Success;
+        }
     }
     if (options.undoCompaction) {
         // No request is sent: the provider is needed only for the window the restored history must fit.

@@ -2,6 +2,7 @@
 
 #include "base/result.h"
 #include "config/launchoptions.h"
+#include "conversation/compactionpolicy.h"
 #include "conversation/tokenusage.h"
 #include "providers/clientconfig.h"
 
@@ -38,6 +39,11 @@ public:
         bool compact = false;
         QString compactFocus;
         bool undoCompaction = false; // --undo-compaction: undo the session's latest compaction (issue 16)
+        // --compact-threshold 50..95|off, --compact-detail brief|normal|detailed (issue 16): the session's
+        // policy from this run on, recorded in its transcript; unset keeps the session's own.
+        QString compactThreshold;
+        std::optional<CompactionPolicy::Detail> compactDetail;
+        bool policyOnly = false; // one of them with --session and no prompt: only the policy is recorded
         bool yolo = false;
     };
 

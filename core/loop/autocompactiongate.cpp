@@ -13,7 +13,7 @@ bool AutoCompactionGate::preconditionsHold() const
 
 bool AutoCompactionGate::allows() const
 {
-    return preconditionsHold() && ContextBudget::shouldAutoCompact(estimatedTokens, budget);
+    return preconditionsHold() && ContextBudget::shouldAutoCompact(estimatedTokens, budget, thresholdPercent);
 }
 
 } // namespace keen

@@ -17,6 +17,7 @@ struct AutoCompactionGate
     // The provider needs that pending state reconciled before compacting over it
     // (ProviderProtocol::compactionWaitsForReconciledPending).
     bool providerWaitsForPending = false;
+    int thresholdPercent = 90; // the session's policy (issue 16); the seed's 90% by default
     qint64 estimatedTokens = 0;
     qint64 budget = 0;
 

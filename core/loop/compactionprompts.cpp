@@ -61,6 +61,32 @@ QString automaticPrompt()
                           "the structured summary only, without any preamble.");
 }
 
+QString detailGuidance(CompactionPolicy::Detail detail)
+{
+    switch (detail) {
+    case CompactionPolicy::Detail::Brief:
+        return QStringLiteral(
+            "Detail level: brief. Keep the summary short: the goal, the instructions that still apply, the "
+            "current state and the next step, with the exact paths, commands and errors needed to go on. "
+            "Leave out background, history of attempts and anything that was finished and no longer "
+            "matters.");
+    case CompactionPolicy::Detail::Normal:
+        break;
+    case CompactionPolicy::Detail::Detailed:
+        return QStringLiteral(
+            "Detail level: detailed. Keep more than usual: every decision with its reason, every file "
+            "touched and what changed in it, the attempts that failed and why, exact error messages, "
+            "numbers, identifiers and the relevant parts of tool results.");
+    }
+    return {};
+}
+
+QString withDetail(const QString &prompt, CompactionPolicy::Detail detail)
+{
+    const QString guidance = detailGuidance(detail);
+    return guidance.isEmpty() ? prompt : prompt + QStringLiteral("\n\n") + guidance;
+}
+
 QString toolCallsDisabledMessage()
 {
     return QStringLiteral("Tool calls are disabled during compaction; use the history.");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "base/result.h"
+#include "conversation/compactionpolicy.h"
 #include "conversation/message.h"
 
 #include <QString>
@@ -20,6 +21,12 @@ QString guidance();
 QString manualPrompt(const QString &focus = QString());
 // Automatic: final user message of the private compaction request.
 QString automaticPrompt();
+
+// The session's detail level (issue 16) as guidance for the summary; empty for Normal, the seed's.
+QString detailGuidance(CompactionPolicy::Detail detail);
+// prompt (the seed's, unchanged) followed by the detail guidance: the history before the prompt, the cached
+// prefix, is never touched, and with the default detail the prompt comes back as it was.
+QString withDetail(const QString &prompt, CompactionPolicy::Detail detail);
 
 // The refusal every tool call gets while a compaction runs (S14).
 QString toolCallsDisabledMessage();

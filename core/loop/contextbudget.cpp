@@ -1,5 +1,7 @@
 #include "loop/contextbudget.h"
 
+#include "conversation/compactionpolicy.h"
+
 #include <algorithm>
 
 namespace keen::ContextBudget {
@@ -30,16 +32,18 @@ qint64 inputBudget(qint64 contextWindow)
     return std::max<qint64>(1, contextWindow - margin);
 }
 
-qint64 autoCompactionThreshold(qint64 budget)
+qint64 autoCompactionThreshold(qint64 budget, int percent)
 {
-    return budget - budget / 10;
+    CompactionPolicy policy;
+    policy.thresholdPercent = percent;
+    return policy.thresholdTokens(budget);
 }
 
-bool shouldAutoCompact(qint64 estimatedTokens, qint64 budget)
+bool shouldAutoCompact(qint64 estimatedTokens, qint64 budget, int percent)
 {
     if (budget <= 0)
         return estimatedTokens > 0;
-    return estimatedTokens >= autoCompactionThreshold(budget);
+    return estimatedTokens >= autoCompactionThreshold(budget, percent);
 }
 
 } // namespace keen::ContextBudget

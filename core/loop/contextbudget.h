@@ -19,8 +19,9 @@ qint64 utf8Bytes(QStringView text);
 // window - max(4096, 5% of window), at least 1. Proves S2.
 qint64 inputBudget(qint64 contextWindow);
 // estimate >= budget - budget / 10 (integer division): 95,000 triggers at 85,500, not at 85,499. Proves S3.
-qint64 autoCompactionThreshold(qint64 inputBudget);
-bool shouldAutoCompact(qint64 estimatedTokens, qint64 inputBudget);
+// A session's policy may move it (issue 16): budget - budget * (100 - percent) / 100, the seed's at 90.
+qint64 autoCompactionThreshold(qint64 inputBudget, int percent = 90);
+bool shouldAutoCompact(qint64 estimatedTokens, qint64 inputBudget, int percent = 90);
 
 } // namespace ContextBudget
 } // namespace keen

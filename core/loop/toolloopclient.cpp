@@ -215,6 +215,8 @@ void ToolLoopClient::runLoop(Loop &loop)
         maybeAutoCompact(loop); // S35: before each request of the loop
         if (loop.stopped)
             return;
+        if (overBudgetWithAutomaticOff(loop))
+            return;
 
         ProviderError error;
         Result<ModelTurn> result = collectTurnWithRetry(loop, error);
@@ -518,7 +520,8 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     // S36: every precondition, else the request goes unchanged.
     AutoCompactionGate gate;
     gate.oneShot = loop.options.oneShot;
-    gate.disabled = loop.options.disableAutoCompaction;
+    gate.disabled = loop.options.disableAutoCompaction || !loop.options.compactionPolicy.automatic;
+    gate.thresholdPercent = loop.options.compactionPolicy.thresholdPercent;
     gate.newToolTurn = loop.hasNewToolTurns;
     gate.suppressed = loop.autoCompactOff;
     gate.unreconciledPending = !loop.injectedPending.isEmpty() && !loop.pendingReconciled;
@@ -582,6 +585,33 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     }
     loop.turnStartLen = int(loop.native.messages.size());
     loop.invalidateEstimate();
+}
+
+bool ToolLoopClient::overBudgetWithAutomaticOff(Loop &loop)
+{
+    // Issue 16: the person turned automatic compaction off, so nothing compacts behind their back; but a
+    // request over the input budget is not sent either (the estimate says the provider would refuse it, and
+    // every further tool turn would only grow it). The turn stops here, its progress kept as pending state
+    // for the next turn, and says what to do. Compaction requests themselves are never stopped: a manual one
+    // that does not fit is sliced.
+    if (loop.options.compactionPolicy.automatic || loop.options.oneShot || loop.options.disableAutoCompaction)
+        return false;
+    const qint64 budget = ContextBudget::inputBudget(m_protocol->config().contextWindow);
+    const qint64 estimate = estimateTokens(loop);
+    if (estimate <= budget)
+        return false;
+    ProviderError error;
+    error.kind = ProviderError::Kind::ContextLength;
+    error.message =
+        QCoreApplication::translate(
+            "ToolLoopClient",
+            "the conversation needs about %1 tokens, over the input budget of %2, and automatic "
+            "compaction is off for this session: compact it (Compact, /compact) or turn automatic "
+            "compaction on (Context), then continue")
+            .arg(estimate)
+            .arg(budget);
+    finishWithError(loop, error);
+    return true;
 }
 
 qint64 ToolLoopClient::requestBytes(const NativeHistory &native, const ToolSpecList &tools) const
@@ -756,7 +786,10 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
     // user message (S37). Sent whenever it fits the input budget.
     const qint64 budgetBytes = ContextBudget::inputBudget(m_protocol->config().contextWindow) * 3;
     NativeHistory whole = parent.native;
-    m_protocol->appendUserText(whole, CompactionPrompts::automaticPrompt());
+    // The seed's prompt, then the session's detail guidance (issue 16): the cached prefix stays the same.
+    const QString prompt = CompactionPrompts::withDetail(CompactionPrompts::automaticPrompt(),
+                                                         parent.options.compactionPolicy.detail);
+    m_protocol->appendUserText(whole, prompt);
     if (requestBytes(whole, parent.toolSpecs) <= budgetBytes) {
         const Result<QString> summary =
             runSummaryRequest(parent, whole, parent.toolSpecs, childCancel, usage);
@@ -770,8 +803,8 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
     // The pending state sits right before the latest user message in the native request.
     const MessageList conversation = withPendingTurn(parent.compactionHistory, parent.injectedPending,
                                                      lastUserMessageIndex(parent.compactionHistory));
-    const Result<NativeHistory> last = summariseEarlierParts(
-        parent, conversation, CompactionPrompts::automaticPrompt(), childCancel, usage, strategy);
+    const Result<NativeHistory> last =
+        summariseEarlierParts(parent, conversation, prompt, childCancel, usage, strategy);
     if (!last)
         return Result<MessageList>::failure(last.error());
     const Result<QString> summary = runSummaryRequest(parent, *last, {}, childCancel, usage);

@@ -40,6 +40,9 @@ private:
 
     void runLoop(Loop &loop);
     void maybeAutoCompact(Loop &loop);
+    // With automatic compaction off (issue 16): true when the next request would exceed the input budget;
+    // the turn then ended with a message saying so.
+    bool overBudgetWithAutomaticOff(Loop &loop);
     // One private summary request on native with the tool definitions tools: the nested one-shot loop, tool
     // calls refused, text and usage collected (S38, S39). Returns the assistant text after the last tool
     // activity.

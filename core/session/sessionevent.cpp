@@ -16,6 +16,7 @@ constexpr QLatin1StringView kUserMessage("user_message");
 constexpr QLatin1StringView kAssistantTurn("assistant_turn");
 constexpr QLatin1StringView kCompactionApplied("compaction_applied");
 constexpr QLatin1StringView kCompactionReverted("compaction_reverted");
+constexpr QLatin1StringView kCompactionPolicy("compaction_policy");
 constexpr QLatin1StringView kRevertsSeq("reverts_seq");
 constexpr QLatin1StringView kSessionId("session_id");
 constexpr QLatin1StringView kCreatedAt("created_at");
@@ -43,6 +44,8 @@ QLatin1StringView payloadKey(SessionEvent::Kind kind)
         return kCompactionApplied;
     case SessionEvent::Kind::CompactionReverted:
         return kCompactionReverted;
+    case SessionEvent::Kind::CompactionPolicy:
+        return kCompactionPolicy;
     case SessionEvent::Kind::Unknown:
         break;
     }
@@ -141,6 +144,27 @@ SessionEvent::Revert readRevert(const QJsonObject &payload)
     return revert;
 }
 
+SessionEvent::Policy readPolicy(const QJsonObject &payload)
+{
+    SessionEvent::Policy policy;
+    policy.policy = CompactionPolicy::fromJson(payload);
+    // What the typed policy would not write back the same way (a value out of range, a missing field).
+    const QJsonObject written = policy.policy.toJson();
+    for (auto it = written.begin(); it != written.end(); ++it) {
+        const QJsonValue original = payload.value(it.key());
+        if (original.isUndefined())
+            policy.extras.keepAbsent(QLatin1StringView(it.key().toLatin1()));
+        else if (original != it.value())
+            policy.extras.keep(it.key(), original);
+    }
+    QStringList known = written.keys();
+    for (auto it = payload.begin(); it != payload.end(); ++it) {
+        if (!known.contains(it.key()))
+            policy.extras.keep(it.key(), it.value());
+    }
+    return policy;
+}
+
 QJsonObject payloadJson(const SessionEvent &event)
 {
     QJsonObject payload;
@@ -176,6 +200,9 @@ QJsonObject payloadJson(const SessionEvent &event)
         payload.insert(kRevertsSeq, qint64(revert->revertsSeq));
         payload.insert(kStatus, revert->status);
         revert->extras.applyTo(payload);
+    } else if (const auto *policy = event.policy()) {
+        payload = policy->policy.toJson();
+        policy->extras.applyTo(payload);
     }
     return payload;
 }
@@ -202,7 +229,7 @@ QString SessionEvent::kindName(Kind kind)
 std::optional<SessionEvent::Kind> SessionEvent::kindFromName(const QString &name)
 {
     for (const Kind kind : {Kind::SessionStarted, Kind::UserMessage, Kind::AssistantTurn,
-                            Kind::CompactionApplied, Kind::CompactionReverted}) {
+                            Kind::CompactionApplied, Kind::CompactionReverted, Kind::CompactionPolicy}) {
         if (name == payloadKey(kind))
             return kind;
     }
@@ -287,6 +314,9 @@ std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object, QS
     case Kind::CompactionReverted:
         event.payload = readRevert(payload);
         break;
+    case Kind::CompactionPolicy:
+        event.payload = readPolicy(payload);
+        break;
     case Kind::Unknown:
         break;
     }
@@ -343,6 +373,23 @@ SessionEvent SessionEvent::compactionReverted(quint64 revertsSeq, const QString 
     event.kind = Kind::CompactionReverted;
     event.payload = Revert{revertsSeq, status, {}};
     return event;
+}
+
+SessionEvent SessionEvent::compactionPolicy(const keen::CompactionPolicy &policy)
+{
+    SessionEvent event;
+    event.kind = Kind::CompactionPolicy;
+    event.payload = Policy{policy, {}};
+    return event;
+}
+
+keen::CompactionPolicy SessionEvent::latestPolicy(const QList<SessionEvent> &events)
+{
+    for (auto it = events.crbegin(); it != events.crend(); ++it) {
+        if (const Policy *policy = it->policy())
+            return policy->policy;
+    }
+    return {};
 }
 
 QString SessionEvent::content() const

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "conversation/compactionpolicy.h"
 #include "conversation/compactionstrategy.h"
 #include "conversation/message.h"
 #include "session/jsonfields.h"
@@ -28,6 +29,7 @@ struct SessionEvent
         AssistantTurn,
         CompactionApplied,
         CompactionReverted,
+        CompactionPolicy,
         Unknown
     };
 
@@ -76,6 +78,13 @@ struct SessionEvent
         JsonFields extras;
         bool operator==(const Revert &) const = default;
     };
+    // The session's compaction policy from here on (issue 16, docs/SESSION_FORMAT.md); the latest one holds.
+    struct Policy
+    {
+        keen::CompactionPolicy policy;
+        JsonFields extras;
+        bool operator==(const Policy &) const = default;
+    };
     // An event kind this app does not know: everything but seq is in SessionEvent::extras.
     struct Other
     {
@@ -84,7 +93,7 @@ struct SessionEvent
 
     quint64 seq = 0; // assigned by the session store when written
     Kind kind = Kind::UserMessage;
-    std::variant<User, Started, Assistant, Compaction, Revert, Other> payload;
+    std::variant<User, Started, Assistant, Compaction, Revert, Policy, Other> payload;
     // Fields beside seq, kind and the payload; for an unknown kind, every field but seq.
     JsonFields extras;
 
@@ -113,6 +122,9 @@ struct SessionEvent
                                           const MessageList &messages,
                                           const CompactionStrategy &strategy = CompactionStrategy());
     static SessionEvent compactionReverted(quint64 revertsSeq, const QString &status);
+    static SessionEvent compactionPolicy(const keen::CompactionPolicy &policy);
+    // The policy the latest compaction_policy of events set; the defaults (the seed's) when there is none.
+    static keen::CompactionPolicy latestPolicy(const QList<SessionEvent> &events);
 
     // The payload of the event's kind, or nullptr.
     const Started *started() const { return std::get_if<Started>(&payload); }
@@ -120,6 +132,7 @@ struct SessionEvent
     const Assistant *assistant() const { return std::get_if<Assistant>(&payload); }
     const Compaction *compaction() const { return std::get_if<Compaction>(&payload); }
     const Revert *revert() const { return std::get_if<Revert>(&payload); }
+    const Policy *policy() const { return std::get_if<Policy>(&payload); }
 
     // Shortcuts to payload fields; empty when the event has no such field.
     QString content() const;                         // user_message.content

@@ -234,6 +234,11 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
         case SessionEvent::Kind::CompactionReverted:
             md += QStringLiteral("*↶ ") + SessionExporter::tr("Compaction undone.") + QStringLiteral("*\n\n");
             break;
+        case SessionEvent::Kind::CompactionPolicy:
+            md += QLatin1Char('*') +
+                  SessionExporter::tr("Compaction policy: %1.").arg(event.policy()->policy.describe()) +
+                  QStringLiteral("*\n\n");
+            break;
         }
     }
     while (md.endsWith(QStringLiteral("\n\n")))

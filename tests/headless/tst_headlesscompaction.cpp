@@ -108,6 +108,14 @@ private Q_SLOTS:
     void undoCompactionAfterLaterTurns();
     void undoThatNoLongerFitsSaysSo_data();
     void undoThatNoLongerFitsSaysSo();
+    void policyThresholdMovesAutomaticCompaction_data();
+    void policyThresholdMovesAutomaticCompaction();
+    void automaticOffStopsAtTheInputBudget_data();
+    void automaticOffStopsAtTheInputBudget();
+    void detailGuidanceFollowsTheSeedPrompt_data();
+    void detailGuidanceFollowsTheSeedPrompt();
+    void resumedSessionKeepsItsPolicy_data();
+    void resumedSessionKeepsItsPolicy();
 };
 
 namespace {
@@ -910,6 +918,289 @@ void TestHeadlessCompaction::undoThatNoLongerFitsSaysSo()
     QVERIFY2(headless.err.contains(QStringLiteral("--compact to compact it again")),
              qPrintable(headless.err));
     QCOMPARE(headless.runner.session().messages().first(), Message::user(QStringLiteral("read huge.txt")));
+}
+
+namespace {
+
+// mid.txt: about 20,000 estimated tokens in the small window once read, with the system prompt and the tools:
+// over 60% of its input budget (17,943), under 90% (26,914).
+void writeMidFile(const QString &root)
+{
+    QFile mid(QDir(root).filePath(QStringLiteral("mid.txt")));
+    QVERIFY(mid.open(QIODevice::WriteOnly));
+    for (int i = 0; i < 480; ++i)
+        mid.write(QByteArray(99, char('a' + i % 26)) + '\n');
+}
+
+HeadlessRunner::Options policyRun(const Rig &rig, const QString &prompt, const QString &threshold,
+                                  std::optional<CompactionPolicy::Detail> detail = std::nullopt,
+                                  const QString &sessionId = QString())
+{
+    HeadlessRunner::Options options;
+    options.prompt = prompt;
+    options.compactThreshold = threshold;
+    options.compactDetail = detail;
+    options.launch.sessionId = sessionId;
+    options.launch.workspace = rig.workspace();
+    options.policyOnly = prompt.isEmpty(); // what parseArguments makes of flags without a prompt
+    return options;
+}
+
+QList<SessionEvent> eventsOf(AgentSession &session)
+{
+    auto loaded = session.sessionStore().load(session.sessionId());
+    return loaded ? loaded->events : QList<SessionEvent>();
+}
+
+} // namespace
+
+void TestHeadlessCompaction::policyThresholdMovesAutomaticCompaction_data()
+{
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QString>("threshold"); // --compact-threshold; empty: not given
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<bool>("compacts");
+    for (const QString &provider : ProviderScript::providers()) {
+        QTest::newRow(qPrintable(provider + QStringLiteral(" 60% mid")))
+            << provider << QStringLiteral("60") << QStringLiteral("mid.txt") << true;
+        QTest::newRow(qPrintable(provider + QStringLiteral(" default mid")))
+            << provider << QString() << QStringLiteral("mid.txt") << false;
+        QTest::newRow(qPrintable(provider + QStringLiteral(" off big")))
+            << provider << QStringLiteral("off") << QStringLiteral("big.txt") << false;
+        QTest::newRow(qPrintable(provider + QStringLiteral(" 90% big")))
+            << provider << QStringLiteral("90") << QStringLiteral("big.txt") << true;
+    }
+}
+
+// Issue 16 "Policy per session", proves S3, S35, S36 with a moved threshold: `run --compact-threshold 60`
+// compacts after a read that the seed's 90% lets through; `off` never compacts automatically, not even over
+// 90%; 90 given explicitly is the default and records nothing.
+void TestHeadlessCompaction::policyThresholdMovesAutomaticCompaction()
+{
+    QFETCH(QString, provider);
+    QFETCH(QString, threshold);
+    QFETCH(QString, file);
+    QFETCH(bool, compacts);
+    Rig rig(provider, SmallWindow);
+    writeMidFile(rig.workspace());
+    HeadlessRun headless(rig);
+    const QString read = arguments({{QStringLiteral("path"), file}});
+    QList<FakeProviderServer::Response> script{
+        ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), read)};
+    if (compacts)
+        script.append(ProviderScript::text(provider, QStringLiteral("## Goal\nread the file")));
+    script.append(ProviderScript::text(provider, QStringLiteral("Read it.")));
+    rig.enqueue(script);
+    QCOMPARE(headless.runGuarded(policyRun(rig, QStringLiteral("read ") + file, threshold)),
+             int(HeadlessRunner::Success));
+    QCOMPARE(headless.out, QStringLiteral("Read it.\n"));
+
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), script.size());
+    QCOMPARE(ProviderScript::finalUserText(provider, requests.at(1).json.object()) ==
+                 CompactionPrompts::automaticPrompt(),
+             compacts);
+    // The estimate of the request the compaction was considered before, against the input budget.
+    const qint64 budget = ContextBudget::inputBudget(SmallWindow);
+    const qint64 estimate = ContextBudget::estimateTokens(requests.at(1).body.size());
+    if (file == QLatin1String("mid.txt"))
+        QVERIFY2(estimate < ContextBudget::autoCompactionThreshold(budget),
+                 qPrintable(QString::number(estimate)));
+    else
+        QVERIFY2(estimate >= ContextBudget::autoCompactionThreshold(budget) && estimate < budget,
+                 qPrintable(QString::number(estimate)));
+
+    const QList<SessionEvent> events = eventsOf(headless.runner.session());
+    QCOMPARE(kinds(events).contains(QStringLiteral("compaction_applied")), compacts);
+    const bool recorded = threshold == QLatin1String("60") || threshold == QLatin1String("off");
+    QCOMPARE(kinds(events).contains(QStringLiteral("compaction_policy")), recorded);
+    if (recorded) {
+        // Written when the session was created, before the person's message.
+        QCOMPARE(events.at(1).kind, SessionEvent::Kind::CompactionPolicy);
+        QCOMPARE(events.at(1).policy()->policy.automatic, threshold != QLatin1String("off"));
+        if (threshold == QLatin1String("60"))
+            QCOMPARE(events.at(1).policy()->policy.thresholdPercent, 60);
+    }
+}
+
+void TestHeadlessCompaction::automaticOffStopsAtTheInputBudget_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16: with automatic compaction off, a tool turn that would push the next request over the input
+// budget does not send it (no silent over-budget loop, nothing compacted behind the person's back): the turn
+// stops with a message saying what to do, and a manual compaction then works (sliced, every request within
+// the budget). Proves S36 (no automatic attempt) and S30's neighbour: the turn's output is kept.
+void TestHeadlessCompaction::automaticOffStopsAtTheInputBudget()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, SmallWindow);
+    HeadlessRun headless(rig);
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    const QString readNotes = arguments({{QStringLiteral("path"), QStringLiteral("notes.txt")}});
+    // notes.txt first so the big read is the second tool turn; then one more request would be needed.
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readNotes),
+         ProviderScript::toolCall(provider, QStringLiteral("call_2"), QStringLiteral("read_file"), readBig),
+         ProviderScript::toolCall(provider, QStringLiteral("call_3"), QStringLiteral("read_file"), readBig),
+         ProviderScript::text(provider, QStringLiteral("never sent"))});
+    QCOMPARE(headless.runGuarded(policyRun(rig, QStringLiteral("read everything"), QStringLiteral("off"))),
+             int(HeadlessRunner::Failure));
+    QVERIFY2(headless.err.contains(QStringLiteral("automatic compaction is off for this session")),
+             qPrintable(headless.err));
+    QVERIFY2(headless.err.contains(QStringLiteral("/compact")), qPrintable(headless.err));
+    const qint64 budget = ContextBudget::inputBudget(SmallWindow);
+    auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 3); // the request after the second big read never left
+    for (const FakeProviderServer::Request &request : requests) {
+        QVERIFY(ProviderScript::finalUserText(provider, request.json.object()) !=
+                CompactionPrompts::automaticPrompt());
+        QVERIFY(ContextBudget::estimateTokens(request.body.size()) <= budget);
+    }
+    const QList<SessionEvent> events = eventsOf(headless.runner.session());
+    QVERIFY(!kinds(events).contains(QStringLiteral("compaction_applied")));
+    QCOMPARE(events.constLast().kind, SessionEvent::Kind::AssistantTurn);
+    QVERIFY(events.constLast().error().contains(QStringLiteral("automatic compaction is off")));
+
+    // Manual compaction still works (summarised in parts when the history it reads is over the budget).
+    rig.server().clearRequests();
+    SummaryResponder responder(rig, CompactionPrompts::manualPrompt(), {});
+    HeadlessRunner::Options compact;
+    compact.compact = true;
+    compact.launch.sessionId = headless.runner.session().sessionId();
+    compact.launch.workspace = rig.workspace();
+    QCOMPARE(headless.runGuarded(compact), int(HeadlessRunner::Success));
+    requests = rig.server().requests();
+    QCOMPARE(requests.size(), responder.summaries);
+    for (const FakeProviderServer::Request &request : requests)
+        QVERIFY(ContextBudget::estimateTokens(request.body.size()) <= budget);
+    QCOMPARE(eventsOf(headless.runner.session()).constLast().kind, SessionEvent::Kind::CompactionApplied);
+    // The session is still off after the compaction.
+    QVERIFY(!headless.runner.session().compactionPolicy().automatic);
+}
+
+void TestHeadlessCompaction::detailGuidanceFollowsTheSeedPrompt_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16: the detail level is guidance after the seed's prompt, in the same final user message; the
+// history before it (the cached prefix) is byte for byte the same. With the defaults, set explicitly or not,
+// the request is exactly the seed's. Proves S13, S20, S23 (manual) and S37 (automatic) under a policy.
+void TestHeadlessCompaction::detailGuidanceFollowsTheSeedPrompt()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    AgentSession plain;
+    AgentSession defaults;
+    AgentSession brief;
+    for (AgentSession *session : {&plain, &defaults, &brief})
+        rig.setUp(*session);
+    defaults.setCompactionPolicy(CompactionPolicy());
+    CompactionPolicy briefPolicy;
+    briefPolicy.detail = CompactionPolicy::Detail::Brief;
+    brief.setCompactionPolicy(briefPolicy);
+    QList<QByteArray> bodies;
+    for (AgentSession *session : {&plain, &defaults, &brief}) {
+        rig.enqueue({ProviderScript::text(provider, QStringLiteral("Hello."))});
+        QVERIFY(finishTurn(*session, [&] { return session->submit(QStringLiteral("hi")); }));
+        rig.server().clearRequests();
+        rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nGreet."))});
+        QVERIFY(finishTurn(*session, [&] { return session->compact(); }));
+        QCOMPARE(rig.server().requests().size(), 1);
+        bodies.append(withoutSessionId(rig.server().requests().at(0).body, session->sessionId()));
+        QCOMPARE(session->messages(), MessageList{Message::user(QStringLiteral("## Goal\nGreet."))});
+    }
+    const QString guidance = CompactionPrompts::detailGuidance(CompactionPolicy::Detail::Brief);
+    QVERIFY(!guidance.isEmpty());
+    QVERIFY(CompactionPrompts::detailGuidance(CompactionPolicy::Detail::Normal).isEmpty());
+    QCOMPARE(bodies.at(1), bodies.at(0));
+    QCOMPARE(ProviderScript::finalUserText(provider, QJsonDocument::fromJson(bodies.at(0)).object()),
+             CompactionPrompts::manualPrompt());
+    QCOMPARE(ProviderScript::finalUserText(provider, QJsonDocument::fromJson(bodies.at(2)).object()),
+             CompactionPrompts::manualPrompt() + QStringLiteral("\n\n") + guidance);
+    // Everything else, the history and the seed's prompt included, is byte for byte the default request.
+    QByteArray withoutGuidance = bodies.at(2);
+    withoutGuidance.replace(QByteArray(QByteArray("\\n\\n") + guidance.toUtf8()), QByteArray());
+    QCOMPARE(withoutGuidance, bodies.at(0));
+    QVERIFY(!kinds(eventsOf(plain)).contains(QStringLiteral("compaction_policy")));
+    QVERIFY(!kinds(eventsOf(defaults)).contains(QStringLiteral("compaction_policy")));
+
+    // Automatic: `run --compact-detail detailed`; the private request carries the guidance after the prompt.
+    Rig small(provider, SmallWindow);
+    HeadlessRun headless(small);
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    small.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readBig),
+         ProviderScript::text(provider, QStringLiteral("## Goal\nread big.txt")),
+         ProviderScript::text(provider, QStringLiteral("Read it."))});
+    QCOMPARE(headless.runGuarded(policyRun(small, QStringLiteral("read big.txt"), QString(),
+                                           CompactionPolicy::Detail::Detailed)),
+             int(HeadlessRunner::Success));
+    const auto requests = small.server().requests();
+    QCOMPARE(requests.size(), 3);
+    QCOMPARE(ProviderScript::finalUserText(provider, requests.at(1).json.object()),
+             CompactionPrompts::automaticPrompt() + QStringLiteral("\n\n") +
+                 CompactionPrompts::detailGuidance(CompactionPolicy::Detail::Detailed));
+    QCOMPARE(headless.out, QStringLiteral("Read it.\n"));
+}
+
+void TestHeadlessCompaction::resumedSessionKeepsItsPolicy_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16: the policy is an event of the transcript, so `run --session ID` (and the window, which opens
+// sessions the same way) keeps it: a later run without flags compacts at the session's 60% with its brief
+// guidance; `run --session ID --compact-threshold off` with no prompt records a change and sends nothing.
+void TestHeadlessCompaction::resumedSessionKeepsItsPolicy()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, SmallWindow);
+    writeMidFile(rig.workspace());
+    QString sessionId;
+    {
+        HeadlessRun first(rig);
+        rig.enqueue({ProviderScript::text(provider, QStringLiteral("Hello."))});
+        QCOMPARE(first.runGuarded(policyRun(rig, QStringLiteral("hi"), QStringLiteral("60"),
+                                            CompactionPolicy::Detail::Brief)),
+                 int(HeadlessRunner::Success));
+        sessionId = first.runner.session().sessionId();
+    }
+    rig.server().clearRequests();
+    HeadlessRun second(rig);
+    const QString readMid = arguments({{QStringLiteral("path"), QStringLiteral("mid.txt")}});
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readMid),
+         ProviderScript::text(provider, QStringLiteral("## Goal\nread mid.txt")),
+         ProviderScript::text(provider, QStringLiteral("Read it."))});
+    QCOMPARE(
+        second.runGuarded(policyRun(rig, QStringLiteral("read mid.txt"), QString(), std::nullopt, sessionId)),
+        int(HeadlessRunner::Success));
+    QCOMPARE(second.runner.session().compactionPolicy().thresholdPercent, 60);
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 3);
+    QCOMPARE(ProviderScript::finalUserText(provider, requests.at(1).json.object()),
+             CompactionPrompts::automaticPrompt() + QStringLiteral("\n\n") +
+                 CompactionPrompts::detailGuidance(CompactionPolicy::Detail::Brief));
+
+    // A change without a prompt: recorded, nothing sent, and the next open reads it.
+    rig.server().clearRequests();
+    HeadlessRun third(rig);
+    QCOMPARE(third.runGuarded(policyRun(rig, QString(), QStringLiteral("off"), std::nullopt, sessionId)),
+             int(HeadlessRunner::Success));
+    QVERIFY2(third.err.contains(QStringLiteral("automatic compaction off, brief summaries")),
+             qPrintable(third.err));
+    QCOMPARE(rig.server().requests().size(), 0);
+    AgentSession reopened;
+    rig.setUp(reopened);
+    QVERIFY(reopened.openSession(sessionId));
+    QVERIFY(!reopened.compactionPolicy().automatic);
+    QCOMPARE(reopened.compactionPolicy().thresholdPercent, 60);
+    QCOMPARE(reopened.compactionPolicy().detail, CompactionPolicy::Detail::Brief);
+    const QList<SessionEvent> events = eventsOf(reopened);
+    QCOMPARE(events.constLast().kind, SessionEvent::Kind::CompactionPolicy);
 }
 
 QTEST_GUILESS_MAIN(TestHeadlessCompaction)

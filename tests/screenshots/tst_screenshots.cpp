@@ -6,6 +6,7 @@
 #include "chat/chatpanel.h"
 #include "chat/inputeditor.h"
 #include "chat/spinnerline.h"
+#include "contextdialog.h"
 #include "mainwindow.h"
 #include "sessions/sessionbrowserpanel.h"
 #include "settings/settingsdialog.h"
@@ -53,6 +54,7 @@ private Q_SLOTS:
     void openFolderResult();
     void darkPalette();
     void settingsDialog();
+    void contextDialogWithPolicy();
 
 private:
     void save(const QString &name, QWidget *widget = nullptr);
@@ -322,6 +324,23 @@ void TestScreenshots::settingsDialog()
     QVERIFY(QTest::qWaitForWindowExposed(dialog));
     save(QStringLiteral("09-settings-dialog"), dialog);
     dialog->reject();
+}
+
+// Issue 16: the Context dialog's compaction policy and the meter's mark at 70%.
+void TestScreenshots::contextDialogWithPolicy()
+{
+    reply(QStringLiteral("Where is the parser?"), QStringLiteral("In `src/parse.cpp`."));
+    CompactionPolicy policy;
+    policy.thresholdPercent = 70;
+    policy.detail = CompactionPolicy::Detail::Brief;
+    m_window->session()->setCompactionPolicy(policy);
+    m_window->chatPanel()->showContextDialog();
+    ContextDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<ContextDialog *>()) && dialog->isVisible());
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    save(QStringLiteral("10-context-policy"), dialog);
+    dialog->reject();
+    save(QStringLiteral("10-context-policy-window"));
 }
 
 QTEST_MAIN(TestScreenshots)

@@ -588,6 +588,11 @@ QString ChatModel::compactionUndoneText()
     return tr("↶ Compaction undone: the conversation continues from before it.");
 }
 
+QString ChatModel::compactionPolicyText(const CompactionPolicy &policy)
+{
+    return tr("Compaction policy: %1.").arg(policy.describe());
+}
+
 QString ChatModel::compactionRowText(bool automatic, const QString &how)
 {
     if (how.isEmpty())
@@ -641,6 +646,9 @@ void ChatModel::replay(const QList<SessionEvent> &events)
         case SessionEvent::Kind::CompactionReverted:
             markCompactionUndone(event.revert()->revertsSeq);
             addLine(ChatItem::Kind::Status, compactionUndoneText());
+            break;
+        case SessionEvent::Kind::CompactionPolicy:
+            addLine(ChatItem::Kind::Status, compactionPolicyText(event.policy()->policy));
             break;
         }
     }

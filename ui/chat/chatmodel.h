@@ -96,6 +96,8 @@ public:
     void markCompactionUndone(quint64 seq);
     // The status row an undo leaves.
     static QString compactionUndoneText();
+    // The status row of a compaction_policy event, live and replayed (issue 16).
+    static QString compactionPolicyText(const CompactionPolicy &policy);
     // After replay(): the first row that the event with this seq (or the next one that has rows) produced,
     // or -1. The session browser opens a search hit there.
     int rowForSeq(quint64 seq) const;

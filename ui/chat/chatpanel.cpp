@@ -92,6 +92,9 @@ void ChatPanel::connectSession()
                     m_view->focusPendingCard();
             });
     connect(m_session, &AgentSession::notification, this, &ChatPanel::notify);
+    connect(m_session, &AgentSession::compactionPolicySaved, this, [this](const CompactionPolicy &policy) {
+        m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionPolicyText(policy));
+    });
     connect(m_session, &AgentSession::usageChanged, this, &ChatPanel::metricsChanged);
     connect(m_session, &AgentSession::sessionOpened, this, [this](const QList<SessionEvent> &events) {
         if (m_spinner->isOpening()) {
@@ -507,8 +510,10 @@ void ChatPanel::onCompactionUndone(quint64 appliedSeq, qint64 estimatedTokens, q
 
 void ChatPanel::showContextDialog()
 {
-    auto *dialog = new ContextDialog(m_session->contextBreakdown(), this);
+    auto *dialog = new ContextDialog(m_session->contextBreakdown(), m_session->compactionPolicy(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this,
+            [this, dialog] { m_session->setCompactionPolicy(dialog->policy()); });
     dialog->open();
 }
 
