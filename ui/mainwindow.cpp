@@ -545,7 +545,8 @@ void MainWindow::installSessionBrowser()
 
     connect(m_sessionBrowser, &SessionBrowserPanel::sessionOpenRequested, this, &MainWindow::openSession);
     // A search hit opens the session at the matching event (emitted after sessionOpenRequested).
-    // The session opens off the GUI thread: a hit for a session still opening waits for its replay.
+    // The session opens off the GUI thread: a hit for a session still opening waits until its whole history
+    // is in the view.
     auto pendingHit = std::make_shared<std::pair<QString, quint64>>();
     auto scrollToHit = [this](quint64 seq) {
         const int row = m_chat->model()->rowForSeq(seq);
@@ -554,12 +555,13 @@ void MainWindow::installSessionBrowser()
     };
     connect(m_sessionBrowser, &SessionBrowserPanel::searchMatchOpenRequested, this,
             [this, pendingHit, scrollToHit](const QString &sessionId, quint64 seq) {
-                if (m_session->sessionId() == sessionId && !m_session->isOpening())
+                if (m_session->sessionId() == sessionId && !m_session->isOpening() &&
+                    m_chat->isHistoryShown())
                     scrollToHit(seq);
                 else
                     *pendingHit = {sessionId, seq};
             });
-    connect(m_session, &AgentSession::sessionOpened, this, [this, pendingHit, scrollToHit] {
+    connect(m_chat, &ChatPanel::historyShown, this, [this, pendingHit, scrollToHit] {
         const auto [sessionId, seq] = std::exchange(*pendingHit, {});
         if (!sessionId.isEmpty() && sessionId == m_session->sessionId())
             scrollToHit(seq);

@@ -21,6 +21,8 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFuture>
+#include <QFutureWatcher>
+#include <QPromise>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -898,7 +900,11 @@ struct OpenedSession
     Result<LoadedSession> loaded = Result<LoadedSession>::failure(QString());
     MessageList history;
     bool nothingToResume = false;
+    bool preview = false; // only the last events (loadTail), shown while the rest is read
 };
+
+// Enough rows for a tall window's last screen, however short the events are.
+constexpr int PreviewEvents = 60;
 
 } // namespace
 
@@ -948,38 +954,53 @@ void AgentSession::openSessionAsync(const QString &sessionId)
     const std::shared_ptr<SessionStore> store = d->store;
     const QString workspace = d->workspace;
     const QString current = this->sessionId();
-    QtConcurrent::run([store, sessionId, workspace, current] {
-        OpenedSession opened;
-        QString target = sessionId;
-        if (target.isEmpty()) {
-            const QList<SessionInfo> sessions = store->list(workspace);
-            for (const SessionInfo &info : sessions) {
-                if (info.id != current) {
-                    target = info.id;
-                    break;
+    // One worker reads the end of the transcript first, so the window shows the last screen at once (result
+    // 0), then all of it for the history and the rows above (result 1; issue 11: a 30 MB session).
+    auto *watcher = new QFutureWatcher<OpenedSession>(this);
+    connect(watcher, &QFutureWatcher<OpenedSession>::resultReadyAt, this, [this, watcher](int index) {
+        OpenedSession opened = watcher->resultAt(index);
+        if (opened.preview) {
+            if (opened.loaded)
+                Q_EMIT sessionPreviewed(opened.loaded->events);
+            return;
+        }
+        d->opening = false;
+        if (opened.nothingToResume)
+            Q_EMIT sessionOpenFailed(tr("No earlier session to resume."));
+        else if (!opened.loaded)
+            Q_EMIT sessionOpenFailed(opened.loaded.error());
+        else
+            d->applyOpened(std::move(*opened.loaded), std::move(opened.history));
+    });
+    connect(watcher, &QFutureWatcher<OpenedSession>::finished, watcher, &QObject::deleteLater);
+    watcher->setFuture(
+        QtConcurrent::run([store, sessionId, workspace, current](QPromise<OpenedSession> &promise) {
+            QString target = sessionId;
+            if (target.isEmpty()) {
+                const QList<SessionInfo> sessions = store->list(workspace);
+                for (const SessionInfo &info : sessions) {
+                    if (info.id != current) {
+                        target = info.id;
+                        break;
+                    }
+                }
+                if (target.isEmpty()) {
+                    OpenedSession nothing;
+                    nothing.nothingToResume = true;
+                    promise.addResult(std::move(nothing));
+                    return;
                 }
             }
-            if (target.isEmpty()) {
-                opened.nothingToResume = true;
-                return opened;
-            }
-        }
-        opened.loaded = store->load(target);
-        if (opened.loaded)
-            opened.history = buildConversation(opened.loaded->events);
-        return opened;
-    }).then(this, [this](OpenedSession opened) {
-        d->opening = false;
-        if (opened.nothingToResume) {
-            Q_EMIT sessionOpenFailed(tr("No earlier session to resume."));
-            return;
-        }
-        if (!opened.loaded) {
-            Q_EMIT sessionOpenFailed(opened.loaded.error());
-            return;
-        }
-        d->applyOpened(std::move(*opened.loaded), std::move(opened.history));
-    });
+            OpenedSession preview;
+            preview.preview = true;
+            preview.loaded = store->loadTail(target, PreviewEvents);
+            promise.addResult(std::move(preview));
+            OpenedSession opened;
+            opened.loaded = store->load(target);
+            if (opened.loaded)
+                opened.history = buildConversation(opened.loaded->events);
+            promise.addResult(std::move(opened), 1);
+        }));
 }
 
 bool AgentSession::isOpening() const

@@ -96,7 +96,8 @@ public:
     // Opens a saved session: the history continues from its projection. Emits sessionOpened for replay.
     Result<void> openSession(const QString &sessionId);
     // The same without blocking this thread: the transcript is read and projected on a worker, then applied
-    // here. sessionOpening() at once, then sessionOpened() or sessionOpenFailed(). An empty id opens the most
+    // here. sessionOpening() at once, sessionPreviewed() with its last events once they are read, then
+    // sessionOpened() or sessionOpenFailed(). An empty id opens the most
     // recent other session of the workspace (/resume), looked up on the worker too.
     void openSessionAsync(const QString &sessionId);
     bool isOpening() const;
@@ -147,6 +148,9 @@ Q_SIGNALS:
     void sessionChanged(const QString &sessionId);
     // A saved session was opened: its events, for the chat view to replay.
     void sessionOpened(const QList<keen::SessionEvent> &events);
+    // While a session opens: its last events (the same as the last ones sessionOpened brings), read before
+    // the rest so the window can show its last screen first. Nothing of the session is applied yet.
+    void sessionPreviewed(const QList<keen::SessionEvent> &lastEvents);
     void sessionOpening();
     void sessionOpenFailed(const QString &error);
     // Something went wrong outside a turn (persistence, configuration).

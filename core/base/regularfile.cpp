@@ -81,6 +81,11 @@ int openForReading(const QString &path, RegularFile::Read &read)
 
 RegularFile::Read RegularFile::read(const QString &path, qint64 maxBytes)
 {
+    return readTail(path, maxBytes, maxBytes);
+}
+
+RegularFile::Read RegularFile::readTail(const QString &path, qint64 maxBytes, qint64 tailBytes)
+{
     Read read;
     const int fd = openForReading(path, read);
     if (fd < 0)
@@ -90,6 +95,16 @@ RegularFile::Read RegularFile::read(const QString &path, qint64 maxBytes)
         ::close(fd);
         return read;
     }
+    if (size > tailBytes) {
+        read.offset = size - tailBytes;
+        if (::lseek(fd, read.offset, SEEK_SET) < 0) {
+            const int error = errno;
+            ::close(fd);
+            return failure(path, Problem::Unreadable, reason(error));
+        }
+        size = tailBytes;
+    }
+    const qint64 limit = maxBytes - read.offset;
     // The size is a hint: the file may grow meanwhile (an append), never past maxBytes here.
     QByteArray bytes;
     bytes.reserve(size);
@@ -105,7 +120,7 @@ RegularFile::Read RegularFile::read(const QString &path, qint64 maxBytes)
         }
         if (got == 0)
             break;
-        if (bytes.size() + got > maxBytes) {
+        if (bytes.size() + got > limit) {
             ::close(fd);
             return failure(
                 path, Problem::TooLarge,

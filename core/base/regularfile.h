@@ -23,13 +23,17 @@ public:
     {
         QByteArray bytes;
         Problem problem = Problem::None;
-        QString reason; // why it was not read ("Permission denied", "a folder is in its place", ...)
-        QString error;  // "Cannot read <path>: <reason>", empty when read
+        QString reason;    // why it was not read ("Permission denied", "a folder is in its place", ...)
+        QString error;     // "Cannot read <path>: <reason>", empty when read
+        qint64 offset = 0; // where bytes start in the file (readTail)
 
         bool ok() const { return problem == Problem::None; }
     };
 
     static Read read(const QString &path, qint64 maxBytes);
+    // Only the last tailBytes (or all, when shorter), with the same checks: the end of a long transcript,
+    // read first so a window can show it before the rest.
+    static Read readTail(const QString &path, qint64 maxBytes, qint64 tailBytes);
     // The reason read() would fail, without reading: empty for a readable regular file within maxBytes.
     static QString problem(const QString &path, qint64 maxBytes);
 };

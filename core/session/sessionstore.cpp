@@ -498,31 +498,80 @@ Result<QList<quint64>> SessionStore::appendBatch(Session &session, const QList<S
     return seqs;
 }
 
+Result<QString> SessionStore::transcriptOf(const QString &idOrPath) const
+{
+    const QFileInfo asPath(idOrPath);
+    if (idOrPath.contains(QLatin1Char('/')) || asPath.isFile())
+        return asPath.isDir() ? QDir(idOrPath).filePath(kTranscriptName) : idOrPath;
+    // Only located here: summarising it (find()) would read the whole transcript a second time.
+    const QString transcriptPath = locate(m_root, idOrPath);
+    if (transcriptPath.isEmpty())
+        return Result<QString>::failure(
+            SessionStore::tr("No saved session with id %1 in %2").arg(idOrPath, m_root));
+    return transcriptPath;
+}
+
 Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
 {
-    QString transcriptPath;
-    const QFileInfo asPath(idOrPath);
-    if (idOrPath.contains(QLatin1Char('/')) || asPath.isFile()) {
-        transcriptPath = asPath.isDir() ? QDir(idOrPath).filePath(kTranscriptName) : idOrPath;
-    } else {
-        // Only located here: summarising it (find()) would read the whole transcript a second time.
-        transcriptPath = locate(m_root, idOrPath);
-        if (transcriptPath.isEmpty())
-            return Result<LoadedSession>::failure(
-                SessionStore::tr("No saved session with id %1 in %2").arg(idOrPath, m_root));
-    }
-
-    const RegularFile::Read read = RegularFile::read(transcriptPath, MaxTranscriptBytes);
-    if (read.problem == RegularFile::Problem::Missing && !somethingAt(transcriptPath))
+    const Result<QString> transcriptPath = transcriptOf(idOrPath);
+    if (!transcriptPath)
+        return Result<LoadedSession>::failure(transcriptPath.error());
+    const RegularFile::Read read = RegularFile::read(*transcriptPath, MaxTranscriptBytes);
+    if (read.problem == RegularFile::Problem::Missing && !somethingAt(*transcriptPath))
         return Result<LoadedSession>::failure(
-            SessionStore::tr("The transcript %1 does not exist").arg(transcriptPath));
+            SessionStore::tr("The transcript %1 does not exist").arg(*transcriptPath));
     if (!read.ok())
         return Result<LoadedSession>::failure(read.error);
-    const QByteArray &bytes = read.bytes;
+    return parseTranscript(*transcriptPath, read.bytes, 0);
+}
 
+Result<LoadedSession> SessionStore::loadTail(const QString &idOrPath, int minEvents) const
+{
+    const Result<QString> transcriptPath = transcriptOf(idOrPath);
+    if (!transcriptPath)
+        return Result<LoadedSession>::failure(transcriptPath.error());
+    // Back from the end in growing steps until enough whole lines were read.
+    for (qint64 step = 256 * 1024;; step *= 4) {
+        // One byte more than the step tells whether the first line read is whole.
+        RegularFile::Read read = RegularFile::readTail(*transcriptPath, MaxTranscriptBytes, step + 1);
+        if (!read.ok())
+            return Result<LoadedSession>::failure(read.error);
+        if (read.offset > 0) {
+            qsizetype skip = read.bytes.indexOf('\n');
+            skip = skip < 0 ? read.bytes.size() : skip + 1; // the line cut by the start is not read
+            read.bytes.remove(0, skip);
+        }
+        LoadedSession loaded = parseTranscript(*transcriptPath, read.bytes, minEvents);
+        if (loaded.events.size() >= minEvents || read.offset == 0)
+            return loaded;
+    }
+}
+
+LoadedSession SessionStore::parseTranscript(const QString &transcriptPath, const QByteArray &bytes,
+                                            int lastEvents)
+{
     LoadedSession loaded;
     quint64 maxSeq = 0;
-    for (const LineSpan &line : splitLines(bytes)) {
+    QList<LineSpan> lines = splitLines(bytes);
+    if (lastEvents > 0) {
+        // Only the last lines that hold lastEvents valid events are parsed (the whole load reports problems).
+        qsizetype first = lines.size();
+        int valid = 0;
+        while (first > 0 && valid < lastEvents) {
+            --first;
+            auto event = parseLine(bytes.constData() + lines.at(first).start, lines.at(first).size);
+            if (!event) {
+                ++loaded.skippedLines;
+                continue;
+            }
+            maxSeq = std::max(maxSeq, event->seq);
+            loaded.events.append(std::move(*event));
+            ++valid;
+        }
+        std::reverse(loaded.events.begin(), loaded.events.end());
+        lines.clear();
+    }
+    for (const LineSpan &line : std::as_const(lines)) {
         QString problem;
         auto event = parseLine(bytes.constData() + line.start, line.size, &problem);
         if (!event) {

@@ -89,6 +89,10 @@ public:
     // folder name, the one list() reports and find() takes, whatever session_started says. Fails with the
     // file and the reason when the transcript is not a readable regular file within MaxTranscriptBytes.
     Result<LoadedSession> load(const QString &idOrPath) const;
+    // The last events only (at least minEvents of them, or all there are), read from the end of the
+    // transcript back as far as needed: what a window shows first of a long session. The events are the same
+    // as the last ones load() returns; problems are left to load().
+    Result<LoadedSession> loadTail(const QString &idOrPath, int minEvents) const;
     // Newest first (updatedAt, then lastSeq). Empty workspace lists every namespace. A session whose
     // transcript cannot be read is listed too, with SessionInfo::problem set.
     QList<SessionInfo> list(const QString &workspace = QString()) const;
@@ -101,6 +105,11 @@ public:
     int pruneExpired(const QDateTime &cutoff);
 
 private:
+    Result<QString> transcriptOf(const QString &idOrPath) const;
+    // Events of the transcript's lines (only the last lastEvents valid ones when lastEvents > 0).
+    static LoadedSession parseTranscript(const QString &transcriptPath, const QByteArray &bytes,
+                                         int lastEvents);
+
     QString m_root;
 };
 

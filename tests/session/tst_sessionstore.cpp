@@ -2,6 +2,7 @@
 // atomic batch, torn-line load, listing, rename, remove and pruning.
 #include "session/sessionstore.h"
 #include "testenvironment.h"
+#include "workloads.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -106,6 +107,8 @@ private Q_SLOTS:
 
     void loadSkipsMalformedAndTornLines();
     void appendAfterTornLineStartsOnItsOwnLine();
+    void loadTailReadsOnlyTheLastEvents();
+    void loadTailNeverTakesACutLine();
     void loadByIdAndByPath();
     void loadReadsReferenceAgentTranscripts();
     void loadErrorsNameTheFileOrId();
@@ -404,6 +407,74 @@ void TestSessionStore::appendAfterTornLineStartsOnItsOwnLine()
     QCOMPARE(loaded->events.at(1).content(), QStringLiteral("after"));
     QCOMPARE(loaded->events.at(2).content(), QStringLiteral("batched"));
     QCOMPARE(loaded->session.nextSeq, quint64(4));
+}
+
+// Issue 11: a window shows a long session's last screen from the end of its transcript, before the rest is
+// read. Those events are exactly the last ones the whole load returns, a torn or damaged line among them or
+// not.
+void TestSessionStore::loadTailReadsOnlyTheLastEvents()
+{
+    const QString root = m_env->path(QStringLiteral("sessions"));
+    const QString path = test::Workloads::writeBigSession(root, m_workspace, 3000, 3000); // about 9 MB
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::Append));
+        file.write("not json at all\n");
+        file.write("{\"seq\":999999,\"kind\":\"user_mess"); // torn by a crash
+    }
+    const SessionStore store(root);
+    const QString id = QFileInfo(path).dir().dirName();
+    const auto whole = store.load(id);
+    QVERIFY2(whole.ok(), qPrintable(whole.error()));
+    for (const int wanted : {1, 60, 200, 5000}) {
+        const auto tail = store.loadTail(id, wanted);
+        QVERIFY2(tail.ok(), qPrintable(tail.error()));
+        const qsizetype expected = qMin<qsizetype>(wanted, whole->events.size());
+        QVERIFY2(tail->events.size() >= expected && tail->events.size() < expected + 200,
+                 qPrintable(QString::number(tail->events.size())));
+        const qsizetype offset = whole->events.size() - tail->events.size();
+        for (qsizetype i = 0; i < tail->events.size(); ++i) {
+            QCOMPARE(tail->events.at(i).seq, whole->events.at(offset + i).seq);
+            QCOMPARE(tail->events.at(i).toJson(), whole->events.at(offset + i).toJson());
+        }
+        QCOMPARE(tail->session.id, id);
+        QCOMPARE(tail->session.nextSeq, whole->session.nextSeq);
+    }
+    // A missing session is the same clear error as load()'s.
+    const auto missing = store.loadTail(QStringLiteral("0b1c2d3e-0000-4000-8000-00000000dead"), 60);
+    QVERIFY(!missing.ok());
+    QVERIFY(missing.error().contains(QStringLiteral("0b1c2d3e-0000-4000-8000-00000000dead")));
+}
+
+// The tail is read from a byte offset, which mostly falls inside a line: that line is never taken for an
+// event, and a line that starts exactly at the offset is.
+void TestSessionStore::loadTailNeverTakesACutLine()
+{
+    auto session = m_store->create(m_workspace);
+    QVERIFY(session.ok());
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QString(300000, QLatin1Char('a')))).ok());
+    // How many bytes a user message's line has besides its content (the same for every such line here).
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(QStringLiteral("probe"))).ok());
+    const qsizetype overhead = nonEmptyLines(session->transcriptPath).constLast().size() + 1 - 5;
+    constexpr qsizetype firstStep = 256 * 1024; // loadTail's first read
+    // Last lines that start just before, exactly at and just after where that read starts.
+    for (qsizetype lineBytes = firstStep - 2; lineBytes <= firstStep + 2; ++lineBytes) {
+        const QString content(lineBytes - overhead, QLatin1Char('b'));
+        QVERIFY(m_store->append(*session, SessionEvent::userMessage(content)).ok());
+        QCOMPARE(nonEmptyLines(session->transcriptPath).constLast().size() + 1, lineBytes);
+        const auto whole = m_store->load(session->id);
+        QVERIFY(whole.ok());
+        for (const int wanted : {1, 2, 3}) {
+            const auto tail = m_store->loadTail(session->id, wanted);
+            QVERIFY2(tail.ok(), qPrintable(tail.error()));
+            QVERIFY(tail->events.size() >= wanted);
+            QCOMPARE(tail->skippedLines, 0);
+            const qsizetype offset = whole->events.size() - tail->events.size();
+            for (qsizetype i = 0; i < tail->events.size(); ++i)
+                QCOMPARE(tail->events.at(i).toJson(), whole->events.at(offset + i).toJson());
+            QCOMPARE(tail->events.constLast().content(), content);
+        }
+    }
 }
 
 void TestSessionStore::loadByIdAndByPath()

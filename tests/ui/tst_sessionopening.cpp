@@ -1,6 +1,7 @@
 // Opening a session and /resume read the transcript off the GUI thread with a visible busy state (issue 11).
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
+#include "chat/chatview.h"
 #include "chat/inputeditor.h"
 #include "chat/spinnerline.h"
 
@@ -11,7 +12,10 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QScrollBar>
+#include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 using namespace keen;
 
@@ -25,6 +29,8 @@ private Q_SLOTS:
     void openingShowsABusyStateThenTheSession();
     void resumeOpensTheLatestOtherSession();
     void aMissingSessionIsAClearError();
+    void theLastScreenComesFirstThenTheWholeHistory();
+    void rowsComingInAboveDoNotMoveWhatIsRead();
 
 private:
     std::unique_ptr<test::TestEnvironment> m_env;
@@ -69,6 +75,7 @@ void TestSessionOpening::openingShowsABusyStateThenTheSession()
     QCOMPARE(m_panel->model()->rowCount(), 0);
 
     QTRY_COMPARE(m_session->sessionId(), id);
+    QTRY_VERIFY(m_panel->isHistoryShown());
     QVERIFY(m_panel->model()->rowCount() > 1500);
     QVERIFY(!m_panel->spinner()->isRunning());
     QVERIFY(m_panel->input()->isEnabled());
@@ -104,6 +111,86 @@ void TestSessionOpening::aMissingSessionIsAClearError()
     QVERIFY(!item.text.isEmpty());
     QVERIFY(!m_panel->spinner()->isRunning());
     QVERIFY(m_panel->input()->isEnabled());
+}
+
+// Issue 11: a long session shows its last screen from the end of the transcript before the whole file is
+// read; the rows above come in afterwards without moving the view, and the result is exactly what a full
+// replay shows, with the history projected from the whole transcript (compactions included).
+void TestSessionOpening::theLastScreenComesFirstThenTheWholeHistory()
+{
+    const QString path =
+        test::Workloads::writeBigSession(m_env->path(QStringLiteral("sessions")), m_workspace, 2600, 1500);
+    const QString id = QFileInfo(path).dir().dirName();
+    const auto loaded = SessionStore(m_env->path(QStringLiteral("sessions"))).load(id);
+    QVERIFY(loaded.ok());
+    ChatModel full;
+    full.replay(loaded->events);
+
+    int rowsAtPreview = -1;
+    bool openedBeforePreview = false;
+    QSignalSpy opened(m_session.get(), &AgentSession::sessionOpened);
+    connect(m_session.get(), &AgentSession::sessionPreviewed, this, [&] {
+        openedBeforePreview = !opened.isEmpty();
+        rowsAtPreview = m_panel->model()->rowCount();
+    });
+    m_session->openSessionAsync(id);
+    QTRY_VERIFY(rowsAtPreview >= 0);
+    QVERIFY(!openedBeforePreview); // the last screen came before the whole transcript was read
+    QVERIFY(rowsAtPreview > 0 && rowsAtPreview < full.rowCount() / 10);
+    QCOMPARE(m_panel->model()->item(rowsAtPreview - 1).text, full.item(full.rowCount() - 1).text);
+
+    QTRY_VERIFY(!opened.isEmpty());
+    QTRY_VERIFY(m_panel->isHistoryShown());
+    ChatModel *model = m_panel->model();
+    QCOMPARE(model->rowCount(), full.rowCount());
+    for (int row = 0; row < full.rowCount(); ++row) {
+        QCOMPARE(model->item(row).kind, full.item(row).kind);
+        QCOMPARE(model->item(row).text, full.item(row).text);
+    }
+    for (const SessionEvent &event : loaded->events)
+        QCOMPARE(model->rowForSeq(event.seq), full.rowForSeq(event.seq));
+    QScrollBar *bar = m_panel->view()->verticalScrollBar();
+    QTRY_COMPARE(bar->value(), bar->maximum()); // still at the end
+    QCOMPARE(m_session->messages(), buildConversation(loaded->events));
+    QVERIFY(m_session->messages().size() < 1000); // replaced history: compactions were applied
+}
+
+// Issue 11: a person who scrolls up while the rows above the last screen come in keeps reading the same row
+// at the same place.
+void TestSessionOpening::rowsComingInAboveDoNotMoveWhatIsRead()
+{
+    const QString path =
+        test::Workloads::writeBigSession(m_env->path(QStringLiteral("sessions")), m_workspace, 3000, 600);
+    const QString id = QFileInfo(path).dir().dirName();
+    ChatView *view = m_panel->view();
+    QScrollBar *bar = view->verticalScrollBar();
+    bool scrolled = false;
+    QString readRow;
+    int readRowY = 0;
+    // Up a little as soon as the last screen is there, before the rest of the session is read.
+    connect(m_session.get(), &AgentSession::sessionPreviewed, this, [&] {
+        QTimer::singleShot(0, this, [&] {
+            view->doItemsLayout();
+            bar->setValue(bar->maximum() - 120);
+            const QModelIndex top = view->indexAt(QPoint(20, 20));
+            QVERIFY(top.isValid());
+            readRow = m_panel->model()->item(top.row()).text;
+            readRowY = view->visualRect(top).top();
+            scrolled = true;
+        });
+    });
+    m_session->openSessionAsync(id);
+    QTRY_VERIFY(scrolled);
+    QVERIFY(!m_panel->isHistoryShown());
+    const int rowsShownFirst = m_panel->model()->rowCount();
+    QTRY_VERIFY(m_panel->isHistoryShown());
+    QVERIFY(m_panel->model()->rowCount() > 5 * rowsShownFirst);
+    view->doItemsLayout();
+    const QModelIndex top = view->indexAt(QPoint(20, 20));
+    QVERIFY(top.isValid());
+    QCOMPARE(m_panel->model()->item(top.row()).text, readRow);
+    QCOMPARE(view->visualRect(top).top(), readRowY);
+    QVERIFY(!view->isFollowing());
 }
 
 QTEST_MAIN(TestSessionOpening)

@@ -17,6 +17,8 @@ ChatModel::ChatModel(QObject *parent)
         if (!m_pending.isEmpty())
             m_flushTimer.start();
     });
+    m_prependTimer.setInterval(0);
+    connect(&m_prependTimer, &QTimer::timeout, this, &ChatModel::prependSome);
 }
 
 ChatModel::~ChatModel() = default;
@@ -484,6 +486,8 @@ void ChatModel::clear()
 {
     m_flushTimer.stop();
     m_pending.clear();
+    m_prependTimer.stop();
+    m_prepend = Rows();
     beginResetModel();
     m_items.clear();
     m_firstRowOfSeq.clear();
@@ -575,6 +579,10 @@ void ChatModel::markCompaction(quint64 seq)
 
 void ChatModel::markCompactionUndone(quint64 seq)
 {
+    for (ChatItem &item : m_prepend.items) { // rows still to go above
+        if (item.compactionSeq == seq)
+            item.compactionUndone = true;
+    }
     for (int row = 0; row < m_items.size(); ++row) {
         if (m_items.at(row).compactionSeq == seq && !m_items.at(row).compactionUndone) {
             m_items[row].compactionUndone = true;
@@ -653,6 +661,94 @@ void ChatModel::replay(const QList<SessionEvent> &events)
         }
     }
     seal();
+}
+
+ChatModel::Rows ChatModel::replayRows(const QList<SessionEvent> &events)
+{
+    ChatModel scratch;
+    scratch.replay(events);
+    return Rows{std::move(scratch.m_items), std::move(scratch.m_firstRowOfSeq)};
+}
+
+namespace {
+
+// What a replay puts in a row, besides its kind (collapsed is the person's choice, not the replay's).
+bool sameContent(const ChatItem &a, const ChatItem &b)
+{
+    return a.text == b.text && a.toolState == b.toolState && a.label == b.label && a.detail == b.detail &&
+           a.metadata == b.metadata && a.durationNs == b.durationNs && a.toolError == b.toolError &&
+           a.diff.size() == b.diff.size() && a.command == b.command && a.output == b.output &&
+           a.compactionSeq == b.compactionSeq && a.compactionUndone == b.compactionUndone;
+}
+
+} // namespace
+
+void ChatModel::restore(Rows rows)
+{
+    clear();
+    if (rows.items.isEmpty())
+        return;
+    beginInsertRows(QModelIndex(), 0, int(rows.items.size()) - 1);
+    m_items = std::move(rows.items);
+    m_firstRowOfSeq = std::move(rows.firstRowOfSeq);
+    m_attemptStart = int(m_items.size());
+    endInsertRows();
+}
+
+bool ChatModel::completeHistory(Rows full, quint64 firstShownSeq, int shownRows)
+{
+    const auto first = full.firstRowOfSeq.constFind(firstShownSeq);
+    if (first == full.firstRowOfSeq.cend() || shownRows > m_items.size() ||
+        full.items.size() - first.value() != shownRows)
+        return false;
+    const int above = first.value();
+    for (int row = 0; row < shownRows; ++row) {
+        if (m_items.at(row).kind != full.items.at(above + row).kind)
+            return false;
+    }
+    for (int row = 0; row < shownRows; ++row) {
+        const ChatItem &whole = full.items.at(above + row);
+        if (sameContent(m_items.at(row), whole))
+            continue;
+        ChatItem &item = m_items[row];
+        const quint64 id = item.id;
+        const bool collapsed = item.collapsed;
+        item = whole;
+        item.id = id;
+        item.collapsed = collapsed;
+        changed(row);
+    }
+    full.items.resize(above);
+    m_prepend = std::move(full);
+    m_prependTimer.start();
+    return true;
+}
+
+void ChatModel::prependSome()
+{
+    // From the bottom of the older rows up, so the rows already shown never move relative to each other.
+    const qsizetype count = qMin<qsizetype>(PrependBatchRows, m_prepend.items.size());
+    const qsizetype from = m_prepend.items.size() - count;
+    if (count > 0) {
+        beginInsertRows(QModelIndex(), 0, int(count) - 1);
+        for (qsizetype i = m_prepend.items.size() - 1; i >= from; --i) {
+            ChatItem item = std::move(m_prepend.items[i]);
+            item.id = m_nextId++; // ids are this model's
+            m_items.prepend(std::move(item));
+        }
+        m_prepend.items.resize(from);
+        for (int &row : m_firstRowOfSeq)
+            row += int(count);
+        m_attemptStart += int(count);
+        endInsertRows();
+    }
+    if (!m_prepend.items.isEmpty())
+        return; // the timer goes on
+    m_prependTimer.stop();
+    // Row for row what a replay of all events makes: its map of seqs to rows holds.
+    m_firstRowOfSeq = std::move(m_prepend.firstRowOfSeq);
+    m_prepend = Rows();
+    Q_EMIT historyCompleted();
 }
 
 } // namespace keen

@@ -102,6 +102,30 @@ public:
     // or -1. The session browser opens a search hit there.
     int rowForSeq(quint64 seq) const;
 
+    // The rows replay(events) makes, built on any thread (no view sees them): the whole history of a long
+    // session is built on a worker while the window shows its last screen.
+    struct Rows
+    {
+        QList<ChatItem> items;
+        QMap<quint64, int> firstRowOfSeq;
+    };
+    static Rows replayRows(const QList<SessionEvent> &events);
+    // What is shown now, and shows it again in place of whatever is shown then.
+    Rows rows() const { return Rows{m_items, m_firstRowOfSeq}; }
+    void restore(Rows rows);
+    // The rows shown now start with shownRows rows replayed from the session's last events (from the event
+    // firstShownSeq on); full is the replay of all its events. The rows above come in at the top, at most
+    // PrependBatchRows per turn of the event loop, so no turn stalls the window, and a shown row that the
+    // whole replay shows otherwise (an undo further down marks a compaction above) takes the whole replay's
+    // content. Afterwards the rows are what replay(all events) makes; historyCompleted() then. Returns false
+    // and changes nothing when full does not end in rows matching the shown ones.
+    bool completeHistory(Rows full, quint64 firstShownSeq, int shownRows);
+    bool isCompletingHistory() const { return m_prependTimer.isActive(); }
+    static constexpr int PrependBatchRows = 2000;
+
+Q_SIGNALS:
+    void historyCompleted();
+
 private:
     struct Pending
     {
@@ -117,9 +141,12 @@ private:
     void changed(int row);
     int findRunningTool(const QString &callId, const QString &toolName) const;
     void replayTranscript(const QList<TranscriptItem> &transcript);
+    void prependSome();
 
     QList<ChatItem> m_items;
     QMap<quint64, int> m_firstRowOfSeq; // filled by replay()
+    Rows m_prepend; // rows still to go above (completeHistory), and the whole replay's firstRowOfSeq
+    QTimer m_prependTimer;
     QList<Pending> m_pending;
     QTimer m_flushTimer;
     quint64 m_nextId = 1;

@@ -14,8 +14,16 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QThreadPool>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <optional>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <utility>
 
 namespace keen {
 
@@ -96,26 +104,76 @@ void ChatPanel::connectSession()
         m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionPolicyText(policy));
     });
     connect(m_session, &AgentSession::usageChanged, this, &ChatPanel::metricsChanged);
+    connect(m_model, &ChatModel::historyCompleted, this, &ChatPanel::finishOpening);
+    connect(m_session, &AgentSession::sessionPreviewed, this, [this](const QList<SessionEvent> &lastEvents) {
+        // The last screen at once, while the rest of the session is read (issue 11).
+        if (lastEvents.isEmpty())
+            return;
+        ++m_historyGeneration;
+        if (!m_preview)
+            m_beforePreview = m_model->rows(); // shown again if the session cannot be opened after all
+        m_model->replay(lastEvents);
+        m_preview = Preview{lastEvents.constFirst().seq, lastEvents.size(), m_model->rowCount()};
+    });
     connect(m_session, &AgentSession::sessionOpened, this, [this](const QList<SessionEvent> &events) {
-        if (m_spinner->isOpening()) {
-            m_spinner->setOpening(false);
-            m_input->setEnabled(true);
-            m_input->setFocus();
-        }
-        m_model->replay(events);
+        const std::optional<Preview> preview = std::exchange(m_preview, std::nullopt);
+        m_beforePreview = ChatModel::Rows();
+        const quint64 generation = ++m_historyGeneration;
         Q_EMIT metricsChanged();
+        if (preview && events.size() == preview->events && events.constFirst().seq == preview->firstSeq) {
+            finishOpening(); // the last screen was all of it
+            return;
+        }
+        if (!preview) {
+            m_model->replay(events);
+            finishOpening();
+            return;
+        }
+        // The whole history's rows are built on a worker, then come in above the last screen in batches.
+        m_completingHistory = true;
+        QtConcurrent::run(&ChatModel::replayRows, events)
+            .then(this, [this, generation, preview](ChatModel::Rows rows) {
+                if (generation != m_historyGeneration)
+                    return; // another session or a new one took the view meanwhile
+                if (!m_model->completeHistory(rows, preview->firstSeq, preview->rows)) {
+                    m_model->restore(std::move(rows)); // the file changed between the two reads: all at once
+                    finishOpening();
+                }
+            });
     });
     connect(m_session, &AgentSession::sessionOpening, this, [this] {
         m_spinner->setOpening(true);
         m_input->setEnabled(false);
     });
     connect(m_session, &AgentSession::sessionOpenFailed, this, [this](const QString &error) {
+        if (m_preview) { // the conversation shown before the preview goes on
+            ++m_historyGeneration;
+            m_preview.reset();
+            m_model->restore(std::exchange(m_beforePreview, ChatModel::Rows()));
+        }
         m_spinner->setOpening(false);
         m_input->setEnabled(true);
         m_model->addLine(ChatItem::Kind::Error, error);
     });
     connect(m_session, &AgentSession::errorOccurred, this,
             [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
+}
+
+void ChatPanel::finishOpening()
+{
+#ifdef __GLIBC__
+    // Reading a long session parsed its whole file on workers: give the freed memory back (about half the
+    // process's memory after a 30 MB session; glibc keeps it otherwise), off this thread.
+    if (m_completingHistory)
+        QThreadPool::globalInstance()->start([] { malloc_trim(0); });
+#endif
+    m_completingHistory = false;
+    if (m_spinner->isOpening()) {
+        m_spinner->setOpening(false);
+        m_input->setEnabled(true);
+        m_input->setFocus();
+    }
+    Q_EMIT historyShown();
 }
 
 bool ChatPanel::isBusy() const
@@ -436,7 +494,11 @@ void ChatPanel::newSession()
         return;
     }
     m_session->newSession();
+    ++m_historyGeneration; // rows of an opened session still being built belong to the conversation that went
+    m_preview.reset();
     m_model->clear();
+    if (m_completingHistory)
+        finishOpening();
     m_queue.clear();
     updateQueueView();
     Q_EMIT metricsChanged();

@@ -1,11 +1,14 @@
 #pragma once
 
 #include "agent/agentsession.h"
+#include "chat/chatmodel.h"
 #include "conversation/agentmode.h"
 
 #include <QHash>
 #include <QStringList>
 #include <QWidget>
+
+#include <optional>
 
 class QFrame;
 
@@ -35,6 +38,8 @@ public:
     ~ChatPanel() override;
 
     ChatModel *model() const { return m_model; }
+    // False while a session opens, from its last screen until its whole history is in the view.
+    bool isHistoryShown() const { return !m_preview && !m_completingHistory; }
     ChatView *view() const { return m_view; }
     InputEditor *input() const { return m_input; }
     SpinnerLine *spinner() const { return m_spinner; }
@@ -60,6 +65,8 @@ public Q_SLOTS:
     void showContextDialog();
 
 Q_SIGNALS:
+    // An opened session's whole history is in the view (the rows above its last screen come in after it).
+    void historyShown();
     void busyChanged(bool busy);
     void modeChanged(keen::AgentMode mode);
     void showThinkingChanged(bool show);
@@ -75,6 +82,7 @@ private:
     enum class RunKind { None, Turn, ManualCompaction };
 
     void connectSession();
+    void finishOpening();
     void onTurnStarted(const QString &text);
     void onStreamEvent(const StreamEvent &event);
     void onTurnFinished(AgentSession::TurnOutcome outcome, const QString &error);
@@ -105,6 +113,18 @@ private:
     QHash<quint64, QString> m_decisions;
     RunKind m_runKind = RunKind::None;
     QString m_manualCompactionHow; // how the running manual compaction fit the input budget (issue 16)
+    // An opening session's last screen (AgentSession::sessionPreviewed): the event its rows start at, how
+    // many events and how many rows it has.
+    struct Preview
+    {
+        quint64 firstSeq = 0;
+        qsizetype events = 0;
+        int rows = 0;
+    };
+    std::optional<Preview> m_preview;
+    ChatModel::Rows m_beforePreview;
+    quint64 m_historyGeneration = 0; // moves on whenever the rows are replaced wholesale
+    bool m_completingHistory = false;
     bool m_busy = false;
     bool m_drainScheduled = false;
     bool m_showThinking = true;

@@ -41,6 +41,16 @@ ChatView::ChatView(ChatModel *model, QWidget *parent)
     connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
         if (m_follow)
             verticalScrollBar()->setValue(max);
+        else if (m_prependShift > 0) // rows came in above: what was shown stays where it was
+            verticalScrollBar()->setValue(verticalScrollBar()->value() + std::exchange(m_prependShift, 0));
+    });
+    connect(model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
+        if (first != 0 || last + 1 >= m_model->rowCount() || m_follow)
+            return;
+        for (int row = first; row <= last; ++row) {
+            if (!isRowHidden(row))
+                m_prependShift += sizeHintForIndex(m_model->index(row)).height();
+        }
     });
     connect(model, &QAbstractItemModel::rowsInserted, this,
             [this](const QModelIndex &, int first, int last) { onRowsInserted(first, last); });

@@ -66,6 +66,7 @@ private:
     ChatModel *m_model;
     ChatDelegate *m_delegate;
     bool m_showThinking = true;
+    int m_prependShift = 0; // height of rows put in above while the person reads further up
     bool m_follow = true;
 };
 
