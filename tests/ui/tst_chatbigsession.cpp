@@ -20,6 +20,7 @@ class TestChatBigSession : public QObject
 
 private Q_SLOTS:
     void tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen();
+    void aLongReplyPaintsOnlyWhatIsOnScreen();
 };
 
 void TestChatBigSession::tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen()
@@ -69,6 +70,45 @@ void TestChatBigSession::tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen()
     const QModelIndex first = model.index(0);
     QTRY_VERIFY(view.visualRect(first).intersects(view.viewport()->rect()));
     QCOMPARE(delegate->shownText(first), model.item(0).text);
+}
+
+// Issue 11: a streamed reply's row grows to many screens (ChatModel::MaxRowChars); each paint during the
+// stream draws only the part of it inside the viewport, not the whole row.
+void TestChatBigSession::aLongReplyPaintsOnlyWhatIsOnScreen()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const QString reply = test::Workloads::markdownReply(ChatModel::MaxRowChars - 500);
+    model.addUserMessage(QStringLiteral("go"));
+    ChatDelegate *delegate = view.chatDelegate();
+    for (qsizetype at = 0; at < reply.size(); at += 140) { // streamed: finished blocks become segments
+        model.appendText(reply.mid(at, 140));
+        model.flush();
+        delegate->markdownCounters(model.index(1));
+    }
+    QCOMPARE(model.rowCount(), 2);
+    const QModelIndex row = model.index(1);
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 3 * view.viewport()->height()); // many screens tall
+    QTRY_COMPARE(bar->value(), bar->maximum());
+    for (const int at : {bar->maximum(), bar->maximum() / 2}) {
+        bar->setValue(at);
+        view.viewport()->grab(); // lays out and paints
+        const IncrementalMarkdown::Counters before = delegate->markdownCounters(row);
+        QVERIFY2(before.segments >= 5, qPrintable(QString::number(before.segments)));
+        view.viewport()->grab();
+        const IncrementalMarkdown::Counters after = delegate->markdownCounters(row);
+        const qint64 drawn = after.segmentsDrawn - before.segmentsDrawn;
+        QVERIFY2(drawn > 0 && 2 * drawn < after.segments,
+                 qPrintable(QStringLiteral("%1 of %2 segments drawn").arg(drawn).arg(after.segments)));
+    }
+    // The row still holds all of the reply.
+    QTextDocument expected;
+    expected.setMarkdown(reply, QTextDocument::MarkdownDialectGitHub);
+    QCOMPARE(delegate->shownText(row), expected.toPlainText());
 }
 
 QTEST_MAIN(TestChatBigSession)

@@ -4,6 +4,7 @@
 #include "chat/chatmodel.h"
 #include "chat/tooldisplay.h"
 
+#include <QAbstractScrollArea>
 #include <QAbstractTextDocumentLayout>
 #include <QApplication>
 #include <QPainter>
@@ -259,6 +260,15 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
     context.palette = palette;
     context.palette.setColor(QPalette::Text, palette.color(QPalette::Text));
     context.clip = QRectF(0, 0, docRect.width() + kPaddingX, docRect.height() + kPaddingY);
+    // Only the part of the row inside the viewport is drawn: a long reply's row is many screens tall, and
+    // drawing all of it on every flush of a stream was most of the GUI thread's time (issue 11).
+    if (const auto *view = qobject_cast<const QAbstractScrollArea *>(option.widget)) {
+        context.clip &= QRectF(view->viewport()->rect().translated(-docRect.topLeft()));
+        if (context.clip.isEmpty()) { // an empty clip would mean "no clip" below
+            painter->restore();
+            return;
+        }
+    }
     painter->setClipRect(context.clip);
     if (entry.markdown)
         entry.markdown->draw(painter, context);

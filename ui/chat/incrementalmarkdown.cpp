@@ -217,12 +217,21 @@ void IncrementalMarkdown::draw(QPainter *painter,
             painter->translate(0, y);
             segment.document->documentLayout()->draw(painter, local);
             painter->restore();
+            ++m_segmentsDrawn;
         }
         y += segment.height;
     };
     for (const Segment &segment : m_segments)
         drawSegment(segment);
     drawSegment(m_tail);
+}
+
+IncrementalMarkdown::Counters IncrementalMarkdown::counters() const
+{
+    Counters counters = m_counters;
+    counters.segmentsDrawn = m_segmentsDrawn;
+    counters.segments = int(m_segments.size()) + (m_tail.document ? 1 : 0);
+    return counters;
 }
 
 QString IncrementalMarkdown::toPlainText() const

@@ -27,8 +27,10 @@ public:
     // What the renderer did, for tests that prove a flush costs the open tail only.
     struct Counters
     {
-        qint64 charsParsed = 0; // Markdown characters handed to the parser, all calls together
-        int fullRenders = 0;    // texts rendered from scratch
+        qint64 charsParsed = 0;   // Markdown characters handed to the parser, all calls together
+        int fullRenders = 0;      // texts rendered from scratch
+        qint64 segmentsDrawn = 0; // segments draw() painted, all calls together
+        int segments = 0;         // segments there are now (finished blocks and the open tail)
     };
 
     IncrementalMarkdown(const QFont &font, const QPalette &palette);
@@ -46,7 +48,7 @@ public:
     QString toPlainText() const;
     qsizetype finishedLength() const { return m_finished; }
     int segmentCount() const { return int(m_segments.size()); }
-    Counters counters() const { return m_counters; }
+    Counters counters() const;
 
     // Every position in text where finished blocks end and the next block begins (in order).
     static QList<qsizetype> blockBoundaries(const QString &text);
@@ -87,6 +89,7 @@ private:
     std::vector<Segment> m_segments;
     Segment m_tail;
     Counters m_counters;
+    mutable qint64 m_segmentsDrawn = 0; // draw() is const
 };
 
 } // namespace keen
