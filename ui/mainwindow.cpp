@@ -107,6 +107,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     m_session->setSessionStore(m_store);
     m_session->setWorkspace(initialWorkspace(options, settings, &m_askForFolder));
     m_session->setToolHistoryFull(settings.toolHistory == Settings::ToolHistory::Full);
+    m_session->setReviewManualCompaction(settings.reviewCompaction);
 
     m_chat = new ChatPanel(m_session, this);
     m_chat->setShowThinking(settings.showThinking);
@@ -1005,6 +1006,7 @@ void MainWindow::showSettings()
 {
     auto *dialog = new SettingsDialog(m_session->clientConfig(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setReviewCompaction(m_session->reviewManualCompaction());
     connect(dialog, &SettingsDialog::chatGptSignInRequested, dialog, [this, dialog] {
         // ChatGPT sign-in for Codex: the browser opens, the loopback callback finishes the flow
         // asynchronously.
@@ -1022,9 +1024,14 @@ void MainWindow::showSettings()
         QDesktopServices::openUrl(*url);
         statusBar()->showMessage(tr("Finish signing in with ChatGPT in your browser..."));
     });
-    connect(dialog, &SettingsDialog::configAccepted, this, [this](const ClientConfig &config) {
+    connect(dialog, &SettingsDialog::configAccepted, this, [this, dialog](const ClientConfig &config) {
         applyClientConfig(config);
         persistClientConfig(config);
+        const bool review = dialog->reviewCompaction();
+        if (review != m_session->reviewManualCompaction()) {
+            m_session->setReviewManualCompaction(review);
+            saveSettings([review](Settings &settings) { settings.reviewCompaction = review; });
+        }
     });
     dialog->open();
 }

@@ -64,6 +64,16 @@ struct AgentSession::Private
     bool toolHistoryFull = false;
     bool interactive = true;
     CompactionPolicy compactionPolicy; // issue 16: the session's, the seed's by default
+    bool reviewCompaction = false;     // issue 16: a manual summary waits for acceptCompaction()
+    // The summary under review and what it came with; set between the stream's end and the person's answer.
+    struct Review
+    {
+        QString summary;
+        QList<TranscriptItem> transcript;
+        CompactionStrategy strategy;
+    };
+    std::optional<Review> review;
+    bool applyingManual = false; // a manual compaction's compaction_applied is being written
 
     InteractionBroker *broker = nullptr;
     std::unique_ptr<PermissionPolicy> policy;
@@ -105,6 +115,10 @@ struct AgentSession::Private
     void releaseFinishedRunner();
     void finishTurn();
     void finishManualCompaction();
+    // S28, S29: writes the compaction_applied, then replaces the history; summary may be an edited one.
+    void applyManualCompaction(const QString &summary, const QList<TranscriptItem> &transcript,
+                               const CompactionStrategy &strategy);
+    void startManualCompaction(const QString &focus);
     void applyAutoCompaction(const StreamEvent &event);
     void commitAutoCompaction(const AutoCompactionInfo &info, const MessageList &persisted,
                               const QString &checkpointMessage, const Result<QList<quint64>> &written);
@@ -522,38 +536,75 @@ void AgentSession::Private::finishManualCompaction()
     }
     if (failure.isEmpty() && !writer)
         failure = tr("Compaction failed: %1").arg(tr("no session is open"));
+    if (failure.isEmpty() && reviewCompaction) {
+        // Issue 16: the person reviews it first; the stream is over, the compaction is not.
+        releaseFinishedRunner();
+        review = Review{summary, visible.transcript, manualStrategy};
+        Q_EMIT q->compactionReviewRequested(summary, history);
+        return;
+    }
     if (failure.isEmpty()) {
-        // S28, S29: persisted first, so a failed write leaves history and transcript unchanged (S30). Written
-        // on the writer's thread; the compaction stays busy until it is on disk.
-        const MessageList replacement{Message::user(summary)};
-        writer
-            ->write({SessionEvent::compactionApplied(QStringLiteral("Context compacted."), visible.transcript,
-                                                     replacement, manualStrategy)})
-            .then(q, [this, summary, replacement,
-                      generation = turnGeneration](const Result<QList<quint64>> &written) {
-                if (generation != turnGeneration)
-                    return; // a new conversation started meanwhile
-                releaseFinishedRunner();
-                if (!written) {
-                    const QString failure = tr("Compaction failed: %1").arg(written.error());
-                    Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
-                    Q_EMIT q->turnFinished(TurnOutcome::Error, failure);
-                    return;
-                }
-                history = replacement;
-                undoableSeq = written->first();
-                lastUsage.reset(); // it measured the replaced history
-                client->reset();   // the pending state the request carried is part of the summary now
-                Q_EMIT q->usageChanged();
-                Q_EMIT q->historyReplaced();
-                Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
-                Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
-            });
+        applyManualCompaction(summary, visible.transcript, manualStrategy);
         return;
     }
     releaseFinishedRunner();
     Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
     Q_EMIT q->turnFinished(cancelled ? TurnOutcome::Cancelled : TurnOutcome::Error, failure);
+}
+
+void AgentSession::Private::applyManualCompaction(const QString &summary,
+                                                  const QList<TranscriptItem> &transcript,
+                                                  const CompactionStrategy &strategy)
+{
+    // S28, S29: persisted first, so a failed write leaves history and transcript unchanged (S30). Written on
+    // the writer's thread; the compaction stays busy until it is on disk.
+    const MessageList replacement{Message::user(summary)};
+    applyingManual = true; // busy until it is on disk, also after a review (no runner then)
+    writer
+        ->write({SessionEvent::compactionApplied(QStringLiteral("Context compacted."), transcript,
+                                                 replacement, strategy)})
+        .then(q, [this, summary, replacement,
+                  generation = turnGeneration](const Result<QList<quint64>> &written) {
+            if (generation != turnGeneration)
+                return; // a new conversation started meanwhile
+            applyingManual = false;
+            releaseFinishedRunner();
+            if (!written) {
+                const QString failure = tr("Compaction failed: %1").arg(written.error());
+                Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
+                Q_EMIT q->turnFinished(TurnOutcome::Error, failure);
+                return;
+            }
+            history = replacement;
+            undoableSeq = written->first();
+            lastUsage.reset(); // it measured the replaced history
+            client->reset();   // the pending state the request carried is part of the summary now
+            Q_EMIT q->usageChanged();
+            Q_EMIT q->historyReplaced();
+            Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
+            Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
+        });
+}
+
+void AgentSession::Private::startManualCompaction(const QString &focus)
+{
+    // S19, S20, S23: the same system prompt and history as a regular turn, the prompt as the last message.
+    MessageList request{Message::system(QString())}; // filled on the worker, as for a turn
+    request.append(history);
+    // Issue 16: the session's detail guidance follows the seed's prompt; by default there is none.
+    request.append(Message::user(
+        CompactionPrompts::withDetail(CompactionPrompts::manualPrompt(focus), compactionPolicy.detail)));
+    StreamOptions options;
+    options.sessionId = session->id;
+    options.disableToolCalls = true;      // S21
+    options.disableAutoCompaction = true; // S22
+    options.keepPendingState = true;      // S30: a compaction that does not apply changes nothing
+    options.manualCompaction = true;      // sliced when it would not fit the input budget (issue 16)
+    options.compactionPolicy = compactionPolicy;
+    manualStrategy = CompactionStrategy();
+    compaction = CompactionMode::Manual;
+    Q_EMIT q->compactionStarted(CompactionMode::Manual);
+    startStream(request, options, systemPromptOnWorker());
 }
 
 AgentSession::AgentSession(QObject *parent)
@@ -696,25 +747,7 @@ Result<void> AgentSession::compact(const QString &focus)
         return ready;
     if (auto opened = d->ensureSession(); !opened)
         return opened;
-    // S19, S20, S23: the same system prompt and history as a regular turn, the
-    // prompt as the last message.
-    MessageList history{Message::system(QString())}; // filled on the worker, as for a turn
-    history.append(d->history);
-    // Issue 16: the session's detail guidance follows the seed's prompt; by default there is none.
-    const QString prompt =
-        CompactionPrompts::withDetail(CompactionPrompts::manualPrompt(focus), d->compactionPolicy.detail);
-    const auto request = CompactionPrompts::buildRequest(history, prompt, false);
-    StreamOptions options;
-    options.sessionId = d->session->id;
-    options.disableToolCalls = true;      // S21
-    options.disableAutoCompaction = true; // S22
-    options.keepPendingState = true;      // S30: a compaction that does not apply changes nothing
-    options.manualCompaction = true;      // sliced when it would not fit the input budget (issue 16)
-    options.compactionPolicy = d->compactionPolicy;
-    d->manualStrategy = CompactionStrategy();
-    d->compaction = CompactionMode::Manual;
-    Q_EMIT compactionStarted(CompactionMode::Manual);
-    d->startStream(*request, options, d->systemPromptOnWorker());
+    d->startManualCompaction(focus);
     return {};
 }
 
@@ -820,6 +853,61 @@ quint64 AgentSession::undoableCompaction() const
     return d->undoableSeq;
 }
 
+void AgentSession::setReviewManualCompaction(bool review)
+{
+    d->reviewCompaction = review;
+}
+
+bool AgentSession::reviewManualCompaction() const
+{
+    return d->reviewCompaction;
+}
+
+bool AgentSession::isReviewingCompaction() const
+{
+    return d->review.has_value();
+}
+
+Result<void> AgentSession::acceptCompaction(const QString &summary)
+{
+    if (!d->review)
+        return Result<void>::failure(tr("No compaction is waiting for review."));
+    const QString text = summary.trimmed();
+    if (text.isEmpty())
+        return Result<void>::failure(tr("The summary is empty.")); // S27
+    Private::Review review = *std::exchange(d->review, std::nullopt);
+    QList<TranscriptItem> transcript = review.transcript;
+    if (text != review.summary) {
+        // The transcript replays what was applied: the edited text replaces what streamed after the last tool
+        // activity (S24), whose cards stay.
+        while (!transcript.isEmpty() && (transcript.constLast().kind == TranscriptItem::Kind::Text ||
+                                         transcript.constLast().kind == TranscriptItem::Kind::Reasoning))
+            transcript.removeLast();
+        transcript.append(TranscriptItem::text(text));
+    }
+    d->applyManualCompaction(text, transcript, review.strategy);
+    return {};
+}
+
+Result<void> AgentSession::regenerateCompaction(const QString &focus)
+{
+    if (!d->review)
+        return Result<void>::failure(tr("No compaction is waiting for review."));
+    d->review.reset(); // dropped unapplied: nothing was written or changed for it
+    d->startManualCompaction(focus);
+    return {};
+}
+
+void AgentSession::cancelCompactionReview()
+{
+    if (!d->review)
+        return;
+    d->review.reset(); // S30: nothing was written or changed, the pending state was kept
+    const QString message = tr("Compaction cancelled.");
+    Q_EMIT compactionFinished(CompactionMode::Manual, false, message);
+    Q_EMIT turnFinished(TurnOutcome::Cancelled, message);
+}
+
 bool AgentSession::cancelCompaction()
 {
     if (d->compaction == CompactionMode::Manual) {
@@ -876,6 +964,8 @@ void AgentSession::newSession()
     d->compaction = CompactionMode::None;
     d->undoableSeq = 0;
     d->undoing = false;
+    d->review.reset();
+    d->applyingManual = false;
     const bool policyWasSet = !d->compactionPolicy.isDefault();
     d->compactionPolicy = CompactionPolicy();
     d->commitPending = false;
@@ -1020,7 +1110,7 @@ QString AgentSession::transcriptPath() const
 
 bool AgentSession::isBusy() const
 {
-    return d->runner != nullptr || d->undoing;
+    return d->runner != nullptr || d->undoing || d->review.has_value() || d->applyingManual;
 }
 
 AgentSession::CompactionMode AgentSession::compactionMode() const

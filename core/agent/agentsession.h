@@ -79,6 +79,17 @@ public:
     void undoCompaction(quint64 appliedSeq = 0);
     // The compaction_applied an undo would revert by default; 0 when there is none.
     quint64 undoableCompaction() const;
+    // Review before it applies (issue 16, a setting, off by default): a manual compaction's valid summary is
+    // not applied at once; compactionReviewRequested() hands it over with what it replaces and the session
+    // stays busy until acceptCompaction() (the text, edited or not, is what is applied, saved and sent next),
+    // regenerateCompaction() (runs it again with a new focus) or cancelCompactionReview() (nothing applied:
+    // history, provider state and transcript as before, S30).
+    void setReviewManualCompaction(bool review);
+    bool reviewManualCompaction() const;
+    bool isReviewingCompaction() const;
+    Result<void> acceptCompaction(const QString &summary);
+    Result<void> regenerateCompaction(const QString &focus);
+    void cancelCompactionReview();
     // Esc: cancels a running compaction (manual, or only the automatic child). Returns true if it did.
     bool cancelCompaction();
     // Stop / Ctrl+C: interrupts the parent turn. Ignored during a manual compaction. Returns true if it did.
@@ -126,6 +137,9 @@ Q_SIGNALS:
     // A turn (or a manual compaction) ended.
     void turnFinished(keen::AgentSession::TurnOutcome outcome, const QString &error);
     void compactionStarted(keen::AgentSession::CompactionMode mode);
+    // A manual compaction's summary waits for review (reviewManualCompaction()); replaced is the history it
+    // would replace.
+    void compactionReviewRequested(const QString &summary, const keen::MessageList &replaced);
     // Manual: success with the applied summary, or failure text ("Compaction cancelled.",
     // "Compaction failed: <reason>"). Automatic: applied, cancelled or failed.
     void compactionFinished(keen::AgentSession::CompactionMode mode, bool applied, const QString &message);

@@ -22,6 +22,7 @@ const QString kActiveProvider = QStringLiteral("active_provider");
 const QString kActiveModel = QStringLiteral("active_model");
 const QString kThinkingEffort = QStringLiteral("thinking_effort");
 const QString kShowThinking = QStringLiteral("show_thinking");
+const QString kCompactionReview = QStringLiteral("compaction_review");
 const QString kToolHistory = QStringLiteral("tool_history");
 const QString kContextWindow = QStringLiteral("context_window");
 const QString kRecentFolders = QStringLiteral("recent_folders");
@@ -237,6 +238,12 @@ Settings Settings::parse(const QByteArray &json, const QString &path, QString *p
     else if (!showThinking.isUndefined() && !showThinking.isNull())
         reader.fail(kShowThinking, Settings::tr("true or false"));
 
+    const QJsonValue review = root.value(kCompactionReview);
+    if (review.isBool())
+        settings.reviewCompaction = review.toBool();
+    else if (!review.isUndefined() && !review.isNull())
+        reader.fail(kCompactionReview, Settings::tr("true or false"));
+
     const QJsonValue toolHistory = root.value(kToolHistory);
     if (toolHistory.isString() && toolHistory.toString() == QLatin1String("full"))
         settings.toolHistory = ToolHistory::Full;
@@ -339,6 +346,8 @@ QByteArray Settings::toJson() const
         root.insert(kRecentFolders, QJsonArray::fromStringList(recentFolders));
     if (colorScheme != ColorScheme::System)
         root.insert(kColorScheme, colorSchemeName(colorScheme));
+    if (reviewCompaction)
+        root.insert(kCompactionReview, true);
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 

@@ -48,6 +48,8 @@ public:
     std::optional<qint64> contextWindow; // overrides the registry's window
     QStringList recentFolders;           // the window's File > Open Recent, newest first
     ColorScheme colorScheme = ColorScheme::System;
+    // Issue 16: a manual compaction's summary waits for the person's Accept (editable) before it applies.
+    bool reviewCompaction = false;
     QJsonObject extra; // unknown top-level keys, kept on save
 
     bool operator==(const Settings &) const = default;

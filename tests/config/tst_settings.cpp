@@ -161,6 +161,8 @@ void TestSettings::wrongTypesNameFileAndKey_data()
     QTest::addColumn<QString>("key");
     QTest::newRow("show_thinking") << QByteArray(R"({"show_thinking": "yes"})")
                                    << QStringLiteral("show_thinking");
+    QTest::newRow("compaction_review")
+        << QByteArray(R"({"compaction_review": "yes"})") << QStringLiteral("compaction_review");
     QTest::newRow("tool_history") << QByteArray(R"({"tool_history": "all"})")
                                   << QStringLiteral("tool_history");
     QTest::newRow("context_window") << QByteArray(R"({"context_window": -5})")

@@ -116,6 +116,10 @@ private Q_SLOTS:
     void detailGuidanceFollowsTheSeedPrompt();
     void resumedSessionKeepsItsPolicy_data();
     void resumedSessionKeepsItsPolicy();
+    void reviewedSummaryIsWhatIsApplied_data();
+    void reviewedSummaryIsWhatIsApplied();
+    void cancelledReviewChangesNothing_data();
+    void cancelledReviewChangesNothing();
 };
 
 namespace {
@@ -1201,6 +1205,119 @@ void TestHeadlessCompaction::resumedSessionKeepsItsPolicy()
     QCOMPARE(reopened.compactionPolicy().detail, CompactionPolicy::Detail::Brief);
     const QList<SessionEvent> events = eventsOf(reopened);
     QCOMPARE(events.constLast().kind, SessionEvent::Kind::CompactionPolicy);
+}
+
+void TestHeadlessCompaction::reviewedSummaryIsWhatIsApplied_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16, "Review before it applies": with review on, a manual compaction's summary waits; the text the
+// person accepts (edited here) is what is applied, written to the transcript (messages and replay) and sent
+// in the next request, and what a reopened session projects. Proves S28, S29 and S33 with an edited summary.
+void TestHeadlessCompaction::reviewedSummaryIsWhatIsApplied()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    AgentSession session;
+    rig.setUp(session);
+    session.setReviewManualCompaction(true);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("The parser is in src/parse.cpp."))});
+    QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("where is the parser?")); }));
+    const QByteArray transcriptBefore = readAll(session.transcriptPath());
+
+    QSignalSpy review(&session, &AgentSession::compactionReviewRequested);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nMODEL-SUMMARY"))});
+    QVERIFY(session.compact());
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !review.isEmpty(); }, 20000));
+    QCOMPARE(review.at(0).at(0).toString(), QStringLiteral("## Goal\nMODEL-SUMMARY"));
+    QCOMPARE(review.at(0).at(1).value<MessageList>(), session.messages());
+    QVERIFY(session.isBusy());
+    QCOMPARE(readAll(session.transcriptPath()), transcriptBefore); // nothing written yet
+    QVERIFY(!session.submit(QStringLiteral("too early")));         // busy while the person reviews
+
+    const QString edited = QStringLiteral("## Goal\nEDITED-SUMMARY: keep src/parse.cpp");
+    QSignalSpy finished(&session, &AgentSession::turnFinished);
+    QVERIFY(session.acceptCompaction(edited));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !finished.isEmpty(); }, 20000));
+    QCOMPARE(session.messages(), MessageList{Message::user(edited)});
+
+    rig.server().clearRequests();
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Going on."))});
+    QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("go on")); }));
+    const QByteArray next = rig.server().requests().at(0).body;
+    QVERIFY(next.contains("EDITED-SUMMARY: keep src/parse.cpp"));
+    QVERIFY(!next.contains("MODEL-SUMMARY"));
+
+    auto loaded = session.sessionStore().load(session.sessionId());
+    QVERIFY(loaded);
+    const SessionEvent *applied = nullptr;
+    for (const SessionEvent &event : loaded->events) {
+        if (event.kind == SessionEvent::Kind::CompactionApplied)
+            applied = &event;
+    }
+    QVERIFY(applied);
+    QCOMPARE(applied->messages(), MessageList{Message::user(edited)});
+    QCOMPARE(applied->transcript().constLast().content, edited);
+    AgentSession reopened;
+    rig.setUp(reopened);
+    QVERIFY(reopened.openSession(session.sessionId()));
+    QCOMPARE(reopened.messages().first(), Message::user(edited));
+}
+
+void TestHeadlessCompaction::cancelledReviewChangesNothing_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16, proves S30 for a review that is cancelled (and for one regenerated, then cancelled): history,
+// provider pending state and transcript are as before, and the next turn's request is byte for byte the one
+// a session without the compaction sends.
+void TestHeadlessCompaction::cancelledReviewChangesNothing()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    AgentSession reviewed;
+    AgentSession control;
+    rig.setUp(reviewed);
+    rig.setUp(control);
+    reviewed.setReviewManualCompaction(true);
+    const QString readNotes = arguments({{QStringLiteral("path"), QStringLiteral("notes.txt")}});
+    // A tool turn the provider then fails, so pending state is carried to the next request.
+    for (AgentSession *session : {&reviewed, &control}) {
+        rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                              readNotes),
+                     ProviderScript::badRequest(provider, QStringLiteral("temporarily broken"))});
+        QVERIFY(finishTurn(*session, [&] { return session->submit(QStringLiteral("study the parser")); }));
+    }
+    const MessageList historyBefore = reviewed.messages();
+    const QByteArray transcriptBefore = readAll(reviewed.transcriptPath());
+
+    QSignalSpy review(&reviewed, &AgentSession::compactionReviewRequested);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nfirst"))});
+    QVERIFY(reviewed.compact());
+    QVERIFY(FakeProviderServer::spinUntil([&] { return review.size() == 1; }, 20000));
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nsecond"))});
+    QVERIFY(reviewed.regenerateCompaction(QStringLiteral("keep the notes")));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return review.size() == 2; }, 20000));
+    QCOMPARE(review.at(1).at(0).toString(), QStringLiteral("## Goal\nsecond"));
+    QSignalSpy finished(&reviewed, &AgentSession::turnFinished);
+    reviewed.cancelCompactionReview();
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Cancelled);
+    QVERIFY(!reviewed.isBusy());
+    QCOMPARE(reviewed.messages(), historyBefore);
+    QCOMPARE(readAll(reviewed.transcriptPath()), transcriptBefore);
+
+    rig.server().clearRequests();
+    for (AgentSession *session : {&reviewed, &control}) {
+        rig.enqueue({ProviderScript::text(provider, QStringLiteral("Done."))});
+        QVERIFY(finishTurn(*session, [&] { return session->submit(QStringLiteral("go on")); }));
+    }
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 2);
+    QCOMPARE(withoutSessionId(requests.at(0).body, reviewed.sessionId()),
+             withoutSessionId(requests.at(1).body, control.sessionId()));
 }
 
 QTEST_GUILESS_MAIN(TestHeadlessCompaction)

@@ -4,6 +4,7 @@
 // dialog. PNGs go to $KEEN_SCREENSHOT_DIR.
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
+#include "chat/compactionreviewdialog.h"
 #include "chat/inputeditor.h"
 #include "chat/spinnerline.h"
 #include "contextdialog.h"
@@ -55,6 +56,7 @@ private Q_SLOTS:
     void darkPalette();
     void settingsDialog();
     void contextDialogWithPolicy();
+    void compactionReview();
 
 private:
     void save(const QString &name, QWidget *widget = nullptr);
@@ -341,6 +343,27 @@ void TestScreenshots::contextDialogWithPolicy()
     save(QStringLiteral("10-context-policy"), dialog);
     dialog->reject();
     save(QStringLiteral("10-context-policy-window"));
+}
+
+// Issue 16: review before it applies, the summary editable beside what it replaces.
+void TestScreenshots::compactionReview()
+{
+    reply(QStringLiteral("Make the CSV importer skip empty rows."),
+          QStringLiteral("Done: `CsvImporter::readRow` skips blank lines; tests pass."));
+    reply(QStringLiteral("Keep the public API as it is."), QStringLiteral("It is unchanged."));
+    m_window->session()->setReviewManualCompaction(true);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral(
+                           "## Goal\nMake the CSV importer skip empty rows.\n\n## Key Instructions\n"
+                           "- Keep the public API unchanged.\n\n## Accomplished\n- Blank lines are skipped; "
+                           "tests pass.\n\n## Relevant Files\n- `src/import/csvimporter.cpp`\n")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("/compact"));
+    CompactionReviewDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<CompactionReviewDialog *>()) && dialog->isVisible());
+    QVERIFY(QTest::qWaitForWindowExposed(dialog));
+    save(QStringLiteral("11-compaction-review"), dialog);
+    dialog->reject();
+    QTRY_VERIFY(!m_window->session()->isBusy());
 }
 
 QTEST_MAIN(TestScreenshots)

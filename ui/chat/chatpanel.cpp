@@ -3,6 +3,7 @@
 #include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
 #include "chat/chatview.h"
+#include "chat/compactionreviewdialog.h"
 #include "chat/inputeditor.h"
 #include "chat/queuechips.h"
 #include "chat/slashcommands.h"
@@ -80,6 +81,8 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::turnFinished, this, &ChatPanel::onTurnFinished);
     connect(m_session, &AgentSession::compactionStarted, this, &ChatPanel::onCompactionStarted);
     connect(m_session, &AgentSession::compactionFinished, this, &ChatPanel::onCompactionFinished);
+    connect(m_session, &AgentSession::compactionReviewRequested, this,
+            &ChatPanel::onCompactionReviewRequested);
     connect(m_session, &AgentSession::compactionUndone, this, &ChatPanel::onCompactionUndone);
     connect(m_session, &AgentSession::undoCompactionFailed, this, [this](const QString &error) {
         m_model->addLine(ChatItem::Kind::Error, tr("Could not undo the compaction: %1").arg(error));
@@ -271,6 +274,36 @@ void ChatPanel::onCompactionStarted(AgentSession::CompactionMode mode)
     }
     // S31, S49: the same spinner, its text becomes "Compacting...".
     m_spinner->setCompacting(true);
+}
+
+void ChatPanel::onCompactionReviewRequested(const QString &summary, const MessageList &replaced)
+{
+    m_model->flush();
+    m_model->seal();
+    m_spinner->stop(); // the session stays busy: nothing else starts while the person reads
+    auto *dialog = new CompactionReviewDialog(summary, replaced, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &CompactionReviewDialog::summaryAccepted, this, [this, dialog](const QString &text) {
+        if (dialog->isEdited()) {
+            const QString edited = tr("your edited summary applied");
+            m_manualCompactionHow = m_manualCompactionHow.isEmpty()
+                                        ? edited
+                                        : m_manualCompactionHow + QStringLiteral("; ") + edited;
+        }
+        if (const Result<void> accepted = m_session->acceptCompaction(text); !accepted) {
+            m_model->addLine(ChatItem::Kind::Error, accepted.error());
+            m_session->cancelCompactionReview();
+        }
+    });
+    connect(dialog, &CompactionReviewDialog::regenerateRequested, this, [this](const QString &focus) {
+        if (const Result<void> again = m_session->regenerateCompaction(focus); !again) {
+            m_model->addLine(ChatItem::Kind::Error, again.error());
+            m_session->cancelCompactionReview();
+        }
+    });
+    connect(dialog, &CompactionReviewDialog::reviewCancelled, this,
+            [this] { m_session->cancelCompactionReview(); });
+    dialog->open();
 }
 
 void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool applied, const QString &message)

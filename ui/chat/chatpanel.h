@@ -89,6 +89,8 @@ private:
     void onCompactionStarted(AgentSession::CompactionMode mode);
     void onCompactionUndone(quint64 appliedSeq, qint64 estimatedTokens, qint64 inputBudget);
     void onCompactionFinished(AgentSession::CompactionMode mode, bool applied, const QString &message);
+    // Issue 16: the summary waits in a CompactionReviewDialog for Accept, Regenerate or Cancel.
+    void onCompactionReviewRequested(const QString &summary, const MessageList &replaced);
     void onAutoCompactionCheckpointed();
     void onPermissionRequested(const PermissionRequest &request);
     void onPermissionDecided(quint64 requestId, PermissionDecision decision);

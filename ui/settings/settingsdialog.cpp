@@ -4,6 +4,7 @@
 #include "config/secretstore.h"
 #include "settings/providercatalog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -83,6 +84,12 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     m_testResult->setWordWrap(true);
     layout->addWidget(m_testResult);
 
+    m_reviewCompaction = new QCheckBox(tr("&Review manual compaction summaries before they apply"), this);
+    m_reviewCompaction->setObjectName(QStringLiteral("reviewCompactionCheck"));
+    m_reviewCompaction->setToolTip(tr("The summary of Compact and /compact opens for editing beside what it "
+                                      "replaces; nothing changes until you accept it"));
+    layout->addWidget(m_reviewCompaction);
+
     auto *box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     layout->addWidget(box);
     connect(box, &QDialogButtonBox::accepted, this, [this] {
@@ -105,6 +112,16 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
 }
 
 SettingsDialog::~SettingsDialog() = default;
+
+bool SettingsDialog::reviewCompaction() const
+{
+    return m_reviewCompaction->isChecked();
+}
+
+void SettingsDialog::setReviewCompaction(bool review)
+{
+    m_reviewCompaction->setChecked(review);
+}
 
 void SettingsDialog::setConfig(const ClientConfig &config)
 {

@@ -4,6 +4,8 @@
 
 #include <QDialog>
 
+class QCheckBox;
+
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -29,6 +31,9 @@ public:
 
     ClientConfig config() const;
     void setConfig(const ClientConfig &config);
+    // Issue 16: "Review manual compaction summaries before they apply" (settings.json compaction_review).
+    bool reviewCompaction() const;
+    void setReviewCompaction(bool review);
 
 public Q_SLOTS:
     void testConnection();
@@ -58,6 +63,7 @@ private:
     QPushButton *m_test;
     QPushButton *m_signIn;
     QLabel *m_testResult;
+    QCheckBox *m_reviewCompaction;
     ConnectionTest *m_connectionTest;
 };
 

@@ -1,0 +1,277 @@
+// Issue 16, "Review before it applies", in the window: with the setting on, a manual compaction's streamed
+// summary opens as editable Markdown beside the messages it replaces; Accept applies it (as edited),
+// Regenerate runs it again with a new focus, Cancel applies nothing. The setting lives in settings.json and
+// the settings dialog, off by default. Offscreen; children found by objectName.
+#include "chat/chatmodel.h"
+#include "chat/chatpanel.h"
+#include "chat/compactionreviewdialog.h"
+#include "chat/inputeditor.h"
+#include "mainwindow.h"
+#include "settings/settingsdialog.h"
+
+#include "agent/agentsession.h"
+#include "config/settings.h"
+#include "loop/compactionprompts.h"
+#include "session/sessionstore.h"
+#include "testwindow.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTest>
+
+using namespace keen;
+using test::ScriptedLlmClient;
+
+class TestCompactionReview : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void offByDefaultAppliesAtOnce();
+    void settingsDialogTurnsItOn();
+    void acceptAppliesTheSummary();
+    void editedSummaryIsWhatIsApplied();
+    void regenerateRunsAgainWithTheFocus();
+    void cancelAppliesNothing();
+
+private:
+    void converse();
+    CompactionReviewDialog *compactAndReview(const QString &summary);
+    QByteArray transcript() const;
+
+    test::TestEnvironment m_env;
+    std::unique_ptr<MainWindow> m_window;
+    std::shared_ptr<ScriptedLlmClient> m_client;
+};
+
+void TestCompactionReview::initTestCase()
+{
+    test::prepareWindowEnvironment(m_env);
+}
+
+void TestCompactionReview::init()
+{
+    QFile::remove(Settings::defaultPath()); // each test starts from the defaults: review off
+    m_client = std::make_shared<ScriptedLlmClient>();
+    m_window = test::makeTestWindow(m_env, m_client);
+}
+
+void TestCompactionReview::cleanup()
+{
+    for (auto *dialog : m_window->findChildren<CompactionReviewDialog *>()) {
+        if (dialog->isVisible())
+            dialog->reject();
+    }
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    m_window.reset();
+}
+
+void TestCompactionReview::converse()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Hello, the parser is in src/parse.cpp.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("where is the parser?"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+}
+
+CompactionReviewDialog *TestCompactionReview::compactAndReview(const QString &summary)
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(summary), ScriptedLlmClient::event(StreamEvent::done())});
+    m_window->findChild<QAction *>(QStringLiteral("compactAction"))->trigger();
+    CompactionReviewDialog *open = nullptr;
+    // The callers QVERIFY the result: a dialog that never opens fails there.
+    const bool opened = QTest::qWaitFor(
+        [&] {
+            for (auto *dialog :
+                 m_window->findChildren<CompactionReviewDialog *>(QStringLiteral("compactionReviewDialog"))) {
+                if (dialog->isVisible())
+                    open = dialog;
+            }
+            return open != nullptr;
+        },
+        10000);
+    return opened ? open : nullptr;
+}
+
+QByteArray TestCompactionReview::transcript() const
+{
+    QFile file(m_window->session()->transcriptPath());
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Off (the default): the seed's manual compaction, applied as soon as the summary is complete (S28, S29).
+void TestCompactionReview::offByDefaultAppliesAtOnce()
+{
+    QVERIFY(!Settings::loadOrDefaults().settings.reviewCompaction);
+    QVERIFY(!m_window->session()->reviewManualCompaction());
+    converse();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFind the parser.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_window->findChild<QAction *>(QStringLiteral("compactAction"))->trigger();
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QVERIFY(m_window->findChildren<CompactionReviewDialog *>().isEmpty());
+    QCOMPARE(m_window->session()->messages(),
+             MessageList{Message::user(QStringLiteral("## Goal\nFind the parser."))});
+}
+
+// The setting is in the settings dialog and settings.json ("compaction_review"), and it takes effect at once.
+void TestCompactionReview::settingsDialogTurnsItOn()
+{
+    m_window->findChild<QAction *>(QStringLiteral("settingsAction"))->trigger();
+    SettingsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<SettingsDialog *>()) != nullptr && dialog->isVisible());
+    auto *review = dialog->findChild<QCheckBox *>(QStringLiteral("reviewCompactionCheck"));
+    QVERIFY(review);
+    QVERIFY(!review->isChecked());
+    QTest::mouseClick(review, Qt::LeftButton);
+    QVERIFY(review->isChecked());
+    auto *buttons = dialog->findChild<QDialogButtonBox *>();
+    QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    QTRY_VERIFY(m_window->session()->reviewManualCompaction());
+    QTRY_VERIFY(Settings::loadOrDefaults().settings.reviewCompaction);
+    QFile file(Settings::defaultPath());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.readAll().contains("\"compaction_review\": true"));
+}
+
+// proves S25, S28, S29: the summary streams in the chat, then waits in the review beside what it replaces;
+// nothing is applied or written until Accept, which applies it exactly.
+void TestCompactionReview::acceptAppliesTheSummary()
+{
+    m_window->session()->setReviewManualCompaction(true);
+    converse();
+    const MessageList before = m_window->session()->messages();
+    const QByteArray transcriptBefore = transcript();
+    CompactionReviewDialog *dialog = compactAndReview(QStringLiteral("## Goal\nFind the parser."));
+    QVERIFY(dialog);
+    QVERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Find the parser.")));
+    auto *summary = dialog->findChild<QPlainTextEdit *>(QStringLiteral("reviewSummary"));
+    auto *replaced = dialog->findChild<QListWidget *>(QStringLiteral("reviewReplaced"));
+    QVERIFY(summary && replaced);
+    QCOMPARE(summary->toPlainText(), QStringLiteral("## Goal\nFind the parser."));
+    QVERIFY(!summary->isReadOnly());
+    QCOMPARE(replaced->count(), 2);
+    QCOMPARE(replaced->item(0)->text(), QStringLiteral("You: where is the parser?"));
+    QCOMPARE(replaced->item(1)->text(), QStringLiteral("Assistant: Hello, the parser is in src/parse.cpp."));
+    // Waiting for the person: busy (no message slips in), nothing applied, nothing written.
+    QVERIFY(m_window->session()->isBusy());
+    QVERIFY(m_window->session()->isReviewingCompaction());
+    QCOMPARE(m_window->session()->messages(), before);
+    QCOMPARE(transcript(), transcriptBefore);
+
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewAccept")), Qt::LeftButton);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QCOMPARE(m_window->session()->messages(),
+             MessageList{Message::user(QStringLiteral("## Goal\nFind the parser."))});
+    auto loaded = m_window->session()->sessionStore().load(m_window->session()->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(loaded->events.constLast().kind, SessionEvent::Kind::CompactionApplied);
+    QCOMPARE(loaded->events.constLast().messages(),
+             MessageList{Message::user(QStringLiteral("## Goal\nFind the parser."))});
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
+}
+
+// An edited summary is what is applied, saved (messages and the replayed transcript) and sent next.
+void TestCompactionReview::editedSummaryIsWhatIsApplied()
+{
+    m_window->session()->setReviewManualCompaction(true);
+    converse();
+    CompactionReviewDialog *dialog = compactAndReview(QStringLiteral("## Goal\nFind the parser."));
+    QVERIFY(dialog);
+    auto *summary = dialog->findChild<QPlainTextEdit *>(QStringLiteral("reviewSummary"));
+    summary->setFocus();
+    summary->moveCursor(QTextCursor::End);
+    QTest::keyClick(summary, Qt::Key_Return);
+    QTest::keyClicks(summary, QStringLiteral("## Key Instructions"));
+    QTest::keyClick(summary, Qt::Key_Return);
+    QTest::keyClicks(summary, QStringLiteral("Never touch src/lexer.cpp."));
+    QVERIFY(dialog->isEdited());
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewAccept")), Qt::LeftButton);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    const QString edited =
+        QStringLiteral("## Goal\nFind the parser.\n## Key Instructions\nNever touch src/lexer.cpp.");
+    QCOMPARE(m_window->session()->messages(), MessageList{Message::user(edited)});
+    auto loaded = m_window->session()->sessionStore().load(m_window->session()->sessionId());
+    QVERIFY(loaded);
+    const SessionEvent &applied = loaded->events.constLast();
+    QCOMPARE(applied.messages(), MessageList{Message::user(edited)});
+    QCOMPARE(applied.transcript().constLast().content, edited);
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("edited")));
+
+    converse();
+    QCOMPARE(m_client->requests().constLast().at(1), Message::user(edited)); // after the system prompt
+}
+
+// Regenerate: the same manual compaction again (S19, S20) with the focus typed beside it (S18); the first
+// summary is dropped unapplied, the new one is reviewed and accepted.
+void TestCompactionReview::regenerateRunsAgainWithTheFocus()
+{
+    m_window->session()->setReviewManualCompaction(true);
+    converse();
+    CompactionReviewDialog *first = compactAndReview(QStringLiteral("## Goal\nFind something."));
+    QVERIFY(first);
+    const int requestsBefore = int(m_client->requests().size());
+    const MessageList firstRequest = m_client->requests().constLast();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFind the parser in src/parse.cpp.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    auto *focus = first->findChild<QLineEdit *>(QStringLiteral("reviewFocus"));
+    QTest::keyClicks(focus, QStringLiteral("keep the file paths"));
+    QTest::mouseClick(first->findChild<QPushButton *>(QStringLiteral("reviewRegenerate")), Qt::LeftButton);
+    QTRY_COMPARE(int(m_client->requests().size()), requestsBefore + 1);
+    const MessageList again = m_client->requests().constLast();
+    QCOMPARE(again.constLast().content,
+             CompactionPrompts::manualPrompt(QStringLiteral("keep the file paths")));
+    QCOMPARE(again.mid(0, again.size() - 1), firstRequest.mid(0, firstRequest.size() - 1));
+    CompactionReviewDialog *second = nullptr;
+    QTRY_VERIFY([&] {
+        for (auto *dialog : m_window->findChildren<CompactionReviewDialog *>()) {
+            if (dialog->isVisible() && dialog != first)
+                second = dialog;
+        }
+        return second != nullptr;
+    }());
+    QCOMPARE(second->summary(), QStringLiteral("## Goal\nFind the parser in src/parse.cpp."));
+    QTest::mouseClick(second->findChild<QPushButton *>(QStringLiteral("reviewAccept")), Qt::LeftButton);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QCOMPARE(m_window->session()->messages(),
+             MessageList{Message::user(QStringLiteral("## Goal\nFind the parser in src/parse.cpp."))});
+    auto loaded = m_window->session()->sessionStore().load(m_window->session()->sessionId());
+    int applied = 0;
+    for (const SessionEvent &event : loaded->events)
+        applied += event.kind == SessionEvent::Kind::CompactionApplied;
+    QCOMPARE(applied, 1);
+}
+
+// proves S30: Cancel applies nothing: history and transcript exactly as before, the next request carries
+// the history from before the compaction.
+void TestCompactionReview::cancelAppliesNothing()
+{
+    m_window->session()->setReviewManualCompaction(true);
+    converse();
+    const MessageList before = m_window->session()->messages();
+    const QByteArray transcriptBefore = transcript();
+    CompactionReviewDialog *dialog = compactAndReview(QStringLiteral("## Goal\nFind the parser."));
+    QVERIFY(dialog);
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewCancel")), Qt::LeftButton);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QCOMPARE(m_window->session()->messages(), before);
+    QCOMPARE(transcript(), transcriptBefore);
+    QTRY_VERIFY(
+        m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Compaction cancelled.")));
+    converse();
+    const MessageList next = m_client->requests().constLast();
+    QCOMPARE(next.mid(1, before.size()), before);
+}
+
+QTEST_MAIN(TestCompactionReview)
+#include "tst_compactionreview.moc"

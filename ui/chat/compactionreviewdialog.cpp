@@ -1,0 +1,149 @@
+#include "chat/compactionreviewdialog.h"
+
+#include <QDialogButtonBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace keen {
+
+CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const MessageList &replaced,
+                                               QWidget *parent)
+    : QDialog(parent)
+    , m_original(summary)
+    , m_summary(new QPlainTextEdit(this))
+    , m_replaced(new QListWidget(this))
+    , m_focus(new QLineEdit(this))
+{
+    setObjectName(QStringLiteral("compactionReviewDialog"));
+    setWindowTitle(tr("Review Compaction"));
+    auto *layout = new QVBoxLayout(this);
+    auto *intro = new QLabel(tr("This summary will replace the conversation. Edit it as you like: the text "
+                                "here is what is applied and saved."),
+                             this);
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    auto *left = new QWidget(splitter);
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    auto *replacedLabel = new QLabel(tr("Replaces %n message(s):", nullptr, int(replaced.size())), left);
+    replacedLabel->setObjectName(QStringLiteral("reviewReplacedLabel"));
+    leftLayout->addWidget(replacedLabel);
+    m_replaced->setObjectName(QStringLiteral("reviewReplaced"));
+    m_replaced->setWordWrap(true);
+    m_replaced->setAlternatingRowColors(true);
+    m_replaced->setTextElideMode(Qt::ElideRight);
+    for (const Message &message : replaced) {
+        auto *item = new QListWidgetItem(describe(message), m_replaced);
+        item->setToolTip(message.content.left(2000));
+    }
+    leftLayout->addWidget(m_replaced);
+
+    auto *right = new QWidget(splitter);
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    auto *summaryLabel = new QLabel(tr("&Summary (Markdown):"), right);
+    summaryLabel->setBuddy(m_summary);
+    rightLayout->addWidget(summaryLabel);
+    m_summary->setObjectName(QStringLiteral("reviewSummary"));
+    m_summary->setParent(right);
+    m_summary->setPlainText(summary);
+    m_summary->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_summary->setAccessibleName(tr("Summary"));
+    rightLayout->addWidget(m_summary);
+    splitter->addWidget(left);
+    splitter->addWidget(right);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    layout->addWidget(splitter, 1);
+
+    auto *again = new QHBoxLayout;
+    m_focus->setObjectName(QStringLiteral("reviewFocus"));
+    m_focus->setPlaceholderText(tr("New focus for the summary (optional)"));
+    m_focus->setAccessibleName(tr("Focus"));
+    m_regenerate = new QPushButton(tr("&Regenerate"), this);
+    m_regenerate->setObjectName(QStringLiteral("reviewRegenerate"));
+    m_regenerate->setToolTip(tr("Run the compaction again with this focus; nothing is applied meanwhile"));
+    again->addWidget(m_focus, 1);
+    again->addWidget(m_regenerate);
+    layout->addLayout(again);
+
+    auto *buttons = new QDialogButtonBox(this);
+    m_accept = buttons->addButton(tr("&Accept"), QDialogButtonBox::AcceptRole);
+    m_accept->setObjectName(QStringLiteral("reviewAccept"));
+    m_accept->setDefault(false);
+    QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
+    cancel->setObjectName(QStringLiteral("reviewCancel"));
+    layout->addWidget(buttons);
+
+    // An empty summary is never applied (S27).
+    connect(m_summary, &QPlainTextEdit::textChanged, this,
+            [this] { m_accept->setEnabled(!m_summary->toPlainText().trimmed().isEmpty()); });
+    m_accept->setEnabled(!summary.trimmed().isEmpty());
+    connect(m_accept, &QPushButton::clicked, this, [this] {
+        m_settled = true;
+        Q_EMIT summaryAccepted(this->summary());
+        accept();
+    });
+    connect(m_regenerate, &QPushButton::clicked, this, [this] {
+        m_settled = true;
+        Q_EMIT regenerateRequested(m_focus->text().trimmed());
+        accept();
+    });
+    connect(m_focus, &QLineEdit::returnPressed, m_regenerate, &QPushButton::click);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    // Cancel, Esc and closing the window all mean the same: nothing is applied.
+    connect(this, &QDialog::rejected, this, [this] {
+        if (!std::exchange(m_settled, true))
+            Q_EMIT reviewCancelled();
+    });
+    resize(900, 560);
+    m_summary->setFocus();
+}
+
+CompactionReviewDialog::~CompactionReviewDialog() = default;
+
+QString CompactionReviewDialog::summary() const
+{
+    return m_summary->toPlainText().trimmed();
+}
+
+bool CompactionReviewDialog::isEdited() const
+{
+    return summary() != m_original.trimmed();
+}
+
+QString CompactionReviewDialog::describe(const Message &message)
+{
+    QString first = message.content.trimmed().section(QLatin1Char('\n'), 0, 0);
+    if (first.size() > 120)
+        first = first.left(119) + QChar(0x2026);
+    QString row;
+    switch (message.role) {
+    case Message::Role::User:
+        row = tr("You: %1").arg(first);
+        break;
+    case Message::Role::Assistant:
+        row = tr("Assistant: %1").arg(first);
+        break;
+    case Message::Role::System:
+        row = tr("System: %1").arg(first);
+        break;
+    }
+    if (message.hasToolActivity())
+        row +=
+            QLatin1Char(' ') + tr("(%n tool call(s))", nullptr, int(message.turnMemory->toolActivity.size()));
+    return row;
+}
+
+} // namespace keen
+
+#include "moc_compactionreviewdialog.cpp"

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "conversation/message.h"
+
+#include <QDialog>
+
+class QLineEdit;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace keen {
+
+// Review before it applies (issue 16): a manual compaction's streamed summary as editable Markdown beside the
+// messages it replaces. Accept applies the text as it is now (edited or not); Regenerate runs the compaction
+// again with the focus typed beside it; Cancel applies nothing. The summary is editable at once, as a commit
+// message is: there is no separate Edit mode to enter.
+class CompactionReviewDialog final : public QDialog
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(CompactionReviewDialog)
+
+public:
+    CompactionReviewDialog(const QString &summary, const MessageList &replaced, QWidget *parent = nullptr);
+    ~CompactionReviewDialog() override;
+
+    QString summary() const;
+    bool isEdited() const;
+    // One row of the replaced list: "You: first line…", "Assistant: … (3 tool calls)".
+    static QString describe(const Message &message);
+
+Q_SIGNALS:
+    void summaryAccepted(const QString &summary);
+    void regenerateRequested(const QString &focus);
+    void reviewCancelled();
+
+private:
+    QString m_original;
+    QPlainTextEdit *m_summary;
+    QListWidget *m_replaced;
+    QLineEdit *m_focus;
+    QPushButton *m_accept;
+    QPushButton *m_regenerate;
+    bool m_settled = false; // one of the three signals was sent
+};
+
+} // namespace keen
