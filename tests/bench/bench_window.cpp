@@ -380,16 +380,34 @@ double appRssMb(const QString &home, const QStringList &args, int settleMs)
     environment.insert(QStringLiteral("KEEN_HOME"), home);
     environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     app.setProcessEnvironment(environment);
+    app.setProcessChannelMode(QProcess::ForwardedErrorChannel); // its complaints, if any, are seen
     app.start(QStringLiteral(KEEN_BINARY_PATH), args);
     if (!app.waitForStarted())
         return -1;
-    spinUntil([] { return false; }, settleMs);
-    double rss = -1;
-    QFile status(QStringLiteral("/proc/%1/status").arg(app.processId()));
-    if (status.open(QIODevice::ReadOnly)) {
-        for (const QByteArray &row : status.readAll().split('\n')) {
-            if (row.startsWith("VmRSS:"))
-                rss = row.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
+    auto rssNow = [&app] {
+        QFile status(QStringLiteral("/proc/%1/status").arg(app.processId()));
+        if (status.open(QIODevice::ReadOnly)) {
+            for (const QByteArray &row : status.readAll().split('\n')) {
+                if (row.startsWith("VmRSS:"))
+                    return row.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
+            }
+        }
+        return -1.0;
+    };
+    double peak = 0;
+    QElapsedTimer settle;
+    settle.start();
+    while (settle.elapsed() < settleMs) {
+        spinUntil([] { return false; }, 100);
+        peak = qMax(peak, rssNow());
+    }
+    const double rss = rssNow();
+    out << "  (peak RSS meanwhile " << peak << " MB)\n";
+    QFile io(QStringLiteral("/proc/%1/io").arg(app.processId()));
+    if (io.open(QIODevice::ReadOnly)) {
+        for (const QByteArray &row : io.readAll().split('\n')) {
+            if (row.startsWith("rchar:"))
+                out << "  (the app read " << row.mid(6).trimmed().toDouble() / 1e6 << " MB)\n";
         }
     }
     app.kill();
@@ -403,15 +421,12 @@ void benchAppRss()
     QTemporaryDir home;
     const QString work = home.filePath(QStringLiteral("work"));
     QDir().mkpath(work);
+    // The 30 MB session is measured in "open" above (ChatPanel and AgentSession, the window's own path):
+    // `keen-desktop --session ID` on a fresh KEEN_HOME waits at startup and never reads it (seen with builds
+    // before issue 11's changes too).
     line(QStringLiteral("RSS idle, empty session (after 5 s)"),
          appRssMb(home.path(), {QStringLiteral("--workspace"), work}, 5000), QStringLiteral("MB"),
          QStringLiteral("goal < 100"));
-    const QString path =
-        Workloads::writeBigSession(home.filePath(QStringLiteral("sessions")), work, 10000, 3000);
-    const QString id = QFileInfo(path).dir().dirName();
-    line(QStringLiteral("RSS with the 30 MB session open (--session, after 15 s)"),
-         appRssMb(home.path(), {QStringLiteral("--workspace"), work, QStringLiteral("--session"), id}, 15000),
-         QStringLiteral("MB"), QStringLiteral("goal < 250"));
 }
 
 } // namespace
