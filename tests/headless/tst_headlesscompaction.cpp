@@ -1032,10 +1032,10 @@ void TestHeadlessCompaction::automaticOffStopsAtTheInputBudget_data()
     ProviderScript::addProviderRows();
 }
 
-// Issue 16: with automatic compaction off, a tool turn that would push the next request over the input
-// budget does not send it (no silent over-budget loop, nothing compacted behind the person's back): the turn
-// stops with a message saying what to do, and a manual compaction then works (sliced, every request within
-// the budget). Proves S36 (no automatic attempt) and S30's neighbour: the turn's output is kept.
+// Issue 16, proves S36 under a policy: with automatic compaction off, a tool turn that would push the
+// next request over the input budget does not send it (no silent over-budget loop, nothing compacted behind
+// the person's back): the turn stops with a message saying what to do, and a manual compaction then works
+// (sliced, every request within the budget). The turn's output is kept.
 void TestHeadlessCompaction::automaticOffStopsAtTheInputBudget()
 {
     QFETCH(QString, provider);
@@ -1089,9 +1089,10 @@ void TestHeadlessCompaction::detailGuidanceFollowsTheSeedPrompt_data()
     ProviderScript::addProviderRows();
 }
 
-// Issue 16: the detail level is guidance after the seed's prompt, in the same final user message; the
-// history before it (the cached prefix) is byte for byte the same. With the defaults, set explicitly or not,
-// the request is exactly the seed's. Proves S13, S20, S23 (manual) and S37 (automatic) under a policy.
+// Issue 16, proves S13, S20, S23, S37: the detail level is guidance after the seed's prompt, in the same
+// final user message; the history before it (the cached prefix) is byte for byte the same. With the defaults,
+// set explicitly or not, the request is exactly the seed's. S13, S20, S23 for the manual request, S37 for the
+// automatic one.
 void TestHeadlessCompaction::detailGuidanceFollowsTheSeedPrompt()
 {
     QFETCH(QString, provider);
@@ -1155,9 +1156,10 @@ void TestHeadlessCompaction::resumedSessionKeepsItsPolicy_data()
     ProviderScript::addProviderRows();
 }
 
-// Issue 16: the policy is an event of the transcript, so `run --session ID` (and the window, which opens
-// sessions the same way) keeps it: a later run without flags compacts at the session's 60% with its brief
-// guidance; `run --session ID --compact-threshold off` with no prompt records a change and sends nothing.
+// Issue 16, proves S3, S36, S37 after a resume: the policy is an event of the transcript, so `run --session
+// ID` (and the window, which opens sessions the same way) keeps it: a later run without flags compacts at the
+// session's 60% with its brief guidance; `run --session ID --compact-threshold off` with no prompt records a
+// change and sends nothing.
 void TestHeadlessCompaction::resumedSessionKeepsItsPolicy()
 {
     QFETCH(QString, provider);

@@ -78,6 +78,8 @@ void TestCompactionPolicy::detailGuidanceComesAfterTheSeedPrompt_S11_S13()
                 .contains(QStringLiteral("detailed")));
 }
 
+// proves S3 as the default of the `run` threshold text; 50 to 95 or off, anything else refused with the
+// reason.
 void TestCompactionPolicy::thresholdText()
 {
     auto set = CompactionPolicy::withThreshold({}, QStringLiteral("70"));
@@ -127,6 +129,7 @@ void TestCompactionPolicy::eventRoundTrip()
     QCOMPARE(odd->toJson(), QJsonDocument::fromJson(foreign).object());
 }
 
+// proves S3 when no event sets a policy; otherwise the latest compaction_policy holds.
 void TestCompactionPolicy::latestPolicyHolds()
 {
     QList<SessionEvent> events{SessionEvent::userMessage(QStringLiteral("hi"))};

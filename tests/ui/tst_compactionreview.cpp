@@ -109,7 +109,8 @@ QByteArray TestCompactionReview::transcript() const
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-// Off (the default): the seed's manual compaction, applied as soon as the summary is complete (S28, S29).
+// proves S28, S29: off (the default), the seed's manual compaction applies as soon as the summary is
+// complete.
 void TestCompactionReview::offByDefaultAppliesAtOnce()
 {
     QVERIFY(!Settings::loadOrDefaults().settings.reviewCompaction);
@@ -124,7 +125,8 @@ void TestCompactionReview::offByDefaultAppliesAtOnce()
              MessageList{Message::user(QStringLiteral("## Goal\nFind the parser."))});
 }
 
-// The setting is in the settings dialog and settings.json ("compaction_review"), and it takes effect at once.
+// proves S28 stays the default: the setting is in the settings dialog and settings.json
+// ("compaction_review"), off until ticked, and it takes effect at once.
 void TestCompactionReview::settingsDialogTurnsItOn()
 {
     m_window->findChild<QAction *>(QStringLiteral("settingsAction"))->trigger();
@@ -181,7 +183,8 @@ void TestCompactionReview::acceptAppliesTheSummary()
     QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
 }
 
-// An edited summary is what is applied, saved (messages and the replayed transcript) and sent next.
+// proves S28, S29, S33 with an edited summary: it is what is applied, saved (messages and the replayed
+// transcript) and sent after the fresh system prompt of the next turn.
 void TestCompactionReview::editedSummaryIsWhatIsApplied()
 {
     m_window->session()->setReviewManualCompaction(true);
@@ -212,8 +215,8 @@ void TestCompactionReview::editedSummaryIsWhatIsApplied()
     QCOMPARE(m_client->requests().constLast().at(1), Message::user(edited)); // after the system prompt
 }
 
-// Regenerate: the same manual compaction again (S19, S20) with the focus typed beside it (S18); the first
-// summary is dropped unapplied, the new one is reviewed and accepted.
+// proves S18, S19, S20: Regenerate runs the same manual compaction again with the focus typed beside it; the
+// first summary is dropped unapplied, the new one is reviewed and accepted.
 void TestCompactionReview::regenerateRunsAgainWithTheFocus()
 {
     m_window->session()->setReviewManualCompaction(true);

@@ -94,7 +94,7 @@ void TestContextPolicy::sendAndFinish(const QString &text)
     QTRY_VERIFY(!m_window->session()->isBusy());
 }
 
-// The controls show the session's policy: the seed's defaults at first (S3: 90%, normal detail).
+// proves S3: the controls show the session's policy, the seed's defaults at first (90%, normal detail).
 void TestContextPolicy::dialogControlsStartFromThePolicy()
 {
     ContextDialog *dialog = openDialog();
@@ -163,7 +163,7 @@ void TestContextPolicy::okAppliesAndTheMeterMarkFollows()
     click(dialog, QDialogButtonBox::Cancel);
 }
 
-// Cancel changes nothing: no policy, no mark moved, no event.
+// proves S3 (unchanged): Cancel changes nothing: no policy, no mark moved, no event.
 void TestContextPolicy::cancelKeepsThePolicy()
 {
     sendAndFinish(QStringLiteral("hi"));
@@ -179,7 +179,8 @@ void TestContextPolicy::cancelKeepsThePolicy()
         QVERIFY(event.kind != SessionEvent::Kind::CompactionPolicy);
 }
 
-// Off: the meter has no mark and says automatic compaction is off; New Session starts from the defaults.
+// proves S3 in the window: off, the meter has no mark and says automatic compaction is off; New Session
+// starts from the seed's defaults.
 void TestContextPolicy::offHidesTheMarkAndANewSessionStartsFromTheDefaults()
 {
     sendAndFinish(QStringLiteral("hi"));
@@ -200,8 +201,8 @@ void TestContextPolicy::offHidesTheMarkAndANewSessionStartsFromTheDefaults()
     QCOMPARE(meter->thresholdFraction(), 0.855);
 }
 
-// A saved session opened again (the session browser's path) brings its policy back: the meter follows, the
-// chat replays the change as a row.
+// proves S3 per session: a saved session opened again (the session browser's path) brings its policy
+// back; the meter follows, the chat replays the change as a row.
 void TestContextPolicy::openedSessionKeepsItsPolicy()
 {
     CompactionPolicy policy;
