@@ -108,6 +108,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     m_session->setWorkspace(initialWorkspace(options, settings, &m_askForFolder));
     m_session->setToolHistoryFull(settings.toolHistory == Settings::ToolHistory::Full);
     m_session->setReviewManualCompaction(settings.reviewCompaction);
+    m_session->setPinBudgetPercent(settings.pinBudgetPercent.value_or(AgentSession::DefaultPinBudgetPercent));
 
     m_chat = new ChatPanel(m_session, this);
     m_chat->setShowThinking(settings.showThinking);

@@ -13,6 +13,7 @@
 #include "loop/contextbudget.h"
 #include "loop/llmclient.h"
 #include "session/compactionundo.h"
+#include "session/sessionpins.h"
 #include "session/sessionwriter.h"
 #include "tools/defaulttools.h"
 #include "tools/permissionpolicy.h"
@@ -95,6 +96,8 @@ struct AgentSession::Private
     CompactionStrategy manualStrategy; // how the running manual compaction fit the input budget (issue 16)
     quint64 undoableSeq = 0;           // the compaction_applied in effect, for undo (issue 16)
     bool undoing = false;              // undoCompaction() is reading or writing
+    PinList pins;                      // issue 16: in effect, as the transcript says
+    int pinBudgetPercent = AgentSession::DefaultPinBudgetPercent;
 
     void rebuildTools();
     void writePolicy();
@@ -125,6 +128,12 @@ struct AgentSession::Private
     void addUsage(const TokenUsage &usage);
     void addCompactionUsage(const std::optional<TokenUsage> &usage);
     void applyOpened(LoadedSession loaded, MessageList projected);
+    qint64 contextWindow() const
+    {
+        return config.contextWindow > 0 ? config.contextWindow : ContextBudget::DefaultContextWindow;
+    }
+    // After a compaction applied: pins over their budget are kept, and the person hears of it.
+    void checkPinBudget();
     bool opening = false; // openSessionAsync() is reading
 };
 
@@ -417,6 +426,14 @@ void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info,
     Q_EMIT q->compactionFinished(CompactionMode::Automatic, true, strategy);
     Q_EMIT q->notification(strategy.isEmpty() ? tr("Context compacted automatically.")
                                               : tr("Context compacted automatically (%1).").arg(strategy));
+    checkPinBudget();
+}
+
+void AgentSession::Private::checkPinBudget()
+{
+    const qint64 used = q->pinnedTokens();
+    if (used > q->pinBudget())
+        Q_EMIT q->pinBudgetExceeded(used, q->pinBudget());
 }
 
 // Runs inside the slot that the runner's own finished() invoked: deleting the runner there would destroy the
@@ -558,7 +575,9 @@ void AgentSession::Private::applyManualCompaction(const QString &summary,
 {
     // S28, S29: persisted first, so a failed write leaves history and transcript unchanged (S30). Written on
     // the writer's thread; the compaction stays busy until it is on disk.
-    const MessageList replacement{Message::user(summary)};
+    // Issue 16: the pins follow the summary verbatim; without pins this is the seed's message exactly.
+    const MessageList replacement{
+        Message::user(CompactionPrompts::manualReplacement(summary, CompactionPrompts::pinnedContext(pins)))};
     applyingManual = true; // busy until it is on disk, also after a review (no runner then)
     writer
         ->write({SessionEvent::compactionApplied(QStringLiteral("Context compacted."), transcript,
@@ -583,6 +602,7 @@ void AgentSession::Private::applyManualCompaction(const QString &summary,
             Q_EMIT q->historyReplaced();
             Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
             Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
+            checkPinBudget();
         });
 }
 
@@ -732,6 +752,7 @@ Result<void> AgentSession::submit(const QString &text)
     options.disableWriteToolCalls = d->mode == AgentMode::Plan;
     options.awaitCompactionCommit = true;
     options.compactionPolicy = d->compactionPolicy;
+    options.pinnedContext = CompactionPrompts::pinnedContext(d->pins); // issue 16
     Q_EMIT turnStarted(text);
     d->startStream(request, options, d->systemPromptOnWorker(), written);
     return {};
@@ -846,6 +867,87 @@ void AgentSession::undoCompaction(quint64 appliedSeq)
                                         ContextBudget::inputBudget(window));
             });
     });
+}
+
+const PinList &AgentSession::pins() const
+{
+    return d->pins;
+}
+
+void AgentSession::setPinBudgetPercent(int percent)
+{
+    d->pinBudgetPercent = std::clamp(percent, 1, 100);
+}
+
+qint64 AgentSession::pinBudget() const
+{
+    return ContextBudget::inputBudget(d->contextWindow()) * d->pinBudgetPercent / 100;
+}
+
+qint64 AgentSession::pinTokens(const PinList &pins)
+{
+    const QString block = CompactionPrompts::pinnedContext(pins);
+    return ContextBudget::estimateTokens(ContextBudget::utf8Bytes(block));
+}
+
+qint64 AgentSession::pinnedTokens() const
+{
+    return pinTokens(d->pins);
+}
+
+Result<void> AgentSession::addPin(Pin pin)
+{
+    if (pin.text.trimmed().isEmpty())
+        return Result<void>::failure(tr("There is nothing to pin: the text is empty."));
+    if (pin.id.isEmpty())
+        pin.id = Pin::newId();
+    PinList after = d->pins;
+    after.append(pin);
+    const qint64 needed = pinTokens(after);
+    if (needed > pinBudget()) {
+        // Never a silent drop: refused here, before anything is written, with what it would take.
+        return Result<void>::failure(
+            tr("This pin does not fit: the pins would take about %1 tokens of the %2-token pin budget "
+               "(%3% of the input budget). Unpin something, pin less, or raise pin_budget_percent in "
+               "settings.json.")
+                .arg(needed)
+                .arg(pinBudget())
+                .arg(d->pinBudgetPercent));
+    }
+    if (auto opened = d->ensureSession(); !opened)
+        return opened;
+    d->writer->write({SessionEvent::pinAdded(pin)})
+        .then(this, [this, pin, session = d->session->id](const Result<QList<quint64>> &written) {
+            if (sessionId() != session)
+                return; // another conversation was opened meanwhile
+            if (!written) {
+                Q_EMIT pinFailed(tr("could not save the pin: %1").arg(written.error()));
+                return;
+            }
+            d->pins.append(pin);
+            Q_EMIT pinsChanged();
+        });
+    return {};
+}
+
+Result<void> AgentSession::removePin(const QString &id)
+{
+    const bool known =
+        std::any_of(d->pins.cbegin(), d->pins.cend(), [&](const Pin &pin) { return pin.id == id; });
+    if (!known || !d->writer || !d->session)
+        return Result<void>::failure(tr("There is no pin %1 in this conversation.").arg(id));
+    d->writer->write({SessionEvent::pinRemoved(id)})
+        .then(this, [this, id, session = d->session->id](const Result<QList<quint64>> &written) {
+            if (sessionId() != session)
+                return; // another conversation was opened meanwhile
+            if (!written) {
+                Q_EMIT pinFailed(tr("could not save the unpin: %1").arg(written.error()));
+                return;
+            }
+            d->pins.removeIf([&](const Pin &pin) { return pin.id == id; });
+            Q_EMIT pinsChanged();
+        });
+    return {};
 }
 
 quint64 AgentSession::undoableCompaction() const
@@ -971,6 +1073,7 @@ void AgentSession::newSession()
     d->commitPending = false;
     d->finishDeferred = false;
     d->userWrite.reset();
+    d->pins.clear();
     if (d->policy)
         d->policy->clearSessionAllowances();
     if (d->client)
@@ -980,6 +1083,7 @@ void AgentSession::newSession()
     if (policyWasSet)
         Q_EMIT compactionPolicyChanged(d->compactionPolicy);
     Q_EMIT sessionChanged(QString());
+    Q_EMIT pinsChanged();
 }
 
 namespace {
@@ -1010,6 +1114,7 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
     compactionPolicy = SessionEvent::latestPolicy(loaded.events); // issue 16: the session keeps its policy
     if (!compactionPolicy.isDefault())
         Q_EMIT q->compactionPolicyChanged(compactionPolicy);
+    pins = SessionPins::active(loaded.events);
     for (Message &message : history) {
         if (message.role == Message::Role::User)
             message.content = stripModeSuffix(message.content); // a mode saved by an older version
@@ -1018,6 +1123,7 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
         Q_EMIT q->errorOccurred(loaded.problemSummary()); // names the file, the lines and why
     Q_EMIT q->sessionChanged(session->id);
     Q_EMIT q->historyReplaced();
+    Q_EMIT q->pinsChanged();
     Q_EMIT q->sessionOpened(loaded.events);
 }
 

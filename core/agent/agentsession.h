@@ -6,6 +6,7 @@
 #include "conversation/compactionpolicy.h"
 #include "conversation/message.h"
 #include "conversation/permissionrequest.h"
+#include "conversation/pin.h"
 #include "conversation/streamevent.h"
 #include "providers/clientconfig.h"
 #include "session/sessionstore.h"
@@ -101,6 +102,21 @@ public:
     void answerPermission(quint64 requestId, PermissionDecision decision);
     void answerQuestion(quint64 questionId, const QJsonObject &answer); // {answers:[...], cancelled:bool}
 
+    // --- pins (issue 16) ---
+    // What travels verbatim after the summary of every compaction, in the order pinned.
+    const PinList &pins() const;
+    // The pin budget is this share of the input budget (settings.json pin_budget_percent, default 10).
+    static constexpr int DefaultPinBudgetPercent = 10;
+    void setPinBudgetPercent(int percent);
+    qint64 pinBudget() const;    // tokens
+    qint64 pinnedTokens() const; // what the pins take in a replacement, estimated like the history (S1)
+    static qint64 pinTokens(const PinList &pins);
+    // Pins text (an empty id gets a new one). Refused, with nothing written, when the text is empty or the
+    // pins would no longer fit the pin budget: the error says how much they would take. The pin_added event
+    // is written on the writer's thread; pinsChanged() once it is on disk, pinFailed() when it could not be.
+    Result<void> addPin(Pin pin);
+    Result<void> removePin(const QString &id);
+
     // --- sessions ---
     // Starts a new, empty conversation; the session is created lazily on the first message.
     void newSession();
@@ -149,6 +165,12 @@ Q_SIGNALS:
     // inputBudget: when it is over, the history no longer fits and wants another compaction.
     void compactionUndone(quint64 appliedSeq, qint64 estimatedTokens, qint64 inputBudget);
     void undoCompactionFailed(const QString &error);
+    // The pins changed and are on disk (added, removed, or another session opened).
+    void pinsChanged();
+    void pinFailed(const QString &error);
+    // A compaction applied with pins over the pin budget (the input budget shrank since they were pinned):
+    // every pin was kept, the person should know they take more than their share.
+    void pinBudgetExceeded(qint64 pinnedTokens, qint64 pinBudget);
     void permissionRequested(const keen::PermissionRequest &request);
     void permissionSettled(quint64 requestId); // answered, or cancelled with the turn
     void questionAsked(quint64 questionId, const QJsonObject &questions);

@@ -25,6 +25,7 @@ const QString kShowThinking = QStringLiteral("show_thinking");
 const QString kCompactionReview = QStringLiteral("compaction_review");
 const QString kToolHistory = QStringLiteral("tool_history");
 const QString kContextWindow = QStringLiteral("context_window");
+const QString kPinBudgetPercent = QStringLiteral("pin_budget_percent");
 const QString kRecentFolders = QStringLiteral("recent_folders");
 const QString kColorScheme = QStringLiteral("color_scheme");
 const QString kBaseUrl = QStringLiteral("base_url");
@@ -261,6 +262,13 @@ Settings Settings::parse(const QByteArray &json, const QString &path, QString *p
     else if (!contextWindow.isUndefined() && !contextWindow.isNull())
         reader.fail(kContextWindow, Settings::tr("a positive whole number of tokens"));
 
+    const QJsonValue pinBudget = root.value(kPinBudgetPercent);
+    const double percent = pinBudget.toDouble();
+    if (pinBudget.isDouble() && percent >= 1 && percent <= 100 && percent == double(int(percent)))
+        settings.pinBudgetPercent = int(percent);
+    else if (!pinBudget.isUndefined() && !pinBudget.isNull())
+        reader.fail(kPinBudgetPercent, Settings::tr("a whole number of percent from 1 to 100"));
+
     const QJsonValue recent = root.value(kRecentFolders);
     if (recent.isArray()) {
         const QJsonArray folders = recent.toArray();
@@ -302,9 +310,9 @@ Settings Settings::parse(const QByteArray &json, const QString &path, QString *p
     if (reader.failed())
         *problem = reader.error();
 
-    static const QStringList known{kProviders,      kActiveProvider, kActiveModel,
-                                   kThinkingEffort, kShowThinking,   kToolHistory,
-                                   kContextWindow,  kRecentFolders,  kColorScheme};
+    static const QStringList known{kProviders,    kActiveProvider,  kActiveModel,   kThinkingEffort,
+                                   kShowThinking, kToolHistory,     kContextWindow, kRecentFolders,
+                                   kColorScheme,  kPinBudgetPercent};
     for (auto it = root.begin(); it != root.end(); ++it) {
         if (!known.contains(it.key()))
             settings.extra.insert(it.key(), it.value());
@@ -342,6 +350,8 @@ QByteArray Settings::toJson() const
     root.insert(kToolHistory, toolHistoryName(toolHistory));
     if (contextWindow)
         root.insert(kContextWindow, *contextWindow);
+    if (pinBudgetPercent)
+        root.insert(kPinBudgetPercent, *pinBudgetPercent);
     if (!recentFolders.isEmpty())
         root.insert(kRecentFolders, QJsonArray::fromStringList(recentFolders));
     if (colorScheme != ColorScheme::System)

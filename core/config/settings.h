@@ -50,6 +50,8 @@ public:
     ColorScheme colorScheme = ColorScheme::System;
     // Issue 16: a manual compaction's summary waits for the person's Accept (editable) before it applies.
     bool reviewCompaction = false;
+    // The pins' share of the input budget in percent, 1 to 100 (issue 16); absent: 10.
+    std::optional<int> pinBudgetPercent;
     QJsonObject extra; // unknown top-level keys, kept on save
 
     bool operator==(const Settings &) const = default;

@@ -31,6 +31,9 @@ struct StreamOptions
     // The session's threshold and summary detail (issue 16); the defaults are the seed's. With automatic
     // compaction off, a request over the input budget is not sent: the turn stops with a message instead.
     CompactionPolicy compactionPolicy;
+    // The pinned items (CompactionPrompts::pinnedContext) an automatic compaction puts after its summary
+    // (issue 16, "Pins"). Empty: the seed's replacement, byte for byte.
+    QString pinnedContext;
 };
 
 } // namespace keen

@@ -37,8 +37,10 @@ int runHeadless(const QStringList &arguments, QTextStream &out, QTextStream &err
         err << "Error: " << flagsOnly.error() << "\n\n" << usageText();
         return HeadlessRunner::Failure;
     }
+    const bool pinsOnly = !flagsOnly->pins.isEmpty() || !flagsOnly->unpins.isEmpty() || flagsOnly->listPins;
     auto options = HeadlessRunner::parseArguments(
-        arguments, flagsOnly->compact || flagsOnly->undoCompaction ? QString() : readPipedStdin());
+        arguments,
+        flagsOnly->compact || flagsOnly->undoCompaction || pinsOnly ? QString() : readPipedStdin());
     if (!options) {
         err << "Error: " << options.error() << "\n\n" << usageText();
         return HeadlessRunner::Failure;
@@ -49,6 +51,8 @@ int runHeadless(const QStringList &arguments, QTextStream &out, QTextStream &err
         err << "Warning: " << settings.problem << "\n";
     HeadlessRunner runner(out, err);
     runner.session().setToolHistoryFull(settings.settings.toolHistory == Settings::ToolHistory::Full);
+    runner.session().setPinBudgetPercent(
+        settings.settings.pinBudgetPercent.value_or(AgentSession::DefaultPinBudgetPercent));
     const Settings loaded = settings.settings;
     runner.setConfigResolver([loaded, &err](const LaunchOptions &launch) -> Result<ClientConfig> {
         auto resolved = ConfigResolver(loaded).resolve(launch, SecretStore::FileFallback::Allow);
@@ -84,6 +88,9 @@ QString usageText()
         "    --compact-threshold N|off automatic compaction at N% (50 to 95) of the input budget, or\n"
         "                              never; kept in the session (default 90)\n"
         "    --compact-detail LEVEL    brief, normal or detailed summaries; kept in the session\n"
+        "    --pin TEXT                pin a note that every compaction keeps verbatim (repeatable)\n"
+        "    --unpin ID                with --session: remove a pin\n"
+        "    --pins                    with --session: list the pins and the pin budget\n"
         "    --yolo                    allow dangerous commands too\n"
         "  keen-desktop sessions [--all] [--json] [--search QUERY] [--workspace DIR]\n"
         "                                                          list saved sessions\n"

@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QEventLoop>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QScopeGuard>
@@ -63,6 +64,14 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             if (!options.compactDetail)
                 return R::failure(
                     tr("--compact-detail must be brief, normal or detailed, not \"%1\"").arg(detail));
+        } else if (flag == QLatin1String("--pin") || flag == QLatin1String("--unpin")) {
+            QString v;
+            if (!value(v) || v.trimmed().isEmpty())
+                return R::failure(flag == QLatin1String("--pin") ? tr("--pin needs the text to pin")
+                                                                 : tr("--unpin needs a pin id (see --pins)"));
+            (flag == QLatin1String("--pin") ? options.pins : options.unpins).append(v);
+        } else if (flag == QLatin1String("--pins")) {
+            options.listPins = true;
         } else if (flag == QLatin1String("--compact")) {
             options.compact = true;
             if (inlineValue)
@@ -84,6 +93,12 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
     if (!launch)
         return R::failure(launch.error());
     options.launch = *launch;
+    const bool pinWork = !options.pins.isEmpty() || !options.unpins.isEmpty() || options.listPins;
+    if ((!options.unpins.isEmpty() || (options.listPins && options.pins.isEmpty())) &&
+        options.launch.sessionId.isEmpty())
+        return R::failure(tr("--unpin and --pins need --session ID"));
+    if (options.undoCompaction && pinWork)
+        return R::failure(tr("--undo-compaction does not combine with --pin, --unpin or --pins"));
     if (options.undoCompaction) {
         if (options.launch.sessionId.isEmpty())
             return R::failure(tr("--undo-compaction needs --session ID"));
@@ -109,6 +124,8 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
     if (!stdinText.isEmpty())
         options.prompt =
             options.prompt.isEmpty() ? stdinText : options.prompt + QLatin1Char('\n') + stdinText;
+    if (options.prompt.trimmed().isEmpty() && pinWork)
+        return options; // only the pins change
     if (options.prompt.trimmed().isEmpty())
         return R::failure(tr("prompt is required"));
     return options;
@@ -298,12 +315,37 @@ int HeadlessRunner::run(const Options &options)
         }
         return runUndoCompaction();
     }
+    const bool pinWork = !options.pins.isEmpty() || !options.unpins.isEmpty() || options.listPins;
+    const bool turnWork = options.compact || !options.prompt.trimmed().isEmpty();
+    if (pinWork && !turnWork) {
+        // No request is sent: the provider is needed only for the window the pin budget is a share of.
+        if (m_resolver) {
+            if (auto config = m_resolver(options.launch))
+                m_session->setClientConfig(*config);
+        }
+        return runPinChanges();
+    }
     if (!m_resolver)
         return fail(tr("no provider configuration is available"));
     auto config = m_resolver(options.launch);
     if (!config)
         return fail(config.error());
     m_session->setClientConfig(*config);
+    if (pinWork) {
+        if (const int pinned = runPinChanges(); pinned != Success)
+            return pinned;
+    }
+    // A compaction kept pins over their budget: never silently, the person hears of it (issue 16).
+    connect(m_session.get(), &AgentSession::pinBudgetExceeded, this, [this](qint64 used, qint64 budget) {
+        m_err << (m_progressLineOpen ? "\n" : "")
+              << tr("Warning: the pins take about %1 tokens, over their budget of %2; every pin was kept. "
+                    "Unpin something (run --session %3 --pins) or raise pin_budget_percent.")
+                     .arg(used)
+                     .arg(budget)
+                     .arg(m_session->sessionId())
+              << '\n';
+        m_progressLineOpen = false;
+    });
 
     QEventLoop loop;
     int code = Failure;
@@ -400,6 +442,84 @@ int HeadlessRunner::run(const Options &options)
     m_out.flush();
     m_err.flush();
     return code;
+}
+
+QJsonObject HeadlessRunner::pinsJson() const
+{
+    QJsonArray pins;
+    for (const Pin &pin : m_session->pins()) {
+        QJsonObject object{{QStringLiteral("id"), pin.id},
+                           {QStringLiteral("kind"), Pin::kindName(pin.kind)},
+                           {QStringLiteral("text"), pin.text}};
+        if (!pin.source.isEmpty())
+            object.insert(QStringLiteral("source"), pin.source);
+        pins.append(object);
+    }
+    return QJsonObject{{QStringLiteral("session_id"), m_session->sessionId()},
+                       {QStringLiteral("pins"), pins},
+                       {QStringLiteral("pinned_tokens"), m_session->pinnedTokens()},
+                       {QStringLiteral("pin_budget"), m_session->pinBudget()}};
+}
+
+int HeadlessRunner::runPinChanges()
+{
+    // One change at a time: each waits until its event is on disk (or failed).
+    auto settle = [this](const Result<void> &started) -> QString {
+        if (!started)
+            return started.error();
+        QEventLoop loop;
+        QString error;
+        connect(m_session.get(), &AgentSession::pinsChanged, &loop, [&] { loop.quit(); });
+        connect(m_session.get(), &AgentSession::pinFailed, &loop, [&](const QString &why) {
+            error = why;
+            loop.quit();
+        });
+        loop.exec();
+        return error;
+    };
+    for (const QString &id : std::as_const(m_options.unpins)) {
+        if (const QString error = settle(m_session->removePin(id)); !error.isEmpty()) {
+            m_err << "Error: " << error << '\n';
+            m_err.flush();
+            return Failure;
+        }
+        if (!m_options.json)
+            m_err << tr("Unpinned %1.").arg(id) << '\n';
+    }
+    for (const QString &text : std::as_const(m_options.pins)) {
+        Pin pin;
+        pin.kind = Pin::Kind::Note;
+        pin.text = text;
+        if (const QString error = settle(m_session->addPin(pin)); !error.isEmpty()) {
+            m_err << "Error: " << error << '\n'; // refused: nothing was written (issue 16)
+            m_err.flush();
+            return Failure;
+        }
+        if (!m_options.json)
+            m_err << tr("Pinned %1 in session %2: the pins take about %3 of %4 tokens.")
+                         .arg(m_session->pins().constLast().id, m_session->sessionId())
+                         .arg(m_session->pinnedTokens())
+                         .arg(m_session->pinBudget())
+                  << '\n';
+    }
+    const bool turnFollows = m_options.compact || !m_options.prompt.trimmed().isEmpty();
+    if (!turnFollows) {
+        if (m_options.json) {
+            m_out << QJsonDocument(pinsJson()).toJson(QJsonDocument::Compact) << '\n';
+        } else if (m_options.listPins) {
+            for (const Pin &pin : m_session->pins())
+                m_out << pin.id << '\t' << Pin::kindName(pin.kind) << '\t'
+                      << pin.text.trimmed().section(QLatin1Char('\n'), 0, 0) << '\n';
+            m_err << tr("%n pin(s), about %1 of %2 pin-budget tokens.", nullptr,
+                        int(m_session->pins().size()))
+                         .arg(m_session->pinnedTokens())
+                         .arg(m_session->pinBudget())
+                  << '\n';
+        }
+    }
+    m_out.flush();
+    m_err.flush();
+    return Success;
 }
 
 int HeadlessRunner::runUndoCompaction()

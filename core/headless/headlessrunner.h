@@ -44,6 +44,11 @@ public:
         QString compactThreshold;
         std::optional<CompactionPolicy::Detail> compactDetail;
         bool policyOnly = false; // one of them with --session and no prompt: only the policy is recorded
+        // Issue 16, pins: --pin TEXT (a typed note) and --unpin ID, applied before the prompt or --compact,
+        // if any; --pins lists them.
+        QStringList pins;
+        QStringList unpins;
+        bool listPins = false;
         bool yolo = false;
     };
 
@@ -68,6 +73,10 @@ public:
 private:
     int finish(int code);
     int runUndoCompaction();
+    // --pin / --unpin, then the --pins report when asked or when nothing else runs. Failure when a pin was
+    // refused or could not be saved.
+    int runPinChanges();
+    QJsonObject pinsJson() const;
     bool interrupted() const; // interrupt() or a signal
     void onStreamEvent(const class StreamEvent &event);
     // The --format json line: the turn's last usage report, and apart from it what compaction requests cost

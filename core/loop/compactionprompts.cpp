@@ -108,11 +108,17 @@ const QString ReplacementHead =
                    "The earlier conversation was compacted automatically to fit the model's context window. "
                    "This summary keeps the goals, constraints, progress, discoveries, tool results and "
                    "pending work that still matter.\n\n");
-const QString ReplacementMiddle =
-    QStringLiteral("\n</compacted_context>\n\n"
-                   "<last_user_message>\n"
+const QString ReplacementClose = QStringLiteral("\n</compacted_context>\n\n");
+const QString LastUserHead =
+    QStringLiteral("<last_user_message>\n"
                    "This is the most recent user message. It is the current task, and its requirements "
                    "take precedence.\n\n");
+const QString ReplacementMiddle = ReplacementClose + LastUserHead;
+const QString PinnedHead =
+    QStringLiteral("<pinned_context>\n"
+                   "The person pinned these items so that they survive compaction. Each is kept verbatim "
+                   "as it was and is still relevant.\n");
+const QString PinnedTail = QStringLiteral("</pinned_context>");
 const QString ReplacementTail = QStringLiteral("\n</last_user_message>");
 
 } // namespace
@@ -121,14 +127,46 @@ QString originalUserText(const QString &content)
 {
     if (!content.startsWith(ReplacementHead) || !content.endsWith(ReplacementTail))
         return content;
-    const qsizetype middle = content.indexOf(ReplacementMiddle, ReplacementHead.size());
-    if (middle < 0)
+    qsizetype start = -1;
+    if (const qsizetype middle = content.indexOf(ReplacementMiddle, ReplacementHead.size()); middle >= 0)
+        start = middle + ReplacementMiddle.size();
+    else if (const qsizetype pinned = content.indexOf(PinnedTail + QStringLiteral("\n\n") + LastUserHead,
+                                                      ReplacementHead.size());
+             pinned >= 0) // a replacement with pins (issue 16)
+        start = pinned + PinnedTail.size() + 2 + LastUserHead.size();
+    if (start < 0)
         return content;
-    const qsizetype start = middle + ReplacementMiddle.size();
     return content.mid(start, content.size() - ReplacementTail.size() - start);
 }
 
-Result<MessageList> automaticReplacement(const QString &summary, const MessageList &history)
+QString pinnedContext(const PinList &pins)
+{
+    if (pins.isEmpty())
+        return {};
+    QString block = PinnedHead;
+    for (const Pin &pin : pins) {
+        QString attributes = QStringLiteral(" kind=\"") + Pin::kindName(pin.kind) + QLatin1Char('"');
+        if (!pin.source.isEmpty()) {
+            QString source = pin.source;
+            source.replace(QLatin1Char('"'), QLatin1Char('\''));
+            source.replace(QLatin1Char('\n'), QLatin1Char(' '));
+            attributes += QStringLiteral(" source=\"") + source + QLatin1Char('"');
+        }
+        block += QStringLiteral("\n<pin") + attributes + QStringLiteral(">\n") + pin.text +
+                 QStringLiteral("\n</pin>\n");
+    }
+    return block + PinnedTail;
+}
+
+QString manualReplacement(const QString &summary, const QString &pinned)
+{
+    if (pinned.isEmpty())
+        return summary;
+    return summary + QStringLiteral("\n\n") + pinned;
+}
+
+Result<MessageList> automaticReplacement(const QString &summary, const MessageList &history,
+                                         const QString &pinned)
 {
     const qsizetype lastUser = lastUserMessageIndex(history);
     if (lastUser < 0)
@@ -142,8 +180,12 @@ Result<MessageList> automaticReplacement(const QString &summary, const MessageLi
         if (message.role == Message::Role::System)
             replacement.append(message);
     }
-    const QString content = ReplacementHead + trimmed + ReplacementMiddle +
-                            originalUserText(history.at(lastUser).content) + ReplacementTail;
+    // Pins sit after the summary and before the latest request, which stays last and authoritative (S42).
+    const QString middle = pinned.isEmpty()
+                               ? ReplacementMiddle
+                               : ReplacementClose + pinned + QStringLiteral("\n\n") + LastUserHead;
+    const QString content =
+        ReplacementHead + trimmed + middle + originalUserText(history.at(lastUser).content) + ReplacementTail;
     replacement.append(Message::user(content));
     return replacement;
 }

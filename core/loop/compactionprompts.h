@@ -3,6 +3,7 @@
 #include "base/result.h"
 #include "conversation/compactionpolicy.h"
 #include "conversation/message.h"
+#include "conversation/pin.h"
 
 #include <QString>
 
@@ -38,8 +39,16 @@ Result<MessageList> buildRequest(const MessageList &history, const QString &prom
 // Original system message(s) + one user message with <compacted_context> and <last_user_message> (S41, S42).
 // The latest user message is kept as the person wrote it: when it is itself an earlier replacement (a
 // second compaction in one turn), only the words it kept are kept again, so replacements never nest.
-// Fails for an empty summary or a history without a user message.
-Result<MessageList> automaticReplacement(const QString &summary, const MessageList &history);
+// pinned (pinnedContext()) goes between the summary and the latest user message; empty gives the seed's
+// bytes exactly. Fails for an empty summary or a history without a user message.
+Result<MessageList> automaticReplacement(const QString &summary, const MessageList &history,
+                                         const QString &pinned = QString());
+// The one user message of an applied manual compaction (S28): the summary, then pinned when there is any.
+QString manualReplacement(const QString &summary, const QString &pinned);
+
+// The pinned items as one block for a replacement (issue 16, "Pins"): each verbatim in a <pin> element that
+// names its kind and source. Empty for no pins.
+QString pinnedContext(const PinList &pins);
 
 // The person's own words in a user message: the verbatim message an automatic replacement kept, or content
 // unchanged when it is not a replacement.

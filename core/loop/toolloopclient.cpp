@@ -795,7 +795,8 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
             runSummaryRequest(parent, whole, parent.toolSpecs, childCancel, usage);
         if (!summary)
             return Result<MessageList>::failure(summary.error());
-        return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory);
+        return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory,
+                                                       parent.options.pinnedContext);
     }
 
     // Issue 16: it does not fit, so no request that cannot be sent goes out: the conversation is summarised
@@ -810,7 +811,8 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
     const Result<QString> summary = runSummaryRequest(parent, *last, {}, childCancel, usage);
     if (!summary)
         return Result<MessageList>::failure(summary.error());
-    return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory);
+    return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory,
+                                                   parent.options.pinnedContext);
 }
 
 } // namespace keen

@@ -18,6 +18,11 @@ constexpr QLatin1StringView kCompactionApplied("compaction_applied");
 constexpr QLatin1StringView kCompactionReverted("compaction_reverted");
 constexpr QLatin1StringView kCompactionPolicy("compaction_policy");
 constexpr QLatin1StringView kRevertsSeq("reverts_seq");
+constexpr QLatin1StringView kPinAdded("pin_added");
+constexpr QLatin1StringView kPinRemoved("pin_removed");
+constexpr QLatin1StringView kId("id");
+constexpr QLatin1StringView kText("text");
+constexpr QLatin1StringView kSource("source");
 constexpr QLatin1StringView kSessionId("session_id");
 constexpr QLatin1StringView kCreatedAt("created_at");
 constexpr QLatin1StringView kCwd("cwd");
@@ -46,6 +51,10 @@ QLatin1StringView payloadKey(SessionEvent::Kind kind)
         return kCompactionReverted;
     case SessionEvent::Kind::CompactionPolicy:
         return kCompactionPolicy;
+    case SessionEvent::Kind::PinAdded:
+        return kPinAdded;
+    case SessionEvent::Kind::PinRemoved:
+        return kPinRemoved;
     case SessionEvent::Kind::Unknown:
         break;
     }
@@ -165,6 +174,29 @@ SessionEvent::Policy readPolicy(const QJsonObject &payload)
     return policy;
 }
 
+SessionEvent::PinAdd readPinAdd(const QJsonObject &payload)
+{
+    SessionEvent::PinAdd added;
+    added.pin.id = added.extras.readString(payload, kId, JsonFields::Write::Always);
+    const QString kind = added.extras.readString(payload, kKind, JsonFields::Write::Always);
+    if (const auto known = Pin::kindFromName(kind))
+        added.pin.kind = *known;
+    else
+        added.extras.keep(kKind, payload.value(kKind)); // a newer kind: kept, shown as a note
+    added.pin.text = added.extras.readString(payload, kText, JsonFields::Write::Always);
+    added.pin.source = added.extras.readString(payload, kSource, JsonFields::Write::OmitEmpty);
+    added.extras.keepUnknown(payload, {kId, kKind, kText, kSource});
+    return added;
+}
+
+SessionEvent::PinRemove readPinRemove(const QJsonObject &payload)
+{
+    SessionEvent::PinRemove removed;
+    removed.id = removed.extras.readString(payload, kId, JsonFields::Write::Always);
+    removed.extras.keepUnknown(payload, {kId});
+    return removed;
+}
+
 QJsonObject payloadJson(const SessionEvent &event)
 {
     QJsonObject payload;
@@ -203,6 +235,16 @@ QJsonObject payloadJson(const SessionEvent &event)
     } else if (const auto *policy = event.policy()) {
         payload = policy->policy.toJson();
         policy->extras.applyTo(payload);
+    } else if (const auto *added = event.pinAdd()) {
+        payload.insert(kId, added->pin.id);
+        payload.insert(kKind, Pin::kindName(added->pin.kind));
+        payload.insert(kText, added->pin.text);
+        if (!added->pin.source.isEmpty())
+            payload.insert(kSource, added->pin.source);
+        added->extras.applyTo(payload);
+    } else if (const auto *removed = event.pinRemove()) {
+        payload.insert(kId, removed->id);
+        removed->extras.applyTo(payload);
     }
     return payload;
 }
@@ -228,8 +270,9 @@ QString SessionEvent::kindName(Kind kind)
 
 std::optional<SessionEvent::Kind> SessionEvent::kindFromName(const QString &name)
 {
-    for (const Kind kind : {Kind::SessionStarted, Kind::UserMessage, Kind::AssistantTurn,
-                            Kind::CompactionApplied, Kind::CompactionReverted, Kind::CompactionPolicy}) {
+    for (const Kind kind :
+         {Kind::SessionStarted, Kind::UserMessage, Kind::AssistantTurn, Kind::CompactionApplied,
+          Kind::CompactionReverted, Kind::CompactionPolicy, Kind::PinAdded, Kind::PinRemoved}) {
         if (name == payloadKey(kind))
             return kind;
     }
@@ -317,6 +360,12 @@ std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object, QS
     case Kind::CompactionPolicy:
         event.payload = readPolicy(payload);
         break;
+    case Kind::PinAdded:
+        event.payload = readPinAdd(payload);
+        break;
+    case Kind::PinRemoved:
+        event.payload = readPinRemove(payload);
+        break;
     case Kind::Unknown:
         break;
     }
@@ -390,6 +439,22 @@ keen::CompactionPolicy SessionEvent::latestPolicy(const QList<SessionEvent> &eve
             return policy->policy;
     }
     return {};
+}
+
+SessionEvent SessionEvent::pinAdded(const Pin &pin)
+{
+    SessionEvent event;
+    event.kind = Kind::PinAdded;
+    event.payload = PinAdd{pin, {}};
+    return event;
+}
+
+SessionEvent SessionEvent::pinRemoved(const QString &id)
+{
+    SessionEvent event;
+    event.kind = Kind::PinRemoved;
+    event.payload = PinRemove{id, {}};
+    return event;
 }
 
 QString SessionEvent::content() const

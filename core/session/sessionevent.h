@@ -3,6 +3,7 @@
 #include "conversation/compactionpolicy.h"
 #include "conversation/compactionstrategy.h"
 #include "conversation/message.h"
+#include "conversation/pin.h"
 #include "session/jsonfields.h"
 #include "session/transcriptitem.h"
 
@@ -30,6 +31,8 @@ struct SessionEvent
         CompactionApplied,
         CompactionReverted,
         CompactionPolicy,
+        PinAdded,
+        PinRemoved,
         Unknown
     };
 
@@ -85,6 +88,19 @@ struct SessionEvent
         JsonFields extras;
         bool operator==(const Policy &) const = default;
     };
+    // A pin (issue 16, docs/SESSION_FORMAT.md): pin_added carries the pinned text, pin_removed its id.
+    struct PinAdd
+    {
+        Pin pin;
+        JsonFields extras;
+        bool operator==(const PinAdd &) const = default;
+    };
+    struct PinRemove
+    {
+        QString id;
+        JsonFields extras;
+        bool operator==(const PinRemove &) const = default;
+    };
     // An event kind this app does not know: everything but seq is in SessionEvent::extras.
     struct Other
     {
@@ -93,7 +109,7 @@ struct SessionEvent
 
     quint64 seq = 0; // assigned by the session store when written
     Kind kind = Kind::UserMessage;
-    std::variant<User, Started, Assistant, Compaction, Revert, Policy, Other> payload;
+    std::variant<User, Started, Assistant, Compaction, Revert, Policy, PinAdd, PinRemove, Other> payload;
     // Fields beside seq, kind and the payload; for an unknown kind, every field but seq.
     JsonFields extras;
 
@@ -125,6 +141,8 @@ struct SessionEvent
     static SessionEvent compactionPolicy(const keen::CompactionPolicy &policy);
     // The policy the latest compaction_policy of events set; the defaults (the seed's) when there is none.
     static keen::CompactionPolicy latestPolicy(const QList<SessionEvent> &events);
+    static SessionEvent pinAdded(const Pin &pin);
+    static SessionEvent pinRemoved(const QString &id);
 
     // The payload of the event's kind, or nullptr.
     const Started *started() const { return std::get_if<Started>(&payload); }
@@ -133,6 +151,8 @@ struct SessionEvent
     const Compaction *compaction() const { return std::get_if<Compaction>(&payload); }
     const Revert *revert() const { return std::get_if<Revert>(&payload); }
     const Policy *policy() const { return std::get_if<Policy>(&payload); }
+    const PinAdd *pinAdd() const { return std::get_if<PinAdd>(&payload); }
+    const PinRemove *pinRemove() const { return std::get_if<PinRemove>(&payload); }
 
     // Shortcuts to payload fields; empty when the event has no such field.
     QString content() const;                         // user_message.content

@@ -239,6 +239,13 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
                   SessionExporter::tr("Compaction policy: %1.").arg(event.policy()->policy.describe()) +
                   QStringLiteral("*\n\n");
             break;
+        case SessionEvent::Kind::PinAdded:
+            md += QStringLiteral("*📌 ") + SessionExporter::tr("Pinned:") + QStringLiteral("*\n\n") +
+                  quoted(event.pinAdd()->pin.text);
+            break;
+        case SessionEvent::Kind::PinRemoved:
+            md += QStringLiteral("*") + SessionExporter::tr("A pin was removed.") + QStringLiteral("*\n\n");
+            break;
         }
     }
     while (md.endsWith(QStringLiteral("\n\n")))

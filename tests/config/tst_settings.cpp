@@ -184,6 +184,10 @@ void TestSettings::wrongTypesNameFileAndKey_data()
                                     << QStringLiteral("recent_folders");
     QTest::newRow("recent_folder") << QByteArray(R"({"recent_folders": ["/tmp", 4]})")
                                    << QStringLiteral("recent_folders");
+    QTest::newRow("pin_budget_percent")
+        << QByteArray(R"({"pin_budget_percent": 0})") << QStringLiteral("pin_budget_percent");
+    QTest::newRow("pin_budget_percent over 100")
+        << QByteArray(R"({"pin_budget_percent": 150})") << QStringLiteral("pin_budget_percent");
     QTest::newRow("color_scheme") << QByteArray(R"({"color_scheme": "sepia"})")
                                   << QStringLiteral("color_scheme");
     QTest::newRow("api_key") << QByteArray(
@@ -217,6 +221,7 @@ void TestSettings::recentFoldersAndColorSchemeRoundTrip()
     QCOMPARE(settings.recentFolders.count(QStringLiteral("/work/project-5")), 1);
     QCOMPARE(settings.recentFolders.at(1), QStringLiteral("/work/project-13"));
     settings.colorScheme = Settings::ColorScheme::Dark;
+    settings.pinBudgetPercent = 25; // issue 16
     QVERIFY(settings.save().ok());
     const QByteArray json = [] {
         QFile file(Settings::defaultPath());
@@ -224,6 +229,7 @@ void TestSettings::recentFoldersAndColorSchemeRoundTrip()
     }();
     QVERIFY(json.contains("\"recent_folders\""));
     QVERIFY(json.contains("\"color_scheme\": \"dark\""));
+    QVERIFY(json.contains("\"pin_budget_percent\": 25"));
     const auto loaded = Settings::load();
     QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
     QCOMPARE(*loaded, settings);

@@ -120,6 +120,9 @@ private Q_SLOTS:
     void reviewedSummaryIsWhatIsApplied();
     void cancelledReviewChangesNothing_data();
     void cancelledReviewChangesNothing();
+    void pinnedNoteTravelsAfterEveryCompactionAcrossResume_data();
+    void pinnedNoteTravelsAfterEveryCompactionAcrossResume();
+    void pinThatDoesNotFitIsRefused();
 };
 
 namespace {
@@ -1324,3 +1327,161 @@ void TestHeadlessCompaction::cancelledReviewChangesNothing()
 
 QTEST_GUILESS_MAIN(TestHeadlessCompaction)
 #include "tst_headlesscompaction.moc"
+
+void TestHeadlessCompaction::pinnedNoteTravelsAfterEveryCompactionAcrossResume_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16, pins; proves S41, S42, S28, S62 with pins. `run --pin` pins a typed note (a new session, no
+// request). A resumed run whose tool loop compacts automatically twice: each resumed request carries the
+// summary, then the note verbatim, then the person's words, once each. A manual compaction in a third run
+// (the pins come back from the transcript) puts the note after its summary. After `--unpin`, a compaction's
+// replacement is the seed's bytes again.
+void TestHeadlessCompaction::pinnedNoteTravelsAfterEveryCompactionAcrossResume()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, SmallWindow);
+    const QString note = QStringLiteral("PINNED-NOTE: never edit vendor/; the build must stay green");
+
+    HeadlessRun pinRun(rig);
+    HeadlessRunner::Options pin;
+    pin.pins = {note};
+    pin.launch.workspace = rig.workspace();
+    QCOMPARE(pinRun.runGuarded(pin), int(HeadlessRunner::Success));
+    QCOMPARE(rig.server().requests().size(), 0);
+    const QString sessionId = pinRun.runner.session().sessionId();
+    QVERIFY(!sessionId.isEmpty());
+    QVERIFY2(pinRun.err.contains(QStringLiteral("Pinned pin-")), qPrintable(pinRun.err));
+
+    // --pins --format json lists it with the budget: 10% of the input budget by default.
+    HeadlessRun list(rig);
+    HeadlessRunner::Options listing;
+    listing.listPins = true;
+    listing.json = true;
+    listing.launch.sessionId = sessionId;
+    listing.launch.workspace = rig.workspace();
+    QCOMPARE(list.runGuarded(listing), int(HeadlessRunner::Success));
+    const QJsonObject pins = QJsonDocument::fromJson(list.out.toUtf8()).object();
+    QCOMPARE(pins.value(QStringLiteral("pin_budget")).toInteger(),
+             ContextBudget::inputBudget(SmallWindow) / 10);
+    const QJsonArray listed = pins.value(QStringLiteral("pins")).toArray();
+    QCOMPARE(listed.size(), 1);
+    QCOMPARE(listed.first().toObject().value(QStringLiteral("text")).toString(), note);
+    QCOMPARE(listed.first().toObject().value(QStringLiteral("kind")).toString(), QStringLiteral("note"));
+    const QString pinId = listed.first().toObject().value(QStringLiteral("id")).toString();
+
+    // A tool loop that compacts automatically twice, in a resumed session.
+    HeadlessRun headless(rig);
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readBig),
+         ProviderScript::text(provider, QStringLiteral("## Goal\nSUMMARY-ONE")),
+         ProviderScript::toolCall(provider, QStringLiteral("call_2"), QStringLiteral("read_file"), readBig),
+         ProviderScript::text(provider, QStringLiteral("## Goal\nSUMMARY-TWO")),
+         ProviderScript::text(provider, QStringLiteral("Read it twice."))});
+    HeadlessRunner::Options turn;
+    turn.prompt = QStringLiteral("read big.txt twice");
+    turn.launch.sessionId = sessionId;
+    turn.launch.workspace = rig.workspace();
+    QCOMPARE(headless.runGuarded(turn), int(HeadlessRunner::Success));
+    QCOMPARE(headless.out, QStringLiteral("Read it twice.\n"));
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 5);
+    QCOMPARE(ProviderScript::finalUserText(provider, requests.at(1).json.object()),
+             CompactionPrompts::automaticPrompt());
+    QCOMPARE(ProviderScript::finalUserText(provider, requests.at(3).json.object()),
+             CompactionPrompts::automaticPrompt());
+    QVERIFY(!requests.at(0).body.contains(note.toUtf8())); // a pin travels with compactions only
+    for (const auto &[index, summary] :
+         {std::pair{2, QByteArray("SUMMARY-ONE")}, {4, QByteArray("SUMMARY-TWO")}}) {
+        const QByteArray body = requests.at(index).body;
+        QCOMPARE(body.count(note.toUtf8()), 1);
+        QCOMPARE(body.count("read big.txt twice"), 1);
+        QVERIFY2(body.indexOf(summary) >= 0 && body.indexOf(summary) < body.indexOf(note.toUtf8()),
+                 body.left(2000).constData());
+        QVERIFY(body.indexOf(note.toUtf8()) < body.indexOf("read big.txt twice"));
+    }
+    QVERIFY(!requests.at(4).body.contains("SUMMARY-ONE"));
+
+    // A third run: the pin comes back from the transcript and follows a manual compaction's summary.
+    HeadlessRun manual(rig);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nMANUAL-SUMMARY"))});
+    HeadlessRunner::Options compact;
+    compact.compact = true;
+    compact.launch.sessionId = sessionId;
+    compact.launch.workspace = rig.workspace();
+    QCOMPARE(manual.runGuarded(compact), int(HeadlessRunner::Success));
+    AgentSession &session = manual.runner.session();
+    QCOMPARE(session.pins().size(), 1);
+    QCOMPARE(session.pins().first().text, note);
+    const MessageList expected{Message::user(CompactionPrompts::manualReplacement(
+        QStringLiteral("## Goal\nMANUAL-SUMMARY"), CompactionPrompts::pinnedContext(session.pins())))};
+    QCOMPARE(session.messages(), expected);
+    auto loaded = session.sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(loaded->events.constLast().messages(), expected);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Next done."))});
+    HeadlessRunner::Options next = turn;
+    next.prompt = QStringLiteral("next step");
+    QCOMPARE(manual.runGuarded(next), int(HeadlessRunner::Success));
+    const QByteArray body = rig.server().lastRequest().body;
+    QVERIFY(body.indexOf("MANUAL-SUMMARY") < body.indexOf(note.toUtf8()));
+    QVERIFY(body.indexOf(note.toUtf8()) < body.indexOf("next step"));
+
+    // Unpinned: the next compaction's replacement is the seed's, byte for byte (S28).
+    HeadlessRun unpin(rig);
+    HeadlessRunner::Options removal;
+    removal.unpins = {pinId};
+    removal.launch.sessionId = sessionId;
+    removal.launch.workspace = rig.workspace();
+    QCOMPARE(unpin.runGuarded(removal), int(HeadlessRunner::Success));
+    QVERIFY(unpin.runner.session().pins().isEmpty());
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nPLAIN-SUMMARY"))});
+    QCOMPARE(unpin.runGuarded(compact), int(HeadlessRunner::Success));
+    loaded = unpin.runner.session().sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(loaded->events.constLast().messages(),
+             MessageList{Message::user(QStringLiteral("## Goal\nPLAIN-SUMMARY"))});
+    QStringList expectedKinds{QStringLiteral("session_started"),    QStringLiteral("pin_added"),
+                              QStringLiteral("user_message"),       QStringLiteral("assistant_turn"),
+                              QStringLiteral("compaction_applied"), QStringLiteral("assistant_turn"),
+                              QStringLiteral("compaction_applied"), QStringLiteral("assistant_turn"),
+                              QStringLiteral("compaction_applied"), QStringLiteral("user_message"),
+                              QStringLiteral("assistant_turn"),     QStringLiteral("pin_removed"),
+                              QStringLiteral("compaction_applied")};
+    QCOMPARE(kinds(loaded->events), expectedKinds);
+}
+
+// Issue 16, pins: a pin that would take the pins over their budget (10% of the input budget) is refused with
+// the numbers on stderr and a failing exit, and nothing is written; a larger pin_budget_percent lets it in.
+void TestHeadlessCompaction::pinThatDoesNotFitIsRefused()
+{
+    const QString provider = QStringLiteral("openai");
+    Rig rig(provider, SmallWindow);
+    const qint64 budget = ContextBudget::inputBudget(SmallWindow) / 10; // 2,990 tokens, about 9,000 bytes
+    HeadlessRun first(rig);
+    HeadlessRunner::Options small;
+    small.pins = {QStringLiteral("keep the public API")};
+    small.launch.workspace = rig.workspace();
+    QCOMPARE(first.runGuarded(small), int(HeadlessRunner::Success));
+    const QString sessionId = first.runner.session().sessionId();
+    const QByteArray transcript = readAll(first.runner.session().transcriptPath());
+
+    HeadlessRun refused(rig);
+    HeadlessRunner::Options large;
+    large.pins = {QString(9000, QLatin1Char('x'))};
+    large.launch.sessionId = sessionId;
+    large.launch.workspace = rig.workspace();
+    QCOMPARE(refused.runGuarded(large), int(HeadlessRunner::Failure));
+    QVERIFY2(refused.err.contains(QStringLiteral("does not fit")), qPrintable(refused.err));
+    QVERIFY2(refused.err.contains(QString::number(budget)), qPrintable(refused.err));
+    QCOMPARE(readAll(refused.runner.session().transcriptPath()), transcript); // nothing written
+    QCOMPARE(refused.runner.session().pins().size(), 1);
+
+    HeadlessRun roomier(rig);
+    roomier.runner.session().setPinBudgetPercent(50);
+    QCOMPARE(roomier.runGuarded(large), int(HeadlessRunner::Success));
+    QCOMPARE(roomier.runner.session().pins().size(), 2);
+    QVERIFY(roomier.runner.session().pinnedTokens() > budget);
+}

@@ -32,6 +32,9 @@ private Q_SLOTS:
     void originalUserTextLeavesOtherTextAlone();
     void gateChecksEveryPrecondition_data();
     void gateChecksEveryPrecondition();
+    void withoutPinsTheReplacementIsTheSeedsBytes_S28_S41();
+    void pinsFollowTheSummaryVerbatim_S41_S42();
+    void repeatedReplacementWithPinsNeverNests_S42();
 };
 
 // proves S1
@@ -224,6 +227,87 @@ void TestCompactionRules::originalUserTextLeavesOtherTextAlone()
 {
     QFETCH(QString, content);
     QCOMPARE(CompactionPrompts::originalUserText(content), content);
+}
+
+// proves S28, S41 (issue 16, pins): with no pins both replacements are the seed's bytes exactly: the
+// automatic one spelt out here in full, the manual one the summary alone.
+void TestCompactionRules::withoutPinsTheReplacementIsTheSeedsBytes_S28_S41()
+{
+    const MessageList history{Message::system(QStringLiteral("agent prompt")),
+                              Message::user(QStringLiteral("do the task"))};
+    const QString seed = QStringLiteral(
+        "<compacted_context>\n"
+        "The earlier conversation was compacted automatically to fit the model's context window. This "
+        "summary "
+        "keeps the goals, constraints, progress, discoveries, tool results and pending work that still "
+        "matter.\n\n"
+        "## Goal\nthe summary\n</compacted_context>\n\n"
+        "<last_user_message>\n"
+        "This is the most recent user message. It is the current task, and its requirements take "
+        "precedence.\n\n"
+        "do the task\n</last_user_message>");
+    const auto withDefault =
+        CompactionPrompts::automaticReplacement(QStringLiteral("## Goal\nthe summary"), history);
+    const auto withEmpty = CompactionPrompts::automaticReplacement(
+        QStringLiteral("## Goal\nthe summary"), history, CompactionPrompts::pinnedContext({}));
+    QVERIFY(withDefault && withEmpty);
+    QCOMPARE(withDefault->last().content, seed);
+    QCOMPARE(withEmpty->last().content, seed);
+    QCOMPARE(CompactionPrompts::pinnedContext({}), QString());
+    QCOMPARE(CompactionPrompts::manualReplacement(QStringLiteral("## Goal\nx"), QString()),
+             QStringLiteral("## Goal\nx"));
+}
+
+// proves S41, S42 with pins (issue 16): every pin verbatim, in order, after the summary; the latest user
+// message still last and authoritative; the manual replacement is the summary then the same block.
+void TestCompactionRules::pinsFollowTheSummaryVerbatim_S41_S42()
+{
+    const QString code = QStringLiteral("```cpp\nint  main() { return 0; }\n```");
+    const PinList pins{
+        {QStringLiteral("pin-1"), Pin::Kind::Note, QStringLiteral("Never edit vendor/."), {}},
+        {QStringLiteral("pin-2"), Pin::Kind::CodeBlock, code, QStringLiteral("assistant \"reply\"\nline")}};
+    const QString block = CompactionPrompts::pinnedContext(pins);
+    QVERIFY(block.startsWith(QStringLiteral("<pinned_context>\n")));
+    QVERIFY(block.endsWith(QStringLiteral("</pinned_context>")));
+    QVERIFY(block.contains(QStringLiteral("<pin kind=\"note\">\nNever edit vendor/.\n</pin>")));
+    QVERIFY(block.contains(QStringLiteral("<pin kind=\"code_block\" source=\"assistant 'reply' line\">\n") +
+                           code + QStringLiteral("\n</pin>")));
+    QVERIFY(block.indexOf(QStringLiteral("vendor")) < block.indexOf(code));
+
+    const MessageList history{Message::system(QStringLiteral("agent prompt")),
+                              Message::user(QStringLiteral("do the task"))};
+    const auto replacement =
+        CompactionPrompts::automaticReplacement(QStringLiteral("the summary"), history, block);
+    QVERIFY(replacement);
+    QCOMPARE(replacement->size(), 2);
+    const QString content = replacement->last().content;
+    QVERIFY(content.contains(QStringLiteral("the summary\n</compacted_context>\n\n") + block +
+                             QStringLiteral("\n\n<last_user_message>\n")));
+    QVERIFY(content.endsWith(QStringLiteral("\n\ndo the task\n</last_user_message>")));
+    QCOMPARE(CompactionPrompts::originalUserText(content), QStringLiteral("do the task"));
+
+    QCOMPARE(CompactionPrompts::manualReplacement(QStringLiteral("## Goal\nx"), block),
+             QStringLiteral("## Goal\nx\n\n") + block);
+}
+
+// proves S42 with pins across repeated compactions in one turn: the pins and the person's words once each.
+void TestCompactionRules::repeatedReplacementWithPinsNeverNests_S42()
+{
+    const QString block = CompactionPrompts::pinnedContext(
+        {{QStringLiteral("pin-1"), Pin::Kind::Note, QStringLiteral("PINNED-NOTE"), {}}});
+    const QString words = QStringLiteral("the person's words");
+    MessageList history{Message::system(QStringLiteral("agent prompt")), Message::user(words)};
+    for (int round = 1; round <= 4; ++round) {
+        const auto replacement =
+            CompactionPrompts::automaticReplacement(QStringLiteral("summary %1").arg(round), history, block);
+        QVERIFY(replacement);
+        const QString content = replacement->last().content;
+        QCOMPARE(content.count(QStringLiteral("PINNED-NOTE")), 1);
+        QCOMPARE(content.count(words), 1);
+        QCOMPARE(CompactionPrompts::originalUserText(content), words);
+        history = *replacement;
+        history.append(Message::assistant(QStringLiteral("step %1").arg(round)));
+    }
 }
 
 void TestCompactionRules::gateChecksEveryPrecondition_data()

@@ -2,6 +2,7 @@
 // same JSON, including event kinds, item kinds and fields this app does not know (reference 5.2: sessions
 // stay interchangeable with the reference agent and with newer writers).
 #include "session/sessionevent.h"
+#include "session/sessionpins.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
 
@@ -38,6 +39,7 @@ private Q_SLOTS:
     void storeWritesLoadedEventsBackUnchanged();
     void writtenEventsUseTheReferenceShape();
     void notAnEventIsRejected();
+    void pinsInEffectFollowTheEvents();
 };
 
 void TestSessionEvent::roundTripIsExact_data()
@@ -87,6 +89,14 @@ void TestSessionEvent::roundTripIsExact_data()
     QTest::newRow("strategy in a shape this app would not write") << QByteArray(
         R"({"seq":8,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[],)"
         R"("strategy":{"slices":1,"note":"x"}}})");
+    QTest::newRow("pin_added (issue 16)") << QByteArray(
+        R"({"seq":9,"kind":"pin_added","pin_added":{"id":"pin-1","kind":"tool_result","text":"a\nb",)"
+        R"("source":"read_file a.txt"}})");
+    QTest::newRow("pin_added of a kind this app does not know, extra fields")
+        << QByteArray(R"({"seq":9,"kind":"pin_added","pin_added":{"id":"pin-2","kind":"image","text":"x",)"
+                      R"("color":"red"}})");
+    QTest::newRow("pin_removed (issue 16)")
+        << QByteArray(R"({"seq":9,"kind":"pin_removed","pin_removed":{"id":"pin-1"}})");
     QTest::newRow("unknown event kind")
         << QByteArray(R"({"seq":9,"kind":"fork_created","fork_created":{"parent":"p","at_seq":3},"v":2})");
     QTest::newRow("seq written as a float")
@@ -266,3 +276,29 @@ void TestSessionEvent::notAnEventIsRejected()
 
 QTEST_GUILESS_MAIN(TestSessionEvent)
 #include "tst_sessionevent.moc"
+
+// Issue 16, pins: the pins in effect are the added ones no later pin_removed names, in pin order; a repeated
+// id changes nothing; they survive a store round trip (resume).
+void TestSessionEvent::pinsInEffectFollowTheEvents()
+{
+    const Pin a{QStringLiteral("pin-a"), Pin::Kind::Note, QStringLiteral("keep the API"), {}};
+    const Pin b{QStringLiteral("pin-b"), Pin::Kind::CodeBlock, QStringLiteral("```\nx\n```"),
+                QStringLiteral("assistant message")};
+    const Pin c{QStringLiteral("pin-c"), Pin::Kind::Detail, QStringLiteral("src/a.cpp:12"), {}};
+    QList<SessionEvent> events{SessionEvent::pinAdded(a), SessionEvent::pinAdded(b),
+                               SessionEvent::pinAdded(a), SessionEvent::pinRemoved(QStringLiteral("pin-a")),
+                               SessionEvent::pinAdded(c), SessionEvent::pinRemoved(QStringLiteral("nope"))};
+    QCOMPARE(SessionPins::active(events), (PinList{b, c}));
+    QCOMPARE(SessionPins::active({}), PinList());
+
+    test::TestEnvironment env;
+    SessionStore store(env.path(QStringLiteral("sessions")));
+    auto session = store.create(QDir::tempPath());
+    QVERIFY(session);
+    for (const SessionEvent &event : std::as_const(events))
+        QVERIFY(store.append(*session, event));
+    auto loaded = store.load(session->id);
+    QVERIFY(loaded);
+    QCOMPARE(SessionPins::active(loaded->events), (PinList{b, c}));
+    QCOMPARE(buildConversation(loaded->events), MessageList()); // pins add nothing to the conversation
+}

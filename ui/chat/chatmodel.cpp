@@ -609,6 +609,14 @@ QString ChatModel::compactionRowText(bool automatic, const QString &how)
                      : tr("✓ Context compacted: %1").arg(how);
 }
 
+QString ChatModel::pinnedText(const Pin &pin)
+{
+    QString firstLine = pin.text.trimmed().section(QLatin1Char('\n'), 0, 0);
+    if (firstLine.size() > 120)
+        firstLine = firstLine.left(119) + QStringLiteral("…");
+    return tr("📌 Pinned: %1").arg(firstLine);
+}
+
 void ChatModel::replay(const QList<SessionEvent> &events)
 {
     clear();
@@ -657,6 +665,12 @@ void ChatModel::replay(const QList<SessionEvent> &events)
             break;
         case SessionEvent::Kind::CompactionPolicy:
             addLine(ChatItem::Kind::Status, compactionPolicyText(event.policy()->policy));
+            break;
+        case SessionEvent::Kind::PinAdded:
+            addLine(ChatItem::Kind::Status, pinnedText(event.pinAdd()->pin));
+            break;
+        case SessionEvent::Kind::PinRemoved:
+            addLine(ChatItem::Kind::Status, tr("Pin removed."));
             break;
         }
     }
