@@ -366,6 +366,8 @@ void MainWindow::createMenus()
     QAction *contextAction =
         sessionMenu->addAction(tr("Show C&ontext..."), m_chat, &ChatPanel::showContextDialog);
     contextAction->setObjectName(QStringLiteral("contextAction"));
+    QAction *pinsAction = sessionMenu->addAction(tr("&Pins..."), m_chat, &ChatPanel::showPinsDialog);
+    pinsAction->setObjectName(QStringLiteral("pinsAction"));
     contextAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+I")));
     setIconName(contextAction, QStringLiteral("keen-context"));
 

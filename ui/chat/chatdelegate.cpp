@@ -7,6 +7,7 @@
 #include <QAbstractScrollArea>
 #include <QAbstractTextDocumentLayout>
 #include <QApplication>
+#include <QFontMetrics>
 #include <QPainter>
 #include <QPainterPath>
 #include <QTextDocument>
@@ -132,6 +133,17 @@ IncrementalMarkdown::Counters ChatDelegate::markdownCounters(const QModelIndex &
         return {};
     const Entry &entry = entryFor(index, contentWidth());
     return entry.markdown ? entry.markdown->counters() : IncrementalMarkdown::Counters();
+}
+
+QString ChatDelegate::codeBlockAt(const QModelIndex &index, const QRect &rowRect,
+                                  const QPoint &viewportPos) const
+{
+    if (!index.isValid())
+        return {};
+    const Entry &entry = entryFor(index, contentWidth());
+    if (!entry.markdown)
+        return {};
+    return entry.markdown->codeBlockAt(QPointF(viewportPos - documentRect(rowRect, index).topLeft()));
 }
 
 QRect ChatDelegate::documentRect(const QRect &rowRect, const QModelIndex &index) const
@@ -275,6 +287,20 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
     else
         entry.document->documentLayout()->draw(painter, context);
     painter->restore();
+    if (item.pinned) {
+        // The pin mark (issue 16): a small tag in the row's top right corner.
+        painter->save();
+        QFont small = option.font;
+        small.setPointSizeF(small.pointSizeF() * 0.8);
+        small.setBold(true);
+        painter->setFont(small);
+        painter->setPen(palette.color(QPalette::Highlight));
+        const QString mark = tr("PINNED");
+        const int markWidth = QFontMetrics(small).horizontalAdvance(mark) + 8;
+        painter->drawText(QRectF(card.right() - markWidth - 4, card.top() + 2, markWidth, 16),
+                          Qt::AlignCenter, mark);
+        painter->restore();
+    }
 }
 
 QString ChatDelegate::lineHtml(const QString &color, const QString &text, bool italic) const

@@ -39,6 +39,8 @@ public:
     QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 
     QRect documentRect(const QRect &rowRect, const QModelIndex &index) const;
+    // The code block of a Markdown row under viewportPos (rowRect: the row's rectangle), or empty.
+    QString codeBlockAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos) const;
     void clearCache();
     // For tests: what a row shows as plain text (laid out on demand), and how the caches work.
     QString shownText(const QModelIndex &index) const;

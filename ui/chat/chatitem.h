@@ -52,6 +52,8 @@ struct ChatItem
     // undoes (issue 16), and whether it was undone.
     quint64 compactionSeq = 0;
     bool compactionUndone = false;
+    // Pinned from this row (issue 16): the row shows a pin mark.
+    bool pinned = false;
 
     // Permission card / question
     PermissionRequest permission;

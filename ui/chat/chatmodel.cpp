@@ -609,6 +609,15 @@ QString ChatModel::compactionRowText(bool automatic, const QString &how)
                      : tr("✓ Context compacted: %1").arg(how);
 }
 
+void ChatModel::markPinned(quint64 itemId)
+{
+    const int row = rowOf(itemId);
+    if (row < 0 || m_items.at(row).pinned)
+        return;
+    m_items[row].pinned = true;
+    changed(row);
+}
+
 QString ChatModel::pinnedText(const Pin &pin)
 {
     QString firstLine = pin.text.trimmed().section(QLatin1Char('\n'), 0, 0);

@@ -94,6 +94,8 @@ public:
     void markCompaction(quint64 seq);
     // That compaction was undone: its rows lose their Undo action.
     void markCompactionUndone(quint64 seq);
+    // The row with this id was pinned (issue 16): it shows the pin mark.
+    void markPinned(quint64 itemId);
     // The status row a pin leaves (issue 16): its first line.
     static QString pinnedText(const Pin &pin);
     // The status row an undo leaves.

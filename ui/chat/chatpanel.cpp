@@ -10,6 +10,8 @@
 #include "chat/spinnerline.h"
 #include "chat/workspacefileindex.h"
 #include "contextdialog.h"
+#include "pinsdialog.h"
+#include "tokenformat.h"
 
 #include <QFrame>
 #include <QLocale>
@@ -17,6 +19,7 @@
 #include <QPushButton>
 #include <QThreadPool>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -43,8 +46,15 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     m_inputFrame->setFrameShape(QFrame::NoFrame);
     m_input = new InputEditor(m_inputFrame);
     m_input->setCommandNames(SlashCommands::names());
+    // Issue 16: the pins and their budget, above the input while there are any.
+    m_pinsButton = new QToolButton(m_inputFrame);
+    m_pinsButton->setObjectName(QStringLiteral("pinsButton"));
+    m_pinsButton->setAutoRaise(true);
+    m_pinsButton->setToolTip(tr("What every compaction keeps verbatim (Conversation > Pins)"));
+    m_pinsButton->hide();
     auto *frameLayout = new QVBoxLayout(m_inputFrame);
     frameLayout->setContentsMargins(10, 4, 10, 8);
+    frameLayout->addWidget(m_pinsButton, 0, Qt::AlignRight);
     frameLayout->addWidget(m_input);
 
     auto *layout = new QVBoxLayout(this);
@@ -66,6 +76,9 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     connect(m_view, &ChatView::permissionDecided, this, &ChatPanel::onPermissionDecided);
     connect(m_view, &ChatView::questionAnswered, this, &ChatPanel::onQuestionAnswered);
     connect(m_chips, &QueueChips::removeRequested, this, &ChatPanel::removeQueued);
+    connect(m_pinsButton, &QToolButton::clicked, this, &ChatPanel::showPinsDialog);
+    connect(m_view, &ChatView::pinRequested, this,
+            [this](const Pin &pinned, quint64 itemId) { pin(pinned, itemId); });
     connect(m_files, &WorkspaceFileIndex::filesChanged, this,
             [this] { m_input->setFiles(m_files->files()); });
     connectSession();
@@ -160,6 +173,49 @@ void ChatPanel::connectSession()
     });
     connect(m_session, &AgentSession::errorOccurred, this,
             [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
+    connect(m_session, &AgentSession::pinsChanged, this, &ChatPanel::updatePinsButton);
+    connect(m_session, &AgentSession::pinFailed, this,
+            [this](const QString &error) { m_model->addLine(ChatItem::Kind::Error, error); });
+    connect(m_session, &AgentSession::pinBudgetExceeded, this, [this](qint64 used, qint64 budget) {
+        // Every pin was kept; the person is told they take more than their share (issue 16).
+        auto *box = new QMessageBox(
+            QMessageBox::Warning, tr("Pins"),
+            tr("The pins take about %1 tokens, more than their budget of %2 tokens. Every pin was kept "
+               "after the compaction; unpin something in Conversation > Pins, or raise pin_budget_percent "
+               "in settings.json.")
+                .arg(used)
+                .arg(budget),
+            QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("pinsOverBudgetDialog"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
+}
+
+void ChatPanel::updatePinsButton()
+{
+    const PinList &pins = m_session->pins();
+    m_pinsButton->setVisible(!pins.isEmpty());
+    m_pinsButton->setText(tr("📌 %n pin(s) · %1 of %2 tokens", nullptr, int(pins.size()))
+                              .arg(TokenFormat::compact(m_session->pinnedTokens()),
+                                   TokenFormat::compact(m_session->pinBudget())));
+}
+
+void ChatPanel::showPinsDialog()
+{
+    auto *dialog = new PinsDialog(m_session, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
+bool ChatPanel::pin(const Pin &pinned, quint64 itemId)
+{
+    if (!PinsDialog::addOrExplain(m_session, pinned, this))
+        return false;
+    if (itemId != 0)
+        m_model->markPinned(itemId);
+    m_model->addLine(ChatItem::Kind::Status, ChatModel::pinnedText(pinned));
+    return true;
 }
 
 void ChatPanel::finishOpening()
@@ -631,6 +687,20 @@ void ChatPanel::runCommand(const QString &text)
         break;
     case SlashCommands::Id::Context:
         showContextDialog();
+        break;
+    case SlashCommands::Id::Pin: {
+        if (argument.isEmpty()) {
+            notify(tr("Usage: %1").arg(command.usage));
+            break;
+        }
+        Pin note;
+        note.kind = Pin::Kind::Note;
+        note.text = argument;
+        pin(note);
+        break;
+    }
+    case SlashCommands::Id::Pins:
+        showPinsDialog();
         break;
     case SlashCommands::Id::Clear:
     case SlashCommands::Id::New:

@@ -11,6 +11,7 @@
 #include <optional>
 
 class QFrame;
+class QToolButton;
 
 namespace keen {
 
@@ -63,6 +64,10 @@ public Q_SLOTS:
     void setShowThinking(bool show);
     void removeQueued(int index);
     void showContextDialog();
+    // Issue 16: Conversation > Pins, /pins, the pins button.
+    void showPinsDialog();
+    // Pins (a refusal opens a dialog); itemId, when not 0, is the row it came from (it gets the pin mark).
+    bool pin(const keen::Pin &pin, quint64 itemId = 0);
 
 Q_SIGNALS:
     // An opened session's whole history is in the view (the rows above its last screen come in after it).
@@ -102,6 +107,7 @@ private:
     void updateQueueView();
     void setBusy(bool busy);
     void applyModeStyle();
+    void updatePinsButton();
 
     AgentSession *m_session;
     ChatModel *m_model;
@@ -110,6 +116,7 @@ private:
     QueueChips *m_chips;
     QFrame *m_inputFrame;
     InputEditor *m_input;
+    QToolButton *m_pinsButton;
     WorkspaceFileIndex *m_files;
     QStringList m_queue;
     QHash<quint64, QString> m_decisions;

@@ -243,6 +243,7 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
                     [this, seq = item.compactionSeq] { Q_EMIT undoCompactionRequested(seq); });
             menu.addSeparator();
         }
+        addPinActions(menu, item, at, viewportPos);
         QAction *copyMessage = menu.addAction(tr("&Copy message"));
         connect(copyMessage, &QAction::triggered, this,
                 [text = item.plainText()] { QApplication::clipboard()->setText(text); });
@@ -267,6 +268,48 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
     QAction *selectAllAction = menu.addAction(tr("Select &all"), QKeySequence::SelectAll);
     connect(selectAllAction, &QAction::triggered, this, &QAbstractItemView::selectAll);
     return owned;
+}
+
+void ChatView::addPinActions(QMenu &menu, const ChatItem &item, const QModelIndex &at,
+                             const QPoint &viewportPos)
+{
+    // Issue 16: what is pinned travels verbatim after every compaction's summary.
+    auto add = [&](const QString &title, const QString &objectName, Pin::Kind kind, const QString &text,
+                   const QString &source) {
+        QAction *action = menu.addAction(title);
+        action->setObjectName(objectName);
+        Pin pin;
+        pin.kind = kind;
+        pin.text = text;
+        pin.source = source;
+        connect(action, &QAction::triggered, this,
+                [this, pin, id = item.id] { Q_EMIT pinRequested(pin, id); });
+    };
+    if (item.kind == ChatItem::Kind::AssistantText) {
+        // The block under the pointer, as the reply wrote it when it can be found there.
+        const QString shown = m_delegate->codeBlockAt(at, visualRect(at), viewportPos);
+        if (!shown.isEmpty()) {
+            QString code = shown;
+            for (const QString &block : codeBlocks(item.text)) {
+                if (block.trimmed() == shown.trimmed())
+                    code = block;
+            }
+            add(tr("Pin Code &Block"), QStringLiteral("pinCodeBlockAction"), Pin::Kind::CodeBlock, code,
+                tr("code block of an assistant message"));
+        }
+        add(tr("&Pin Message"), QStringLiteral("pinMessageAction"), Pin::Kind::Message, item.text,
+            tr("assistant message"));
+    } else if (item.kind == ChatItem::Kind::User) {
+        add(tr("&Pin Message"), QStringLiteral("pinMessageAction"), Pin::Kind::Message, item.text,
+            tr("user message"));
+    } else if (item.kind == ChatItem::Kind::Tool && item.toolState != ChatItem::ToolState::Running) {
+        const QString source = QString(item.toolName + QLatin1Char(' ') + item.detail).trimmed();
+        add(tr("&Pin Tool Result"), QStringLiteral("pinToolResultAction"), Pin::Kind::ToolResult,
+            item.output.isEmpty() ? item.plainText() : item.output, source);
+    } else {
+        return;
+    }
+    menu.addSeparator();
 }
 
 void ChatView::paintEvent(QPaintEvent *event)

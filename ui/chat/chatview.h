@@ -1,6 +1,7 @@
 #pragma once
 
 #include "conversation/permissionrequest.h"
+#include "conversation/pin.h"
 
 #include <QJsonObject>
 #include <QListView>
@@ -13,6 +14,7 @@ namespace keen {
 
 class ChatDelegate;
 class ChatModel;
+struct ChatItem;
 
 // The transcript: one QListView over ChatModel with ChatDelegate. Follows new output only when the user is
 // already at the bottom. Pending permission and question cards get their buttons as index widgets on their
@@ -47,6 +49,8 @@ Q_SIGNALS:
     void interruptRequested(); // Ctrl+C with nothing selected
     // "Undo Compaction" on the row where that compaction_applied happened (issue 16).
     void undoCompactionRequested(quint64 appliedSeq);
+    // "Pin Message", "Pin Code Block", "Pin Tool Result" on the row itemId (issue 16).
+    void pinRequested(const keen::Pin &pin, quint64 itemId);
 
 protected:
     bool event(QEvent *event) override;
@@ -62,6 +66,7 @@ private:
     void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight);
     void attachCard(int row);
     void applyRowVisibility(int row);
+    void addPinActions(QMenu &menu, const ChatItem &item, const QModelIndex &at, const QPoint &viewportPos);
 
     ChatModel *m_model;
     ChatDelegate *m_delegate;

@@ -2,6 +2,7 @@
 
 #include "chat/chatcolors.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QFontDatabase>
 #include <QPainter>
 #include <QTextBlock>
@@ -232,6 +233,39 @@ IncrementalMarkdown::Counters IncrementalMarkdown::counters() const
     counters.segmentsDrawn = m_segmentsDrawn;
     counters.segments = int(m_segments.size()) + (m_tail.document ? 1 : 0);
     return counters;
+}
+
+QString IncrementalMarkdown::codeBlockAt(const QPointF &position) const
+{
+    auto isCode = [](const QTextBlock &block) {
+        const QTextBlockFormat format = block.blockFormat();
+        return format.hasProperty(QTextFormat::BlockCodeFence) || format.nonBreakableLines();
+    };
+    qreal y = 0;
+    auto find = [&](const Segment &segment) -> std::optional<QString> {
+        const qreal top = y;
+        y += segment.height;
+        if (!segment.document || position.y() < top || position.y() >= y)
+            return std::nullopt;
+        const int at = segment.document->documentLayout()->hitTest(position - QPointF(0, top), Qt::FuzzyHit);
+        const QTextBlock block = segment.document->findBlock(std::max(0, at));
+        if (!block.isValid() || !isCode(block))
+            return QString();
+        QTextBlock first = block;
+        while (first.previous().isValid() && isCode(first.previous()))
+            first = first.previous();
+        QStringList lines;
+        for (QTextBlock line = first; line.isValid() && isCode(line); line = line.next())
+            lines.append(line.text());
+        QString code = lines.join(QLatin1Char('\n'));
+        code.replace(QChar::LineSeparator, QLatin1Char('\n'));
+        return code;
+    };
+    for (const Segment &segment : m_segments) {
+        if (auto hit = find(segment))
+            return *hit;
+    }
+    return find(m_tail).value_or(QString());
 }
 
 QString IncrementalMarkdown::toPlainText() const

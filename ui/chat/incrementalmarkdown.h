@@ -46,6 +46,8 @@ public:
     void draw(QPainter *painter, const QAbstractTextDocumentLayout::PaintContext &context) const;
 
     QString toPlainText() const;
+    // The text of the code block at position (document coordinates), empty when it is not in one.
+    QString codeBlockAt(const QPointF &position) const;
     qsizetype finishedLength() const { return m_finished; }
     int segmentCount() const { return int(m_segments.size()); }
     Counters counters() const;

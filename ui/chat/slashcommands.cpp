@@ -31,6 +31,10 @@ const QList<SlashCommands::Command> &SlashCommands::all()
          SlashCommands::tr("Show or hide reasoning"), true},
         {Id::ToolHistory, QStringLiteral("/tool-history"), QStringLiteral("/tool-history [full|none]"),
          SlashCommands::tr("Keep full tool activity in history, or none"), true},
+        {Id::Pin, QStringLiteral("/pin"), QStringLiteral("/pin <text>"),
+         SlashCommands::tr("Pin a note that every compaction keeps verbatim"), true},
+        {Id::Pins, QStringLiteral("/pins"), QStringLiteral("/pins"),
+         SlashCommands::tr("List the pins and the pin budget; unpin"), true},
         {Id::Help, QStringLiteral("/help"), QStringLiteral("/help"), SlashCommands::tr("List the commands"),
          true},
     };

@@ -27,6 +27,8 @@ public:
         Thinking,
         ShowThinking,
         ToolHistory,
+        Pin,
+        Pins,
         Help
     };
 

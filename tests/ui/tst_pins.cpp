@@ -1,0 +1,283 @@
+// Pins in the window (issue 16): the Pin actions of a chat row's context menu (a message, the code block
+// under the pointer, a tool result), the pin mark, /pin and /pins, the Pins dialog with the budget and
+// Unpin, and the dialog that refuses a pin over the budget. A real AgentSession with a scripted provider;
+// every pin goes to the transcript.
+#include "chat/chatdelegate.h"
+#include "chat/chatmodel.h"
+#include "chat/chatpanel.h"
+#include "chat/chatview.h"
+#include "chat/inputeditor.h"
+#include "pinsdialog.h"
+
+#include "agent/agentsession.h"
+#include "loop/contextbudget.h"
+#include "scriptedllmclient.h"
+#include "session/sessionpins.h"
+#include "session/sessionstore.h"
+#include "testenvironment.h"
+
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTest>
+#include <QToolButton>
+
+using namespace keen;
+using test::ScriptedLlmClient;
+
+namespace {
+
+const QString kFirstCode = QStringLiteral("int first() { return 1; }");
+const QString kSecondCode = QStringLiteral("int second()\n{\n    return 2;\n}");
+
+// A reply with two code blocks and prose between them.
+QString replyWithCode()
+{
+    return QStringLiteral("Here is the first:\n\n```cpp\n") + kFirstCode +
+           QStringLiteral("\n```\n\nAnd the second one, which matters:\n\n```cpp\n") + kSecondCode +
+           QStringLiteral("\n```\n\nDone.");
+}
+
+int rowOfKind(const ChatModel *model, ChatItem::Kind kind)
+{
+    for (int row = 0; row < model->rowCount(); ++row) {
+        if (model->item(row).kind == kind)
+            return row;
+    }
+    return -1;
+}
+
+QAction *action(QMenu *menu, const char *name)
+{
+    return menu->findChild<QAction *>(QLatin1String(name));
+}
+
+} // namespace
+
+class TestPins : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void pinMessageCodeBlockAndToolResultFromTheirRows();
+    void slashPinAndThePinsDialogListBudgetAndUnpin();
+    void aPinOverTheBudgetIsRefusedWithADialog();
+
+private:
+    void turn(const QString &prompt, const QList<ScriptedLlmClient::Step> &steps);
+    std::unique_ptr<QMenu> menuAt(int row, const QPoint &offset = QPoint(-1, -1));
+    QList<SessionEvent> transcript() const;
+
+    std::unique_ptr<test::TestEnvironment> m_env;
+    std::unique_ptr<AgentSession> m_session;
+    std::shared_ptr<ScriptedLlmClient> m_client;
+    std::unique_ptr<ChatPanel> m_panel;
+};
+
+void TestPins::init()
+{
+    m_env = std::make_unique<test::TestEnvironment>();
+    m_client = std::make_shared<ScriptedLlmClient>();
+    m_session = std::make_unique<AgentSession>();
+    m_session->setClientFactory(ScriptedLlmClient::factory(m_client));
+    ClientConfig config;
+    config.providerId = QStringLiteral("anthropic");
+    config.model = QStringLiteral("test-model");
+    config.apiKey = QStringLiteral("test-key");
+    config.contextWindow = 200000;
+    m_session->setClientConfig(config);
+    QDir().mkpath(m_env->path(QStringLiteral("work")));
+    m_session->setWorkspace(m_env->path(QStringLiteral("work")));
+    m_session->setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("sessions"))));
+    m_panel = std::make_unique<ChatPanel>(m_session.get());
+    m_panel->resize(900, 700);
+    m_panel->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_panel.get()));
+}
+
+void TestPins::cleanup()
+{
+    m_panel.reset();
+    m_session.reset();
+    m_client.reset();
+    m_env.reset();
+}
+
+void TestPins::turn(const QString &prompt, const QList<ScriptedLlmClient::Step> &steps)
+{
+    QList<ScriptedLlmClient::Step> all = steps;
+    all.append(ScriptedLlmClient::event(StreamEvent::done()));
+    m_client->addTurn(all);
+    m_panel->submitInput(prompt);
+    QTRY_VERIFY(!m_session->isBusy());
+}
+
+std::unique_ptr<QMenu> TestPins::menuAt(int row, const QPoint &offset)
+{
+    ChatView *view = m_panel->view();
+    const QModelIndex index = m_panel->model()->index(row);
+    view->scrollTo(index, QAbstractItemView::PositionAtTop);
+    const QRect rect = view->visualRect(index);
+    return view->contextMenuFor(offset.x() < 0 ? rect.center() : rect.topLeft() + offset);
+}
+
+QList<SessionEvent> TestPins::transcript() const
+{
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    return loaded ? loaded->events : QList<SessionEvent>();
+}
+
+// Issue 16, pins in the window: the context menu of a user message, an assistant message (and the code
+// block under the pointer, not the other one) and a finished tool card pins each verbatim; the row shows the
+// pin mark and a status row says what was pinned; the transcript has the pin_added events.
+void TestPins::pinMessageCodeBlockAndToolResultFromTheirRows()
+{
+    ToolCallInfo call;
+    call.callId = QStringLiteral("c1");
+    call.name = QStringLiteral("bash");
+    call.input = QJsonObject{{QStringLiteral("command"), QStringLiteral("make test")}};
+    ToolCallInfo ended = call;
+    ended.output =
+        QJsonObject{{QStringLiteral("stdout"), QStringLiteral("FAILED tst_parser: expected 3, got 4")},
+                    {QStringLiteral("exit_code"), 1}};
+    turn(QStringLiteral("run the tests"),
+         {ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, call)),
+          ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, ended)),
+          ScriptedLlmClient::chunk(replyWithCode())});
+    ChatModel *model = m_panel->model();
+    const int userRow = rowOfKind(model, ChatItem::Kind::User);
+    const int toolRow = rowOfKind(model, ChatItem::Kind::Tool);
+    const int replyRow = rowOfKind(model, ChatItem::Kind::AssistantText);
+    QVERIFY(userRow >= 0 && toolRow >= 0 && replyRow >= 0);
+
+    // The user message.
+    std::unique_ptr<QMenu> menu = menuAt(userRow);
+    QVERIFY(action(menu.get(), "pinMessageAction"));
+    QVERIFY(!action(menu.get(), "pinCodeBlockAction"));
+    action(menu.get(), "pinMessageAction")->trigger();
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    QCOMPARE(m_session->pins().at(0).kind, Pin::Kind::Message);
+    QCOMPARE(m_session->pins().at(0).text, QStringLiteral("run the tests"));
+    QVERIFY(model->item(userRow).pinned);
+    QVERIFY(!model->item(replyRow).pinned);
+
+    // The tool card: what it showed, bash's output verbatim.
+    menu = menuAt(toolRow);
+    QVERIFY(action(menu.get(), "pinToolResultAction"));
+    action(menu.get(), "pinToolResultAction")->trigger();
+    QTRY_COMPARE(m_session->pins().size(), 2);
+    QCOMPARE(m_session->pins().at(1).kind, Pin::Kind::ToolResult);
+    QVERIFY2(m_session->pins().at(1).text.contains(QStringLiteral("FAILED tst_parser: expected 3, got 4")),
+             qPrintable(m_session->pins().at(1).text));
+    QVERIFY(m_session->pins().at(1).source.startsWith(QStringLiteral("bash")));
+
+    // The second code block, under the pointer: down the row, the pointer meets prose, the first block,
+    // prose, then the second block.
+    ChatView *view = m_panel->view();
+    const QModelIndex index = model->index(replyRow);
+    view->scrollTo(index, QAbstractItemView::PositionAtTop);
+    const QRect rect = view->visualRect(index);
+    QStringList met;
+    int secondY = -1;
+    for (int y = rect.top(); y < rect.bottom(); y += 2) {
+        const QString code = view->chatDelegate()->codeBlockAt(index, rect, QPoint(rect.left() + 60, y));
+        const QString seen = code.isEmpty() ? QStringLiteral("prose") : code;
+        if (met.isEmpty() || met.constLast() != seen)
+            met.append(seen);
+        if (code == kSecondCode && secondY < 0)
+            secondY = y;
+    }
+    QCOMPARE(met.mid(0, 4),
+             (QStringList{QStringLiteral("prose"), kFirstCode, QStringLiteral("prose"), kSecondCode}));
+    menu = view->contextMenuFor(QPoint(rect.left() + 60, secondY + 4));
+    QAction *pinCode = action(menu.get(), "pinCodeBlockAction");
+    QVERIFY(pinCode);
+    pinCode->trigger();
+    QTRY_COMPARE(m_session->pins().size(), 3);
+    QCOMPARE(m_session->pins().at(2).kind, Pin::Kind::CodeBlock);
+    QCOMPARE(m_session->pins().at(2).text, kSecondCode);
+    // Over prose the menu has no code block to pin, only the message.
+    menu = view->contextMenuFor(QPoint(rect.left() + 60, rect.top() + 6));
+    QVERIFY(!action(menu.get(), "pinCodeBlockAction"));
+    QVERIFY(action(menu.get(), "pinMessageAction"));
+    QVERIFY(model->item(replyRow).pinned);
+
+    // What the person reads, and what the transcript keeps.
+    QVERIFY(model->plainText().contains(ChatModel::pinnedText(m_session->pins().at(2))));
+    const PinList saved = SessionPins::active(transcript());
+    QCOMPARE(saved, m_session->pins());
+    // The pins button under the chat shows how many and the budget.
+    auto *button = m_panel->findChild<QToolButton *>(QStringLiteral("pinsButton"));
+    QVERIFY(button);
+    QVERIFY(button->isVisible());
+    QVERIFY2(button->text().contains(QStringLiteral("3")), qPrintable(button->text()));
+}
+
+// Issue 16: /pin <text> pins a typed note; /pins opens the Pins dialog, which lists the pins with the budget
+// used (used / budget), pins another note and unpins the selected one (pin_removed in the transcript).
+void TestPins::slashPinAndThePinsDialogListBudgetAndUnpin()
+{
+    m_panel->submitInput(QStringLiteral("/pin Never edit vendor/ by hand."));
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    QCOMPARE(m_session->pins().first().kind, Pin::Kind::Note);
+    QCOMPARE(m_session->pins().first().text, QStringLiteral("Never edit vendor/ by hand."));
+    QVERIFY(!m_session->sessionId().isEmpty()); // the note made the session
+
+    m_panel->submitInput(QStringLiteral("/pins"));
+    PinsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_panel->findChild<PinsDialog *>(QStringLiteral("pinsDialog"))) != nullptr);
+    QTRY_VERIFY(dialog->isVisible());
+    QCOMPARE(dialog->list()->count(), 1);
+    QVERIFY(dialog->list()->item(0)->text().contains(QStringLiteral("Never edit vendor/ by hand.")));
+    QCOMPARE(dialog->budgetLabel()->text(),
+             PinsDialog::budgetText(m_session->pinnedTokens(), m_session->pinBudget()));
+    QCOMPARE(m_session->pinBudget(), ContextBudget::inputBudget(200000) / 10);
+
+    auto *note = dialog->findChild<QLineEdit *>(QStringLiteral("pinNoteEdit"));
+    QVERIFY(note);
+    note->setText(QStringLiteral("The release branch is frozen."));
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("pinNoteButton")), Qt::LeftButton);
+    QTRY_COMPARE(dialog->list()->count(), 2);
+    QCOMPARE(dialog->budgetLabel()->text(),
+             PinsDialog::budgetText(m_session->pinnedTokens(), m_session->pinBudget()));
+
+    auto *unpin = dialog->findChild<QPushButton *>(QStringLiteral("unpinButton"));
+    QVERIFY(unpin);
+    QVERIFY(!unpin->isEnabled());
+    dialog->list()->setCurrentRow(0);
+    QVERIFY(unpin->isEnabled());
+    QTest::mouseClick(unpin, Qt::LeftButton);
+    QTRY_COMPARE(dialog->list()->count(), 1);
+    QCOMPARE(m_session->pins().size(), 1);
+    QCOMPARE(m_session->pins().first().text, QStringLiteral("The release branch is frozen."));
+    const QList<SessionEvent> events = transcript();
+    QCOMPARE(events.constLast().kind, SessionEvent::Kind::PinRemoved);
+    QCOMPARE(SessionPins::active(events), m_session->pins());
+}
+
+// Issue 16: a pin that would take the pins over their budget is refused with a dialog that gives the
+// numbers; nothing is pinned or written.
+void TestPins::aPinOverTheBudgetIsRefusedWithADialog()
+{
+    ClientConfig small = m_session->clientConfig();
+    small.contextWindow = 34000; // pin budget 2,990 tokens
+    m_session->setClientConfig(small);
+    m_panel->submitInput(QStringLiteral("/pin ") + QString(10000, QLatin1Char('y')));
+    QMessageBox *box = nullptr;
+    QTRY_VERIFY((box = m_panel->findChild<QMessageBox *>(QStringLiteral("pinRefusedDialog"))) != nullptr);
+    QTRY_VERIFY(box->isVisible());
+    QVERIFY2(box->text().contains(QStringLiteral("does not fit")), qPrintable(box->text()));
+    QVERIFY2(box->text().contains(QString::number(m_session->pinBudget())), qPrintable(box->text()));
+    QVERIFY(m_session->pins().isEmpty());
+    QVERIFY(m_session->sessionId().isEmpty()); // nothing written, not even a session
+}
+
+QTEST_MAIN(TestPins)
+#include "tst_pins.moc"
