@@ -11,6 +11,7 @@
 #include "loop/compactioncommit.h"
 #include "loop/compactionprompts.h"
 #include "loop/contextbudget.h"
+#include "loop/droppeddetails.h"
 #include "loop/llmclient.h"
 #include "session/compactionundo.h"
 #include "session/sessionpins.h"
@@ -122,6 +123,8 @@ struct AgentSession::Private
     void applyManualCompaction(const QString &summary, const QList<TranscriptItem> &transcript,
                                const CompactionStrategy &strategy);
     void startManualCompaction(const QString &focus);
+    void writeManualCompaction(const QString &summary, const QList<TranscriptItem> &transcript,
+                               const CompactionStrategy &strategy, const QList<DroppedDetail> &dropped);
     void applyAutoCompaction(const StreamEvent &event);
     void commitAutoCompaction(const AutoCompactionInfo &info, const MessageList &persisted,
                               const QString &checkpointMessage, const Result<QList<quint64>> &written);
@@ -377,7 +380,7 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     const QList<SessionEvent> batch{
         SessionEvent::assistantTurn(checkpoint.transcript, checkpoint.message, checkpoint.turnMemory, false,
                                     QString()),
-        SessionEvent::compactionApplied(QString(), {}, persisted, info.strategy), // S64: empty status
+        SessionEvent::compactionApplied(QString(), {}, persisted, info.strategy, info.dropped), // S64
     };
     // The commit waits for its batch: the worker stays held until the batch is on disk (S60, S61), this
     // thread goes on and applies it when the writer reports back. A stream that ends meanwhile ends after it.
@@ -424,6 +427,7 @@ void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info,
     // Issue 16: how an over-budget compaction fit (empty for the seed's single request).
     const QString strategy = info.strategy.describe();
     Q_EMIT q->compactionFinished(CompactionMode::Automatic, true, strategy);
+    Q_EMIT q->droppedDetailsFound(undoableSeq, true, info.dropped);
     Q_EMIT q->notification(strategy.isEmpty() ? tr("Context compacted automatically.")
                                               : tr("Context compacted automatically (%1).").arg(strategy));
     checkPinBudget();
@@ -564,25 +568,38 @@ void AgentSession::Private::finishManualCompaction()
         applyManualCompaction(summary, visible.transcript, manualStrategy);
         return;
     }
-    releaseFinishedRunner();
-    Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
-    Q_EMIT q->turnFinished(cancelled ? TurnOutcome::Cancelled : TurnOutcome::Error, failure);
 }
 
 void AgentSession::Private::applyManualCompaction(const QString &summary,
                                                   const QList<TranscriptItem> &transcript,
                                                   const CompactionStrategy &strategy)
 {
+    applyingManual = true; // busy until it is on disk, also after a review (no runner then)
+    // Issue 16: what the summary left out of the history it replaces, found off this thread (regular
+    // expressions over the whole history), then saved with the compaction.
+    QtConcurrent::run([replaced = history, summary] { return DroppedDetails::find(replaced, summary); })
+        .then(q, [this, summary, transcript, strategy,
+                  generation = turnGeneration](const QList<DroppedDetail> &dropped) {
+            if (generation != turnGeneration)
+                return; // a new conversation started meanwhile
+            writeManualCompaction(summary, transcript, strategy, dropped);
+        });
+}
+
+void AgentSession::Private::writeManualCompaction(const QString &summary,
+                                                  const QList<TranscriptItem> &transcript,
+                                                  const CompactionStrategy &strategy,
+                                                  const QList<DroppedDetail> &dropped)
+{
     // S28, S29: persisted first, so a failed write leaves history and transcript unchanged (S30). Written on
     // the writer's thread; the compaction stays busy until it is on disk.
     // Issue 16: the pins follow the summary verbatim; without pins this is the seed's message exactly.
     const MessageList replacement{
         Message::user(CompactionPrompts::manualReplacement(summary, CompactionPrompts::pinnedContext(pins)))};
-    applyingManual = true; // busy until it is on disk, also after a review (no runner then)
     writer
         ->write({SessionEvent::compactionApplied(QStringLiteral("Context compacted."), transcript,
-                                                 replacement, strategy)})
-        .then(q, [this, summary, replacement,
+                                                 replacement, strategy, dropped)})
+        .then(q, [this, summary, replacement, dropped,
                   generation = turnGeneration](const Result<QList<quint64>> &written) {
             if (generation != turnGeneration)
                 return; // a new conversation started meanwhile
@@ -601,6 +618,7 @@ void AgentSession::Private::applyManualCompaction(const QString &summary,
             Q_EMIT q->usageChanged();
             Q_EMIT q->historyReplaced();
             Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
+            Q_EMIT q->droppedDetailsFound(undoableSeq, false, dropped);
             Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
             checkPinBudget();
         });

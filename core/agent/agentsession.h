@@ -171,6 +171,9 @@ Q_SIGNALS:
     // A compaction applied with pins over the pin budget (the input budget shrank since they were pinned):
     // every pin was kept, the person should know they take more than their share.
     void pinBudgetExceeded(qint64 pinnedTokens, qint64 pinBudget);
+    // After an applied compaction (its compaction_applied seq), before the turn ends: what its summary left
+    // out of the compacted range (issue 16, "what was dropped"); may be empty. Saved with the event.
+    void droppedDetailsFound(quint64 appliedSeq, bool automatic, const QList<keen::DroppedDetail> &details);
     void permissionRequested(const keen::PermissionRequest &request);
     void permissionSettled(quint64 requestId); // answered, or cancelled with the turn
     void questionAsked(quint64 questionId, const QJsonObject &questions);

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
 #include <QString>
 
 namespace keen {
@@ -15,6 +18,13 @@ struct DroppedDetail
     QString text;    // the path, identifier, number or error line
     QString excerpt; // the lines around its first occurrence
     bool operator==(const DroppedDetail &) const = default;
+
+    static QString kindName(Kind kind); // path, identifier, number, error
+    // {"kind","text","excerpt"}; a kind this app does not know reads as an identifier.
+    QJsonObject toJson() const;
+    static DroppedDetail fromJson(const QJsonObject &object);
+    static QJsonArray listToJson(const QList<DroppedDetail> &details);
+    static QList<DroppedDetail> listFromJson(const QJsonArray &array);
 };
 
 } // namespace keen

@@ -2,6 +2,7 @@
 
 #include "base/cancellationtoken.h"
 #include "conversation/compactionstrategy.h"
+#include "conversation/droppeddetail.h"
 #include "conversation/message.h"
 #include "conversation/tokenusage.h"
 
@@ -39,6 +40,8 @@ struct AutoCompactionInfo
     // applied (and compaction_sliced): how the compaction request(s) fit the input budget; the seed's single
     // request by default.
     CompactionStrategy strategy;
+    // applied: what the summary left out of the compacted range (issue 16, DroppedDetails).
+    QList<DroppedDetail> dropped;
     // applied: accept once the checkpoint and compaction are persisted, reject otherwise.
     std::shared_ptr<CompactionCommit> commit;
 };

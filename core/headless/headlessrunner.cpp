@@ -250,6 +250,7 @@ int HeadlessRunner::run(const Options &options)
     m_lastUsage.reset();
     m_interrupted = false;
     m_compactionUsageAtStart = m_session->compactionUsage();
+    m_compactions = QJsonArray();
     if (options.yolo)
         m_session->setMode(AgentMode::Yolo);
 
@@ -357,6 +358,31 @@ int HeadlessRunner::run(const Options &options)
         m_currentText.clear();
         m_sealedLength = 0;
     });
+    // Issue 16, what was dropped: each compaction's record for json, one line on stderr for text.
+    connect(
+        m_session.get(), &AgentSession::droppedDetailsFound, &loop,
+        [this](quint64 seq, bool automatic, const QList<DroppedDetail> &dropped) {
+            m_compactions.append(
+                QJsonObject{{QStringLiteral("seq"), qint64(seq)},
+                            {QStringLiteral("automatic"), automatic},
+                            {QStringLiteral("dropped"), DroppedDetail::listToJson(dropped)}});
+            if (m_options.json || dropped.isEmpty())
+                return;
+            // Counts only: the details themselves are arbitrary text (--format json lists them).
+            int counts[4] = {0, 0, 0, 0};
+            for (const DroppedDetail &detail : dropped)
+                ++counts[int(detail.kind)];
+            m_err << (m_progressLineOpen ? "\n" : "")
+                  << tr("Not in the summary: %1 path(s), %2 error line(s), %3 identifier(s), %4 number(s) of "
+                        "the earlier conversation (--format json lists them).")
+                         .arg(counts[int(DroppedDetail::Kind::Path)])
+                         .arg(counts[int(DroppedDetail::Kind::Error)])
+                         .arg(counts[int(DroppedDetail::Kind::Identifier)])
+                         .arg(counts[int(DroppedDetail::Kind::Number)])
+                  << '\n';
+            m_err.flush();
+            m_progressLineOpen = false;
+        });
     QString compactionMessage;
     bool compactionApplied = false;
     connect(m_session.get(), &AgentSession::compactionFinished, &loop,
@@ -383,7 +409,8 @@ int HeadlessRunner::run(const Options &options)
                             m_out << QJsonDocument(
                                          QJsonObject{{QStringLiteral("session_id"), m_session->sessionId()},
                                                      {QStringLiteral("text"), compactionMessage},
-                                                     {QStringLiteral("usage"), usageJson()}})
+                                                     {QStringLiteral("usage"), usageJson()},
+                                                     {QStringLiteral("compactions"), m_compactions}})
                                          .toJson(QJsonDocument::Compact)
                                   << '\n';
                         else
@@ -404,6 +431,8 @@ int HeadlessRunner::run(const Options &options)
                     QJsonObject line{{QStringLiteral("session_id"), m_session->sessionId()},
                                      {QStringLiteral("text"), text},
                                      {QStringLiteral("usage"), usageJson()}};
+                    if (!m_compactions.isEmpty())
+                        line.insert(QStringLiteral("compactions"), m_compactions);
                     if (!success || stopped) {
                         // A script must not take a cut-off reply for a whole one.
                         line.insert(QStringLiteral("error"), failure);

@@ -6,6 +6,7 @@
 #include "conversation/tokenusage.h"
 #include "providers/clientconfig.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
@@ -93,6 +94,7 @@ private:
     qsizetype m_sealedLength = 0;
     std::optional<TokenUsage> m_lastUsage;
     TokenUsage m_compactionUsageAtStart; // the session's compaction usage when this run started
+    QJsonArray m_compactions;            // the compactions this run applied, for --format json (issue 16)
     bool m_interrupted = false;
     bool m_progressLineOpen = false;
 };

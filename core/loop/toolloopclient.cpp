@@ -8,6 +8,7 @@
 #include "loop/compactionprompts.h"
 #include "loop/compactionslicer.h"
 #include "loop/contextbudget.h"
+#include "loop/droppeddetails.h"
 #include "providers/providertable.h"
 #include "stream/httpstreamer.h"
 #include "tools/outputcompressor.h"
@@ -540,7 +541,8 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
 
     std::optional<TokenUsage> usage;
     CompactionStrategy strategy;
-    const Result<MessageList> replacement = runAutoCompaction(loop, child, usage, strategy);
+    QList<DroppedDetail> dropped;
+    const Result<MessageList> replacement = runAutoCompaction(loop, child, usage, strategy, dropped);
     if (!replacement) {
         // S46: nothing changes, the parent request goes on, no new attempt until another tool turn.
         AutoCompactionInfo info;
@@ -557,6 +559,7 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     applied.replacement = *replacement;
     applied.usage = usage;
     applied.strategy = strategy;
+    applied.dropped = dropped;
     if (loop.options.awaitCompactionCommit)
         applied.commit = std::make_shared<CompactionCommit>();
     emitEvent(loop, StreamEvent::compaction(StreamEvent::Type::AutoCompactionApplied, applied));
@@ -777,7 +780,8 @@ bool ToolLoopClient::sliceManualCompaction(Loop &loop)
 
 Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const CancellationToken &childCancel,
                                                       std::optional<TokenUsage> &usage,
-                                                      CompactionStrategy &strategy)
+                                                      CompactionStrategy &strategy,
+                                                      QList<DroppedDetail> &dropped)
 {
     if (lastUserMessageIndex(parent.compactionHistory) < 0)
         return Result<MessageList>::failure(QStringLiteral("automatic compaction requires a user message"));
@@ -795,6 +799,8 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
             runSummaryRequest(parent, whole, parent.toolSpecs, childCancel, usage);
         if (!summary)
             return Result<MessageList>::failure(summary.error());
+        // Issue 16: found here, where the raw tool outputs of the loop still are (S8).
+        dropped = DroppedDetails::find(parent.compactionHistory, *summary);
         return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory,
                                                        parent.options.pinnedContext);
     }
@@ -811,6 +817,7 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
     const Result<QString> summary = runSummaryRequest(parent, *last, {}, childCancel, usage);
     if (!summary)
         return Result<MessageList>::failure(summary.error());
+    dropped = DroppedDetails::find(parent.compactionHistory, *summary);
     return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory,
                                                    parent.options.pinnedContext);
 }

@@ -64,7 +64,8 @@ private:
     // The seed's single request when it fits the input budget; otherwise the conversation in parts that each
     // fit (CompactionSlicer), strategy says how (issue 16).
     Result<MessageList> runAutoCompaction(Loop &parent, const CancellationToken &childCancel,
-                                          std::optional<TokenUsage> &usage, CompactionStrategy &strategy);
+                                          std::optional<TokenUsage> &usage, CompactionStrategy &strategy,
+                                          QList<DroppedDetail> &dropped);
     Result<ModelTurn> collectTurnWithRetry(Loop &loop, ProviderError &error);
     ToolOutcome executeTool(Loop &loop, const ToolCallRequest &call, ToolActivity &activity, bool &stopTurn);
     qint64 estimateTokens(Loop &loop) const;

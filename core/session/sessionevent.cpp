@@ -35,6 +35,7 @@ constexpr QLatin1StringView kError("error");
 constexpr QLatin1StringView kStatus("status");
 constexpr QLatin1StringView kMessages("messages");
 constexpr QLatin1StringView kStrategy("strategy");
+constexpr QLatin1StringView kDroppedDetails("dropped_details");
 
 QLatin1StringView payloadKey(SessionEvent::Kind kind)
 {
@@ -139,7 +140,15 @@ SessionEvent::Compaction readCompaction(const QJsonObject &payload)
     compaction.messages = readMessages(payload, compaction.extras);
     if (const auto strategy = compaction.extras.readObject<CompactionStrategy>(payload, kStrategy))
         compaction.strategy = *strategy;
-    compaction.extras.keepUnknown(payload, {kStatus, kTranscript, kMessages, kStrategy});
+    const QJsonValue dropped = payload.value(kDroppedDetails);
+    if (dropped.isArray() && !dropped.toArray().isEmpty()) {
+        compaction.dropped = DroppedDetail::listFromJson(dropped.toArray());
+        if (DroppedDetail::listToJson(compaction.dropped) != dropped.toArray())
+            compaction.extras.keep(kDroppedDetails, dropped); // written back as it came
+    } else if (!dropped.isUndefined()) {
+        compaction.extras.keep(kDroppedDetails, dropped);
+    }
+    compaction.extras.keepUnknown(payload, {kStatus, kTranscript, kMessages, kStrategy, kDroppedDetails});
     return compaction;
 }
 
@@ -227,6 +236,8 @@ QJsonObject payloadJson(const SessionEvent &event)
             payload.insert(kTranscript, TranscriptItem::listToJson(compaction->transcript));
         if (!compaction->strategy.isSingleRequest())
             payload.insert(kStrategy, compaction->strategy.toJson());
+        if (!compaction->dropped.isEmpty())
+            payload.insert(kDroppedDetails, DroppedDetail::listToJson(compaction->dropped));
         compaction->extras.applyTo(payload);
     } else if (const auto *revert = event.revert()) {
         payload.insert(kRevertsSeq, qint64(revert->revertsSeq));
@@ -408,11 +419,12 @@ SessionEvent SessionEvent::assistantTurn(const QList<TranscriptItem> &transcript
 }
 
 SessionEvent SessionEvent::compactionApplied(const QString &status, const QList<TranscriptItem> &transcript,
-                                             const MessageList &messages, const CompactionStrategy &strategy)
+                                             const MessageList &messages, const CompactionStrategy &strategy,
+                                             const QList<DroppedDetail> &dropped)
 {
     SessionEvent event;
     event.kind = Kind::CompactionApplied;
-    event.payload = Compaction{status, transcript, messages, strategy, {}};
+    event.payload = Compaction{status, transcript, messages, strategy, dropped, {}};
     return event;
 }
 

@@ -2,6 +2,7 @@
 
 #include "conversation/compactionpolicy.h"
 #include "conversation/compactionstrategy.h"
+#include "conversation/droppeddetail.h"
 #include "conversation/message.h"
 #include "conversation/pin.h"
 #include "session/jsonfields.h"
@@ -70,6 +71,8 @@ struct SessionEvent
         // How an automatic compaction fit the input budget (issue 16); written only when it was not the
         // seed's single request.
         CompactionStrategy strategy;
+        // What the summary left out (issue 16); written only when there is something.
+        QList<DroppedDetail> dropped;
         JsonFields extras;
         bool operator==(const Compaction &) const = default;
     };
@@ -136,7 +139,8 @@ struct SessionEvent
                                       const QString &error);
     static SessionEvent compactionApplied(const QString &status, const QList<TranscriptItem> &transcript,
                                           const MessageList &messages,
-                                          const CompactionStrategy &strategy = CompactionStrategy());
+                                          const CompactionStrategy &strategy = CompactionStrategy(),
+                                          const QList<DroppedDetail> &dropped = {});
     static SessionEvent compactionReverted(quint64 revertsSeq, const QString &status);
     static SessionEvent compactionPolicy(const keen::CompactionPolicy &policy);
     // The policy the latest compaction_policy of events set; the defaults (the seed's) when there is none.

@@ -123,6 +123,10 @@ private Q_SLOTS:
     void pinnedNoteTravelsAfterEveryCompactionAcrossResume_data();
     void pinnedNoteTravelsAfterEveryCompactionAcrossResume();
     void pinThatDoesNotFitIsRefused();
+    void droppedDetailsAreRecordedAndReported_data();
+    void droppedDetailsAreRecordedAndReported();
+    void pinsSurviveALongToolLoop_data();
+    void pinsSurviveALongToolLoop();
 };
 
 namespace {
@@ -1484,4 +1488,184 @@ void TestHeadlessCompaction::pinThatDoesNotFitIsRefused()
     QCOMPARE(roomier.runGuarded(large), int(HeadlessRunner::Success));
     QCOMPARE(roomier.runner.session().pins().size(), 2);
     QVERIFY(roomier.runner.session().pinnedTokens() > budget);
+}
+
+void TestHeadlessCompaction::droppedDetailsAreRecordedAndReported_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16, what was dropped: an automatic compaction inside a tool loop whose summary leaves out a path,
+// an error line, an identifier and a number of a tool output. `run --format json` has them in the
+// compaction's record, the transcript keeps them on compaction_applied (found again by a resumed session),
+// text mode prints one line on stderr after the compaction; a manual compaction (`run --compact --format
+// json`) records its own. The final text stays as the seed has it (S58).
+void TestHeadlessCompaction::droppedDetailsAreRecordedAndReported()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, SmallWindow);
+    {
+        QFile details(QDir(rig.workspace()).filePath(QStringLiteral("details.txt")));
+        QVERIFY(details.open(QIODevice::WriteOnly));
+        details.write("build log\nsrc/parser/lexer.cpp:88: error: unexpected token at offset 4711\n"
+                      "see ParserState::reset for the recovery\n");
+    }
+    HeadlessRun headless(rig);
+    const QString readDetails = arguments({{QStringLiteral("path"), QStringLiteral("details.txt")}});
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                  readDetails),
+         ProviderScript::toolCall(provider, QStringLiteral("call_2"), QStringLiteral("read_file"), readBig),
+         ProviderScript::text(provider, QStringLiteral("## Goal\nRead the files.")),
+         ProviderScript::text(provider, QStringLiteral("Both read."))});
+    QCOMPARE(headless.run(QStringLiteral("read details.txt then big.txt"), true),
+             int(HeadlessRunner::Success));
+    const QJsonObject line = QJsonDocument::fromJson(headless.out.toUtf8()).object();
+    QCOMPARE(line.value(QStringLiteral("text")).toString(), QStringLiteral("Both read."));
+    const QJsonArray compactions = line.value(QStringLiteral("compactions")).toArray();
+    QCOMPARE(compactions.size(), 1);
+    const QJsonObject record = compactions.first().toObject();
+    QCOMPARE(record.value(QStringLiteral("automatic")).toBool(), true);
+    const QList<DroppedDetail> dropped =
+        DroppedDetail::listFromJson(record.value(QStringLiteral("dropped")).toArray());
+    auto has = [&](const QList<DroppedDetail> &list, DroppedDetail::Kind kind, const QString &text) {
+        return std::any_of(list.cbegin(), list.cend(), [&](const DroppedDetail &detail) {
+            return detail.kind == kind && detail.text.contains(text);
+        });
+    };
+    QVERIFY(has(dropped, DroppedDetail::Kind::Path, QStringLiteral("src/parser/lexer.cpp")));
+    QVERIFY(has(dropped, DroppedDetail::Kind::Error, QStringLiteral("unexpected token at offset 4711")));
+    QVERIFY(has(dropped, DroppedDetail::Kind::Identifier, QStringLiteral("ParserState::reset")));
+    QVERIFY(has(dropped, DroppedDetail::Kind::Number, QStringLiteral("4711")));
+    for (const DroppedDetail &detail : dropped)
+        QVERIFY(!QStringLiteral("## Goal\nRead the files.").contains(detail.text));
+
+    const QString sessionId = headless.runner.session().sessionId();
+    auto loaded = headless.runner.session().sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    const SessionEvent *applied = nullptr;
+    for (const SessionEvent &event : std::as_const(loaded->events)) {
+        if (event.kind == SessionEvent::Kind::CompactionApplied)
+            applied = &event;
+    }
+    QVERIFY(applied);
+    QCOMPARE(applied->compaction()->dropped, dropped);
+    QCOMPARE(qint64(applied->seq), record.value(QStringLiteral("seq")).toInteger());
+
+    // Text mode: one line after the compaction, on stderr; stdout is the final text only.
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_3"), QStringLiteral("read_file"),
+                                  readDetails),
+         ProviderScript::toolCall(provider, QStringLiteral("call_4"), QStringLiteral("read_file"), readBig),
+         ProviderScript::text(provider, QStringLiteral("## Goal\nAgain.")),
+         ProviderScript::text(provider, QStringLiteral("Read again."))});
+    HeadlessRunner::Options again;
+    again.prompt = QStringLiteral("read them again");
+    again.launch.sessionId = sessionId;
+    again.launch.workspace = rig.workspace();
+    headless.out.clear();
+    headless.err.clear();
+    QCOMPARE(headless.runGuarded(again), int(HeadlessRunner::Success));
+    QCOMPARE(headless.out, QStringLiteral("Read again.\n"));
+    QVERIFY2(headless.err.contains(QStringLiteral("Not in the summary: ")), qPrintable(headless.err));
+    QVERIFY2(headless.err.contains(QStringLiteral("1 error line(s)")), qPrintable(headless.err));
+    QCOMPARE(headless.err.count(QStringLiteral("Not in the summary: ")), 1);
+
+    // A manual compaction records what its summary left out of the history it replaced.
+    HeadlessRun manual(rig);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Checked ParserState::reset again."))});
+    HeadlessRunner::Options check = again;
+    check.prompt = QStringLiteral("check src/parser/lexer.cpp once more");
+    QCOMPARE(manual.runGuarded(check), int(HeadlessRunner::Success));
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nManual."))});
+    HeadlessRunner::Options compact;
+    compact.compact = true;
+    compact.json = true;
+    compact.launch.sessionId = sessionId;
+    compact.launch.workspace = rig.workspace();
+    manual.out.clear();
+    QCOMPARE(manual.runGuarded(compact), int(HeadlessRunner::Success));
+    const QJsonArray manualRecords =
+        QJsonDocument::fromJson(manual.out.toUtf8()).object().value(QStringLiteral("compactions")).toArray();
+    QCOMPARE(manualRecords.size(), 1);
+    QCOMPARE(manualRecords.first().toObject().value(QStringLiteral("automatic")).toBool(), false);
+    const QList<DroppedDetail> manualDropped = DroppedDetail::listFromJson(
+        manualRecords.first().toObject().value(QStringLiteral("dropped")).toArray());
+    QVERIFY(has(manualDropped, DroppedDetail::Kind::Path, QStringLiteral("src/parser/lexer.cpp")));
+    QVERIFY(has(manualDropped, DroppedDetail::Kind::Identifier, QStringLiteral("ParserState::reset")));
+    loaded = manual.runner.session().sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(loaded->events.constLast().compaction()->dropped, manualDropped);
+}
+
+void TestHeadlessCompaction::pinsSurviveALongToolLoop_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16 at a real size; proves S41, S42, S47 with pins: one run whose tool loop reads big.txt 12 times
+// (each read crosses the threshold, so 12 automatic compactions in one turn) with two pins. Every resumed
+// request carries its own summary, both pins once each, in pin order, then the person's words once; every
+// compaction_applied holds them; nothing nests however often it compacts.
+void TestHeadlessCompaction::pinsSurviveALongToolLoop()
+{
+    QFETCH(QString, provider);
+    constexpr int Reads = 12;
+    Rig rig(provider, SmallWindow);
+    HeadlessRun headless(rig);
+    const QString first = QStringLiteral("PIN-ONE: the public API of the parser stays as it is");
+    const QString second = QStringLiteral("PIN-TWO: ```\nint parse(const char *text);\n```");
+    HeadlessRunner::Options pin;
+    pin.pins = {first, second};
+    pin.launch.workspace = rig.workspace();
+    QCOMPARE(headless.runGuarded(pin), int(HeadlessRunner::Success));
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    QList<FakeProviderServer::Response> script;
+    for (int i = 1; i <= Reads; ++i) {
+        script.append(ProviderScript::toolCall(provider, QStringLiteral("call_%1").arg(i),
+                                               QStringLiteral("read_file"), readBig));
+        script.append(ProviderScript::text(provider, QStringLiteral("## Goal\nSUMMARY-%1-END").arg(i)));
+    }
+    script.append(ProviderScript::text(provider, QStringLiteral("Read it %1 times.").arg(Reads)));
+    rig.enqueue(script);
+    HeadlessRunner::Options turn;
+    turn.prompt = QStringLiteral("read big.txt again and again");
+    turn.launch.sessionId = headless.runner.session().sessionId();
+    turn.launch.workspace = rig.workspace();
+    headless.out.clear();
+    QCOMPARE(headless.runGuarded(turn), int(HeadlessRunner::Success));
+    QCOMPARE(headless.out, QStringLiteral("Read it %1 times.\n").arg(Reads));
+
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 1 + 2 * Reads);
+    const QByteArray one = QJsonDocument(QJsonArray{first}).toJson(QJsonDocument::Compact).mid(2).chopped(2);
+    const QByteArray two = QJsonDocument(QJsonArray{second}).toJson(QJsonDocument::Compact).mid(2).chopped(2);
+    for (int i = 1; i <= Reads; ++i) {
+        QCOMPARE(ProviderScript::finalUserText(provider, requests.at(2 * i - 1).json.object()),
+                 CompactionPrompts::automaticPrompt());
+        const QByteArray body = requests.at(2 * i).body; // the request resumed after compaction i
+        const QByteArray summary = QStringLiteral("SUMMARY-%1-END").arg(i).toUtf8();
+        QCOMPARE(body.count(summary), 1);
+        QCOMPARE(body.count(one), 1);
+        QCOMPARE(body.count(two), 1);
+        QCOMPARE(body.count("read big.txt again and again"), 1);
+        QVERIFY(body.indexOf(summary) < body.indexOf(one));
+        QVERIFY(body.indexOf(one) < body.indexOf(two));
+        QVERIFY(body.indexOf(two) < body.indexOf("read big.txt again and again"));
+        if (i > 1)
+            QVERIFY(!body.contains(QStringLiteral("SUMMARY-%1-END").arg(i - 1).toUtf8()));
+    }
+    auto loaded = headless.runner.session().sessionStore().load(headless.runner.session().sessionId());
+    QVERIFY(loaded);
+    int applied = 0;
+    for (const SessionEvent &event : std::as_const(loaded->events)) {
+        if (event.kind != SessionEvent::Kind::CompactionApplied)
+            continue;
+        ++applied;
+        const QString content = event.messages().constLast().content;
+        QCOMPARE(content.count(first), 1);
+        QCOMPARE(content.count(second), 1);
+    }
+    QCOMPARE(applied, Reads);
 }

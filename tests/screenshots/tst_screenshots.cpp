@@ -8,7 +8,9 @@
 #include "chat/inputeditor.h"
 #include "chat/spinnerline.h"
 #include "contextdialog.h"
+#include "droppeddetailsdialog.h"
 #include "mainwindow.h"
+#include "pinsdialog.h"
 #include "sessions/sessionbrowserpanel.h"
 #include "settings/settingsdialog.h"
 
@@ -57,6 +59,7 @@ private Q_SLOTS:
     void settingsDialog();
     void contextDialogWithPolicy();
     void compactionReview();
+    void pinsAndWhatWasDropped();
 
 private:
     void save(const QString &name, QWidget *widget = nullptr);
@@ -364,6 +367,50 @@ void TestScreenshots::compactionReview()
     save(QStringLiteral("11-compaction-review"), dialog);
     dialog->reject();
     QTRY_VERIFY(!m_window->session()->isBusy());
+}
+
+// Issue 16: a pinned code block (its row marked), a typed note, the pins button with the budget, then a
+// manual compaction whose summary leaves details out: the row under it, the Pins dialog and the dropped list.
+void TestScreenshots::pinsAndWhatWasDropped()
+{
+    reply(QStringLiteral("Why does the parser test fail?"),
+          QStringLiteral(
+              "`tst_parser` fails in `src/parser/lexer.cpp:88` with *error: unexpected token at offset "
+              "4711*. The recovery lives in `ParserState::reset`:\n\n```cpp\nvoid ParserState::reset()\n"
+              "{\n    m_offset = m_lastGood;\n    m_depth = 0;\n}\n```\n\nIt forgets the lookahead."));
+    ChatPanel *chat = m_window->chatPanel();
+    const int row = chat->model()->rowCount() - 1;
+    Pin code;
+    code.kind = Pin::Kind::CodeBlock;
+    code.text =
+        QStringLiteral("void ParserState::reset()\n{\n    m_offset = m_lastGood;\n    m_depth = 0;\n}");
+    code.source = QStringLiteral("code block of an assistant message");
+    QVERIFY(chat->pin(code, chat->model()->item(row).id));
+    send(QStringLiteral("/pin Keep the public parser API unchanged."));
+    QTRY_COMPARE(m_window->session()->pins().size(), 2);
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFix the parser test.\n\n## Accomplished\n"
+                                                 "- Found the failing recovery.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("/compact"));
+    QTRY_VERIFY(chat->model()->plainText().contains(QStringLiteral("not in the summary")));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    save(QStringLiteral("12-pins-and-dropped"));
+    chat->showPinsDialog();
+    PinsDialog *pins = nullptr;
+    QTRY_VERIFY((pins = m_window->findChild<PinsDialog *>()) && pins->isVisible());
+    QVERIFY(QTest::qWaitForWindowExposed(pins));
+    save(QStringLiteral("12-pins-dialog"), pins);
+    pins->reject();
+    for (int i = 0; i < chat->model()->rowCount(); ++i) {
+        if (!chat->model()->item(i).dropped.isEmpty())
+            chat->showDroppedDetails(chat->model()->item(i).id);
+    }
+    DroppedDetailsDialog *dropped = nullptr;
+    QTRY_VERIFY((dropped = m_window->findChild<DroppedDetailsDialog *>()) && dropped->isVisible());
+    QVERIFY(QTest::qWaitForWindowExposed(dropped));
+    save(QStringLiteral("12-dropped-details"), dropped);
+    dropped->reject();
 }
 
 QTEST_MAIN(TestScreenshots)

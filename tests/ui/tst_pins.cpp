@@ -7,6 +7,7 @@
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
 #include "chat/inputeditor.h"
+#include "droppeddetailsdialog.h"
 #include "pinsdialog.h"
 
 #include "agent/agentsession.h"
@@ -25,6 +26,7 @@
 #include <QPushButton>
 #include <QTest>
 #include <QToolButton>
+#include <QTreeWidget>
 
 using namespace keen;
 using test::ScriptedLlmClient;
@@ -69,6 +71,7 @@ private Q_SLOTS:
     void pinMessageCodeBlockAndToolResultFromTheirRows();
     void slashPinAndThePinsDialogListBudgetAndUnpin();
     void aPinOverTheBudgetIsRefusedWithADialog();
+    void droppedDetailsRowListsThemAndPinsTheOriginal();
 
 private:
     void turn(const QString &prompt, const QList<ScriptedLlmClient::Step> &steps);
@@ -277,6 +280,82 @@ void TestPins::aPinOverTheBudgetIsRefusedWithADialog()
     QVERIFY2(box->text().contains(QString::number(m_session->pinBudget())), qPrintable(box->text()));
     QVERIFY(m_session->pins().isEmpty());
     QVERIFY(m_session->sessionId().isEmpty()); // nothing written, not even a session
+}
+
+// Issue 16, what was dropped: after a manual compaction whose summary leaves out a path, an identifier, a
+// number and an error line of the conversation, a row under the compaction says how many; a click opens the
+// list; Pin the Original pins the original text around one, verbatim; the transcript keeps the list and a
+// reopened session shows the same row.
+void TestPins::droppedDetailsRowListsThemAndPinsTheOriginal()
+{
+    const QString reply = QStringLiteral(
+        "The build stopped.\n\nsrc/parser/lexer.cpp:88: error: unexpected token at offset 4711\n\n"
+        "ParserState::reset is where it recovers.");
+    turn(QStringLiteral("why does the build fail?"), {ScriptedLlmClient::chunk(reply)});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFix the build.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    ChatModel *model = m_panel->model();
+    int row = -1;
+    QTRY_VERIFY((row = [&] {
+                    for (int i = 0; i < model->rowCount(); ++i) {
+                        if (!model->item(i).dropped.isEmpty())
+                            return i;
+                    }
+                    return -1;
+                }()) >= 0);
+    const QList<DroppedDetail> dropped = model->item(row).dropped;
+    QCOMPARE(model->item(row).text, ChatModel::droppedRowText(dropped));
+    QVERIFY(model->item(row).text.contains(QStringLiteral("not in the summary")));
+    QVERIFY(model->item(row - 1).compactionSeq != 0 || model->item(row - 2).compactionSeq != 0);
+
+    // A click on the row opens the list.
+    ChatView *view = m_panel->view();
+    view->scrollTo(model->index(row));
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      view->visualRect(model->index(row)).center());
+    DroppedDetailsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_panel->findChild<DroppedDetailsDialog *>(
+                     QStringLiteral("droppedDetailsDialog"))) != nullptr);
+    QTRY_VERIFY(dialog->isVisible());
+    QTreeWidget *list = dialog->list();
+    QCOMPARE(list->topLevelItemCount(), int(dropped.size()));
+    int pathRow = -1;
+    QStringList shown;
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+        shown.append(list->topLevelItem(i)->text(1));
+        if (list->topLevelItem(i)->text(1) == QStringLiteral("src/parser/lexer.cpp"))
+            pathRow = i;
+    }
+    QVERIFY2(pathRow >= 0, qPrintable(shown.join(QLatin1Char('|'))));
+    QVERIFY(shown.contains(QStringLiteral("ParserState::reset")));
+    QVERIFY(shown.contains(QStringLiteral("4711")));
+    QVERIFY(!shown.contains(QStringLiteral("Fix")));
+
+    // Pin the Original: the lines around the path, as they were.
+    auto *button = qobject_cast<QPushButton *>(list->itemWidget(list->topLevelItem(pathRow), 2));
+    QVERIFY(button);
+    QCOMPARE(button->objectName(), QStringLiteral("pinOriginalButton"));
+    QTest::mouseClick(button, Qt::LeftButton);
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    const Pin pinned = m_session->pins().first();
+    QCOMPARE(pinned.kind, Pin::Kind::Detail);
+    QVERIFY2(pinned.text.contains(
+                 QStringLiteral("src/parser/lexer.cpp:88: error: unexpected token at offset 4711")),
+             qPrintable(pinned.text));
+    QCOMPARE(pinned.text, dropped.at(list->indexOfTopLevelItem(list->topLevelItem(pathRow))).excerpt);
+    QVERIFY(!button->isEnabled());
+
+    // Kept with the compaction: a reopened session shows the same row.
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    ChatModel replayed;
+    replayed.replay(loaded->events);
+    bool found = false;
+    for (int i = 0; i < replayed.rowCount(); ++i)
+        found = found || replayed.item(i).dropped == dropped;
+    QVERIFY(found);
 }
 
 QTEST_MAIN(TestPins)

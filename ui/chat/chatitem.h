@@ -1,5 +1,6 @@
 #pragma once
 
+#include "conversation/droppeddetail.h"
 #include "conversation/permissionrequest.h"
 #include "session/diffline.h"
 
@@ -54,6 +55,8 @@ struct ChatItem
     bool compactionUndone = false;
     // Pinned from this row (issue 16): the row shows a pin mark.
     bool pinned = false;
+    // The row under a compaction that lists what its summary left out (issue 16).
+    QList<DroppedDetail> dropped;
 
     // Permission card / question
     PermissionRequest permission;

@@ -609,6 +609,25 @@ QString ChatModel::compactionRowText(bool automatic, const QString &how)
                      : tr("✓ Context compacted: %1").arg(how);
 }
 
+quint64 ChatModel::addDroppedDetails(const QList<DroppedDetail> &details)
+{
+    if (details.isEmpty())
+        return 0;
+    const quint64 id = addLine(ChatItem::Kind::Status, droppedRowText(details));
+    m_items.last().dropped = details;
+    return id;
+}
+
+QString ChatModel::droppedRowText(const QList<DroppedDetail> &details)
+{
+    QStringList named;
+    for (const DroppedDetail &detail : details.mid(0, 3))
+        named.append(detail.text.left(40));
+    return tr("ⓘ %n detail(s) not in the summary (%1%2). Click to see them and pin the original.", nullptr,
+              int(details.size()))
+        .arg(named.join(QStringLiteral(", ")), details.size() > 3 ? QStringLiteral(", …") : QString());
+}
+
 void ChatModel::markPinned(quint64 itemId)
 {
     const int row = rowOf(itemId);
@@ -666,6 +685,7 @@ void ChatModel::replay(const QList<SessionEvent> &events)
                 addLine(ChatItem::Kind::Status, compactionRowText(event.status().isEmpty(), how));
             seal();
             markCompaction(event.seq);
+            addDroppedDetails(event.compaction()->dropped);
             break;
         }
         case SessionEvent::Kind::CompactionReverted:

@@ -94,6 +94,10 @@ public:
     void markCompaction(quint64 seq);
     // That compaction was undone: its rows lose their Undo action.
     void markCompactionUndone(quint64 seq);
+    // Issue 16, what was dropped: a row after the compaction's rows that says how many details its summary
+    // left out and holds them (its action opens the list). Nothing for an empty list.
+    quint64 addDroppedDetails(const QList<DroppedDetail> &details);
+    static QString droppedRowText(const QList<DroppedDetail> &details);
     // The row with this id was pinned (issue 16): it shows the pin mark.
     void markPinned(quint64 itemId);
     // The status row a pin leaves (issue 16): its first line.

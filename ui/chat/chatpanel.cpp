@@ -10,6 +10,7 @@
 #include "chat/spinnerline.h"
 #include "chat/workspacefileindex.h"
 #include "contextdialog.h"
+#include "droppeddetailsdialog.h"
 #include "pinsdialog.h"
 #include "tokenformat.h"
 
@@ -174,6 +175,10 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::errorOccurred, this,
             [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
     connect(m_session, &AgentSession::pinsChanged, this, &ChatPanel::updatePinsButton);
+    connect(
+        m_session, &AgentSession::droppedDetailsFound, this,
+        [this](quint64, bool, const QList<DroppedDetail> &details) { m_model->addDroppedDetails(details); });
+    connect(m_view, &ChatView::droppedDetailsRequested, this, &ChatPanel::showDroppedDetails);
     connect(m_session, &AgentSession::pinFailed, this,
             [this](const QString &error) { m_model->addLine(ChatItem::Kind::Error, error); });
     connect(m_session, &AgentSession::pinBudgetExceeded, this, [this](qint64 used, qint64 budget) {
@@ -204,6 +209,17 @@ void ChatPanel::updatePinsButton()
 void ChatPanel::showPinsDialog()
 {
     auto *dialog = new PinsDialog(m_session, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
+void ChatPanel::showDroppedDetails(quint64 itemId)
+{
+    const int row = m_model->rowOf(itemId);
+    if (row < 0 || m_model->item(row).dropped.isEmpty())
+        return;
+    auto *dialog = new DroppedDetailsDialog(
+        m_model->item(row).dropped, [this](const Pin &original) { return pin(original); }, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->open();
 }

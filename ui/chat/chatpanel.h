@@ -68,6 +68,8 @@ public Q_SLOTS:
     void showPinsDialog();
     // Pins (a refusal opens a dialog); itemId, when not 0, is the row it came from (it gets the pin mark).
     bool pin(const keen::Pin &pin, quint64 itemId = 0);
+    // The list of what a compaction's summary left out, from its row (issue 16).
+    void showDroppedDetails(quint64 itemId);
 
 Q_SIGNALS:
     // An opened session's whole history is in the view (the rows above its last screen come in after it).

@@ -222,6 +222,8 @@ void ChatView::mouseReleaseEvent(QMouseEvent *event)
     QListView::mouseReleaseEvent(event);
     if (plainClick && at.isValid() && m_model->item(at.row()).kind == ChatItem::Kind::Reasoning)
         m_model->toggleCollapsed(at.row());
+    if (plainClick && at.isValid() && !m_model->item(at.row()).dropped.isEmpty())
+        Q_EMIT droppedDetailsRequested(m_model->item(at.row()).id);
 }
 
 void ChatView::contextMenuEvent(QContextMenuEvent *event)
@@ -241,6 +243,13 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
             undo->setObjectName(QStringLiteral("undoCompactionRowAction"));
             connect(undo, &QAction::triggered, this,
                     [this, seq = item.compactionSeq] { Q_EMIT undoCompactionRequested(seq); });
+            menu.addSeparator();
+        }
+        if (!item.dropped.isEmpty()) {
+            QAction *show = menu.addAction(tr("Show &Details Not in the Summary…"));
+            show->setObjectName(QStringLiteral("showDroppedDetailsAction"));
+            connect(show, &QAction::triggered, this,
+                    [this, id = item.id] { Q_EMIT droppedDetailsRequested(id); });
             menu.addSeparator();
         }
         addPinActions(menu, item, at, viewportPos);

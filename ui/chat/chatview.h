@@ -51,6 +51,8 @@ Q_SIGNALS:
     void undoCompactionRequested(quint64 appliedSeq);
     // "Pin Message", "Pin Code Block", "Pin Tool Result" on the row itemId (issue 16).
     void pinRequested(const keen::Pin &pin, quint64 itemId);
+    // A click on (or "Show Details Not in the Summary" of) a compaction's dropped-details row (issue 16).
+    void droppedDetailsRequested(quint64 itemId);
 
 protected:
     bool event(QEvent *event) override;
