@@ -112,8 +112,7 @@ void PinsDialog::refresh()
         QString title = kindTitle(pin.kind);
         if (!pin.source.isEmpty())
             title += QStringLiteral(" (") + pin.source + QLatin1Char(')');
-        auto *item =
-            new QListWidgetItem(QStringLiteral("📌 ") + title + QStringLiteral(": ") + firstLine, m_list);
+        auto *item = new QListWidgetItem(title + QStringLiteral(": ") + firstLine, m_list);
         item->setData(Qt::UserRole, pin.id);
         item->setToolTip(pin.text.left(2000));
     }

@@ -240,7 +240,7 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
                   QStringLiteral("*\n\n");
             break;
         case SessionEvent::Kind::PinAdded:
-            md += QStringLiteral("*📌 ") + SessionExporter::tr("Pinned:") + QStringLiteral("*\n\n") +
+            md += QStringLiteral("*") + SessionExporter::tr("Pinned:") + QStringLiteral("*\n\n") +
                   quoted(event.pinAdd()->pin.text);
             break;
         case SessionEvent::Kind::PinRemoved:

@@ -288,18 +288,9 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
         entry.document->documentLayout()->draw(painter, context);
     painter->restore();
     if (item.pinned) {
-        // The pin mark (issue 16): a small tag in the row's top right corner.
-        painter->save();
-        QFont small = option.font;
-        small.setPointSizeF(small.pointSizeF() * 0.8);
-        small.setBold(true);
-        painter->setFont(small);
-        painter->setPen(palette.color(QPalette::Highlight));
-        const QString mark = tr("PINNED");
-        const int markWidth = QFontMetrics(small).horizontalAdvance(mark) + 8;
-        painter->drawText(QRectF(card.right() - markWidth - 4, card.top() + 2, markWidth, 16),
-                          Qt::AlignCenter, mark);
-        painter->restore();
+        // The pin mark (issue 16): an accent bar down the row's left edge, clear of the text.
+        painter->fillRect(QRectF(option.rect.left() + 1, card.top() + 2, 3, card.height() - 4),
+                          palette.color(QPalette::Highlight));
     }
 }
 

@@ -623,7 +623,7 @@ QString ChatModel::droppedRowText(const QList<DroppedDetail> &details)
     QStringList named;
     for (const DroppedDetail &detail : details.mid(0, 3))
         named.append(detail.text.left(40));
-    return tr("ⓘ %n detail(s) not in the summary (%1%2). Click to see them and pin the original.", nullptr,
+    return tr("%n detail(s) not in the summary (%1%2). Click to see them and pin the original.", nullptr,
               int(details.size()))
         .arg(named.join(QStringLiteral(", ")), details.size() > 3 ? QStringLiteral(", …") : QString());
 }
@@ -642,7 +642,7 @@ QString ChatModel::pinnedText(const Pin &pin)
     QString firstLine = pin.text.trimmed().section(QLatin1Char('\n'), 0, 0);
     if (firstLine.size() > 120)
         firstLine = firstLine.left(119) + QStringLiteral("…");
-    return tr("📌 Pinned: %1").arg(firstLine);
+    return tr("Pinned: %1").arg(firstLine);
 }
 
 void ChatModel::replay(const QList<SessionEvent> &events)

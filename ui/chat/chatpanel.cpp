@@ -201,7 +201,7 @@ void ChatPanel::updatePinsButton()
 {
     const PinList &pins = m_session->pins();
     m_pinsButton->setVisible(!pins.isEmpty());
-    m_pinsButton->setText(tr("📌 %n pin(s) · %1 of %2 tokens", nullptr, int(pins.size()))
+    m_pinsButton->setText(tr("Pins: %n · %1 of %2 tokens", nullptr, int(pins.size()))
                               .arg(TokenFormat::compact(m_session->pinnedTokens()),
                                    TokenFormat::compact(m_session->pinBudget())));
 }
