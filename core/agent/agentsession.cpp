@@ -568,6 +568,9 @@ void AgentSession::Private::finishManualCompaction()
         applyManualCompaction(summary, visible.transcript, manualStrategy);
         return;
     }
+    releaseFinishedRunner();
+    Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
+    Q_EMIT q->turnFinished(cancelled ? TurnOutcome::Cancelled : TurnOutcome::Error, failure);
 }
 
 void AgentSession::Private::applyManualCompaction(const QString &summary,
