@@ -11,6 +11,7 @@
 #include <QTextStream>
 
 #include <cstdio>
+#include <vector>
 
 namespace {
 
@@ -37,7 +38,14 @@ int main(int argc, char **argv)
         return keen::runCommandLine(app.arguments());
     }
 
-    QApplication app(argc, argv);
+    // Qt would take `--session ID` for itself (LaunchOptions::argumentsForQt); these outlive the application.
+    QByteArrayList qtArguments = keen::LaunchOptions::argumentsForQt(argc, argv);
+    std::vector<char *> qtArgv;
+    for (QByteArray &argument : qtArguments)
+        qtArgv.push_back(argument.data());
+    qtArgv.push_back(nullptr);
+    int qtArgc = int(qtArguments.size());
+    QApplication app(qtArgc, qtArgv.data());
     QApplication::setApplicationDisplayName(QStringLiteral("Keen Desktop"));
     QApplication::setDesktopFileName(QStringLiteral("io.github.keen.KeenDesktop"));
     keen::Translations::install(&app, QLocale()); // the system locale
