@@ -58,10 +58,11 @@ struct AgentSession::Private
     std::unique_ptr<SessionWriter> writer; // every transcript write of session, in order, off this thread
     // The running turn's user_message write: the worker sends the request once it is on disk.
     std::optional<QFuture<Result<QList<quint64>>>> userWrite;
-    bool commitPending = false;  // an automatic compaction's batch is being written
-    bool finishDeferred = false; // the stream finished meanwhile: the turn ends after the commit
-    quint64 turnGeneration = 0;  // moves on with every stream and new conversation
-    MessageList history;         // AppState: never holds the system prompt (S55)
+    bool commitPending = false;        // an automatic compaction's batch is being written
+    bool finishDeferred = false;       // the stream finished meanwhile: the turn ends after the commit
+    quint64 turnGeneration = 0;        // moves on with every stream and new conversation
+    MessageList history;               // AppState: never holds the system prompt (S55)
+    ContextEstimator contextEstimator; // /context measures only the messages that changed since last time
     AgentMode mode = AgentMode::Build;
     bool toolHistoryFull = false;
     bool interactive = true;
@@ -1272,8 +1273,8 @@ TokenUsage AgentSession::compactionUsage() const
 
 ContextBreakdown AgentSession::contextBreakdown() const
 {
-    ContextBreakdown breakdown = ContextEstimator::breakdown(d->systemPrompt(), *d->tools, d->history,
-                                                             d->config.contextWindow, d->lastUsage);
+    ContextBreakdown breakdown = d->contextEstimator.estimate(d->systemPrompt(), *d->tools, d->history,
+                                                              d->config.contextWindow, d->lastUsage);
     breakdown.compactionUsage = d->compactionUsage;
     return breakdown;
 }

@@ -2,6 +2,7 @@
 // automatic compaction behaviour, driven by a scripted provider on the real
 // worker thread.
 #include "agent/agentsession.h"
+#include "agent/contextestimator.h"
 #include "agent/systemprompt.h"
 #include "conversation/metatypes.h"
 #include "loop/compactionprompts.h"
@@ -138,6 +139,7 @@ private Q_SLOTS:
     void busySessionRefusesNewWork();
     void hostileUsageTotalsSaturate();
     void compactionUsageIsCountedApartFromTurns();
+    void contextEstimateFollowsCompactionAndUndo();
     void planModeGoesIntoTheSystemPromptNotTheMessage();
     void modeSavedByAnOlderVersionIsDroppedOnOpen();
     void transcriptWritesRunOffTheGuiThread();
@@ -588,6 +590,70 @@ void TestAgentSession::compactionUsageIsCountedApartFromTurns()
 
     m_session->newSession();
     QCOMPARE(m_session->compactionUsage(), TokenUsage());
+}
+
+// Issue 11: /context remembers each message's estimate between calls. After a tool turn, a manual
+// compaction and its undo, its numbers are still those of a from-scratch estimate of the history.
+void TestAgentSession::contextEstimateFollowsCompactionAndUndo()
+{
+    auto checkAgainstFromScratch = [this](ContextBreakdown *breakdown) {
+        const ContextBreakdown shown = m_session->contextBreakdown();
+        *breakdown = shown;
+        const ContextBreakdown scratch = ContextEstimator::breakdown(
+            QString(), m_session->tools(), m_session->messages(), shown.contextWindow, std::nullopt);
+        QCOMPARE(shown.userTokens, scratch.userTokens);
+        QCOMPARE(shown.assistantTokens, scratch.assistantTokens);
+        QCOMPARE(shown.toolResultTokens, scratch.toolResultTokens);
+        QCOMPARE(shown.toolDefinitionTokens, scratch.toolDefinitionTokens);
+        // The system prompt is the only other part: the sum is the same apart from it.
+        QCOMPARE(shown.totalTokens - shown.systemPromptTokens,
+                 scratch.totalTokens - scratch.systemPromptTokens);
+        QVERIFY(shown.systemPromptTokens > 0);
+    };
+    runOneTurn({ScriptedLlmClient::chunk(QStringLiteral("first answer ").repeated(50)),
+                ScriptedLlmClient::event(StreamEvent::done())},
+               QStringLiteral("first question"));
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Let me read it. ")),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"))),
+         ScriptedLlmClient::chunk(QStringLiteral("It says hello.")),
+         ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("read a.txt"));
+    ContextBreakdown before;
+    checkAgainstFromScratch(&before);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(before.toolResultTokens > 0);
+    QVERIFY(before.assistantTokens > 200);
+
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nRead a.txt.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy compaction(m_session.get(), &AgentSession::compactionFinished);
+    QVERIFY(m_session->compact());
+    QTRY_VERIFY_WITH_TIMEOUT(!compaction.isEmpty(), 5000);
+    QVERIFY(compaction.at(0).at(1).toBool());
+    QTRY_VERIFY_WITH_TIMEOUT(!m_session->isBusy(), 5000);
+    ContextBreakdown compacted;
+    checkAgainstFromScratch(&compacted);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(compacted.assistantTokens, 0);
+    QCOMPARE(compacted.toolResultTokens, 0);
+
+    QSignalSpy undone(m_session.get(), &AgentSession::compactionUndone);
+    QSignalSpy undoFailed(m_session.get(), &AgentSession::undoCompactionFailed);
+    m_session->undoCompaction();
+    QTRY_VERIFY_WITH_TIMEOUT(!undone.isEmpty() || !undoFailed.isEmpty(), 5000);
+    QVERIFY2(undoFailed.isEmpty(), qPrintable(undoFailed.value(0).value(0).toString()));
+    QCOMPARE(m_session->messages().size(), 4);
+    ContextBreakdown restored;
+    checkAgainstFromScratch(&restored);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(restored.userTokens, before.userTokens);
+    QCOMPARE(restored.assistantTokens, before.assistantTokens);
+    QCOMPARE(restored.toolResultTokens, before.toolResultTokens);
 }
 
 // proves S20, S33: the mode is in the fresh system prompt of each request; the person's message, in memory

@@ -6,6 +6,7 @@
 #include "fakeproviderserver.h"
 #include "loop/contextbudget.h"
 #include "sessionfixtures.h"
+#include "tools/defaulttools.h"
 #include "tools/toolregistry.h"
 #include "workloads.h"
 
@@ -227,7 +228,10 @@ void benchResume()
 void benchList()
 {
     out << "\n== sessions --all --json over 1,000 sessions (row 5)\n";
-    QTemporaryDir home;
+    // KEEN_BENCH_HOME keeps the 1,000 sessions in that folder, to profile `sessions` on them afterwards.
+    QTemporaryDir temporary;
+    const QString kept = qEnvironmentVariable("KEEN_BENCH_HOME");
+    const QDir home(kept.isEmpty() ? temporary.path() : kept);
     const QString root = home.filePath(QStringLiteral("sessions"));
     for (int i = 0; i < 1000; ++i) {
         keen::test::TranscriptWriter writer(root, QStringLiteral("/projects/p%1").arg(i % 20));
@@ -266,34 +270,67 @@ void benchList()
     line(QStringLiteral("  same, by CPU time"), run.cpuMs / baselineCpu, QStringLiteral("x"));
 }
 
+// A tool turn as the tool loop leaves it in the history.
+Message toolTurn(int i)
+{
+    TurnMemory memory;
+    ToolActivity activity;
+    activity.tool = QStringLiteral("read_file");
+    activity.status = QStringLiteral("success");
+    activity.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("src/file%1.cpp").arg(i)}};
+    activity.retainedOutput = QStringLiteral("int x = %1;\n").arg(i).repeated(60);
+    memory.toolActivity.append(activity);
+    return Message::assistant(QStringLiteral("answer %1 ").arg(i).repeated(40), memory);
+}
+
 void benchContextEstimate()
 {
     out << "\n== context estimate on a 1 MB history (row 6)\n";
     MessageList history;
     qint64 bytes = 0;
-    for (int i = 0; bytes < 1000000; ++i) {
-        history.append(Message::user(QStringLiteral("question %1 ").arg(i).repeated(20)));
-        TurnMemory memory;
-        ToolActivity activity;
-        activity.tool = QStringLiteral("read_file");
-        activity.status = QStringLiteral("success");
-        activity.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("src/file%1.cpp").arg(i)}};
-        activity.retainedOutput = QStringLiteral("int x = %1;\n").arg(i).repeated(60);
-        memory.toolActivity.append(activity);
-        history.append(Message::assistant(QStringLiteral("answer %1 ").arg(i).repeated(40), memory));
+    int turns = 0;
+    for (; bytes < 1000000; ++turns) {
+        history.append(Message::user(QStringLiteral("question %1 ").arg(turns).repeated(20)));
+        history.append(toolTurn(turns));
         bytes += 20 * 12 + 40 * 10 + 60 * 14;
     }
-    ToolRegistry tools;
+    // The tools the app offers, as /context measures them.
+    const ToolRegistry tools = createDefaultTools(false);
+    const QString prompt = QStringLiteral("You are a coding agent. ").repeated(200);
     const int rounds = 50;
     QElapsedTimer timer;
     timer.start();
     qint64 total = 0;
     for (int i = 0; i < rounds; ++i)
-        total += ContextEstimator::breakdown(QStringLiteral("system"), tools, history, 200000, std::nullopt)
-                     .totalTokens;
-    line(QStringLiteral("ContextEstimator::breakdown (/context) on %1 messages").arg(history.size()),
+        total += ContextEstimator::breakdown(prompt, tools, history, 200000, std::nullopt).totalTokens;
+    line(QStringLiteral("from scratch, ContextEstimator::breakdown on %1 messages").arg(history.size()),
          timer.nsecsElapsed() / 1e6 / rounds, QStringLiteral("ms"),
          QStringLiteral("%1 tokens").arg(total / rounds));
+
+    // What /context does (AgentSession keeps one estimator): after each tool turn, a breakdown.
+    ContextEstimator estimator;
+    timer.restart();
+    estimator.estimate(prompt, tools, history, 200000, std::nullopt);
+    line(QStringLiteral("ContextEstimator::estimate, first call"), timer.nsecsElapsed() / 1e6,
+         QStringLiteral("ms"));
+    qint64 elapsed = 0;
+    const double cpuBefore = cpuMs(RUSAGE_SELF);
+    for (int i = 0; i < rounds; ++i) {
+        history.append(Message::user(QStringLiteral("question %1 ").arg(turns + i).repeated(20)));
+        history.append(toolTurn(turns + i));
+        timer.restart();
+        total = estimator.estimate(prompt, tools, history, 200000, std::nullopt).totalTokens;
+        elapsed += timer.nsecsElapsed();
+    }
+    const double cpu = cpuMs(RUSAGE_SELF) - cpuBefore; // building the turns included
+    line(QStringLiteral("ContextEstimator::estimate (/context) after each tool turn"), elapsed / 1e6 / rounds,
+         QStringLiteral("ms"),
+         QStringLiteral("goal < 1 ms; CPU %1 ms per round with building the turn; %2 messages, %3 tokens, "
+                        "%4 measured in all")
+             .arg(cpu / rounds, 0, 'f', 2)
+             .arg(history.size())
+             .arg(total)
+             .arg(estimator.measuredMessages()));
 }
 
 } // namespace
