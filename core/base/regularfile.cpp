@@ -61,6 +61,7 @@ bool usable(int fd, const QString &path, qint64 maxBytes, RegularFile::Read &rea
         return false;
     }
     *size = status.st_size;
+    read.modifiedMs = qint64(status.st_mtim.tv_sec) * 1000 + status.st_mtim.tv_nsec / 1000000;
     return true;
 }
 

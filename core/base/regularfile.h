@@ -23,9 +23,10 @@ public:
     {
         QByteArray bytes;
         Problem problem = Problem::None;
-        QString reason;    // why it was not read ("Permission denied", "a folder is in its place", ...)
-        QString error;     // "Cannot read <path>: <reason>", empty when read
-        qint64 offset = 0; // where bytes start in the file (readTail)
+        QString reason;         // why it was not read ("Permission denied", "a folder is in its place", ...)
+        QString error;          // "Cannot read <path>: <reason>", empty when read
+        qint64 offset = 0;      // where bytes start in the file (readTail)
+        qint64 modifiedMs = -1; // the file's modification time (ms since the epoch), from the open descriptor
 
         bool ok() const { return problem == Problem::None; }
     };

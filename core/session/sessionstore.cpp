@@ -22,6 +22,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -185,38 +186,122 @@ bool containsToken(const QByteArray &bytes, const LineSpan &line, std::string_vi
            std::string_view::npos;
 }
 
-// Reads one transcript once and keeps only what the session browser shows. Only the lines that can be
-// session_started or user_message are parsed, and the last valid line for the seq, so a long session with
-// large assistant turns costs little more than reading its bytes.
+// The non-blank lines of a transcript, walked from the start or from the end without splitting the whole
+// file: the same lines splitLines() gives (LF, CRLF and CR all end a line).
+class LineWalker
+{
+public:
+    explicit LineWalker(const QByteArray &bytes)
+        : m_data(bytes.constData())
+        , m_size(bytes.size())
+    {}
+
+    // The next non-blank line from the start; false at the end.
+    bool next(LineSpan *line)
+    {
+        while (m_forward < m_size) {
+            if (m_nextLf < m_forward)
+                m_nextLf = find('\n', m_forward);
+            if (m_nextCr < m_forward)
+                m_nextCr = find('\r', m_forward);
+            const qsizetype start = m_forward;
+            const qsizetype end = std::min(m_nextLf, m_nextCr);
+            m_forward = end + 1;
+            if (!isBlank(start, end)) {
+                *line = LineSpan{start, end - start, 0};
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // The next non-blank line from the end; false at the start.
+    bool previous(LineSpan *line)
+    {
+        while (m_backward > 0) {
+            if (m_previousLf >= m_backward)
+                m_previousLf = findBackward('\n', m_backward);
+            if (m_previousCr >= m_backward)
+                m_previousCr = findBackward('\r', m_backward);
+            const qsizetype end = m_backward;
+            const qsizetype start = std::max(m_previousLf, m_previousCr) + 1;
+            m_backward = start - 1;
+            if (!isBlank(start, end)) {
+                *line = LineSpan{start, end - start, 0};
+                return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    // The first c at or after from, or the size.
+    qsizetype find(char c, qsizetype from) const
+    {
+        const void *hit = std::memchr(m_data + from, c, size_t(m_size - from));
+        return hit ? static_cast<const char *>(hit) - m_data : m_size;
+    }
+    // The last c before end, or -1.
+    qsizetype findBackward(char c, qsizetype end) const
+    {
+        const void *hit = ::memrchr(m_data, c, size_t(end));
+        return hit ? static_cast<const char *>(hit) - m_data : -1;
+    }
+    bool isBlank(qsizetype start, qsizetype end) const
+    {
+        for (qsizetype i = start; i < end; ++i) {
+            if (!std::isspace(static_cast<unsigned char>(m_data[i])))
+                return false;
+        }
+        return true;
+    }
+
+    const char *m_data;
+    qsizetype m_size;
+    qsizetype m_forward = 0;
+    qsizetype m_nextLf = -1;
+    qsizetype m_nextCr = -1;
+    qsizetype m_backward = m_size;
+    qsizetype m_previousLf = m_size;
+    qsizetype m_previousCr = m_size;
+};
+
+// Reads one transcript once and keeps only what the session browser shows, parsing as little as it can: from
+// the start, up to session_started and the first user message with text (the title); from the end, back to
+// the last valid event (the seq) and the last user message. Only lines that can be one of those are parsed,
+// so a long session costs little more than finding its first and last lines. tst_sessionstore compares the
+// result with a full parse.
 std::optional<SessionInfo> summarize(const QString &directory)
 {
     const QString transcriptPath = QDir(directory).filePath(kTranscriptName);
-    if (!somethingAt(transcriptPath))
-        return std::nullopt; // a folder without a transcript is not a session
     const RegularFile::Read read = RegularFile::read(transcriptPath, SessionStore::MaxTranscriptBytes);
+    if (read.problem == RegularFile::Problem::Missing && !somethingAt(transcriptPath))
+        return std::nullopt; // a folder without a transcript is not a session (a dangling link is one)
     const QByteArray &bytes = read.bytes;
-    const QFileInfo fileInfo(transcriptPath);
 
     SessionInfo info;
     info.id = QFileInfo(directory).fileName(); // what find() and load() take
     info.path = transcriptPath;
     info.directory = directory;
-    info.updatedAt = fileInfo.lastModified();
     if (!read.ok()) {
         info.problem = read.error;
+        info.updatedAt = QFileInfo(transcriptPath).lastModified();
         if (!info.updatedAt.isValid())
             info.updatedAt = QFileInfo(directory).lastModified();
         info.createdAt = info.updatedAt;
         info.title = readTitle(directory);
         return info;
     }
+    // The time of the descriptor that was read, in UTC: no time zone lookups while listing.
+    info.updatedAt = QDateTime::fromMSecsSinceEpoch(read.modifiedMs, Qt::UTC);
+
+    LineWalker walker(bytes);
+    LineSpan line{};
     QString firstUserMessage;
     bool haveStarted = false;
-
-    const QList<LineSpan> lines = splitLines(bytes);
-    for (const LineSpan &line : lines) {
+    while ((!haveStarted || firstUserMessage.isEmpty()) && walker.next(&line)) {
         const bool maybeStarted = !haveStarted && containsToken(bytes, line, "\"session_started\"");
-        const bool maybeUser = containsToken(bytes, line, "\"user_message\"");
+        const bool maybeUser = firstUserMessage.isEmpty() && containsToken(bytes, line, "\"user_message\"");
         if (!maybeStarted && !maybeUser)
             continue;
         const auto event = parseLine(bytes.constData() + line.start, line.size);
@@ -226,16 +311,27 @@ std::optional<SessionInfo> summarize(const QString &directory)
             haveStarted = true;
             info.workspace = started->cwd;
             info.createdAt = started->createdTime();
-        } else if (event->kind == SessionEvent::Kind::UserMessage) {
-            if (firstUserMessage.isEmpty())
-                firstUserMessage = event->content();
-            info.lastUserMessage = event->content();
+        } else if (event->kind == SessionEvent::Kind::UserMessage && firstUserMessage.isEmpty()) {
+            firstUserMessage = event->content();
         }
     }
-    for (qsizetype i = lines.size() - 1; i >= 0; --i) {
-        if (const auto event = parseLine(bytes.constData() + lines.at(i).start, lines.at(i).size)) {
+
+    bool haveSeq = false;
+    bool haveLastUser = false;
+    while ((!haveSeq || !haveLastUser) && walker.previous(&line)) {
+        const bool maybeUser = !haveLastUser && containsToken(bytes, line, "\"user_message\"");
+        if (haveSeq && !maybeUser)
+            continue;
+        const auto event = parseLine(bytes.constData() + line.start, line.size);
+        if (!event)
+            continue;
+        if (!haveSeq) {
+            haveSeq = true;
             info.lastSeq = event->seq;
-            break;
+        }
+        if (maybeUser && event->kind == SessionEvent::Kind::UserMessage) {
+            haveLastUser = true;
+            info.lastUserMessage = event->content();
         }
     }
 

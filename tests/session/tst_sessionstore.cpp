@@ -1,6 +1,7 @@
 // The durable session store (reference 5.1, 5.2, 5.4 and 4.8 items 27-29): layout, permissions, append,
 // atomic batch, torn-line load, listing, rename, remove and pruning.
 #include "session/sessionstore.h"
+#include "sessionfixtures.h"
 #include "testenvironment.h"
 #include "workloads.h"
 
@@ -17,6 +18,8 @@
 #include <sys/stat.h>
 
 #include <unistd.h>
+
+#include <list>
 
 using namespace keen;
 
@@ -81,6 +84,49 @@ QStringList entriesOf(const QString &directory)
     return QDir(directory).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
 }
 
+// What a full parse of a transcript says a listing shows: every line parsed, in order (the reference the
+// listing's head and tail reads must agree with).
+SessionInfo fullParse(const QString &directory)
+{
+    const QString path = directory + QStringLiteral("/transcript_events.jsonl");
+    SessionInfo info;
+    info.id = QFileInfo(directory).fileName();
+    info.path = path;
+    info.directory = directory;
+    info.updatedAt = QFileInfo(path).lastModified();
+    QString firstUser;
+    bool started = false;
+    QByteArray bytes = readAll(path);
+    bytes.replace('\r', '\n');
+    for (const QByteArray &line : bytes.split('\n')) {
+        const QJsonDocument document = QJsonDocument::fromJson(line);
+        if (!document.isObject())
+            continue;
+        const auto event = SessionEvent::fromJson(document.object());
+        if (!event)
+            continue;
+        info.lastSeq = event->seq;
+        if (const SessionEvent::Started *payload = event->started(); payload && !started) {
+            started = true;
+            info.workspace = payload->cwd;
+            info.createdAt = payload->createdTime();
+        } else if (event->kind == SessionEvent::Kind::UserMessage) {
+            if (firstUser.isEmpty())
+                firstUser = event->content();
+            info.lastUserMessage = event->content().simplified();
+        }
+    }
+    if (!info.createdAt.isValid())
+        info.createdAt = info.updatedAt;
+    info.title = QString::fromUtf8(readAll(directory + QStringLiteral("/title.txt"))).simplified();
+    if (info.title.isEmpty()) {
+        info.title = firstUser.simplified();
+        if (info.title.size() > 80)
+            info.title = info.title.left(79).trimmed() + QChar(0x2026);
+    }
+    return info;
+}
+
 } // namespace
 
 class TestSessionStore : public QObject
@@ -130,6 +176,7 @@ private Q_SLOTS:
     void removeDeletesTheSessionFolder();
     void pruneExpiredRemovesOnlyOldSessions();
     void listIsFastForAThousandSessions();
+    void listEqualsAFullParseOfEveryLine();
 
 private:
     std::unique_ptr<test::TestEnvironment> m_env;
@@ -937,6 +984,151 @@ void TestSessionStore::listIsFastForAThousandSessions()
     QCOMPARE(sessions.size(), 1000);
     QVERIFY2(elapsed < 5000, qPrintable(QStringLiteral("list took %1 ms").arg(elapsed)));
     QCOMPARE(m_store->list(QStringLiteral("/projects/p3")).size(), 50);
+}
+
+// Issue 11: list() reads only the start and the end of a transcript. On varied sessions (renamed, compacted,
+// damaged lines, torn last lines, CR and CRLF endings, no user message, a long last turn, an unknown event
+// last) it reports exactly what a full parse of every line says, in the same order.
+void TestSessionStore::listEqualsAFullParseOfEveryLine()
+{
+    using keen::test::TranscriptWriter;
+    const QString root = m_store->root();
+    const QString workspace = m_workspace;
+    const QDateTime base = QDateTime::currentDateTimeUtc().addDays(-1);
+    std::list<TranscriptWriter> writers; // the references below stay valid
+    auto session = [&](int minute) -> TranscriptWriter & {
+        return writers.emplace_back(root, workspace, QString(), base.addSecs(-3600 + minute));
+    };
+
+    TranscriptWriter &plain = session(1);
+    plain.user(QStringLiteral("  first   question\twith spaces "));
+    plain.assistant(QStringLiteral("answer"));
+    plain.user(QStringLiteral("second question"));
+    plain.assistantWithTool(QStringLiteral("reading"), QStringLiteral("read_file"),
+                            QJsonObject{{QStringLiteral("path"), QStringLiteral("a.cpp")}},
+                            QStringLiteral("int x;\n").repeated(2000));
+
+    TranscriptWriter &renamed = session(2);
+    renamed.user(QStringLiteral("the original first message"));
+    renamed.assistant(QStringLiteral("ok"));
+    QVERIFY(m_store->rename(renamed.id(), QStringLiteral("A   renamed title")));
+
+    TranscriptWriter &compacted = session(3);
+    for (int turn = 0; turn < 5; ++turn) {
+        compacted.user(QStringLiteral("turn %1").arg(turn));
+        compacted.assistant(QStringLiteral("answer %1 ").arg(turn).repeated(500));
+    }
+    compacted.compaction(QStringLiteral("Context compacted."), QStringLiteral("## Goal\nsummary"),
+                         QStringLiteral("summary shown"));
+    compacted.user(QStringLiteral("after the compaction"));
+    compacted.compaction(QString(), QStringLiteral("## Goal\nautomatic"));
+    compacted.assistant(QStringLiteral("done"));
+
+    TranscriptWriter &damaged = session(4);
+    damaged.appendRawBytes("not json at all\n{\"seq\":99}\n\n   \n");
+    damaged.user(QStringLiteral("a question after damage"));
+    damaged.appendRawBytes("{\"seq\":3,\"kind\":\"user_message\",\"user_message\":{\"content\":\"torn");
+
+    TranscriptWriter &tornLast = session(5);
+    tornLast.user(QStringLiteral("only question"));
+    tornLast.assistant(QStringLiteral("a long last answer ").repeated(5000));
+    tornLast.appendRawBytes("{\"seq\":4,\"kind\":\"assistant_turn\",\"assis");
+
+    TranscriptWriter &emptyFirst = session(6);
+    emptyFirst.user(QString());
+    emptyFirst.user(
+        QStringLiteral("the first words, which name the session, are longer than eighty characters "
+                       "so the title is cut at a word"));
+    emptyFirst.user(QString()); // the last user message is empty
+
+    TranscriptWriter &noUser = session(7);
+    noUser.assistant(QStringLiteral("a turn without a question"));
+
+    TranscriptWriter &quoted = session(8);
+    quoted.user(QStringLiteral("what does \"user_message\" or \"session_started\" mean?"));
+    quoted.assistant(QStringLiteral("{\"kind\":\"user_message\",\"seq\":1} is a \"user_message\""));
+    quoted.appendPayload(QStringLiteral("some_other_writers_event"), QJsonObject{{QStringLiteral("x"), 1}});
+    quoted.appendRawBytes("\n\n  \n");
+
+    TranscriptWriter &startedTorn = session(9);
+    {
+        QByteArray bytes = readAll(startedTorn.path());
+        bytes.insert(10, "#");
+        writeFile(startedTorn.path(), bytes);
+    }
+    startedTorn.user(QStringLiteral("no session_started"));
+
+    for (const QByteArray &ending : {QByteArray("\r"), QByteArray("\r\n")}) {
+        TranscriptWriter &converted = session(10 + ending.size());
+        converted.user(QStringLiteral("question one"));
+        converted.assistant(QStringLiteral("answer one"));
+        converted.user(QStringLiteral("question two"));
+        converted.assistant(QStringLiteral("answer two"));
+        QByteArray bytes = readAll(converted.path());
+        bytes.replace("\n", ending);
+        writeFile(converted.path(), bytes);
+    }
+
+    TranscriptWriter &tail = session(13); // the last user message is far from the end
+    tail.user(QStringLiteral("start"));
+    tail.user(QStringLiteral("the last question"));
+    for (int turn = 0; turn < 50; ++turn)
+        tail.assistantWithTool(QStringLiteral("step %1").arg(turn), QStringLiteral("read_file"),
+                               QJsonObject{{QStringLiteral("path"), QStringLiteral("f%1").arg(turn)}},
+                               QStringLiteral("line\n").repeated(3000));
+
+    // Distinct times, and two sessions with the same time (ordered by their last seq).
+    int index = 0;
+    for (const TranscriptWriter &writer : writers) {
+        writer.setModified(base.addSecs(index == 1 ? 0 : 60 * index));
+        ++index;
+    }
+
+    QList<SessionInfo> expected;
+    for (const TranscriptWriter &writer : std::as_const(writers))
+        expected.append(fullParse(writer.directory()));
+    std::sort(expected.begin(), expected.end(), [](const SessionInfo &a, const SessionInfo &b) {
+        return a.updatedAt != b.updatedAt ? a.updatedAt > b.updatedAt : a.lastSeq > b.lastSeq;
+    });
+
+    const QList<SessionInfo> listed = m_store->list(workspace);
+    QCOMPARE(listed.size(), expected.size());
+    for (qsizetype i = 0; i < listed.size(); ++i) {
+        const SessionInfo &actual = listed.at(i);
+        const SessionInfo &wanted = expected.at(i);
+        QCOMPARE(actual.id, wanted.id);
+        QCOMPARE(actual.path, wanted.path);
+        QCOMPARE(actual.directory, wanted.directory);
+        QCOMPARE(actual.workspace, wanted.workspace);
+        QCOMPARE(actual.title, wanted.title);
+        QCOMPARE(actual.createdAt, wanted.createdAt);
+        QCOMPARE(actual.updatedAt, wanted.updatedAt);
+        QCOMPARE(actual.lastSeq, wanted.lastSeq);
+        QCOMPARE(actual.lastUserMessage, wanted.lastUserMessage);
+        QCOMPARE(actual.problem, QString());
+        const auto found = m_store->find(actual.id);
+        QVERIFY(found);
+        QCOMPARE(found->lastSeq, wanted.lastSeq);
+        QCOMPARE(found->title, wanted.title);
+    }
+    // The cases are what they say.
+    auto wanted = [&](const TranscriptWriter &writer) {
+        for (const SessionInfo &info : std::as_const(expected)) {
+            if (info.id == writer.id())
+                return info;
+        }
+        return SessionInfo();
+    };
+    QCOMPARE(wanted(renamed).title, QStringLiteral("A renamed title"));
+    QCOMPARE(wanted(damaged).lastSeq, quint64(2));
+    QCOMPARE(wanted(tornLast).lastSeq, quint64(3));
+    QVERIFY(wanted(emptyFirst).title.endsWith(QChar(0x2026)));
+    QCOMPARE(wanted(emptyFirst).lastUserMessage, QString());
+    QCOMPARE(wanted(noUser).title, QString());
+    QCOMPARE(wanted(quoted).lastSeq, quint64(4));
+    QCOMPARE(wanted(startedTorn).workspace, QString());
+    QCOMPARE(wanted(tail).lastUserMessage, QStringLiteral("the last question"));
+    QCOMPARE(wanted(compacted).lastUserMessage, QStringLiteral("after the compaction"));
 }
 
 QTEST_GUILESS_MAIN(TestSessionStore)
