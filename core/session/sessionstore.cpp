@@ -15,10 +15,13 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <QThread>
 #include <QUuid>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <string_view>
+#include <vector>
 
 #include <cctype>
 #include <cerrno>
@@ -153,6 +156,50 @@ QList<LineSpan> splitLines(const QByteArray &bytes)
             ++start; // CRLF is one line ending
     }
     return lines;
+}
+
+struct ParsedLine
+{
+    std::optional<SessionEvent> event;
+    QString problem;
+};
+
+// Every line parsed, in order. A long transcript (issue 11: 30 MB) is parsed in as many contiguous parts as
+// there are cores, one of them on this thread; JSON parsing is most of the time of opening it. A part that no
+// pool thread has started yet when this thread is done is run here (QFuture::waitForFinished takes it back
+// from the pool), so this never waits on a busy pool.
+std::vector<ParsedLine> parseLines(const QByteArray &bytes, const QList<LineSpan> &lines)
+{
+    std::vector<ParsedLine> parsed(size_t(lines.size()));
+    auto parseRange = [&bytes, &lines, &parsed](qsizetype from, qsizetype to) {
+        for (qsizetype i = from; i < to; ++i) {
+            ParsedLine &line = parsed[size_t(i)];
+            line.event = parseLine(bytes.constData() + lines.at(i).start, lines.at(i).size, &line.problem);
+        }
+    };
+    constexpr qsizetype MinBytesPerPart = 1024 * 1024;
+    const qsizetype parts =
+        qBound<qsizetype>(1, bytes.size() / MinBytesPerPart, qsizetype(QThread::idealThreadCount()));
+    if (parts <= 1 || lines.size() < parts) {
+        parseRange(0, lines.size());
+        return parsed;
+    }
+    // Parts of about the same number of bytes, cut at line boundaries.
+    QList<qsizetype> cuts{0};
+    for (qsizetype i = 0, part = 1; i < lines.size() && part < parts; ++i) {
+        if (lines.at(i).start >= bytes.size() * part / parts) {
+            cuts.append(i);
+            ++part;
+        }
+    }
+    cuts.append(lines.size());
+    QList<QFuture<void>> others;
+    for (qsizetype part = 1; part + 1 < cuts.size(); ++part)
+        others.append(QtConcurrent::run(parseRange, cuts.at(part), cuts.at(part + 1)));
+    parseRange(cuts.at(0), cuts.at(1));
+    for (QFuture<void> &other : others)
+        other.waitForFinished();
+    return parsed;
 }
 
 QString shortTitle(const QString &text)
@@ -667,9 +714,12 @@ LoadedSession SessionStore::parseTranscript(const QString &transcriptPath, const
         std::reverse(loaded.events.begin(), loaded.events.end());
         lines.clear();
     }
-    for (const LineSpan &line : std::as_const(lines)) {
-        QString problem;
-        auto event = parseLine(bytes.constData() + line.start, line.size, &problem);
+    std::vector<ParsedLine> parsed = parseLines(bytes, lines);
+    loaded.events.reserve(loaded.events.size() + lines.size());
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        const LineSpan &line = lines.at(i);
+        QString &problem = parsed[size_t(i)].problem;
+        std::optional<SessionEvent> &event = parsed[size_t(i)].event;
         if (!event) {
             ++loaded.skippedLines;
             loaded.problems.append(SessionStore::tr("line %1: %2").arg(line.number).arg(problem));

@@ -18,6 +18,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QScrollBar>
 #include <QTemporaryDir>
@@ -27,6 +28,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <cstdlib>
 #include <ctime>
 #include <malloc.h>
 
@@ -64,14 +66,16 @@ double rssMb()
     return -1;
 }
 
-// Records the longest gap between two runs of a zero-timer: how long the GUI thread did not get back to its
-// event loop.
+// Records the longest gap between two runs of a 1 ms timer: how long the GUI thread did not get back to its
+// event loop (plus up to the 1 ms interval). Not a zero-timer: that kept the GUI thread busy the whole time
+// and took one of the machine's two cores from the workers it measured.
 class StallMeter
 {
 public:
     StallMeter()
     {
-        m_timer.setInterval(0);
+        m_timer.setInterval(1);
+        m_timer.setTimerType(Qt::PreciseTimer);
         QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this] {
             const qint64 now = m_clock.nsecsElapsed();
             if (m_last > 0)
@@ -183,12 +187,24 @@ struct Fixture
     ChatView *view() const { return panel->findChild<ChatView *>(QStringLiteral("chatView")); }
 };
 
+// Runs the event loop until done(), sleeping in it between events as an application does (a 1 ms tick wakes
+// it to check), so the GUI thread does not take a core from the workers.
 void spinUntil(const std::function<bool()> &done, int timeoutMs = 600000)
 {
     QElapsedTimer timer;
     timer.start();
+    QTimer tick;
+    tick.setTimerType(Qt::PreciseTimer);
+    tick.start(1);
     while (!done() && timer.elapsed() < timeoutMs)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+}
+
+double processCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 void benchStreaming()
@@ -310,7 +326,6 @@ void benchOpenSession()
             return false;
         }
     } watcher;
-    watcher.onActivity = [&] { lastActivity = clock.nsecsElapsed(); };
     view->viewport()->installEventFilter(&watcher);
     view->installEventFilter(&watcher);
 
@@ -319,6 +334,15 @@ void benchOpenSession()
                      [&] { replayed = clock.nsecsElapsed(); });
     StallMeter stalls;
     timedApp()->reset();
+    const double processCpuBefore = processCpuMs();
+    const double guiCpuBefore = threadCpuMs();
+    double processCpuAtIdle = 0;
+    double guiCpuAtIdle = 0;
+    watcher.onActivity = [&] {
+        lastActivity = clock.nsecsElapsed();
+        processCpuAtIdle = processCpuMs() - processCpuBefore;
+        guiCpuAtIdle = threadCpuMs() - guiCpuBefore;
+    };
     clock.start();
     fixture.session->openSessionAsync(id);
     qint64 lastScreen = -1;
@@ -357,6 +381,8 @@ void benchOpenSession()
         0, QString());
     line(QStringLiteral("open until the window is idle"), lastActivity / 1e6, QStringLiteral("ms"),
          QStringLiteral("goal < 1000"));
+    line(QStringLiteral("  CPU time until then, all threads of the process"), processCpuAtIdle,
+         QStringLiteral("ms"), QStringLiteral("of it the GUI thread %1 ms").arg(guiCpuAtIdle, 0, 'f', 0));
     line(QStringLiteral("longest GUI event-loop stall while opening"), stalls.longestMs(),
          QStringLiteral("ms"));
     line(QStringLiteral("  longest single event, wall clock"), timedApp()->longestMs(), QStringLiteral("ms"),
@@ -369,6 +395,43 @@ void benchOpenSession()
          QStringLiteral("MB"), QStringLiteral("the rest is freed memory malloc has not returned yet"));
     line(QStringLiteral("documents laid out / row heights estimated"), delegate->cacheSize(),
          QStringLiteral(""), QStringLiteral("%1 estimated").arg(delegate->estimateCount()));
+}
+
+// Where opening the 30 MB session spends its time, stage by stage, in the order the window runs them (each
+// on one thread, by that thread's CPU time and by wall clock).
+void benchOpenStages()
+{
+    out << "\n== window: the stages of opening the 30 MB session, one after the other on this thread\n";
+    QTemporaryDir home;
+    const QString sessions = home.filePath(QStringLiteral("sessions"));
+    const QString path =
+        Workloads::writeBigSession(sessions, home.filePath(QStringLiteral("work")), 10000, 3000);
+    SessionStore store(sessions);
+    auto stage = [](const QString &what, const std::function<void()> &run) {
+        QElapsedTimer wall;
+        const double cpuBefore = threadCpuMs();
+        wall.start();
+        run();
+        line(what, wall.nsecsElapsed() / 1e6, QStringLiteral("ms"),
+             QStringLiteral("CPU %1 ms").arg(threadCpuMs() - cpuBefore, 0, 'f', 1));
+    };
+    Result<LoadedSession> loaded = Result<LoadedSession>::failure(QString());
+    stage(QStringLiteral("SessionStore::loadTail (60 events)"), [&] { store.loadTail(path, 60); });
+    stage(QStringLiteral("baseline: read the file, QJsonDocument per line"), [&] {
+        QFile file(path);
+        file.open(QIODevice::ReadOnly);
+        int objects = 0;
+        for (const QByteArray &jsonLine : file.readAll().split('\n'))
+            objects += QJsonDocument::fromJson(jsonLine).isObject() ? 1 : 0;
+        Q_UNUSED(objects);
+    });
+    stage(QStringLiteral("SessionStore::load (read, parse, typed events)"),
+          [&] { loaded = store.load(path); });
+    stage(QStringLiteral("buildConversation (the projection)"), [&] { buildConversation(loaded->events); });
+    ChatModel::Rows rows;
+    stage(QStringLiteral("ChatModel::replayRows"), [&] { rows = ChatModel::replayRows(loaded->events); });
+    stage(QStringLiteral("freeing the events"), [&] { loaded = Result<LoadedSession>::failure(QString()); });
+    line(QStringLiteral("rows"), rows.items.size(), QString());
 }
 
 // The RSS of the real app (keen-desktop, offscreen) after it has been idle for a while, once on an empty
@@ -434,10 +497,16 @@ void benchAppRss()
 int main(int argc, char **argv)
 {
     TimedApplication app(argc, argv);
+    double load[3] = {0, 0, 0};
+    if (getloadavg(load, 3) == 3) // the machine is shared: wall-clock times depend on it
+        out << "load average " << load[0] << ' ' << load[1] << ' ' << load[2] << " on "
+            << QThread::idealThreadCount() << " cores\n";
     const QStringList args = app.arguments();
     auto wanted = [&](const QString &name) { return args.size() < 2 || args.contains(name); };
     if (wanted(QStringLiteral("open")))
         benchOpenSession();
+    if (args.contains(QStringLiteral("stages")))
+        benchOpenStages();
     if (wanted(QStringLiteral("stream")))
         benchStreaming();
     if (wanted(QStringLiteral("app")))

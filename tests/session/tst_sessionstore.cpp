@@ -155,6 +155,7 @@ private Q_SLOTS:
     void appendAfterTornLineStartsOnItsOwnLine();
     void loadTailReadsOnlyTheLastEvents();
     void loadTailNeverTakesACutLine();
+    void longTranscriptLoadsLineForLineAsParsedInOrder();
     void loadByIdAndByPath();
     void loadReadsReferenceAgentTranscripts();
     void loadErrorsNameTheFileOrId();
@@ -491,6 +492,49 @@ void TestSessionStore::loadTailReadsOnlyTheLastEvents()
     const auto missing = store.loadTail(QStringLiteral("0b1c2d3e-0000-4000-8000-00000000dead"), 60);
     QVERIFY(!missing.ok());
     QVERIFY(missing.error().contains(QStringLiteral("0b1c2d3e-0000-4000-8000-00000000dead")));
+}
+
+// Issue 11: a long transcript is parsed in parts on several threads. What load() returns is still every
+// valid line's event in file order, and each damaged line is named by its own line number, wherever the
+// parts were cut.
+void TestSessionStore::longTranscriptLoadsLineForLineAsParsedInOrder()
+{
+    const QString root = m_env->path(QStringLiteral("sessions"));
+    const QString path = test::Workloads::writeBigSession(root, m_workspace, 3000, 3000); // about 9 MB
+    QList<QByteArray> lines = readAll(path).split('\n');
+    while (!lines.isEmpty() && lines.constLast().isEmpty())
+        lines.removeLast();
+    // Damaged lines spread over the file: near the start, around every quarter, at the end.
+    for (const qsizetype at : {qsizetype(2), lines.size() / 4, lines.size() / 2, lines.size() / 2 + 1,
+                               3 * lines.size() / 4, lines.size()})
+        lines.insert(at, "{\"seq\":\"damaged\"");
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(lines.join('\n') + '\n');
+    }
+    QList<SessionEvent> expected;
+    QList<int> damagedLineNumbers;
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        const auto event = SessionEvent::fromJson(QJsonDocument::fromJson(lines.at(i)).object());
+        if (event)
+            expected.append(*event);
+        else
+            damagedLineNumbers.append(int(i + 1));
+    }
+    QCOMPARE(damagedLineNumbers.size(), 6);
+
+    const auto loaded = SessionStore(root).load(path);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->events.size(), expected.size());
+    for (qsizetype i = 0; i < expected.size(); ++i)
+        QVERIFY2(loaded->events.at(i) == expected.at(i), qPrintable(QString::number(i)));
+    QCOMPARE(loaded->skippedLines, 6);
+    QCOMPARE(loaded->problems.size(), 6);
+    for (qsizetype i = 0; i < damagedLineNumbers.size(); ++i)
+        QVERIFY2(loaded->problems.at(i).startsWith(QStringLiteral("line %1:").arg(damagedLineNumbers.at(i))),
+                 qPrintable(loaded->problems.at(i)));
+    QCOMPARE(loaded->session.nextSeq, expected.constLast().seq + 1);
 }
 
 // The tail is read from a byte offset, which mostly falls inside a line: that line is never taken for an

@@ -115,6 +115,17 @@ quint64 ChatModel::insert(ChatItem item)
     return m_items.constLast().id;
 }
 
+void ChatModel::removeItem(int row)
+{
+    beginRemoveRows({}, row, row);
+    m_items.removeAt(row);
+    if (row < m_sealedRows)
+        --m_sealedRows;
+    if (row < m_settledToolRows)
+        --m_settledToolRows;
+    endRemoveRows();
+}
+
 void ChatModel::changed(int row)
 {
     ++m_items[row].revision;
@@ -271,9 +282,7 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
         row = int(m_items.size()) - 1;
     }
     if (!info.error.isEmpty() && ToolDisplay::isExpectedFailure(info.name, info.error)) {
-        beginRemoveRows({}, row, row);
-        m_items.removeAt(row);
-        endRemoveRows();
+        removeItem(row);
         m_attemptStart = int(m_items.size());
         return;
     }
@@ -307,7 +316,8 @@ void ChatModel::toolRejected(const ToolCallInfo &info)
 
 void ChatModel::endRunningTools()
 {
-    for (int row = 0; row < m_items.size(); ++row) {
+    // Only rows that came in since the last call can hold a running tool: a replay calls this once per turn.
+    for (int row = m_settledToolRows; row < m_items.size(); ++row) {
         ChatItem &item = m_items[row];
         if (item.kind != ChatItem::Kind::Tool || item.toolState != ChatItem::ToolState::Running)
             continue;
@@ -315,6 +325,7 @@ void ChatModel::endRunningTools()
         item.metadata = tr("interrupted");
         changed(row);
     }
+    m_settledToolRows = int(m_items.size());
 }
 
 void ChatModel::retry(int attempt, const QString &reason, int delayMs)
@@ -328,9 +339,7 @@ void ChatModel::retry(int attempt, const QString &reason, int delayMs)
             item.kind == ChatItem::Kind::AssistantText || item.kind == ChatItem::Kind::Reasoning;
         if (!segment || item.sealed)
             continue;
-        beginRemoveRows({}, row, row);
-        m_items.removeAt(row);
-        endRemoveRows();
+        removeItem(row);
     }
     QString line = delayMs >= 1000
                        ? tr("Retrying in %1 s (attempt %2)...").arg(qRound(delayMs / 1000.0)).arg(attempt)
@@ -383,8 +392,10 @@ void ChatModel::handleStreamEvent(const StreamEvent &event)
 void ChatModel::seal()
 {
     flush();
-    for (ChatItem &item : m_items)
-        item.sealed = true;
+    // The rows before m_sealedRows are sealed already: a replay seals once per event, so this stays linear.
+    for (qsizetype row = m_sealedRows; row < m_items.size(); ++row)
+        m_items[row].sealed = true;
+    m_sealedRows = int(m_items.size());
     m_attemptStart = int(m_items.size());
 }
 
@@ -492,6 +503,8 @@ void ChatModel::clear()
     m_items.clear();
     m_firstRowOfSeq.clear();
     m_attemptStart = 0;
+    m_sealedRows = 0;
+    m_settledToolRows = 0;
     endResetModel();
 }
 
@@ -735,6 +748,8 @@ void ChatModel::restore(Rows rows)
     m_items = std::move(rows.items);
     m_firstRowOfSeq = std::move(rows.firstRowOfSeq);
     m_attemptStart = int(m_items.size());
+    m_sealedRows = 0; // rows from elsewhere: the next seal and endRunningTools look at all of them once
+    m_settledToolRows = 0;
     endInsertRows();
 }
 
@@ -757,6 +772,7 @@ bool ChatModel::completeHistory(Rows full, quint64 firstShownSeq, int shownRows)
         const quint64 id = item.id;
         const bool collapsed = item.collapsed;
         item = whole;
+        m_settledToolRows = 0;
         item.id = id;
         item.collapsed = collapsed;
         changed(row);
@@ -783,6 +799,8 @@ void ChatModel::prependSome()
         for (int &row : m_firstRowOfSeq)
             row += int(count);
         m_attemptStart += int(count);
+        m_sealedRows = 0;
+        m_settledToolRows = 0;
         endInsertRows();
     }
     if (!m_prepend.items.isEmpty())

@@ -146,6 +146,7 @@ private:
     void appendToLast(ChatItem::Kind kind, const QString &text);
     void splitLongText();
     quint64 insert(ChatItem item);
+    void removeItem(int row);
     void changed(int row);
     int findRunningTool(const QString &callId, const QString &toolName) const;
     void replayTranscript(const QList<TranscriptItem> &transcript);
@@ -158,7 +159,9 @@ private:
     QList<Pending> m_pending;
     QTimer m_flushTimer;
     quint64 m_nextId = 1;
-    int m_attemptStart = 0; // first row of the current provider request
+    int m_attemptStart = 0;    // first row of the current provider request
+    int m_sealedRows = 0;      // the rows before it are all sealed
+    int m_settledToolRows = 0; // no tool card before it is still running
 };
 
 } // namespace keen
