@@ -1,6 +1,7 @@
 // On-demand benchmarks of the chat window (issue 11 table rows 2 and 4) and of the app's memory, offscreen.
 // Prints numbers; asserts nothing. Run: cmake --build build --target keen_benchmarks &&
-//   QT_QPA_PLATFORM=offscreen ./build/tests/bench/keen_bench_window [open] [stream] [app]
+//   QT_QPA_PLATFORM=offscreen ./build/tests/bench/keen_bench_window [open] [stages] [stream] [app]
+//   (or: keen_bench_window makesession KEEN_HOME WORKSPACE, to open the same session in the app by hand)
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
@@ -116,6 +117,13 @@ public:
         const qint64 took = timer.nsecsElapsed();
         const double cpu = threadCpuMs() - cpuBefore;
         --m_depth;
+        if (qEnvironmentVariableIsSet("KEEN_BENCH_EVENTS") && cpu > 5)
+            out << QStringLiteral("  (event %1 to %2: %3 ms CPU, %4 ms wall, %5 ms in)\n")
+                       .arg(int(type))
+                       .arg(name)
+                       .arg(cpu, 0, 'f', 1)
+                       .arg(took / 1e6, 0, 'f', 1)
+                       .arg(m_clock.elapsed());
         if (cpu > m_longestCpu) {
             m_longestCpu = cpu;
             m_longestCpuWhat =
@@ -244,7 +252,10 @@ void benchStreaming()
                 fixture.client->open(QStringLiteral("%1 g%2").arg(which).arg(opened++));
         });
         pacer.start(16);
-        spinUntil([&] { return !fixture.session->isBusy() && !fixture.panel->model()->hasPendingChunks(); });
+        spinUntil([&] {
+            return !fixture.session->isBusy() && !fixture.panel->model()->hasPendingChunks() &&
+                   !delegate->isCatchingUp();
+        });
         fixture.view()->viewport()->repaint();
         const double cpu = threadCpuMs() - cpuBefore;
         const qint64 ms = wall.elapsed();
@@ -497,6 +508,19 @@ void benchAppRss()
 int main(int argc, char **argv)
 {
     TimedApplication app(argc, argv);
+    if (app.arguments().value(1) == QLatin1String("makesession")) {
+        // To try the window by hand: makesession KEEN_HOME WORKSPACE writes the 30 MB session there and
+        // prints its id (keen-desktop --workspace WORKSPACE --session ID opens it).
+        const QString home = app.arguments().value(2);
+        const QString workspace = app.arguments().value(3);
+        if (home.isEmpty() || workspace.isEmpty())
+            return 2;
+        QDir().mkpath(workspace);
+        const QString path = Workloads::writeBigSession(QDir(home).filePath(QStringLiteral("sessions")),
+                                                        workspace, 10000, 3000);
+        out << QFileInfo(path).dir().dirName() << '\n';
+        return 0;
+    }
     double load[3] = {0, 0, 0};
     if (getloadavg(load, 3) == 3) // the machine is shared: wall-clock times depend on it
         out << "load average " << load[0] << ' ' << load[1] << ' ' << load[2] << " on "

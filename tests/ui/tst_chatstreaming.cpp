@@ -14,6 +14,7 @@
 #include "testenvironment.h"
 #include "workloads.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QScrollBar>
 #include <QTest>
@@ -28,6 +29,7 @@ class TestChatStreaming : public QObject
 
 private Q_SLOTS:
     void longReplyIsRenderedWholeAndIncrementally();
+    void aBurstIsRenderedInBoundedStepsPerEvent();
 };
 
 void TestChatStreaming::longReplyIsRenderedWholeAndIncrementally()
@@ -100,6 +102,95 @@ void TestChatStreaming::longReplyIsRenderedWholeAndIncrementally()
     const auto loaded = session.sessionStore().load(session.sessionId());
     QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
     QVERIFY(loaded->events.last().assistantMessage() == text);
+}
+
+namespace {
+
+// Looks at a row's rendering before every event the GUI thread handles: what changed since the last look
+// is what one event did.
+class RenderSampler : public QObject
+{
+public:
+    RenderSampler(ChatDelegate *delegate, const QModelIndex &row)
+        : m_delegate(delegate)
+        , m_row(row)
+    {
+        sample();
+        mostShown = 0;
+        mostParsed = 0;
+        steps = 0;
+    }
+    qsizetype mostShown = 0; // most text one event added to what the row shows
+    qint64 mostParsed = 0;   // most Markdown one event parsed for the row
+    int steps = 0;           // events that added to what the row shows
+
+    bool eventFilter(QObject *, QEvent *) override
+    {
+        sample();
+        return false;
+    }
+
+private:
+    void sample()
+    {
+        const IncrementalMarkdown *markdown = m_delegate->renderedMarkdown(m_row);
+        if (!markdown)
+            return;
+        const qsizetype shown = markdown->text().size();
+        const qint64 parsed = markdown->counters().charsParsed;
+        if (shown > m_shown)
+            ++steps;
+        mostShown = qMax(mostShown, shown - m_shown);
+        mostParsed = qMax(mostParsed, parsed - m_parsed);
+        m_shown = shown;
+        m_parsed = parsed;
+    }
+
+    ChatDelegate *m_delegate;
+    QPersistentModelIndex m_row;
+    qsizetype m_shown = 0;
+    qint64 m_parsed = 0;
+};
+
+} // namespace
+
+// A burst of text (a fast provider's chunks merged on their way to the GUI thread, or the rest of a reply
+// flushed when its turn ends) is rendered a bounded step per turn of the event loop: no event parses much
+// more than ChatDelegate::RenderStepChars of it, so none stalls the window, and the row ends up showing all
+// of it, the same as one render of the whole text.
+void TestChatStreaming::aBurstIsRenderedInBoundedStepsPerEvent()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(900, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ChatDelegate *delegate = view.chatDelegate();
+    const QString text = test::Workloads::markdownReply(11500); // one row (under ChatModel::MaxRowChars)
+    model.addUserMessage(QStringLiteral("go"));
+    model.appendText(text.left(500));
+    model.flush();
+    const QModelIndex reply = model.index(1);
+    QTRY_VERIFY(delegate->renderedMarkdown(reply) && delegate->renderedMarkdown(reply)->text().size() == 500);
+
+    RenderSampler sampler(delegate, reply);
+    QCoreApplication::instance()->installEventFilter(&sampler);
+    model.appendText(text.mid(500));
+    model.flush();
+    QCOMPARE(model.rowCount(), 2);
+    QTRY_VERIFY(!delegate->isCatchingUp() && delegate->renderedMarkdown(reply)->text().size() == text.size());
+    QCoreApplication::instance()->removeEventFilter(&sampler);
+
+    QVERIFY2(sampler.mostShown <= ChatDelegate::RenderStepChars + 1,
+             qPrintable(QString::number(sampler.mostShown)));
+    QVERIFY2(sampler.steps >= 7, qPrintable(QString::number(sampler.steps))); // 11,000 chars, 1,500 a step
+    // A step parses its new text, the open block it ends in, and a small finished block before it once more
+    // (IncrementalMarkdown merges those): far below the 11,000 chars one render would parse.
+    QVERIFY2(sampler.mostParsed <= 2 * ChatDelegate::RenderStepChars + 2048,
+             qPrintable(QString::number(sampler.mostParsed)));
+    QTextDocument whole;
+    whole.setMarkdown(text, QTextDocument::MarkdownDialectGitHub);
+    QVERIFY(delegate->shownText(reply) == whole.toPlainText());
 }
 
 QTEST_MAIN(TestChatStreaming)

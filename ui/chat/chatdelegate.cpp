@@ -55,8 +55,36 @@ ChatDelegate::ChatDelegate(ChatModel *model, QWidget *view)
                 for (int row = first; row <= last; ++row) {
                     m_documents.remove(m_model->item(row).id);
                     m_sizes.remove(m_model->item(row).id);
+                    m_behind.remove(m_model->item(row).id);
                 }
             });
+    m_catchUp.setSingleShot(true);
+    m_catchUp.setInterval(0);
+    connect(&m_catchUp, &QTimer::timeout, this, &ChatDelegate::catchUp);
+}
+
+void ChatDelegate::catchUp()
+{
+    // The next turn of the event loop: the rows still behind get their next step when the view lays them
+    // out again.
+    m_stepTaken = false;
+    const QSet<quint64> behind = m_behind;
+    for (const quint64 id : behind) {
+        const int row = m_model->rowOf(id);
+        if (row < 0 || !m_documents.find(id)) { // gone, or its rendering was dropped from the cache
+            m_behind.remove(id);
+            continue;
+        }
+        Q_EMIT sizeHintChanged(m_model->index(row));
+    }
+}
+
+const IncrementalMarkdown *ChatDelegate::renderedMarkdown(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return nullptr;
+    const Entry *entry = m_documents.find(m_model->item(index.row()).id);
+    return entry ? entry->markdown.get() : nullptr;
 }
 
 ChatDelegate::~ChatDelegate() = default;
@@ -65,6 +93,7 @@ void ChatDelegate::clearCache()
 {
     m_documents.clear();
     m_sizes.clear();
+    m_behind.clear();
 }
 
 bool ChatDelegate::isDark() const
@@ -84,7 +113,7 @@ int ChatDelegate::contentWidth() const
     return qMax(120, m_view->width() - 2 * CardMargin - 2 * kPaddingX);
 }
 
-ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width) const
+ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width, Render render) const
 {
     const ChatItem &item = m_model->item(index.row());
     Entry &entry = m_documents.get(item.id);
@@ -95,7 +124,34 @@ ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width)
             entry.document.reset();
             if (!entry.markdown)
                 entry.markdown = std::make_unique<IncrementalMarkdown>(m_view->font(), m_view->palette());
+            const QString &shown = entry.markdown->text();
+            // A row being streamed (not sealed) is rendered in steps from its first text on; a finished one
+            // (the history of an opened session) whole, when it first comes into view.
+            const bool bigStep = render == Render::Bounded && (!shown.isEmpty() || !item.sealed) &&
+                                 item.text.size() - shown.size() > RenderStepChars &&
+                                 QStringView(item.text).startsWith(shown);
+            if (bigStep) {
+                // Rendered a step further per turn (issue 11: the paint after a burst or the end of a turn
+                // would parse all of it at once); the row stays behind until it has all its text.
+                m_behind.insert(item.id);
+                if (!m_stepTaken) {
+                    qsizetype cut = shown.size() + RenderStepChars;
+                    if (item.text.at(cut - 1).isHighSurrogate())
+                        ++cut; // never between the halves of a surrogate pair
+                    entry.markdown->setText(item.text.left(cut));
+                    m_stepTaken = true;
+                    ++m_builds;
+                }
+                if (!m_catchUp.isActive())
+                    m_catchUp.start();
+                if (entry.width != width) {
+                    entry.markdown->setTextWidth(width);
+                    entry.width = width;
+                }
+                return entry; // its revision stays behind the item's, so the next layout goes on
+            }
             entry.markdown->setText(item.text);
+            m_behind.remove(item.id);
         } else {
             entry.markdown.reset();
             if (!entry.document)
@@ -123,7 +179,7 @@ QString ChatDelegate::shownText(const QModelIndex &index) const
 {
     if (!index.isValid())
         return {};
-    const Entry &entry = entryFor(index, contentWidth());
+    const Entry &entry = entryFor(index, contentWidth(), Render::Whole);
     return entry.markdown ? entry.markdown->toPlainText() : entry.document->toPlainText();
 }
 
@@ -131,7 +187,7 @@ IncrementalMarkdown::Counters ChatDelegate::markdownCounters(const QModelIndex &
 {
     if (!index.isValid())
         return {};
-    const Entry &entry = entryFor(index, contentWidth());
+    const Entry &entry = entryFor(index, contentWidth(), Render::Whole);
     return entry.markdown ? entry.markdown->counters() : IncrementalMarkdown::Counters();
 }
 
@@ -140,7 +196,7 @@ QString ChatDelegate::codeBlockAt(const QModelIndex &index, const QRect &rowRect
 {
     if (!index.isValid())
         return {};
-    const Entry &entry = entryFor(index, contentWidth());
+    const Entry &entry = entryFor(index, contentWidth(), Render::Whole);
     if (!entry.markdown)
         return {};
     return entry.markdown->codeBlockAt(QPointF(viewportPos - documentRect(rowRect, index).topLeft()));
@@ -207,8 +263,10 @@ QSize ChatDelegate::sizeHint(const QStyleOptionViewItem &, const QModelIndex &in
     if (known.width == width && known.revision == item.revision)
         return size + QSize(0, known.height);
     if (m_documents.find(item.id)) {
-        // Laid out before (a streamed row, a row on screen): measured, and kept up to date cheaply.
-        known = SizeEntry{width, item.revision, rowHeight(item, entryFor(index, width).height()), true};
+        // Laid out before (a streamed row, a row on screen): measured, and kept up to date cheaply. A row
+        // still behind its text keeps the revision it shows, so its height is asked for again.
+        const Entry &entry = entryFor(index, width);
+        known = SizeEntry{width, entry.revision, rowHeight(item, entry.height()), true};
     } else {
         known = SizeEntry{width, item.revision, rowHeight(item, estimatedDocumentHeight(item, width)), false};
     }
@@ -225,9 +283,9 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
     const Entry &entry = entryFor(index, width);
     const int height = rowHeight(item, entry.height());
     SizeEntry &known = m_sizes.get(item.id);
-    if (known.width != width || known.revision != item.revision || known.height != height || !known.exact) {
+    if (known.width != width || known.revision != entry.revision || known.height != height || !known.exact) {
         const bool moved = known.height != height;
-        known = SizeEntry{width, item.revision, height, true};
+        known = SizeEntry{width, entry.revision, height, true};
         if (moved) // the estimate was off: the view lays the rows out again
             Q_EMIT const_cast<ChatDelegate *>(this)->sizeHintChanged(index);
     }

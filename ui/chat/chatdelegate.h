@@ -3,7 +3,9 @@
 #include "chat/incrementalmarkdown.h"
 #include "chat/lrucache.h"
 
+#include <QSet>
 #include <QStyledItemDelegate>
+#include <QTimer>
 
 #include <memory>
 
@@ -30,6 +32,10 @@ public:
     static constexpr int CardMargin = 8;
     static constexpr int MaxCachedDocuments = 200;
     static constexpr int MaxCachedSizes = 50000;
+    // A row whose Markdown grew by more than this since it was last rendered (a burst of a fast stream, the
+    // rest of a reply flushed at the end of its turn) is rendered this much further per turn of the event
+    // loop, so no paint or layout parses more than about this much new text; a 0 ms timer goes on with it.
+    static constexpr int RenderStepChars = 1500;
 
     ChatDelegate(ChatModel *model, QWidget *view);
     ~ChatDelegate() override;
@@ -49,6 +55,11 @@ public:
     int sizeCacheSize() const { return int(m_sizes.size()); }
     int buildCount() const { return m_builds; }       // documents (re)built or updated so far
     int estimateCount() const { return m_estimates; } // heights estimated without a layout
+    // Rows shown with less than their whole text, rendered further on the next turns of the event loop.
+    bool isCatchingUp() const { return !m_behind.isEmpty(); }
+    // For tests: what a row's Markdown rendering holds now, without rendering any further (nullptr when the
+    // row has none).
+    const IncrementalMarkdown *renderedMarkdown(const QModelIndex &index) const;
 
 private:
     struct Entry
@@ -67,7 +78,11 @@ private:
         bool exact = false;
     };
 
-    Entry &entryFor(const QModelIndex &index, int width) const;
+    // Paint and sizeHint take what a bounded render step gives (Bounded); whatever needs the row's whole text
+    // (its plain text, a code block under the mouse) renders it all (Whole).
+    enum class Render { Bounded, Whole };
+    Entry &entryFor(const QModelIndex &index, int width, Render render = Render::Bounded) const;
+    void catchUp();
     int contentWidth() const;
     int rowHeight(const ChatItem &item, qreal documentHeight) const;
     int estimatedDocumentHeight(const ChatItem &item, int width) const;
@@ -84,6 +99,9 @@ private:
     mutable LruCache<quint64, SizeEntry> m_sizes{MaxCachedSizes};
     mutable int m_builds = 0;
     mutable int m_estimates = 0;
+    mutable QSet<quint64> m_behind;   // ids of rows shown with less than their text
+    mutable bool m_stepTaken = false; // a bounded render step ran in this turn of the event loop
+    mutable QTimer m_catchUp;
 };
 
 } // namespace keen
