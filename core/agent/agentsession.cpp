@@ -58,11 +58,13 @@ struct AgentSession::Private
     std::unique_ptr<SessionWriter> writer; // every transcript write of session, in order, off this thread
     // The running turn's user_message write: the worker sends the request once it is on disk.
     std::optional<QFuture<Result<QList<quint64>>>> userWrite;
-    bool commitPending = false;        // an automatic compaction's batch is being written
-    bool finishDeferred = false;       // the stream finished meanwhile: the turn ends after the commit
-    quint64 turnGeneration = 0;        // moves on with every stream and new conversation
-    MessageList history;               // AppState: never holds the system prompt (S55)
-    ContextEstimator contextEstimator; // /context measures only the messages that changed since last time
+    bool commitPending = false;  // an automatic compaction's batch is being written
+    bool finishDeferred = false; // the stream finished meanwhile: the turn ends after the commit
+    quint64 turnGeneration = 0;  // moves on with every stream and new conversation
+    MessageList history;         // AppState: never holds the system prompt (S55)
+    // /context measures only the messages that changed since last time; reset where the whole history is
+    // replaced, so the estimates of a replaced history do not keep its text alive.
+    ContextEstimator contextEstimator;
     AgentMode mode = AgentMode::Build;
     bool toolHistoryFull = false;
     bool interactive = true;
@@ -416,6 +418,7 @@ void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info,
         return;
     }
     history = persisted;
+    contextEstimator = ContextEstimator(); // lets go of the replaced history's text
     undoableSeq = written->value(1);
     lastUsage.reset(); // metrics restart from the next usage report
     if (info.commit)
@@ -616,6 +619,7 @@ void AgentSession::Private::writeManualCompaction(const QString &summary,
                 return;
             }
             history = replacement;
+            contextEstimator = ContextEstimator(); // lets go of the replaced history's text
             undoableSeq = written->first();
             lastUsage.reset(); // it measured the replaced history
             client->reset();   // the pending state the request carried is part of the summary now
@@ -879,6 +883,7 @@ void AgentSession::undoCompaction(quint64 appliedSeq)
                     return;
                 }
                 d->history = plan.history;
+                d->contextEstimator = ContextEstimator(); // lets go of the summary's history
                 d->undoableSeq = plan.nextUndoable;
                 d->lastUsage.reset(); // it measured the compacted history
                 if (d->client)
@@ -1081,6 +1086,7 @@ void AgentSession::newSession()
     d->session.reset();
     d->writer.reset(); // waits for its queued writes
     d->history.clear();
+    d->contextEstimator = ContextEstimator(); // lets go of the old conversation's text
     d->lastUsage.reset();
     d->totalInput = 0;
     d->totalOutput = 0;
@@ -1132,6 +1138,7 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
     if (!loaded.session.workspace.isEmpty() && QDir(loaded.session.workspace).exists())
         q->setWorkspace(loaded.session.workspace);
     history = std::move(projected);
+    contextEstimator = ContextEstimator(); // lets go of the previous conversation's text
     undoableSeq = CompactionUndo::latestInEffect(loaded.events);
     compactionPolicy = SessionEvent::latestPolicy(loaded.events); // issue 16: the session keeps its policy
     if (!compactionPolicy.isDefault())

@@ -654,6 +654,12 @@ void TestAgentSession::contextEstimateFollowsCompactionAndUndo()
     QCOMPARE(restored.userTokens, before.userTokens);
     QCOMPARE(restored.assistantTokens, before.assistantTokens);
     QCOMPARE(restored.toolResultTokens, before.toolResultTokens);
+
+    // A new conversation: the estimates of the old one no longer keep its text in memory.
+    const QString answer = m_session->messages().at(1).content;
+    QVERIFY(!answer.isDetached()); // shared with the history (and the estimator)
+    m_session->newSession();
+    QVERIFY(answer.isDetached());
 }
 
 // proves S20, S33: the mode is in the fresh system prompt of each request; the person's message, in memory
