@@ -235,6 +235,11 @@ void benchStreaming()
         }
         turn.append(ScriptedLlmClient::event(StreamEvent::done()));
         fixture.client->addTurn(turn);
+        // What a renderer without steps or segments would re-render: every update of a row.
+        int updates = 0;
+        const QMetaObject::Connection counting =
+            QObject::connect(fixture.panel->model(), &QAbstractItemModel::dataChanged, fixture.panel.get(),
+                             [&updates] { ++updates; });
         const int buildsBefore = delegate->buildCount();
 
         StallMeter stalls;
@@ -259,7 +264,9 @@ void benchStreaming()
         fixture.view()->viewport()->repaint();
         const double cpu = threadCpuMs() - cpuBefore;
         const qint64 ms = wall.elapsed();
-        const int flushes = delegate->buildCount() - buildsBefore;
+        const int builds = delegate->buildCount() - buildsBefore;
+        QObject::disconnect(counting);
+        const int flushes = updates;
 
         // Baseline in the same run: what a full setMarkdown + layout of the whole reply so far costs per
         // flush, sampled at 20 sizes and scaled to the number of flushes.
@@ -284,7 +291,7 @@ void benchStreaming()
         line(QStringLiteral("  longest single event, GUI-thread CPU time"), timedApp()->longestCpuMs(),
              QStringLiteral("ms"), timedApp()->longestCpuWhat());
         line(QStringLiteral("GUI-thread CPU time, whole stream"), cpu, QStringLiteral("ms"),
-             QStringLiteral("%1 row updates").arg(flushes));
+             QStringLiteral("%1 row updates, %2 render steps").arg(flushes).arg(builds));
         line(QStringLiteral("full re-render per flush (baseline, same flushes)"), fullRenderMs,
              QStringLiteral("ms"));
         line(QStringLiteral("  baseline / GUI-thread time"), fullRenderMs / cpu, QStringLiteral("x"),

@@ -183,7 +183,9 @@ void TestChatStreaming::aBurstIsRenderedInBoundedStepsPerEvent()
 
     QVERIFY2(sampler.mostShown <= ChatDelegate::RenderStepChars + 1,
              qPrintable(QString::number(sampler.mostShown)));
-    QVERIFY2(sampler.steps >= 7, qPrintable(QString::number(sampler.steps))); // 11,000 chars, 1,500 a step
+    // 11,000 chars, at most RenderStepChars a step.
+    QVERIFY2(sampler.steps >= (text.size() - 500) / (ChatDelegate::RenderStepChars + 1),
+             qPrintable(QString::number(sampler.steps)));
     // A step parses its new text, the open block it ends in, and a small finished block before it once more
     // (IncrementalMarkdown merges those): far below the 11,000 chars one render would parse.
     QVERIFY2(sampler.mostParsed <= 2 * ChatDelegate::RenderStepChars + 2048,
@@ -191,6 +193,22 @@ void TestChatStreaming::aBurstIsRenderedInBoundedStepsPerEvent()
     QTextDocument whole;
     whole.setMarkdown(text, QTextDocument::MarkdownDialectGitHub);
     QVERIFY(delegate->shownText(reply) == whole.toPlainText());
+
+    // A reply whose turn ended before any of it was shown (all of it flushed and sealed at once) is streamed
+    // text too: rendered in the same steps, not whole in one paint.
+    model.addUserMessage(QStringLiteral("again"));
+    model.appendText(text);
+    model.seal();
+    const QModelIndex second = model.index(model.rowCount() - 1);
+    QVERIFY(model.item(second.row()).sealed);
+    RenderSampler secondSampler(delegate, second);
+    QCoreApplication::instance()->installEventFilter(&secondSampler);
+    QTRY_VERIFY(delegate->renderedMarkdown(second) && !delegate->isCatchingUp() &&
+                delegate->renderedMarkdown(second)->text().size() == text.size());
+    QCoreApplication::instance()->removeEventFilter(&secondSampler);
+    QVERIFY2(secondSampler.mostShown <= ChatDelegate::RenderStepChars + 1,
+             qPrintable(QString::number(secondSampler.mostShown)));
+    QVERIFY(delegate->shownText(second) == whole.toPlainText());
 }
 
 QTEST_MAIN(TestChatStreaming)

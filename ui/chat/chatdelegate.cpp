@@ -125,9 +125,10 @@ ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width,
             if (!entry.markdown)
                 entry.markdown = std::make_unique<IncrementalMarkdown>(m_view->font(), m_view->palette());
             const QString &shown = entry.markdown->text();
-            // A row being streamed (not sealed) is rendered in steps from its first text on; a finished one
-            // (the history of an opened session) whole, when it first comes into view.
-            const bool bigStep = render == Render::Bounded && (!shown.isEmpty() || !item.sealed) &&
+            // A row of streamed text is rendered in steps from its first text on, also when its turn ended
+            // before it was shown; a replayed one (the history of an opened session) whole, when it first
+            // comes into view.
+            const bool bigStep = render == Render::Bounded && (!shown.isEmpty() || item.streamed) &&
                                  item.text.size() - shown.size() > RenderStepChars &&
                                  QStringView(item.text).startsWith(shown);
             if (bigStep) {

@@ -34,6 +34,7 @@ struct ChatItem
     QString text;          // the body (Markdown for assistant text and info)
     quint64 revision = 0;  // bumped on every change, so a view cache knows what is stale
     bool sealed = false;   // part of a checkpoint or finished turn: a retry never drops it
+    bool streamed = false; // its text came in live (flushed chunks), not from a replay: rendered in steps
     bool collapsed = true; // reasoning only
 
     // Tool card

@@ -4,6 +4,7 @@
 #include "chat/tooldisplay.h"
 
 #include <QJsonArray>
+#include <QScopedValueRollback>
 
 namespace keen {
 
@@ -107,6 +108,7 @@ QString ChatModel::plainText() const
 quint64 ChatModel::insert(ChatItem item)
 {
     item.id = m_nextId++;
+    item.streamed = item.streamed || m_flushing;
     item.revision = 1;
     const int row = int(m_items.size());
     beginInsertRows({}, row, row);
@@ -176,6 +178,8 @@ void ChatModel::flush()
 
 void ChatModel::flushSome(qsizetype budget)
 {
+    // Rows this makes or grows hold streamed text (ChatItem::streamed); a replay's rows do not.
+    const QScopedValueRollback flushing(m_flushing, true);
     while (!m_pending.isEmpty() && budget > 0) {
         Pending &first = m_pending.first();
         if (first.text.size() <= budget) {
@@ -203,6 +207,7 @@ void ChatModel::appendToLast(ChatItem::Kind kind, const QString &text)
         ChatItem &last = m_items.last();
         if (last.kind == kind && !last.sealed) {
             last.text += text;
+            last.streamed = last.streamed || m_flushing;
             changed(int(m_items.size()) - 1);
             appended = true;
         }

@@ -160,6 +160,7 @@ private:
     QTimer m_flushTimer;
     quint64 m_nextId = 1;
     int m_attemptStart = 0;    // first row of the current provider request
+    bool m_flushing = false;   // flushSome() is applying streamed chunks
     int m_sealedRows = 0;      // the rows before it are all sealed
     int m_settledToolRows = 0; // no tool card before it is still running
 };
