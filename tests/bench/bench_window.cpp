@@ -272,6 +272,7 @@ void benchStreaming()
         // flush, sampled at 20 sizes and scaled to the number of flushes.
         QElapsedTimer baseline;
         baseline.start();
+        const double baselineCpuBefore = threadCpuMs();
         const int samples = 20;
         for (int i = 1; i <= samples; ++i) {
             QTextDocument document;
@@ -280,7 +281,10 @@ void benchStreaming()
             document.setTextWidth(fixture.view()->viewport()->width() - 40);
             document.documentLayout()->documentSize();
         }
-        const double fullRenderMs = baseline.nsecsElapsed() / 1e6 / samples * flushes;
+        // By this thread's CPU time, as the GUI thread's time it is compared with (wall clock grows with the
+        // load of the machine and made the ratio look better than it was).
+        const double fullRenderWallMs = baseline.nsecsElapsed() / 1e6 / samples * flushes;
+        const double fullRenderMs = (threadCpuMs() - baselineCpuBefore) / samples * flushes;
         out << which << ":\n";
         line(QStringLiteral("wall time until the reply is flushed and painted"), double(ms),
              QStringLiteral("ms"));
@@ -292,8 +296,8 @@ void benchStreaming()
              QStringLiteral("ms"), timedApp()->longestCpuWhat());
         line(QStringLiteral("GUI-thread CPU time, whole stream"), cpu, QStringLiteral("ms"),
              QStringLiteral("%1 row updates, %2 render steps").arg(flushes).arg(builds));
-        line(QStringLiteral("full re-render per flush (baseline, same flushes)"), fullRenderMs,
-             QStringLiteral("ms"));
+        line(QStringLiteral("full re-render per flush (baseline, same flushes), CPU time"), fullRenderMs,
+             QStringLiteral("ms"), QStringLiteral("wall clock %1 ms").arg(fullRenderWallMs, 0, 'f', 0));
         line(QStringLiteral("  baseline / GUI-thread time"), fullRenderMs / cpu, QStringLiteral("x"),
              QStringLiteral("goal >= 20"));
     }

@@ -35,7 +35,7 @@ public:
     // A row whose Markdown grew by more than this since it was last rendered (a burst of a fast stream, the
     // rest of a reply flushed at the end of its turn) is rendered this much further per turn of the event
     // loop, so no paint or layout parses more than about this much new text; a 0 ms timer goes on with it.
-    static constexpr int RenderStepChars = 2000;
+    static constexpr int RenderStepChars = 2500;
 
     ChatDelegate(ChatModel *model, QWidget *view);
     ~ChatDelegate() override;
