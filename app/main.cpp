@@ -1,6 +1,7 @@
 // Keen Desktop entry point: parse argv, then run the window (QApplication + MainWindow) or a headless
 // command (QCoreApplication + the core's runners).
 #include "config/launchoptions.h"
+#include "config/qtarguments.h"
 #include "conversation/metatypes.h"
 #include "headless/commandline.h"
 #include "mainwindow.h"
@@ -11,7 +12,6 @@
 #include <QTextStream>
 
 #include <cstdio>
-#include <vector>
 
 namespace {
 
@@ -38,14 +38,8 @@ int main(int argc, char **argv)
         return keen::runCommandLine(app.arguments());
     }
 
-    // Qt would take `--session ID` for itself (LaunchOptions::argumentsForQt); these outlive the application.
-    QByteArrayList qtArguments = keen::LaunchOptions::argumentsForQt(argc, argv);
-    std::vector<char *> qtArgv;
-    for (QByteArray &argument : qtArguments)
-        qtArgv.push_back(argument.data());
-    qtArgv.push_back(nullptr);
-    int qtArgc = int(qtArguments.size());
-    QApplication app(qtArgc, qtArgv.data());
+    keen::QtArguments qtArguments(argc, argv); // outlives the application, which keeps argc and argv
+    QApplication app(qtArguments.argc(), qtArguments.argv());
     QApplication::setApplicationDisplayName(QStringLiteral("Keen Desktop"));
     QApplication::setDesktopFileName(QStringLiteral("io.github.keen.KeenDesktop"));
     keen::Translations::install(&app, QLocale()); // the system locale

@@ -79,20 +79,4 @@ Result<void> LaunchOptions::takeFolderArgument()
     return {};
 }
 
-QByteArrayList LaunchOptions::argumentsForQt(int argc, const char *const *argv)
-{
-    QByteArrayList arguments;
-    for (int i = 0; i < argc; ++i) {
-        QByteArray argument(argv[i]);
-        for (const QByteArray &spelling : {QByteArrayLiteral("--session"), QByteArrayLiteral("-session")}) {
-            if (argument == spelling || argument.startsWith(QByteArray(spelling).append('='))) {
-                argument = QByteArrayLiteral("--resume").append(argument.mid(spelling.size()));
-                break;
-            }
-        }
-        arguments.append(argument);
-    }
-    return arguments;
-}
-
 } // namespace keen

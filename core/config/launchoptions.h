@@ -2,7 +2,6 @@
 
 #include "base/result.h"
 
-#include <QByteArrayList>
 #include <QString>
 #include <QStringList>
 
@@ -28,10 +27,6 @@ struct LaunchOptions
     // The window's `keen-desktop DIR` (also what a file manager's "Open With" passes): one positional folder
     // becomes the workspace. Anything else left over is an error that names it.
     Result<void> takeFolderArgument();
-    // QGuiApplication takes "-session ID" and "--session ID" out of argv for X11 session management, so the
-    // window never saw `keen-desktop --session ID`. This is argv with that flag spelled --resume (its alias),
-    // to give to QApplication; Qt's own flags (-platform, -style...) pass unchanged.
-    static QByteArrayList argumentsForQt(int argc, const char *const *argv);
 };
 
 } // namespace keen

@@ -6,6 +6,7 @@
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "config/launchoptions.h"
+#include "config/qtarguments.h"
 #include "mainwindow.h"
 #include "sessionfixtures.h"
 #include "testenvironment.h"
@@ -13,8 +14,6 @@
 #include <QApplication>
 #include <QDir>
 #include <QTest>
-
-#include <vector>
 
 using namespace keen;
 
@@ -50,14 +49,14 @@ void TestSessionArgument::sessionFlagSurvivesQApplication()
 
     // The other spellings people type reach LaunchOptions the same way.
     const char *const equals[] = {"keen-desktop", "--session=abc"};
-    const QByteArrayList rewritten = LaunchOptions::argumentsForQt(2, equals);
+    const QByteArrayList rewritten = QtArguments(2, equals).arguments();
     QCOMPARE(rewritten, (QByteArrayList{"keen-desktop", "--resume=abc"}));
     QCOMPARE(LaunchOptions::parse(
                  QStringList{QStringLiteral("keen-desktop"), QString::fromLatin1(rewritten.at(1))})
                  ->sessionId,
              QStringLiteral("abc"));
     const char *const single[] = {"keen-desktop", "-session", "abc", "--model", "m"};
-    QCOMPARE(LaunchOptions::argumentsForQt(5, single),
+    QCOMPARE(QtArguments(5, single).arguments(),
              (QByteArrayList{"keen-desktop", "--resume", "abc", "--model", "m"}));
 }
 
@@ -100,13 +99,8 @@ int main(int argc, char **argv)
     const QByteArray id = stored.sessionId.toUtf8();
     const char *const typed[] = {argv[0],     "--session", id.constData(), "--provider",
                                  "anthropic", "-platform", "offscreen"};
-    QByteArrayList qtArguments = LaunchOptions::argumentsForQt(int(std::size(typed)), typed);
-    std::vector<char *> qtArgv;
-    for (QByteArray &argument : qtArguments)
-        qtArgv.push_back(argument.data());
-    qtArgv.push_back(nullptr);
-    int qtArgc = int(qtArguments.size());
-    QApplication app(qtArgc, qtArgv.data());
+    QtArguments qtArguments(int(std::size(typed)), typed);
+    QApplication app(qtArguments.argc(), qtArguments.argv());
 
     TestSessionArgument test;
     return QTest::qExec(&test, argc, argv);
