@@ -43,20 +43,4 @@ DroppedDetail DroppedDetail::fromJson(const QJsonObject &object)
     return detail;
 }
 
-QJsonArray DroppedDetail::listToJson(const QList<DroppedDetail> &details)
-{
-    QJsonArray array;
-    for (const DroppedDetail &detail : details)
-        array.append(detail.toJson());
-    return array;
-}
-
-QList<DroppedDetail> DroppedDetail::listFromJson(const QJsonArray &array)
-{
-    QList<DroppedDetail> details;
-    for (const QJsonValue &value : array)
-        details.append(fromJson(value.toObject()));
-    return details;
-}
-
 } // namespace keen

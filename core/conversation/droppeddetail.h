@@ -23,8 +23,6 @@ struct DroppedDetail
     // {"kind","text","excerpt"}; a kind this app does not know reads as an identifier.
     QJsonObject toJson() const;
     static DroppedDetail fromJson(const QJsonObject &object);
-    static QJsonArray listToJson(const QList<DroppedDetail> &details);
-    static QList<DroppedDetail> listFromJson(const QJsonArray &array);
 };
 
 } // namespace keen

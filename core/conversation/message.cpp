@@ -1,23 +1,21 @@
 #include "conversation/message.h"
 
+#include "base/jsonlist.h"
+
 #include <QJsonArray>
 
 namespace keen {
 
 QJsonObject TurnMemory::toJson() const
 {
-    QJsonArray activities;
-    for (const ToolActivity &activity : toolActivity)
-        activities.append(activity.toJson());
-    return QJsonObject{{QStringLiteral("tool_activity"), activities}};
+    return QJsonObject{{QStringLiteral("tool_activity"), toJsonArray(toolActivity)}};
 }
 
 TurnMemory TurnMemory::fromJson(const QJsonObject &object)
 {
     TurnMemory memory;
-    const QJsonArray activities = object.value(QStringLiteral("tool_activity")).toArray();
-    for (const QJsonValue &value : activities)
-        memory.toolActivity.append(ToolActivity::fromJson(value.toObject()));
+    memory.toolActivity =
+        fromJsonArray<ToolActivity>(object.value(QStringLiteral("tool_activity")).toArray());
     return memory;
 }
 

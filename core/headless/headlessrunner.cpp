@@ -1,6 +1,7 @@
 #include "headless/headlessrunner.h"
 
 #include "agent/agentsession.h"
+#include "base/jsonlist.h"
 #include "conversation/streamevent.h"
 
 #include <QCoreApplication>
@@ -362,10 +363,9 @@ int HeadlessRunner::run(const Options &options)
     connect(
         m_session.get(), &AgentSession::droppedDetailsFound, &loop,
         [this](quint64 seq, bool automatic, const QList<DroppedDetail> &dropped) {
-            m_compactions.append(
-                QJsonObject{{QStringLiteral("seq"), qint64(seq)},
-                            {QStringLiteral("automatic"), automatic},
-                            {QStringLiteral("dropped"), DroppedDetail::listToJson(dropped)}});
+            m_compactions.append(QJsonObject{{QStringLiteral("seq"), qint64(seq)},
+                                             {QStringLiteral("automatic"), automatic},
+                                             {QStringLiteral("dropped"), toJsonArray(dropped)}});
             if (m_options.json || dropped.isEmpty())
                 return;
             // Counts only: the details themselves are arbitrary text (--format json lists them).

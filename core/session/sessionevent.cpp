@@ -1,5 +1,7 @@
 #include "session/sessionevent.h"
 
+#include "base/jsonlist.h"
+
 #include <QJsonArray>
 #include <QRegularExpression>
 
@@ -142,8 +144,8 @@ SessionEvent::Compaction readCompaction(const QJsonObject &payload)
         compaction.strategy = *strategy;
     const QJsonValue dropped = payload.value(kDroppedDetails);
     if (dropped.isArray() && !dropped.toArray().isEmpty()) {
-        compaction.dropped = DroppedDetail::listFromJson(dropped.toArray());
-        if (DroppedDetail::listToJson(compaction.dropped) != dropped.toArray())
+        compaction.dropped = fromJsonArray<DroppedDetail>(dropped.toArray());
+        if (toJsonArray(compaction.dropped) != dropped.toArray())
             compaction.extras.keep(kDroppedDetails, dropped); // written back as it came
     } else if (!dropped.isUndefined()) {
         compaction.extras.keep(kDroppedDetails, dropped);
@@ -219,7 +221,7 @@ QJsonObject payloadJson(const SessionEvent &event)
         user->extras.applyTo(payload);
     } else if (const auto *turn = event.assistant()) {
         if (!turn->transcript.isEmpty())
-            payload.insert(kTranscript, TranscriptItem::listToJson(turn->transcript));
+            payload.insert(kTranscript, toJsonArray(turn->transcript));
         if (!turn->message.isEmpty())
             payload.insert(kMessage, turn->message);
         if (turn->turnMemory)
@@ -233,11 +235,11 @@ QJsonObject payloadJson(const SessionEvent &event)
         payload.insert(kStatus, compaction->status);
         payload.insert(kMessages, messagesToJson(compaction->messages));
         if (!compaction->transcript.isEmpty())
-            payload.insert(kTranscript, TranscriptItem::listToJson(compaction->transcript));
+            payload.insert(kTranscript, toJsonArray(compaction->transcript));
         if (!compaction->strategy.isSingleRequest())
             payload.insert(kStrategy, compaction->strategy.toJson());
         if (!compaction->dropped.isEmpty())
-            payload.insert(kDroppedDetails, DroppedDetail::listToJson(compaction->dropped));
+            payload.insert(kDroppedDetails, toJsonArray(compaction->dropped));
         compaction->extras.applyTo(payload);
     } else if (const auto *revert = event.revert()) {
         payload.insert(kRevertsSeq, qint64(revert->revertsSeq));

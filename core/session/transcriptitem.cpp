@@ -266,21 +266,4 @@ TranscriptItem TranscriptItem::fromJson(const QJsonObject &object)
     return item;
 }
 
-QJsonArray TranscriptItem::listToJson(const QList<TranscriptItem> &items)
-{
-    QJsonArray array;
-    for (const TranscriptItem &item : items)
-        array.append(item.toJson());
-    return array;
-}
-
-QList<TranscriptItem> TranscriptItem::listFromJson(const QJsonArray &array)
-{
-    QList<TranscriptItem> items;
-    items.reserve(array.size());
-    for (const QJsonValue &value : array)
-        items.append(fromJson(value.toObject()));
-    return items;
-}
-
 } // namespace keen

@@ -50,8 +50,6 @@ struct TranscriptItem
 
     QJsonObject toJson() const;
     static TranscriptItem fromJson(const QJsonObject &object);
-    static QJsonArray listToJson(const QList<TranscriptItem> &items);
-    static QList<TranscriptItem> listFromJson(const QJsonArray &array);
 };
 
 } // namespace keen

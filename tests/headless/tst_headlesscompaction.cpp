@@ -7,6 +7,7 @@
 #include "testenvironment.h"
 
 #include "agent/agentsession.h"
+#include "base/jsonlist.h"
 #include "conversation/metatypes.h"
 #include "headless/headlessrunner.h"
 #include "loop/compactionprompts.h"
@@ -1528,7 +1529,7 @@ void TestHeadlessCompaction::droppedDetailsAreRecordedAndReported()
     const QJsonObject record = compactions.first().toObject();
     QCOMPARE(record.value(QStringLiteral("automatic")).toBool(), true);
     const QList<DroppedDetail> dropped =
-        DroppedDetail::listFromJson(record.value(QStringLiteral("dropped")).toArray());
+        fromJsonArray<DroppedDetail>(record.value(QStringLiteral("dropped")).toArray());
     auto has = [&](const QList<DroppedDetail> &list, DroppedDetail::Kind kind, const QString &text) {
         return std::any_of(list.cbegin(), list.cend(), [&](const DroppedDetail &detail) {
             return detail.kind == kind && detail.text.contains(text);
@@ -1590,7 +1591,7 @@ void TestHeadlessCompaction::droppedDetailsAreRecordedAndReported()
         QJsonDocument::fromJson(manual.out.toUtf8()).object().value(QStringLiteral("compactions")).toArray();
     QCOMPARE(manualRecords.size(), 1);
     QCOMPARE(manualRecords.first().toObject().value(QStringLiteral("automatic")).toBool(), false);
-    const QList<DroppedDetail> manualDropped = DroppedDetail::listFromJson(
+    const QList<DroppedDetail> manualDropped = fromJsonArray<DroppedDetail>(
         manualRecords.first().toObject().value(QStringLiteral("dropped")).toArray());
     QVERIFY(has(manualDropped, DroppedDetail::Kind::Path, QStringLiteral("src/parser/lexer.cpp")));
     QVERIFY(has(manualDropped, DroppedDetail::Kind::Identifier, QStringLiteral("ParserState::reset")));

@@ -1,4 +1,5 @@
 // The chat transcript model: coalesced streaming, merged tool cards, retry rewind, checkpoints, replay.
+#include "base/jsonlist.h"
 #include "chat/chatmodel.h"
 
 #include "testenvironment.h"
@@ -311,14 +312,14 @@ void TestChatModel::replayRendersTranscripts()
         SessionEvent::sessionStarted(QStringLiteral("id"), QDateTime::currentDateTimeUtc(),
                                      QStringLiteral("/w")),
         SessionEvent::userMessage(QStringLiteral("fix a.go")),
-        SessionEvent::assistantTurn(TranscriptItem::listFromJson(turn), QStringLiteral("Editing.Done."),
+        SessionEvent::assistantTurn(fromJsonArray<TranscriptItem>(turn), QStringLiteral("Editing.Done."),
                                     std::nullopt, false, QString()),
         SessionEvent::userMessage(QStringLiteral("and b")),
         SessionEvent::assistantTurn({}, QStringLiteral("Start"), std::nullopt, true, QString()),
         SessionEvent::userMessage(QStringLiteral("and c")),
         SessionEvent::assistantTurn({}, QString(), std::nullopt, false, QStringLiteral("rate limited")),
         SessionEvent::compactionApplied(QStringLiteral("Context compacted."),
-                                        TranscriptItem::listFromJson(summary),
+                                        fromJsonArray<TranscriptItem>(summary),
                                         {Message::user(QStringLiteral("## Goal\nShip it."))}),
         SessionEvent::compactionApplied(QStringLiteral("Context compacted."), {},
                                         {Message::user(QStringLiteral("s"))}),
@@ -353,7 +354,7 @@ void TestChatModel::replayOfAutomaticCompactionShowsNothing()
                                             {QStringLiteral("content"), QStringLiteral("Work so far.")}}};
     const QList<SessionEvent> events{
         SessionEvent::userMessage(QStringLiteral("long task")),
-        SessionEvent::assistantTurn(TranscriptItem::listFromJson(checkpoint), QStringLiteral("Work so far."),
+        SessionEvent::assistantTurn(fromJsonArray<TranscriptItem>(checkpoint), QStringLiteral("Work so far."),
                                     std::nullopt, false, QString()),
         SessionEvent::compactionApplied(
             QString(), {},

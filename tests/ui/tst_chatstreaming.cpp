@@ -10,6 +10,7 @@
 
 #include "agent/agentsession.h"
 #include "scriptedllmclient.h"
+#include "scriptedsession.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
 #include "workloads.h"
@@ -36,19 +37,7 @@ void TestChatStreaming::longReplyIsRenderedWholeAndIncrementally()
 {
     test::TestEnvironment env;
     auto client = std::make_shared<ScriptedLlmClient>();
-    AgentSession session;
-    session.setClientFactory([client](const ClientConfig &) {
-        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
-    });
-    ClientConfig config;
-    config.providerId = QStringLiteral("anthropic");
-    config.model = QStringLiteral("test-model");
-    config.apiKey = QStringLiteral("test-key");
-    config.contextWindow = 200000;
-    session.setClientConfig(config);
-    QDir().mkpath(env.path(QStringLiteral("work")));
-    session.setWorkspace(env.path(QStringLiteral("work")));
-    session.setSessionStore(std::make_shared<SessionStore>(env.path(QStringLiteral("sessions"))));
+    const std::unique_ptr<AgentSession> session = test::makeScriptedSession(env, client);
 
     const QString text = test::Workloads::markdownReply(200000);
     ScriptedLlmClient::Turn turn;
@@ -57,7 +46,7 @@ void TestChatStreaming::longReplyIsRenderedWholeAndIncrementally()
     turn.append(ScriptedLlmClient::event(StreamEvent::done()));
     client->addTurn(turn);
 
-    ChatPanel panel(&session);
+    ChatPanel panel(session.get());
     panel.resize(900, 700);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -65,7 +54,7 @@ void TestChatStreaming::longReplyIsRenderedWholeAndIncrementally()
     QVERIFY(view);
     QTest::keyClicks(panel.input(), QStringLiteral("write a long answer"));
     QTest::keyClick(panel.input(), Qt::Key_Return);
-    QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 120000);
     ChatModel *model = panel.model();
     QTRY_VERIFY(!model->hasPendingChunks());
     // The reply is split into rows at block boundaries (a list view row is at most 32,767 pixels tall).
@@ -99,7 +88,7 @@ void TestChatStreaming::longReplyIsRenderedWholeAndIncrementally()
     QVERIFY2(parsed < 8 * text.size(), qPrintable(QString::number(parsed)));
 
     // What was saved is the same reply.
-    const auto loaded = session.sessionStore().load(session.sessionId());
+    const auto loaded = session->sessionStore().load(session->sessionId());
     QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
     QVERIFY(loaded->events.last().assistantMessage() == text);
 }

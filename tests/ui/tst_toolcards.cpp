@@ -8,6 +8,7 @@
 
 #include "agent/agentsession.h"
 #include "scriptedllmclient.h"
+#include "scriptedsession.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
 
@@ -53,17 +54,7 @@ void TestToolCards::init()
 {
     m_env = std::make_unique<test::TestEnvironment>();
     m_client = std::make_shared<ScriptedLlmClient>();
-    m_session = std::make_unique<AgentSession>();
-    m_session->setClientFactory(ScriptedLlmClient::factory(m_client));
-    ClientConfig config;
-    config.providerId = QStringLiteral("anthropic");
-    config.model = QStringLiteral("test-model");
-    config.apiKey = QStringLiteral("test-key");
-    config.contextWindow = 200000;
-    m_session->setClientConfig(config);
-    QDir().mkpath(m_env->path(QStringLiteral("work")));
-    m_session->setWorkspace(m_env->path(QStringLiteral("work")));
-    m_session->setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("sessions"))));
+    m_session = test::makeScriptedSession(*m_env, m_client);
     m_panel = std::make_unique<ChatPanel>(m_session.get());
     m_panel->resize(800, 600);
     m_panel->show();
