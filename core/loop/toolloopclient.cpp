@@ -27,6 +27,20 @@ namespace keen {
 
 namespace {
 
+// What a tool turn asked for, comparable between turns: each call's name and arguments, ids left out (they
+// differ on every turn). "read_file({...})".
+QByteArray callsSignature(const QList<ToolCallRequest> &calls)
+{
+    QByteArray signature;
+    for (const ToolCallRequest &call : calls) {
+        if (!signature.isEmpty())
+            signature += ' ';
+        signature +=
+            call.name.toUtf8() + '(' + QJsonDocument(call.input).toJson(QJsonDocument::Compact) + ')';
+    }
+    return signature;
+}
+
 qint64 jsonBytes(const QJsonValue &value)
 {
     if (value.isUndefined() || value.isNull())
@@ -103,7 +117,14 @@ struct ToolLoopClient::Loop
     bool hasNewToolTurns = false;
     int refusedToolRounds = 0;   // rounds of tool calls refused because tool calls are disabled
     bool autoCompactOff = false; // suppression after a failed or cancelled attempt (S46)
-    bool stopped = false;        // ended by a rejected compaction commit; the terminal event is already out
+    bool stopped = false;        // ended inside maybeAutoCompact; the terminal event is already out
+    // The runaway guard (MaxSameRefillCompactions): the calls of the latest tool turn, how many tool turns
+    // since the last automatic compaction, the calls that preceded that compaction and how many compactions
+    // in a row the same lone turn preceded.
+    QByteArray lastToolCalls;
+    int toolTurnsSinceCompaction = 0;
+    QByteArray callsBeforeCompaction;
+    int sameRefillCompactions = 0;
     std::unique_ptr<HttpStreamer> http;
 
     // Estimate cache: serialised size of each native message, plus system and tool definitions (issue 5).
@@ -282,6 +303,8 @@ void ToolLoopClient::runLoop(Loop &loop)
             loop.native.messages.append(message);
         loop.compactionHistory.append(Message::assistant(turn.text, memory));
         loop.hasNewToolTurns = true;
+        loop.lastToolCalls = callsSignature(turn.toolCalls);
+        ++loop.toolTurnsSinceCompaction;
         if (loop.options.disableToolCalls)
             ++loop.refusedToolRounds;
         loop.autoCompactOff = false; // a new tool turn advanced the history (S46)
@@ -533,6 +556,8 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     gate.budget = ContextBudget::inputBudget(m_protocol->config().contextWindow);
     if (!gate.allows())
         return;
+    if (stopsRepeatedRefill(loop))
+        return;
 
     const CancellationToken child = loop.cancel.child();
     AutoCompactionInfo started;
@@ -588,6 +613,31 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     }
     loop.turnStartLen = int(loop.native.messages.size());
     loop.invalidateEstimate();
+}
+
+bool ToolLoopClient::stopsRepeatedRefill(Loop &loop)
+{
+    const bool sameLoneTurn = loop.sameRefillCompactions > 0 && loop.toolTurnsSinceCompaction == 1 &&
+                              loop.lastToolCalls == loop.callsBeforeCompaction;
+    const int inARow = sameLoneTurn ? loop.sameRefillCompactions + 1 : 1;
+    if (inARow <= MaxSameRefillCompactions) {
+        loop.sameRefillCompactions = inARow;
+        loop.callsBeforeCompaction = loop.lastToolCalls;
+        loop.toolTurnsSinceCompaction = 0;
+        return false;
+    }
+    ProviderError error;
+    error.kind = ProviderError::Kind::ContextLength;
+    error.message = QCoreApplication::translate(
+                        "ToolLoopClient",
+                        "stopped before automatic compaction number %1 in a row: each time the same tool "
+                        "call (%2) filled the context again right after the summary. Ask for a smaller part "
+                        "of its output, or use a model with a larger context window")
+                        .arg(inARow)
+                        .arg(QString::fromUtf8(loop.lastToolCalls.left(loop.lastToolCalls.indexOf('('))));
+    loop.stopped = true;
+    finishWithError(loop, error);
+    return true;
 }
 
 bool ToolLoopClient::overBudgetWithAutomaticOff(Loop &loop)

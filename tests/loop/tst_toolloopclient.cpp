@@ -264,6 +264,7 @@ private Q_SLOTS:
     void rejectedCommitKeepsHistory_S61();
     void threeCompactionsInOneTurn();
     void fiveCompactionsKeepOneReplacementSize();
+    void sameToolTurnAfterEachCompactionStops();
     void compactionUsageCountsEveryNestedRequest();
     void nestedRequestStopsAfterAFewToolRounds();
     void manualCompactionKeepsPendingState();
@@ -908,9 +909,11 @@ void TestToolLoopClient::fiveCompactionsKeepOneReplacementSize()
     const MessageList messages{Message::system(QString(44000, QLatin1Char('s'))), Message::user(words)};
     const QString big = QString(200, QLatin1Char('o')); // as in threeCompactionsInOneTurn
     for (int round = 1; round <= 5; ++round) {
+        // A different call each time: the same one right after each compaction is a runaway that stops
+        // (sameToolTurnAfterEachCompactionStops).
         m_server->enqueue(FakeProviderServer::sseResponse(
             toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"),
-                       QStringLiteral(R"({"text":"%1"})").arg(big)}})));
+                       QStringLiteral(R"({"text":"%1 %2"})").arg(round).arg(big)}})));
         m_server->enqueue(FakeProviderServer::sseResponse(
             textBody({QStringLiteral("## Goal\nsummary number %1").arg(round)})));
     }
@@ -937,6 +940,42 @@ void TestToolLoopClient::fiveCompactionsKeepOneReplacementSize()
     QCOMPARE(last.size(), 2);
     QCOMPARE(last.at(1).toObject().value(QStringLiteral("content")).toString(),
              applied.last().autoCompaction->replacement.last().content);
+}
+
+// A model that reads the same big output again right after every automatic compaction would compact after
+// every tool turn for as long as the turn lasts, paying for a summary each time. After three compactions in a
+// row caused by the same lone tool call, the turn stops with a message that names the call and what to do;
+// its progress stays as pending state, and no fourth summary is requested.
+void TestToolLoopClient::sameToolTurnAfterEachCompactionStops()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(44000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("read the log and fix it"))};
+    const QString sameCall = QStringLiteral(R"({"text":"%1"})").arg(QString(200, QLatin1Char('o')));
+    for (int round = 1; round <= 4; ++round) {
+        m_server->enqueue(FakeProviderServer::sseResponse(
+            toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"), sameCall}})));
+        m_server->enqueue(
+            FakeProviderServer::sseResponse(textBody({QStringLiteral("summary %1").arg(round)})));
+    }
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.ofType(StreamEvent::Type::AutoCompactionApplied).size(),
+             ToolLoopClient::MaxSameRefillCompactions);
+    QCOMPARE(run.ofType(StreamEvent::Type::AutoCompactionStarted).size(),
+             ToolLoopClient::MaxSameRefillCompactions);
+    QCOMPARE(m_toolRuns.load(), 4);
+    const StreamEvent last = run.events.last();
+    QCOMPARE(last.type, StreamEvent::Type::Incomplete);
+    QVERIFY2(last.error.contains(QStringLiteral("same tool call (echo)")), qPrintable(last.error));
+    QVERIFY2(last.error.contains(QStringLiteral("number 4 in a row")), qPrintable(last.error));
+    int compactionRequests = 0;
+    for (const auto &request : m_server->requests())
+        compactionRequests += isCompactionRequest(request) ? 1 : 0;
+    QCOMPARE(compactionRequests, ToolLoopClient::MaxSameRefillCompactions);
+    QCOMPARE(m_server->requests().size(), 4 + ToolLoopClient::MaxSameRefillCompactions);
+    QVERIFY(!client->pendingState().isEmpty()); // the turn's progress is kept for the next one
 }
 
 // Issue 12 point 4: the compaction's usage is every usage event of the nested request (a refused tool round
