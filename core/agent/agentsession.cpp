@@ -18,6 +18,7 @@
 #include "session/sessionwriter.h"
 #include "tools/defaulttools.h"
 #include "tools/permissionpolicy.h"
+#include "tools/projectallowlist.h"
 #include "tools/toolregistry.h"
 
 #include <QCoreApplication>
@@ -755,6 +756,20 @@ CompactionPolicy AgentSession::compactionPolicy() const
     return d->compactionPolicy;
 }
 
+void AgentSession::changeProjectPermissions(const QStringList &toolNames, bool allow)
+{
+    QtConcurrent::run([workspace = d->workspace, toolNames, allow] {
+        return allow ? ProjectAllowList::allow(workspace, toolNames)
+                     : ProjectAllowList::reset(workspace, toolNames);
+    }).then(this, [this, toolNames, allow](const Result<QStringList> &written) {
+        if (!written) {
+            Q_EMIT errorOccurred(written.error());
+            return;
+        }
+        Q_EMIT projectPermissionsChanged(allow, toolNames, *written);
+    });
+}
+
 Result<void> AgentSession::submit(const QString &text)
 {
     if (isBusy())
@@ -1289,6 +1304,11 @@ ContextBreakdown AgentSession::contextBreakdown() const
 const ToolRegistry &AgentSession::tools() const
 {
     return *d->tools;
+}
+
+QStringList AgentSession::toolNames() const
+{
+    return d->tools->names();
 }
 
 } // namespace keen

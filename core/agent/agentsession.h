@@ -68,6 +68,11 @@ public:
     void setCompactionPolicy(const CompactionPolicy &policy);
     CompactionPolicy compactionPolicy() const;
 
+    // /allow-permission and /reset-permission (reference 2.3): tools added to or removed from the workspace's
+    // project allow-list (.keen/permissions.json), written on a worker; projectPermissionsChanged or
+    // errorOccurred follows. Tool names are checked by the caller against tools().
+    void changeProjectPermissions(const QStringList &toolNames, bool allow);
+
     // --- conversation ---
     // Starts a turn with the user's text. Fails (nothing changes) when busy or the client is not ready.
     Result<void> submit(const QString &text);
@@ -145,6 +150,7 @@ public:
     ContextBreakdown contextBreakdown() const;
     // The tools the model gets (sorted by name).
     const ToolRegistry &tools() const;
+    QStringList toolNames() const; // for the window, which does not see the tools folder
 
 Q_SIGNALS:
     void turnStarted(const QString &userText);
@@ -194,6 +200,9 @@ Q_SIGNALS:
     void sessionOpenFailed(const QString &error);
     // Something went wrong outside a turn (persistence, configuration).
     void errorOccurred(const QString &message);
+    // The project allow-list was written: toolNames were allowed (or reset); allowList is the file's list
+    // now.
+    void projectPermissionsChanged(bool allowed, const QStringList &toolNames, const QStringList &allowList);
 
 private:
     struct Private;

@@ -1,6 +1,6 @@
 #include "tools/permissionpolicy.h"
 
-#include "base/regularfile.h"
+#include "tools/projectallowlist.h"
 
 #include <QCoreApplication>
 
@@ -19,7 +19,7 @@ PermissionPolicy::PermissionPolicy(const QString &workspace, PermissionRequester
 
 QString PermissionPolicy::allowListPath(const QString &workspace)
 {
-    return QDir(workspace).filePath(QStringLiteral(".keen/permissions.json"));
+    return ProjectAllowList::path(workspace);
 }
 
 QStringList PermissionPolicy::projectAllowList() const
@@ -32,36 +32,9 @@ QStringList PermissionPolicy::projectAllowList() const
     if (workspace.isEmpty())
         return {};
     const QString path = allowListPath(workspace);
-    const RegularFile::Read read = RegularFile::read(path, 1024 * 1024);
-    QString problem;
-    QStringList names;
-    if (read.problem == RegularFile::Problem::Missing) {
-        // No allow-list: nothing is allowed in advance.
-    } else if (!read.ok()) {
-        problem = read.reason;
-    } else {
-        QJsonParseError parseError;
-        const QJsonDocument document = QJsonDocument::fromJson(read.bytes, &parseError);
-        const QJsonValue allow = document.object().value(QLatin1String("allow"));
-        if (parseError.error != QJsonParseError::NoError) {
-            problem = QCoreApplication::translate("PermissionPolicy", "it is not valid JSON: %1 (at byte %2)")
-                          .arg(parseError.errorString())
-                          .arg(parseError.offset);
-        } else if (!document.isObject() || !allow.isArray()) {
-            problem =
-                QCoreApplication::translate("PermissionPolicy", "it must hold {\"allow\": [tool names]}");
-        } else {
-            for (const QJsonValue &value : allow.toArray()) {
-                if (value.isString())
-                    names.append(value.toString());
-                else
-                    problem = QCoreApplication::translate("PermissionPolicy",
-                                                          "\"allow\" must list tool names (strings)");
-            }
-            if (!problem.isEmpty())
-                names.clear(); // a hand-edited list that is half wrong is not trusted at all
-        }
-    }
+    const ProjectAllowList::Loaded loaded = ProjectAllowList::load(workspace);
+    const QString &problem = loaded.problem;
+    const QStringList &names = loaded.names;
     std::function<void(const QString &)> report;
     QString message;
     {

@@ -44,7 +44,8 @@ public:
     // allows nothing, and the reporter hears why, naming the file, once per distinct problem.
     QStringList projectAllowList() const;
     static QString allowListPath(const QString &workspace);
-    // Called on the asking thread; the app never writes this file, so nothing of it is ever overwritten.
+    // Called on the asking thread. /allow-permission and /reset-permission write the file
+    // (ProjectAllowList), never over one that cannot be used.
     void setProblemReporter(std::function<void(const QString &message)> report);
 
 private:

@@ -59,6 +59,22 @@
         <source>Description</source>
         <translation>Beschreibung</translation>
     </message>
+    <message>
+        <source>Pin a note that every compaction keeps verbatim</source>
+        <translation>Eine Notiz anheften, die jede Verdichtung wörtlich behält</translation>
+    </message>
+    <message>
+        <source>List the pins and the pin budget; unpin</source>
+        <translation>Die angehefteten Einträge und ihr Budget zeigen; lösen</translation>
+    </message>
+    <message>
+        <source>Let these tools run without asking in this folder (.keen/permissions.json)</source>
+        <translation>Diese Werkzeuge in diesem Ordner ohne Rückfrage ausführen lassen (.keen/permissions.json)</translation>
+    </message>
+    <message>
+        <source>Make these tools ask again in this folder</source>
+        <translation>Diese Werkzeuge in diesem Ordner wieder nachfragen lassen</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -215,6 +231,45 @@
         <source>Interrupted...what should the agent do instead?</source>
         <translation>Unterbrochen ... was soll der Agent stattdessen tun?</translation>
     </message>
+    <message>
+        <source>↶ Compaction undone: the conversation continues from before it.</source>
+        <translation>↶ Verdichtung rückgängig gemacht: Die Unterhaltung geht vom Stand davor weiter.</translation>
+    </message>
+    <message>
+        <source>Compaction policy: %1.</source>
+        <translation>Verdichtungsregel: %1.</translation>
+    </message>
+    <message>
+        <source>✓ Context compacted automatically.</source>
+        <translation>✓ Kontext automatisch verdichtet.</translation>
+    </message>
+    <message>
+        <source>✓ Context compacted.</source>
+        <translation>✓ Kontext verdichtet.</translation>
+    </message>
+    <message>
+        <source>✓ Context compacted automatically: %1</source>
+        <translation>✓ Kontext automatisch verdichtet: %1</translation>
+    </message>
+    <message>
+        <source>✓ Context compacted: %1</source>
+        <translation>✓ Kontext verdichtet: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n detail(s) not in the summary (%1%2). Click to see them and pin the original.</source>
+        <translation>
+            <numerusform>%n Detail fehlt in der Zusammenfassung (%1%2). Klicken, um es zu sehen und das Original anzuheften.</numerusform>
+            <numerusform>%n Details fehlen in der Zusammenfassung (%1%2). Klicken, um sie zu sehen und das Original anzuheften.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Pinned: %1</source>
+        <translation>Angeheftet: %1</translation>
+    </message>
+    <message>
+        <source>Pin removed.</source>
+        <translation>Angehefteter Eintrag gelöst.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatPanel</name>
@@ -225,10 +280,6 @@
     <message>
         <source>The request failed.</source>
         <translation>Die Anfrage ist fehlgeschlagen.</translation>
-    </message>
-    <message>
-        <source>✓ Context compacted.</source>
-        <translation>✓ Kontext verdichtet.</translation>
     </message>
     <message>
         <source>Compaction cancelled.</source>
@@ -310,6 +361,71 @@
         <source>Tool history: %1</source>
         <translation>Werkzeugverlauf: %1</translation>
     </message>
+    <message>
+        <source>What every compaction keeps verbatim (Conversation &gt; Pins)</source>
+        <translation>Was jede Verdichtung wörtlich behält (Unterhaltung &gt; Angeheftet)</translation>
+    </message>
+    <message>
+        <source>Could not undo the compaction: %1</source>
+        <translation>Die Verdichtung konnte nicht rückgängig gemacht werden: %1</translation>
+    </message>
+    <message>
+        <source>✓ Allowed: %1</source>
+        <translation>✓ Erlaubt: %1</translation>
+    </message>
+    <message>
+        <source>✓ Reset: %1</source>
+        <translation>✓ Zurückgesetzt: %1</translation>
+    </message>
+    <message>
+        <source>Pins</source>
+        <translation>Angeheftet</translation>
+    </message>
+    <message>
+        <source>The pins take about %1 tokens, more than their budget of %2 tokens. Every pin was kept after the compaction; unpin something in Conversation &gt; Pins, or raise pin_budget_percent in settings.json.</source>
+        <translation>Die angehefteten Einträge brauchen etwa %1 Tokens, mehr als ihr Budget von %2 Tokens. Nach der Verdichtung wurde jeder behalten; lösen Sie etwas unter Unterhaltung &gt; Angeheftet, oder erhöhen Sie pin_budget_percent in settings.json.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Pins: %n · %1 of %2 tokens</source>
+        <translation>
+            <numerusform>Angeheftet: %n · %1 von %2 Tokens</numerusform>
+            <numerusform>Angeheftet: %n · %1 von %2 Tokens</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>your edited summary applied</source>
+        <translation>Ihre bearbeitete Zusammenfassung wurde übernommen</translation>
+    </message>
+    <message>
+        <source>Undo Compaction</source>
+        <translation>Verdichtung rückgängig machen</translation>
+    </message>
+    <message>
+        <source>The restored conversation is about %1 tokens, more than the model&apos;s input budget of %2 tokens. The next request will fail unless it is compacted again.</source>
+        <translation>Die wiederhergestellte Unterhaltung umfasst etwa %1 Tokens, mehr als das Eingabebudget des Modells von %2 Tokens. Die nächste Anfrage schlägt fehl, wenn sie nicht erneut verdichtet wird.</translation>
+    </message>
+    <message>
+        <source>Compact Again</source>
+        <translation>Erneut verdichten</translation>
+    </message>
+    <message>
+        <source>Keep As It Is</source>
+        <translation>So lassen</translation>
+    </message>
+    <message>
+        <source>Usage: %1
+Available tools: %2</source>
+        <translation>Verwendung: %1
+Verfügbare Werkzeuge: %2</translation>
+    </message>
+    <message>
+        <source>Unknown tool: %1. Available tools: %2</source>
+        <translation>Unbekanntes Werkzeug: %1. Verfügbare Werkzeuge: %2</translation>
+    </message>
+    <message>
+        <source>Usage: %1</source>
+        <translation>Verwendung: %1</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>
@@ -346,6 +462,103 @@
 Compact (Ctrl+Shift+K) summarizes a long conversation; Esc cancels, Ctrl+Shift+S opens earlier sessions.</source>
         <translation>Schreiben Sie unten eine Nachricht und drücken Sie die Eingabetaste. / zeigt die Befehle, @ ergänzt Dateinamen.
 Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht ab, Strg+Umschalt+S öffnet frühere Sitzungen.</translation>
+    </message>
+    <message>
+        <source>&amp;Undo Compaction</source>
+        <translation>Verdichtung &amp;rückgängig machen</translation>
+    </message>
+    <message>
+        <source>Show &amp;Details Not in the Summary…</source>
+        <translation>&amp;Details zeigen, die in der Zusammenfassung fehlen …</translation>
+    </message>
+    <message>
+        <source>Pin Code &amp;Block</source>
+        <translation>Code&amp;block anheften</translation>
+    </message>
+    <message>
+        <source>code block of an assistant message</source>
+        <translation>Codeblock einer Nachricht des Assistenten</translation>
+    </message>
+    <message>
+        <source>&amp;Pin Message</source>
+        <translation>Nachricht &amp;anheften</translation>
+    </message>
+    <message>
+        <source>assistant message</source>
+        <translation>Nachricht des Assistenten</translation>
+    </message>
+    <message>
+        <source>user message</source>
+        <translation>Nachricht des Benutzers</translation>
+    </message>
+    <message>
+        <source>&amp;Pin Tool Result</source>
+        <translation>Werkzeugergebnis &amp;anheften</translation>
+    </message>
+</context>
+<context>
+    <name>keen::CompactionReviewDialog</name>
+    <message>
+        <source>Review Compaction</source>
+        <translation>Verdichtung prüfen</translation>
+    </message>
+    <message>
+        <source>This summary will replace the conversation. Edit it as you like: the text here is what is applied and saved.</source>
+        <translation>Diese Zusammenfassung ersetzt die Unterhaltung. Bearbeiten Sie sie nach Belieben: Der Text hier wird übernommen und gespeichert.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Replaces %n message(s):</source>
+        <translation>
+            <numerusform>Ersetzt %n Nachricht:</numerusform>
+            <numerusform>Ersetzt %n Nachrichten:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Summary (Markdown):</source>
+        <translation>&amp;Zusammenfassung (Markdown):</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>New focus for the summary (optional)</source>
+        <translation>Neuer Schwerpunkt für die Zusammenfassung (optional)</translation>
+    </message>
+    <message>
+        <source>Focus</source>
+        <translation>Schwerpunkt</translation>
+    </message>
+    <message>
+        <source>&amp;Regenerate</source>
+        <translation>&amp;Neu erzeugen</translation>
+    </message>
+    <message>
+        <source>Run the compaction again with this focus; nothing is applied meanwhile</source>
+        <translation>Die Verdichtung mit diesem Schwerpunkt erneut ausführen; bis dahin wird nichts übernommen</translation>
+    </message>
+    <message>
+        <source>&amp;Accept</source>
+        <translation>Ü&amp;bernehmen</translation>
+    </message>
+    <message>
+        <source>You: %1</source>
+        <translation>Sie: %1</translation>
+    </message>
+    <message>
+        <source>Assistant: %1</source>
+        <translation>Assistent: %1</translation>
+    </message>
+    <message>
+        <source>System: %1</source>
+        <translation>System: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>(%n tool call(s))</source>
+        <translation>
+            <numerusform>(%n Werkzeugaufruf)</numerusform>
+            <numerusform>(%n Werkzeugaufrufe)</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -398,6 +611,46 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>N/A</source>
         <translation>k. A.</translation>
     </message>
+    <message>
+        <source>Compaction requests this session: %1 input / %2 output tokens</source>
+        <translation>Verdichtungsanfragen dieser Sitzung: %1 Eingabe- / %2 Ausgabe-Tokens</translation>
+    </message>
+    <message>
+        <source>Compaction for this session</source>
+        <translation>Verdichtung für diese Sitzung</translation>
+    </message>
+    <message>
+        <source>Compact automatically at</source>
+        <translation>Automatisch verdichten bei</translation>
+    </message>
+    <message>
+        <source>% of the input budget</source>
+        <translation>% des Eingabebudgets</translation>
+    </message>
+    <message>
+        <source>Automatic compaction threshold</source>
+        <translation>Schwelle der automatischen Verdichtung</translation>
+    </message>
+    <message>
+        <source>Brief</source>
+        <translation>Knapp</translation>
+    </message>
+    <message>
+        <source>Normal</source>
+        <translation>Normal</translation>
+    </message>
+    <message>
+        <source>Detailed</source>
+        <translation>Ausführlich</translation>
+    </message>
+    <message>
+        <source>Summary &amp;detail:</source>
+        <translation>&amp;Detailgrad der Zusammenfassung:</translation>
+    </message>
+    <message>
+        <source>Off: nothing is compacted automatically; a turn that would go over the input budget stops and asks you to compact. Compact and /compact always work.</source>
+        <translation>Aus: Nichts wird automatisch verdichtet; ein Durchgang, der das Eingabebudget überschreiten würde, hält an und bittet Sie zu verdichten. Verdichten und /compact funktionieren immer.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ContextMeter</name>
@@ -414,10 +667,6 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <translation>%1 des Kontextfensters</translation>
     </message>
     <message>
-        <source>Context: %1 of %2 tokens (%3). Automatic compaction at about %4 tokens.</source>
-        <translation>Kontext: %1 von %2 Tokens (%3). Automatische Verdichtung bei etwa %4 Tokens.</translation>
-    </message>
-    <message>
         <source>Estimated here until the provider reports the next request.</source>
         <translation>Hier geschätzt, bis der Anbieter die nächste Anfrage meldet.</translation>
     </message>
@@ -425,12 +674,67 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>Context window unknown</source>
         <translation>Kontextfenster unbekannt</translation>
     </message>
+    <message>
+        <source>Context: %1 of %2 tokens (%3).</source>
+        <translation>Kontext: %1 von %2 Tokens (%3).</translation>
+    </message>
+    <message>
+        <source>Automatic compaction at about %1 tokens (%2% of the input budget).</source>
+        <translation>Automatische Verdichtung bei etwa %1 Tokens (%2 % des Eingabebudgets).</translation>
+    </message>
+    <message>
+        <source>Automatic compaction is off for this session.</source>
+        <translation>Die automatische Verdichtung ist für diese Sitzung aus.</translation>
+    </message>
 </context>
 <context>
     <name>keen::DesktopNotifier</name>
     <message>
         <source>Show</source>
         <translation>Anzeigen</translation>
+    </message>
+</context>
+<context>
+    <name>keen::DroppedDetailsDialog</name>
+    <message>
+        <source>Path</source>
+        <translation>Pfad</translation>
+    </message>
+    <message>
+        <source>Identifier</source>
+        <translation>Bezeichner</translation>
+    </message>
+    <message>
+        <source>Number</source>
+        <translation>Zahl</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>Not in the Summary</source>
+        <translation>Nicht in der Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>These details of the compacted part are not in its summary. Pin the original text around one to keep it verbatim after every compaction.</source>
+        <translation>Diese Details des verdichteten Teils fehlen in seiner Zusammenfassung. Heften Sie den Originaltext um eines davon an, damit er nach jeder Verdichtung wörtlich erhalten bleibt.</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation>Detail</translation>
+    </message>
+    <message>
+        <source>Pin the Original</source>
+        <translation>Original anheften</translation>
+    </message>
+    <message>
+        <source>Pinned</source>
+        <translation>Angeheftet</translation>
     </message>
 </context>
 <context>
@@ -744,6 +1048,22 @@ Ihn anhalten und %2 öffnen?</translation>
         <source>&lt;h3&gt;Keen Desktop %1&lt;/h3&gt;&lt;p&gt;A desktop agent that works in your project folder with a large language model.&lt;/p&gt;&lt;p&gt;Built with Qt %2.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Keen Desktop %1&lt;/h3&gt;&lt;p&gt;Ein Desktop-Agent, der mit einem großen Sprachmodell in Ihrem Projektordner arbeitet.&lt;/p&gt;&lt;p&gt;Erstellt mit Qt %2.&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>&amp;Undo Compaction</source>
+        <translation>Verdichtung &amp;rückgängig machen</translation>
+    </message>
+    <message>
+        <source>Undo the latest compaction: the conversation continues from before it, later turns kept</source>
+        <translation>Die letzte Verdichtung rückgängig machen: Die Unterhaltung geht vom Stand davor weiter, spätere Durchgänge bleiben erhalten</translation>
+    </message>
+    <message>
+        <source>&amp;Pins...</source>
+        <translation>&amp;Angeheftet ...</translation>
+    </message>
+    <message>
+        <source> · compaction %1 ↑ / %2 ↓</source>
+        <translation> · Verdichtung %1 ↑ / %2 ↓</translation>
+    </message>
 </context>
 <context>
     <name>keen::PermissionCard</name>
@@ -766,6 +1086,57 @@ Ihn anhalten und %2 öffnen?</translation>
     <message>
         <source>Ask &amp;what to do instead</source>
         <translation>Fragen, &amp;was stattdessen</translation>
+    </message>
+</context>
+<context>
+    <name>keen::PinsDialog</name>
+    <message>
+        <source>Note</source>
+        <translation>Notiz</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Nachricht</translation>
+    </message>
+    <message>
+        <source>Code block</source>
+        <translation>Codeblock</translation>
+    </message>
+    <message>
+        <source>Tool result</source>
+        <translation>Werkzeugergebnis</translation>
+    </message>
+    <message>
+        <source>Original text</source>
+        <translation>Originaltext</translation>
+    </message>
+    <message>
+        <source>&amp;Pin Note</source>
+        <translation>Notiz &amp;anheften</translation>
+    </message>
+    <message>
+        <source>&amp;Unpin</source>
+        <translation>&amp;Lösen</translation>
+    </message>
+    <message>
+        <source>Pins</source>
+        <translation>Angeheftet</translation>
+    </message>
+    <message>
+        <source>Pinned items are kept verbatim after the summary of every compaction.</source>
+        <translation>Angeheftete Einträge bleiben nach der Zusammenfassung jeder Verdichtung wörtlich erhalten.</translation>
+    </message>
+    <message>
+        <source>A note every compaction should keep</source>
+        <translation>Eine Notiz, die jede Verdichtung behalten soll</translation>
+    </message>
+    <message>
+        <source>Pin</source>
+        <translation>Anheften</translation>
+    </message>
+    <message>
+        <source>Pins use about %1 of %2 tokens.</source>
+        <translation>Angeheftetes braucht etwa %1 von %2 Tokens.</translation>
     </message>
 </context>
 <context>
@@ -1071,6 +1442,34 @@ Ihn anhalten und %2 öffnen?</translation>
     <message>
         <source>Testing...</source>
         <translation>Wird getestet ...</translation>
+    </message>
+    <message>
+        <source>&amp;Remove Stored Key</source>
+        <translation>Gespeicherten Schlüssel &amp;entfernen</translation>
+    </message>
+    <message>
+        <source>&amp;Review manual compaction summaries before they apply</source>
+        <translation>Zusammenfassungen manueller Verdichtungen vor dem Übernehmen &amp;prüfen</translation>
+    </message>
+    <message>
+        <source>The summary of Compact and /compact opens for editing beside what it replaces; nothing changes until you accept it</source>
+        <translation>Die Zusammenfassung von Verdichten und /compact öffnet sich zum Bearbeiten neben dem, was sie ersetzt; nichts ändert sich, bis Sie sie übernehmen</translation>
+    </message>
+    <message>
+        <source>The stored key could not be read: %1</source>
+        <translation>Der gespeicherte Schlüssel konnte nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>No key stored.</source>
+        <translation>Kein Schlüssel gespeichert.</translation>
+    </message>
+    <message>
+        <source>Stored in keychain %1</source>
+        <translation>Im Schlüsselbund %1 gespeichert</translation>
+    </message>
+    <message>
+        <source>Stored unencrypted in %1 %2</source>
+        <translation>Unverschlüsselt in %1 %2 gespeichert</translation>
     </message>
 </context>
 <context>

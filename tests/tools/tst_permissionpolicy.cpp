@@ -4,11 +4,15 @@
 #include "tools/defaulttools.h"
 #include "tools/filesystemguard.h"
 #include "tools/permissionpolicy.h"
+#include "tools/projectallowlist.h"
 #include "tools/toolpermissions.h"
 #include "tools/writefiletool.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -205,8 +209,45 @@ private Q_SLOTS:
         }
     }
 
+    // /allow-permission and /reset-permission (reference 2.3): the file is made when missing, other keys and
+    // the order of the list are kept, and the policy follows at once.
+    void allowAndResetWriteTheAllowList()
+    {
+        QTemporaryDir ws;
+        const QString path = PermissionPolicy::allowListPath(ws.path());
+        test::FakePermissionRequester person;
+        person.setAnswer(PermissionDecision::Deny);
+        PermissionPolicy policy(ws.path(), &person);
+        const CancellationToken token;
+        QCOMPARE(policy.request(bashRequest(false), token), PermissionDecision::Deny);
+        QCOMPARE(person.count(), 1);
+
+        const auto allowed =
+            ProjectAllowList::allow(ws.path(), {QStringLiteral("bash"), QStringLiteral("grep")});
+        QVERIFY2(allowed, qPrintable(allowed ? QString() : allowed.error()));
+        QCOMPARE(*allowed, (QStringList{QStringLiteral("bash"), QStringLiteral("grep")}));
+        QCOMPARE(policy.projectAllowList(), *allowed);
+        QCOMPARE(policy.request(bashRequest(false), token), PermissionDecision::Allow);
+        QCOMPARE(person.count(), 1); // not asked
+
+        writeAllowList(ws.path(), R"({"note": "kept", "allow": ["read_file", "bash"]})");
+        QCOMPARE(
+            *ProjectAllowList::allow(ws.path(), {QStringLiteral("bash"), QStringLiteral("edit_file")}),
+            (QStringList{QStringLiteral("read_file"), QStringLiteral("bash"), QStringLiteral("edit_file")}));
+        QCOMPARE(*ProjectAllowList::reset(ws.path(), {QStringLiteral("bash"), QStringLiteral("glob")}),
+                 (QStringList{QStringLiteral("read_file"), QStringLiteral("edit_file")}));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject written = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(written.value(QStringLiteral("note")).toString(), QStringLiteral("kept"));
+        QCOMPARE(written.value(QStringLiteral("allow")).toArray().toVariantList(),
+                 (QVariantList{QStringLiteral("read_file"), QStringLiteral("edit_file")}));
+        QCOMPARE(policy.request(bashRequest(false), token), PermissionDecision::Deny);
+        QCOMPARE(person.count(), 2); // asked again after the reset
+    }
+
     // issue 14: a damaged permissions.json was ignored silently (and a FIFO in its place hung the worker). It
-    // allows nothing, the person hears why once, naming the file, and the app never writes it.
+    // allows nothing, the person hears why once, naming the file, and the app never writes over it.
     void damagedAllowListAllowsNothingAndSaysWhy_data()
     {
         QTest::addColumn<QByteArray>("json");
@@ -255,6 +296,19 @@ private Q_SLOTS:
         QVERIFY2(reported.first().contains(path) && reported.first().contains(reason),
                  qPrintable(reported.first()));
         QVERIFY(policy.projectAllowList().isEmpty());
+
+        // /allow-permission never writes over it: the error names the file, and what is there stays.
+        const QByteArray before = kind.isEmpty() ? json : QByteArray();
+        const Result<QStringList> refused = ProjectAllowList::allow(ws.path(), {QStringLiteral("bash")});
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().contains(path) && refused.error().contains(QStringLiteral("not changed")) &&
+                     refused.error().contains(reason),
+                 qPrintable(refused.error()));
+        if (kind.isEmpty()) {
+            QFile unchanged(path);
+            QVERIFY(unchanged.open(QIODevice::ReadOnly));
+            QCOMPARE(unchanged.readAll(), before);
+        }
 
         // Fixed: it applies at once, and a new problem would be reported again.
         if (kind == QLatin1String("fifo") || kind == QLatin1String("folder"))

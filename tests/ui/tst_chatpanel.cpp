@@ -9,14 +9,20 @@
 #include "agent/agentsession.h"
 #include "loop/compactionprompts.h"
 #include "scriptedllmclient.h"
+#include "scriptedsession.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
+#include "tools/permissionpolicy.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
 #include <QApplication>
 #include <QCompleter>
 #include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -85,6 +91,7 @@ private Q_SLOTS:
     void queuedPromptDrainsAfterCompaction();
     void queueIsLimitedAndCommandsCannotQueue();
     void escDeniesAPendingPermissionBeforeTheTurn();
+    void allowAndResetPermissionCommandsEditTheProjectAllowList();
 
 private:
     void startPanel();
@@ -101,19 +108,7 @@ void TestChatPanel::init()
 {
     m_env = std::make_unique<test::TestEnvironment>();
     m_client = std::make_shared<ScriptedLlmClient>();
-    m_session = std::make_unique<AgentSession>();
-    m_session->setClientFactory([client = m_client](const ClientConfig &) {
-        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
-    });
-    ClientConfig config;
-    config.providerId = QStringLiteral("anthropic");
-    config.model = QStringLiteral("test-model");
-    config.apiKey = QStringLiteral("test-key");
-    config.contextWindow = 200000;
-    m_session->setClientConfig(config);
-    QDir().mkpath(m_env->path(QStringLiteral("work")));
-    m_session->setWorkspace(m_env->path(QStringLiteral("work")));
-    m_session->setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("sessions"))));
+    m_session = test::makeScriptedSession(*m_env, m_client);
     startPanel();
 }
 
@@ -572,6 +567,58 @@ void TestChatPanel::queueIsLimitedAndCommandsCannotQueue()
     QTest::mouseClick(remove, Qt::LeftButton);
     QCOMPARE(m_panel->queue().size(), ChatPanel::MaxQueue - 1);
     QCOMPARE(m_panel->queue().constFirst(), QStringLiteral("q2"));
+}
+
+// /allow-permission and /reset-permission (reference 2.3), typed: without names the usage and the tools; an
+// unknown name is an error that changes nothing; otherwise .keen/permissions.json changes and a line says so.
+void TestChatPanel::allowAndResetPermissionCommandsEditTheProjectAllowList()
+{
+    const QString path = PermissionPolicy::allowListPath(m_session->workspace());
+    const auto type = [this](const QString &text) {
+        QTest::keyClicks(m_panel->input(), text);
+        m_panel->input()->completer()->popup()->hide();
+        QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    };
+    const auto allowList = [path] {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return QStringList{QStringLiteral("<no file>")};
+        QStringList names;
+        for (const QJsonValue &name :
+             QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("allow")).toArray())
+            names << name.toString();
+        return names;
+    };
+
+    type(QStringLiteral("/allow-permission"));
+    QTRY_VERIFY(lastText().startsWith(QStringLiteral("Usage: /allow-permission <tools…>")));
+    QVERIFY2(lastText().contains(QStringLiteral("Available tools: ")) &&
+                 lastText().contains(QStringLiteral("bash")),
+             qPrintable(lastText()));
+
+    type(QStringLiteral("/allow-permission bash rm_everything"));
+    QTRY_COMPARE(m_panel->model()->item(m_panel->model()->rowCount() - 1).kind, ChatItem::Kind::Error);
+    QVERIFY2(lastText().startsWith(QStringLiteral("Unknown tool: rm_everything.")), qPrintable(lastText()));
+    QVERIFY(!QFile::exists(path));
+
+    type(QStringLiteral("/allow-permission bash, grep"));
+    QTRY_COMPARE(lastText(), QStringLiteral("✓ Allowed: bash, grep"));
+    QCOMPARE(allowList(), (QStringList{QStringLiteral("bash"), QStringLiteral("grep")}));
+
+    type(QStringLiteral("/reset-permission bash"));
+    QTRY_COMPARE(lastText(), QStringLiteral("✓ Reset: bash"));
+    QCOMPARE(allowList(), QStringList{QStringLiteral("grep")});
+
+    // A damaged file is not written over: the error names it, and it stays as the person left it.
+    QFile damaged(path);
+    QVERIFY(damaged.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    damaged.write(R"({"allow": ["grep",)");
+    damaged.close();
+    type(QStringLiteral("/allow-permission bash"));
+    QTRY_VERIFY(lastText().contains(QStringLiteral("was not changed")));
+    QVERIFY(lastText().contains(path));
+    QVERIFY(damaged.open(QIODevice::ReadOnly));
+    QCOMPARE(damaged.readAll(), QByteArray(R"({"allow": ["grep",)"));
 }
 
 void TestChatPanel::escDeniesAPendingPermissionBeforeTheTurn()

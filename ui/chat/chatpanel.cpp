@@ -18,6 +18,7 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QThreadPool>
 #include <QTimer>
 #include <QToolButton>
@@ -175,6 +176,12 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::errorOccurred, this,
             [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
     connect(m_session, &AgentSession::pinsChanged, this, &ChatPanel::updatePinsButton);
+    connect(m_session, &AgentSession::projectPermissionsChanged, this,
+            [this](bool allowed, const QStringList &names) {
+                const QString list = names.join(QStringLiteral(", "));
+                m_model->addLine(ChatItem::Kind::Status,
+                                 allowed ? tr("✓ Allowed: %1").arg(list) : tr("✓ Reset: %1").arg(list));
+            });
     connect(
         m_session, &AgentSession::droppedDetailsFound, this,
         [this](quint64, bool, const QList<DroppedDetail> &details) { m_model->addDroppedDetails(details); });
@@ -675,6 +682,30 @@ void ChatPanel::onCompactionUndone(quint64 appliedSeq, qint64 estimatedTokens, q
     box->open();
 }
 
+void ChatPanel::changeProjectPermissions(bool allow, const QString &usage, const QString &argument)
+{
+    const QStringList known = m_session->toolNames();
+    const QStringList names =
+        argument.split(QRegularExpression(QStringLiteral("[\\s,]+")), Qt::SkipEmptyParts);
+    if (names.isEmpty()) {
+        m_model->addLine(ChatItem::Kind::Status,
+                         tr("Usage: %1\nAvailable tools: %2").arg(usage, known.join(QStringLiteral(", "))));
+        return;
+    }
+    QStringList unknown;
+    for (const QString &name : names) {
+        if (!known.contains(name))
+            unknown << name;
+    }
+    if (!unknown.isEmpty()) {
+        m_model->addLine(ChatItem::Kind::Error,
+                         tr("Unknown tool: %1. Available tools: %2")
+                             .arg(unknown.join(QStringLiteral(", ")), known.join(QStringLiteral(", "))));
+        return;
+    }
+    m_session->changeProjectPermissions(names, allow);
+}
+
 void ChatPanel::showContextDialog()
 {
     auto *dialog = new ContextDialog(m_session->contextBreakdown(), m_session->compactionPolicy(), this);
@@ -717,6 +748,10 @@ void ChatPanel::runCommand(const QString &text)
     }
     case SlashCommands::Id::Pins:
         showPinsDialog();
+        break;
+    case SlashCommands::Id::AllowPermission:
+    case SlashCommands::Id::ResetPermission:
+        changeProjectPermissions(parsed->id == SlashCommands::Id::AllowPermission, command.usage, argument);
         break;
     case SlashCommands::Id::Clear:
     case SlashCommands::Id::New:

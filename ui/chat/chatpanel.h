@@ -86,6 +86,9 @@ Q_SIGNALS:
     void undoableCompactionChanged();
 
 private:
+    // /allow-permission and /reset-permission: usage and the tool list without names, an error naming
+    // unknown tools, else the session writes the project allow-list.
+    void changeProjectPermissions(bool allow, const QString &usage, const QString &argument);
     enum class RunKind { None, Turn, ManualCompaction };
 
     void connectSession();

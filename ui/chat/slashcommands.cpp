@@ -35,6 +35,13 @@ const QList<SlashCommands::Command> &SlashCommands::all()
          SlashCommands::tr("Pin a note that every compaction keeps verbatim"), true},
         {Id::Pins, QStringLiteral("/pins"), QStringLiteral("/pins"),
          SlashCommands::tr("List the pins and the pin budget; unpin"), true},
+        {Id::AllowPermission, QStringLiteral("/allow-permission"),
+         QStringLiteral("/allow-permission <tools…>"),
+         SlashCommands::tr("Let these tools run without asking in this folder (.keen/permissions.json)"),
+         true},
+        {Id::ResetPermission, QStringLiteral("/reset-permission"),
+         QStringLiteral("/reset-permission <tools…>"),
+         SlashCommands::tr("Make these tools ask again in this folder"), true},
         {Id::Help, QStringLiteral("/help"), QStringLiteral("/help"), SlashCommands::tr("List the commands"),
          true},
     };

@@ -29,6 +29,8 @@ public:
         ToolHistory,
         Pin,
         Pins,
+        AllowPermission,
+        ResetPermission,
         Help
     };
 
