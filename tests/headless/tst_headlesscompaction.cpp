@@ -1605,10 +1605,10 @@ void TestHeadlessCompaction::pinsSurviveALongToolLoop_data()
     ProviderScript::addProviderRows();
 }
 
-// Issue 16 at a real size; proves S41, S42, S47 with pins: one run whose tool loop reads big.txt 12 times
-// (each read crosses the threshold, so 12 automatic compactions in one turn) with two pins. Every resumed
-// request carries its own summary, both pins once each, in pin order, then the person's words once; every
-// compaction_applied holds them; nothing nests however often it compacts.
+// Issue 16 at a real size; proves S41, S42, S47 with pins: one run whose tool loop reads big.txt 12 times,
+// from line 1, 2, ... (each read crosses the threshold, so 12 automatic compactions in one turn) with two
+// pins. Every resumed request carries its own summary, both pins once each, in pin order, then the person's
+// words once; every compaction_applied holds them; nothing nests however often it compacts.
 void TestHeadlessCompaction::pinsSurviveALongToolLoop()
 {
     QFETCH(QString, provider);
@@ -1621,9 +1621,12 @@ void TestHeadlessCompaction::pinsSurviveALongToolLoop()
     pin.pins = {first, second};
     pin.launch.workspace = rig.workspace();
     QCOMPARE(headless.runGuarded(pin), int(HeadlessRunner::Success));
-    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
     QList<FakeProviderServer::Response> script;
     for (int i = 1; i <= Reads; ++i) {
+        // From line i: the very same call right after each compaction would be stopped as a runaway
+        // (ToolLoopClient::MaxSameRefillCompactions).
+        const QString readBig =
+            arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}, {QStringLiteral("offset"), i}});
         script.append(ProviderScript::toolCall(provider, QStringLiteral("call_%1").arg(i),
                                                QStringLiteral("read_file"), readBig));
         script.append(ProviderScript::text(provider, QStringLiteral("## Goal\nSUMMARY-%1-END").arg(i)));
