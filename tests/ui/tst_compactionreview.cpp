@@ -22,6 +22,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QTest>
 
@@ -223,6 +224,9 @@ void TestCompactionReview::regenerateRunsAgainWithTheFocus()
     converse();
     CompactionReviewDialog *first = compactAndReview(QStringLiteral("## Goal\nFind something."));
     QVERIFY(first);
+    // Regenerate may delete the first dialog and the second be allocated at its address: the search below
+    // compares with a guard that knows whether the first still exists, taken while it surely does.
+    const QPointer<CompactionReviewDialog> firstAlive(first);
     const int requestsBefore = int(m_client->requests().size());
     const MessageList firstRequest = m_client->requests().constLast();
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFind the parser in src/parse.cpp.")),
@@ -238,7 +242,7 @@ void TestCompactionReview::regenerateRunsAgainWithTheFocus()
     CompactionReviewDialog *second = nullptr;
     QTRY_VERIFY([&] {
         for (auto *dialog : m_window->findChildren<CompactionReviewDialog *>()) {
-            if (dialog->isVisible() && dialog != first)
+            if (dialog->isVisible() && (firstAlive.isNull() || dialog != firstAlive.data()))
                 second = dialog;
         }
         return second != nullptr;
