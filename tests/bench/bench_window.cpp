@@ -10,7 +10,9 @@
 
 #include "agent/agentsession.h"
 #include "scriptedllmclient.h"
+#include "scriptedsession.h"
 #include "session/sessionstore.h"
+#include "testenvironment.h"
 #include "workloads.h"
 
 #include <QAbstractTextDocumentLayout>
@@ -166,26 +168,13 @@ TimedApplication *timedApp()
 
 struct Fixture
 {
-    QTemporaryDir home;
+    test::TestEnvironment env; // KEEN_HOME, before the session exists
     std::shared_ptr<ScriptedLlmClient> client = std::make_shared<ScriptedLlmClient>();
-    std::unique_ptr<AgentSession> session = std::make_unique<AgentSession>();
+    std::unique_ptr<AgentSession> session = test::makeScriptedSession(env, client);
     std::unique_ptr<ChatPanel> panel;
 
     Fixture()
     {
-        qputenv("KEEN_HOME", home.path().toUtf8());
-        session->setClientFactory([client = client](const ClientConfig &) {
-            return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(client));
-        });
-        ClientConfig config;
-        config.providerId = QStringLiteral("anthropic");
-        config.model = QStringLiteral("bench");
-        config.apiKey = QStringLiteral("bench-key");
-        config.contextWindow = 200000;
-        session->setClientConfig(config);
-        QDir().mkpath(home.filePath(QStringLiteral("work")));
-        session->setWorkspace(home.filePath(QStringLiteral("work")));
-        session->setSessionStore(std::make_shared<SessionStore>(home.filePath(QStringLiteral("sessions"))));
         panel = std::make_unique<ChatPanel>(session.get());
         panel->resize(1000, 800);
         panel->show();
@@ -310,9 +299,8 @@ void benchOpenSession()
     spinUntil([] { return false; }, 300); // settle
     line(QStringLiteral("RSS with the window idle (empty session)"), rssMb(), QStringLiteral("MB"),
          QStringLiteral("goal < 100 (this process also holds the test libraries)"));
-    const QString path =
-        Workloads::writeBigSession(fixture.home.filePath(QStringLiteral("sessions")),
-                                   fixture.home.filePath(QStringLiteral("work")), 10000, 3000);
+    const QString path = Workloads::writeBigSession(fixture.env.path(QStringLiteral("sessions")),
+                                                    fixture.env.path(QStringLiteral("work")), 10000, 3000);
     const QString id = QFileInfo(path).dir().dirName();
     const double bytes = QFileInfo(path).size();
     // What a full replay shows (made before the clock starts): the last screen is the one ending in its last
@@ -321,7 +309,7 @@ void benchOpenSession()
     int fullRows = 0;
     double replayMs = 0;
     {
-        const auto loaded = SessionStore(fixture.home.filePath(QStringLiteral("sessions"))).load(path);
+        const auto loaded = SessionStore(fixture.env.path(QStringLiteral("sessions"))).load(path);
         ChatModel full;
         QElapsedTimer replayClock;
         replayClock.start();
