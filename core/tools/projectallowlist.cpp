@@ -75,8 +75,8 @@ Result<QStringList> ProjectAllowList::change(const QString &workspace, const QSt
     }
     for (const QString &name : remove)
         names.removeAll(name);
-    if (names == loaded.names && QFileInfo::exists(file))
-        return names; // nothing to write
+    if (names == loaded.names)
+        return names; // nothing to write: a reset on a missing file makes none
 
     QJsonObject document = loaded.document;
     document.insert(QStringLiteral("allow"), QJsonArray::fromStringList(names));

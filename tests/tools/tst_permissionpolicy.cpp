@@ -221,6 +221,8 @@ private Q_SLOTS:
         const CancellationToken token;
         QCOMPARE(policy.request(bashRequest(false), token), PermissionDecision::Deny);
         QCOMPARE(person.count(), 1);
+        QCOMPARE(*ProjectAllowList::reset(ws.path(), {QStringLiteral("bash")}), QStringList());
+        QVERIFY(!QFile::exists(path)); // nothing to reset, nothing written
 
         const auto allowed =
             ProjectAllowList::allow(ws.path(), {QStringLiteral("bash"), QStringLiteral("grep")});
