@@ -2,6 +2,7 @@
 
 #include "agent/agentsession.h"
 #include "agent/workspaceinfo.h"
+#include "base/whenfinished.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
@@ -848,14 +849,13 @@ void MainWindow::populateModels()
 void MainWindow::updateBranch()
 {
     const QString workspace = m_session->workspace();
-    QtConcurrent::run([workspace] {
-        return WorkspaceInfo::currentBranch(workspace);
-    }).then(this, [this, workspace](const QString &branch) {
-        if (workspace != m_session->workspace())
-            return; // an answer for the folder the window just left
-        m_branch = branch;
-        updateStatus();
-    });
+    whenFinished(QtConcurrent::run([workspace] { return WorkspaceInfo::currentBranch(workspace); }), this,
+                 [this, workspace](const QString &branch) {
+                     if (workspace != m_session->workspace())
+                         return; // an answer for the folder the window just left
+                     m_branch = branch;
+                     updateStatus();
+                 });
 }
 
 void MainWindow::updateSessionTitle()
@@ -868,15 +868,16 @@ void MainWindow::updateSessionTitle()
     }
     // The title is read from disk (a rename beside the transcript, else the first message): off the GUI
     // thread.
-    QtConcurrent::run([store = m_store, id] {
-        const std::optional<SessionInfo> info = store->find(id);
-        return info ? info->title : QString();
-    }).then(this, [this, id](const QString &title) {
-        if (id != m_session->sessionId() || title.isEmpty())
-            return;
-        m_sessionTitle = title;
-        updateTitle();
-    });
+    whenFinished(QtConcurrent::run([store = m_store, id] {
+                     const std::optional<SessionInfo> info = store->find(id);
+                     return info ? info->title : QString();
+                 }),
+                 this, [this, id](const QString &title) {
+                     if (id != m_session->sessionId() || title.isEmpty())
+                         return;
+                     m_sessionTitle = title;
+                     updateTitle();
+                 });
 }
 
 void MainWindow::updateTitle()

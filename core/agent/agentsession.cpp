@@ -6,6 +6,7 @@
 #include "agent/systemprompt.h"
 #include "agent/turnrecorder.h"
 #include "base/logcategories.h"
+#include "base/whenfinished.h"
 #include "conversation/historyreplay.h"
 #include "loop/clientfactory.h"
 #include "loop/compactioncommit.h"
@@ -177,16 +178,17 @@ void AgentSession::Private::rebuildTools()
 void AgentSession::Private::writePolicy()
 {
     const CompactionPolicy written = compactionPolicy;
-    writer->write({SessionEvent::compactionPolicy(written)})
-        .then(q, [this, written, id = session->id](const Result<QList<quint64>> &saved) {
-            if (!session || session->id != id)
-                return; // another conversation is open now
-            if (!saved) {
-                Q_EMIT q->errorOccurred(tr("could not save the compaction policy: %1").arg(saved.error()));
-                return;
-            }
-            Q_EMIT q->compactionPolicySaved(written);
-        });
+    whenFinished(writer->write({SessionEvent::compactionPolicy(written)}), q,
+                 [this, written, id = session->id](const Result<QList<quint64>> &saved) {
+                     if (!session || session->id != id)
+                         return; // another conversation is open now
+                     if (!saved) {
+                         Q_EMIT q->errorOccurred(
+                             tr("could not save the compaction policy: %1").arg(saved.error()));
+                         return;
+                     }
+                     Q_EMIT q->compactionPolicySaved(written);
+                 });
 }
 
 Result<void> AgentSession::Private::ensureClient()
@@ -220,7 +222,7 @@ Result<void> AgentSession::Private::ensureSession()
         return Result<void>::failure(planned.error());
     session = *planned;
     writer = std::make_unique<SessionWriter>(store, *session, SessionWriter::Start::Create);
-    writer->created().then(q, [this, id = session->id](const Result<QList<quint64>> &created) {
+    whenFinished(writer->created(), q, [this, id = session->id](const Result<QList<quint64>> &created) {
         if (created && session && session->id == id)
             Q_EMIT q->sessionChanged(id);
     });
@@ -389,18 +391,19 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     // The commit waits for its batch: the worker stays held until the batch is on disk (S60, S61), this
     // thread goes on and applies it when the writer reports back. A stream that ends meanwhile ends after it.
     commitPending = true;
-    writer->write(batch).then(q, [this, info, persisted, message = checkpoint.message,
-                                  generation = turnGeneration](const Result<QList<quint64>> &written) {
-        if (generation != turnGeneration) {
-            if (info.commit)
-                info.commit->reject(tr("the conversation was closed"));
-            return;
-        }
-        commitPending = false;
-        commitAutoCompaction(info, persisted, message, written);
-        if (std::exchange(finishDeferred, false))
-            onFinished();
-    });
+    whenFinished(writer->write(batch), q,
+                 [this, info, persisted, message = checkpoint.message,
+                  generation = turnGeneration](const Result<QList<quint64>> &written) {
+                     if (generation != turnGeneration) {
+                         if (info.commit)
+                             info.commit->reject(tr("the conversation was closed"));
+                         return;
+                     }
+                     commitPending = false;
+                     commitAutoCompaction(info, persisted, message, written);
+                     if (std::exchange(finishDeferred, false))
+                         onFinished();
+                 });
 }
 
 void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info, const MessageList &persisted,
@@ -527,16 +530,16 @@ void AgentSession::Private::finishTurn()
     }
     // The reply is written on the writer's thread; the turn ends when it is on disk, so whoever reads the
     // transcript after turnFinished finds it, and this thread never waits for the disk.
-    writer
-        ->write(
-            {SessionEvent::assistantTurn(turn.transcript, turn.message, turn.turnMemory, interrupted, error)})
-        .then(q, [this, outcome, error, generation = turnGeneration](const Result<QList<quint64>> &written) {
-            if (generation != turnGeneration)
-                return; // a new conversation started meanwhile: this turn was dropped with it
-            if (!written)
-                Q_EMIT q->errorOccurred(tr("could not save the reply: %1").arg(written.error()));
-            endTurn(outcome, error);
-        });
+    whenFinished(writer->write({SessionEvent::assistantTurn(turn.transcript, turn.message, turn.turnMemory,
+                                                            interrupted, error)}),
+                 q,
+                 [this, outcome, error, generation = turnGeneration](const Result<QList<quint64>> &written) {
+                     if (generation != turnGeneration)
+                         return; // a new conversation started meanwhile: this turn was dropped with it
+                     if (!written)
+                         Q_EMIT q->errorOccurred(tr("could not save the reply: %1").arg(written.error()));
+                     endTurn(outcome, error);
+                 });
 }
 
 void AgentSession::Private::endTurn(TurnOutcome outcome, const QString &error)
@@ -585,9 +588,11 @@ void AgentSession::Private::applyManualCompaction(const QString &summary,
     applyingManual = true; // busy until it is on disk, also after a review (no runner then)
     // Issue 16: what the summary left out of the history it replaces, found off this thread (regular
     // expressions over the whole history), then saved with the compaction.
-    QtConcurrent::run([replaced = history, summary] { return DroppedDetails::find(replaced, summary); })
-        .then(q, [this, summary, transcript, strategy,
-                  generation = turnGeneration](const QList<DroppedDetail> &dropped) {
+    whenFinished(
+        QtConcurrent::run([replaced = history, summary] { return DroppedDetails::find(replaced, summary); }),
+        q,
+        [this, summary, transcript, strategy,
+         generation = turnGeneration](const QList<DroppedDetail> &dropped) {
             if (generation != turnGeneration)
                 return; // a new conversation started meanwhile
             writeManualCompaction(summary, transcript, strategy, dropped);
@@ -604,33 +609,33 @@ void AgentSession::Private::writeManualCompaction(const QString &summary,
     // Issue 16: the pins follow the summary verbatim; without pins this is the seed's message exactly.
     const MessageList replacement{
         Message::user(CompactionPrompts::manualReplacement(summary, CompactionPrompts::pinnedContext(pins)))};
-    writer
-        ->write({SessionEvent::compactionApplied(QStringLiteral("Context compacted."), transcript,
-                                                 replacement, strategy, dropped)})
-        .then(q, [this, summary, replacement, dropped,
+    whenFinished(writer->write({SessionEvent::compactionApplied(QStringLiteral("Context compacted."),
+                                                                transcript, replacement, strategy, dropped)}),
+                 q,
+                 [this, summary, replacement, dropped,
                   generation = turnGeneration](const Result<QList<quint64>> &written) {
-            if (generation != turnGeneration)
-                return; // a new conversation started meanwhile
-            applyingManual = false;
-            releaseFinishedRunner();
-            if (!written) {
-                const QString failure = tr("Compaction failed: %1").arg(written.error());
-                Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
-                Q_EMIT q->turnFinished(TurnOutcome::Error, failure);
-                return;
-            }
-            history = replacement;
-            contextEstimator = ContextEstimator(); // lets go of the replaced history's text
-            undoableSeq = written->first();
-            lastUsage.reset(); // it measured the replaced history
-            client->reset();   // the pending state the request carried is part of the summary now
-            Q_EMIT q->usageChanged();
-            Q_EMIT q->historyReplaced();
-            Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
-            Q_EMIT q->droppedDetailsFound(undoableSeq, false, dropped);
-            Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
-            checkPinBudget();
-        });
+                     if (generation != turnGeneration)
+                         return; // a new conversation started meanwhile
+                     applyingManual = false;
+                     releaseFinishedRunner();
+                     if (!written) {
+                         const QString failure = tr("Compaction failed: %1").arg(written.error());
+                         Q_EMIT q->compactionFinished(CompactionMode::Manual, false, failure);
+                         Q_EMIT q->turnFinished(TurnOutcome::Error, failure);
+                         return;
+                     }
+                     history = replacement;
+                     contextEstimator = ContextEstimator(); // lets go of the replaced history's text
+                     undoableSeq = written->first();
+                     lastUsage.reset(); // it measured the replaced history
+                     client->reset();   // the pending state the request carried is part of the summary now
+                     Q_EMIT q->usageChanged();
+                     Q_EMIT q->historyReplaced();
+                     Q_EMIT q->compactionFinished(CompactionMode::Manual, true, summary);
+                     Q_EMIT q->droppedDetailsFound(undoableSeq, false, dropped);
+                     Q_EMIT q->turnFinished(TurnOutcome::Done, QString());
+                     checkPinBudget();
+                 });
 }
 
 void AgentSession::Private::startManualCompaction(const QString &focus)
@@ -758,16 +763,17 @@ CompactionPolicy AgentSession::compactionPolicy() const
 
 void AgentSession::changeProjectPermissions(const QStringList &toolNames, bool allow)
 {
-    QtConcurrent::run([workspace = d->workspace, toolNames, allow] {
-        return allow ? ProjectAllowList::allow(workspace, toolNames)
-                     : ProjectAllowList::reset(workspace, toolNames);
-    }).then(this, [this, toolNames, allow](const Result<QStringList> &written) {
-        if (!written) {
-            Q_EMIT errorOccurred(written.error());
-            return;
-        }
-        Q_EMIT projectPermissionsChanged(allow, toolNames, *written);
-    });
+    whenFinished(QtConcurrent::run([workspace = d->workspace, toolNames, allow] {
+                     return allow ? ProjectAllowList::allow(workspace, toolNames)
+                                  : ProjectAllowList::reset(workspace, toolNames);
+                 }),
+                 this, [this, toolNames, allow](const Result<QStringList> &written) {
+                     if (!written) {
+                         Q_EMIT errorOccurred(written.error());
+                         return;
+                     }
+                     Q_EMIT projectPermissionsChanged(allow, toolNames, *written);
+                 });
 }
 
 Result<void> AgentSession::submit(const QString &text)
@@ -849,66 +855,69 @@ void AgentSession::undoCompaction(quint64 appliedSeq)
         d->config.contextWindow > 0 ? d->config.contextWindow : ContextBudget::DefaultContextWindow;
     // Reading the transcript, the projection and the estimate (it reads the project instructions) stay off
     // this thread.
-    QtConcurrent::run([=] {
-        UndoPlan plan;
-        Result<LoadedSession> loaded = store->load(id);
-        if (!loaded) {
-            plan.error = loaded.error();
+    whenFinished(
+        QtConcurrent::run([=] {
+            UndoPlan plan;
+            Result<LoadedSession> loaded = store->load(id);
+            if (!loaded) {
+                plan.error = loaded.error();
+                return plan;
+            }
+            QList<SessionEvent> events = std::move(loaded->events);
+            const Result<quint64> target = CompactionUndo::target(events, appliedSeq);
+            if (!target) {
+                plan.error = target.error();
+                return plan;
+            }
+            plan.target = *target;
+            SessionEvent revert = SessionEvent::compactionReverted(plan.target, QString());
+            revert.seq = events.isEmpty() ? 1 : events.constLast().seq + 1;
+            events.append(revert);
+            plan.history = buildConversation(events);
+            for (Message &message : plan.history) {
+                if (message.role == Message::Role::User)
+                    message.content = stripModeSuffix(message.content);
+            }
+            plan.nextUndoable = CompactionUndo::latestInEffect(events);
+            plan.estimatedTokens =
+                ContextEstimator::breakdown(SystemPromptBuilder::build(workspace, dataDir, mode), *tools,
+                                            plan.history, window, std::nullopt)
+                    .totalTokens;
             return plan;
-        }
-        QList<SessionEvent> events = std::move(loaded->events);
-        const Result<quint64> target = CompactionUndo::target(events, appliedSeq);
-        if (!target) {
-            plan.error = target.error();
-            return plan;
-        }
-        plan.target = *target;
-        SessionEvent revert = SessionEvent::compactionReverted(plan.target, QString());
-        revert.seq = events.isEmpty() ? 1 : events.constLast().seq + 1;
-        events.append(revert);
-        plan.history = buildConversation(events);
-        for (Message &message : plan.history) {
-            if (message.role == Message::Role::User)
-                message.content = stripModeSuffix(message.content);
-        }
-        plan.nextUndoable = CompactionUndo::latestInEffect(events);
-        plan.estimatedTokens =
-            ContextEstimator::breakdown(SystemPromptBuilder::build(workspace, dataDir, mode), *tools,
-                                        plan.history, window, std::nullopt)
-                .totalTokens;
-        return plan;
-    }).then(this, [this, generation, window](UndoPlan plan) {
-        if (generation != d->turnGeneration || !d->writer) {
-            d->undoing = false;
-            return; // another conversation started meanwhile
-        }
-        if (!plan.error.isEmpty()) {
-            d->undoing = false;
-            Q_EMIT undoCompactionFailed(plan.error);
-            return;
-        }
-        d->writer
-            ->write({SessionEvent::compactionReverted(plan.target, QStringLiteral("Compaction undone."))})
-            .then(this, [this, generation, window, plan](const Result<QList<quint64>> &written) {
+        }),
+        this, [this, generation, window](UndoPlan plan) {
+            if (generation != d->turnGeneration || !d->writer) {
                 d->undoing = false;
-                if (generation != d->turnGeneration)
-                    return;
-                if (!written) {
-                    Q_EMIT undoCompactionFailed(tr("could not save the undo: %1").arg(written.error()));
-                    return;
-                }
-                d->history = plan.history;
-                d->contextEstimator = ContextEstimator(); // lets go of the summary's history
-                d->undoableSeq = plan.nextUndoable;
-                d->lastUsage.reset(); // it measured the compacted history
-                if (d->client)
-                    d->client->reset(); // pending state belonged to the compacted history
-                Q_EMIT usageChanged();
-                Q_EMIT historyReplaced();
-                Q_EMIT compactionUndone(plan.target, plan.estimatedTokens,
-                                        ContextBudget::inputBudget(window));
-            });
-    });
+                return; // another conversation started meanwhile
+            }
+            if (!plan.error.isEmpty()) {
+                d->undoing = false;
+                Q_EMIT undoCompactionFailed(plan.error);
+                return;
+            }
+            whenFinished(
+                d->writer->write(
+                    {SessionEvent::compactionReverted(plan.target, QStringLiteral("Compaction undone."))}),
+                this, [this, generation, window, plan](const Result<QList<quint64>> &written) {
+                    d->undoing = false;
+                    if (generation != d->turnGeneration)
+                        return;
+                    if (!written) {
+                        Q_EMIT undoCompactionFailed(tr("could not save the undo: %1").arg(written.error()));
+                        return;
+                    }
+                    d->history = plan.history;
+                    d->contextEstimator = ContextEstimator(); // lets go of the summary's history
+                    d->undoableSeq = plan.nextUndoable;
+                    d->lastUsage.reset(); // it measured the compacted history
+                    if (d->client)
+                        d->client->reset(); // pending state belonged to the compacted history
+                    Q_EMIT usageChanged();
+                    Q_EMIT historyReplaced();
+                    Q_EMIT compactionUndone(plan.target, plan.estimatedTokens,
+                                            ContextBudget::inputBudget(window));
+                });
+        });
 }
 
 const PinList &AgentSession::pins() const
@@ -958,17 +967,17 @@ Result<void> AgentSession::addPin(Pin pin)
     }
     if (auto opened = d->ensureSession(); !opened)
         return opened;
-    d->writer->write({SessionEvent::pinAdded(pin)})
-        .then(this, [this, pin, session = d->session->id](const Result<QList<quint64>> &written) {
-            if (sessionId() != session)
-                return; // another conversation was opened meanwhile
-            if (!written) {
-                Q_EMIT pinFailed(tr("could not save the pin: %1").arg(written.error()));
-                return;
-            }
-            d->pins.append(pin);
-            Q_EMIT pinsChanged();
-        });
+    whenFinished(d->writer->write({SessionEvent::pinAdded(pin)}), this,
+                 [this, pin, session = d->session->id](const Result<QList<quint64>> &written) {
+                     if (sessionId() != session)
+                         return; // another conversation was opened meanwhile
+                     if (!written) {
+                         Q_EMIT pinFailed(tr("could not save the pin: %1").arg(written.error()));
+                         return;
+                     }
+                     d->pins.append(pin);
+                     Q_EMIT pinsChanged();
+                 });
     return {};
 }
 
@@ -978,17 +987,17 @@ Result<void> AgentSession::removePin(const QString &id)
         std::any_of(d->pins.cbegin(), d->pins.cend(), [&](const Pin &pin) { return pin.id == id; });
     if (!known || !d->writer || !d->session)
         return Result<void>::failure(tr("There is no pin %1 in this conversation.").arg(id));
-    d->writer->write({SessionEvent::pinRemoved(id)})
-        .then(this, [this, id, session = d->session->id](const Result<QList<quint64>> &written) {
-            if (sessionId() != session)
-                return; // another conversation was opened meanwhile
-            if (!written) {
-                Q_EMIT pinFailed(tr("could not save the unpin: %1").arg(written.error()));
-                return;
-            }
-            d->pins.removeIf([&](const Pin &pin) { return pin.id == id; });
-            Q_EMIT pinsChanged();
-        });
+    whenFinished(d->writer->write({SessionEvent::pinRemoved(id)}), this,
+                 [this, id, session = d->session->id](const Result<QList<quint64>> &written) {
+                     if (sessionId() != session)
+                         return; // another conversation was opened meanwhile
+                     if (!written) {
+                         Q_EMIT pinFailed(tr("could not save the unpin: %1").arg(written.error()));
+                         return;
+                     }
+                     d->pins.removeIf([&](const Pin &pin) { return pin.id == id; });
+                     Q_EMIT pinsChanged();
+                 });
     return {};
 }
 

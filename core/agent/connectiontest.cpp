@@ -1,6 +1,7 @@
 #include "agent/connectiontest.h"
 
 #include "base/cancellationtoken.h"
+#include "base/whenfinished.h"
 #include "loop/clientfactory.h"
 #include "providers/providerprotocol.h"
 
@@ -44,8 +45,9 @@ ConnectionTest::~ConnectionTest() = default;
 void ConnectionTest::start(const ClientConfig &config, int timeoutMs)
 {
     const quint64 generation = ++m_generation;
-    QtConcurrent::run(prepareRequest, config)
-        .then(this, [this, generation, timeoutMs](const PreparedRequest &prepared) {
+    whenFinished(
+        QtConcurrent::run(prepareRequest, config), this,
+        [this, generation, timeoutMs](const PreparedRequest &prepared) {
             if (generation != m_generation)
                 return;
             if (!prepared.spec) {

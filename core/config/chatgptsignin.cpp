@@ -3,6 +3,7 @@
 #include "auth/codexoauth.h"
 #include "auth/filecredentialstorage.h"
 #include "auth/keychaincredentialstorage.h"
+#include "base/whenfinished.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -24,17 +25,19 @@ ChatGptSignIn::ChatGptSignIn(QObject *parent)
 {
     // No storage in CodexOAuth: the keychain is written off the GUI thread once the sign-in succeeds.
     connect(m_oauth, &CodexOAuth::signedIn, this, [this](const CodexCredentials &credentials) {
-        QtConcurrent::run([credentials] {
-            KeychainCredentialStorage storage(std::make_shared<FileCredentialStorage>());
-            const Result<void> saved = storage.save(credentials);
-            if (!saved)
-                return SaveOutcome{false, tr("ChatGPT sign-in could not be saved: %1").arg(saved.error())};
-            return SaveOutcome{true, storage.warning()};
-        }).then(this, [this](const SaveOutcome &outcome) {
-            Q_EMIT finished(outcome.ok, outcome.ok && outcome.message.isEmpty()
-                                            ? tr("✓ Signed in with ChatGPT.")
-                                            : outcome.message);
-        });
+        whenFinished(QtConcurrent::run([credentials] {
+                         KeychainCredentialStorage storage(std::make_shared<FileCredentialStorage>());
+                         const Result<void> saved = storage.save(credentials);
+                         if (!saved)
+                             return SaveOutcome{
+                                 false, tr("ChatGPT sign-in could not be saved: %1").arg(saved.error())};
+                         return SaveOutcome{true, storage.warning()};
+                     }),
+                     this, [this](const SaveOutcome &outcome) {
+                         Q_EMIT finished(outcome.ok, outcome.ok && outcome.message.isEmpty()
+                                                         ? tr("✓ Signed in with ChatGPT.")
+                                                         : outcome.message);
+                     });
     });
     connect(m_oauth, &CodexOAuth::failed, this, [this](const QString &error) {
         Q_EMIT finished(false, tr("ChatGPT sign-in failed: %1").arg(error));

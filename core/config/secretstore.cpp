@@ -1,6 +1,7 @@
 #include "config/secretstore.h"
 
 #include "auth/keychain.h"
+#include "base/whenfinished.h"
 #include "providers/providertable.h"
 
 #include <QCoreApplication>
@@ -197,11 +198,11 @@ void SecretStore::resolveAsync(const QString &providerId, const ProviderSettings
                                FileFallback fallback, QObject *context,
                                std::function<void(const Result<ResolvedSecret> &)> done)
 {
-    QtConcurrent::run([providerId, provider, fallback]() {
-        return Outcome<ResolvedSecret>{resolve(providerId, provider, fallback)};
-    }).then(context, [done = std::move(done)](const Outcome<ResolvedSecret> &outcome) {
-        done(*outcome.result);
-    });
+    whenFinished(QtConcurrent::run([providerId, provider, fallback]() {
+                     return Outcome<ResolvedSecret>{resolve(providerId, provider, fallback)};
+                 }),
+                 context,
+                 [done = std::move(done)](const Outcome<ResolvedSecret> &outcome) { done(*outcome.result); });
 }
 
 Result<QString> SecretStore::storeKey(const QString &providerId, const QString &key, FileFallback fallback)
@@ -232,9 +233,11 @@ Result<QString> SecretStore::storeKey(const QString &providerId, const QString &
 void SecretStore::storeKeyAsync(const QString &providerId, const QString &key, FileFallback fallback,
                                 QObject *context, std::function<void(const Result<QString> &)> done)
 {
-    QtConcurrent::run([providerId, key, fallback]() {
-        return Outcome<QString>{storeKey(providerId, key, fallback)};
-    }).then(context, [done = std::move(done)](const Outcome<QString> &outcome) { done(*outcome.result); });
+    whenFinished(QtConcurrent::run([providerId, key, fallback]() {
+                     return Outcome<QString>{storeKey(providerId, key, fallback)};
+                 }),
+                 context,
+                 [done = std::move(done)](const Outcome<QString> &outcome) { done(*outcome.result); });
 }
 
 Result<void> SecretStore::removeKey(const QString &providerId)
@@ -264,9 +267,8 @@ Result<void> SecretStore::removeKey(const QString &providerId)
 void SecretStore::removeKeyAsync(const QString &providerId, QObject *context,
                                  std::function<void(const Result<void> &)> done)
 {
-    QtConcurrent::run([providerId]() {
-        return Outcome<void>{removeKey(providerId)};
-    }).then(context, [done = std::move(done)](const Outcome<void> &outcome) { done(*outcome.result); });
+    whenFinished(QtConcurrent::run([providerId]() { return Outcome<void>{removeKey(providerId)}; }), context,
+                 [done = std::move(done)](const Outcome<void> &outcome) { done(*outcome.result); });
 }
 
 QString SecretStore::keyHint(const QString &key)
@@ -295,9 +297,9 @@ Result<StoredKey> SecretStore::storedKey(const QString &providerId)
 void SecretStore::storedKeyAsync(const QString &providerId, QObject *context,
                                  std::function<void(const Result<StoredKey> &)> done)
 {
-    QtConcurrent::run([providerId]() {
-        return Outcome<StoredKey>{storedKey(providerId)};
-    }).then(context, [done = std::move(done)](const Outcome<StoredKey> &outcome) { done(*outcome.result); });
+    whenFinished(QtConcurrent::run([providerId]() { return Outcome<StoredKey>{storedKey(providerId)}; }),
+                 context,
+                 [done = std::move(done)](const Outcome<StoredKey> &outcome) { done(*outcome.result); });
 }
 
 } // namespace keen

@@ -1,5 +1,6 @@
 #include "chat/chatpanel.h"
 
+#include "base/whenfinished.h"
 #include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
 #include "chat/chatview.h"
@@ -149,15 +150,16 @@ void ChatPanel::connectSession()
         }
         // The whole history's rows are built on a worker, then come in above the last screen in batches.
         m_completingHistory = true;
-        QtConcurrent::run(&ChatModel::replayRows, events)
-            .then(this, [this, generation, preview](ChatModel::Rows rows) {
-                if (generation != m_historyGeneration)
-                    return; // another session or a new one took the view meanwhile
-                if (!m_model->completeHistory(rows, preview->firstSeq, preview->rows)) {
-                    m_model->restore(std::move(rows)); // the file changed between the two reads: all at once
-                    finishOpening();
-                }
-            });
+        whenFinished(QtConcurrent::run(&ChatModel::replayRows, events), this,
+                     [this, generation, preview](ChatModel::Rows rows) {
+                         if (generation != m_historyGeneration)
+                             return; // another session or a new one took the view meanwhile
+                         if (!m_model->completeHistory(rows, preview->firstSeq, preview->rows)) {
+                             m_model->restore(
+                                 std::move(rows)); // the file changed between the two reads: all at once
+                             finishOpening();
+                         }
+                     });
     });
     connect(m_session, &AgentSession::sessionOpening, this, [this] {
         m_spinner->setOpening(true);

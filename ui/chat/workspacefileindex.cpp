@@ -1,6 +1,7 @@
 #include "chat/workspacefileindex.h"
 
 #include "agent/workspaceinfo.h"
+#include "base/whenfinished.h"
 
 #include <QFuture>
 #include <QtConcurrent/QtConcurrentRun>
@@ -22,13 +23,13 @@ void WorkspaceFileIndex::rescan(const QString &workspace)
         Q_EMIT filesChanged();
         return;
     }
-    QtConcurrent::run(&WorkspaceFileIndex::scan, workspace)
-        .then(this, [this, generation](const QStringList &files) {
-            if (generation != m_generation)
-                return; // a newer scan is on its way
-            m_files = files;
-            Q_EMIT filesChanged();
-        });
+    whenFinished(QtConcurrent::run(&WorkspaceFileIndex::scan, workspace), this,
+                 [this, generation](const QStringList &files) {
+                     if (generation != m_generation)
+                         return; // a newer scan is on its way
+                     m_files = files;
+                     Q_EMIT filesChanged();
+                 });
 }
 
 QStringList WorkspaceFileIndex::scan(const QString &workspace)

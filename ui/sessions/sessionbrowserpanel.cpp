@@ -1,5 +1,6 @@
 #include "sessions/sessionbrowserpanel.h"
 
+#include "base/whenfinished.h"
 #include "session/sessionexporter.h"
 #include "sessions/sessionitemdelegate.h"
 #include "sessions/sessionlistmodel.h"
@@ -378,15 +379,15 @@ void SessionBrowserPanel::renameSession(const QString &sessionId, const QString 
     if (!m_store)
         return;
     auto store = m_store;
-    QtConcurrent::run([store, sessionId, title] {
-        return outcomeOf(store->rename(sessionId, title));
-    }).then(this, [this, title](const Outcome &outcome) {
-        if (outcome.ok)
-            showMessage(tr("Renamed to \u201c%1\u201d.").arg(title));
-        else
-            showError(outcome.error);
-        m_model->refresh();
-    });
+    whenFinished(
+        QtConcurrent::run([store, sessionId, title] { return outcomeOf(store->rename(sessionId, title)); }),
+        this, [this, title](const Outcome &outcome) {
+            if (outcome.ok)
+                showMessage(tr("Renamed to \u201c%1\u201d.").arg(title));
+            else
+                showError(outcome.error);
+            m_model->refresh();
+        });
 }
 
 void SessionBrowserPanel::deleteCurrent()
@@ -411,15 +412,15 @@ void SessionBrowserPanel::deleteCurrent()
                 if (clicked != remove)
                     return;
                 auto store = m_store;
-                QtConcurrent::run([store, sessionId] {
-                    return outcomeOf(store->remove(sessionId));
-                }).then(this, [this, title](const Outcome &outcome) {
-                    if (outcome.ok)
-                        showMessage(tr("Deleted \u201c%1\u201d.").arg(title));
-                    else
-                        showError(outcome.error);
-                    m_model->refresh();
-                });
+                whenFinished(
+                    QtConcurrent::run([store, sessionId] { return outcomeOf(store->remove(sessionId)); }),
+                    this, [this, title](const Outcome &outcome) {
+                        if (outcome.ok)
+                            showMessage(tr("Deleted \u201c%1\u201d.").arg(title));
+                        else
+                            showError(outcome.error);
+                        m_model->refresh();
+                    });
             });
     box->open();
 }
@@ -445,14 +446,15 @@ void SessionBrowserPanel::exportCurrent()
         if (path.isEmpty())
             return;
         auto store = m_store;
-        QtConcurrent::run([store, sessionId, path] {
-            return outcomeOf(SessionExporter::exportToFile(*store, sessionId, path));
-        }).then(this, [this, path](const Outcome &outcome) {
-            if (outcome.ok)
-                showMessage(tr("Exported to %1.").arg(QDir::toNativeSeparators(path)));
-            else
-                showError(outcome.error);
-        });
+        whenFinished(QtConcurrent::run([store, sessionId, path] {
+                         return outcomeOf(SessionExporter::exportToFile(*store, sessionId, path));
+                     }),
+                     this, [this, path](const Outcome &outcome) {
+                         if (outcome.ok)
+                             showMessage(tr("Exported to %1.").arg(QDir::toNativeSeparators(path)));
+                         else
+                             showError(outcome.error);
+                     });
     });
     dialog->open();
 }
