@@ -68,6 +68,7 @@ private Q_SLOTS:
     void storedKeyIsShownMaskedAndCanBeRemoved();
     void removedKeyIsNotStoredAgainByOk();
     void keyOfOneProviderIsNotOfferedToAnother();
+    void backOnTheFirstProviderItsSettingsReturn();
     void providerListsComeFromTheTable();
     void testConnectionReportsSuccessAndSendsTheKey();
     void testConnectionReportsHttpErrorsWithoutTheKey();
@@ -186,6 +187,29 @@ void TestSettingsDialog::keyOfOneProviderIsNotOfferedToAnother()
     field->setText(QStringLiteral("sk-typed-for-zai-2222"));
     provider->setCurrentIndex(provider->findData(QStringLiteral("minimax")));
     QCOMPARE(field->text(), QStringLiteral("sk-typed-for-zai-2222"));
+}
+
+// Issue 15: looking at another provider and coming back reset an OpenAI-compatible server's base URL and
+// model to empty (its defaults), so OK then saved a configuration that cannot connect.
+void TestSettingsDialog::backOnTheFirstProviderItsSettingsReturn()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    config.baseUrl = QStringLiteral("http://127.0.0.1:18080/v1");
+    config.model = QStringLiteral("local-model");
+    config.apiKey = QStringLiteral("sk-local-key-123456");
+    SettingsDialog dialog(config);
+    auto *provider = dialog.findChild<QComboBox *>(QStringLiteral("settingsProvider"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("deepseek")));
+    QCOMPARE(dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl"))->text(),
+             QStringLiteral("https://api.deepseek.com/"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("openai-compatible")));
+    QCOMPARE(dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl"))->text(), config.baseUrl);
+    QCOMPARE(dialog.findChild<QComboBox *>(QStringLiteral("settingsModel"))->currentText(), config.model);
+    const ClientConfig back = dialog.config();
+    QCOMPARE(back.baseUrl, config.baseUrl);
+    QCOMPARE(back.model, config.model);
+    QCOMPARE(back.apiKey, config.apiKey);
 }
 
 void TestSettingsDialog::apiKeyIsMaskedAndConfigRoundTrips()

@@ -154,6 +154,14 @@ void SettingsDialog::onProviderChanged()
     m_model->clear();
     m_model->addItems(ProviderCatalog::modelIds(providerId));
     m_baseUrl->setText(provider ? provider->defaultBaseUrl : QString());
+    // Back on the provider the dialog opened with: its base URL and model again, not the defaults (an
+    // OpenAI-compatible server has neither).
+    if (providerId == m_base.providerId) {
+        if (!m_base.baseUrl.isEmpty())
+            m_baseUrl->setText(m_base.baseUrl);
+        if (!m_base.model.isEmpty())
+            m_model->setCurrentText(m_base.model);
+    }
     m_apiKey->setEnabled(!provider || provider->acceptsKey());
     // The key the dialog opened with is that provider's: OK would store it for (and send it to) another one.
     // A key typed in here stays.
