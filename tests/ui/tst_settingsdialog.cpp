@@ -66,6 +66,9 @@ private Q_SLOTS:
     void apiKeyIsMaskedAndConfigRoundTrips();
     void thinkingEffortIsShownAndKept();
     void storedKeyIsShownMaskedAndCanBeRemoved();
+    void removedKeyIsNotStoredAgainByOk();
+    void keyOfOneProviderIsNotOfferedToAnother();
+    void backOnTheFirstProviderItsSettingsReturn();
     void providerListsComeFromTheTable();
     void testConnectionReportsSuccessAndSendsTheKey();
     void testConnectionReportsHttpErrorsWithoutTheKey();
@@ -124,6 +127,89 @@ void TestSettingsDialog::storedKeyIsShownMaskedAndCanBeRemoved()
     QFile secrets(SecretStore::secretsFilePath());
     QVERIFY(secrets.open(QIODevice::ReadOnly));
     QVERIFY(!secrets.readAll().contains("stored-secret"));
+}
+
+// Issue 15: the window opens Settings with the key its session uses, which is the stored one. After Remove
+// Stored Key that key left in the field would be stored again by OK: the field empties, OK keeps no key.
+void TestSettingsDialog::removedKeyIsNotStoredAgainByOk()
+{
+    const QString key = QStringLiteral("sk-removed-secret-4321");
+    std::optional<Result<QString>> saved;
+    QObject context;
+    SecretStore::storeKeyAsync(QStringLiteral("moonshotai"), key, SecretStore::FileFallback::Allow, &context,
+                               [&saved](const Result<QString> &result) { saved = result; });
+    QTRY_VERIFY(saved.has_value());
+    QVERIFY(saved->ok());
+
+    ClientConfig config;
+    config.providerId = QStringLiteral("moonshotai");
+    config.apiKey = key; // as MainWindow passes m_session->clientConfig()
+    SettingsDialog dialog(config);
+    dialog.show();
+    auto *stored = dialog.findChild<QLabel *>(QStringLiteral("settingsStoredKey"));
+    auto *remove = dialog.findChild<QPushButton *>(QStringLiteral("settingsRemoveKey"));
+    auto *field = dialog.findChild<QLineEdit *>(QStringLiteral("settingsApiKey"));
+    QTRY_VERIFY(remove->isVisible());
+    QCOMPARE(field->text(), key);
+
+    QTest::mouseClick(remove, Qt::LeftButton);
+    QTRY_COMPARE(stored->text(), QStringLiteral("No key stored."));
+    QVERIFY(field->text().isEmpty());
+    std::optional<ClientConfig> accepted;
+    connect(&dialog, &SettingsDialog::configAccepted, this,
+            [&accepted](const ClientConfig &config) { accepted = config; });
+    QTest::keyClick(&dialog, Qt::Key_Return);
+    QVERIFY(accepted.has_value());
+    QVERIFY(accepted->apiKey.isEmpty());
+}
+
+// Issue 15: switching the provider in Settings showed the other provider's key in the key field (and beside
+// it "No key stored."); OK then stored that key for the new provider and sent it there.
+void TestSettingsDialog::keyOfOneProviderIsNotOfferedToAnother()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("deepseek");
+    config.apiKey = QStringLiteral("sk-deepseek-only-1111");
+    SettingsDialog dialog(config);
+    auto *provider = dialog.findChild<QComboBox *>(QStringLiteral("settingsProvider"));
+    auto *field = dialog.findChild<QLineEdit *>(QStringLiteral("settingsApiKey"));
+    QCOMPARE(field->text(), config.apiKey);
+
+    provider->setCurrentIndex(provider->findData(QStringLiteral("zai")));
+    QVERIFY(field->text().isEmpty());
+    QVERIFY(dialog.config().apiKey.isEmpty());
+    // Back on its own provider the key is there again.
+    provider->setCurrentIndex(provider->findData(QStringLiteral("deepseek")));
+    QCOMPARE(field->text(), config.apiKey);
+
+    // A key typed in after choosing a provider stays when the person picks another one.
+    provider->setCurrentIndex(provider->findData(QStringLiteral("zai")));
+    field->setText(QStringLiteral("sk-typed-for-zai-2222"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("minimax")));
+    QCOMPARE(field->text(), QStringLiteral("sk-typed-for-zai-2222"));
+}
+
+// Issue 15: looking at another provider and coming back reset an OpenAI-compatible server's base URL and
+// model to empty (its defaults), so OK then saved a configuration that cannot connect.
+void TestSettingsDialog::backOnTheFirstProviderItsSettingsReturn()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    config.baseUrl = QStringLiteral("http://127.0.0.1:18080/v1");
+    config.model = QStringLiteral("local-model");
+    config.apiKey = QStringLiteral("sk-local-key-123456");
+    SettingsDialog dialog(config);
+    auto *provider = dialog.findChild<QComboBox *>(QStringLiteral("settingsProvider"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("deepseek")));
+    QCOMPARE(dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl"))->text(),
+             QStringLiteral("https://api.deepseek.com/"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("openai-compatible")));
+    QCOMPARE(dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl"))->text(), config.baseUrl);
+    QCOMPARE(dialog.findChild<QComboBox *>(QStringLiteral("settingsModel"))->currentText(), config.model);
+    const ClientConfig back = dialog.config();
+    QCOMPARE(back.baseUrl, config.baseUrl);
+    QCOMPARE(back.model, config.model);
+    QCOMPARE(back.apiKey, config.apiKey);
 }
 
 void TestSettingsDialog::apiKeyIsMaskedAndConfigRoundTrips()

@@ -18,6 +18,7 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QTest>
+#include <QToolButton>
 
 using namespace keen;
 
@@ -29,6 +30,7 @@ private Q_SLOTS:
     void initTestCase();
     void germanCatalogueIsComplete();
     void windowSpeaksGermanForAGermanSystemLocale();
+    void everySidebarButtonFitsInGerman();
 
 private:
     test::TestEnvironment m_env;
@@ -100,6 +102,35 @@ void TestTranslations::windowSpeaksGermanForAGermanSystemLocale()
     // Qt's own buttons come in German too (qtbase_de.qm).
     QDialogButtonBox box(QDialogButtonBox::Cancel);
     QCOMPARE(box.button(QDialogButtonBox::Cancel)->text(), QStringLiteral("Abbrechen"));
+}
+
+// Issue 15: at the sidebar's default width the German labels (Öffnen, Umbenennen, Löschen …) pushed "Mehr"
+// (Export, Show in File Manager) behind a toolbar extension button that did not open.
+void TestTranslations::everySidebarButtonFitsInGerman()
+{
+    QDir().mkpath(m_env.path(QStringLiteral("project")));
+    LaunchOptions options;
+    options.provider = QStringLiteral("anthropic");
+    options.model = QStringLiteral("claude-fable-5-1");
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+    auto *panel = window.findChild<QWidget *>(QStringLiteral("sessionBrowserPanel"));
+    QVERIFY(panel && panel->isVisible());
+    // "Mehr" first: the button the toolbar hid.
+    for (const QString &name :
+         {QStringLiteral("sessionMoreButton"), QStringLiteral("openSessionActionButton"),
+          QStringLiteral("renameSessionActionButton"), QStringLiteral("deleteSessionActionButton")}) {
+        auto *button = panel->findChild<QToolButton *>(name);
+        QVERIFY2(button, qPrintable(name));
+        QVERIFY2(button->isVisible(), qPrintable(name));
+        const QRect shown(button->mapTo(panel, QPoint(0, 0)), button->size());
+        QVERIFY2(panel->rect().contains(shown), qPrintable(name));
+    }
+    QCOMPARE(panel->findChild<QToolButton *>(QStringLiteral("sessionMoreButton"))->text(),
+             QStringLiteral("Mehr"));
 }
 
 int main(int argc, char **argv)

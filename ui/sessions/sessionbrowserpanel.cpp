@@ -18,7 +18,6 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QStandardPaths>
-#include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUrl>
@@ -132,21 +131,31 @@ SessionBrowserPanel::SessionBrowserPanel(QWidget *parent)
     m_renameAction->setToolTip(tr("Rename the session (F2)"));
     m_deleteAction->setToolTip(tr("Delete the session (Delete)"));
 
-    m_actionsBar = new QToolBar(this);
+    // A row of buttons, not a QToolBar: a toolbar outside a main window pushes what does not fit (the
+    // German labels at the sidebar's default width) behind an extension button that does not open.
+    m_actionsBar = new QWidget(this);
     m_actionsBar->setObjectName(QStringLiteral("sessionActionsBar"));
-    m_actionsBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    m_actionsBar->setIconSize(QSize(16, 16));
-    m_actionsBar->addAction(m_openAction);
-    m_actionsBar->addAction(m_renameAction);
-    m_actionsBar->addAction(m_deleteAction);
+    auto *actionsRow = new QHBoxLayout(m_actionsBar);
+    actionsRow->setContentsMargins(0, 0, 0, 0);
+    actionsRow->setSpacing(0);
+    for (QAction *action : {m_openAction, m_renameAction, m_deleteAction}) {
+        auto *button = new QToolButton(m_actionsBar);
+        button->setObjectName(action->objectName() + QStringLiteral("Button"));
+        button->setDefaultAction(action);
+        button->setAutoRaise(true);
+        button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        actionsRow->addWidget(button);
+    }
     auto *more = new QToolButton(m_actionsBar);
     more->setObjectName(QStringLiteral("sessionMoreButton"));
     more->setText(tr("More"));
     more->setToolTip(tr("Export or show the session's folder"));
     more->setPopupMode(QToolButton::InstantPopup);
+    more->setAutoRaise(true);
     more->addAction(m_exportAction);
     more->addAction(m_showFolderAction);
-    m_actionsBar->addWidget(more);
+    actionsRow->addWidget(more);
+    actionsRow->addStretch(1);
 
     auto *scopeRow = new QHBoxLayout;
     scopeRow->setContentsMargins(0, 0, 0, 0);

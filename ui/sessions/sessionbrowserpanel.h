@@ -10,7 +10,6 @@
 class QAction;
 class QLabel;
 class QLineEdit;
-class QToolBar;
 class QToolButton;
 class QTreeView;
 
@@ -83,7 +82,7 @@ private:
     QToolButton *m_allWorkspaces = nullptr;
     QTreeView *m_tree = nullptr;
     QLabel *m_status = nullptr;
-    QToolBar *m_actionsBar = nullptr;
+    QWidget *m_actionsBar = nullptr;
     QAction *m_openAction = nullptr;
     QAction *m_renameAction = nullptr;
     QAction *m_deleteAction = nullptr;

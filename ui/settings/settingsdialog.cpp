@@ -154,7 +154,19 @@ void SettingsDialog::onProviderChanged()
     m_model->clear();
     m_model->addItems(ProviderCatalog::modelIds(providerId));
     m_baseUrl->setText(provider ? provider->defaultBaseUrl : QString());
+    // Back on the provider the dialog opened with: its base URL and model again, not the defaults (an
+    // OpenAI-compatible server has neither).
+    if (providerId == m_base.providerId) {
+        if (!m_base.baseUrl.isEmpty())
+            m_baseUrl->setText(m_base.baseUrl);
+        if (!m_base.model.isEmpty())
+            m_model->setCurrentText(m_base.model);
+    }
     m_apiKey->setEnabled(!provider || provider->acceptsKey());
+    // The key the dialog opened with is that provider's: OK would store it for (and send it to) another one.
+    // A key typed in here stays.
+    if (m_apiKey->text().isEmpty() || m_apiKey->text() == m_base.apiKey)
+        m_apiKey->setText(providerId == m_base.providerId ? m_base.apiKey : QString());
     m_signIn->setVisible(providerId == QLatin1String("openai-codex"));
     onModelChanged();
     refreshStoredKey();
@@ -166,6 +178,7 @@ void SettingsDialog::refreshStoredKey()
     const quint64 query = ++m_keyQuery;
     m_removeKey->setVisible(false);
     m_storedKey->clear();
+    m_storedHint.clear();
     if (providerId.isEmpty())
         return;
     SecretStore::storedKeyAsync(providerId, this, [this, query](const Result<StoredKey> &stored) {
@@ -187,6 +200,7 @@ void SettingsDialog::refreshStoredKey()
                 tr("Stored unencrypted in %1 %2").arg(SecretStore::secretsFilePath(), stored->hint));
             break;
         }
+        m_storedHint = stored->hint;
         m_removeKey->setVisible(true);
         m_removeKey->setEnabled(true);
     });
@@ -195,13 +209,22 @@ void SettingsDialog::refreshStoredKey()
 void SettingsDialog::removeStoredKey()
 {
     const QString providerId = m_provider->currentData().toString();
+    // The window opens the dialog with the key it uses, which is this stored one unless an environment
+    // variable overrides it. Left in the field, OK would store the removed key again.
+    const bool showsRemovedKey = providerId == m_base.providerId && !m_base.apiKey.isEmpty() &&
+                                 m_apiKey->text() == m_base.apiKey &&
+                                 SecretStore::keyHint(m_base.apiKey) == m_storedHint;
     m_removeKey->setEnabled(false);
     ++m_keyQuery; // an answer still on its way describes the key being removed
-    SecretStore::removeKeyAsync(providerId, this, [this](const Result<void> &removed) {
+    SecretStore::removeKeyAsync(providerId, this, [this, showsRemovedKey](const Result<void> &removed) {
         if (!removed) {
             m_removeKey->setEnabled(true);
             m_storedKey->setText(removed.error());
             return;
+        }
+        if (showsRemovedKey) {
+            m_base.apiKey.clear();
+            m_apiKey->clear();
         }
         refreshStoredKey();
     });

@@ -60,6 +60,7 @@ private:
     QLabel *m_storedKey;
     QPushButton *m_removeKey;
     quint64 m_keyQuery = 0; // only the newest answer is shown
+    QString m_storedHint;   // of the key shown as stored, to know whether the key field holds that key
     QPushButton *m_test;
     QPushButton *m_signIn;
     QLabel *m_testResult;
