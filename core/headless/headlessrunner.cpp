@@ -492,10 +492,9 @@ QJsonObject HeadlessRunner::pinsJson() const
 
 int HeadlessRunner::runPinChanges()
 {
-    // One change at a time: each waits until its event is on disk (or failed).
-    auto settle = [this](const Result<void> &started) -> QString {
-        if (!started)
-            return started.error();
+    // One change at a time: each waits until its event is on disk (or failed). Connected before the change
+    // starts, so an answer can never come before anyone listens.
+    auto settle = [this](const std::function<Result<void>()> &change) -> QString {
         QEventLoop loop;
         QString error;
         connect(m_session.get(), &AgentSession::pinsChanged, &loop, [&] { loop.quit(); });
@@ -503,11 +502,13 @@ int HeadlessRunner::runPinChanges()
             error = why;
             loop.quit();
         });
+        if (const Result<void> started = change(); !started)
+            return started.error();
         loop.exec();
         return error;
     };
     for (const QString &id : std::as_const(m_options.unpins)) {
-        if (const QString error = settle(m_session->removePin(id)); !error.isEmpty()) {
+        if (const QString error = settle([&] { return m_session->removePin(id); }); !error.isEmpty()) {
             m_err << "Error: " << error << '\n';
             m_err.flush();
             return Failure;
@@ -519,7 +520,7 @@ int HeadlessRunner::runPinChanges()
         Pin pin;
         pin.kind = Pin::Kind::Note;
         pin.text = text;
-        if (const QString error = settle(m_session->addPin(pin)); !error.isEmpty()) {
+        if (const QString error = settle([&] { return m_session->addPin(pin); }); !error.isEmpty()) {
             m_err << "Error: " << error << '\n'; // refused: nothing was written (issue 16)
             m_err.flush();
             return Failure;
