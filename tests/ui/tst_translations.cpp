@@ -20,6 +20,8 @@
 #include <QTest>
 #include <QToolButton>
 
+#include <memory>
+
 using namespace keen;
 
 class TestTranslations : public QObject
@@ -33,9 +35,24 @@ private Q_SLOTS:
     void everySidebarButtonFitsInGerman();
 
 private:
+    // The main window on a project folder, shown, with the German catalogue installed by initTestCase.
+    std::unique_ptr<MainWindow> showWindow();
+
     test::TestEnvironment m_env;
     QStringList m_installed;
 };
+
+std::unique_ptr<MainWindow> TestTranslations::showWindow()
+{
+    QDir().mkpath(m_env.path(QStringLiteral("project")));
+    LaunchOptions options;
+    options.provider = QStringLiteral("anthropic");
+    options.model = QStringLiteral("claude-fable-5-1");
+    options.workspace = m_env.path(QStringLiteral("project"));
+    auto window = std::make_unique<MainWindow>(options);
+    window->show();
+    return window;
+}
 
 void TestTranslations::initTestCase()
 {
@@ -75,13 +92,8 @@ void TestTranslations::windowSpeaksGermanForAGermanSystemLocale()
 {
     QVERIFY2(!m_installed.isEmpty(), "no translation was installed");
     QVERIFY(m_installed.constFirst().endsWith(QStringLiteral("keen-desktop_de.qm")));
-    QDir().mkpath(m_env.path(QStringLiteral("project")));
-    LaunchOptions options;
-    options.provider = QStringLiteral("anthropic");
-    options.model = QStringLiteral("claude-fable-5-1");
-    options.workspace = m_env.path(QStringLiteral("project"));
-    MainWindow window(options);
-    window.show();
+    const std::unique_ptr<MainWindow> shown = showWindow();
+    MainWindow &window = *shown;
     QVERIFY(QTest::qWaitForWindowExposed(&window));
 
     QStringList menus;
@@ -108,13 +120,8 @@ void TestTranslations::windowSpeaksGermanForAGermanSystemLocale()
 // (Export, Show in File Manager) behind a toolbar extension button that did not open.
 void TestTranslations::everySidebarButtonFitsInGerman()
 {
-    QDir().mkpath(m_env.path(QStringLiteral("project")));
-    LaunchOptions options;
-    options.provider = QStringLiteral("anthropic");
-    options.model = QStringLiteral("claude-fable-5-1");
-    options.workspace = m_env.path(QStringLiteral("project"));
-    MainWindow window(options);
-    window.show();
+    const std::unique_ptr<MainWindow> shown = showWindow();
+    MainWindow &window = *shown;
     QVERIFY(QTest::qWaitForWindowExposed(&window));
 
     auto *panel = window.findChild<QWidget *>(QStringLiteral("sessionBrowserPanel"));
