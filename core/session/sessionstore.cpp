@@ -502,11 +502,12 @@ Result<Session> SessionStore::plan(const QString &workspace) const
     return session;
 }
 
-Result<void> SessionStore::createFiles(Session &session)
+Result<QList<quint64>> SessionStore::createFiles(Session &session, const QList<SessionEvent> &following)
 {
+    using Created = Result<QList<quint64>>;
     Result<void> made = ensureDirectory(session.directory);
     if (!made)
-        return made;
+        return Created::failure(made.error());
 
     const int fd = ::open(encodedPath(session.transcriptPath).constData(),
                           O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
@@ -514,19 +515,22 @@ Result<void> SessionStore::createFiles(Session &session)
         const QString error = SessionStore::tr("Cannot create the transcript %1: %2")
                                   .arg(session.transcriptPath, errnoText(errno));
         QDir(session.directory).removeRecursively();
-        return Result<void>::failure(error);
+        return Created::failure(error);
     }
     ::close(fd);
-    fsyncDirectory(session.directory);
 
-    const Result<quint64> started =
-        append(session,
-               SessionEvent::sessionStarted(session.id, QDateTime::currentDateTimeUtc(), session.workspace));
-    if (!started) {
+    QList<SessionEvent> events{
+        SessionEvent::sessionStarted(session.id, QDateTime::currentDateTimeUtc(), session.workspace)};
+    events.append(following);
+    const Created written = appendLines(session, events);
+    if (!written) {
         QDir(session.directory).removeRecursively();
-        return Result<void>::failure(started.error());
+        return written;
     }
-    return {};
+    // The new file's folder entry too; after the file's own fsync this costs little on a journaling file
+    // system, which commits the entry with it (before it, it was a second full wait for the disk).
+    fsyncDirectory(session.directory);
+    return written;
 }
 
 Result<Session> SessionStore::create(const QString &workspace)
@@ -534,55 +538,78 @@ Result<Session> SessionStore::create(const QString &workspace)
     Result<Session> session = plan(workspace);
     if (!session)
         return session;
-    if (Result<void> made = createFiles(*session); !made)
+    if (const Result<QList<quint64>> made = createFiles(*session); !made)
         return Result<Session>::failure(made.error());
     return session;
 }
 
 Result<quint64> SessionStore::append(Session &session, const SessionEvent &event)
 {
-    if (!session.isValid())
-        return Result<quint64>::failure(
-            SessionStore::tr("Cannot append to an invalid session (no id or transcript path)"));
+    const Result<QList<quint64>> written = appendGroup(session, {event});
+    if (!written)
+        return Result<quint64>::failure(written.error());
+    return written->first();
+}
 
-    // No O_CREAT: a transcript only comes into being through create(), so a deleted session is never revived
-    // as a transcript without its session_started event.
+Result<QList<quint64>> SessionStore::appendGroup(Session &session, const QList<SessionEvent> &events)
+{
+    return appendLines(session, events);
+}
+
+Result<QList<quint64>> SessionStore::appendLines(Session &session, const QList<SessionEvent> &events)
+{
+    using Appended = Result<QList<quint64>>;
+    if (!session.isValid())
+        return Appended::failure(
+            SessionStore::tr("Cannot append to an invalid session (no id or transcript path)"));
+    if (events.isEmpty())
+        return QList<quint64>{};
+
+    // No O_CREAT: a transcript only comes into being through createFiles(), so a deleted session is never
+    // revived as a transcript without its session_started event.
     const int fd = ::open(encodedPath(session.transcriptPath).constData(), O_RDWR | O_APPEND | O_CLOEXEC);
     if (fd < 0)
-        return Result<quint64>::failure(SessionStore::tr("Cannot open the transcript %1: %2")
-                                            .arg(session.transcriptPath, errnoText(errno)));
+        return Appended::failure(SessionStore::tr("Cannot open the transcript %1: %2")
+                                     .arg(session.transcriptPath, errnoText(errno)));
 
     struct stat status
     {};
     off_t originalSize = 0;
-    QByteArray line;
+    QByteArray lines;
     if (::fstat(fd, &status) == 0) {
         originalSize = status.st_size;
         // A torn last line (a crash mid-write) must not swallow the next event.
         char last = '\n';
         if (originalSize > 0 && ::pread(fd, &last, 1, originalSize - 1) == 1 && last != '\n')
-            line.append('\n');
+            lines.append('\n');
     }
-    if (session.nextSeq > SessionEvent::MaxSeq) {
+    if (session.nextSeq + quint64(events.size()) - 1 > SessionEvent::MaxSeq) {
         ::close(fd);
-        return Result<quint64>::failure(seqExhausted(session));
+        return Appended::failure(seqExhausted(session));
     }
-    SessionEvent stamped = event;
-    stamped.seq = session.nextSeq;
-    line.append(eventLine(stamped));
+    QList<quint64> seqs;
+    seqs.reserve(events.size());
+    quint64 seq = session.nextSeq;
+    for (const SessionEvent &event : events) {
+        SessionEvent stamped = event;
+        stamped.seq = seq;
+        lines.append(eventLine(stamped));
+        seqs.append(seq++);
+    }
 
-    if (!writeAll(fd, line) || ::fsync(fd) != 0) {
+    if (!writeAll(fd, lines) || ::fsync(fd) != 0) {
         const int error = errno;
-        // Take back a partial line so nothing half-written stays visible.
+        // Take back a partial write so nothing half-written stays visible.
         if (::ftruncate(fd, originalSize) != 0)
             qCWarning(LogCategories::sessionStore)
                 << "could not truncate a failed append in" << session.transcriptPath;
         ::close(fd);
-        return Result<quint64>::failure(SessionStore::tr("Cannot write to the transcript %1: %2")
-                                            .arg(session.transcriptPath, errnoText(error)));
+        return Appended::failure(SessionStore::tr("Cannot write to the transcript %1: %2")
+                                     .arg(session.transcriptPath, errnoText(error)));
     }
     ::close(fd);
-    return session.nextSeq++;
+    session.nextSeq = seq;
+    return seqs;
 }
 
 // S60, S61: the events of a batch (an automatic compaction's checkpoint and compaction_applied) get

@@ -72,12 +72,17 @@ public:
     // A new session's id and paths, without touching the disk (the window names a session at once and
     // creates it on the writer's thread).
     Result<Session> plan(const QString &workspace) const;
-    // Creates a planned session's folder and transcript with session_started as seq 1; on failure nothing
-    // of it remains.
+    // Creates a planned session's folder and transcript with session_started as seq 1 and the following
+    // events after it, under one fsync (a new session's first words reach the disk with it); returns their
+    // seqs, session_started's first. On failure nothing of the session remains.
     // The three writes are virtual so tests can watch which thread writes and hold a write.
-    virtual Result<void> createFiles(Session &session);
+    virtual Result<QList<quint64>> createFiles(Session &session, const QList<SessionEvent> &following = {});
     // Writes one event with the next seq, flushed to disk. Returns the seq.
-    virtual Result<quint64> append(Session &session, const SessionEvent &event);
+    Result<quint64> append(Session &session, const SessionEvent &event);
+    // Writes events with consecutive seqs in one write and one fsync (the writer's group commit: appends that
+    // queued up while the disk was busy). Unlike appendBatch not atomic across a crash: the first of them
+    // can be on disk without the rest, as with appends one by one. On an error none of them is there.
+    virtual Result<QList<quint64>> appendGroup(Session &session, const QList<SessionEvent> &events);
     // Writes events atomically with consecutive seqs (temp file in the session folder, fsync, rename,
     // fsync the folder). nextSeq advances only on success; on failure nothing is visible and no temp remains.
     virtual Result<QList<quint64>> appendBatch(Session &session, const QList<SessionEvent> &events);
@@ -106,6 +111,8 @@ public:
 
 private:
     Result<QString> transcriptOf(const QString &idOrPath) const;
+    // appendGroup() without the hook, for createFiles().
+    static Result<QList<quint64>> appendLines(Session &session, const QList<SessionEvent> &events);
     // Events of the transcript's lines (only the last lastEvents valid ones when lastEvents > 0).
     static LoadedSession parseTranscript(const QString &transcriptPath, const QByteArray &bytes,
                                          int lastEvents);

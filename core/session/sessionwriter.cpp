@@ -5,6 +5,7 @@
 #include <QWaitCondition>
 
 #include <deque>
+#include <vector>
 
 namespace keen {
 
@@ -31,25 +32,59 @@ struct SessionWriter::State
     bool stopping = false;
     QString broken; // the writer thread's: why the session could not be created
 
-    Written run(const Job &job)
+    // Appends that queued up behind `first` while the disk was busy, taken off the queue to be written with
+    // it under one fsync (group commit). Atomic batches keep their own write.
+    std::vector<Job> takeGroup()
     {
-        if (!broken.isEmpty())
-            return Written::failure(broken);
-        if (job.create) {
-            if (const Result<void> made = store->createFiles(session); !made) {
-                broken = made.error();
-                return Written::failure(broken);
+        std::vector<Job> group;
+        QMutexLocker lock(&mutex);
+        while (!queue.empty() && !queue.front().create && queue.front().events.size() == 1) {
+            group.push_back(std::move(queue.front()));
+            queue.pop_front();
+        }
+        return group;
+    }
+
+    // Runs `job` with the appends grouped behind it and settles every promise.
+    void run(Job &job)
+    {
+        std::vector<Job> group;
+        if (job.create || job.events.size() == 1)
+            group = takeGroup();
+        QList<SessionEvent> grouped;
+        for (const Job &each : group)
+            grouped.append(each.events.first());
+
+        Written written = Written::failure(broken);
+        if (broken.isEmpty()) {
+            if (job.create) {
+                written = store->createFiles(session, grouped);
+                if (!written)
+                    broken = written.error();
+            } else if (job.events.size() == 1) {
+                written = store->appendGroup(session, job.events + grouped);
+            } else {
+                written = store->appendBatch(session, job.events);
             }
-            return QList<quint64>{session.nextSeq - 1};
         }
-        const QList<SessionEvent> &events = job.events;
-        if (events.size() == 1) {
-            const Result<quint64> seq = store->append(session, events.first());
-            if (!seq)
-                return Written::failure(seq.error());
-            return QList<quint64>{*seq};
+        if (!written) {
+            settle(job, written);
+            for (Job &each : group)
+                settle(each, written);
+            return;
         }
-        return store->appendBatch(session, events);
+        // The seqs in order: the first job's (session_started's for a creation), then one per grouped append.
+        const QList<quint64> &seqs = *written;
+        const qsizetype own = seqs.size() - qsizetype(group.size());
+        settle(job, seqs.first(own));
+        for (size_t i = 0; i < group.size(); ++i)
+            settle(group[i], QList<quint64>{seqs.at(own + qsizetype(i))});
+    }
+
+    static void settle(Job &job, const Written &written)
+    {
+        job.promise->addResult(written);
+        job.promise->finish();
     }
 
     void loop()
@@ -65,8 +100,7 @@ struct SessionWriter::State
                 job = std::move(queue.front());
                 queue.pop_front();
             }
-            job.promise->addResult(run(job));
-            job.promise->finish();
+            run(job);
         }
     }
 };

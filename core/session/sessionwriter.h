@@ -18,6 +18,8 @@ namespace keen {
 // or wait for it where the caller needs the write done first. Waiting never runs the write on the waiting
 // thread. The destructor finishes every queued write. A writer of a planned session (SessionStore::plan)
 // creates its files first, on its thread; when that fails, every write after it fails with the same error.
+// Appends that queue up while the disk is busy are written together under one fsync (group commit), a new
+// session's first ones with its session_started; each future still resolves once its own event is on disk.
 class SessionWriter final
 {
 public:
