@@ -1,15 +1,22 @@
 // On-demand benchmarks of the core's hot paths. Prints numbers; asserts nothing about speed.
 // Run: cmake --build build --target keen_benchmarks && ./build/tests/bench/keen_bench_core
 #include "conversation/message.h"
+#include "providers/openai/chatcompletionsstreamdecoder.h"
 #include "session/sessionevent.h"
 #include "session/sessionindex.h"
 #include "session/sessionstore.h"
 #include "stream/sseparser.h"
+#include "workloads.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTextStream>
+
+#include <ctime>
 
 using namespace keen;
 
@@ -41,6 +48,71 @@ void benchSse()
     const qint64 ns = timer.nsecsElapsed();
     report("SSE parser: 16 MiB in 4 KiB reads", ns,
            QStringLiteral("%1 events, %2 MiB/s").arg(events).arg(16.0 / (ns / 1e9), 0, 'f', 1));
+}
+
+qint64 threadCpuNs()
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return qint64(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+// The stream thread's share of `run` (issue 11 row 1): a 200,000-char reply in 7-char chunks, read 4 KiB at a
+// time, through the Chat Completions decoder, against the least a client must do (split the events, parse
+// each one's JSON, take the text out). Thread CPU time, best of five.
+void benchDecoder()
+{
+    const QByteArray stream = keen::test::Workloads::chatCompletionsSse(
+        keen::test::Workloads::chunks(keen::test::Workloads::markdownReply(200000), 7));
+    qint64 decoderNs = -1;
+    qint64 plainNs = -1;
+    qsizetype decoded = 0;
+    for (int round = 0; round < 5; ++round) {
+        qint64 start = threadCpuNs();
+        qsizetype text = 0;
+        ChatCompletionsStreamDecoder decoder(
+            [&text](const StreamEvent &event) { text += event.content.size(); });
+        for (qsizetype at = 0; at < stream.size(); at += 4096)
+            decoder.feed(stream.mid(at, 4096));
+        const auto turn = decoder.finish();
+        qint64 ns = threadCpuNs() - start;
+        if (decoderNs < 0 || ns < decoderNs)
+            decoderNs = ns;
+        decoded = turn ? turn->text.size() : -1;
+
+        start = threadCpuNs();
+        QString plain;
+        QByteArray buffer;
+        for (qsizetype at = 0; at < stream.size(); at += 4096) {
+            buffer += stream.mid(at, 4096);
+            qsizetype begin = 0;
+            qsizetype end;
+            while ((end = buffer.indexOf("\n\n", begin)) >= 0) {
+                const QByteArrayView event = QByteArrayView(buffer).sliced(begin, end - begin);
+                begin = end + 2;
+                if (!event.startsWith("data: {"))
+                    continue;
+                plain += QJsonDocument::fromJson(event.sliced(6).toByteArray())
+                             .object()
+                             .value(QLatin1String("choices"))
+                             .toArray()
+                             .at(0)
+                             .toObject()
+                             .value(QLatin1String("delta"))
+                             .toObject()
+                             .value(QLatin1String("content"))
+                             .toString();
+            }
+            buffer.remove(0, begin);
+        }
+        ns = threadCpuNs() - start;
+        if (plainNs < 0 || ns < plainNs)
+            plainNs = ns;
+    }
+    report("Chat Completions decoder: 200,000 chars, 7-char chunks", decoderNs,
+           QStringLiteral("thread CPU, %1 chars decoded").arg(decoded));
+    report("  plain split + JSON parse of the same stream", plainNs,
+           QStringLiteral("ratio %1").arg(double(decoderNs) / double(plainNs), 0, 'f', 2));
 }
 
 void benchSessions()
@@ -111,6 +183,8 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     benchSse();
-    benchSessions();
+    benchDecoder();
+    if (!app.arguments().contains(QStringLiteral("decoder")))
+        benchSessions();
     return 0;
 }
