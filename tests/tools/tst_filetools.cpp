@@ -403,6 +403,40 @@ private Q_SLOTS:
                      "--- a/f\n+++ b/f\n@@ -7,7 +7,7 @@\n l7\n l8\n l9\n-l10\n+changed\n l11\n l12\n l13\n"));
         QCOMPARE(UnifiedDiff::make(QStringLiteral("f"), before, before), QString());
     }
+
+    // Files of 100,000 lines: the unchanged lines at both ends are left out of the edit script's search
+    // (tests/bench keen_bench_core diff), and the hunks keep their line numbers and context; changes near
+    // the ends, lines added at the end and a file emptied still come out as diff(1) writes them.
+    void unifiedDiffOfABigFile()
+    {
+        QString before;
+        for (int i = 1; i <= 100000; ++i)
+            before += QStringLiteral("line %1\n").arg(i);
+        QString after = before;
+        after.replace(QStringLiteral("line 50000\n"), QStringLiteral("line fifty thousand\n"));
+        after.replace(QStringLiteral("line 50004\n"), QStringLiteral("line 50004 changed\n"));
+        QCOMPARE(UnifiedDiff::make(QStringLiteral("f"), before, after),
+                 QStringLiteral(
+                     "--- a/f\n+++ b/f\n@@ -49997,11 +49997,11 @@\n line 49997\n line 49998\n line 49999\n"
+                     "-line 50000\n+line fifty thousand\n line 50001\n line 50002\n line 50003\n"
+                     "-line 50004\n+line 50004 changed\n line 50005\n line 50006\n line 50007\n"));
+
+        QString first = before;
+        first.replace(0, 7, QStringLiteral("line one\n"));
+        QCOMPARE(UnifiedDiff::make(QStringLiteral("f"), before, first),
+                 QStringLiteral(
+                     "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n-line 1\n+line one\n line 2\n line 3\n line 4\n"));
+
+        const QString appended = before + QStringLiteral("line 100001\n");
+        QCOMPARE(UnifiedDiff::make(QStringLiteral("f"), before, appended),
+                 QStringLiteral(
+                     "--- a/f\n+++ b/f\n@@ -99998,3 +99998,4 @@\n line 99998\n line 99999\n line 100000\n"
+                     "+line 100001\n"));
+
+        const QString emptied = UnifiedDiff::make(QStringLiteral("f"), before, QString());
+        QVERIFY(emptied.startsWith(QStringLiteral("--- a/f\n+++ b/f\n@@ -1,100000 +0,0 @@\n-line 1\n")));
+        QCOMPARE(emptied.count(QLatin1Char('\n')), 3 + 100000);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFileTools)
