@@ -27,7 +27,7 @@ public:
     // byte, valid UTF-8); otherwise an error message for the model. Shared with edit_file.
     static QString loadText(const QString &absolutePath, const QString &shownPath, QByteArray *bytes);
     // One line of the hashline view, long lines cut at MaxLineRunes.
-    static QString formatLine(int number, const QByteArray &rawLine);
+    static QString formatLine(int number, QByteArrayView rawLine);
 };
 
 } // namespace keen

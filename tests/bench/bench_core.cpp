@@ -6,11 +6,20 @@
 #include "session/sessionindex.h"
 #include "session/sessionstore.h"
 #include "stream/sseparser.h"
+#include "tools/editfiletool.h"
+#include "tools/filesystemguard.h"
+#include "tools/greptool.h"
+#include "tools/hashline.h"
+#include "tools/permissionrequester.h"
+#include "tools/readfiletool.h"
 #include "tools/unifieddiff.h"
+#include "tools/writefiletool.h"
 #include "workloads.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -153,6 +162,86 @@ void benchDiff()
     }
 }
 
+class AllowEverything final : public PermissionRequester
+{
+public:
+    PermissionDecision request(const PermissionRequest &, const CancellationToken &) override
+    {
+        return PermissionDecision::Allow;
+    }
+};
+
+// read_file, grep, edit_file and write_file on a source file of 100,000 lines (about 6 MB), each a whole
+// tool run as the tool loop's worker does it (permission asked and allowed, diff made, file written).
+void benchFileTools()
+{
+    QTemporaryDir dir;
+    const QString workspace = dir.filePath(QStringLiteral("work"));
+    QDir().mkpath(workspace);
+    QByteArray content;
+    for (int i = 1; i <= 100000; ++i)
+        content += QStringLiteral("    value_%1 = compute(%1, \"line %1 of the generated table\");\n")
+                       .arg(i)
+                       .toUtf8();
+    const QString path = QDir(workspace).filePath(QStringLiteral("table.py"));
+    auto reset = [&] {
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size())
+            qFatal("cannot write %s", qPrintable(path));
+    };
+    reset();
+    AllowEverything person;
+    FilesystemGuard guard(workspace, dir.filePath(QStringLiteral("data")),
+                          dir.filePath(QStringLiteral("home")));
+    ToolContext context;
+    context.workspace = workspace;
+    context.dataDir = dir.filePath(QStringLiteral("data"));
+    context.permissions = &person;
+    context.guard = &guard;
+    context.interactive = true;
+    auto timed = [&](const char *what, Tool &tool, const QJsonObject &input) {
+        QElapsedTimer timer;
+        timer.start();
+        const ToolResult result = tool.execute(input, context);
+        const qint64 ns = timer.nsecsElapsed();
+        const QByteArray output = QJsonDocument(QJsonObject{{QStringLiteral("o"), result.output}}).toJson();
+        report(what, ns,
+               result.ok() ? QStringLiteral("ok, output %1 KB, diff %2 lines")
+                                 .arg(output.size() / 1024)
+                                 .arg(result.diff.count(QLatin1Char('\n')))
+                           : QStringLiteral("ERROR %1").arg(result.error));
+    };
+    ReadFileTool read;
+    timed("read_file, 100,000-line file, first 1,000 lines", read,
+          QJsonObject{{QStringLiteral("path"), QStringLiteral("table.py")}});
+    timed(
+        "read_file, same, lines 99,001 to 100,000", read,
+        QJsonObject{{QStringLiteral("path"), QStringLiteral("table.py")}, {QStringLiteral("offset"), 99001}});
+    GrepTool grep;
+    timed("grep, one match in the 100,000-line file", grep,
+          QJsonObject{{QStringLiteral("pattern"), QStringLiteral("value_77777 =")}});
+    timed("grep, 10,000 matches (capped)", grep,
+          QJsonObject{{QStringLiteral("pattern"), QStringLiteral("value_\\d+7 =")}});
+    const QByteArray line =
+        QByteArray("    value_50000 = compute(50000, \"line 50000 of the generated table\");");
+    EditFileTool edit;
+    timed("edit_file, one line in the middle", edit,
+          QJsonObject{{QStringLiteral("path"), QStringLiteral("table.py")},
+                      {QStringLiteral("ops"),
+                       QJsonArray{QJsonObject{
+                           {QStringLiteral("op"), QStringLiteral("replace")},
+                           {QStringLiteral("start"), QStringLiteral("50000:%1").arg(Hashline::hash(line))},
+                           {QStringLiteral("text"), QStringLiteral("    value_50000 = 0;")}}}}});
+    reset();
+    QString rewritten;
+    for (int i = 1; i <= 100000; ++i)
+        rewritten += QStringLiteral("other_%1 = %2;\n").arg(i).arg(i * 7);
+    WriteFileTool write;
+    timed("write_file, the whole file replaced", write,
+          QJsonObject{{QStringLiteral("path"), QStringLiteral("table.py")},
+                      {QStringLiteral("content"), rewritten}});
+}
+
 void benchSessions()
 {
     QTemporaryDir dir;
@@ -227,6 +316,8 @@ int main(int argc, char **argv)
         benchDecoder();
     if (args.size() < 2 || args.contains(QStringLiteral("diff")))
         benchDiff();
+    if (args.size() < 2 || args.contains(QStringLiteral("tools")))
+        benchFileTools();
     if (args.size() < 2)
         benchSessions();
     return 0;

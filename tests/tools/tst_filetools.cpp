@@ -110,6 +110,27 @@ private Q_SLOTS:
             f.context);
         QVERIFY(!result.ok());
 
+        // A file of 100,000 lines with CRLF ends and no final line end: the last lines carry their numbers
+        // and hashes (without the CR) and the count is of every line.
+        QByteArray huge;
+        for (int i = 1; i <= 100000; ++i)
+            huge += "row " + QByteArray::number(i) + (i < 100000 ? "\r\n" : "");
+        f.write(QStringLiteral("huge.txt"), huge);
+        result = tool.execute(
+            {{QStringLiteral("path"), QStringLiteral("huge.txt")}, {QStringLiteral("offset"), 99999}},
+            f.context);
+        out = result.output.toObject();
+        QCOMPARE(out.value(QStringLiteral("content")).toString(),
+                 QStringLiteral("99999:%1|row 99999\n100000:%2|row 100000")
+                     .arg(Hashline::hash("row 99999"), Hashline::hash("row 100000")));
+        QCOMPARE(out.value(QStringLiteral("total_lines")).toInt(), 100000);
+        QVERIFY(!out.value(QStringLiteral("truncated")).toBool());
+        result = tool.execute(
+            {{QStringLiteral("path"), QStringLiteral("huge.txt")}, {QStringLiteral("offset"), 100001}},
+            f.context);
+        QCOMPARE(result.error,
+                 QStringLiteral("offset 100001 is past the end of huge.txt, which has 100000 lines"));
+
         const QByteArray longLine(1500, 'x');
         f.write(QStringLiteral("long.txt"), longLine + "\n");
         result = tool.execute({{QStringLiteral("path"), QStringLiteral("long.txt")}}, f.context);
