@@ -298,6 +298,7 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     if (item.detail.isEmpty())
         item.detail = ToolDisplay::detail(info.name, info.input);
     item.metadata = ToolDisplay::metadata(info.name, info.output);
+    item.result = info.output;
     if (!info.diff.isEmpty())
         item.diff = DiffLine::parseUnified(info.diff);
     if (info.name == QLatin1String("bash"))
