@@ -676,8 +676,9 @@ bool ToolLoopClient::overBudgetWithAutomaticOff(Loop &loop)
         QCoreApplication::translate(
             "ToolLoopClient",
             "the conversation needs about %1 tokens, over the input budget of %2, and automatic "
-            "compaction is off for this session: compact it (Compact, /compact) or turn automatic "
-            "compaction on (Context), then continue")
+            "compaction is off for this session: compact it (Compact or /compact; headless: run --session ID "
+            "--compact) or turn automatic compaction on (Context; headless: --compact-threshold), then "
+            "continue")
             .arg(estimate)
             .arg(budget);
     finishWithError(loop, error);

@@ -1062,6 +1062,8 @@ void TestHeadlessCompaction::automaticOffStopsAtTheInputBudget()
     QVERIFY2(headless.err.contains(QStringLiteral("automatic compaction is off for this session")),
              qPrintable(headless.err));
     QVERIFY2(headless.err.contains(QStringLiteral("/compact")), qPrintable(headless.err));
+    // Issue 16, found re-checking it: headless, the way out is a command, not a button.
+    QVERIFY2(headless.err.contains(QStringLiteral("run --session ID --compact")), qPrintable(headless.err));
     const qint64 budget = ContextBudget::inputBudget(SmallWindow);
     auto requests = rig.server().requests();
     QCOMPARE(requests.size(), 3); // the request after the second big read never left
@@ -1202,11 +1204,18 @@ void TestHeadlessCompaction::resumedSessionKeepsItsPolicy()
     // A change without a prompt: recorded, nothing sent, and the next open reads it.
     rig.server().clearRequests();
     HeadlessRun third(rig);
-    QCOMPARE(third.runGuarded(policyRun(rig, QString(), QStringLiteral("off"), std::nullopt, sessionId)),
-             int(HeadlessRunner::Success));
+    HeadlessRunner::Options off = policyRun(rig, QString(), QStringLiteral("off"), std::nullopt, sessionId);
+    off.json = true;
+    QCOMPARE(third.runGuarded(off), int(HeadlessRunner::Success));
     QVERIFY2(third.err.contains(QStringLiteral("automatic compaction off, brief summaries")),
              qPrintable(third.err));
     QCOMPARE(rig.server().requests().size(), 0);
+    // Issue 16, found re-checking it: with --format json a policy change printed nothing on stdout.
+    const QJsonObject line = QJsonDocument::fromJson(third.out.toUtf8()).object();
+    QCOMPARE(line.value(QStringLiteral("session_id")).toString(), sessionId);
+    QCOMPARE(line.value(QStringLiteral("automatic")).toBool(true), false);
+    QCOMPARE(line.value(QStringLiteral("threshold_percent")).toInt(), 60);
+    QCOMPARE(line.value(QStringLiteral("detail")).toString(), QStringLiteral("brief"));
     AgentSession reopened;
     rig.setUp(reopened);
     QVERIFY(reopened.openSession(sessionId));
