@@ -587,10 +587,11 @@ void AgentSession::Private::applyManualCompaction(const QString &summary,
 {
     applyingManual = true; // busy until it is on disk, also after a review (no runner then)
     // Issue 16: what the summary left out of the history it replaces, found off this thread (regular
-    // expressions over the whole history), then saved with the compaction.
+    // expressions over the whole history), then saved with the compaction. What the pins keep is not dropped.
+    const QString kept =
+        CompactionPrompts::manualReplacement(summary, CompactionPrompts::pinnedContext(pins));
     whenFinished(
-        QtConcurrent::run([replaced = history, summary] { return DroppedDetails::find(replaced, summary); }),
-        q,
+        QtConcurrent::run([replaced = history, kept] { return DroppedDetails::find(replaced, kept); }), q,
         [this, summary, transcript, strategy,
          generation = turnGeneration](const QList<DroppedDetail> &dropped) {
             if (generation != turnGeneration)

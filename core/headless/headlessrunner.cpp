@@ -306,6 +306,12 @@ int HeadlessRunner::run(const Options &options)
                 return Failure; // the warning above named why
             m_err << tr("Compaction policy: %1.").arg(policy.describe()) << '\n';
             m_err.flush();
+            if (options.json) { // one JSON line, as --pins and --undo-compaction give (issue 16)
+                QJsonObject line = policy.toJson();
+                line.insert(QStringLiteral("session_id"), m_session->sessionId());
+                m_out << QJsonDocument(line).toJson(QJsonDocument::Compact) << '\n';
+                m_out.flush();
+            }
             return Success;
         }
     }

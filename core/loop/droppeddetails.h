@@ -9,12 +9,14 @@
 namespace keen {
 
 // Finds the DroppedDetail list of a compaction (issue 16 point 3): regular expressions over the compacted
-// range, the summary searched for each hit.
+// range, the text that survives the compaction (its replacement: the summary, the pins, the latest user
+// message) searched for each hit.
 namespace DroppedDetails {
 
 // At most limit details: paths, then error lines, identifiers and numbers, each in the order of first
-// occurrence. The system prompt is not part of the compacted range.
-QList<DroppedDetail> find(const MessageList &compacted, const QString &summary, int limit = 50);
+// occurrence. The system prompt is not part of the compacted range; Keen's own replacement markup and the
+// keys and line prefixes of tool output are no details.
+QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int limit = 50);
 
 } // namespace DroppedDetails
 } // namespace keen

@@ -98,6 +98,23 @@ MessageList withPendingTurn(const MessageList &conversation, const QJsonArray &p
     return result;
 }
 
+// The automatic replacement, and what its summary left out (issue 16), found here where the raw tool outputs
+// of the loop still are (S8). What the replacement keeps verbatim (the pins, the latest user message) is not
+// dropped.
+Result<MessageList> replacementWithDropped(const QString &summary, const MessageList &history,
+                                           const QString &pinnedContext, QList<DroppedDetail> &dropped)
+{
+    Result<MessageList> replacement =
+        CompactionPrompts::automaticReplacement(summary, history, pinnedContext);
+    if (!replacement)
+        return replacement;
+    QString kept;
+    for (const Message &message : std::as_const(*replacement))
+        kept += message.content + QLatin1Char('\n');
+    dropped = DroppedDetails::find(history, kept);
+    return replacement;
+}
+
 } // namespace
 
 // The state of one streamChat call, or of one nested compaction request.
@@ -659,8 +676,9 @@ bool ToolLoopClient::overBudgetWithAutomaticOff(Loop &loop)
         QCoreApplication::translate(
             "ToolLoopClient",
             "the conversation needs about %1 tokens, over the input budget of %2, and automatic "
-            "compaction is off for this session: compact it (Compact, /compact) or turn automatic "
-            "compaction on (Context), then continue")
+            "compaction is off for this session: compact it (Compact or /compact; headless: run --session ID "
+            "--compact) or turn automatic compaction on (Context; headless: --compact-threshold), then "
+            "continue")
             .arg(estimate)
             .arg(budget);
     finishWithError(loop, error);
@@ -849,10 +867,8 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
             runSummaryRequest(parent, whole, parent.toolSpecs, childCancel, usage);
         if (!summary)
             return Result<MessageList>::failure(summary.error());
-        // Issue 16: found here, where the raw tool outputs of the loop still are (S8).
-        dropped = DroppedDetails::find(parent.compactionHistory, *summary);
-        return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory,
-                                                       parent.options.pinnedContext);
+        return replacementWithDropped(*summary, parent.compactionHistory, parent.options.pinnedContext,
+                                      dropped);
     }
 
     // Issue 16: it does not fit, so no request that cannot be sent goes out: the conversation is summarised
@@ -867,9 +883,7 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
     const Result<QString> summary = runSummaryRequest(parent, *last, {}, childCancel, usage);
     if (!summary)
         return Result<MessageList>::failure(summary.error());
-    dropped = DroppedDetails::find(parent.compactionHistory, *summary);
-    return CompactionPrompts::automaticReplacement(*summary, parent.compactionHistory,
-                                                   parent.options.pinnedContext);
+    return replacementWithDropped(*summary, parent.compactionHistory, parent.options.pinnedContext, dropped);
 }
 
 } // namespace keen

@@ -1062,6 +1062,8 @@ void TestHeadlessCompaction::automaticOffStopsAtTheInputBudget()
     QVERIFY2(headless.err.contains(QStringLiteral("automatic compaction is off for this session")),
              qPrintable(headless.err));
     QVERIFY2(headless.err.contains(QStringLiteral("/compact")), qPrintable(headless.err));
+    // Issue 16, found re-checking it: headless, the way out is a command, not a button.
+    QVERIFY2(headless.err.contains(QStringLiteral("run --session ID --compact")), qPrintable(headless.err));
     const qint64 budget = ContextBudget::inputBudget(SmallWindow);
     auto requests = rig.server().requests();
     QCOMPARE(requests.size(), 3); // the request after the second big read never left
@@ -1202,11 +1204,18 @@ void TestHeadlessCompaction::resumedSessionKeepsItsPolicy()
     // A change without a prompt: recorded, nothing sent, and the next open reads it.
     rig.server().clearRequests();
     HeadlessRun third(rig);
-    QCOMPARE(third.runGuarded(policyRun(rig, QString(), QStringLiteral("off"), std::nullopt, sessionId)),
-             int(HeadlessRunner::Success));
+    HeadlessRunner::Options off = policyRun(rig, QString(), QStringLiteral("off"), std::nullopt, sessionId);
+    off.json = true;
+    QCOMPARE(third.runGuarded(off), int(HeadlessRunner::Success));
     QVERIFY2(third.err.contains(QStringLiteral("automatic compaction off, brief summaries")),
              qPrintable(third.err));
     QCOMPARE(rig.server().requests().size(), 0);
+    // Issue 16, found re-checking it: with --format json a policy change printed nothing on stdout.
+    const QJsonObject line = QJsonDocument::fromJson(third.out.toUtf8()).object();
+    QCOMPARE(line.value(QStringLiteral("session_id")).toString(), sessionId);
+    QCOMPARE(line.value(QStringLiteral("automatic")).toBool(true), false);
+    QCOMPARE(line.value(QStringLiteral("threshold_percent")).toInt(), 60);
+    QCOMPARE(line.value(QStringLiteral("detail")).toString(), QStringLiteral("brief"));
     AgentSession reopened;
     rig.setUp(reopened);
     QVERIFY(reopened.openSession(sessionId));
@@ -1615,7 +1624,7 @@ void TestHeadlessCompaction::pinsSurviveALongToolLoop()
     constexpr int Reads = 12;
     Rig rig(provider, SmallWindow);
     HeadlessRun headless(rig);
-    const QString first = QStringLiteral("PIN-ONE: the public API of the parser stays as it is");
+    const QString first = QStringLiteral("PIN-ONE: the public API of src/parser/parser.h stays as it is");
     const QString second = QStringLiteral("PIN-TWO: ```\nint parse(const char *text);\n```");
     HeadlessRunner::Options pin;
     pin.pins = {first, second};
@@ -1670,6 +1679,12 @@ void TestHeadlessCompaction::pinsSurviveALongToolLoop()
         const QString content = event.messages().constLast().content;
         QCOMPARE(content.count(first), 1);
         QCOMPARE(content.count(second), 1);
+        // Issue 16, what was dropped: what the replacement keeps verbatim (a pinned path, big.txt of the
+        // latest user message) is not listed, nor the tags of Keen's own earlier replacement in the range.
+        for (const DroppedDetail &detail : event.compaction()->dropped) {
+            QVERIFY2(!content.contains(detail.text), qPrintable(detail.text));
+            QVERIFY2(!detail.text.contains(QStringLiteral("_context")), qPrintable(detail.text));
+        }
     }
     QCOMPARE(applied, Reads);
 }

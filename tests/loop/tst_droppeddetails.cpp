@@ -1,5 +1,6 @@
 // What a compaction's summary left out (issue 16 point 3): paths, identifiers, numbers and error messages of
 // the compacted range that the summary does not mention, found without a model call.
+#include "loop/compactionprompts.h"
 #include "loop/droppeddetails.h"
 
 #include <QTest>
@@ -14,6 +15,7 @@ private Q_SLOTS:
     void findsWhatTheSummaryLeftOut();
     void nothingWhenTheSummaryKeepsItAll();
     void isBoundedAndDeterministic();
+    void framingAndKeptTextAreNoDetails();
 };
 
 namespace {
@@ -90,6 +92,59 @@ void TestDroppedDetails::isBoundedAndDeterministic()
     QCOMPARE(first.size(), 50);
     QCOMPARE(first.first().text, QStringLiteral("1000"));
     QCOMPARE(DroppedDetails::find(many, QString(), 50), first);
+}
+
+// Issue 16, found re-checking it: an earlier replacement in the range gave its own tags as identifiers
+// (compacted_context, pinned_context, last_user_message), read_file output its JSON keys and line:hash|
+// prefixes, a sentence its full stop ("vendor/."), and text the new replacement keeps verbatim (a pin) was
+// listed as dropped.
+void TestDroppedDetails::framingAndKeptTextAreNoDetails()
+{
+    const Pin pin{QStringLiteral("pin-1"), Pin::Kind::Note, QStringLiteral("Never edit vendor/."), QString()};
+    const auto earlier = CompactionPrompts::automaticReplacement(
+        QStringLiteral("## Goal\nRead the parser."),
+        {Message::user(QStringLiteral("read the parser, keep it under 8443 lines"))},
+        CompactionPrompts::pinnedContext({pin}));
+    QVERIFY(earlier);
+    ToolActivity read;
+    read.tool = QStringLiteral("read_file");
+    read.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("src/parser.cpp")}};
+    read.status = QStringLiteral("success");
+    read.hasRawOutput = true;
+    read.rawOutput =
+        QStringLiteral(R"({"content":"1:a3f|int value = 27611;\n120:052|src/lexer.cpp:88: )"
+                       R"(error: unexpected token\n121:9be|// see docs/grammar.md.","has_more":false})");
+    MessageList range = *earlier;
+    range.append(Message::assistant(QStringLiteral("Reading."), TurnMemory{{read}}));
+
+    const QString summary = QStringLiteral("## Goal\nRead src/parser.cpp.");
+    const QString kept =
+        CompactionPrompts::manualReplacement(summary, CompactionPrompts::pinnedContext({pin}));
+    const QList<DroppedDetail> details = DroppedDetails::find(range, kept);
+    const QStringList paths = texts(details, DroppedDetail::Kind::Path);
+    const QStringList identifiers = texts(details, DroppedDetail::Kind::Identifier);
+    const QStringList numbers = texts(details, DroppedDetail::Kind::Number);
+    for (const QString &markup : {QStringLiteral("compacted_context"), QStringLiteral("pinned_context"),
+                                  QStringLiteral("last_user_message"), QStringLiteral("has_more")})
+        QVERIFY2(!identifiers.contains(markup), qPrintable(identifiers.join(QLatin1Char(' '))));
+    QVERIFY2(!numbers.contains(QStringLiteral("052")) && !numbers.contains(QStringLiteral("120")) &&
+                 !numbers.contains(QStringLiteral("121")),
+             qPrintable(numbers.join(QLatin1Char(' '))));
+    // The pin is kept verbatim, so its path is not dropped; the content of the read is.
+    QVERIFY2(!paths.contains(QStringLiteral("vendor/")) && !paths.contains(QStringLiteral("vendor/.")),
+             qPrintable(paths.join(QLatin1Char(' '))));
+    QVERIFY2(paths.contains(QStringLiteral("docs/grammar.md")), qPrintable(paths.join(QLatin1Char(' '))));
+    QVERIFY2(paths.contains(QStringLiteral("src/lexer.cpp")), qPrintable(paths.join(QLatin1Char(' '))));
+    QVERIFY2(numbers.contains(QStringLiteral("27611")), qPrintable(numbers.join(QLatin1Char(' '))));
+    QVERIFY2(numbers.contains(QStringLiteral("8443")), qPrintable(numbers.join(QLatin1Char(' '))));
+    QVERIFY(texts(details, DroppedDetail::Kind::Error)
+                .contains(QStringLiteral("src/lexer.cpp:88: error: unexpected token")));
+
+    // A sentence's full stop is not part of the path.
+    const QList<DroppedDetail> unpinned = DroppedDetails::find(
+        {Message::user(QStringLiteral("Never edit vendor/. Then see docs/a.md."))}, summary);
+    QCOMPARE(texts(unpinned, DroppedDetail::Kind::Path),
+             QStringList({QStringLiteral("vendor/"), QStringLiteral("docs/a.md")}));
 }
 
 QTEST_GUILESS_MAIN(TestDroppedDetails)

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void cleanup();
 
     void pinMessageCodeBlockAndToolResultFromTheirRows();
+    void pinToolResultOfAReadPinsWhatItReturned();
     void slashPinAndThePinsDialogListBudgetAndUnpin();
     void aPinOverTheBudgetIsRefusedWithADialog();
     void droppedDetailsRowListsThemAndPinsTheOriginal();
@@ -126,6 +127,43 @@ QList<SessionEvent> TestPins::transcript() const
 {
     auto loaded = m_session->sessionStore().load(m_session->sessionId());
     return loaded ? loaded->events : QList<SessionEvent>();
+}
+
+// Issue 16, found re-checking it: Pin Tool Result on a read_file card (any tool but bash) pinned the card's
+// own line ("✓ Read parser.h 1 lines") instead of what the tool returned; live and after the session is
+// opened again (replayed from the transcript), the pin is the result as the model got it.
+void TestPins::pinToolResultOfAReadPinsWhatItReturned()
+{
+    ToolCallInfo call;
+    call.callId = QStringLiteral("r1");
+    call.name = QStringLiteral("read_file");
+    call.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("parser.h")}};
+    ToolCallInfo ended = call;
+    ended.output =
+        QJsonObject{{QStringLiteral("content"), QStringLiteral("1:3fa|int parse(const char *text);")},
+                    {QStringLiteral("total_lines"), 1}};
+    turn(QStringLiteral("read parser.h"),
+         {ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, call)),
+          ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, ended)),
+          ScriptedLlmClient::chunk(QStringLiteral("It declares parse."))});
+    const QString returned =
+        QStringLiteral(R"({"content":"1:3fa|int parse(const char *text);","total_lines":1})");
+
+    ChatModel *model = m_panel->model();
+    std::unique_ptr<QMenu> menu = menuAt(rowOfKind(model, ChatItem::Kind::Tool));
+    QVERIFY(action(menu.get(), "pinToolResultAction"));
+    action(menu.get(), "pinToolResultAction")->trigger();
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    QCOMPARE(m_session->pins().at(0).kind, Pin::Kind::ToolResult);
+    QCOMPARE(m_session->pins().at(0).text, returned);
+    QCOMPARE(m_session->pins().at(0).source, QStringLiteral("read_file parser.h"));
+
+    model->replay(transcript());
+    menu = menuAt(rowOfKind(model, ChatItem::Kind::Tool));
+    QVERIFY(action(menu.get(), "pinToolResultAction"));
+    action(menu.get(), "pinToolResultAction")->trigger();
+    QTRY_COMPARE(m_session->pins().size(), 2);
+    QCOMPARE(m_session->pins().at(1).text, returned);
 }
 
 // Issue 16, pins in the window: the context menu of a user message, an assistant message (and the code

@@ -5,6 +5,7 @@
 #include "session/diffline.h"
 
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QList>
 #include <QString>
 
@@ -49,6 +50,8 @@ struct ChatItem
     QList<DiffLine> diff;
     QString command; // bash
     QString output;  // bash output
+    // What the tool returned, as the model got it (issue 16: Pin Tool Result pins it verbatim).
+    QJsonValue result;
 
     // The row where a compaction happened (its checkpoint, or its status row): the compaction_applied it
     // undoes (issue 16), and whether it was undone.

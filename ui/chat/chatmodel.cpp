@@ -128,6 +128,28 @@ void ChatModel::removeItem(int row)
     endRemoveRows();
 }
 
+void ChatModel::removeRowsFrom(int row)
+{
+    flush();
+    for (int last = int(m_items.size()) - 1; last >= std::max(row, 0); --last)
+        removeItem(last);
+}
+
+void ChatModel::replaceTrailingText(int row, const QString &text)
+{
+    flush();
+    for (int last = int(m_items.size()) - 1; last >= std::max(row, 0); --last) {
+        const ChatItem::Kind kind = m_items.at(last).kind;
+        if (kind != ChatItem::Kind::AssistantText && kind != ChatItem::Kind::Reasoning)
+            break;
+        removeItem(last);
+    }
+    seal();
+    appendText(text);
+    flush();
+    seal();
+}
+
 void ChatModel::changed(int row)
 {
     ++m_items[row].revision;
@@ -298,6 +320,7 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     if (item.detail.isEmpty())
         item.detail = ToolDisplay::detail(info.name, info.input);
     item.metadata = ToolDisplay::metadata(info.name, info.output);
+    item.result = info.output;
     if (!info.diff.isEmpty())
         item.diff = DiffLine::parseUnified(info.diff);
     if (info.name == QLatin1String("bash"))

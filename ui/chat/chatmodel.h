@@ -69,6 +69,11 @@ public:
     void handleStreamEvent(const StreamEvent &event);
     // Seals everything shown so far (an automatic compaction's checkpoint, the end of a turn).
     void seal();
+    // Removes the rows from row on (issue 16: a reviewed summary that was regenerated or cancelled is gone).
+    void removeRowsFrom(int row);
+    // Issue 16: the text a reviewed compaction applied, edited by the person, replaces the text and reasoning
+    // that streamed from row on, as the replayed transcript has it; tool cards before it stay.
+    void replaceTrailingText(int row, const QString &text);
     quint64 addLine(ChatItem::Kind kind, const QString &text);
     quint64 addInterrupted();
     quint64 addPermission(const PermissionRequest &request);

@@ -350,6 +350,7 @@ void ChatPanel::onCompactionStarted(AgentSession::CompactionMode mode)
         m_runKind = RunKind::ManualCompaction;
         m_manualCompactionHow.clear();
         m_model->seal();
+        m_summaryFirstRow = m_model->rowCount();
         m_spinner->start();
         setBusy(true);
     }
@@ -364,26 +365,33 @@ void ChatPanel::onCompactionReviewRequested(const QString &summary, const Messag
     m_spinner->stop(); // the session stays busy: nothing else starts while the person reads
     auto *dialog = new CompactionReviewDialog(summary, replaced, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    // Issue 16: the chat shows what is applied, as the session replays it: the edited summary in place of
+    // the streamed one, nothing of a summary regenerated or cancelled.
     connect(dialog, &CompactionReviewDialog::summaryAccepted, this, [this, dialog](const QString &text) {
-        if (dialog->isEdited()) {
-            const QString edited = tr("your edited summary applied");
-            m_manualCompactionHow = m_manualCompactionHow.isEmpty()
-                                        ? edited
-                                        : m_manualCompactionHow + QStringLiteral("; ") + edited;
+        const bool edited = dialog->isEdited();
+        if (edited) {
+            const QString how = tr("your edited summary applied");
+            m_manualCompactionHow =
+                m_manualCompactionHow.isEmpty() ? how : m_manualCompactionHow + QStringLiteral("; ") + how;
         }
         if (const Result<void> accepted = m_session->acceptCompaction(text); !accepted) {
             m_model->addLine(ChatItem::Kind::Error, accepted.error());
             m_session->cancelCompactionReview();
+        } else if (edited) {
+            m_model->replaceTrailingText(m_summaryFirstRow, text.trimmed());
         }
     });
     connect(dialog, &CompactionReviewDialog::regenerateRequested, this, [this](const QString &focus) {
+        m_model->removeRowsFrom(m_summaryFirstRow);
         if (const Result<void> again = m_session->regenerateCompaction(focus); !again) {
             m_model->addLine(ChatItem::Kind::Error, again.error());
             m_session->cancelCompactionReview();
         }
     });
-    connect(dialog, &CompactionReviewDialog::reviewCancelled, this,
-            [this] { m_session->cancelCompactionReview(); });
+    connect(dialog, &CompactionReviewDialog::reviewCancelled, this, [this] {
+        m_model->removeRowsFrom(m_summaryFirstRow);
+        m_session->cancelCompactionReview();
+    });
     dialog->open();
 }
 

@@ -127,6 +127,7 @@ private:
     QHash<quint64, QString> m_decisions;
     RunKind m_runKind = RunKind::None;
     QString m_manualCompactionHow; // how the running manual compaction fit the input budget (issue 16)
+    int m_summaryFirstRow = 0;     // the first row the running manual compaction's summary streams into
     // An opening session's last screen (AgentSession::sessionPreviewed): the event its rows start at, how
     // many events and how many rows it has.
     struct Preview

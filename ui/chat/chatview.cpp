@@ -4,6 +4,7 @@
 #include "chat/chatmodel.h"
 #include "chat/permissioncard.h"
 #include "chat/questioncard.h"
+#include "conversation/historyreplay.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -313,8 +314,15 @@ void ChatView::addPinActions(QMenu &menu, const ChatItem &item, const QModelInde
             tr("user message"));
     } else if (item.kind == ChatItem::Kind::Tool && item.toolState != ChatItem::ToolState::Running) {
         const QString source = QString(item.toolName + QLatin1Char(' ') + item.detail).trimmed();
+        // bash: the output its card shows; any other tool: what it returned, as the model got it. The card's
+        // own line only when neither is known.
+        QString result = item.output;
+        if (result.isEmpty() && item.result.isString())
+            result = item.result.toString();
+        else if (result.isEmpty() && (item.result.isObject() || item.result.isArray()))
+            result = serializeJson(item.result);
         add(tr("&Pin Tool Result"), QStringLiteral("pinToolResultAction"), Pin::Kind::ToolResult,
-            item.output.isEmpty() ? item.plainText() : item.output, source);
+            result.isEmpty() ? item.plainText() : result, source);
     } else {
         return;
     }
