@@ -11,40 +11,52 @@ const QString kNewLine = QStringLiteral("NewLineNum");
 const QString kContent = QStringLiteral("Content");
 } // namespace
 
-QList<DiffLine> DiffLine::parseUnified(const QString &diff)
+QList<DiffLine> DiffLine::parseUnified(const QString &diff, qsizetype maxLines, qsizetype *omitted)
 {
     static const QRegularExpression hunk(QStringLiteral("^@@ -(\\d+)(?:,\\d+)? \\+(\\d+)(?:,\\d+)? @@"));
     QList<DiffLine> lines;
+    qsizetype left = 0; // lines past maxLines: counted, not copied
+    auto add = [&](Kind kind, int oldLine, int newLine, QStringView content) {
+        if (maxLines >= 0 && lines.size() >= maxLines)
+            ++left;
+        else
+            lines.append(DiffLine{kind, oldLine, newLine, content.toString()});
+    };
     int oldLine = 0;
     int newLine = 0;
     bool inHunk = false;
-    const QStringList raw = diff.split(QLatin1Char('\n'));
-    for (qsizetype i = 0; i < raw.size(); ++i) {
-        const QString &line = raw.at(i);
-        if (line.isEmpty() && i == raw.size() - 1)
+    for (qsizetype start = 0; start <= diff.size();) {
+        qsizetype end = diff.indexOf(QLatin1Char('\n'), start);
+        if (end < 0)
+            end = diff.size();
+        const QStringView line = QStringView(diff).sliced(start, end - start);
+        const bool last = end == diff.size();
+        start = end + 1;
+        if (line.isEmpty() && last)
             break;
         if (line.startsWith(QLatin1String("@@"))) {
             const auto match = hunk.match(line);
             if (match.hasMatch()) {
-                oldLine = match.captured(1).toInt();
-                newLine = match.captured(2).toInt();
+                oldLine = match.capturedView(1).toInt();
+                newLine = match.capturedView(2).toInt();
                 inHunk = true;
-                lines.append(DiffLine{Kind::Hunk, 0, 0, line});
+                add(Kind::Hunk, 0, 0, line);
             }
             continue;
         }
         if (!inHunk)
             continue; // ---/+++ and other headers
-        if (line.startsWith(QLatin1Char('+'))) {
-            lines.append(DiffLine{Kind::Added, 0, newLine++, line.mid(1)});
-        } else if (line.startsWith(QLatin1Char('-'))) {
-            lines.append(DiffLine{Kind::Removed, oldLine++, 0, line.mid(1)});
-        } else if (line.startsWith(QLatin1Char('\\'))) {
+        if (line.startsWith(QLatin1Char('+')))
+            add(Kind::Added, 0, newLine++, line.sliced(1));
+        else if (line.startsWith(QLatin1Char('-')))
+            add(Kind::Removed, oldLine++, 0, line.sliced(1));
+        else if (line.startsWith(QLatin1Char('\\')))
             continue; // "\ No newline at end of file"
-        } else {
-            lines.append(DiffLine{Kind::Context, oldLine++, newLine++, line.mid(1)});
-        }
+        else
+            add(Kind::Context, oldLine++, newLine++, line.isEmpty() ? line : line.sliced(1));
     }
+    if (omitted)
+        *omitted = left;
     return lines;
 }
 

@@ -18,8 +18,11 @@ struct DiffLine
 
     bool operator==(const DiffLine &) const = default;
 
-    // Parses a unified diff: file headers skipped, hunk headers kept, line numbers tracked.
-    static QList<DiffLine> parseUnified(const QString &diff);
+    // Parses a unified diff: file headers skipped, hunk headers kept, line numbers tracked. With maxLines,
+    // only the first maxLines are kept and the others counted in *omitted (a card shows a few hundred lines
+    // of a diff that can have 200,000).
+    static QList<DiffLine> parseUnified(const QString &diff, qsizetype maxLines = -1,
+                                        qsizetype *omitted = nullptr);
 
     QJsonObject toJson() const;
     // Lenient: a missing or odd field reads as its zero value (the transcript item keeps the original).

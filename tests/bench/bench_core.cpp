@@ -2,6 +2,7 @@
 // Run: cmake --build build --target keen_benchmarks && ./build/tests/bench/keen_bench_core
 #include "conversation/message.h"
 #include "providers/openai/chatcompletionsstreamdecoder.h"
+#include "session/diffline.h"
 #include "session/sessionevent.h"
 #include "session/sessionindex.h"
 #include "session/sessionstore.h"
@@ -159,6 +160,11 @@ void benchDiff()
             best = best < 0 ? ns : std::min(best, ns);
         }
         report(what, best, QStringLiteral("%1 diff lines, best of 3").arg(diff.count(QLatin1Char('\n'))));
+        // What the window and the transcript make of it (TurnRecorder and ChatModel, on the GUI thread).
+        QElapsedTimer parse;
+        parse.start();
+        const qsizetype parsed = DiffLine::parseUnified(diff).size();
+        report("  parsed into diff lines", parse.nsecsElapsed(), QStringLiteral("%1 lines").arg(parsed));
     }
 }
 

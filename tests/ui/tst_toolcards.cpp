@@ -1,6 +1,7 @@
 // Every tool call has a card that ends in a final state (issue 15): a call the loop refuses (unknown tool,
 // unknown parameter) gets a failed card, and a command interrupted with Ctrl+C ends its running dot, live and
 // when the session is opened again.
+#include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
@@ -13,6 +14,7 @@
 #include "testenvironment.h"
 
 #include <QDir>
+#include <QJsonDocument>
 #include <QTest>
 
 using namespace keen;
@@ -39,6 +41,7 @@ private Q_SLOTS:
     void cleanup();
     void rejectedCallGetsAFailedCard();
     void interruptedCommandEndsItsRunningDot();
+    void aWholeFileRewriteShowsItsFirstDiffLines();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -154,6 +157,58 @@ void TestToolCards::interruptedCommandEndsItsRunningDot()
     text = m_panel->model()->plainText();
     QVERIFY2(text.contains(QStringLiteral("■ Run sleep 600 interrupted")), qPrintable(text));
     QVERIFY(!text.contains(QStringLiteral("●")));
+}
+
+// A file of 100,000 lines rewritten: the diff has 200,000 lines. The card keeps and shows the first
+// ChatItem::MaxDiffLines and says how many more there are, live and when the session is opened again; the
+// transcript keeps the whole diff.
+void TestToolCards::aWholeFileRewriteShowsItsFirstDiffLines()
+{
+    QString diff = QStringLiteral("--- a/table.py\n+++ b/table.py\n@@ -1,100000 +1,100000 @@\n");
+    for (int i = 1; i <= 100000; ++i)
+        diff += QStringLiteral("-old %1\n").arg(i);
+    for (int i = 1; i <= 100000; ++i)
+        diff += QStringLiteral("+new %1\n").arg(i);
+    ToolCallInfo write = call(QStringLiteral("w1"), QStringLiteral("write_file"),
+                              {{QStringLiteral("path"), QStringLiteral("table.py")}});
+    ToolCallInfo written = write;
+    written.diff = diff;
+    written.output = QJsonObject{{QStringLiteral("success"), true}};
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, write)),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, written)),
+                       ScriptedLlmClient::chunk(QStringLiteral("Rewritten.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("Regenerate table.py"));
+    QTRY_VERIFY(!m_session->isBusy());
+
+    auto checkCard = [this] {
+        const QList<const ChatItem *> cards = toolCards();
+        QCOMPARE(cards.size(), 1);
+        QCOMPARE(cards.first()->diff.size(), ChatItem::MaxDiffLines);
+        QCOMPARE(cards.first()->diffOmitted, 200001 - ChatItem::MaxDiffLines);
+        QCOMPARE(cards.first()->diff.at(1),
+                 (DiffLine{DiffLine::Kind::Removed, 1, 0, QStringLiteral("old 1")}));
+        int row = 0;
+        while (m_panel->model()->item(row).kind != ChatItem::Kind::Tool)
+            ++row;
+        auto *view = m_panel->findChild<ChatView *>(QStringLiteral("chatView"));
+        const QString shown = view->chatDelegate()->shownText(m_panel->model()->index(row));
+        QVERIFY2(shown.contains(QStringLiteral("old 399")), qPrintable(shown.left(300)));
+        QVERIFY(!shown.contains(QStringLiteral("old 400\n")));
+        QVERIFY2(shown.endsWith(QStringLiteral("... 199601 more diff lines")), qPrintable(shown.right(300)));
+    };
+    checkCard();
+
+    const QString id = m_session->sessionId();
+    auto loaded = SessionStore().load(id);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    const QByteArray turn = QJsonDocument(loaded->events.last().toJson()).toJson(QJsonDocument::Compact);
+    QVERIFY(turn.contains("\"Content\":\"new 100000\""));
+
+    m_panel->newSession();
+    QVERIFY(m_session->openSession(id).ok());
+    QTRY_COMPARE(toolCards().size(), 1);
+    checkCard();
 }
 
 QTEST_MAIN(TestToolCards)

@@ -17,7 +17,6 @@ namespace keen {
 namespace {
 constexpr int kPaddingX = 12;
 constexpr int kPaddingY = 8;
-constexpr int kMaxDiffLines = 400;
 constexpr int kMaxOutputLines = 15;
 
 bool isCard(ChatItem::Kind kind)
@@ -373,10 +372,7 @@ QString ChatDelegate::diffHtml(const ChatItem &item) const
     const QString muted = ChatColors::muted(palette).name();
     // One preformatted paragraph per line: fixed-width line numbers never wrap (reference 6.6 layout).
     QString html = QStringLiteral("<div style=\"margin-top:6px\"></div>");
-    int shown = 0;
     for (const DiffLine &line : item.diff) {
-        if (shown++ >= kMaxDiffLines)
-            break;
         QString background;
         QString sign = QStringLiteral(" ");
         switch (line.kind) {
@@ -409,8 +405,8 @@ QString ChatDelegate::diffHtml(const ChatItem &item) const
                     .arg(style, muted, oldNum.rightJustified(5, QLatin1Char(' ')),
                          newNum.rightJustified(5, QLatin1Char(' ')), sign, escaped(line.content));
     }
-    if (item.diff.size() > kMaxDiffLines)
-        html += lineHtml(muted, tr("... %1 more diff lines").arg(item.diff.size() - kMaxDiffLines));
+    if (item.diffOmitted > 0) // ChatItem keeps the first MaxDiffLines
+        html += lineHtml(muted, tr("... %1 more diff lines").arg(item.diffOmitted));
     return html;
 }
 

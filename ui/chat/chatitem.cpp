@@ -20,6 +20,17 @@ QString ChatItem::toolGlyph(ToolState state)
     return {};
 }
 
+void ChatItem::setDiff(const QString &unified)
+{
+    diff = DiffLine::parseUnified(unified, MaxDiffLines, &diffOmitted);
+}
+
+void ChatItem::setDiff(const QList<DiffLine> &lines)
+{
+    diff = lines.size() > MaxDiffLines ? lines.first(MaxDiffLines) : lines;
+    diffOmitted = lines.size() - diff.size();
+}
+
 QString ChatItem::plainText() const
 {
     switch (kind) {

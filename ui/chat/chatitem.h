@@ -47,7 +47,11 @@ struct ChatItem
     QString metadata;
     qint64 durationNs = 0;
     QString toolError;
+    // The first MaxDiffLines lines of the file change; a rewrite of a 100,000-line file has 200,000, which
+    // the card counts (diffOmitted) instead of keeping.
+    static constexpr int MaxDiffLines = 400;
     QList<DiffLine> diff;
+    qsizetype diffOmitted = 0;
     QString command; // bash
     QString output;  // bash output
     // What the tool returned, as the model got it (issue 16: Pin Tool Result pins it verbatim).
@@ -71,6 +75,9 @@ struct ChatItem
 
     // What a person would read, as plain text (copy, accessibility, tests).
     QString plainText() const;
+    // Sets diff and diffOmitted from a unified diff, or from diff lines a transcript holds.
+    void setDiff(const QString &unified);
+    void setDiff(const QList<DiffLine> &lines);
     // The state mark in front of a tool card: a dot while it runs, then a check, a cross or a stop square.
     static QString toolGlyph(ToolState state);
 };

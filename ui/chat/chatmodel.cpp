@@ -296,7 +296,7 @@ void ChatModel::toolStarted(const ToolCallInfo &info)
     if (info.name == QLatin1String("bash"))
         item.command = info.input.value(QStringLiteral("command")).toString();
     if (!info.diff.isEmpty())
-        item.diff = DiffLine::parseUnified(info.diff);
+        item.setDiff(info.diff);
     insert(std::move(item));
 }
 
@@ -322,7 +322,7 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     item.metadata = ToolDisplay::metadata(info.name, info.output);
     item.result = info.output;
     if (!info.diff.isEmpty())
-        item.diff = DiffLine::parseUnified(info.diff);
+        item.setDiff(info.diff);
     if (info.name == QLatin1String("bash"))
         item.output = ToolDisplay::bashOutput(info.output);
     item.sealed = true;
@@ -450,7 +450,7 @@ quint64 ChatModel::addPermission(const PermissionRequest &request)
     item.permission = request;
     item.label = ToolDisplay::label(request.toolName);
     item.detail = request.command.isEmpty() ? request.path : request.command;
-    item.diff = DiffLine::parseUnified(request.diff);
+    item.setDiff(request.diff);
     item.sealed = true;
     return insert(std::move(item));
 }
@@ -597,7 +597,7 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
             // Attached to the latest tool card (the edit it belongs to).
             for (int row = int(m_items.size()) - 1; row >= 0; --row) {
                 if (m_items.at(row).kind == ChatItem::Kind::Tool) {
-                    m_items[row].diff = entry.diff;
+                    m_items[row].setDiff(entry.diff);
                     changed(row);
                     break;
                 }
@@ -761,8 +761,9 @@ bool sameContent(const ChatItem &a, const ChatItem &b)
 {
     return a.text == b.text && a.toolState == b.toolState && a.label == b.label && a.detail == b.detail &&
            a.metadata == b.metadata && a.durationNs == b.durationNs && a.toolError == b.toolError &&
-           a.diff.size() == b.diff.size() && a.command == b.command && a.output == b.output &&
-           a.compactionSeq == b.compactionSeq && a.compactionUndone == b.compactionUndone;
+           a.diff.size() == b.diff.size() && a.diffOmitted == b.diffOmitted && a.command == b.command &&
+           a.output == b.output && a.compactionSeq == b.compactionSeq &&
+           a.compactionUndone == b.compactionUndone;
 }
 
 } // namespace
