@@ -104,6 +104,21 @@ QByteArray eventLine(const SessionEvent &event)
     return QJsonDocument(event.toJson()).toJson(QJsonDocument::Compact) + '\n';
 }
 
+// Appends the events' lines to bytes with consecutive seqs from firstSeq; returns the seqs.
+QList<quint64> appendLinesOf(const QList<SessionEvent> &events, quint64 firstSeq, QByteArray &bytes)
+{
+    QList<quint64> seqs;
+    seqs.reserve(events.size());
+    quint64 seq = firstSeq;
+    for (const SessionEvent &event : events) {
+        SessionEvent stamped = event;
+        stamped.seq = seq;
+        bytes.append(eventLine(stamped));
+        seqs.append(seq++);
+    }
+    return seqs;
+}
+
 // A session id names a folder, so it must not be able to climb out of the store.
 bool isPlausibleId(const QString &id)
 {
@@ -587,15 +602,7 @@ Result<QList<quint64>> SessionStore::appendLines(Session &session, const QList<S
         ::close(fd);
         return Appended::failure(seqExhausted(session));
     }
-    QList<quint64> seqs;
-    seqs.reserve(events.size());
-    quint64 seq = session.nextSeq;
-    for (const SessionEvent &event : events) {
-        SessionEvent stamped = event;
-        stamped.seq = seq;
-        lines.append(eventLine(stamped));
-        seqs.append(seq++);
-    }
+    const QList<quint64> seqs = appendLinesOf(events, session.nextSeq, lines);
 
     if (!writeAll(fd, lines) || ::fsync(fd) != 0) {
         const int error = errno;
@@ -608,7 +615,7 @@ Result<QList<quint64>> SessionStore::appendLines(Session &session, const QList<S
                                      .arg(session.transcriptPath, errnoText(error)));
     }
     ::close(fd);
-    session.nextSeq = seq;
+    session.nextSeq = seqs.last() + 1;
     return seqs;
 }
 
@@ -634,14 +641,7 @@ Result<QList<quint64>> SessionStore::appendBatch(Session &session, const QList<S
     if (!bytes.isEmpty() && !bytes.endsWith('\n'))
         bytes.append('\n');
 
-    QList<quint64> seqs;
-    quint64 seq = session.nextSeq;
-    for (const SessionEvent &event : events) {
-        SessionEvent stamped = event;
-        stamped.seq = seq;
-        bytes.append(eventLine(stamped));
-        seqs.append(seq++);
-    }
+    const QList<quint64> seqs = appendLinesOf(events, session.nextSeq, bytes);
 
     // QSaveFile writes a temporary file beside the transcript and renames it over the transcript on commit;
     // an uncommitted QSaveFile removes its temporary file, so no failure below leaves one behind.
@@ -662,7 +662,7 @@ Result<QList<quint64>> SessionStore::appendBatch(Session &session, const QList<S
                                         .arg(session.transcriptPath, file.errorString()));
 
     // The new content is visible from here on, so the counter must move even if the folder sync fails.
-    session.nextSeq = seq;
+    session.nextSeq = seqs.last() + 1;
     if (!fsyncDirectory(session.directory))
         qCWarning(LogCategories::sessionStore) << "could not sync the session folder" << session.directory;
     return seqs;
