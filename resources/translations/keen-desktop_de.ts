@@ -495,6 +495,10 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>&amp;Pin Tool Result</source>
         <translation>Werkzeugergebnis &amp;anheften</translation>
     </message>
+    <message>
+        <source>&amp;Undo Compaction (undo the later one first)</source>
+        <translation>Verdichtung &amp;rückgängig machen (zuerst die spätere)</translation>
+    </message>
 </context>
 <context>
     <name>keen::CompactionReviewDialog</name>

@@ -106,6 +106,7 @@ void ChatPanel::connectSession()
         scheduleDrain();
     });
     connect(m_view, &ChatView::undoCompactionRequested, this, [this](quint64 seq) { undoCompaction(seq); });
+    m_view->setUndoableCompaction([this] { return m_session->undoableCompaction(); });
     connect(m_session, &AgentSession::autoCompactionCheckpointed, this,
             &ChatPanel::onAutoCompactionCheckpointed);
     connect(m_session, &AgentSession::permissionRequested, this, &ChatPanel::onPermissionRequested);
