@@ -571,8 +571,10 @@ void MainWindow::installSessionBrowser()
         if (!sessionId.isEmpty() && sessionId == m_session->sessionId())
             scrollToHit(seq);
     });
-    connect(m_session, &AgentSession::sessionChanged, m_sessionBrowser,
-            [this] { m_sessionBrowser->refresh(); });
+    connect(m_session, &AgentSession::sessionChanged, m_sessionBrowser, [this](const QString &sessionId) {
+        m_sessionBrowser->setOpenSession(sessionId);
+        m_sessionBrowser->refresh();
+    });
     // A rename in the sidebar renames the window too.
     connect(m_sessionBrowser, &SessionBrowserPanel::actionFinished, this, [this] { updateSessionTitle(); });
 }
