@@ -6,6 +6,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -54,6 +55,7 @@ private Q_SLOTS:
     void chunksAreCoalesced();
     void flushAppliesAtMostTenThousandCharacters();
     void toolStartAndEndMergeByCallId();
+    void aPartialReadSaysWhichLines();
     void toolCardShowsDiffWithLineNumbers();
     void expectedFailuresAreHidden();
     void retryDropsUnsealedSegmentsOfTheAttempt();
@@ -170,6 +172,39 @@ void TestChatModel::toolStartAndEndMergeByCallId()
     QCOMPARE(model.item(3).toolState, ChatItem::ToolState::Failed);
     QCOMPARE(model.item(3).output, QStringLiteral("error: x"));
     QVERIFY(model.item(3).plainText().startsWith(QStringLiteral("✗ Run make exit 2")));
+}
+
+// Issue 15: reads of a long file window by window all showed "6000 lines"; a card of a partial read says
+// which lines it shows, with the numbers grouped as the locale writes them.
+void TestChatModel::aPartialReadSaysWhichLines()
+{
+    const QLocale before;
+    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+    ChatModel model;
+    auto read = [&](const QString &id, const QJsonObject &output) {
+        ToolCallInfo info =
+            tool(id, QStringLiteral("read_file"), {{QStringLiteral("path"), QStringLiteral("big.txt")}});
+        model.toolStarted(info);
+        info.output = output;
+        model.toolFinished(info);
+        return model.item(model.rowCount() - 1).metadata;
+    };
+    QCOMPARE(read(QStringLiteral("a"), {{QStringLiteral("offset"), 1},
+                                        {QStringLiteral("limit"), 50},
+                                        {QStringLiteral("total_lines"), 100000},
+                                        {QStringLiteral("truncated"), true}}),
+             QStringLiteral("lines 1–50 of 100,000"));
+    QCOMPARE(read(QStringLiteral("b"), {{QStringLiteral("offset"), 99950},
+                                        {QStringLiteral("limit"), 1000},
+                                        {QStringLiteral("total_lines"), 100000},
+                                        {QStringLiteral("truncated"), false}}),
+             QStringLiteral("lines 99,950–100,000 of 100,000"));
+    QCOMPARE(read(QStringLiteral("c"), {{QStringLiteral("offset"), 1},
+                                        {QStringLiteral("limit"), 1000},
+                                        {QStringLiteral("total_lines"), 120},
+                                        {QStringLiteral("truncated"), false}}),
+             QStringLiteral("120 lines"));
+    QLocale::setDefault(before);
 }
 
 void TestChatModel::toolCardShowsDiffWithLineNumbers()
