@@ -61,6 +61,7 @@ private Q_SLOTS:
     void conversationMenuUndoesTheLatestCompaction();
     void contextMeterUpdatesRightAfterManualCompaction();
     void contextMeterUpdatesRightAfterAutomaticCompaction();
+    void contextMeterEstimatesAfterAnInterruptedFirstTurn();
     void showThinkingAndToolHistoryLiveInSettingsJson();
     void colorSchemeCanBeForcedAndCodeFollowsIt();
     void colorSchemeFollowsTheDesktop();
@@ -301,6 +302,24 @@ void TestMainWindow::contextMeterUpdatesRightAfterManualCompaction()
     QVERIFY2(meter->percent() > 0 && meter->percent() < 10, qPrintable(meter->text()));
     QVERIFY(!suggestion->isVisible());
     QVERIFY(meter->toolTip().contains(QStringLiteral("Estimated")));
+}
+
+// Issue 15: a long first reply interrupted before the provider reported usage left the meter at 0.0% (the
+// same session reopened showed ~13%); with no report the meter estimates the history it now holds.
+void TestMainWindow::contextMeterEstimatesAfterAnInterruptedFirstTurn()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Paragraph of a long answer.\n\n").repeated(3000)),
+         ScriptedLlmClient::gate(QStringLiteral("never"))});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("write a long answer"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Paragraph of a long")));
+    m_window->session()->interrupt();
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QVERIFY(!m_window->session()->lastUsage());
+    auto *meter = m_window->findChild<ContextMeter *>(QStringLiteral("contextMeter"));
+    QTRY_VERIFY2(meter->percent() > 10, qPrintable(meter->text())); // ~29,000 tokens of a 100,000 window
+    QVERIFY(meter->isEstimated());
 }
 
 // Issue 15: an automatic compaction inside a turn updates the meter at once, not at the turn's end.
