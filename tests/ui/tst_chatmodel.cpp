@@ -56,6 +56,7 @@ private Q_SLOTS:
     void flushAppliesAtMostTenThousandCharacters();
     void toolStartAndEndMergeByCallId();
     void aPartialReadSaysWhichLines();
+    void anAllowedChangeShowsItsDiffOnce();
     void toolCardShowsDiffWithLineNumbers();
     void expectedFailuresAreHidden();
     void retryDropsUnsealedSegmentsOfTheAttempt();
@@ -205,6 +206,27 @@ void TestChatModel::aPartialReadSaysWhichLines()
                                         {QStringLiteral("truncated"), false}}),
              QStringLiteral("120 lines"));
     QLocale::setDefault(before);
+}
+
+// Issue 15: an allowed edit showed its diff twice, on the permission card and on the tool's card (400 lines
+// each for a rewritten file); the settled card keeps its outcome only. A denied change keeps the diff it
+// refused.
+void TestChatModel::anAllowedChangeShowsItsDiffOnce()
+{
+    const QString diff = QStringLiteral("@@ -1,1 +1,1 @@\n-old line\n+new line\n");
+    ChatModel model;
+    PermissionRequest edit{1, QStringLiteral("edit_file"), QStringLiteral("a.txt"), {}, {}, {}, diff, false};
+    model.addPermission(edit);
+    QCOMPARE(model.item(0).diff.size(), 3); // the hunk header, the removed and the added line
+    model.settlePermission(1, QStringLiteral("Allowed"), true);
+    QVERIFY(model.item(0).plainText().contains(QStringLiteral("Allowed")));
+    QVERIFY(model.item(0).diff.isEmpty());
+
+    PermissionRequest refused = edit;
+    refused.id = 2;
+    model.addPermission(refused);
+    model.settlePermission(2, QStringLiteral("Denied"));
+    QCOMPARE(model.item(1).diff.size(), 3);
 }
 
 void TestChatModel::toolCardShowsDiffWithLineNumbers()

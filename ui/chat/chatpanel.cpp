@@ -466,7 +466,9 @@ void ChatPanel::onPermissionDecided(quint64 requestId, PermissionDecision decisi
         break;
     }
     m_decisions.insert(requestId, outcome);
-    m_model->settlePermission(requestId, outcome);
+    m_model->settlePermission(requestId, outcome,
+                              decision == PermissionDecision::Allow ||
+                                  decision == PermissionDecision::AllowForSession);
     m_session->answerPermission(requestId, decision);
     m_input->setFocus(Qt::OtherFocusReason);
 }
