@@ -177,9 +177,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     // Any compaction (manual or automatic, even mid-turn) and an opened session replace the history: the
     // meter shows a local estimate of it at once, until the provider reports the next request.
     connect(m_session, &AgentSession::historyReplaced, this, [this] {
-        m_estimate = m_session->messages().isEmpty()
-                         ? std::nullopt
-                         : std::optional<qint64>(m_session->contextBreakdown().totalTokens);
+        estimateHistory();
         updateMetrics();
     });
     // Issue 16: the meter's mark follows the session's threshold (set in Context, or read from a session).
@@ -571,8 +569,10 @@ void MainWindow::installSessionBrowser()
         if (!sessionId.isEmpty() && sessionId == m_session->sessionId())
             scrollToHit(seq);
     });
-    connect(m_session, &AgentSession::sessionChanged, m_sessionBrowser,
-            [this] { m_sessionBrowser->refresh(); });
+    connect(m_session, &AgentSession::sessionChanged, m_sessionBrowser, [this](const QString &sessionId) {
+        m_sessionBrowser->setOpenSession(sessionId);
+        m_sessionBrowser->refresh();
+    });
     // A rename in the sidebar renames the window too.
     connect(m_sessionBrowser, &SessionBrowserPanel::actionFinished, this, [this] { updateSessionTitle(); });
 }
@@ -936,6 +936,13 @@ void MainWindow::updateMetrics()
     m_tokensLabel->setText(tokens);
 }
 
+void MainWindow::estimateHistory()
+{
+    m_estimate = m_session->messages().isEmpty()
+                     ? std::nullopt
+                     : std::optional<qint64>(m_session->contextBreakdown().totalTokens);
+}
+
 void MainWindow::updateUndoCompaction()
 {
     if (m_undoCompactionAction)
@@ -957,6 +964,10 @@ void MainWindow::updateBusy(bool busy)
         m_elapsedLabel->hide();
     }
     updateStatus();
+    // A turn that ended without a usage report (interrupted early, or a server that sends none) still grew
+    // the history: estimate it rather than show what was there before.
+    if (!busy && !m_session->lastUsage())
+        estimateHistory();
     updateMetrics();
     if (!busy && !m_pendingFolder.isEmpty()) {
         const QString folder = m_pendingFolder;

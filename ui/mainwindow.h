@@ -88,6 +88,8 @@ private:
     void updateStatus();
     void updateTitle();
     void updateMetrics();
+    // Estimates the history the session holds now, for the meter until the provider reports usage.
+    void estimateHistory();
     void updateBusy(bool busy);
     // Conversation > Undo Compaction: enabled when a compaction is in effect and nothing runs (issue 16).
     void updateUndoCompaction();
@@ -157,7 +159,7 @@ private:
     QString m_pendingFolder; // to open once the running turn has stopped
     QString m_sessionTitle;
     bool m_askForFolder = false;
-    std::optional<qint64> m_estimate; // the history after a compaction, until usage is reported
+    std::optional<qint64> m_estimate; // the history held, while no usage report measured it
 };
 
 } // namespace keen

@@ -138,10 +138,6 @@
         <translation>1 Zeile</translation>
     </message>
     <message>
-        <source>%1 lines</source>
-        <translation>%1 Zeilen</translation>
-    </message>
-    <message>
         <source>1 match</source>
         <translation>1 Treffer</translation>
     </message>
@@ -180,6 +176,14 @@
     <message>
         <source>%1m %2s</source>
         <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>lines %L1–%L2 of %L3</source>
+        <translation>Zeilen %L1–%L2 von %L3</translation>
+    </message>
+    <message>
+        <source>%L1 lines</source>
+        <translation>%L1 Zeilen</translation>
     </message>
 </context>
 <context>
@@ -494,6 +498,10 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
     <message>
         <source>&amp;Pin Tool Result</source>
         <translation>Werkzeugergebnis &amp;anheften</translation>
+    </message>
+    <message>
+        <source>&amp;Undo Compaction (undo the later one first)</source>
+        <translation>Verdichtung &amp;rückgängig machen (zuerst die spätere)</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -54,6 +55,8 @@ private Q_SLOTS:
     void chunksAreCoalesced();
     void flushAppliesAtMostTenThousandCharacters();
     void toolStartAndEndMergeByCallId();
+    void aPartialReadSaysWhichLines();
+    void anAllowedChangeShowsItsDiffOnce();
     void toolCardShowsDiffWithLineNumbers();
     void expectedFailuresAreHidden();
     void retryDropsUnsealedSegmentsOfTheAttempt();
@@ -170,6 +173,60 @@ void TestChatModel::toolStartAndEndMergeByCallId()
     QCOMPARE(model.item(3).toolState, ChatItem::ToolState::Failed);
     QCOMPARE(model.item(3).output, QStringLiteral("error: x"));
     QVERIFY(model.item(3).plainText().startsWith(QStringLiteral("✗ Run make exit 2")));
+}
+
+// Issue 15: reads of a long file window by window all showed "6000 lines"; a card of a partial read says
+// which lines it shows, with the numbers grouped as the locale writes them.
+void TestChatModel::aPartialReadSaysWhichLines()
+{
+    const QLocale before;
+    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+    ChatModel model;
+    auto read = [&](const QString &id, const QJsonObject &output) {
+        ToolCallInfo info =
+            tool(id, QStringLiteral("read_file"), {{QStringLiteral("path"), QStringLiteral("big.txt")}});
+        model.toolStarted(info);
+        info.output = output;
+        model.toolFinished(info);
+        return model.item(model.rowCount() - 1).metadata;
+    };
+    QCOMPARE(read(QStringLiteral("a"), {{QStringLiteral("offset"), 1},
+                                        {QStringLiteral("limit"), 50},
+                                        {QStringLiteral("total_lines"), 100000},
+                                        {QStringLiteral("truncated"), true}}),
+             QStringLiteral("lines 1–50 of 100,000"));
+    QCOMPARE(read(QStringLiteral("b"), {{QStringLiteral("offset"), 99950},
+                                        {QStringLiteral("limit"), 1000},
+                                        {QStringLiteral("total_lines"), 100000},
+                                        {QStringLiteral("truncated"), false}}),
+             QStringLiteral("lines 99,950–100,000 of 100,000"));
+    QCOMPARE(read(QStringLiteral("c"), {{QStringLiteral("offset"), 1},
+                                        {QStringLiteral("limit"), 1000},
+                                        {QStringLiteral("total_lines"), 120},
+                                        {QStringLiteral("truncated"), false}}),
+             QStringLiteral("120 lines"));
+    QLocale::setDefault(before);
+}
+
+// Issue 15: an allowed edit showed its diff twice, on the permission card and on the tool's card (400 lines
+// each for a rewritten file); the settled card keeps its outcome only. A denied change keeps the diff it
+// refused.
+void TestChatModel::anAllowedChangeShowsItsDiffOnce()
+{
+    const QString diff = QStringLiteral("@@ -1,1 +1,1 @@\n-old line\n+new line\n");
+    ChatModel model;
+    PermissionRequest edit{1, QStringLiteral("edit_file"), QStringLiteral("a.txt"), {}, {}, {}, diff, false};
+    model.addPermission(edit);
+    QCOMPARE(model.item(0).diff.size(), 3); // the hunk header, the removed and the added line
+    model.settlePermission(1, QStringLiteral("Allowed"), true);
+    QVERIFY(model.item(0).plainText().contains(QStringLiteral("Allowed")));
+    QVERIFY(model.item(0).diff.isEmpty());
+
+    PermissionRequest refused = edit;
+    refused.id = 2;
+    model.addPermission(refused);
+    model.settlePermission(2, QStringLiteral("Denied"));
+    QCOMPARE(model.item(1).diff.size(), 3);
 }
 
 void TestChatModel::toolCardShowsDiffWithLineNumbers()

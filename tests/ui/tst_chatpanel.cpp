@@ -85,6 +85,7 @@ private Q_SLOTS:
     void slicedManualCompactionShowsHowItFit();
     void undoCompactionFromItsRowAfterALaterTurn();
     void undoThatNoLongerFitsOffersToCompactAgain();
+    void onlyTheLatestCompactionOffersUndo();
     void manualCompactionStreamsSummaryAndReportsStatus();
     void manualCompactionIgnoresCtrlCAndEscCancelsIt();
     void manualCompactionShowsTheRefusedToolCard();
@@ -408,6 +409,49 @@ void TestChatPanel::undoCompactionFromItsRowAfterALaterTurn()
     const int replayedRow = compactionRow(&replayed, seq);
     QVERIFY(replayedRow >= 0);
     QVERIFY(replayed.item(replayedRow).compactionUndone);
+}
+
+// Issue 16: with two compactions, the earlier row's Undo Compaction only failed ("A later compaction replaced
+// this one"); it is offered disabled, saying why, until the later one is undone.
+void TestChatPanel::onlyTheLatestCompactionOffersUndo()
+{
+    firstTurn();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFirst summary.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    const quint64 first = m_session->undoableCompaction();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Later answer.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("later question"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSecond summary.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    const quint64 second = m_session->undoableCompaction();
+    QVERIFY(first > 0 && second > first);
+
+    ChatView *view = m_panel->view();
+    auto menuAt = [&](quint64 seq) {
+        const QModelIndex index = m_panel->model()->index(compactionRow(m_panel->model(), seq));
+        view->scrollTo(index);
+        return view->contextMenuFor(view->visualRect(index).center());
+    };
+    std::unique_ptr<QMenu> earlier = menuAt(first);
+    QVERIFY(undoActionOf(earlier.get()));
+    QVERIFY(!undoActionOf(earlier.get())->isEnabled());
+    QVERIFY(undoActionOf(earlier.get())->text().contains(QStringLiteral("later one first")));
+    std::unique_ptr<QMenu> later = menuAt(second);
+    QVERIFY(undoActionOf(later.get())->isEnabled());
+
+    undoActionOf(later.get())->trigger();
+    QTRY_VERIFY(m_panel->model()->plainText().contains(ChatModel::compactionUndoneText()));
+    QTRY_VERIFY(!m_session->isBusy());
+    earlier = menuAt(first);
+    QVERIFY(undoActionOf(earlier.get())->isEnabled());
+    QCOMPARE(undoActionOf(earlier.get())->text().remove(QLatin1Char('&')), QStringLiteral("Undo Compaction"));
 }
 
 // Issue 16 point 2: when the restored history no longer fits the input budget, a dialog says so and offers

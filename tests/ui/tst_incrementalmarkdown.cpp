@@ -46,6 +46,7 @@ private Q_SLOTS:
     void inlineCodeIsMonospaceAndTintedInBothPalettes_data();
     void inlineCodeIsMonospaceAndTintedInBothPalettes();
     void heightFollowsWidth();
+    void streamedParagraphsKeepTheirSpacing();
 };
 
 void TestIncrementalMarkdown::streamedReplyShowsWhatAOneShotRenderShows()
@@ -202,6 +203,30 @@ void TestIncrementalMarkdown::heightFollowsWidth()
     const qreal wide = markdown.size().height();
     markdown.setTextWidth(200);
     QVERIFY(markdown.size().height() > wide);
+}
+
+// Issue 15: a long plain reply streamed in flushes showed some paragraphs squeezed onto the next line where
+// one segment ended and the next began (the gap between paragraphs was lost between two documents).
+void TestIncrementalMarkdown::streamedParagraphsKeepTheirSpacing()
+{
+    QString text = test::Workloads::markdownReply(20000); // headings, lists, tables and code blocks too
+    for (int i = 1; i <= 200; ++i)
+        text += QStringLiteral("Paragraph %1: lorem ipsum dolor sit amet, consectetur adipiscing elit.\n\n")
+                    .arg(i);
+    QTextDocument whole;
+    whole.setDocumentMargin(0);
+    whole.setDefaultFont(QApplication::font());
+    whole.setMarkdown(text, QTextDocument::MarkdownDialectGitHub);
+    IncrementalMarkdown::style(whole, QApplication::palette());
+    whole.setTextWidth(800);
+
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(800);
+    for (qsizetype at = 0; at < text.size(); at += 613)
+        markdown.setText(text.left(at));
+    markdown.setText(text);
+    QVERIFY(markdown.segmentCount() > 1);
+    QCOMPARE(qRound(markdown.size().height()), qRound(whole.size().height()));
 }
 
 QTEST_MAIN(TestIncrementalMarkdown)

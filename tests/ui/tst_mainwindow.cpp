@@ -4,7 +4,9 @@
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
+#include "chat/elidinglabel.h"
 #include "chat/inputeditor.h"
+#include "chat/spinnerline.h"
 #include "colorschemecontroller.h"
 #include "contextmeter.h"
 #include "icons.h"
@@ -22,8 +24,10 @@
 #include <QComboBox>
 #include <QDBusVariant>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
+#include <QHelpEvent>
 #include <QImage>
 #include <QLabel>
 #include <QMenu>
@@ -33,6 +37,7 @@
 #include <QTest>
 #include <QToolBar>
 #include <QToolButton>
+#include <QToolTip>
 
 using namespace keen;
 using test::ScriptedLlmClient;
@@ -50,11 +55,13 @@ private Q_SLOTS:
     void statusBarShowsWorkspaceModelAndTokens();
     void contextMeterColoursAndThreshold();
     void tokenFormats();
+    void aLongNotificationDoesNotWidenTheWindow();
     void stopInterruptsTheTurn();
     void compactButtonStartsACompaction();
     void conversationMenuUndoesTheLatestCompaction();
     void contextMeterUpdatesRightAfterManualCompaction();
     void contextMeterUpdatesRightAfterAutomaticCompaction();
+    void contextMeterEstimatesAfterAnInterruptedFirstTurn();
     void showThinkingAndToolHistoryLiveInSettingsJson();
     void colorSchemeCanBeForcedAndCodeFollowsIt();
     void colorSchemeFollowsTheDesktop();
@@ -295,6 +302,24 @@ void TestMainWindow::contextMeterUpdatesRightAfterManualCompaction()
     QVERIFY2(meter->percent() > 0 && meter->percent() < 10, qPrintable(meter->text()));
     QVERIFY(!suggestion->isVisible());
     QVERIFY(meter->toolTip().contains(QStringLiteral("Estimated")));
+}
+
+// Issue 15: a long first reply interrupted before the provider reported usage left the meter at 0.0% (the
+// same session reopened showed ~13%); with no report the meter estimates the history it now holds.
+void TestMainWindow::contextMeterEstimatesAfterAnInterruptedFirstTurn()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Paragraph of a long answer.\n\n").repeated(3000)),
+         ScriptedLlmClient::gate(QStringLiteral("never"))});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("write a long answer"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Paragraph of a long")));
+    m_window->session()->interrupt();
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QVERIFY(!m_window->session()->lastUsage());
+    auto *meter = m_window->findChild<ContextMeter *>(QStringLiteral("contextMeter"));
+    QTRY_VERIFY2(meter->percent() > 10, qPrintable(meter->text())); // ~29,000 tokens of a 100,000 window
+    QVERIFY(meter->isEstimated());
 }
 
 // Issue 15: an automatic compaction inside a turn updates the meter at once, not at the turn's end.
@@ -554,6 +579,37 @@ void TestMainWindow::damagedSettingsAreNamedInTheWindowAndKept()
     QFile file(Settings::defaultPath());
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), edited);
+}
+
+// Issue 15: after an automatic compaction that had to fit a huge tool call, the notification ("Context
+// compacted automatically (summarised in 3 part(s); 1 long output(s) cut by 6,009,769 characters).") made the
+// window wider and squeezed the sidebar; the spinner line now elides its texts, showing the whole of them as
+// a tooltip.
+void TestMainWindow::aLongNotificationDoesNotWidenTheWindow()
+{
+    m_window->resize(900, 600);
+    QTRY_COMPARE(m_window->width(), 900);
+    auto *dock = m_window->findChild<QDockWidget *>(QStringLiteral("sessionBrowserDock"));
+    QVERIFY(dock);
+    const int sidebar = dock->width();
+    const QString longText = QStringLiteral("Context compacted automatically (summarised in 3 part(s); ") +
+                             QStringLiteral("1 long output(s) cut by 6,009,769 characters). ").repeated(6);
+    SpinnerLine *spinner = m_window->chatPanel()->spinner();
+    spinner->showNotification(longText);
+    spinner->setCompacting(true);
+    for (int i = 0; i < 3; ++i) { // the layout requests the new sizes in posted events
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QCoreApplication::processEvents();
+    }
+    QCOMPARE(m_window->width(), 900);
+    QCOMPARE(dock->width(), sidebar);
+    QCOMPARE(spinner->notification(), longText); // the whole text, though the line shows it elided
+    auto *label = spinner->findChild<ElidingLabel *>(QStringLiteral("notificationLabel"));
+    QVERIFY(label);
+    QVERIFY(label->isElided());
+    QHelpEvent hover(QEvent::ToolTip, label->rect().center(), label->mapToGlobal(label->rect().center()));
+    QCoreApplication::sendEvent(label, &hover);
+    QTRY_COMPARE(QToolTip::text(), longText);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -50,6 +50,7 @@ private Q_SLOTS:
     void sessionOptionOpensTheSessionReplayedAndTitlesTheWindow();
     void firstRunInTheHomeFolderAsksForAFolder();
     void sidebarIsShownTogglesAndIsRestored();
+    void sidebarSelectsTheOpenSession();
 
 private:
     // Shown and active, unless a question opens over it at once (then only shown).
@@ -401,6 +402,36 @@ void TestWorkspaces::sidebarIsShownTogglesAndIsRestored()
     dock = m_window->findChild<QDockWidget *>(QStringLiteral("sessionBrowserDock"));
     QVERIFY(!dock->isVisible());
     QVERIFY(!m_window->findChild<QAction *>(QStringLiteral("sessionsAction"))->isChecked());
+}
+
+// Issue 15: after New Session the sidebar kept the session left behind selected (its Rename and Delete acting
+// on it) while the new one was open; the selection follows the session the window shows.
+void TestWorkspaces::sidebarSelectsTheOpenSession()
+{
+    auto *panel = m_window->findChild<SessionBrowserPanel *>(QStringLiteral("sessionBrowserPanel"));
+    QVERIFY(panel);
+    auto *rename = panel->findChild<QAction *>(QStringLiteral("renameSessionAction"));
+    QVERIFY(rename);
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("One.")), ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("first question"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    const QString first = m_window->session()->sessionId();
+    QTRY_COMPARE(panel->currentSessionId(), first);
+
+    m_window->findChild<QAction *>(QStringLiteral("newSessionAction"))->trigger();
+    QTRY_VERIFY(m_window->session()->sessionId() != first);
+    QTRY_COMPARE(panel->currentSessionId(), QString());
+    QVERIFY(!rename->isEnabled());
+
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Two.")), ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("second question"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    const QString second = m_window->session()->sessionId();
+    QVERIFY(second != first);
+    QTRY_COMPARE(panel->currentSessionId(), second);
+    QVERIFY(rename->isEnabled());
 }
 
 QTEST_MAIN(TestWorkspaces)

@@ -455,7 +455,7 @@ quint64 ChatModel::addPermission(const PermissionRequest &request)
     return insert(std::move(item));
 }
 
-void ChatModel::settlePermission(quint64 requestId, const QString &outcome)
+void ChatModel::settlePermission(quint64 requestId, const QString &outcome, bool allowed)
 {
     for (int row = int(m_items.size()) - 1; row >= 0; --row) {
         ChatItem &item = m_items[row];
@@ -464,6 +464,10 @@ void ChatModel::settlePermission(quint64 requestId, const QString &outcome)
                 return;
             item.settled = true;
             item.outcome = outcome;
+            if (allowed) {
+                item.diff.clear();
+                item.diffOmitted = 0;
+            }
             changed(row);
             return;
         }

@@ -77,7 +77,8 @@ public:
     quint64 addLine(ChatItem::Kind kind, const QString &text);
     quint64 addInterrupted();
     quint64 addPermission(const PermissionRequest &request);
-    void settlePermission(quint64 requestId, const QString &outcome);
+    // An allowed change drops its diff from the card: the tool's card below shows the same diff.
+    void settlePermission(quint64 requestId, const QString &outcome, bool allowed = false);
     bool hasPendingPermission() const;
     quint64 pendingPermissionId() const; // the oldest unsettled, or 0
     quint64 addQuestion(quint64 questionId, const QJsonObject &questions);

@@ -106,6 +106,7 @@ void ChatPanel::connectSession()
         scheduleDrain();
     });
     connect(m_view, &ChatView::undoCompactionRequested, this, [this](quint64 seq) { undoCompaction(seq); });
+    m_view->setUndoableCompaction([this] { return m_session->undoableCompaction(); });
     connect(m_session, &AgentSession::autoCompactionCheckpointed, this,
             &ChatPanel::onAutoCompactionCheckpointed);
     connect(m_session, &AgentSession::permissionRequested, this, &ChatPanel::onPermissionRequested);
@@ -465,7 +466,9 @@ void ChatPanel::onPermissionDecided(quint64 requestId, PermissionDecision decisi
         break;
     }
     m_decisions.insert(requestId, outcome);
-    m_model->settlePermission(requestId, outcome);
+    m_model->settlePermission(requestId, outcome,
+                              decision == PermissionDecision::Allow ||
+                                  decision == PermissionDecision::AllowForSession);
     m_session->answerPermission(requestId, decision);
     m_input->setFocus(Qt::OtherFocusReason);
 }

@@ -240,7 +240,12 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
     if (at.isValid()) {
         const ChatItem item = m_model->item(at.row());
         if (item.compactionSeq != 0 && !item.compactionUndone) {
-            QAction *undo = menu.addAction(tr("&Undo Compaction"));
+            // Only the latest compaction in effect can be undone: an earlier row says so instead of
+            // offering an action that can only fail.
+            const bool latest = !m_undoableCompaction || m_undoableCompaction() == item.compactionSeq;
+            QAction *undo = menu.addAction(latest ? tr("&Undo Compaction")
+                                                  : tr("&Undo Compaction (undo the later one first)"));
+            undo->setEnabled(latest);
             undo->setObjectName(QStringLiteral("undoCompactionRowAction"));
             connect(undo, &QAction::triggered, this,
                     [this, seq = item.compactionSeq] { Q_EMIT undoCompactionRequested(seq); });

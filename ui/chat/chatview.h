@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QListView>
 
+#include <functional>
 #include <memory>
 
 class QMenu;
@@ -41,6 +42,11 @@ public:
     bool focusPendingCard();
     // The context menu for a point of the viewport (what a right click opens).
     std::unique_ptr<QMenu> contextMenuFor(const QPoint &viewportPos);
+    // Which compaction can be undone now (0: none); only its row offers an enabled Undo Compaction.
+    void setUndoableCompaction(std::function<quint64()> undoable)
+    {
+        m_undoableCompaction = std::move(undoable);
+    }
 
 Q_SIGNALS:
     void permissionDecided(quint64 requestId, keen::PermissionDecision decision);
@@ -64,6 +70,7 @@ protected:
     void paintEvent(QPaintEvent *event) override;
 
 private:
+    std::function<quint64()> m_undoableCompaction;
     void onRowsInserted(int first, int last);
     void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight);
     void attachCard(int row);

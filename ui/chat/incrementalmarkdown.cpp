@@ -11,6 +11,8 @@
 #include <QTextFrame>
 #include <QTextTable>
 
+#include <algorithm>
+
 namespace keen {
 
 namespace {
@@ -132,7 +134,19 @@ void IncrementalMarkdown::layout(Segment &segment) const
         return;
     }
     segment.document->setTextWidth(m_width);
-    segment.height = segment.document->size().height();
+    segment.height = segment.gapBefore + segment.document->size().height();
+}
+
+void IncrementalMarkdown::placeAfterFinished(Segment &segment) const
+{
+    // A document leaves out its first block's top margin and its last block's bottom margin; between two
+    // blocks of one document the larger of the two margins separates them, so do the same between segments.
+    segment.gapBefore = 0;
+    if (m_segments.empty() || !segment.document)
+        return;
+    const QTextDocument *before = m_segments.back().document.get();
+    segment.gapBefore = std::max(before->lastBlock().blockFormat().bottomMargin(),
+                                 segment.document->firstBlock().blockFormat().topMargin());
 }
 
 void IncrementalMarkdown::setText(const QString &text)
@@ -166,6 +180,7 @@ void IncrementalMarkdown::setText(const QString &text)
         segment.start = start;
         segment.end = m_scan.boundary;
         segment.document = parse(start, m_scan.boundary);
+        placeAfterFinished(segment);
         layout(segment);
         m_segments.push_back(std::move(segment));
         m_finished = m_scan.boundary;
@@ -175,6 +190,7 @@ void IncrementalMarkdown::setText(const QString &text)
         m_tail.start = m_finished;
         m_tail.end = m_text.size();
         m_tail.document = parse(m_finished, m_text.size());
+        placeAfterFinished(m_tail);
         layout(m_tail);
     }
 }
@@ -213,9 +229,10 @@ void IncrementalMarkdown::draw(QPainter *painter,
         if (segment.document && y + segment.height >= context.clip.top() &&
             (context.clip.isNull() || y <= context.clip.bottom())) {
             QAbstractTextDocumentLayout::PaintContext local = context;
-            local.clip = context.clip.translated(0, -y);
+            const qreal top = y + segment.gapBefore;
+            local.clip = context.clip.translated(0, -top);
             painter->save();
-            painter->translate(0, y);
+            painter->translate(0, top);
             segment.document->documentLayout()->draw(painter, local);
             painter->restore();
             ++m_segmentsDrawn;
@@ -243,7 +260,7 @@ QString IncrementalMarkdown::codeBlockAt(const QPointF &position) const
     };
     qreal y = 0;
     auto find = [&](const Segment &segment) -> std::optional<QString> {
-        const qreal top = y;
+        const qreal top = y + segment.gapBefore;
         y += segment.height;
         if (!segment.document || position.y() < top || position.y() >= y)
             return std::nullopt;

@@ -64,7 +64,8 @@ private:
         qsizetype start = 0;
         qsizetype end = 0;
         std::unique_ptr<QTextDocument> document;
-        qreal height = 0;
+        qreal gapBefore = 0; // the space between paragraphs that one document would put above it
+        qreal height = 0;    // gapBefore included
     };
     struct Scan
     {
@@ -81,6 +82,8 @@ private:
     static void scan(Scan &state, QStringView text, QList<qsizetype> *boundaries = nullptr);
     std::unique_ptr<QTextDocument> parse(qsizetype start, qsizetype end);
     void layout(Segment &segment) const;
+    // Gives segment the gap above it that one document holding the previous segment too would have.
+    void placeAfterFinished(Segment &segment) const;
 
     QFont m_font;
     QPalette m_palette;

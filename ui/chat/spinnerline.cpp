@@ -1,5 +1,7 @@
 #include "chat/spinnerline.h"
 
+#include "chat/elidinglabel.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QRandomGenerator>
@@ -28,10 +30,10 @@ SpinnerLine::SpinnerLine(QWidget *parent)
     m_glyph = new QLabel(this);
     m_glyph->setObjectName(QStringLiteral("spinnerGlyph"));
     m_glyph->setFixedWidth(fontMetrics().horizontalAdvance(QStringLiteral("⠿")) + 4);
-    m_text = new QLabel(this);
+    m_text = new ElidingLabel(this);
     m_text->setObjectName(QStringLiteral("spinnerText"));
     m_text->setTextFormat(Qt::PlainText);
-    m_notification = new QLabel(this);
+    m_notification = new ElidingLabel(this);
     m_notification->setObjectName(QStringLiteral("notificationLabel"));
     m_notification->setTextFormat(Qt::PlainText);
     m_notification->setAccessibleName(tr("Notification"));

@@ -4,6 +4,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
+
 namespace keen {
 
 QString ToolDisplay::label(const QString &toolName)
@@ -68,7 +70,14 @@ QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputV
         const int lines = output.value(QStringLiteral("total_lines")).toInt(-1);
         if (lines < 0)
             return {};
-        return lines == 1 ? ToolDisplay::tr("1 line") : ToolDisplay::tr("%1 lines").arg(lines);
+        // A read of part of a file says which part: every window of a long file read in turns would
+        // otherwise show the same "100000 lines".
+        const int offset = output.value(QStringLiteral("offset")).toInt(1);
+        const qint64 limit = output.value(QStringLiteral("limit")).toInteger(lines);
+        const qint64 last = std::min<qint64>(lines, offset + limit - 1);
+        if (offset > 1 || last < lines)
+            return ToolDisplay::tr("lines %L1–%L2 of %L3").arg(offset).arg(last).arg(lines);
+        return lines == 1 ? ToolDisplay::tr("1 line") : ToolDisplay::tr("%L1 lines").arg(lines);
     }
     if (toolName == QLatin1String("grep") || toolName == QLatin1String("glob")) {
         const int count = output.value(QStringLiteral("count")).toInt(-1);

@@ -304,6 +304,14 @@ void SessionBrowserPanel::refresh()
     m_model->refresh();
 }
 
+void SessionBrowserPanel::setOpenSession(const QString &sessionId)
+{
+    m_selectedId = sessionId;
+    m_tree->selectionModel()->clear();
+    selectSession(sessionId); // a session not listed yet is selected when the refresh brings it
+    updateActions();
+}
+
 void SessionBrowserPanel::selectSession(const QString &sessionId)
 {
     const QModelIndex index = m_model->indexForSession(sessionId);

@@ -40,6 +40,9 @@ public:
     SessionListModel *model() const { return m_model; }
     // The selected session's id, or empty.
     QString currentSessionId() const;
+    // The session the window shows: selected once the list has it; none selected for a new, unsaved one,
+    // so Rename and Delete never act on a session the person has left.
+    void setOpenSession(const QString &sessionId);
 
 public Q_SLOTS:
     void focusSearch();
