@@ -159,9 +159,10 @@ void TestToolCards::interruptedCommandEndsItsRunningDot()
     QVERIFY(!text.contains(QStringLiteral("●")));
 }
 
-// A file of 100,000 lines rewritten: the diff has 200,000 lines. The card keeps and shows the first
-// ChatItem::MaxDiffLines and says how many more there are, live and when the session is opened again; the
-// transcript keeps the whole diff.
+// A file of 100,000 lines rewritten: the diff has 200,000 lines, all removals first. The card keeps
+// ChatItem::MaxDiffLines of them: the start of what was removed and the start of what was added, and says how
+// many lines it leaves out between and after them, live and when the session is opened again; the transcript
+// keeps the whole diff.
 void TestToolCards::aWholeFileRewriteShowsItsFirstDiffLines()
 {
     QString diff = QStringLiteral("--- a/table.py\n+++ b/table.py\n@@ -1,100000 +1,100000 @@\n");
@@ -185,17 +186,29 @@ void TestToolCards::aWholeFileRewriteShowsItsFirstDiffLines()
         const QList<const ChatItem *> cards = toolCards();
         QCOMPARE(cards.size(), 1);
         QCOMPARE(cards.first()->diff.size(), ChatItem::MaxDiffLines);
-        QCOMPARE(cards.first()->diffOmitted, 200001 - ChatItem::MaxDiffLines);
+        // The hunk header and old 1..199, then new 1..200.
         QCOMPARE(cards.first()->diff.at(1),
                  (DiffLine{DiffLine::Kind::Removed, 1, 0, QStringLiteral("old 1")}));
+        QCOMPARE(cards.first()->diff.at(199),
+                 (DiffLine{DiffLine::Kind::Removed, 199, 0, QStringLiteral("old 199")}));
+        QCOMPARE(cards.first()->diff.at(200),
+                 (DiffLine{DiffLine::Kind::Added, 0, 1, QStringLiteral("new 1")}));
+        QCOMPARE(cards.first()->diff.last(),
+                 (DiffLine{DiffLine::Kind::Added, 0, 200, QStringLiteral("new 200")}));
+        QCOMPARE(cards.first()->diffGap, 100001 - 200);
+        QCOMPARE(cards.first()->diffOmitted, 100000 - 200);
         int row = 0;
         while (m_panel->model()->item(row).kind != ChatItem::Kind::Tool)
             ++row;
         auto *view = m_panel->findChild<ChatView *>(QStringLiteral("chatView"));
         const QString shown = view->chatDelegate()->shownText(m_panel->model()->index(row));
-        QVERIFY2(shown.contains(QStringLiteral("old 399")), qPrintable(shown.left(300)));
-        QVERIFY(!shown.contains(QStringLiteral("old 400\n")));
-        QVERIFY2(shown.endsWith(QStringLiteral("... 199601 more diff lines")), qPrintable(shown.right(300)));
+        const qsizetype gap = shown.indexOf(QStringLiteral("... 99801 more diff lines"));
+        QVERIFY2(gap > shown.indexOf(QStringLiteral("old 199")), qPrintable(shown.left(300)));
+        QVERIFY(!shown.contains(QStringLiteral("old 200")));
+        QVERIFY2(shown.indexOf(QStringLiteral("+ new 1\n")) > gap, qPrintable(shown.mid(gap, 300)));
+        QVERIFY(shown.contains(QStringLiteral("new 200")));
+        QVERIFY(!shown.contains(QStringLiteral("new 201")));
+        QVERIFY2(shown.endsWith(QStringLiteral("... 99800 more diff lines")), qPrintable(shown.right(300)));
     };
     checkCard();
 

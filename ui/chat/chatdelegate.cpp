@@ -372,7 +372,10 @@ QString ChatDelegate::diffHtml(const ChatItem &item) const
     const QString muted = ChatColors::muted(palette).name();
     // One preformatted paragraph per line: fixed-width line numbers never wrap (reference 6.6 layout).
     QString html = QStringLiteral("<div style=\"margin-top:6px\"></div>");
-    for (const DiffLine &line : item.diff) {
+    for (qsizetype at = 0; at < item.diff.size(); ++at) {
+        if (at == item.diffGapAt)
+            html += lineHtml(muted, tr("... %1 more diff lines").arg(item.diffGap));
+        const DiffLine &line = item.diff.at(at);
         QString background;
         QString sign = QStringLiteral(" ");
         switch (line.kind) {
@@ -405,7 +408,7 @@ QString ChatDelegate::diffHtml(const ChatItem &item) const
                     .arg(style, muted, oldNum.rightJustified(5, QLatin1Char(' ')),
                          newNum.rightJustified(5, QLatin1Char(' ')), sign, escaped(line.content));
     }
-    if (item.diffOmitted > 0) // ChatItem keeps the first MaxDiffLines
+    if (item.diffOmitted > 0) // ChatItem keeps at most MaxDiffLines
         html += lineHtml(muted, tr("... %1 more diff lines").arg(item.diffOmitted));
     return html;
 }

@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <QJsonArray>
 
+#include <algorithm>
+
 namespace keen {
 
 QString ChatItem::toolGlyph(ToolState state)
@@ -20,15 +22,56 @@ QString ChatItem::toolGlyph(ToolState state)
     return {};
 }
 
+namespace {
+
+bool isAdded(const DiffLine &line)
+{
+    return line.kind == DiffLine::Kind::Added;
+}
+
+} // namespace
+
 void ChatItem::setDiff(const QString &unified)
 {
-    diff = DiffLine::parseUnified(unified, MaxDiffLines, &diffOmitted);
+    qsizetype omitted = 0;
+    const QList<DiffLine> head = DiffLine::parseUnified(unified, MaxDiffLines, &omitted);
+    if (omitted == 0 || std::any_of(head.cbegin(), head.cend(), isAdded)) {
+        clearDiff();
+        diff = head;
+        diffOmitted = omitted;
+        return;
+    }
+    setDiff(DiffLine::parseUnified(unified)); // only for a change that removes more than a card shows
 }
 
 void ChatItem::setDiff(const QList<DiffLine> &lines)
 {
-    diff = lines.size() > MaxDiffLines ? lines.first(MaxDiffLines) : lines;
-    diffOmitted = lines.size() - diff.size();
+    clearDiff();
+    const auto firstAdded = std::find_if(lines.cbegin(), lines.cend(), isAdded);
+    const qsizetype addedAt = firstAdded - lines.cbegin();
+    if (lines.size() <= MaxDiffLines || addedAt < MaxDiffLines) {
+        diff = lines.first(qMin<qsizetype>(lines.size(), MaxDiffLines));
+        diffOmitted = lines.size() - diff.size();
+        return;
+    }
+    const qsizetype half = MaxDiffLines / 2;
+    diff = lines.first(half);
+    if (firstAdded == lines.cend()) { // removals only
+        diffOmitted = lines.size() - half;
+        return;
+    }
+    diffGapAt = half;
+    diffGap = addedAt - half;
+    diff.append(lines.mid(addedAt, half));
+    diffOmitted = lines.size() - addedAt - (diff.size() - half);
+}
+
+void ChatItem::clearDiff()
+{
+    diff.clear();
+    diffOmitted = 0;
+    diffGapAt = -1;
+    diffGap = 0;
 }
 
 QString ChatItem::plainText() const

@@ -47,11 +47,15 @@ struct ChatItem
     QString metadata;
     qint64 durationNs = 0;
     QString toolError;
-    // The first MaxDiffLines lines of the file change; a rewrite of a 100,000-line file has 200,000, which
-    // the card counts (diffOmitted) instead of keeping.
+    // At most MaxDiffLines lines of the file change; a rewrite of a 100,000-line file has 200,000, which the
+    // card counts (diffOmitted, after the last line kept) instead of keeping. When the removed lines would
+    // fill the card before any added one (a file rewritten), half shows the start of what was removed and
+    // half the start of what was added, with the diffGap lines between them left out before diff[diffGapAt].
     static constexpr int MaxDiffLines = 400;
     QList<DiffLine> diff;
     qsizetype diffOmitted = 0;
+    qsizetype diffGapAt = -1;
+    qsizetype diffGap = 0;
     QString command; // bash
     QString output;  // bash output
     // What the tool returned, as the model got it (issue 16: Pin Tool Result pins it verbatim).
@@ -75,9 +79,10 @@ struct ChatItem
 
     // What a person would read, as plain text (copy, accessibility, tests).
     QString plainText() const;
-    // Sets diff and diffOmitted from a unified diff, or from diff lines a transcript holds.
+    // Sets diff, diffOmitted and the gap from a unified diff, or from diff lines a transcript holds.
     void setDiff(const QString &unified);
     void setDiff(const QList<DiffLine> &lines);
+    void clearDiff();
     // The state mark in front of a tool card: a dot while it runs, then a check, a cross or a stop square.
     static QString toolGlyph(ToolState state);
 };

@@ -464,10 +464,8 @@ void ChatModel::settlePermission(quint64 requestId, const QString &outcome, bool
                 return;
             item.settled = true;
             item.outcome = outcome;
-            if (allowed) {
-                item.diff.clear();
-                item.diffOmitted = 0;
-            }
+            if (allowed)
+                item.clearDiff();
             changed(row);
             return;
         }
@@ -765,8 +763,8 @@ bool sameContent(const ChatItem &a, const ChatItem &b)
 {
     return a.text == b.text && a.toolState == b.toolState && a.label == b.label && a.detail == b.detail &&
            a.metadata == b.metadata && a.durationNs == b.durationNs && a.toolError == b.toolError &&
-           a.diff.size() == b.diff.size() && a.diffOmitted == b.diffOmitted && a.command == b.command &&
-           a.output == b.output && a.compactionSeq == b.compactionSeq &&
+           a.diff.size() == b.diff.size() && a.diffOmitted == b.diffOmitted && a.diffGap == b.diffGap &&
+           a.command == b.command && a.output == b.output && a.compactionSeq == b.compactionSeq &&
            a.compactionUndone == b.compactionUndone;
 }
 
