@@ -1,17 +1,20 @@
-// Keen Desktop entry point: parse argv, then run the window (QApplication + MainWindow) or a headless
-// command (QCoreApplication + the core's runners).
-#include "config/launchoptions.h"
-#include "config/qtarguments.h"
-#include "conversation/metatypes.h"
+// keen-desktop: the headless commands (run, sessions, --version, --help) run here; anything else opens the
+// window, which is a second program (keen-desktop-window) this one replaces itself with. Keeping the window's
+// libraries (Qt Gui, Widgets, Svg, X11/GL and what they load) out of this program makes every headless start
+// cheaper: the dynamic loader binds each library's symbols at start, used or not (docs/PERFORMANCE.md).
+#include "config/applicationidentity.h"
 #include "headless/commandline.h"
-#include "mainwindow.h"
-#include "translations.h"
 
-#include <QApplication>
 #include <QCoreApplication>
-#include <QTextStream>
+#include <QDir>
+#include <QFileInfo>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -24,36 +27,42 @@ bool isHeadlessCommand(int argc, char **argv)
            first == "--help" || first == "-h" || first == "help";
 }
 
+// The window program: beside this one in a build tree, in libexec once installed (the path from the
+// installed bin folder is KEEN_WINDOW_DIR_FROM_BINDIR, computed by CMake).
+QString windowProgram()
+{
+    const QString here = QFileInfo(QStringLiteral("/proc/self/exe")).canonicalFilePath();
+    const QDir dir = here.isEmpty() ? QDir::current() : QFileInfo(here).dir();
+    const QString name = QStringLiteral("keen-desktop-window");
+    for (const QString &candidate :
+         {dir.filePath(name), dir.filePath(QStringLiteral(KEEN_WINDOW_DIR_FROM_BINDIR "/") + name)}) {
+        if (QFileInfo(candidate).isExecutable())
+            return QDir::cleanPath(candidate);
+    }
+    return QDir::cleanPath(dir.filePath(QStringLiteral(KEEN_WINDOW_DIR_FROM_BINDIR "/") + name));
+}
+
+// Replaces this process with the window program, same arguments and environment; returns only on failure.
+int openWindow(char **argv)
+{
+    const QByteArray program = QFile::encodeName(windowProgram());
+    execv(program.constData(), argv);
+    const int error = errno;
+    std::fprintf(
+        stderr,
+        "keen-desktop: cannot start the window (%s: %s). Reinstall keen-desktop, or use the headless "
+        "commands: keen-desktop --help\n",
+        program.constData(), std::strerror(error));
+    return 127;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-    QCoreApplication::setOrganizationName(QStringLiteral("keen"));
-    QCoreApplication::setApplicationName(QStringLiteral("keen-desktop"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(KEEN_VERSION));
-    keen::registerCoreMetaTypes();
-
-    if (isHeadlessCommand(argc, argv)) {
-        QCoreApplication app(argc, argv); // headless output stays English, like the reference agent's
-        return keen::runCommandLine(app.arguments());
-    }
-
-    keen::QtArguments qtArguments(argc, argv); // outlives the application, which keeps argc and argv
-    QApplication app(qtArguments.argc(), qtArguments.argv());
-    QApplication::setApplicationDisplayName(QStringLiteral("Keen Desktop"));
-    QApplication::setDesktopFileName(QStringLiteral("io.github.keen.KeenDesktop"));
-    keen::Translations::install(&app, QLocale()); // the system locale
-    auto options = keen::LaunchOptions::parse(app.arguments());
-    if (!options) {
-        QTextStream(stderr) << "Error: " << options.error() << "\n\n" << keen::usageText();
-        return 1;
-    }
-    // `keen-desktop DIR` (and the file manager's "Open With", %F in the desktop file) opens that folder.
-    if (const auto folder = options->takeFolderArgument(); !folder) {
-        QTextStream(stderr) << "Error: " << folder.error() << "\n\n" << keen::usageText();
-        return 1;
-    }
-    keen::MainWindow window(*options);
-    window.show();
-    return app.exec();
+    if (!isHeadlessCommand(argc, argv))
+        return openWindow(argv);
+    keen::ApplicationIdentity::apply();
+    QCoreApplication app(argc, argv); // headless output stays English, like the reference agent's
+    return keen::runCommandLine(app.arguments());
 }

@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QLibraryInfo>
 #include <QTranslator>
 
@@ -9,8 +10,13 @@ namespace keen {
 
 QString Translations::directory()
 {
-    return QDir::cleanPath(QCoreApplication::applicationDirPath() +
-                           QStringLiteral("/../share/keen-desktop/translations"));
+    // Installed, the window program is in libexec/keen-desktop, two folders below the prefix; in a build tree
+    // it and the tests are one folder below the build folder.
+    const QString here = QCoreApplication::applicationDirPath();
+    const QString installed =
+        QDir::cleanPath(here + QStringLiteral("/../../share/keen-desktop/translations"));
+    const QString built = QDir::cleanPath(here + QStringLiteral("/../share/keen-desktop/translations"));
+    return QFileInfo::exists(built) || !QFileInfo::exists(installed) ? built : installed;
 }
 
 QStringList Translations::install(QCoreApplication *app, const QLocale &locale)

@@ -26,7 +26,11 @@ void StreamRunner::ThreadStopper::operator()(QThread *thread) const
 
 StreamRunner::StreamRunner(QObject *parent)
     : QObject(parent)
-{}
+{
+    m_deliveryTimer.setSingleShot(true);
+    m_deliveryTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_deliveryTimer, &QTimer::timeout, this, [this] { deliverPending(); });
+}
 
 StreamRunner::~StreamRunner()
 {
@@ -57,8 +61,8 @@ void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &m
                            [this](const StreamEvent &event) { post(event); });
     });
     thread->setObjectName(QStringLiteral("keen-stream"));
-    // Queued behind every drain the worker posted, so finished() always comes last.
-    connect(thread, &QThread::finished, this, &StreamRunner::finished, Qt::QueuedConnection);
+    // Queued behind every drain the worker posted; it delivers what still waits, so finished() comes last.
+    connect(thread, &QThread::finished, this, &StreamRunner::workerFinished, Qt::QueuedConnection);
     m_thread.reset(thread);
     thread->start();
 }
@@ -80,6 +84,20 @@ void StreamRunner::post(const StreamEvent &event)
 
 void StreamRunner::drain()
 {
+    if (m_sinceDelivery.isValid() && m_sinceDelivery.elapsed() < DrainIntervalMs) {
+        // Delivered moments ago: deliver at the end of the interval instead. m_drainPosted stays set, so the
+        // worker keeps appending to the pending list without posting (and waking this thread) again.
+        if (!m_deliveryTimer.isActive())
+            m_deliveryTimer.start(DrainIntervalMs - int(m_sinceDelivery.elapsed()));
+        return;
+    }
+    deliverPending();
+}
+
+bool StreamRunner::deliverPending()
+{
+    m_deliveryTimer.stop();
+    m_sinceDelivery.start();
     QList<StreamEvent> events;
     {
         QMutexLocker lock(&m_mutex);
@@ -90,8 +108,15 @@ void StreamRunner::drain()
     for (const StreamEvent &event : std::as_const(events)) {
         Q_EMIT this->event(event);
         if (!alive)
-            return; // a receiver ended the run
+            return false; // a receiver ended the run
     }
+    return true;
+}
+
+void StreamRunner::workerFinished()
+{
+    if (deliverPending())
+        Q_EMIT finished();
 }
 
 } // namespace keen

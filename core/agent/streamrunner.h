@@ -5,10 +5,12 @@
 #include "conversation/streamevent.h"
 #include "conversation/streamoptions.h"
 
+#include <QElapsedTimer>
 #include <QList>
 #include <QMutex>
 #include <QObject>
 #include <QThread>
+#include <QTimer>
 
 #include <functional>
 #include <memory>
@@ -22,13 +24,18 @@ class ToolRegistry;
 // order, followed by finished(). Events cross threads through one pending list: the worker appends (a chunk
 // right after a chunk of the same kind is merged into it) and posts a drain only when none is pending, so a
 // fast stream costs the receiving thread one queued call and one chunk signal per drain, however many
-// provider events arrived meanwhile. Destroying the runner cancels the stream and waits.
+// provider events arrived meanwhile. Drains are also paced: one at most every DrainIntervalMs, so a stream
+// that the receiver keeps up with does not wake it for every few events either (each wake-up costs both
+// threads about as much as parsing a dozen events). Destroying the runner cancels the stream and waits.
 class StreamRunner final : public QObject
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(StreamRunner)
 
 public:
+    // Far below what a person notices, and below the chat panel's own 8 ms repaint pace.
+    static constexpr int DrainIntervalMs = 4;
+
     explicit StreamRunner(QObject *parent = nullptr);
     ~StreamRunner() override;
 
@@ -52,13 +59,17 @@ private:
         void operator()(QThread *thread) const;
     };
     void post(const StreamEvent &event); // worker thread
-    void drain();                        // runner thread
+    void drain();                        // runner thread: delivers, or waits for the interval to pass
+    bool deliverPending();               // false when a receiver destroyed the runner
+    void workerFinished();
 
     std::unique_ptr<QThread, ThreadStopper> m_thread;
     CancellationToken m_cancel;
     QMutex m_mutex; // guards the two below
     QList<StreamEvent> m_pending;
     bool m_drainPosted = false;
+    QElapsedTimer m_sinceDelivery; // runner thread only, like the timer
+    QTimer m_deliveryTimer;
 };
 
 } // namespace keen

@@ -61,14 +61,38 @@ std::optional<int> WireSupport::durationMs(const QString &text)
     return int(qMin(seconds * 1000.0, 24.0 * 3600 * 1000));
 }
 
-QJsonObject WireSupport::parseObject(const QByteArray &bytes, bool *ok)
+namespace {
+
+QJsonObject objectOf(const QJsonDocument &document, const QJsonParseError &error, bool *ok)
 {
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(bytes, &error);
     const bool parsed = error.error == QJsonParseError::NoError && document.isObject();
     if (ok)
         *ok = parsed;
     return parsed ? document.object() : QJsonObject();
+}
+
+} // namespace
+
+QJsonObject WireSupport::parseObject(const QByteArray &bytes, bool *ok)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(bytes, &error);
+    return objectOf(document, error, ok);
+}
+
+QJsonDocument WireSupport::parseTextDocument(const QByteArray &bytes, QJsonParseError *error)
+{
+    QJsonDocument document = QJsonDocument::fromJson(bytes, error);
+    if (error->error == QJsonParseError::IllegalUTF8String) // rare: only then pay for the round trip
+        document = QJsonDocument::fromJson(QString::fromUtf8(bytes).toUtf8(), error);
+    return document;
+}
+
+QJsonObject WireSupport::parseTextObject(const QByteArray &bytes, bool *ok)
+{
+    QJsonParseError error;
+    const QJsonDocument document = parseTextDocument(bytes, &error);
+    return objectOf(document, error, ok);
 }
 
 QJsonObject WireSupport::toolInput(const QString &arguments)

@@ -3,7 +3,9 @@
 #include "providers/providerprotocol.h"
 
 #include <QByteArray>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QJsonParseError>
 #include <QString>
 
 #include <optional>
@@ -25,8 +27,13 @@ public:
     static std::optional<int> retryAfterMs(const HeaderList &headers);
     // Google's protobuf Duration text ("47s", "1.5s"), in milliseconds.
     static std::optional<int> durationMs(const QString &text);
-    // The JSON object in bytes, or an empty object (trailing padding and whitespace are fine).
+    // The JSON object in bytes, or an empty object (trailing padding and whitespace are fine). Invalid UTF-8
+    // fails it.
     static QJsonObject parseObject(const QByteArray &bytes, bool *ok = nullptr);
+    // For SSE event data, which is text: invalid UTF-8 inside a string reads as U+FFFD instead of failing, as
+    // when the bytes were decoded to text first (a server's stray byte must not end a turn).
+    static QJsonDocument parseTextDocument(const QByteArray &bytes, QJsonParseError *error);
+    static QJsonObject parseTextObject(const QByteArray &bytes, bool *ok = nullptr);
     // Tool input text as an object: empty or malformed text (or a non-object) gives {} (reference 1.1).
     static QJsonObject toolInput(const QString &arguments);
     // The URL without a trailing slash.

@@ -125,13 +125,13 @@ void SseParser::processLine(const QByteArray &rawLine, QList<Event> &out)
     }
 
     if (field == "data") {
-        // Decoding per complete line keeps UTF-8 characters that were split across reads intact.
+        // Whole lines only, so a UTF-8 character split across reads is whole again here.
         m_eventBytes += value.size() + 1;
         if (!checkEventSize())
             return;
         if (m_hasData)
-            m_data.append(QLatin1Char('\n'));
-        m_data.append(QString::fromUtf8(value));
+            m_data.append('\n');
+        m_data.append(value);
         m_hasData = true;
     } else if (field == "event") {
         m_eventBytes += value.size();
@@ -152,7 +152,7 @@ void SseParser::dispatch(QList<Event> &out)
     // An event without data lines is not dispatched, as in the specification (an "event:" alone does
     // nothing).
     if (m_hasData)
-        out.append(Event{m_eventName, m_data, m_id});
+        out.append(Event{m_eventName, std::exchange(m_data, QByteArray()), m_id});
     m_eventName.clear();
     m_data.clear();
     m_hasData = false;
@@ -174,7 +174,7 @@ void SseParser::fail(const QString &message)
     m_error = message;
     // Give the memory back right away: after an error nothing more is parsed.
     m_buffer = QByteArray();
-    m_data = QString();
+    m_data = QByteArray();
     m_eventName = QString();
 }
 

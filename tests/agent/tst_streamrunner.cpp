@@ -1,9 +1,11 @@
 // StreamRunner (issue 11): events cross from the worker in order and complete; a fast stream cannot flood the
 // receiving thread's event queue, because chunks that wait for it are merged and one drain is queued at most.
 #include "agent/streamrunner.h"
+#include "loop/llmclient.h"
 #include "scriptedllmclient.h"
 
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -19,6 +21,7 @@ class TestStreamRunner : public QObject
 private Q_SLOTS:
     void chunksWaitingForABusyReceiverArriveAsOne();
     void aLiveReceiverSeesEveryEventInOrder();
+    void aLiveReceiverIsWokenAtMostOncePerInterval();
     void prepareRunsOnTheWorkerBeforeTheRequest();
     void prepareCanKeepTheRequestFromLeaving();
 };
@@ -137,6 +140,69 @@ void TestStreamRunner::aLiveReceiverSeesEveryEventInOrder()
     };
     QCOMPARE(runs(seen), runs(expected));
     QVERIFY(signals <= 20001);
+}
+
+namespace {
+
+// Sends a chunk every 20 microseconds for as long as it takes: a fast provider the receiver keeps up with.
+class SteadyClient : public LlmClient
+{
+public:
+    void streamChat(const MessageList &, const ToolRegistry *, const StreamOptions &,
+                    const CancellationToken &, const EventSink &sink) override
+    {
+        QElapsedTimer clock;
+        clock.start();
+        for (int i = 0; i < chunks; ++i) {
+            const qint64 next = (i + 1) * 20000LL;
+            while (clock.nsecsElapsed() < next) {
+            }
+            sink(StreamEvent::chunk(QStringLiteral("%1,").arg(i)));
+        }
+        sink(StreamEvent::done());
+    }
+    void reset() override {}
+
+    static constexpr int chunks = 10000; // 200 ms
+};
+
+} // namespace
+
+void TestStreamRunner::aLiveReceiverIsWokenAtMostOncePerInterval()
+{
+    // Without pacing, an idle receiver takes every chunk as it comes: thousands of wake-ups for one reply.
+    StreamRunner runner;
+    QString text;
+    QList<qint64> deliveries; // ns, one per chunk signal: a drain of chunks alone emits one
+    QElapsedTimer clock;
+    bool finished = false;
+    connect(&runner, &StreamRunner::event, this, [&](const StreamEvent &event) {
+        if (event.type != StreamEvent::Type::Chunk)
+            return;
+        deliveries.append(clock.nsecsElapsed());
+        text += event.content;
+    });
+    connect(&runner, &StreamRunner::finished, this, [&] { finished = true; });
+    clock.start();
+    runner.start(std::make_shared<SteadyClient>(), {Message::user(QStringLiteral("go"))}, nullptr,
+                 StreamOptions(), CancellationToken());
+    QTRY_VERIFY_WITH_TIMEOUT(finished, 60000);
+
+    QString expected;
+    for (int i = 0; i < SteadyClient::chunks; ++i)
+        expected += QStringLiteral("%1,").arg(i);
+    QCOMPARE(text, expected);
+    // The text kept arriving while it streamed, in paced deliveries: never two within the interval (2 ms of
+    // slack for a busy machine; the last one, when the worker ends, comes at once), so far fewer than the
+    // 10,000 chunks (unpaced, an idle receiver took one every few chunks, microseconds apart).
+    QVERIFY2(deliveries.size() >= 5, qPrintable(QString::number(deliveries.size())));
+    QVERIFY2(deliveries.size() <= SteadyClient::chunks / 10, qPrintable(QString::number(deliveries.size())));
+    for (qsizetype i = 1; i + 1 < deliveries.size(); ++i)
+        QVERIFY2(deliveries.at(i) - deliveries.at(i - 1) >= (StreamRunner::DrainIntervalMs - 2) * 1000000LL,
+                 qPrintable(QStringLiteral("deliveries %1 and %2 came %3 us apart")
+                                .arg(i - 1)
+                                .arg(i)
+                                .arg((deliveries.at(i) - deliveries.at(i - 1)) / 1000)));
 }
 
 void TestStreamRunner::prepareRunsOnTheWorkerBeforeTheRequest()

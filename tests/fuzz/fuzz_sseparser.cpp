@@ -11,7 +11,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     qsizetype events = 0;
     const auto check = [&](const QList<keen::SseParser::Event> &batch) {
         for (const keen::SseParser::Event &event : batch) {
-            // Each byte decodes to at most one UTF-16 unit (an invalid one to U+FFFD).
             if (event.data.size() > cap)
                 __builtin_trap();
             ++events;

@@ -54,6 +54,7 @@ private Q_SLOTS:
     void finishReasonWithoutDoneCompletes();
     void ignoresCallsWithoutName();
     void malformedDataIsAStreamError();
+    void invalidUtf8InTextReadsAsReplacementCharacter();
     void classifiesHttpErrors();
     void requestBodyShape();
     void requestHeadersAndUrl();
@@ -337,6 +338,24 @@ void TestOpenAiChatProtocol::malformedDataIsAStreamError()
     const Decoded decoded = decode(protocol, "data: {\"choices\":[\n\ndata: [DONE]\n\n", Split::Whole);
     QVERIFY(!decoded.ok());
     QCOMPARE(decoded.error.kind, ProviderError::Kind::Stream);
+}
+
+// Event data reaches the JSON parser as the bytes the server sent. A stray invalid byte inside a string must
+// not end the turn: it reads as U+FFFD, as it did when the data was decoded to text first.
+void TestOpenAiChatProtocol::invalidUtf8InTextReadsAsReplacementCharacter()
+{
+    const OpenAiChatProtocol protocol(config());
+    const QByteArray body(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\xC3\xA9 \xFF ok\"}}]}\n\n"
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+        "data: [DONE]\n\n");
+    for (const Split split : {Split::Whole, Split::Bytewise}) {
+        const Decoded decoded = decode(protocol, body, split);
+        QVERIFY2(decoded.ok(), qPrintable(decoded.error.message));
+        const QString expected = QStringLiteral("caf\u00E9 \uFFFD ok");
+        QCOMPARE(decoded.streamedText, expected);
+        QCOMPARE(decoded.turn().text, expected);
+    }
 }
 
 void TestOpenAiChatProtocol::classifiesHttpErrors()

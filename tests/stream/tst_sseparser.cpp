@@ -19,13 +19,13 @@ QStringList describe(const Events &events)
 {
     QStringList out;
     for (const SseParser::Event &e : events)
-        out.append(e.event + QLatin1Char('|') + e.data + QLatin1Char('|') + e.id);
+        out.append(e.event + QLatin1Char('|') + e.text() + QLatin1Char('|') + e.id);
     return out;
 }
 
 SseParser::Event ev(const QString &data, const QString &event = {}, const QString &id = {})
 {
-    return SseParser::Event{event, data, id};
+    return SseParser::Event{event, data.toUtf8(), id};
 }
 
 // Feeds the pieces in order and finishes; fails the test on a parser error.
@@ -283,7 +283,7 @@ void TestSseParser::fixtureContents()
         QStringLiteral("openai-chat/compat-groq-reasoning-then-midstream-error-event.sse")));
     groq += groqParser.finish();
     QCOMPARE(groq.last().event, QStringLiteral("error"));
-    QVERIFY(QJsonDocument::fromJson(groq.last().data.toUtf8()).object().contains(QStringLiteral("error")));
+    QVERIFY(QJsonDocument::fromJson(groq.last().data).object().contains(QStringLiteral("error")));
 
     // Anthropic: every event carries the name that its JSON type repeats; the emoji survives.
     SseParser anthropicParser;
@@ -296,7 +296,7 @@ void TestSseParser::fixtureContents()
     QVERIFY(!anthropic.isEmpty());
     QString text;
     for (const SseParser::Event &e : std::as_const(anthropic)) {
-        const QJsonObject json = QJsonDocument::fromJson(e.data.toUtf8()).object();
+        const QJsonObject json = QJsonDocument::fromJson(e.data).object();
         QCOMPARE(json.value(QStringLiteral("type")).toString(), e.event);
         text += json.value(QStringLiteral("delta")).toObject().value(QStringLiteral("text")).toString();
     }
@@ -329,7 +329,7 @@ void TestSseParser::fourByteUtf8SplitAcrossReads()
         Events events = parser.feed(stream.first(cut));
         events += parser.feed(stream.sliced(cut));
         QCOMPARE(events.size(), 1);
-        QCOMPARE(events.first().data, QStringLiteral("\U0001F389"));
+        QCOMPARE(events.first().text(), QStringLiteral("\U0001F389"));
     }
 }
 

@@ -64,12 +64,12 @@ void AnthropicStreamDecoder::handle(const SseParser::Event &event)
     if (event.data.isEmpty())
         return;
     bool ok = false;
-    const QJsonObject object = WireSupport::parseObject(event.data.toUtf8(), &ok);
+    const QJsonObject object = WireSupport::parseTextObject(event.data, &ok);
     if (!ok) {
         fail(WireSupport::makeError(
             ProviderError::Kind::Stream, m_provider,
             QCoreApplication::translate("keen::AnthropicStreamDecoder", "malformed event data: %1")
-                .arg(event.data.left(200))));
+                .arg(event.text().left(200))));
         return;
     }
     // The JSON type is authoritative; the event: line only duplicates it.

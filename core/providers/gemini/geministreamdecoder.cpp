@@ -114,12 +114,12 @@ void GeminiStreamDecoder::handle(const SseParser::Event &event)
     if (event.data.trimmed().isEmpty())
         return;
     bool ok = false;
-    const QJsonObject object = WireSupport::parseObject(event.data.toUtf8(), &ok);
+    const QJsonObject object = WireSupport::parseTextObject(event.data, &ok);
     if (!ok) {
         fail(WireSupport::makeError(
             ProviderError::Kind::Stream, providerName(),
             QCoreApplication::translate("keen::GeminiStreamDecoder", "malformed event data: %1")
-                .arg(event.data.left(200))));
+                .arg(event.text().left(200))));
         return;
     }
     if (object.contains(QStringLiteral("error"))) {

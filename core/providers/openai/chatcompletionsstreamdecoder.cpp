@@ -36,10 +36,10 @@ ChatCompletionsStreamDecoder::ChatCompletionsStreamDecoder(EventSink sink)
 
 void ChatCompletionsStreamDecoder::handleEvent(const SseParser::Event &event)
 {
-    const QString data = event.data.trimmed();
+    const QByteArray data = event.data.trimmed();
     if (data.isEmpty())
         return;
-    if (data == QLatin1String("[DONE]")) {
+    if (data == "[DONE]") {
         m_sawDone = true;
         return;
     }
@@ -58,12 +58,12 @@ void ChatCompletionsStreamDecoder::handleEvent(const SseParser::Event &event)
     handleChunk(object);
 }
 
-ProviderError ChatCompletionsStreamDecoder::malformed(const SseParser::Event &event, const QString &data,
+ProviderError ChatCompletionsStreamDecoder::malformed(const SseParser::Event &event, const QByteArray &data,
                                                       const QJsonParseError &parseError) const
 {
     // Some servers send `event: error` with plain text: that text is the error.
     if (event.event == QLatin1String("error"))
-        return ProviderError{ProviderError::Kind::Stream, data.left(500), 0, std::nullopt};
+        return ProviderError{ProviderError::Kind::Stream, QString::fromUtf8(data).left(500), 0, std::nullopt};
     return SseStreamDecoderBase::malformed(event, data, parseError);
 }
 

@@ -30,7 +30,7 @@ private:
     };
 
     void handleEvent(const SseParser::Event &event) override;
-    ProviderError malformed(const SseParser::Event &event, const QString &data,
+    ProviderError malformed(const SseParser::Event &event, const QByteArray &data,
                             const QJsonParseError &parseError) const override;
     void handleChunk(const QJsonObject &chunk);
     void handleDelta(const QJsonObject &delta);

@@ -65,8 +65,8 @@ ResponsesStreamDecoder::ResponsesStreamDecoder(EventSink sink)
 
 void ResponsesStreamDecoder::handleEvent(const SseParser::Event &event)
 {
-    const QString data = event.data.trimmed();
-    if (data.isEmpty() || data == QLatin1String("[DONE]"))
+    const QByteArray data = event.data.trimmed();
+    if (data.isEmpty() || data == "[DONE]")
         return;
     const std::optional<QJsonObject> parsed = parseObject(event, data);
     if (!parsed)

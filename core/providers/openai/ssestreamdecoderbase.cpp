@@ -1,5 +1,7 @@
 #include "providers/openai/ssestreamdecoderbase.h"
 
+#include "providers/wiresupport.h"
+
 #include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -28,7 +30,7 @@ void SseStreamDecoderBase::handleEvents(const QList<SseParser::Event> &events)
         fail(ProviderError{ProviderError::Kind::Stream, m_parser.error(), 0, std::nullopt});
 }
 
-ProviderError SseStreamDecoderBase::malformed(const SseParser::Event &event, const QString &data,
+ProviderError SseStreamDecoderBase::malformed(const SseParser::Event &event, const QByteArray &data,
                                               const QJsonParseError &parseError) const
 {
     Q_UNUSED(event);
@@ -43,10 +45,10 @@ ProviderError SseStreamDecoderBase::malformed(const SseParser::Event &event, con
 }
 
 std::optional<QJsonObject> SseStreamDecoderBase::parseObject(const SseParser::Event &event,
-                                                             const QString &data)
+                                                             const QByteArray &data)
 {
     QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(data.toUtf8(), &parseError);
+    const QJsonDocument document = WireSupport::parseTextDocument(data, &parseError);
     if (parseError.error == QJsonParseError::NoError && document.isObject())
         return document.object();
     // The last event had no blank line after it and does not parse: the body was cut inside it.

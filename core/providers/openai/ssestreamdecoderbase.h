@@ -30,11 +30,11 @@ protected:
     // One parsed event; handled in order until the decoder fails.
     virtual void handleEvent(const SseParser::Event &event) = 0;
     // The error for event data that is not a JSON object (and not cut off by the end of the body).
-    virtual ProviderError malformed(const SseParser::Event &event, const QString &data,
+    virtual ProviderError malformed(const SseParser::Event &event, const QByteArray &data,
                                     const QJsonParseError &parseError) const;
 
     // data (the event's trimmed data) as a JSON object; std::nullopt after failing.
-    std::optional<QJsonObject> parseObject(const SseParser::Event &event, const QString &data);
+    std::optional<QJsonObject> parseObject(const SseParser::Event &event, const QByteArray &data);
     // For finish(): flushes the parser's last event, then fails as truncated unless complete() says the
     // terminal marker came. True when the turn can be built.
     template<typename Complete> bool endStream(Complete complete)

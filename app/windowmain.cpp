@@ -1,0 +1,34 @@
+// keen-desktop-window: the desktop window. keen-desktop starts it (by exec, with the person's arguments) for
+// anything that is not a headless command; the headless commands never load this program's libraries.
+#include "config/applicationidentity.h"
+#include "config/launchoptions.h"
+#include "config/qtarguments.h"
+#include "headless/commandline.h"
+#include "mainwindow.h"
+#include "translations.h"
+
+#include <QApplication>
+#include <QTextStream>
+
+int main(int argc, char **argv)
+{
+    keen::ApplicationIdentity::apply();
+    keen::QtArguments qtArguments(argc, argv); // outlives the application, which keeps argc and argv
+    QApplication app(qtArguments.argc(), qtArguments.argv());
+    QApplication::setApplicationDisplayName(QStringLiteral("Keen Desktop"));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.keen.KeenDesktop"));
+    keen::Translations::install(&app, QLocale()); // the system locale
+    auto options = keen::LaunchOptions::parse(app.arguments());
+    if (!options) {
+        QTextStream(stderr) << "Error: " << options.error() << "\n\n" << keen::usageText();
+        return 1;
+    }
+    // `keen-desktop DIR` (and the file manager's "Open With", %F in the desktop file) opens that folder.
+    if (const auto folder = options->takeFolderArgument(); !folder) {
+        QTextStream(stderr) << "Error: " << folder.error() << "\n\n" << keen::usageText();
+        return 1;
+    }
+    keen::MainWindow window(*options);
+    window.show();
+    return app.exec();
+}
