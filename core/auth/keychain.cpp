@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
+#include <QDir>
+#include <QFileInfo>
 #include <QPromise>
 #include <QSemaphore>
 #include <QThread>
@@ -46,6 +48,29 @@ QFuture<KeychainReply> finished(const KeychainReply &reply)
 }
 
 #ifdef KEEN_HAVE_QTKEYCHAIN
+
+#if defined(Q_OS_UNIX) && !defined(Q_OS_DARWIN)
+// The Secret Service (and KWallet) are reached over the D-Bus session bus. GIO finds it from
+// DBUS_SESSION_BUS_ADDRESS, else the user's runtime folder's "bus" socket, else it starts one through X11
+// (which needs $DISPLAY). Without any of them (ssh, CI, containers) the lookup can only fail, after
+// QtKeychain has loaded libsecret and GIO: about 6 ms on every headless start (docs/PERFORMANCE.md). Unsure
+// is "reachable".
+bool sessionBusUnreachable()
+{
+    if (!qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS") || !qEnvironmentVariableIsEmpty("DISPLAY"))
+        return false;
+    const QString runtime = qEnvironmentVariable("XDG_RUNTIME_DIR");
+    if (!runtime.isEmpty() && QFileInfo::exists(runtime + QStringLiteral("/bus")))
+        return false;
+    // GIO's runtime folder when XDG_RUNTIME_DIR is not set.
+    return !QFileInfo::exists(QDir::homePath() + QStringLiteral("/.cache/bus"));
+}
+#else
+bool sessionBusUnreachable()
+{
+    return false;
+}
+#endif
 
 enum class Operation { Read, Write, Remove };
 
@@ -144,6 +169,13 @@ QFuture<KeychainReply> runOperation([[maybe_unused]] int operation, [[maybe_unus
                          {},
                          Keychain::tr("the keychain is disabled by KEEN_DISABLE_KEYCHAIN")});
 #ifdef KEEN_HAVE_QTKEYCHAIN
+    // The status a failed D-Bus connection gets from QtKeychain, so callers decide as before.
+    if (sessionBusUnreachable())
+        return finished(
+            {KeychainReply::Status::Failed,
+             {},
+             Keychain::tr("there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and no "
+                          "display to start one)")});
     return KeychainThread::instance().run(Operation(operation), key, secret);
 #else
     return finished(
