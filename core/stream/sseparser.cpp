@@ -19,11 +19,10 @@ SseParser::SseParser(qsizetype maxEventBytes)
     : m_maxEventBytes(std::max<qsizetype>(maxEventBytes, 1))
 {}
 
-QList<SseParser::Event> SseParser::feed(const QByteArray &bytes)
+void SseParser::feed(const QByteArray &bytes, const EventHandler &handler)
 {
-    QList<Event> out;
     if (hasError() || bytes.isEmpty())
-        return out;
+        return;
 
     const char *const begin = bytes.constData();
     const char *const end = begin + bytes.size();
@@ -60,11 +59,11 @@ QList<SseParser::Event> SseParser::feed(const QByteArray &bytes)
             break;
         }
         if (m_buffer.isEmpty()) {
-            processLine(QByteArray::fromRawData(pos, length), out);
+            processLine(QByteArrayView(pos, length), true, handler);
         } else {
             m_buffer.append(pos, length);
             const QByteArray line = std::exchange(m_buffer, QByteArray());
-            processLine(line, out);
+            processLine(line, false, handler);
         }
 
         pos = lineEnd + 1;
@@ -75,32 +74,52 @@ QList<SseParser::Event> SseParser::feed(const QByteArray &bytes)
                 ++pos;
         }
     }
+    keepDataView(); // the next read's blank line may dispatch it
+}
+
+void SseParser::finish(const EventHandler &handler)
+{
     if (hasError())
-        return {};
-    return out;
+        return;
+    if (!m_buffer.isEmpty()) {
+        const QByteArray line = std::exchange(m_buffer, QByteArray());
+        processLine(line, false, handler);
+    }
+    if (!hasError())
+        dispatch(handler);
+    m_skipLeadingLf = false;
+    m_atStart = true;
+}
+
+namespace {
+
+// Collects owning copies: an event's data may point into bytes that are gone once feed returns.
+SseParser::EventHandler collectInto(QList<SseParser::Event> &events)
+{
+    return [&events](const SseParser::Event &event) {
+        events.append(
+            SseParser::Event{event.event, QByteArray(event.data.constData(), event.data.size()), event.id});
+    };
+}
+
+} // namespace
+
+QList<SseParser::Event> SseParser::feed(const QByteArray &bytes)
+{
+    QList<Event> events;
+    feed(bytes, collectInto(events));
+    return hasError() ? QList<Event>() : events;
 }
 
 QList<SseParser::Event> SseParser::finish()
 {
-    QList<Event> out;
-    if (hasError())
-        return out;
-    if (!m_buffer.isEmpty()) {
-        const QByteArray line = std::exchange(m_buffer, QByteArray());
-        processLine(line, out);
-    }
-    if (!hasError())
-        dispatch(out);
-    m_skipLeadingLf = false;
-    m_atStart = true;
-    if (hasError())
-        return {};
-    return out;
+    QList<Event> events;
+    finish(collectInto(events));
+    return hasError() ? QList<Event>() : events;
 }
 
-void SseParser::processLine(const QByteArray &rawLine, QList<Event> &out)
+void SseParser::processLine(QByteArrayView line, bool inInput, const EventHandler &handler)
 {
-    QByteArrayView line(rawLine);
     if (m_atStart) {
         m_atStart = false;
         if (line.startsWith(QByteArrayView(Bom, BomSize)))
@@ -108,7 +127,7 @@ void SseParser::processLine(const QByteArray &rawLine, QList<Event> &out)
     }
 
     if (line.isEmpty()) {
-        dispatch(out);
+        dispatch(handler);
         return;
     }
     if (line.front() == ':')
@@ -129,9 +148,14 @@ void SseParser::processLine(const QByteArray &rawLine, QList<Event> &out)
         m_eventBytes += value.size() + 1;
         if (!checkEventSize())
             return;
-        if (m_hasData)
-            m_data.append('\n');
-        m_data.append(value);
+        if (!m_hasData && inInput) {
+            m_dataView = value; // the usual event: one data line, read in one piece
+        } else {
+            keepDataView();
+            if (m_hasData)
+                m_data.append('\n');
+            m_data.append(value);
+        }
         m_hasData = true;
     } else if (field == "event") {
         m_eventBytes += value.size();
@@ -147,16 +171,31 @@ void SseParser::processLine(const QByteArray &rawLine, QList<Event> &out)
     // says.
 }
 
-void SseParser::dispatch(QList<Event> &out)
+void SseParser::dispatch(const EventHandler &handler)
 {
     // An event without data lines is not dispatched, as in the specification (an "event:" alone does
     // nothing).
-    if (m_hasData)
-        out.append(Event{m_eventName, std::exchange(m_data, QByteArray()), m_id});
+    if (m_hasData) {
+        const Event event{m_eventName,
+                          m_dataView.data() ? QByteArray::fromRawData(m_dataView.data(), m_dataView.size())
+                                            : std::exchange(m_data, QByteArray()),
+                          m_id};
+        m_dataView = {};
+        handler(event);
+    }
     m_eventName.clear();
     m_data.clear();
+    m_dataView = {};
     m_hasData = false;
     m_eventBytes = 0;
+}
+
+void SseParser::keepDataView()
+{
+    if (m_dataView.data()) {
+        m_data = m_dataView.toByteArray();
+        m_dataView = {};
+    }
 }
 
 bool SseParser::checkEventSize()
@@ -175,6 +214,7 @@ void SseParser::fail(const QString &message)
     // Give the memory back right away: after an error nothing more is parsed.
     m_buffer = QByteArray();
     m_data = QByteArray();
+    m_dataView = {};
     m_eventName = QString();
 }
 

@@ -4,6 +4,8 @@
 #include <QList>
 #include <QString>
 
+#include <functional>
+
 namespace keen {
 
 // An incremental Server-Sent Events parser, correct for any split of the bytes: LF, CRLF and CR line ends
@@ -12,7 +14,8 @@ namespace keen {
 // without a trailing blank line (flushed by finish()). A line or event larger than the cap is an error, not
 // an out-of-memory. Event data stays the UTF-8 bytes the server sent: every provider's data is JSON, which
 // the decoders parse from bytes, so decoding it to UTF-16 first would only be converted back (twice the work
-// per event on a 7-character chunk).
+// per event on a 7-character chunk). The decoders take each event as it completes (feed with a handler): an
+// event whose one data line sits whole in the bytes being fed is not copied at all.
 class SseParser
 {
 public:
@@ -30,17 +33,28 @@ public:
 
     explicit SseParser(qsizetype maxEventBytes = DefaultMaxEventBytes);
 
-    // Appends bytes and returns the events they completed. After an error it returns nothing more.
+    // Called with each event as it completes, in order. The event is valid during the call only: its data may
+    // point into the bytes being fed.
+    using EventHandler = std::function<void(const Event &event)>;
+
+    // Appends bytes and hands on the events they completed. After an error nothing more is handed on.
+    void feed(const QByteArray &bytes, const EventHandler &handler);
+    // End of the body: hands on a pending event that had no trailing blank line.
+    void finish(const EventHandler &handler);
+
+    // The same, returning copies of the events (for callers that keep them).
     QList<Event> feed(const QByteArray &bytes);
-    // End of the body: dispatches a pending event that had no trailing blank line.
     QList<Event> finish();
 
     bool hasError() const { return !m_error.isEmpty(); }
     QString error() const { return m_error; }
 
 private:
-    void processLine(const QByteArray &line, QList<Event> &out);
-    void dispatch(QList<Event> &out);
+    // inInput: the line lies in the bytes being fed (valid until feed returns), not in a buffer of this
+    // parser.
+    void processLine(QByteArrayView line, bool inInput, const EventHandler &handler);
+    void dispatch(const EventHandler &handler);
+    void keepDataView(); // copies data still pointing into the input, before the input goes away
     bool checkEventSize();
     void fail(const QString &message);
 
@@ -50,6 +64,7 @@ private:
     bool m_atStart = true;        // no line seen yet, so a UTF-8 byte order mark is still dropped
     QString m_eventName;
     QByteArray m_data;
+    QByteArrayView m_dataView; // the event's one data line, still in the input (m_data is empty then)
     QString m_id;
     bool m_hasData = false;
     qsizetype m_eventBytes = 0;

@@ -155,6 +155,7 @@ private Q_SLOTS:
     void oversizeEventIsAnError();
     void errorIsSticky();
     void parserIsReusableAfterFinish();
+    void wholeDataLineIsHandedOnWithoutACopy();
 };
 
 void TestSseParser::everySplit_data()
@@ -418,6 +419,43 @@ void TestSseParser::parserIsReusableAfterFinish()
     QCOMPARE(describe(parser.feed("\xEF\xBB\xBF"
                                   "data: b\n\n")),
              QStringList{QStringLiteral("|b|")});
+}
+
+// The decoders take events through the handler (issue 11: every per-chunk step O(chunk)). An event whose one
+// data line arrived in the read being fed is handed on pointing into that read, with no copy; an event split
+// across reads, or with several data lines, is assembled in the parser's own buffer and stays correct.
+void TestSseParser::wholeDataLineIsHandedOnWithoutACopy()
+{
+    SseParser parser;
+    const QByteArray first("data: {\"a\":1}\n\ndata: {\"b\":");
+    const QByteArray second("2}\n\ndata: x\ndata: y\n\ndata: {\"c\":3}\n");
+    const QByteArray third("\n");
+    struct Seen
+    {
+        QByteArray data;
+        bool inRead = false;
+    };
+    QList<Seen> seen;
+    const QByteArray *current = nullptr;
+    const auto handler = [&](const SseParser::Event &event) {
+        const char *at = event.data.constData();
+        const bool inRead = at >= current->constData() && at < current->constData() + current->size();
+        seen.append({QByteArray(event.data.constData(), event.data.size()), inRead});
+    };
+    for (const QByteArray *read : {&first, &second, &third}) {
+        current = read;
+        parser.feed(*read, handler);
+    }
+    QVERIFY(!parser.hasError());
+    QCOMPARE(seen.size(), 4);
+    QCOMPARE(seen.at(0).data, QByteArray("{\"a\":1}"));
+    QVERIFY(seen.at(0).inRead); // whole in its read: no copy
+    QCOMPARE(seen.at(1).data, QByteArray("{\"b\":2}"));
+    QVERIFY(!seen.at(1).inRead); // split across two reads
+    QCOMPARE(seen.at(2).data, QByteArray("x\ny"));
+    QVERIFY(!seen.at(2).inRead); // two data lines joined
+    QCOMPARE(seen.at(3).data, QByteArray("{\"c\":3}"));
+    QVERIFY(!seen.at(3).inRead); // its blank line came in the next read: kept before that read ended
 }
 
 QTEST_GUILESS_MAIN(TestSseParser)

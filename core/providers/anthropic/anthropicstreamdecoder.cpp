@@ -17,12 +17,10 @@ void AnthropicStreamDecoder::feed(const QByteArray &bytes)
 {
     if (m_failed || m_stopped)
         return;
-    const QList<SseParser::Event> events = m_parser.feed(bytes);
-    for (const SseParser::Event &event : events) {
-        if (m_failed || m_stopped)
-            return;
-        handle(event);
-    }
+    m_parser.feed(bytes, [this](const SseParser::Event &event) {
+        if (!m_failed && !m_stopped)
+            handle(event);
+    });
     if (m_parser.hasError())
         fail(WireSupport::makeError(ProviderError::Kind::Stream, m_provider, m_parser.error()));
 }
@@ -192,12 +190,10 @@ ModelTurn AnthropicStreamDecoder::buildTurn() const
 Result<ModelTurn> AnthropicStreamDecoder::finish()
 {
     if (!m_failed && !m_stopped) {
-        const QList<SseParser::Event> events = m_parser.finish();
-        for (const SseParser::Event &event : events) {
-            if (m_failed || m_stopped)
-                break;
-            handle(event);
-        }
+        m_parser.finish([this](const SseParser::Event &event) {
+            if (!m_failed && !m_stopped)
+                handle(event);
+        });
         if (m_parser.hasError())
             fail(WireSupport::makeError(ProviderError::Kind::Stream, m_provider, m_parser.error()));
     }

@@ -40,12 +40,10 @@ void GeminiStreamDecoder::feed(const QByteArray &bytes)
 {
     if (m_failed)
         return;
-    const QList<SseParser::Event> events = m_parser.feed(bytes);
-    for (const SseParser::Event &event : events) {
-        if (m_failed)
-            return;
-        handle(event);
-    }
+    m_parser.feed(bytes, [this](const SseParser::Event &event) {
+        if (!m_failed)
+            handle(event);
+    });
     if (m_parser.hasError())
         fail(WireSupport::makeError(ProviderError::Kind::Stream, providerName(), m_parser.error()));
 }
@@ -167,12 +165,10 @@ void GeminiStreamDecoder::handle(const SseParser::Event &event)
 Result<ModelTurn> GeminiStreamDecoder::finish()
 {
     if (!m_failed) {
-        const QList<SseParser::Event> events = m_parser.finish();
-        for (const SseParser::Event &event : events) {
-            if (m_failed)
-                break;
-            handle(event);
-        }
+        m_parser.finish([this](const SseParser::Event &event) {
+            if (!m_failed)
+                handle(event);
+        });
         if (m_parser.hasError())
             fail(WireSupport::makeError(ProviderError::Kind::Stream, providerName(), m_parser.error()));
     }

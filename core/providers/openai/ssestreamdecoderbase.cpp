@@ -16,16 +16,18 @@ void SseStreamDecoderBase::feed(const QByteArray &bytes)
 {
     if (failed())
         return;
-    handleEvents(m_parser.feed(bytes));
+    m_parser.feed(bytes, [this](const SseParser::Event &event) { handleParsed(event); });
+    failOnParserError();
 }
 
-void SseStreamDecoderBase::handleEvents(const QList<SseParser::Event> &events)
+void SseStreamDecoderBase::handleParsed(const SseParser::Event &event)
 {
-    for (const SseParser::Event &event : events) {
-        if (failed())
-            return;
+    if (!failed()) // events after a failure are parsed but not handled
         handleEvent(event);
-    }
+}
+
+void SseStreamDecoderBase::failOnParserError()
+{
     if (!failed() && m_parser.hasError())
         fail(ProviderError{ProviderError::Kind::Stream, m_parser.error(), 0, std::nullopt});
 }

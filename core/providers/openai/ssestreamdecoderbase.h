@@ -41,7 +41,8 @@ protected:
     {
         if (!failed()) {
             m_bodyEnded = true;
-            handleEvents(m_parser.finish());
+            m_parser.finish([this](const SseParser::Event &event) { handleParsed(event); });
+            failOnParserError();
         }
         if (!failed() && !complete())
             fail(truncated());
@@ -53,7 +54,8 @@ protected:
     EventSink m_sink;
 
 private:
-    void handleEvents(const QList<SseParser::Event> &events);
+    void handleParsed(const SseParser::Event &event);
+    void failOnParserError();
 
     SseParser m_parser;
     bool m_bodyEnded = false;
