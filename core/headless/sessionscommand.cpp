@@ -182,7 +182,15 @@ int runSessionsCommand(const QStringList &args, QTextStream &out, QTextStream &e
                 object.insert(QStringLiteral("snippet"), snippets.value(i));
             array.append(object);
         }
-        out << QString::fromUtf8(QJsonDocument(array).toJson(QJsonDocument::Indented));
+        const QByteArray json = QJsonDocument(array).toJson(QJsonDocument::Indented);
+        // The JSON is UTF-8 already: written as it is when the stream has a device (stdout), not decoded to
+        // text for the stream to encode again.
+        if (QIODevice *device = out.device()) {
+            out.flush();
+            device->write(json);
+        } else {
+            out << QString::fromUtf8(json);
+        }
         out.flush();
         return 0;
     }

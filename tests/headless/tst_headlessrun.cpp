@@ -77,6 +77,7 @@ private Q_SLOTS:
     void damagedSearchIndexIsRebuilt();
     void damagedSettingsAreNamedAndTheRunGoesOn_data();
     void damagedSettingsAreNamedAndTheRunGoesOn();
+    void sessionsJsonKeepsEveryCharacterOfATitle();
 
 private:
     struct Outcome
@@ -1064,6 +1065,22 @@ void TestHeadlessRun::unreadableTranscriptIsNamedBySessionsAndRun()
              qPrintable(run.err));
     QVERIFY(!run.err.contains(QLatin1String("No saved session")));
     QCOMPARE(m_server->requests().size(), 1); // only the first session's turn: nothing was sent
+}
+
+void TestHeadlessRun::sessionsJsonKeepsEveryCharacterOfATitle()
+{
+    // `sessions --json` writes its UTF-8 straight to stdout (issue 11, listing cost): accents, CJK and a
+    // character outside the BMP arrive as they were typed.
+    const QString question = QStringLiteral("Grüße, 日本語 and \U0001F389 in one question");
+    const QString id = createSession(question, QStringLiteral("answer"));
+    QVERIFY(!id.isEmpty());
+    const Outcome json = runKeen({QStringLiteral("sessions"), QStringLiteral("--json")});
+    QCOMPARE(json.exitCode, 0);
+    const QJsonArray listed = QJsonDocument::fromJson(json.out.toUtf8()).array();
+    QCOMPARE(listed.size(), 1);
+    QCOMPARE(listed.first().toObject().value(QStringLiteral("id")).toString(), id);
+    QCOMPARE(listed.first().toObject().value(QStringLiteral("title")).toString(), question);
+    QCOMPARE(listed.first().toObject().value(QStringLiteral("last_user_message")).toString(), question);
 }
 
 void TestHeadlessRun::sessionIdDifferentFromTheFolderIsOneId()
