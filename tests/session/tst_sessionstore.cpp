@@ -1027,6 +1027,20 @@ void TestSessionStore::listIsFastForAThousandSessions()
           elapsed);
     QCOMPARE(sessions.size(), 1000);
     QVERIFY2(elapsed < 5000, qPrintable(QStringLiteral("list took %1 ms").arg(elapsed)));
+    // A thousand sessions are summarised in parts on several threads: each one exactly once, each with its
+    // own title and workspace, newest first across the parts.
+    QSet<QString> titles;
+    for (qsizetype i = 0; i < sessions.size(); ++i) {
+        const SessionInfo &info = sessions.at(i);
+        const int number = info.title.section(QLatin1Char(' '), 1).toInt();
+        QCOMPARE(info.title, QStringLiteral("question %1").arg(number));
+        QCOMPARE(info.workspace, QStringLiteral("/projects/p%1").arg(number % 20));
+        QCOMPARE(info.lastSeq, quint64(3));
+        titles.insert(info.title);
+        if (i > 0)
+            QVERIFY(sessions.at(i - 1).updatedAt >= info.updatedAt);
+    }
+    QCOMPARE(titles.size(), 1000);
     QCOMPARE(m_store->list(QStringLiteral("/projects/p3")).size(), 50);
 }
 
