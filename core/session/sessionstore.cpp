@@ -798,36 +798,14 @@ QList<SessionInfo> SessionStore::list(const QString &workspace) const
     else
         namespaces.append(namespaceFor(canonicalWorkspace(workspace)));
 
-    QStringList directories;
+    QList<SessionInfo> sessions;
     for (const QString &name : std::as_const(namespaces)) {
         const QString namespaceDir = QDir(m_root).filePath(name);
         const QStringList ids = subdirectories(namespaceDir);
-        for (const QString &id : ids)
-            directories.append(QDir(namespaceDir).filePath(id));
-    }
-    // Each summary reads one transcript: independent work, shared out over the cores in contiguous parts when
-    // there are enough sessions to be worth a thread (a thousand take tens of milliseconds on one core).
-    std::vector<std::optional<SessionInfo>> summaries(size_t(directories.size()));
-    auto summarizeRange = [&directories, &summaries](qsizetype from, qsizetype to) {
-        for (qsizetype i = from; i < to; ++i)
-            summaries[size_t(i)] = summarize(directories.at(i));
-    };
-    constexpr qsizetype MinSessionsPerPart = 128;
-    const qsizetype parts =
-        qBound<qsizetype>(1, directories.size() / MinSessionsPerPart, qsizetype(QThread::idealThreadCount()));
-    QList<QFuture<void>> others;
-    for (qsizetype part = 1; part < parts; ++part)
-        others.append(QtConcurrent::run(summarizeRange, directories.size() * part / parts,
-                                        directories.size() * (part + 1) / parts));
-    summarizeRange(0, directories.size() / parts);
-    for (QFuture<void> &other : others)
-        other.waitForFinished();
-
-    QList<SessionInfo> sessions;
-    sessions.reserve(directories.size());
-    for (std::optional<SessionInfo> &info : summaries) {
-        if (info)
-            sessions.append(std::move(*info));
+        for (const QString &id : ids) {
+            if (auto info = summarize(QDir(namespaceDir).filePath(id)))
+                sessions.append(std::move(*info));
+        }
     }
     sortNewestFirst(sessions);
     return sessions;

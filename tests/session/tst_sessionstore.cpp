@@ -1027,8 +1027,7 @@ void TestSessionStore::listIsFastForAThousandSessions()
           elapsed);
     QCOMPARE(sessions.size(), 1000);
     QVERIFY2(elapsed < 5000, qPrintable(QStringLiteral("list took %1 ms").arg(elapsed)));
-    // A thousand sessions are summarised in parts on several threads: each one exactly once, each with its
-    // own title and workspace, newest first across the parts.
+    // Each of the thousand exactly once, with its own title, workspace and seq, newest first.
     QSet<QString> titles;
     for (qsizetype i = 0; i < sessions.size(); ++i) {
         const SessionInfo &info = sessions.at(i);
