@@ -3,6 +3,7 @@
 #include "agent/agentsession.h"
 #include "base/jsonlist.h"
 #include "conversation/streamevent.h"
+#include "headless/streamoutput.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -444,9 +445,10 @@ int HeadlessRunner::run(const Options &options)
                         line.insert(QStringLiteral("error"), failure);
                         line.insert(QStringLiteral("partial"), true);
                     }
-                    m_out << QJsonDocument(line).toJson(QJsonDocument::Compact) << '\n';
+                    StreamOutput::writeUtf8(m_out, QJsonDocument(line).toJson(QJsonDocument::Compact) + '\n');
                 } else if (success || !text.isEmpty()) {
-                    m_out << text << '\n'; // S59: partial text is still written
+                    StreamOutput::writeText(m_out, text); // S59: partial text is still written
+                    m_out << '\n';
                 }
                 m_out.flush();
                 const QString partialNote = !m_options.json && !success && !text.isEmpty()

@@ -1,5 +1,6 @@
 #include "headless/sessionscommand.h"
 
+#include "headless/streamoutput.h"
 #include "session/sessionindex.h"
 #include "session/sessionstore.h"
 
@@ -182,15 +183,7 @@ int runSessionsCommand(const QStringList &args, QTextStream &out, QTextStream &e
                 object.insert(QStringLiteral("snippet"), snippets.value(i));
             array.append(object);
         }
-        const QByteArray json = QJsonDocument(array).toJson(QJsonDocument::Indented);
-        // The JSON is UTF-8 already: written as it is when the stream has a device (stdout), not decoded to
-        // text for the stream to encode again.
-        if (QIODevice *device = out.device()) {
-            out.flush();
-            device->write(json);
-        } else {
-            out << QString::fromUtf8(json);
-        }
+        StreamOutput::writeUtf8(out, QJsonDocument(array).toJson(QJsonDocument::Indented));
         out.flush();
         return 0;
     }

@@ -1,12 +1,11 @@
 #include "tools/filesystemguard.h"
 
 #include "tools/gitinfo.h"
+#include "tools/libgit2.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
-
-#include <git2.h>
 
 #include <mutex>
 
@@ -68,16 +67,44 @@ QString canonicalOrClean(const QString &path)
 
 } // namespace
 
+// The workspace's repository, opened on the first question about ignore rules: a folder outside any
+// repository never loads libgit2 at all.
 struct FilesystemGuard::Git
 {
     std::mutex mutex;
+    bool opened = false;
+    const LibGit2 *api = nullptr;
     git_repository *repo = nullptr;
-    QString workdir; // canonical, without trailing slash
+    QString workdir;   // canonical, without trailing slash
+    QString loadError; // set when the workspace is in a repository but libgit2 could not be loaded
 
     ~Git()
     {
         if (repo)
-            git_repository_free(repo);
+            api->repository_free(repo);
+    }
+
+    void open(const QString &workspace)
+    {
+        opened = true;
+        QString workTree;
+        if (workspace.isEmpty() || GitInfo::findGitDirectory(workspace, &workTree).isEmpty())
+            return;
+        api = LibGit2::get();
+        if (!api) {
+            // The rules exist but cannot be read: every path of that work tree counts as ignored, so a
+            // broken installation cannot expose what .gitignore keeps out (the reason names the problem).
+            loadError = LibGit2::loadError();
+            workdir = canonicalOrClean(workTree);
+            return;
+        }
+        const QByteArray native = QFile::encodeName(workspace);
+        if (api->repository_open_ext(&repo, native.constData(), 0, nullptr) != 0) {
+            repo = nullptr;
+            return;
+        }
+        if (const char *path = api->repository_workdir(repo))
+            workdir = canonicalOrClean(QString::fromUtf8(path));
     }
 };
 
@@ -98,18 +125,6 @@ FilesystemGuard::FilesystemGuard(const QString &workspace, const QString &dataDi
     m_exceptions.append(m_home + QStringLiteral("/.agents/skills"));
     m_exceptions.append(m_home + QStringLiteral("/.keen/skills"));
     m_exceptions.append(m_home + QStringLiteral("/.claude/skills"));
-
-    GitInfo::ensureInitialized();
-    if (!m_workspace.isEmpty()) {
-        const QByteArray native = QFile::encodeName(m_workspace);
-        if (git_repository_open_ext(&m_git->repo, native.constData(), 0, nullptr) == 0) {
-            const char *workdir = git_repository_workdir(m_git->repo);
-            if (workdir)
-                m_git->workdir = canonicalOrClean(QString::fromUtf8(workdir));
-        } else {
-            m_git->repo = nullptr;
-        }
-    }
 }
 
 FilesystemGuard::~FilesystemGuard() = default;
@@ -129,16 +144,28 @@ QString FilesystemGuard::resolvePath(const QString &path) const
 bool FilesystemGuard::isGitIgnored(const QString &resolvedPath) const
 {
     std::lock_guard lock(m_git->mutex);
-    if (!m_git->repo || m_git->workdir.isEmpty() || !isUnder(resolvedPath, m_git->workdir))
+    if (!m_git->opened)
+        m_git->open(m_workspace);
+    if (m_git->workdir.isEmpty() || !isUnder(resolvedPath, m_git->workdir))
         return false;
     const QString relative = resolvedPath.mid(m_git->workdir.size() + 1);
     if (relative.isEmpty())
         return false;
+    if (!m_git->loadError.isEmpty())
+        return true;
+    if (!m_git->repo)
+        return false;
     int ignored = 0;
     const QByteArray native = relative.toUtf8();
-    if (git_ignore_path_is_ignored(&ignored, m_git->repo, native.constData()) != 0)
+    if (m_git->api->ignore_path_is_ignored(&ignored, m_git->repo, native.constData()) != 0)
         return false;
     return ignored == 1;
+}
+
+QString FilesystemGuard::gitLoadError() const
+{
+    std::lock_guard lock(m_git->mutex);
+    return m_git->loadError;
 }
 
 bool FilesystemGuard::isSystemPath(const QString &resolved) const
@@ -202,7 +229,11 @@ FilesystemGuard::Check FilesystemGuard::checkPath(const QString &path, Operation
             return check;
         }
         if (isGitIgnored(resolved)) {
-            check.reason = FilesystemGuard::tr("the path is ignored by .gitignore");
+            const QString loadError = gitLoadError();
+            check.reason =
+                loadError.isEmpty()
+                    ? FilesystemGuard::tr("the path is ignored by .gitignore")
+                    : FilesystemGuard::tr("the .gitignore rules cannot be checked: %1").arg(loadError);
             return check;
         }
     }

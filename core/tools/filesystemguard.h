@@ -9,7 +9,8 @@
 namespace keen {
 
 // Decides whether a tool may touch a path (reference 2.3). Immutable after construction apart from its
-// libgit2 handle, which is guarded, so one guard can serve the worker thread and the UI.
+// libgit2 handle (opened on first use), which is guarded, so one guard can serve the worker thread and the
+// UI.
 class FilesystemGuard
 {
     Q_DECLARE_TR_FUNCTIONS(FilesystemGuard)
@@ -46,8 +47,10 @@ public:
     // ancestor. Empty when the path cannot be resolved.
     QString resolvePath(const QString &path) const;
 
-    // True when git's ignore rules of the workspace repository match the absolute, resolved path.
+    // True when git's ignore rules of the workspace repository match the absolute, resolved path; also for
+    // every path of the repository's work tree when libgit2 cannot be loaded (gitLoadError() says why).
     bool isGitIgnored(const QString &resolvedPath) const;
+    QString gitLoadError() const;
 
     QString workspace() const { return m_workspace; }
     QString dataDir() const { return m_dataDir; }

@@ -1,33 +1,48 @@
 #include "tools/gitinfo.h"
 
+#include "tools/libgit2.h"
+
 #include <QDir>
 #include <QDirIterator>
+#include <QFile>
 #include <QFileInfo>
 
-#include <git2.h>
-
-#include <mutex>
+#include <algorithm>
 #include <set>
 
 namespace keen {
 
 namespace {
 
+// HEAD and a .git file are a line each; anything longer is not git's.
+constexpr qint64 MaxSmallGitFile = 4096;
+
+QByteArray readSmallFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return file.read(MaxSmallGitFile).trimmed();
+}
+
 struct RepoHandle
 {
+    const LibGit2 *git = nullptr;
     git_repository *repo = nullptr;
     ~RepoHandle()
     {
         if (repo)
-            git_repository_free(repo);
+            git->repository_free(repo);
     }
 };
 
 bool openRepository(const QString &path, RepoHandle &handle)
 {
-    GitInfo::ensureInitialized();
+    handle.git = LibGit2::get();
+    if (!handle.git)
+        return false;
     const QByteArray native = QFile::encodeName(path);
-    return git_repository_open_ext(&handle.repo, native.constData(), 0, nullptr) == 0;
+    return handle.git->repository_open_ext(&handle.repo, native.constData(), 0, nullptr) == 0;
 }
 
 QStringList walkPlainFolder(const QString &workspace, int maxFiles)
@@ -48,55 +63,62 @@ QStringList walkPlainFolder(const QString &workspace, int maxFiles)
 
 } // namespace
 
-void GitInfo::ensureInitialized()
+QString GitInfo::findGitDirectory(const QString &path, QString *workTree)
 {
-    static std::once_flag once;
-    std::call_once(once, [] { git_libgit2_init(); });
+    QDir folder(QFileInfo(path).absoluteFilePath());
+    while (true) {
+        const QFileInfo dotGit(folder.filePath(QStringLiteral(".git")));
+        QString gitDir;
+        if (dotGit.isDir()) {
+            gitDir = dotGit.absoluteFilePath();
+        } else if (dotGit.isFile()) {
+            const QByteArray line = readSmallFile(dotGit.absoluteFilePath());
+            if (line.startsWith("gitdir:"))
+                gitDir = QDir::cleanPath(folder.absoluteFilePath(QFile::decodeName(line.mid(7).trimmed())));
+        }
+        if (!gitDir.isEmpty() && QFileInfo(gitDir + QStringLiteral("/HEAD")).isFile()) {
+            if (workTree)
+                *workTree = folder.absolutePath();
+            return gitDir;
+        }
+        if (!folder.cdUp())
+            return {};
+    }
 }
 
 QString GitInfo::currentBranch(const QString &path)
 {
-    RepoHandle handle;
-    if (!openRepository(path, handle))
+    const QString gitDir = findGitDirectory(path);
+    if (gitDir.isEmpty())
         return {};
-
-    git_reference *head = nullptr;
-    const int error = git_repository_head(&head, handle.repo);
-    if (error == GIT_EUNBORNBRANCH) {
-        // A fresh repository: HEAD names a branch that has no commit yet.
-        git_reference *symbolic = nullptr;
-        QString name;
-        if (git_reference_lookup(&symbolic, handle.repo, "HEAD") == 0) {
-            if (const char *target = git_reference_symbolic_target(symbolic)) {
-                name = QString::fromUtf8(target);
-                name.remove(QLatin1String("refs/heads/"));
-            }
-            git_reference_free(symbolic);
+    const QByteArray head = readSmallFile(gitDir + QStringLiteral("/HEAD"));
+    if (head.startsWith("ref:")) {
+        // A branch, possibly unborn (a fresh repository names a branch that has no commit yet). Shortened as
+        // git shortens it: refs/heads/main is "main".
+        QString name = QString::fromUtf8(head.mid(4).trimmed());
+        for (const QLatin1String prefix :
+             {QLatin1String("refs/heads/"), QLatin1String("refs/tags/"), QLatin1String("refs/remotes/")}) {
+            if (name.startsWith(prefix))
+                return name.mid(prefix.size());
         }
         return name;
     }
-    if (error != 0)
-        return {};
-
-    QString name;
-    if (git_repository_head_detached(handle.repo) == 1) {
-        char shortId[8] = {};
-        git_oid_tostr(shortId, sizeof shortId, git_reference_target(head));
-        name = QString::fromLatin1(shortId);
-    } else {
-        name = QString::fromUtf8(git_reference_shorthand(head));
-    }
-    git_reference_free(head);
-    return name;
+    // Detached: HEAD holds the commit id (40 hex digits, 64 with SHA-256); the short form is its first 7.
+    const bool commitId = head.size() >= 40 && std::all_of(head.cbegin(), head.cend(), [](char c) {
+                              return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                          });
+    return commitId ? QString::fromLatin1(head.left(7)) : QString();
 }
 
 QStringList GitInfo::listFiles(const QString &workspace, int maxFiles)
 {
     RepoHandle handle;
-    if (!openRepository(workspace, handle) || git_repository_is_bare(handle.repo))
+    if (findGitDirectory(workspace).isEmpty() || !openRepository(workspace, handle) ||
+        handle.git->repository_is_bare(handle.repo))
         return walkPlainFolder(workspace, maxFiles);
+    const LibGit2 &git = *handle.git;
 
-    const QString workdir = QDir(QString::fromUtf8(git_repository_workdir(handle.repo))).canonicalPath();
+    const QString workdir = QDir(QString::fromUtf8(git.repository_workdir(handle.repo))).canonicalPath();
     const QString base = QFileInfo(workspace).canonicalFilePath();
     // Repository paths are relative to the work tree; completion wants them relative to the workspace.
     const QString prefix =
@@ -112,27 +134,27 @@ QStringList GitInfo::listFiles(const QString &workspace, int maxFiles)
     };
 
     git_index *index = nullptr;
-    if (git_repository_index(&index, handle.repo) == 0) {
-        const size_t count = git_index_entrycount(index);
+    if (git.repository_index(&index, handle.repo) == 0) {
+        const size_t count = git.index_entrycount(index);
         for (size_t i = 0; i < count; ++i) {
-            if (const git_index_entry *entry = git_index_get_byindex(index, i))
+            if (const git_index_entry *entry = git.index_get_byindex(index, i))
                 addRepoPath(entry->path);
         }
-        git_index_free(index);
+        git.index_free(index);
     }
 
     git_status_options options = GIT_STATUS_OPTIONS_INIT;
     options.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
     options.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
     git_status_list *status = nullptr;
-    if (git_status_list_new(&status, handle.repo, &options) == 0) {
-        const size_t count = git_status_list_entrycount(status);
+    if (git.status_list_new(&status, handle.repo, &options) == 0) {
+        const size_t count = git.status_list_entrycount(status);
         for (size_t i = 0; i < count; ++i) {
-            const git_status_entry *entry = git_status_byindex(status, i);
+            const git_status_entry *entry = git.status_byindex(status, i);
             if (entry && (entry->status & GIT_STATUS_WT_NEW) && entry->index_to_workdir)
                 addRepoPath(entry->index_to_workdir->new_file.path);
         }
-        git_status_list_free(status);
+        git.status_list_free(status);
     }
 
     QStringList files;

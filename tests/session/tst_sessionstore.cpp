@@ -214,6 +214,9 @@ void TestSessionStore::namespaceExamples_data()
     QTest::newRow("non-ascii run") << QStringLiteral("/home/J\u00fcrgen \u00e9t\u00e9/x")
                                    << QStringLiteral("home-J-rgen-t--x");
     QTest::newRow("only unsafe") << QStringLiteral("/\u00e9\u00e9/") << QStringLiteral("root");
+    // A character outside the BMP (two UTF-16 units) is one unsafe character; a run of them is one dash.
+    QTest::newRow("emoji run") << QStringLiteral("/a/\U0001F600\U0001F600b/c d")
+                               << QStringLiteral("a--b-c-d");
 }
 
 void TestSessionStore::namespaceExamples()

@@ -1,6 +1,7 @@
 #include "testenvironment.h"
 #include "tools/filesystemguard.h"
 #include "tools/gitinfo.h"
+#include "tools/libgit2.h"
 
 #include <QDir>
 #include <QFile>
@@ -32,7 +33,94 @@ private:
         return process.waitForFinished(10000) && process.exitCode() == 0;
     }
 
+    static QString gitOutput(const QString &dir, const QStringList &args)
+    {
+        QProcess process;
+        process.setWorkingDirectory(dir);
+        process.start(QStringLiteral("git"), args);
+        process.waitForFinished(10000);
+        return QString::fromUtf8(process.readAllStandardOutput()).trimmed();
+    }
+    static bool commitAll(const QString &dir)
+    {
+        return git(dir, {QStringLiteral("add"), QStringLiteral("-A")}) &&
+               git(dir, {QStringLiteral("-c"), QStringLiteral("user.name=t"), QStringLiteral("-c"),
+                         QStringLiteral("user.email=t@e"), QStringLiteral("commit"), QStringLiteral("-qm"),
+                         QStringLiteral("x")});
+    }
+
 private Q_SLOTS:
+    // First, while nothing in this process has touched git yet: a folder outside any repository (a plain
+    // `run` there) is served without loading libgit2, whose load costs every start about 6 ms; the first
+    // question about a repository's ignore rules loads it.
+    void libgit2IsLoadedOnlyForARepository()
+    {
+        test::TestEnvironment env;
+        QTemporaryDir plain;
+        writeFile(plain.filePath(QStringLiteral("a.txt")));
+        QVERIFY2(GitInfo::findGitDirectory(plain.path()).isEmpty(),
+                 "the temporary folder is inside a repository");
+        FilesystemGuard plainGuard(plain.path(), env.path(QStringLiteral("data")),
+                                   env.path(QStringLiteral("home")));
+        QVERIFY(plainGuard.checkPath(QStringLiteral("a.txt"), Op::Read).granted());
+        QCOMPARE(GitInfo::currentBranch(plain.path()), QString());
+        QVERIFY(!LibGit2::isLoaded());
+
+        QTemporaryDir repo;
+        QVERIFY(git(repo.path(), {QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"),
+                                  QStringLiteral("main")}));
+        writeFile(repo.filePath(QStringLiteral(".gitignore")), "secret.env\n");
+        writeFile(repo.filePath(QStringLiteral("secret.env")));
+        QCOMPARE(GitInfo::currentBranch(repo.path()), QStringLiteral("main"));
+        FilesystemGuard repoGuard(repo.path(), env.path(QStringLiteral("data")),
+                                  env.path(QStringLiteral("home")));
+        QVERIFY(!LibGit2::isLoaded()); // constructing the guard asks nothing yet
+        const auto check = repoGuard.checkPath(QStringLiteral("secret.env"), Op::Read);
+        QVERIFY(check.denied());
+        QCOMPARE(check.reason, QStringLiteral("the path is ignored by .gitignore"));
+        QVERIFY(LibGit2::isLoaded());
+        QVERIFY(LibGit2::loadError().isEmpty());
+    }
+
+    // The branch is read from the repository's own files; each case is checked against git itself.
+    void branchOfDetachedHeadsAndLinkedWorkTrees()
+    {
+        QTemporaryDir root;
+        const QString main = root.filePath(QStringLiteral("main"));
+        QDir().mkpath(main);
+        QVERIFY(git(main, {QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"),
+                           QStringLiteral("develop")}));
+        writeFile(main + QStringLiteral("/a.txt"));
+        QVERIFY(commitAll(main));
+        QCOMPARE(GitInfo::currentBranch(main), QStringLiteral("develop"));
+        QDir().mkpath(main + QStringLiteral("/deep/er"));
+        QCOMPARE(GitInfo::findGitDirectory(main + QStringLiteral("/deep/er")),
+                 main + QStringLiteral("/.git"));
+
+        // A linked work tree: .git is a file naming the repository's worktrees/<name> folder.
+        const QString linked = root.filePath(QStringLiteral("linked"));
+        QVERIFY(git(main, {QStringLiteral("worktree"), QStringLiteral("add"), QStringLiteral("-q"),
+                           QStringLiteral("-b"), QStringLiteral("feature/x"), linked}));
+        QVERIFY(QFileInfo(linked + QStringLiteral("/.git")).isFile());
+        QCOMPARE(GitInfo::currentBranch(linked), QStringLiteral("feature/x"));
+        QCOMPARE(GitInfo::currentBranch(linked),
+                 gitOutput(linked, {QStringLiteral("branch"), QStringLiteral("--show-current")}));
+
+        // Detached: the short commit id, as git prints it.
+        QVERIFY(git(main, {QStringLiteral("checkout"), QStringLiteral("-q"), QStringLiteral("--detach")}));
+        const QString shortId = gitOutput(
+            main, {QStringLiteral("rev-parse"), QStringLiteral("--short=7"), QStringLiteral("HEAD")});
+        QCOMPARE(shortId.size(), 7);
+        QCOMPARE(GitInfo::currentBranch(main), shortId);
+        // The linked work tree's HEAD is its own.
+        QCOMPARE(GitInfo::currentBranch(linked), QStringLiteral("feature/x"));
+
+        // A .git file that names nothing usable is not a repository.
+        const QString broken = root.filePath(QStringLiteral("broken"));
+        writeFile(broken + QStringLiteral("/.git"), "gitdir: /nonexistent/path\n");
+        QCOMPARE(GitInfo::findGitDirectory(broken), QString());
+    }
+
     void readsInsideWorkspaceAreGranted()
     {
         test::TestEnvironment env;
