@@ -17,6 +17,7 @@ dpkg-deb -x "$deb" "$root"
 for file in \
     usr/bin/keen-desktop \
     usr/libexec/keen-desktop/keen-desktop-window \
+    usr/libexec/keen-desktop/libkeen-keychain.so \
     usr/share/applications/io.github.keen.KeenDesktop.desktop \
     usr/share/metainfo/io.github.keen.KeenDesktop.metainfo.xml \
     usr/share/icons/hicolor/scalable/apps/io.github.keen.KeenDesktop.svg \
@@ -50,6 +51,17 @@ echo "$out" | grep -q "$version" || fail "keen-desktop --version printed: $out"
 rc=0; out=$(QT_QPA_PLATFORM=offscreen "$root/usr/bin/keen-desktop" --no-such-flag 2>&1) || rc=$?
 [ "$rc" = 1 ] && echo "$out" | grep -q "unknown flag --no-such-flag" \
     || fail "keen-desktop did not start the window program (exit $rc): $out"
+# libgit2 and QtKeychain are opened on first use, not linked: each start of the command line would pay for
+# loading them and the libraries they bring (docs/PERFORMANCE.md).
+needed=$(objdump -p "$root/usr/bin/keen-desktop" | awk '/NEEDED/ {print $2}')
+if echo "$needed" | grep -q -e libgit2 -e keychain; then fail "keen-desktop links what it opens on first use: $needed"; fi
+# The installed keen-desktop finds its keychain module in libexec: with a session bus address that leads
+# nowhere, the key lookup reports QtKeychain's own failure, not a missing module.
+rc=0; out=$(cd "$root" && env -u OPENAI_API_KEY DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
+    KEEN_HOME="$root/home" "$root/usr/bin/keen-desktop" run --provider openai --model m hi 2>&1) || rc=$?
+[ "$rc" = 1 ] && echo "$out" | grep -q "The system keychain could not be used" \
+    || fail "the key lookup did not reach the keychain (exit $rc): $out"
+if echo "$out" | grep -q "keychain module"; then fail "the installed keychain module was not found: $out"; fi
 desktop-file-validate "$root/usr/share/applications/io.github.keen.KeenDesktop.desktop"
 grep -q '^Exec=keen-desktop' "$root/usr/share/applications/io.github.keen.KeenDesktop.desktop" \
     || fail "the menu entry does not start keen-desktop"
@@ -59,7 +71,7 @@ grep -q '^Exec=keen-desktop' "$root/usr/share/applications/io.github.keen.KeenDe
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "wrong Version"
 [ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] || fail "wrong Architecture"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libc6 libqt6core6 libqt6widgets6 libqt6network6 libqt6dbus6 libgit2 qt6-qpa-plugins libqt6sql6-sqlite; do
+for lib in libc6 libqt6core6 libqt6widgets6 libqt6network6 libqt6dbus6 libqt6keychain libgit2 qt6-qpa-plugins libqt6sql6-sqlite; do
     echo "$depends" | grep -q "$lib" || fail "Depends lacks $lib: $depends"
 done
 echo "keen-desktop_${version}_${arch}.deb: contents and Depends as expected"

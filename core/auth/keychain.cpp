@@ -1,8 +1,11 @@
 #include "auth/keychain.h"
 
+#include "auth/keychainbackend.h"
+
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QPromise>
 #include <QSemaphore>
@@ -13,7 +16,7 @@
 #include <mutex>
 
 #ifdef KEEN_HAVE_QTKEYCHAIN
-#include <qt6keychain/keychain.h>
+#include <dlfcn.h>
 #endif
 
 namespace keen {
@@ -72,7 +75,61 @@ bool sessionBusUnreachable()
 }
 #endif
 
-enum class Operation { Read, Write, Remove };
+using Operation = KeychainBackend::Operation;
+
+// Where the keychain module may be: beside this program (the build tree, and the window program installed in
+// libexec/keen-desktop), in libexec/keen-desktop seen from bin/ (keen-desktop installed), and for a test or
+// benchmark program of the build tree, the build's own folder.
+QStringList moduleCandidates()
+{
+    const QString programDir = QCoreApplication::applicationDirPath();
+    QStringList candidates{programDir + QLatin1Char('/') + QLatin1String(KeychainBackend::ModuleFileName),
+                           QDir::cleanPath(programDir + QStringLiteral("/" KEEN_MODULE_DIR_FROM_BINDIR "/")) +
+                               QLatin1Char('/') + QLatin1String(KeychainBackend::ModuleFileName)};
+    const QString buildTree = QStringLiteral(KEEN_BUILD_TREE);
+    if (programDir.startsWith(buildTree + QLatin1Char('/')))
+        candidates.append(QStringLiteral(KEEN_BUILD_MODULE_DIR "/") +
+                          QLatin1String(KeychainBackend::ModuleFileName));
+    return candidates;
+}
+
+struct LoadedBackend
+{
+    KeychainBackend::Start start = nullptr;
+    QString error;
+};
+
+// Opens the module once (never closed: its QtKeychain state lives as long as the process).
+const LoadedBackend &backend()
+{
+    static const LoadedBackend loaded = [] {
+        LoadedBackend result;
+        QStringList failures;
+        for (const QString &candidate : moduleCandidates()) {
+            if (!QFileInfo(candidate).isFile())
+                continue;
+            void *handle = dlopen(QFile::encodeName(candidate).constData(), RTLD_NOW | RTLD_LOCAL);
+            if (!handle) {
+                failures.append(QString::fromLocal8Bit(dlerror()));
+                continue;
+            }
+            result.start =
+                reinterpret_cast<KeychainBackend::Start>(dlsym(handle, KeychainBackend::StartSymbol));
+            if (result.start)
+                return result;
+            failures.append(
+                Keychain::tr("%1 has no %2").arg(candidate, QLatin1String(KeychainBackend::StartSymbol)));
+        }
+        result.error = failures.isEmpty()
+                           ? Keychain::tr("the keychain module %1 is not installed (looked in %2)")
+                                 .arg(QLatin1String(KeychainBackend::ModuleFileName),
+                                      moduleCandidates().join(QStringLiteral(", ")))
+                           : Keychain::tr("the keychain module cannot be loaded: %1")
+                                 .arg(failures.join(QStringLiteral("; ")));
+        return result;
+    }();
+    return loaded;
+}
 
 // Owns the keychain thread for the life of the process.
 class KeychainThread
@@ -110,49 +167,21 @@ public:
 private:
     static void start(Operation operation, const QString &key, const QString &secret, const Promise &promise)
     {
-        QKeychain::Job *job = nullptr;
-        switch (operation) {
-        case Operation::Read:
-            job = new QKeychain::ReadPasswordJob(Keychain::serviceName());
-            break;
-        case Operation::Write: {
-            auto *write = new QKeychain::WritePasswordJob(Keychain::serviceName());
-            write->setTextData(secret);
-            job = write;
-            break;
+        const LoadedBackend &loaded = backend();
+        if (!loaded.start) {
+            finish(new Promise(promise), {KeychainReply::Status::Unavailable, {}, loaded.error});
+            return;
         }
-        case Operation::Remove:
-            job = new QKeychain::DeletePasswordJob(Keychain::serviceName());
-            break;
-        }
-        job->setAutoDelete(true);
-        job->setInsecureFallback(false); // our own fallback asks the user first
-        job->setKey(key);
-        QObject::connect(job, &QKeychain::Job::finished, job, [promise, operation](QKeychain::Job *done) {
-            KeychainReply reply;
-            switch (done->error()) {
-            case QKeychain::NoError:
-                reply.status = KeychainReply::Status::Ok;
-                if (operation == Operation::Read)
-                    reply.secret = static_cast<QKeychain::ReadPasswordJob *>(done)->textData();
-                break;
-            case QKeychain::EntryNotFound:
-                reply.status = KeychainReply::Status::NotFound;
-                break;
-            case QKeychain::NoBackendAvailable:
-            case QKeychain::NotImplemented:
-                reply.status = KeychainReply::Status::Unavailable;
-                break;
-            default:
-                reply.status = KeychainReply::Status::Failed;
-                break;
-            }
-            if (!reply.ok())
-                reply.error = done->errorString();
-            promise->addResult(reply);
-            promise->finish();
-        });
-        job->start();
+        // The module calls back once with the reply; the promise travels as a heap copy of the pointer.
+        loaded.start(operation, Keychain::serviceName(), key, secret, &KeychainThread::finish,
+                     new Promise(promise));
+    }
+
+    static void finish(void *context, const KeychainReply &reply)
+    {
+        const std::unique_ptr<Promise> promise(static_cast<Promise *>(context));
+        (*promise)->addResult(reply);
+        (*promise)->finish();
     }
 
     QThread m_thread;
@@ -161,7 +190,8 @@ private:
 
 #endif
 
-QFuture<KeychainReply> runOperation([[maybe_unused]] int operation, [[maybe_unused]] const QString &key,
+QFuture<KeychainReply> runOperation([[maybe_unused]] KeychainBackend::Operation operation,
+                                    [[maybe_unused]] const QString &key,
                                     [[maybe_unused]] const QString &secret)
 {
     if (qEnvironmentVariableIntValue("KEEN_DISABLE_KEYCHAIN") == 1)
@@ -176,7 +206,7 @@ QFuture<KeychainReply> runOperation([[maybe_unused]] int operation, [[maybe_unus
              {},
              Keychain::tr("there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and no "
                           "display to start one)")});
-    return KeychainThread::instance().run(Operation(operation), key, secret);
+    return KeychainThread::instance().run(operation, key, secret);
 #else
     return finished(
         {KeychainReply::Status::Unavailable, {}, Keychain::tr("this build has no keychain support")});
@@ -192,17 +222,17 @@ QString Keychain::serviceName()
 
 QFuture<KeychainReply> Keychain::read(const QString &key)
 {
-    return runOperation(0, key, QString());
+    return runOperation(KeychainBackend::Operation::Read, key, QString());
 }
 
 QFuture<KeychainReply> Keychain::write(const QString &key, const QString &secret)
 {
-    return runOperation(1, key, secret);
+    return runOperation(KeychainBackend::Operation::Write, key, secret);
 }
 
 QFuture<KeychainReply> Keychain::remove(const QString &key)
 {
-    return runOperation(2, key, QString());
+    return runOperation(KeychainBackend::Operation::Remove, key, QString());
 }
 
 KeychainReply Keychain::wait(const QFuture<KeychainReply> &future, int timeoutMs)

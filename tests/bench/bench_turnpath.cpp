@@ -206,7 +206,7 @@ void benchRunStreaming()
     for (const int size : {100000, 200000}) {
         const QByteArray body =
             Workloads::chatCompletionsSse(Workloads::chunks(Workloads::markdownReply(size), 7));
-        QList<double> plainMs, plainCpu, runMs, runCpu, ratios, cpuRatios, perChunk;
+        QList<double> plainMs, plainCpu, runMs, runCpu, ratios, cpuRatios, perChunk, firstTextMs, lastTextMs;
         bool complete = true;
         for (int round = 0; round < rounds; ++round) {
             const Baseline baseline = plainClient(server, body);
@@ -227,6 +227,10 @@ void benchRunStreaming()
             const double first = double(printedBy(run, size * 45 / 100) - printedBy(run, size * 5 / 100));
             const double last = double(printedBy(run, size * 95 / 100) - printedBy(run, size * 55 / 100));
             perChunk.append(first > 0 ? last / first : -1);
+            // Where the wall time goes: until the first text (process start, configuration, session files,
+            // request), the stream, and after the last text (saving the reply, printing it, exiting).
+            firstTextMs.append(double(printedBy(run, 1)) / 1e6);
+            lastTextMs.append(double(printedBy(run, size)) / 1e6);
         }
         line(QStringLiteral("plain client (read + JSON parse), %1 chars").arg(size), median(plainMs),
              QStringLiteral("ms"),
@@ -237,6 +241,10 @@ void benchRunStreaming()
         line(QStringLiteral("keen-desktop run, %1 chars").arg(size), median(runMs), QStringLiteral("ms"),
              (complete ? QStringLiteral("complete") : QStringLiteral("INCOMPLETE")) +
                  QStringLiteral(" (%1); CPU %2 ms").arg(listed(runMs)).arg(median(runCpu), 0, 'f', 0));
+        line(QStringLiteral("  of which until the first text"), median(firstTextMs), QStringLiteral("ms"),
+             QStringLiteral("(%1)").arg(listed(firstTextMs)));
+        line(QStringLiteral("  of which after the last text"), median(runMs) - median(lastTextMs),
+             QStringLiteral("ms"), QStringLiteral("(last text at %1 ms)").arg(listed(lastTextMs)));
         line(QStringLiteral("  ratio run / plain client, %1 chars").arg(size),
              median(runMs) / median(plainMs), QStringLiteral("x"),
              QStringLiteral("goal <= 2.0 (medians, wall clock, includes process start); per round %1")
