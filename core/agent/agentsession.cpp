@@ -125,11 +125,13 @@ struct AgentSession::Private
     void finishTurn();
     void finishManualCompaction();
     // S28, S29: writes the compaction_applied, then replaces the history; summary may be an edited one.
+    // edited: the person changed the reviewed summary (issue 16); recorded so the reopened chat says so too.
     void applyManualCompaction(const QString &summary, const QList<TranscriptItem> &transcript,
-                               const CompactionStrategy &strategy);
+                               const CompactionStrategy &strategy, bool edited = false);
     void startManualCompaction(const QString &focus);
     void writeManualCompaction(const QString &summary, const QList<TranscriptItem> &transcript,
-                               const CompactionStrategy &strategy, const QList<DroppedDetail> &dropped);
+                               const CompactionStrategy &strategy, const QList<DroppedDetail> &dropped,
+                               bool edited);
     void applyAutoCompaction(const StreamEvent &event);
     void commitAutoCompaction(const AutoCompactionInfo &info, const MessageList &persisted,
                               const QString &checkpointMessage, const Result<QList<quint64>> &written);
@@ -583,7 +585,7 @@ void AgentSession::Private::finishManualCompaction()
 
 void AgentSession::Private::applyManualCompaction(const QString &summary,
                                                   const QList<TranscriptItem> &transcript,
-                                                  const CompactionStrategy &strategy)
+                                                  const CompactionStrategy &strategy, bool edited)
 {
     applyingManual = true; // busy until it is on disk, also after a review (no runner then)
     // Issue 16: what the summary left out of the history it replaces, found off this thread (regular
@@ -592,27 +594,27 @@ void AgentSession::Private::applyManualCompaction(const QString &summary,
         CompactionPrompts::manualReplacement(summary, CompactionPrompts::pinnedContext(pins));
     whenFinished(
         QtConcurrent::run([replaced = history, kept] { return DroppedDetails::find(replaced, kept); }), q,
-        [this, summary, transcript, strategy,
+        [this, summary, transcript, strategy, edited,
          generation = turnGeneration](const QList<DroppedDetail> &dropped) {
             if (generation != turnGeneration)
                 return; // a new conversation started meanwhile
-            writeManualCompaction(summary, transcript, strategy, dropped);
+            writeManualCompaction(summary, transcript, strategy, dropped, edited);
         });
 }
 
 void AgentSession::Private::writeManualCompaction(const QString &summary,
                                                   const QList<TranscriptItem> &transcript,
                                                   const CompactionStrategy &strategy,
-                                                  const QList<DroppedDetail> &dropped)
+                                                  const QList<DroppedDetail> &dropped, bool edited)
 {
     // S28, S29: persisted first, so a failed write leaves history and transcript unchanged (S30). Written on
     // the writer's thread; the compaction stays busy until it is on disk.
     // Issue 16: the pins follow the summary verbatim; without pins this is the seed's message exactly.
     const MessageList replacement{
         Message::user(CompactionPrompts::manualReplacement(summary, CompactionPrompts::pinnedContext(pins)))};
-    whenFinished(writer->write({SessionEvent::compactionApplied(QStringLiteral("Context compacted."),
-                                                                transcript, replacement, strategy, dropped)}),
-                 q,
+    const SessionEvent applied = SessionEvent::compactionApplied(
+        QStringLiteral("Context compacted."), transcript, replacement, strategy, dropped, edited);
+    whenFinished(writer->write({applied}), q,
                  [this, summary, replacement, dropped,
                   generation = turnGeneration](const Result<QList<quint64>> &written) {
                      if (generation != turnGeneration)
@@ -1031,7 +1033,8 @@ Result<void> AgentSession::acceptCompaction(const QString &summary)
         return Result<void>::failure(tr("The summary is empty.")); // S27
     Private::Review review = *std::exchange(d->review, std::nullopt);
     QList<TranscriptItem> transcript = review.transcript;
-    if (text != review.summary) {
+    const bool edited = text != review.summary;
+    if (edited) {
         // The transcript replays what was applied: the edited text replaces what streamed after the last tool
         // activity (S24), whose cards stay.
         while (!transcript.isEmpty() && (transcript.constLast().kind == TranscriptItem::Kind::Text ||
@@ -1039,7 +1042,7 @@ Result<void> AgentSession::acceptCompaction(const QString &summary)
             transcript.removeLast();
         transcript.append(TranscriptItem::text(text));
     }
-    d->applyManualCompaction(text, transcript, review.strategy);
+    d->applyManualCompaction(text, transcript, review.strategy, edited);
     return {};
 }
 

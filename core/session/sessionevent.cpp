@@ -38,6 +38,7 @@ constexpr QLatin1StringView kStatus("status");
 constexpr QLatin1StringView kMessages("messages");
 constexpr QLatin1StringView kStrategy("strategy");
 constexpr QLatin1StringView kDroppedDetails("dropped_details");
+constexpr QLatin1StringView kSummaryEdited("summary_edited");
 
 QLatin1StringView payloadKey(SessionEvent::Kind kind)
 {
@@ -150,7 +151,9 @@ SessionEvent::Compaction readCompaction(const QJsonObject &payload)
     } else if (!dropped.isUndefined()) {
         compaction.extras.keep(kDroppedDetails, dropped);
     }
-    compaction.extras.keepUnknown(payload, {kStatus, kTranscript, kMessages, kStrategy, kDroppedDetails});
+    compaction.summaryEdited = compaction.extras.readBool(payload, kSummaryEdited);
+    compaction.extras.keepUnknown(
+        payload, {kStatus, kTranscript, kMessages, kStrategy, kDroppedDetails, kSummaryEdited});
     return compaction;
 }
 
@@ -240,6 +243,8 @@ QJsonObject payloadJson(const SessionEvent &event)
             payload.insert(kStrategy, compaction->strategy.toJson());
         if (!compaction->dropped.isEmpty())
             payload.insert(kDroppedDetails, toJsonArray(compaction->dropped));
+        if (compaction->summaryEdited)
+            payload.insert(kSummaryEdited, true);
         compaction->extras.applyTo(payload);
     } else if (const auto *revert = event.revert()) {
         payload.insert(kRevertsSeq, qint64(revert->revertsSeq));
@@ -422,11 +427,11 @@ SessionEvent SessionEvent::assistantTurn(const QList<TranscriptItem> &transcript
 
 SessionEvent SessionEvent::compactionApplied(const QString &status, const QList<TranscriptItem> &transcript,
                                              const MessageList &messages, const CompactionStrategy &strategy,
-                                             const QList<DroppedDetail> &dropped)
+                                             const QList<DroppedDetail> &dropped, bool summaryEdited)
 {
     SessionEvent event;
     event.kind = Kind::CompactionApplied;
-    event.payload = Compaction{status, transcript, messages, strategy, dropped, {}};
+    event.payload = Compaction{status, transcript, messages, strategy, dropped, summaryEdited, {}};
     return event;
 }
 

@@ -73,6 +73,9 @@ struct SessionEvent
         CompactionStrategy strategy;
         // What the summary left out (issue 16); written only when there is something.
         QList<DroppedDetail> dropped;
+        // A reviewed manual summary the person changed before accepting it (issue 16); written only when
+        // true.
+        bool summaryEdited = false;
         JsonFields extras;
         bool operator==(const Compaction &) const = default;
     };
@@ -140,7 +143,8 @@ struct SessionEvent
     static SessionEvent compactionApplied(const QString &status, const QList<TranscriptItem> &transcript,
                                           const MessageList &messages,
                                           const CompactionStrategy &strategy = CompactionStrategy(),
-                                          const QList<DroppedDetail> &dropped = {});
+                                          const QList<DroppedDetail> &dropped = {},
+                                          bool summaryEdited = false);
     static SessionEvent compactionReverted(quint64 revertsSeq, const QString &status);
     static SessionEvent compactionPolicy(const keen::CompactionPolicy &policy);
     // The policy the latest compaction_policy of events set; the defaults (the seed's) when there is none.

@@ -274,6 +274,10 @@
         <source>Pin removed.</source>
         <translation>Angehefteter Eintrag gelöst.</translation>
     </message>
+    <message>
+        <source>your edited summary applied</source>
+        <translation>Ihre bearbeitete Zusammenfassung wurde übernommen</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatPanel</name>
@@ -395,10 +399,6 @@
             <numerusform>Angeheftet: %n · %1 von %2 Tokens</numerusform>
             <numerusform>Angeheftet: %n · %1 von %2 Tokens</numerusform>
         </translation>
-    </message>
-    <message>
-        <source>your edited summary applied</source>
-        <translation>Ihre bearbeitete Zusammenfassung wurde übernommen</translation>
     </message>
     <message>
         <source>Undo Compaction</source>

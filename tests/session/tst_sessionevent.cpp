@@ -86,6 +86,10 @@ void TestSessionEvent::roundTripIsExact_data()
         R"({"seq":8,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[],)"
         R"("strategy":{"slices":3,"cut_outputs":1,"cut_characters":52000,"dropped_outputs":1,)"
         R"x("dropped_characters":900,"dropped":["read_file a.txt (900 characters)"]}}})x");
+    QTest::newRow("reviewed manual compaction with an edited summary (issue 16)") << QByteArray(
+        R"({"seq":8,"kind":"compaction_applied","compaction_applied":{"status":"Context compacted.",)"
+        R"("transcript":[{"kind":"text","content":"## Goal, edited"}],"messages":[{"Role":"user",)"
+        R"("Content":"## Goal, edited"}],"summary_edited":true}})");
     QTest::newRow("strategy in a shape this app would not write") << QByteArray(
         R"({"seq":8,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[],)"
         R"("strategy":{"slices":1,"note":"x"}}})");

@@ -26,6 +26,8 @@
 #include <QPushButton>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace keen;
 using test::ScriptedLlmClient;
 
@@ -181,7 +183,9 @@ void TestCompactionReview::acceptAppliesTheSummary()
     QCOMPARE(loaded->events.constLast().kind, SessionEvent::Kind::CompactionApplied);
     QCOMPARE(loaded->events.constLast().messages(),
              MessageList{Message::user(QStringLiteral("## Goal\nFind the parser."))});
+    QVERIFY(!loaded->events.constLast().compaction()->summaryEdited); // accepted as it streamed
     QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
+    QVERIFY(!ChatModel::replayRows(loaded->events).items.constLast().text.contains(QStringLiteral("edited")));
 }
 
 // proves S28, S29, S33 with an edited summary: it is what is applied, saved (messages and the replayed
@@ -210,7 +214,16 @@ void TestCompactionReview::editedSummaryIsWhatIsApplied()
     const SessionEvent &applied = loaded->events.constLast();
     QCOMPARE(applied.messages(), MessageList{Message::user(edited)});
     QCOMPARE(applied.transcript().constLast().content, edited);
-    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("edited")));
+    QVERIFY(applied.compaction()->summaryEdited);
+    const QString row = QStringLiteral("✓ Context compacted: your edited summary applied");
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(row));
+    // Opened again, the chat says the same (it did not: only the live row knew that the summary was edited).
+    const ChatModel::Rows replayed = ChatModel::replayRows(loaded->events);
+    const auto checkpoint = std::find_if(replayed.items.cbegin(), replayed.items.cend(),
+                                         [&row](const ChatItem &item) { return item.text == row; });
+    QVERIFY(checkpoint != replayed.items.cend());
+    QVERIFY(checkpoint != replayed.items.cbegin());
+    QCOMPARE(std::prev(checkpoint)->text, edited); // right after the summary that was applied
     // Issue 16, found re-checking it: the chat showed the summary as it streamed, not the edited one that
     // was applied (the session opened again showed the edited one).
     QVERIFY2(

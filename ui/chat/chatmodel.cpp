@@ -644,6 +644,11 @@ QString ChatModel::compactionPolicyText(const CompactionPolicy &policy)
     return tr("Compaction policy: %1.").arg(policy.describe());
 }
 
+QString ChatModel::editedSummaryNote()
+{
+    return tr("your edited summary applied");
+}
+
 QString ChatModel::compactionRowText(bool automatic, const QString &how)
 {
     if (how.isEmpty())
@@ -723,9 +728,15 @@ void ChatModel::replay(const QList<SessionEvent> &events)
                 addLine(ChatItem::Kind::Status, QStringLiteral("✓ ") + event.status());
             }
             // An automatic compaction shows nothing of its own, unless it had to fit an over-budget request
-            // (issue 16): then how, as on the live row.
-            if (const QString how = event.compaction()->strategy.describe(); !how.isEmpty())
-                addLine(ChatItem::Kind::Status, compactionRowText(event.status().isEmpty(), how));
+            // (issue 16): then how, as on the live row; so does a manual summary the person edited.
+            QStringList how;
+            if (const QString strategy = event.compaction()->strategy.describe(); !strategy.isEmpty())
+                how.append(strategy);
+            if (event.compaction()->summaryEdited)
+                how.append(editedSummaryNote());
+            if (!how.isEmpty())
+                addLine(ChatItem::Kind::Status,
+                        compactionRowText(event.status().isEmpty(), how.join(QStringLiteral("; "))));
             seal();
             markCompaction(event.seq);
             addDroppedDetails(event.compaction()->dropped);

@@ -96,6 +96,8 @@ public:
     // The status row of an applied compaction; how is CompactionStrategy::describe(), empty for the seed's
     // single request (issue 16).
     static QString compactionRowText(bool automatic, const QString &how);
+    // Part of a manual compaction's row when the person edited the reviewed summary (issue 16).
+    static QString editedSummaryNote();
     // Issue 16: the last row is where the compaction_applied seq happened (its Undo action lives there).
     void markCompaction(quint64 seq);
     // That compaction was undone: its rows lose their Undo action.

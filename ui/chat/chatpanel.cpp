@@ -371,7 +371,7 @@ void ChatPanel::onCompactionReviewRequested(const QString &summary, const Messag
     connect(dialog, &CompactionReviewDialog::summaryAccepted, this, [this, dialog](const QString &text) {
         const bool edited = dialog->isEdited();
         if (edited) {
-            const QString how = tr("your edited summary applied");
+            const QString how = ChatModel::editedSummaryNote();
             m_manualCompactionHow =
                 m_manualCompactionHow.isEmpty() ? how : m_manualCompactionHow + QStringLiteral("; ") + how;
         }
