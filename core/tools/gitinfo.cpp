@@ -1,5 +1,6 @@
 #include "tools/gitinfo.h"
 
+#include "base/regularfile.h"
 #include "tools/libgit2.h"
 
 #include <QDir>
@@ -17,12 +18,11 @@ namespace {
 // HEAD and a .git file are a line each; anything longer is not git's.
 constexpr qint64 MaxSmallGitFile = 4096;
 
+// Only a regular file is read: a FIFO planted as .git or HEAD would otherwise block the system prompt.
 QByteArray readSmallFile(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return file.read(MaxSmallGitFile).trimmed();
+    const RegularFile::Read read = RegularFile::read(path, MaxSmallGitFile);
+    return read.ok() ? read.bytes.trimmed() : QByteArray();
 }
 
 struct RepoHandle

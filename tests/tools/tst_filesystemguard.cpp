@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace keen;
 using Decision = FilesystemGuard::Decision;
 using Op = FilesystemGuard::Operation;
@@ -119,6 +121,16 @@ private Q_SLOTS:
         const QString broken = root.filePath(QStringLiteral("broken"));
         writeFile(broken + QStringLiteral("/.git"), "gitdir: /nonexistent/path\n");
         QCOMPARE(GitInfo::findGitDirectory(broken), QString());
+
+        // A FIFO in place of HEAD or of a .git file is not read (reading it would block the turn forever).
+        const QString fifoHead = root.filePath(QStringLiteral("fifohead"));
+        QDir().mkpath(fifoHead + QStringLiteral("/.git"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifoHead + QStringLiteral("/.git/HEAD")).constData(), 0600), 0);
+        QCOMPARE(GitInfo::currentBranch(fifoHead), QString());
+        const QString fifoDotGit = root.filePath(QStringLiteral("fifodotgit"));
+        QDir().mkpath(fifoDotGit);
+        QCOMPARE(::mkfifo(QFile::encodeName(fifoDotGit + QStringLiteral("/.git")).constData(), 0600), 0);
+        QCOMPARE(GitInfo::currentBranch(fifoDotGit), QString());
     }
 
     void readsInsideWorkspaceAreGranted()
