@@ -1,6 +1,7 @@
 // keen-desktop is two programs (issue 11, the cost of starting `run`): the headless commands run in
 // keen-desktop, which never loads the window's libraries, and everything else opens the window by replacing
 // itself with keen-desktop-window, arguments kept. A missing window program is a clear error, not a crash.
+// The same for the keychain module, which keen-desktop opens on the first keychain request.
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -41,6 +42,21 @@ QProcessEnvironment environmentWith(const QString &home)
     return environment;
 }
 
+// A key lookup that must ask the keychain: no key in the environment or settings, and a session bus address
+// that leads nowhere (so the lookup is not skipped as "no bus", and no real keyring answers).
+Outcome keyLookup(const QString &program, const QString &home)
+{
+    QProcessEnvironment environment = environmentWith(home);
+    environment.remove(QStringLiteral("OPENAI_API_KEY"));
+    environment.remove(QStringLiteral("KEEN_DISABLE_KEYCHAIN"));
+    environment.insert(QStringLiteral("DBUS_SESSION_BUS_ADDRESS"), QStringLiteral("unix:path=/nonexistent"));
+    return runProgram(program,
+                      {QStringLiteral("run"), QStringLiteral("--provider"), QStringLiteral("openai"),
+                       QStringLiteral("--model"), QStringLiteral("m"), QStringLiteral("--workspace"), home,
+                       QStringLiteral("hi")},
+                      environment);
+}
+
 } // namespace
 
 class TestWindowLaunch : public QObject
@@ -51,6 +67,7 @@ private Q_SLOTS:
     void headlessProgramLoadsNoWindowLibrary();
     void windowArgumentsReachTheWindowProgram();
     void aMissingWindowProgramIsAClearError();
+    void theKeychainModuleIsFoundOrNamed();
 };
 
 void TestWindowLaunch::headlessProgramLoadsNoWindowLibrary()
@@ -66,6 +83,10 @@ void TestWindowLaunch::headlessProgramLoadsNoWindowLibrary()
     QVERIFY2(traced.out.contains("libQt6Network.so"), traced.out.constData());
     for (const char *windowLibrary : {"libQt6Gui.so", "libQt6Widgets.so", "libQt6Svg.so", "libX11", "libGL"})
         QVERIFY2(!traced.out.contains(windowLibrary), traced.out.constData());
+    // Nor what it opens on first use: libgit2 and QtKeychain (with the libraries they bring, about 10 ms of
+    // every start, docs/PERFORMANCE.md).
+    for (const char *onFirstUse : {"libgit2", "libqt6keychain", "libQt6DBus", "libssh2", "libmbedtls"})
+        QVERIFY2(!traced.out.contains(onFirstUse), traced.out.constData());
 
     // And it still answers the headless commands.
     const Outcome version = runProgram(QStringLiteral(KEEN_BINARY_PATH), {QStringLiteral("--version")},
@@ -102,6 +123,27 @@ void TestWindowLaunch::aMissingWindowProgramIsAClearError()
     QVERIFY2(window.err.contains("keen-desktop --help"), window.err.constData());
     const Outcome version = runProgram(alone, {QStringLiteral("--version")}, environmentWith(folder.path()));
     QCOMPARE(version.exitCode, 0);
+}
+
+void TestWindowLaunch::theKeychainModuleIsFoundOrNamed()
+{
+    // In the build tree the module is found: the lookup fails with QtKeychain's own reason (no bus there).
+    QTemporaryDir home;
+    const Outcome found = keyLookup(QStringLiteral(KEEN_BINARY_PATH), home.path());
+    QCOMPARE(found.exitCode, 1);
+    QVERIFY2(found.err.contains("The system keychain could not be used"), found.err.constData());
+    QVERIFY2(!found.err.contains("keychain module"), found.err.constData());
+
+    // keen-desktop copied alone: the error names the missing module and where it was looked for.
+    QTemporaryDir folder;
+    const QString alone = folder.filePath(QStringLiteral("keen-desktop"));
+    QVERIFY(QFile::copy(QStringLiteral(KEEN_BINARY_PATH), alone));
+    const Outcome missing = keyLookup(alone, folder.path());
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY2(missing.err.contains("the keychain module libkeen-keychain.so is not installed"),
+             missing.err.constData());
+    QVERIFY2(missing.err.contains(QFile::encodeName(folder.path())), missing.err.constData());
+    QVERIFY2(missing.err.contains("OPENAI_API_KEY"), missing.err.constData()); // what still works
 }
 
 QTEST_GUILESS_MAIN(TestWindowLaunch)
