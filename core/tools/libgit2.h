@@ -7,9 +7,9 @@
 namespace keen {
 
 // libgit2's functions this app uses, resolved with dlopen the first time something needs them. Linked
-// normally, libgit2 and the libraries it brings (Kerberos, mbedTLS, libssh2, libcrypto) cost every start of
-// keen-desktop about 6 ms of loading and binding, although most runs ask git nothing but the branch, which
-// GitInfo reads from the repository's files (docs/PERFORMANCE.md).
+// normally, libgit2 and the libraries only it brings (mbedTLS, libssh2, libcrypto, http-parser) cost every
+// start of keen-desktop about 6 ms of loading and binding, although most runs ask git nothing but the branch,
+// which GitInfo reads from the repository's files (docs/PERFORMANCE.md).
 class LibGit2
 {
 public:
