@@ -110,6 +110,7 @@ private Q_SLOTS:
     void anthropicWireQuotingTheKeyIsRedacted();
     void dangerousCommandNeedsYolo();
     void leavingTheWorkspaceIsRefusedEvenWithYolo();
+    void gitignoreFailsClosedWhenLibgit2CannotLoad();
 
 private:
     struct Outcome
@@ -481,6 +482,52 @@ void TestHeadlessHardening::leavingTheWorkspaceIsRefusedEvenWithYolo()
                      m_server->requests().at(i).body.constData());
         QVERIFY(!QFile::exists(m_outside->filePath(QStringLiteral("planted.txt"))));
     }
+}
+
+// libgit2 is opened on first use (tools/libgit2.h). When the library the package depends on is missing or
+// broken, a workspace inside a repository cannot have its .gitignore checked: every path there is refused
+// with the reason, and nothing the rules might hide reaches the provider.
+void TestHeadlessHardening::gitignoreFailsClosedWhenLibgit2CannotLoad()
+{
+    QProcess git;
+    git.setWorkingDirectory(m_workspace->path());
+    git.start(QStringLiteral("git"), {QStringLiteral("init"), QStringLiteral("-q")});
+    QVERIFY(git.waitForFinished(30000) && git.exitCode() == 0);
+    const auto write = [this](const QString &name, const QByteArray &content) {
+        QFile file(QDir(m_workspace->path()).filePath(name));
+        return file.open(QIODevice::WriteOnly) && file.write(content) == content.size();
+    };
+    QVERIFY(write(QStringLiteral(".gitignore"), "secret.env\n"));
+    QVERIFY(write(QStringLiteral("secret.env"), "ignored-secret-text\n"));
+    QVERIFY(write(QStringLiteral("notes.txt"), "plain-notes-text\n"));
+    // A file by libgit2's name that is no library, found first through LD_LIBRARY_PATH.
+    const QString fakeLibraries = m_outside->filePath(QStringLiteral("lib"));
+    QVERIFY(QDir().mkpath(fakeLibraries));
+    {
+        QFile broken(fakeLibraries + QStringLiteral("/") + QStringLiteral(KEEN_LIBGIT2_SONAME));
+        QVERIFY(broken.open(QIODevice::WriteOnly));
+        broken.write("not a shared library\n");
+    }
+    QProcessEnvironment environment;
+    environment.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));
+    environment.insert(QStringLiteral("LD_LIBRARY_PATH"), fakeLibraries);
+
+    m_server->enqueue(toolCall(QStringLiteral("read_file"), {{QStringLiteral("path"), QStringLiteral("secret.env")}}));
+    m_server->enqueue(toolCall(QStringLiteral("read_file"), {{QStringLiteral("path"), QStringLiteral("notes.txt")}}));
+    m_server->enqueue(text(QStringLiteral("could not read")));
+    const Outcome outcome = run(deepseekArgs() + QStringList{QStringLiteral("read my files")}, environment);
+    QCOMPARE(outcome.exitCode, 0);
+    QCOMPARE(outcome.out, QByteArray("could not read\n"));
+    QCOMPARE(m_server->requests().size(), 3);
+    for (const FakeProviderServer::Request &request : m_server->requests()) {
+        QVERIFY2(!request.body.contains("ignored-secret-text"), request.body.constData());
+        QVERIFY2(!request.body.contains("plain-notes-text"), request.body.constData());
+    }
+    // What the model is told, for each file: the rules cannot be checked, and why (the library and the
+    // loader's reason).
+    const QByteArray last = m_server->requests().at(2).body;
+    QCOMPARE(last.count("the .gitignore rules cannot be checked: cannot load " KEEN_LIBGIT2_SONAME), 2);
+    QVERIFY2(last.contains("invalid ELF header") || last.contains("file too short"), last.constData());
 }
 
 } // namespace keen
