@@ -27,7 +27,7 @@ string(TIMESTAMP built "%s")
 math(EXPR build_seconds "${built} - ${started}")
 message(STATUS "fuzz build: ${build_seconds} s")
 
-# All targets at once: 11 processes on the shared cores for DURATION seconds.
+# All targets at once: one process each on the shared cores for DURATION seconds.
 execute_process(COMMAND sh ${SOURCE}/run-fuzzers.sh ${BINARY} ${DURATION} 64 RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
     message(FATAL_ERROR "a fuzz target failed: see ${BINARY}/logs and ${BINARY}/artifacts")

@@ -17,7 +17,7 @@ fixtures="$here/../fixtures"
 seeds="$here/seeds"
 targets="$*"
 [ -n "$targets" ] || targets="sseparser eventstreamdecoder openaichatdecoder responsesdecoder anthropicdecoder
-geminidecoder bedrockdecoder transcript markdownexport settings toolarguments"
+geminidecoder bedrockdecoder transcript markdownexport settings toolarguments chatchunkscanner"
 
 # The seed files of one target, one per line.
 seed_files() {
@@ -32,8 +32,19 @@ seed_files() {
     transcript | markdownexport) ls "$seeds"/transcript/* ;;
     settings) ls "$seeds"/settings/* ;;
     toolarguments) ls "$seeds"/toolarguments/* "$fixtures"/*/*.request.json ;;
+    chatchunkscanner) ls "$build"/chunk-seeds/* ;;
     esac
 }
+
+# One event's JSON per seed for the chunk scanner: every data line of the Chat Completions fixtures.
+mkdir -p "$build/chunk-seeds"
+n=0
+for stream in "$fixtures"/openai-chat/*.sse; do
+    grep '^data: {' "$stream" | while IFS= read -r line; do
+        n=$((n + 1))
+        printf '%s' "${line#data: }" >"$build/chunk-seeds/$(basename "$stream")-$n"
+    done
+done
 
 # Stream targets read their first byte as the piece size: each seed goes in whole (0) and in 7-byte pieces.
 pieced() {
@@ -71,8 +82,10 @@ for target in $targets; do
     # -max_len: small inputs run fast (longer seeds are cut); -rss_limit_mb: a memory bound per process; -timeout: a hang.
     (
         status=0
+        dictionary=""
+        [ -f "$here/$target.dict" ] && dictionary="-dict=$here/$target.dict"
         nice "$binary" -max_total_time="$duration" -rss_limit_mb=2048 -timeout=10 -max_len=32768 \
-            -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" "$corpus" \
+            $dictionary -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" "$corpus" \
             >"$build/logs/$target.log" 2>&1 || status=$?
         echo "$status" >"$build/logs/$target.status"
     ) &

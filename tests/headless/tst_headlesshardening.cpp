@@ -512,8 +512,10 @@ void TestHeadlessHardening::gitignoreFailsClosedWhenLibgit2CannotLoad()
     environment.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));
     environment.insert(QStringLiteral("LD_LIBRARY_PATH"), fakeLibraries);
 
-    m_server->enqueue(toolCall(QStringLiteral("read_file"), {{QStringLiteral("path"), QStringLiteral("secret.env")}}));
-    m_server->enqueue(toolCall(QStringLiteral("read_file"), {{QStringLiteral("path"), QStringLiteral("notes.txt")}}));
+    m_server->enqueue(
+        toolCall(QStringLiteral("read_file"), {{QStringLiteral("path"), QStringLiteral("secret.env")}}));
+    m_server->enqueue(
+        toolCall(QStringLiteral("read_file"), {{QStringLiteral("path"), QStringLiteral("notes.txt")}}));
     m_server->enqueue(text(QStringLiteral("could not read")));
     const Outcome outcome = run(deepseekArgs() + QStringList{QStringLiteral("read my files")}, environment);
     QCOMPARE(outcome.exitCode, 0);

@@ -1,5 +1,6 @@
 #include "providers/openai/chatcompletionsstreamdecoder.h"
 
+#include "providers/openai/chatchunkscanner.h"
 #include "providers/openai/openaierrorclassifier.h"
 
 #include <QJsonArray>
@@ -43,6 +44,14 @@ void ChatCompletionsStreamDecoder::handleEvent(const SseParser::Event &event)
         m_sawDone = true;
         return;
     }
+    if (event.event != QLatin1String("error")) {
+        // Almost every event is a chunk of text: read without a JSON document. The rest is parsed in full.
+        if (const std::optional<ChatChunkScanner::Chunk> chunk = ChatChunkScanner::scan(data)) {
+            appendTexts(chunk->reasoning, chunk->content, chunk->refusal);
+            setFinishReason(chunk->finishReason);
+            return;
+        }
+    }
     const std::optional<QJsonObject> parsed = parseObject(event, data);
     if (!parsed)
         return;
@@ -80,32 +89,44 @@ void ChatCompletionsStreamDecoder::handleChunk(const QJsonObject &chunk)
         if (choice.value(QLatin1String("index")).toInt(0) != 0)
             continue;
         handleDelta(choice.value(QLatin1String("delta")).toObject());
-        const QJsonValue finish = choice.value(QLatin1String("finish_reason"));
-        if (finish.isString() && !finish.toString().isEmpty())
-            m_finishReason = finish.toString();
+        setFinishReason(choice.value(QLatin1String("finish_reason")).toString());
     }
+}
+
+void ChatCompletionsStreamDecoder::appendTexts(const QString &reasoning, const QString &content,
+                                               const QString &refusal)
+{
+    if (!reasoning.isEmpty()) {
+        m_reasoning += reasoning;
+        m_sink(StreamEvent::reasoning(reasoning));
+    }
+    // A refusal is what the model says instead of an answer: the person sees it as the reply.
+    for (const QString *text : {&content, &refusal}) {
+        if (!text->isEmpty()) {
+            m_text += *text;
+            m_sink(StreamEvent::chunk(*text));
+        }
+    }
+}
+
+void ChatCompletionsStreamDecoder::setFinishReason(const QString &reason)
+{
+    if (!reason.isEmpty())
+        m_finishReason = reason;
 }
 
 void ChatCompletionsStreamDecoder::handleDelta(const QJsonObject &delta)
 {
     // Reasoning: the first non-empty of the names compatible servers use (DeepSeek, Groq/OpenRouter, others).
+    QString reasoning;
     for (const QLatin1String key :
          {QLatin1String("reasoning_content"), QLatin1String("reasoning"), QLatin1String("reasoning_text")}) {
-        const QString reasoning = delta.value(key).toString();
-        if (!reasoning.isEmpty()) {
-            m_reasoning += reasoning;
-            m_sink(StreamEvent::reasoning(reasoning));
+        reasoning = delta.value(key).toString();
+        if (!reasoning.isEmpty())
             break;
-        }
     }
-    // A refusal is what the model says instead of an answer: the person sees it as the reply.
-    for (const QLatin1String key : {QLatin1String("content"), QLatin1String("refusal")}) {
-        const QString text = delta.value(key).toString();
-        if (!text.isEmpty()) {
-            m_text += text;
-            m_sink(StreamEvent::chunk(text));
-        }
-    }
+    appendTexts(reasoning, delta.value(QLatin1String("content")).toString(),
+                delta.value(QLatin1String("refusal")).toString());
     const QJsonArray toolCalls = delta.value(QLatin1String("tool_calls")).toArray();
     for (qsizetype i = 0; i < toolCalls.size(); ++i) {
         const QJsonObject call = toolCalls.at(i).toObject();

@@ -34,6 +34,8 @@ private:
                             const QJsonParseError &parseError) const override;
     void handleChunk(const QJsonObject &chunk);
     void handleDelta(const QJsonObject &delta);
+    void appendTexts(const QString &reasoning, const QString &content, const QString &refusal);
+    void setFinishReason(const QString &reason);
 
     QString m_text;
     QString m_reasoning;
