@@ -143,6 +143,8 @@ public:
         while (m_p < m_end && *m_p != '"') {
             const uchar c = uchar(*m_p);
             if (c == '\\') {
+                if (m_end - m_p < 2)
+                    return false;
                 escaped = true;
                 m_p += 2; // the escaped character cannot end the string; checked when decoding
                 continue;
