@@ -5,6 +5,7 @@
 #include "agent/streamrunner.h"
 #include "agent/systemprompt.h"
 #include "agent/turnrecorder.h"
+#include "agent/workerthread.h"
 #include "base/logcategories.h"
 #include "base/whenfinished.h"
 #include "conversation/historyreplay.h"
@@ -86,6 +87,8 @@ struct AgentSession::Private
     std::unique_ptr<PermissionPolicy> policy;
     std::shared_ptr<ToolRegistry> tools;
 
+    // Declared before the runner: a runner waits for its run on this thread, so it goes first.
+    std::unique_ptr<WorkerThread> streamThread;
     std::unique_ptr<StreamRunner> runner;
     CancellationToken parentCancel;
     const CancellationToken shutdown; // never reassigned: other threads hold copies
@@ -288,7 +291,9 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
         };
     }
     // Parented too, so a runner released to deleteLater() is still deleted with the session.
-    runner = std::make_unique<StreamRunner>(q);
+    if (!streamThread)
+        streamThread = std::make_unique<WorkerThread>(QStringLiteral("keen-stream"));
+    runner = std::make_unique<StreamRunner>(streamThread.get(), q);
     QObject::connect(runner.get(), &StreamRunner::event, q,
                      [this](const StreamEvent &event) { onEvent(event); });
     QObject::connect(runner.get(), &StreamRunner::finished, q, [this] { onFinished(); });

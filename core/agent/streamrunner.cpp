@@ -1,5 +1,6 @@
 #include "agent/streamrunner.h"
 
+#include "agent/workerthread.h"
 #include "loop/llmclient.h"
 #include "tools/toolregistry.h"
 
@@ -32,15 +33,31 @@ StreamRunner::StreamRunner(QObject *parent)
     connect(&m_deliveryTimer, &QTimer::timeout, this, [this] { deliverPending(); });
 }
 
+StreamRunner::StreamRunner(WorkerThread *worker, QObject *parent)
+    : StreamRunner(parent)
+{
+    m_worker = worker;
+}
+
 StreamRunner::~StreamRunner()
 {
     m_cancel.cancel();
-    m_thread.reset(); // waits: the worker never outlives the object its events are posted to
+    // Waits: the run never outlives the object its events are posted to.
+    m_thread.reset();
+    waitForJob();
+}
+
+void StreamRunner::waitForJob()
+{
+    if (m_job) {
+        m_job->done.acquire();
+        m_job.reset();
+    }
 }
 
 bool StreamRunner::isRunning() const
 {
-    return m_thread && m_thread->isRunning();
+    return (m_thread && m_thread->isRunning()) || (m_job && !m_job->finished);
 }
 
 void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &messages,
@@ -48,18 +65,32 @@ void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &m
                          const CancellationToken &cancel, Prepare prepare)
 {
     m_thread.reset();
+    waitForJob();
     {
         QMutexLocker lock(&m_mutex);
         m_pending.clear();
     }
     m_cancel = cancel;
-    QThread *thread = QThread::create([this, client, messages, tools, options, cancel, prepare] {
+    auto run = [this, client, messages, tools, options, cancel, prepare] {
         MessageList request = messages;
         if (prepare && !prepare(request))
             return;
         client->streamChat(request, tools.get(), options, cancel,
                            [this](const StreamEvent &event) { post(event); });
-    });
+    };
+    if (m_worker) {
+        auto job = std::make_shared<Job>();
+        m_job = job;
+        m_worker->post([this, job, run] {
+            run();
+            job->finished = true;
+            // Queued behind every drain the run posted, like QThread::finished below.
+            QMetaObject::invokeMethod(this, &StreamRunner::workerFinished, Qt::QueuedConnection);
+            job->done.release(); // after this, the runner may be gone
+        });
+        return;
+    }
+    QThread *thread = QThread::create(run);
     thread->setObjectName(QStringLiteral("keen-stream"));
     // Queued behind every drain the worker posted; it delivers what still waits, so finished() comes last.
     connect(thread, &QThread::finished, this, &StreamRunner::workerFinished, Qt::QueuedConnection);

@@ -9,9 +9,11 @@
 #include <QList>
 #include <QMutex>
 #include <QObject>
+#include <QSemaphore>
 #include <QThread>
 #include <QTimer>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 
@@ -19,6 +21,7 @@ namespace keen {
 
 class LlmClient;
 class ToolRegistry;
+class WorkerThread;
 
 // Runs one LlmClient::streamChat on its own worker thread and re-emits its events on the runner's thread, in
 // order, followed by finished(). Events cross threads through one pending list: the worker appends (a chunk
@@ -37,6 +40,9 @@ public:
     static constexpr int DrainIntervalMs = 4;
 
     explicit StreamRunner(QObject *parent = nullptr);
+    // Runs on worker, which outlives this runner, instead of a thread of its own per run (AgentSession keeps
+    // one, so the provider's connection serves turn after turn).
+    explicit StreamRunner(WorkerThread *worker, QObject *parent = nullptr);
     ~StreamRunner() override;
 
     // prepare, when set, runs on the worker before the request is sent (work that reads files, such as the
@@ -63,7 +69,17 @@ private:
     bool deliverPending();               // false when a receiver destroyed the runner
     void workerFinished();
 
-    std::unique_ptr<QThread, ThreadStopper> m_thread;
+    // One run on a shared worker: done is released when it has ended (or will never start).
+    struct Job
+    {
+        QSemaphore done;
+        std::atomic_bool finished{false};
+    };
+    void waitForJob();
+
+    std::unique_ptr<QThread, ThreadStopper> m_thread; // the run's own thread, without a shared worker
+    WorkerThread *m_worker = nullptr;
+    std::shared_ptr<Job> m_job;
     CancellationToken m_cancel;
     QMutex m_mutex; // guards the two below
     QList<StreamEvent> m_pending;

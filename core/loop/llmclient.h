@@ -12,9 +12,10 @@ namespace keen {
 class ToolRegistry;
 
 // A provider client (reference 1.1). streamChat runs the whole tool loop synchronously on the calling
-// thread, which must be a worker thread (StreamRunner provides one): it creates its own network objects
-// there, runs tools in model order, and reports through sink. It ends with exactly one terminal event
-// (done, error or incomplete), unless the token was cancelled, in which case it stops sending events.
+// thread, which must be a worker thread (StreamRunner provides one): it sends through that thread's
+// HttpStreamer (created there on first use), runs tools in model order, and reports through sink. It ends
+// with exactly one terminal event (done, error or incomplete), unless the token was cancelled, in which case
+// it stops sending events.
 class LlmClient
 {
 public:

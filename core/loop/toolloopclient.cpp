@@ -142,7 +142,7 @@ struct ToolLoopClient::Loop
     int toolTurnsSinceCompaction = 0;
     QByteArray callsBeforeCompaction;
     int sameRefillCompactions = 0;
-    std::unique_ptr<HttpStreamer> http;
+    HttpStreamer *http = nullptr; // this thread's: HttpStreamer::forCurrentThread()
 
     // Estimate cache: serialised size of each native message, plus system and tool definitions (issue 5).
     mutable QList<qint64> messageBytes;
@@ -191,7 +191,7 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
         loop.toolSpecs = tools->specs();
     loop.cancel = cancel;
     loop.sink = sink;
-    loop.http = std::make_unique<HttpStreamer>();
+    loop.http = &HttpStreamer::forCurrentThread();
     loop.native = m_protocol->toNative(messages);
     loop.compactionHistory = messages;
 
@@ -708,7 +708,7 @@ Result<QString> ToolLoopClient::runSummaryRequest(const Loop &parent, const Nati
     nested.tools = parent.tools;
     nested.toolSpecs = tools;
     nested.cancel = childCancel;
-    nested.http = std::make_unique<HttpStreamer>();
+    nested.http = parent.http; // the same thread, and the same open connection
     nested.native = native;
     nested.compactionHistory = parent.compactionHistory;
     nested.turnStartLen = std::min<int>(parent.turnStartLen, int(native.messages.size()));

@@ -7,6 +7,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QThreadStorage>
 #include <QTimer>
 
 #include <algorithm>
@@ -71,6 +72,14 @@ HttpStreamer::HttpStreamer()
 {}
 
 HttpStreamer::~HttpStreamer() = default;
+
+HttpStreamer &HttpStreamer::forCurrentThread()
+{
+    static QThreadStorage<HttpStreamer *> perThread; // deletes each thread's one when that thread ends
+    if (!perThread.hasLocalData())
+        perThread.setLocalData(new HttpStreamer);
+    return *perThread.localData();
+}
 
 HttpOutcome HttpStreamer::send(const HttpRequestSpec &request, const CancellationToken &cancel,
                                int inactivityTimeoutMs, const std::function<bool(const QByteArray &)> &onData)

@@ -37,6 +37,10 @@ class HttpStreamer
 public:
     HttpStreamer();
     ~HttpStreamer();
+    // The calling thread's own, created on first use and destroyed when the thread ends. Its
+    // QNetworkAccessManager keeps the provider's connection open between requests: within a tool loop, for a
+    // compaction's request in it, and for the next turn when the thread runs turn after turn (WorkerThread).
+    static HttpStreamer &forCurrentThread();
     HttpStreamer(const HttpStreamer &) = delete;
     HttpStreamer &operator=(const HttpStreamer &) = delete;
 

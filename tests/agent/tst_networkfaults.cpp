@@ -210,6 +210,8 @@ private Q_SLOTS:
     void faults_data();
     void faults();
     void refusedLocalConnectionFailsFastWithAHint();
+    void turnsReuseTheProvidersConnection_data();
+    void turnsReuseTheProvidersConnection();
 
 private:
     std::unique_ptr<AgentSession> newSession(const ClientConfig &config) const;
@@ -492,6 +494,45 @@ void TestNetworkFaults::refusedLocalConnectionFailsFastWithAHint()
         QVERIFY(refused.finished);
         QVERIFY2(refused.error.contains(QStringLiteral("is Ollama running?")), qPrintable(refused.error));
     }
+}
+
+void TestNetworkFaults::turnsReuseTheProvidersConnection_data()
+{
+    QTest::addColumn<QString>("provider");
+    for (const char *provider : kProviders)
+        QTest::newRow(provider) << QString::fromLatin1(provider);
+}
+
+// A person's turns go over the provider's open connection (no new TCP and TLS handshake per message: the
+// turns run on the session's one worker thread, whose HttpStreamer keeps its connections), and a connection
+// the provider closed while idle is replaced without an error or a retry.
+void TestNetworkFaults::turnsReuseTheProvidersConnection()
+{
+    QFETCH(QString, provider);
+    FakeProviderServer server;
+    server.setKeepAlive(true);
+    const Family family = familyOf(provider);
+    std::unique_ptr<AgentSession> session = newSession(configFor(provider, server.baseUrl().toString()));
+    for (int i = 0; i < 3; ++i) {
+        server.enqueue(good(family));
+        const Turn turn = runTurn(*session, QStringLiteral("Turn %1").arg(i));
+        QVERIFY(turn.finished);
+        QVERIFY2(turn.outcome == AgentSession::TurnOutcome::Done, qPrintable(turn.error));
+        QVERIFY(!turn.shownText().isEmpty());
+    }
+    QCOMPARE(server.requests().size(), 3);
+    QCOMPARE(server.connectionCount(), 1);
+
+    // The provider drops the idle connection (its keep-alive timeout ran out): the next turn opens another.
+    server.closeAllConnections();
+    QTest::qWait(200);
+    server.enqueue(good(family));
+    const Turn after = runTurn(*session, QStringLiteral("After the close"));
+    QVERIFY(after.finished);
+    QVERIFY2(after.outcome == AgentSession::TurnOutcome::Done, qPrintable(after.error));
+    QCOMPARE(after.retries().size(), 0);
+    QCOMPARE(server.requests().size(), 4);
+    QCOMPARE(server.connectionCount(), 2);
 }
 
 QTEST_GUILESS_MAIN(TestNetworkFaults)

@@ -244,6 +244,7 @@ void FakeProviderServer::closeAllConnections()
 void FakeProviderServer::onNewConnection()
 {
     while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+        ++m_connectionCount;
         auto connection = std::make_shared<Connection>();
         connection->socket = socket;
         // Without this, Nagle's algorithm holds each small piece back until the previous one is acknowledged.
@@ -262,7 +263,7 @@ void FakeProviderServer::onReadyRead(const std::shared_ptr<Connection> &connecti
         return;
     connection->buffer.append(socket->readAll());
     if (connection->requestComplete)
-        return; // one request per connection: we always answer "Connection: close"
+        return; // the next request on a kept-alive connection is read when this response has ended
 
     const qsizetype headEnd = connection->buffer.indexOf("\r\n\r\n");
     if (headEnd < 0) {
@@ -299,7 +300,7 @@ void FakeProviderServer::onReadyRead(const std::shared_ptr<Connection> &connecti
     request.body = connection->buffer.mid(bodyStart, bodyLength);
     request.json = QJsonDocument::fromJson(request.body);
     connection->requestComplete = true;
-    connection->buffer.clear();
+    connection->buffer.remove(0, bodyStart + bodyLength); // a kept-alive connection may hold the next one
 
     m_requests.append(request);
     connection->requestIndex = int(m_requests.size() - 1);
@@ -348,7 +349,7 @@ void FakeProviderServer::startResponse(const std::shared_ptr<Connection> &connec
         head += "Transfer-Encoding: chunked\r\n";
     else
         head += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n";
-    head += "Connection: close\r\n\r\n";
+    head += m_keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
     socket->write(head);
     socket->flush();
     sendNextPiece(connection);
@@ -366,6 +367,18 @@ void FakeProviderServer::sendNextPiece(const std::shared_ptr<Connection> &connec
         case Connection::Ending::Complete:
             if (response.chunked)
                 socket->write("0\r\n\r\n");
+            if (m_keepAlive) {
+                // Ready for the next request on this connection, which may already be buffered.
+                const int index = connection->requestIndex;
+                connection->requestComplete = false;
+                connection->pieces.clear();
+                connection->nextPiece = 0;
+                socket->flush();
+                Q_EMIT responseFinished(index);
+                if (!connection->buffer.isEmpty())
+                    onReadyRead(connection);
+                return;
+            }
             socket->disconnectFromHost(); // after the pending bytes are written
             break;
         case Connection::Ending::Close:

@@ -135,6 +135,12 @@ public:
     // Closes every open connection, including stalled ones.
     void closeAllConnections();
 
+    // Keep-alive: a connection stays open after a complete response ("Connection: keep-alive") and serves the
+    // next request, as real providers do. Off by default: every response closes its connection.
+    void setKeepAlive(bool keepAlive) { m_keepAlive = keepAlive; }
+    // How many connections clients have opened so far.
+    int connectionCount() const { return m_connectionCount; }
+
 Q_SIGNALS:
     void requestReceived(int index);  // index into requests()
     void responseFinished(int index); // the whole scripted response (or its truncated part) was written
@@ -151,6 +157,8 @@ private:
     QQueue<Response> m_responses;
     QList<Request> m_requests;
     QList<QPointer<QTcpSocket>> m_sockets;
+    bool m_keepAlive = false;
+    int m_connectionCount = 0;
 };
 
 } // namespace keen::test
