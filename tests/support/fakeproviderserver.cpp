@@ -358,8 +358,8 @@ void FakeProviderServer::startResponse(const std::shared_ptr<Connection> &connec
 void FakeProviderServer::sendNextPiece(const std::shared_ptr<Connection> &connection)
 {
     QTcpSocket *socket = connection->socket;
-    if (!socket)
-        return;
+    if (!socket || socket->state() != QAbstractSocket::ConnectedState)
+        return; // the client hung up: nothing more to write
     const Response &response = connection->response;
 
     if (connection->nextPiece >= connection->pieces.size()) {
@@ -411,7 +411,9 @@ void FakeProviderServer::sendNextPiece(const std::shared_ptr<Connection> &connec
     QTimer::singleShot(
         std::max(minimumDelay, response.delayMs), Qt::PreciseTimer, socket, [this, connection] {
             QTcpSocket *s = connection->socket;
-            if (!s)
+            // The client may have hung up (a decoder that stopped reading aborts its reply): the socket is
+            // closed before it is deleted, and writing to it would only warn "device not open".
+            if (!s || s->state() != QAbstractSocket::ConnectedState)
                 return;
             // A body that never ends waits while the client has not read what was sent: the socket's buffer
             // would otherwise grow without bound and the timer ticks would starve everything else.
