@@ -293,7 +293,7 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
     // Parented too, so a runner released to deleteLater() is still deleted with the session.
     if (!streamThread)
         streamThread = std::make_unique<WorkerThread>(QStringLiteral("keen-stream"));
-    runner = std::make_unique<StreamRunner>(streamThread.get(), q);
+    runner = std::make_unique<StreamRunner>(*streamThread, q);
     QObject::connect(runner.get(), &StreamRunner::event, q,
                      [this](const StreamEvent &event) { onEvent(event); });
     QObject::connect(runner.get(), &StreamRunner::finished, q, [this] { onFinished(); });

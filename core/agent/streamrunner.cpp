@@ -18,33 +18,19 @@ bool mergeable(const StreamEvent &last, const StreamEvent &next)
 
 } // namespace
 
-void StreamRunner::ThreadStopper::operator()(QThread *thread) const
-{
-    thread->quit();
-    thread->wait();
-    delete thread;
-}
-
-StreamRunner::StreamRunner(QObject *parent)
+StreamRunner::StreamRunner(WorkerThread &worker, QObject *parent)
     : QObject(parent)
+    , m_worker(worker)
 {
     m_deliveryTimer.setSingleShot(true);
     m_deliveryTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_deliveryTimer, &QTimer::timeout, this, [this] { deliverPending(); });
 }
 
-StreamRunner::StreamRunner(WorkerThread *worker, QObject *parent)
-    : StreamRunner(parent)
-{
-    m_worker = worker;
-}
-
 StreamRunner::~StreamRunner()
 {
     m_cancel.cancel();
-    // Waits: the run never outlives the object its events are posted to.
-    m_thread.reset();
-    waitForJob();
+    waitForJob(); // the run never outlives the object its events are posted to
 }
 
 void StreamRunner::waitForJob()
@@ -57,45 +43,31 @@ void StreamRunner::waitForJob()
 
 bool StreamRunner::isRunning() const
 {
-    return (m_thread && m_thread->isRunning()) || (m_job && !m_job->finished);
+    return m_job && !m_job->finished;
 }
 
 void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &messages,
                          std::shared_ptr<const ToolRegistry> tools, const StreamOptions &options,
                          const CancellationToken &cancel, Prepare prepare)
 {
-    m_thread.reset();
     waitForJob();
     {
         QMutexLocker lock(&m_mutex);
         m_pending.clear();
     }
     m_cancel = cancel;
-    auto run = [this, client, messages, tools, options, cancel, prepare] {
+    auto job = std::make_shared<Job>();
+    m_job = job;
+    m_worker.post([this, job, client, messages, tools, options, cancel, prepare] {
         MessageList request = messages;
-        if (prepare && !prepare(request))
-            return;
-        client->streamChat(request, tools.get(), options, cancel,
-                           [this](const StreamEvent &event) { post(event); });
-    };
-    if (m_worker) {
-        auto job = std::make_shared<Job>();
-        m_job = job;
-        m_worker->post([this, job, run] {
-            run();
-            job->finished = true;
-            // Queued behind every drain the run posted, like QThread::finished below.
-            QMetaObject::invokeMethod(this, &StreamRunner::workerFinished, Qt::QueuedConnection);
-            job->done.release(); // after this, the runner may be gone
-        });
-        return;
-    }
-    QThread *thread = QThread::create(run);
-    thread->setObjectName(QStringLiteral("keen-stream"));
-    // Queued behind every drain the worker posted; it delivers what still waits, so finished() comes last.
-    connect(thread, &QThread::finished, this, &StreamRunner::workerFinished, Qt::QueuedConnection);
-    m_thread.reset(thread);
-    thread->start();
+        if (!prepare || prepare(request))
+            client->streamChat(request, tools.get(), options, cancel,
+                               [this](const StreamEvent &event) { post(event); });
+        job->finished = true;
+        // Queued behind every drain the run posted: it delivers what still waits, so finished() comes last.
+        QMetaObject::invokeMethod(this, &StreamRunner::workerFinished, Qt::QueuedConnection);
+        job->done.release(); // after this, the runner may be gone
+    });
 }
 
 void StreamRunner::post(const StreamEvent &event)

@@ -10,7 +10,6 @@
 #include <QMutex>
 #include <QObject>
 #include <QSemaphore>
-#include <QThread>
 #include <QTimer>
 
 #include <atomic>
@@ -23,13 +22,14 @@ class LlmClient;
 class ToolRegistry;
 class WorkerThread;
 
-// Runs one LlmClient::streamChat on its own worker thread and re-emits its events on the runner's thread, in
-// order, followed by finished(). Events cross threads through one pending list: the worker appends (a chunk
-// right after a chunk of the same kind is merged into it) and posts a drain only when none is pending, so a
-// fast stream costs the receiving thread one queued call and one chunk signal per drain, however many
-// provider events arrived meanwhile. Drains are also paced: one at most every DrainIntervalMs, so a stream
-// that the receiver keeps up with does not wake it for every few events either (each wake-up costs both
-// threads about as much as parsing a dozen events). Destroying the runner cancels the stream and waits.
+// Runs one LlmClient::streamChat on a worker thread (WorkerThread) and re-emits its events on the runner's
+// thread, in order, followed by finished(). Events cross threads through one pending list: the worker appends
+// (a chunk right after a chunk of the same kind is merged into it) and posts a drain only when none is
+// pending, so a fast stream costs the receiving thread one queued call and one chunk signal per drain,
+// however many provider events arrived meanwhile. Drains are also paced: one at most every DrainIntervalMs,
+// so a stream that the receiver keeps up with does not wake it for every few events either (each wake-up
+// costs both threads about as much as parsing a dozen events). Destroying the runner cancels the stream and
+// waits.
 class StreamRunner final : public QObject
 {
     Q_OBJECT
@@ -39,10 +39,9 @@ public:
     // Far below what a person notices, and below the chat panel's own 8 ms repaint pace.
     static constexpr int DrainIntervalMs = 4;
 
-    explicit StreamRunner(QObject *parent = nullptr);
-    // Runs on worker, which outlives this runner, instead of a thread of its own per run (AgentSession keeps
-    // one, so the provider's connection serves turn after turn).
-    explicit StreamRunner(WorkerThread *worker, QObject *parent = nullptr);
+    // Runs on worker, which must outlive this runner (AgentSession keeps one for all its turns, so the
+    // provider's connection serves turn after turn).
+    explicit StreamRunner(WorkerThread &worker, QObject *parent = nullptr);
     ~StreamRunner() override;
 
     // prepare, when set, runs on the worker before the request is sent (work that reads files, such as the
@@ -60,16 +59,12 @@ Q_SIGNALS:
     void finished();
 
 private:
-    struct ThreadStopper
-    {
-        void operator()(QThread *thread) const;
-    };
     void post(const StreamEvent &event); // worker thread
     void drain();                        // runner thread: delivers, or waits for the interval to pass
     bool deliverPending();               // false when a receiver destroyed the runner
     void workerFinished();
 
-    // One run on a shared worker: done is released when it has ended (or will never start).
+    // One run on the worker: done is released when it has ended.
     struct Job
     {
         QSemaphore done;
@@ -77,8 +72,7 @@ private:
     };
     void waitForJob();
 
-    std::unique_ptr<QThread, ThreadStopper> m_thread; // the run's own thread, without a shared worker
-    WorkerThread *m_worker = nullptr;
+    WorkerThread &m_worker;
     std::shared_ptr<Job> m_job;
     CancellationToken m_cancel;
     QMutex m_mutex; // guards the two below

@@ -1,6 +1,7 @@
 // StreamRunner (issue 11): events cross from the worker in order and complete; a fast stream cannot flood the
 // receiving thread's event queue, because chunks that wait for it are merged and one drain is queued at most.
 #include "agent/streamrunner.h"
+#include "agent/workerthread.h"
 #include "loop/llmclient.h"
 #include "scriptedllmclient.h"
 
@@ -46,7 +47,8 @@ void TestStreamRunner::chunksWaitingForABusyReceiverArriveAsOne()
     turn.append(ScriptedLlmClient::event(StreamEvent::done()));
     client->addTurn(turn);
 
-    StreamRunner runner;
+    WorkerThread worker(QStringLiteral("keen-stream"));
+    StreamRunner runner(worker);
     QList<StreamEvent> received;
     bool finishedAfterEvents = false;
     connect(&runner, &StreamRunner::event, this, [&](const StreamEvent &event) { received.append(event); });
@@ -97,7 +99,8 @@ void TestStreamRunner::aLiveReceiverSeesEveryEventInOrder()
     turn.append(ScriptedLlmClient::event(StreamEvent::done()));
     client->addTurn(turn);
 
-    StreamRunner runner;
+    WorkerThread worker(QStringLiteral("keen-stream"));
+    StreamRunner runner(worker);
     QString seen;
     int signals = 0;
     bool finished = false;
@@ -171,7 +174,8 @@ public:
 void TestStreamRunner::aLiveReceiverIsWokenAtMostOncePerInterval()
 {
     // Without pacing, an idle receiver takes every chunk as it comes: thousands of wake-ups for one reply.
-    StreamRunner runner;
+    WorkerThread worker(QStringLiteral("keen-stream"));
+    StreamRunner runner(worker);
     QString text;
     QList<qint64> deliveries; // ns, one per chunk signal: a drain of chunks alone emits one
     QElapsedTimer clock;
@@ -211,7 +215,8 @@ void TestStreamRunner::prepareRunsOnTheWorkerBeforeTheRequest()
     // run.
     auto client = std::make_shared<ScriptedLlmClient>();
     client->addTurn({ScriptedLlmClient::event(StreamEvent::done())});
-    StreamRunner runner;
+    WorkerThread worker(QStringLiteral("keen-stream"));
+    StreamRunner runner(worker);
     bool finished = false;
     connect(&runner, &StreamRunner::finished, this, [&] { finished = true; });
     std::atomic<QThread *> preparedOn = nullptr;
@@ -234,7 +239,8 @@ void TestStreamRunner::prepareCanKeepTheRequestFromLeaving()
 {
     auto client = std::make_shared<ScriptedLlmClient>();
     client->addTurn({ScriptedLlmClient::event(StreamEvent::done())});
-    StreamRunner runner;
+    WorkerThread worker(QStringLiteral("keen-stream"));
+    StreamRunner runner(worker);
     bool finished = false;
     QList<StreamEvent> events;
     connect(&runner, &StreamRunner::finished, this, [&] { finished = true; });
