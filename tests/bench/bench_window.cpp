@@ -17,6 +17,7 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QApplication>
+#include <QHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -31,6 +32,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <malloc.h>
@@ -119,7 +121,13 @@ public:
         const qint64 took = timer.nsecsElapsed();
         const double cpu = threadCpuMs() - cpuBefore;
         --m_depth;
-        if (qEnvironmentVariableIsSet("KEEN_BENCH_EVENTS") && cpu > 5)
+        if (m_printEvents)
+        {
+            Kind &kind = m_cpuByKind[QStringLiteral("event %1 to %2").arg(int(type)).arg(name)];
+            kind.cpu += cpu;
+            ++kind.count;
+        }
+        if (m_printEvents && cpu > 5)
             out << QStringLiteral("  (event %1 to %2: %3 ms CPU, %4 ms wall, %5 ms in)\n")
                        .arg(int(type))
                        .arg(name)
@@ -140,6 +148,7 @@ public:
     }
     void reset()
     {
+        m_cpuByKind.clear();
         m_clock.start();
         m_longest = 0;
         m_longestWhat.clear();
@@ -151,14 +160,31 @@ public:
     // The same by the GUI thread's own CPU time: without the time the OS gave the core to other processes.
     double longestCpuMs() const { return m_longestCpu; }
     QString longestCpuWhat() const { return m_longestCpuWhat; }
+    // Where the GUI thread's time went since reset(), by event type and receiver, largest first.
+    void printCpuByKind(int count) const
+    {
+        QList<std::pair<double, QString>> kinds;
+        for (auto it = m_cpuByKind.cbegin(); it != m_cpuByKind.cend(); ++it)
+            kinds.append({it.value().cpu, QStringLiteral("%1 x %2").arg(it.value().count).arg(it.key())});
+        std::sort(kinds.begin(), kinds.end(), std::greater<>());
+        for (const auto &[cpu, what] : kinds.mid(0, count))
+            out << QStringLiteral("    %1 ms CPU: %2\n").arg(cpu, 8, 'f', 1).arg(what);
+    }
 
 private:
     int m_depth = 0;
+    const bool m_printEvents = qEnvironmentVariableIsSet("KEEN_BENCH_EVENTS");
     QElapsedTimer m_clock;
     qint64 m_longest = 0;
     QString m_longestWhat;
     double m_longestCpu = 0;
     QString m_longestCpuWhat;
+    struct Kind
+    {
+        double cpu = 0;
+        int count = 0;
+    };
+    QHash<QString, Kind> m_cpuByKind;
 };
 
 TimedApplication *timedApp()
@@ -204,6 +230,16 @@ double processCpuMs()
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+// Markdown characters the delegate has parsed for the rows the view holds, all together.
+qint64 charsParsed(Fixture &fixture)
+{
+    const QAbstractItemModel *model = fixture.panel->model();
+    qint64 parsed = 0;
+    for (int row = 0; row < model->rowCount(); ++row)
+        parsed += fixture.view()->chatDelegate()->markdownCounters(model->index(row, 0)).charsParsed;
+    return parsed;
+}
+
 // Streams `text` as one turn in 7-char chunks through the fixture's window and prints what the GUI thread
 // went through (issue 11 row 2).
 void streamTurn(Fixture &fixture, const QString &text, const QString &which)
@@ -227,6 +263,7 @@ void streamTurn(Fixture &fixture, const QString &text, const QString &which)
         QObject::connect(fixture.panel->model(), &QAbstractItemModel::dataChanged, fixture.panel.get(),
                          [&updates] { ++updates; });
     const int buildsBefore = delegate->buildCount();
+    const qint64 parsedBefore = charsParsed(fixture);
 
     StallMeter stalls;
     timedApp()->reset();
@@ -282,6 +319,10 @@ void streamTurn(Fixture &fixture, const QString &text, const QString &which)
          QStringLiteral("ms"), timedApp()->longestCpuWhat());
     line(QStringLiteral("GUI-thread CPU time, whole stream"), cpu, QStringLiteral("ms"),
          QStringLiteral("%1 row updates, %2 render steps").arg(flushes).arg(builds));
+    line(QStringLiteral("  Markdown parsed, per character of the reply"),
+         double(charsParsed(fixture) - parsedBefore) / text.size(), QStringLiteral("x"));
+    if (qEnvironmentVariableIsSet("KEEN_BENCH_EVENTS"))
+        timedApp()->printCpuByKind(12);
     line(QStringLiteral("full re-render per flush (baseline, same flushes), CPU time"), fullRenderMs,
          QStringLiteral("ms"), QStringLiteral("wall clock %1 ms").arg(fullRenderWallMs, 0, 'f', 0));
     line(QStringLiteral("  baseline / GUI-thread time"), fullRenderMs / cpu, QStringLiteral("x"),
