@@ -17,11 +17,11 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QApplication>
-#include <QHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QScrollBar>
@@ -121,8 +121,7 @@ public:
         const qint64 took = timer.nsecsElapsed();
         const double cpu = threadCpuMs() - cpuBefore;
         --m_depth;
-        if (m_printEvents)
-        {
+        if (m_printEvents) {
             Kind &kind = m_cpuByKind[QStringLiteral("event %1 to %2").arg(int(type)).arg(name)];
             kind.cpu += cpu;
             ++kind.count;
