@@ -35,6 +35,7 @@ private Q_SLOTS:
     void settledCardLosesItsButtons();
     void reasoningHidesAndToggles();
     void followsOnlyWhenAtTheBottom();
+    void keysPageThroughATallReply();
     void codeBlocksAreExtracted();
     void ctrlCCopiesSelectionElseInterrupts();
     void questionCardAnswersWithTheChosenOptions();
@@ -269,6 +270,79 @@ void TestChatView::followsOnlyWhenAtTheBottom()
     view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum());
     model.addLine(ChatItem::Kind::Status, QStringLiteral("newer"));
     QTRY_COMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->maximum());
+}
+
+// Found trying the window: PageDown stopped above a reply many screens tall and Ctrl+End showed the top of
+// the last row. Paging, Home/End and the arrows inside a tall row scroll like a document.
+void TestChatView::keysPageThroughATallReply()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.addUserMessage(QStringLiteral("a long reply, please"));
+    QString reply;
+    for (int i = 1; i <= 300; ++i)
+        reply += QStringLiteral("Paragraph %1 of the long reply.\n\n").arg(i);
+    reply += QStringLiteral("END-OF-REPLY");
+    model.appendText(reply);
+    model.flush();
+    model.addLine(ChatItem::Kind::Status, QStringLiteral("done"));
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_VERIFY(!view.chatDelegate()->isCatchingUp()); // rendered in steps: wait for all of it
+    QTRY_VERIFY(view.visualRect(model.index(2)).top() == view.visualRect(model.index(1)).bottom() + 1);
+    QVERIFY(bar->maximum() > 10 * view.viewport()->height()); // the reply is many screens tall
+    view.setFocus();
+    view.setCurrentIndex(model.index(0));
+
+    QTest::keyClick(&view, Qt::Key_Home, Qt::ControlModifier);
+    QCOMPARE(bar->value(), 0);
+    // Every PageDown shows the next screen, into and through the reply, until its end.
+    int presses = 0;
+    int before = -1;
+    while (bar->value() < bar->maximum() && presses < 100) {
+        before = bar->value();
+        QTest::keyClick(&view, Qt::Key_PageDown);
+        QCOMPARE(bar->value(), qMin(before + bar->pageStep(), bar->maximum()));
+        ++presses;
+    }
+    QCOMPARE(bar->value(), bar->maximum());
+    QVERIFY2(presses > 10, qPrintable(QString::number(presses)));
+    QTest::keyClick(&view, Qt::Key_PageUp);
+    QCOMPARE(bar->value(), bar->maximum() - bar->pageStep());
+
+    // Ctrl+End shows the very end of the conversation: the last row's bottom is on screen.
+    QTest::keyClick(&view, Qt::Key_Home, Qt::ControlModifier);
+    QTest::keyClick(&view, Qt::Key_End, Qt::ControlModifier);
+    QCOMPARE(bar->value(), bar->maximum());
+    QVERIFY(view.visualRect(model.index(model.rowCount() - 1)).bottom() <= view.viewport()->height());
+    QVERIFY(view.isFollowing());
+
+    // In a row taller than the screen the arrows scroll a line at a time before they move to the next row.
+    bar->setValue(bar->maximum() / 2);
+    const int middle = bar->value();
+    const QModelIndex replyRow = view.indexAt(QPoint(10, view.viewport()->height() / 2));
+    QVERIFY(view.visualRect(replyRow).top() < 0 &&
+            view.visualRect(replyRow).bottom() > view.viewport()->height());
+    view.selectionModel()->setCurrentIndex(replyRow, QItemSelectionModel::NoUpdate);
+    QCOMPARE(bar->value(), middle);
+    QTest::keyClick(&view, Qt::Key_Down);
+    QCOMPARE(bar->value(), middle + bar->singleStep());
+    QTest::keyClick(&view, Qt::Key_Up);
+    QTest::keyClick(&view, Qt::Key_Up);
+    QCOMPARE(bar->value(), middle - bar->singleStep());
+    QCOMPARE(view.currentIndex(), replyRow);
+    // At the reply's end, Down goes on to the row after it.
+    QTest::keyClick(&view, Qt::Key_End, Qt::ControlModifier);
+    QTest::keyClick(&view, Qt::Key_Down);
+    QCOMPARE(view.currentIndex(), model.index(model.rowCount() - 1));
+
+    // A click into the middle of the long reply leaves the view where it is (it jumped to the reply's top).
+    bar->setValue(bar->maximum() / 2);
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, QPoint(50, view.viewport()->height() / 2));
+    QCOMPARE(view.currentIndex(), replyRow);
+    QCOMPARE(bar->value(), bar->maximum() / 2);
 }
 
 void TestChatView::codeBlocksAreExtracted()

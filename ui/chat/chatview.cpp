@@ -213,7 +213,60 @@ void ChatView::keyPressEvent(QKeyEvent *event)
         m_model->toggleCollapsed(currentIndex().row());
         return;
     }
+    if (scrollByKey(event))
+        return;
     QListView::keyPressEvent(event);
+}
+
+void ChatView::scrollTo(const QModelIndex &index, ScrollHint hint)
+{
+    // A row taller than the screen that is partly in view is as visible as it can be: the item view would
+    // jump to its top (a click into the middle of a long reply made the view leap back to where it began).
+    if (hint == EnsureVisible && index.isValid()) {
+        const QRect rect = visualRect(index);
+        if (rect.height() > viewport()->height() && rect.intersects(viewport()->rect()))
+            return;
+    }
+    QListView::scrollTo(index, hint);
+}
+
+bool ChatView::scrollByKey(QKeyEvent *event)
+{
+    // A reply can be taller than many screens: the item view's own keys move from row to row (PageDown
+    // stopped above a long reply, Ctrl+End showed the top of the last row), so paging, Home and End scroll
+    // by pixels as a document does, and the arrows go through a tall row a line at a time.
+    if (event->modifiers() & ~(Qt::ControlModifier | Qt::KeypadModifier))
+        return false; // Shift extends the selection of rows: the item view's own behaviour
+    QScrollBar *bar = verticalScrollBar();
+    switch (event->key()) {
+    case Qt::Key_PageDown:
+        bar->triggerAction(QAbstractSlider::SliderPageStepAdd);
+        return true;
+    case Qt::Key_PageUp:
+        bar->triggerAction(QAbstractSlider::SliderPageStepSub);
+        return true;
+    case Qt::Key_End:
+        bar->triggerAction(QAbstractSlider::SliderToMaximum);
+        return true;
+    case Qt::Key_Home:
+        bar->triggerAction(QAbstractSlider::SliderToMinimum);
+        return true;
+    case Qt::Key_Down:
+    case Qt::Key_Up: {
+        const QRect current = visualRect(currentIndex());
+        const QRect shown = viewport()->rect();
+        if (!currentIndex().isValid() || !current.intersects(shown))
+            return false;
+        const bool down = event->key() == Qt::Key_Down;
+        if (down ? current.bottom() <= shown.bottom() : current.top() >= shown.top())
+            return false; // the row is in view to its edge: on to the next row
+        bar->triggerAction(down ? QAbstractSlider::SliderSingleStepAdd
+                                : QAbstractSlider::SliderSingleStepSub);
+        return true;
+    }
+    default:
+        return false;
+    }
 }
 
 void ChatView::mouseReleaseEvent(QMouseEvent *event)

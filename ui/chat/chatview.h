@@ -42,6 +42,7 @@ public:
     bool focusPendingCard();
     // The context menu for a point of the viewport (what a right click opens).
     std::unique_ptr<QMenu> contextMenuFor(const QPoint &viewportPos);
+    void scrollTo(const QModelIndex &index, ScrollHint hint = EnsureVisible) override;
     // Which compaction can be undone now (0: none); only its row offers an enabled Undo Compaction.
     void setUndoableCompaction(std::function<quint64()> undoable)
     {
@@ -75,6 +76,9 @@ private:
     void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight);
     void attachCard(int row);
     void applyRowVisibility(int row);
+    // PageUp/PageDown, Home/End (with or without Ctrl) and the arrows inside a tall row: scrolls and returns
+    // true, or leaves the key to QListView.
+    bool scrollByKey(QKeyEvent *event);
     void addPinActions(QMenu &menu, const ChatItem &item, const QModelIndex &at, const QPoint &viewportPos);
 
     ChatModel *m_model;
