@@ -15,6 +15,7 @@
 #include "loop/contextbudget.h"
 #include "loop/droppeddetails.h"
 #include "loop/llmclient.h"
+#include "providers/providertable.h"
 #include "session/compactionundo.h"
 #include "session/sessionpins.h"
 #include "session/sessionwriter.h"
@@ -168,6 +169,8 @@ void AgentSession::Private::rebuildTools()
     ToolContext context;
     context.workspace = workspace;
     context.dataDir = dataDirectory();
+    for (const ProviderDescriptor &provider : ProviderTable::all())
+        context.hiddenEnvironment += provider.keyEnvironmentVariables;
     context.permissions = policy.get();
     context.interactive = interactive;
     context.mode = mode;

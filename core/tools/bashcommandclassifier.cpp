@@ -455,21 +455,25 @@ BashCommandClassifier::Verdict checkRawText(const QString &text)
     if (const auto match = secretVariable.match(text); match.hasMatch())
         return dangerous(
             BashCommandClassifier::tr("reads a secret environment variable (%1)").arg(match.captured(0)));
+    // ${!name}: reads the variable whose name another one holds, so no name above can be seen.
+    if (text.contains(QLatin1String("${!")))
+        return dangerous(BashCommandClassifier::tr("reads a variable whose name is computed when it runs"));
     return {};
 }
 
 const QSet<QString> &alwaysDangerous()
 {
     static const QSet<QString> names = {
-        QStringLiteral("rm"),     QStringLiteral("rmdir"),  QStringLiteral("shred"),
-        QStringLiteral("dd"),     QStringLiteral("unlink"), QStringLiteral("install"),
-        QStringLiteral("chown"),  QStringLiteral("chgrp"),  QStringLiteral("sudo"),
-        QStringLiteral("su"),     QStringLiteral("doas"),   QStringLiteral("pkexec"),
-        QStringLiteral("chroot"), QStringLiteral("kill"),   QStringLiteral("killall"),
-        QStringLiteral("pkill"),  QStringLiteral("xkill"),  QStringLiteral("shutdown"),
-        QStringLiteral("reboot"), QStringLiteral("halt"),   QStringLiteral("poweroff"),
-        QStringLiteral("eval"),   QStringLiteral("fdisk"),  QStringLiteral("parted"),
-        QStringLiteral("wipefs"), QStringLiteral("mkswap"), QStringLiteral("printenv"),
+        QStringLiteral("rm"),       QStringLiteral("rmdir"),  QStringLiteral("shred"),
+        QStringLiteral("dd"),       QStringLiteral("unlink"), QStringLiteral("install"),
+        QStringLiteral("chown"),    QStringLiteral("chgrp"),  QStringLiteral("sudo"),
+        QStringLiteral("su"),       QStringLiteral("doas"),   QStringLiteral("pkexec"),
+        QStringLiteral("chroot"),   QStringLiteral("kill"),   QStringLiteral("killall"),
+        QStringLiteral("pkill"),    QStringLiteral("xkill"),  QStringLiteral("shutdown"),
+        QStringLiteral("reboot"),   QStringLiteral("halt"),   QStringLiteral("poweroff"),
+        QStringLiteral("eval"),     QStringLiteral("fdisk"),  QStringLiteral("parted"),
+        QStringLiteral("wipefs"),   QStringLiteral("mkswap"), QStringLiteral("printenv"),
+        QStringLiteral("truncate"),
     };
     return names;
 }
@@ -598,6 +602,11 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
     const QString name = commandName(words.first());
     const auto rest = [&](int from) { return from < words.size() ? words.mid(from) : QStringList(); };
 
+    // "x=rm; $x -rf dir", "$(echo rm) -rf dir": what runs is only known when it runs.
+    if (words.first().contains(QLatin1Char('$')))
+        return dangerous(
+            BashCommandClassifier::tr("the command to run is computed when it runs (%1)").arg(words.first()));
+
     if (alwaysDangerous().contains(name))
         return dangerous(BashCommandClassifier::tr("%1 can destroy data or change the system").arg(name));
     if (name.startsWith(QLatin1String("mkfs")))
@@ -677,7 +686,18 @@ BashCommandClassifier::Verdict BashCommandClassifier::classifyWords(const QStrin
                                             QStringLiteral("rebase"),     QStringLiteral("merge"),
                                             QStringLiteral("cherry-pick")};
         const QString sub = subcommand(words, 1, withValue);
-        if (risky.contains(sub))
+        // Discarding uncommitted work: checkout of paths (after "--" or ".", or forced), restore, and
+        // dropping stashes.
+        const int at = int(words.indexOf(sub));
+        const QStringList after = at >= 0 ? words.mid(at + 1) : QStringList();
+        const bool discards =
+            sub == QLatin1String("restore") ||
+            (sub == QLatin1String("checkout") &&
+             (after.contains(QStringLiteral("--")) || after.contains(QStringLiteral(".")) ||
+              after.contains(QStringLiteral("-f")) || after.contains(QStringLiteral("--force")))) ||
+            (sub == QLatin1String("stash") && !after.isEmpty() &&
+             (after.first() == QLatin1String("drop") || after.first() == QLatin1String("clear")));
+        if (risky.contains(sub) || discards)
             return dangerous(
                 BashCommandClassifier::tr("git %1 rewrites history, discards work or changes a remote")
                     .arg(sub));

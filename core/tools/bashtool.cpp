@@ -237,6 +237,8 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
     process.setWorkingDirectory(check.resolvedPath);
     process.setStandardInputFile(QProcess::nullDevice());
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const QString &hidden : std::as_const(context.hiddenEnvironment))
+        environment.remove(hidden);
     // Nobody can page through output here.
     environment.insert(QStringLiteral("PAGER"), QStringLiteral("cat"));
     environment.insert(QStringLiteral("GIT_PAGER"), QStringLiteral("cat"));

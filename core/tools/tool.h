@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <optional>
@@ -20,6 +21,9 @@ struct ToolContext
 {
     QString workspace; // absolute
     QString dataDir;   // where artifacts such as full bash output go
+    // Environment variables commands never see: the providers' API key variables, so a command cannot print
+    // the key into a tool result, the transcript and the next request.
+    QStringList hiddenEnvironment;
     CancellationToken cancel;
     PermissionRequester *permissions = nullptr; // null: no person to ask (tools that need one fail)
     const FilesystemGuard *guard = nullptr;

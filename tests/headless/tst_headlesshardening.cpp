@@ -275,9 +275,14 @@ void TestHeadlessHardening::canaryKeyFromTheEnvironmentNeverLeaves()
     QProcessEnvironment key;
     key.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));
 
-    // 1. A whole turn with a tool call (its output is saved under the data folder too).
+    // 1. A whole turn with a tool call (its output is saved under the data folder too). The command runs a
+    // script of the workspace that prints the provider's key variable: commands never see it.
+    QFile script(QDir(m_workspace->path()).filePath(QStringLiteral("show.sh")));
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write("echo \"tool-ran [$DEEPSEEK_API_KEY]\"\n");
+    script.close();
     m_server->enqueue(toolCall(QStringLiteral("bash"),
-                               QJsonObject{{QStringLiteral("command"), QStringLiteral("echo tool-ran")},
+                               QJsonObject{{QStringLiteral("command"), QStringLiteral("bash ./show.sh")},
                                            {QStringLiteral("summary"), QStringLiteral("say it")}}));
     m_server->enqueue(text(QStringLiteral("all done")));
     const Outcome first = run(deepseekArgs() + QStringList{QStringLiteral("--format"), QStringLiteral("json"),
@@ -291,7 +296,7 @@ void TestHeadlessHardening::canaryKeyFromTheEnvironmentNeverLeaves()
     QCOMPARE(m_server->requests().size(), 2);
     // The key really went to the provider, so its absence elsewhere means something.
     QCOMPARE(keysSent(), QByteArrayList({"Bearer " + kCanary, "Bearer " + kCanary}));
-    QVERIFY(m_server->requests().at(1).body.contains("tool-ran"));
+    QVERIFY(m_server->requests().at(1).body.contains("tool-ran []"));
 
     // 2. A 401 that quotes the key: a clear error, the key replaced.
     m_server->enqueue(quotingError(401, kCanary));

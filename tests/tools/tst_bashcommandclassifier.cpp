@@ -130,6 +130,26 @@ private Q_SLOTS:
         row("env -i bash -c 'ls'", true);
         row("echo hi > /etc/hosts", true);
         row("echo hi | tee /etc/motd", true);
+        // Found trying it headless: the command word computed when it runs, indirect variables, and git
+        // commands that discard uncommitted work.
+        row("x=rm; $x -rf victim", true);
+        row("$(echo rm) -rf victim", true);
+        row("`echo rm` -rf victim", true);
+        row("R=/bin/rm; \"$R\" -rf victim", true);
+        row("k=OPENAI_API_KEY; printf %s ${!k}", true);
+        row("git checkout -- .", true);
+        row("git checkout .", true);
+        row("git checkout -f main", true);
+        row("git restore src/main.cpp", true);
+        row("git stash drop", true);
+        row("git stash clear", true);
+        row("truncate -s 0 notes.txt", true);
+        row("git checkout -b feature", false);
+        row("git checkout main", false);
+        row("git stash", false);
+        row("git stash list", false);
+        row("echo $HOME", false);
+        row("ls $HOME/src", false);
     }
 
     void classify()

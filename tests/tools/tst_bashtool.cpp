@@ -72,6 +72,26 @@ private Q_SLOTS:
                  QStringLiteral("echo out; echo oops >&2; exit 3"));
     }
 
+    // Found trying it headless: a command could print the provider's API key from its environment into
+    // the tool result, the transcript and the next request.
+    void providerKeysAreHiddenFromCommands()
+    {
+        Fixture f;
+        f.context.hiddenEnvironment = {QStringLiteral("KEEN_TEST_PROVIDER_KEY")};
+        qputenv("KEEN_TEST_PROVIDER_KEY", "sk-test-hidden-canary");
+        qputenv("KEEN_TEST_OTHER", "visible");
+        BashTool tool;
+        const ToolResult result =
+            tool.execute({{QStringLiteral("command"),
+                           QStringLiteral("echo \"[$KEEN_TEST_PROVIDER_KEY] [$KEEN_TEST_OTHER]\"")}},
+                         f.context);
+        qunsetenv("KEEN_TEST_PROVIDER_KEY");
+        qunsetenv("KEEN_TEST_OTHER");
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(result.output.toObject().value(QStringLiteral("stdout")).toString(),
+                 QStringLiteral("[] [visible]\n"));
+    }
+
     void dangerousCommandsAsk()
     {
         Fixture f;
