@@ -84,6 +84,9 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             QString v;
             if (!value(v))
                 return R::failure(tr("%1 needs a value").arg(flag));
+            // `--session "$SID"` with SID unset would quietly start a new conversation.
+            if (v.trimmed().isEmpty())
+                return R::failure(tr("%1 needs a value; it was empty").arg(flag));
             launchArgs << flag << v;
         } else if (argument.startsWith(QLatin1String("--")) && argument.size() > 2) {
             return R::failure(tr("unknown flag %1").arg(flag));

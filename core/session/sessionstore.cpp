@@ -708,7 +708,14 @@ Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
             SessionStore::tr("The transcript %1 does not exist").arg(*transcriptPath));
     if (!read.ok())
         return Result<LoadedSession>::failure(read.error);
-    return parseTranscript(*transcriptPath, read.bytes, 0);
+    LoadedSession loaded = parseTranscript(*transcriptPath, read.bytes, 0);
+    // Any file can be named (`run --session notes.txt`): one with lines but no session event is not a
+    // transcript, and appending the next turn to it would damage someone's file.
+    if (loaded.events.isEmpty() && loaded.skippedLines > 0)
+        return Result<LoadedSession>::failure(
+            SessionStore::tr("%1 is not a session transcript: no line of it is a session event")
+                .arg(*transcriptPath));
+    return loaded;
 }
 
 Result<LoadedSession> SessionStore::loadTail(const QString &idOrPath, int minEvents) const

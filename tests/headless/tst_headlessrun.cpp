@@ -73,6 +73,7 @@ private Q_SLOTS:
     void failedRunMarksThePartialText_data();
     void failedRunMarksThePartialText();
     void brokenBaseUrlNamesTheUrl();
+    void sessionMustBeATranscriptAndNotEmpty();
     void damagedSearchIndexIsRebuilt_data();
     void damagedSearchIndexIsRebuilt();
     void damagedSettingsAreNamedAndTheRunGoesOn_data();
@@ -1191,6 +1192,41 @@ void TestHeadlessRun::brokenBaseUrlNamesTheUrl()
              qPrintable(run.err));
     QVERIFY(!run.err.contains(QLatin1String("not found")));
     QCOMPARE(m_server->requests().size(), 0);
+}
+
+void TestHeadlessRun::sessionMustBeATranscriptAndNotEmpty()
+{
+    // Found trying it headless: `run --session notes.txt` appended the turn's events to the person's file,
+    // and `--session ""` (an unset variable in a script) quietly started a new conversation.
+    const QString notesPath = QDir(m_workspace->path()).filePath(QStringLiteral("notes.txt"));
+    const QByteArray notes = "first line\n{\"a\": 1}\nthird line\n";
+    QFile file(notesPath);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(notes);
+    file.close();
+    const QStringList provider = {QStringLiteral("--provider"), QStringLiteral("openai-compatible"),
+                                  QStringLiteral("--base-url"), m_server->baseUrl().toString(),
+                                  QStringLiteral("--model"),    QStringLiteral("test")};
+    const Outcome named = runKeen(QStringList{QStringLiteral("run")} + provider +
+                                  QStringList{QStringLiteral("--session"), notesPath, QStringLiteral("hi")});
+    QCOMPARE(named.exitCode, 1);
+    QVERIFY2(
+        named.err.contains(notesPath +
+                           QStringLiteral(" is not a session transcript: no line of it is a session event")),
+        qPrintable(named.err));
+    QFile reread(notesPath);
+    QVERIFY(reread.open(QIODevice::ReadOnly));
+    QCOMPARE(reread.readAll(), notes);
+
+    const Outcome empty = runKeen(QStringList{QStringLiteral("run")} + provider +
+                                  QStringList{QStringLiteral("--session"), QString(), QStringLiteral("hi")});
+    QCOMPARE(empty.exitCode, 1);
+    QVERIFY2(empty.err.contains(QLatin1String("--session needs a value; it was empty")),
+             qPrintable(empty.err));
+    QCOMPARE(m_server->requests().size(), 0);
+    const Outcome listed =
+        runKeen({QStringLiteral("sessions"), QStringLiteral("--all"), QStringLiteral("--json")});
+    QCOMPARE(QJsonDocument::fromJson(listed.out.toUtf8()).array().size(), 0); // no session was started
 }
 
 void TestHeadlessRun::damagedSearchIndexIsRebuilt_data()
