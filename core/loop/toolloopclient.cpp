@@ -17,6 +17,7 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QJsonDocument>
 #include <QLocale>
 #include <QThread>
@@ -136,12 +137,12 @@ struct ToolLoopClient::Loop
     bool autoCompactOff = false; // suppression after a failed or cancelled attempt (S46)
     bool stopped = false;        // ended inside maybeAutoCompact; the terminal event is already out
     // The runaway guard (MaxSameRefillCompactions): the calls of the latest tool turn, how many tool turns
-    // since the last automatic compaction, the calls that preceded that compaction and how many compactions
-    // in a row the same lone turn preceded.
+    // since the last automatic compaction, and per tool call how many of this turn's compactions it made
+    // necessary as the lone tool turn after a summary (the first compaction counts for the call before it).
     QByteArray lastToolCalls;
     int toolTurnsSinceCompaction = 0;
-    QByteArray callsBeforeCompaction;
-    int sameRefillCompactions = 0;
+    int compactionsThisTurn = 0;
+    QHash<QByteArray, int> refillsByCall;
     HttpStreamer *http = nullptr; // this thread's: HttpStreamer::forCurrentThread()
 
     // Estimate cache: serialised size of each native message, plus system and tool definitions (issue 5).
@@ -634,12 +635,14 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
 
 bool ToolLoopClient::stopsRepeatedRefill(Loop &loop)
 {
-    const bool sameLoneTurn = loop.sameRefillCompactions > 0 && loop.toolTurnsSinceCompaction == 1 &&
-                              loop.lastToolCalls == loop.callsBeforeCompaction;
-    const int inARow = sameLoneTurn ? loop.sameRefillCompactions + 1 : 1;
-    if (inARow <= MaxSameRefillCompactions) {
-        loop.sameRefillCompactions = inARow;
-        loop.callsBeforeCompaction = loop.lastToolCalls;
+    // A model that reads the same big output again right after each summary (the same file, or two files
+    // in turn) would compact after every tool turn for as long as the turn lasts.
+    const bool refill = loop.compactionsThisTurn == 0 || loop.toolTurnsSinceCompaction == 1;
+    const int refills = refill ? loop.refillsByCall.value(loop.lastToolCalls) + 1 : 0;
+    if (refills <= MaxSameRefillCompactions) {
+        if (refill)
+            loop.refillsByCall.insert(loop.lastToolCalls, refills);
+        ++loop.compactionsThisTurn;
         loop.toolTurnsSinceCompaction = 0;
         return false;
     }
@@ -647,11 +650,12 @@ bool ToolLoopClient::stopsRepeatedRefill(Loop &loop)
     error.kind = ProviderError::Kind::ContextLength;
     error.message = QCoreApplication::translate(
                         "ToolLoopClient",
-                        "stopped before automatic compaction number %1 in a row: each time the same tool "
-                        "call (%2) filled the context again right after the summary. Ask for a smaller part "
-                        "of its output, or use a model with a larger context window")
-                        .arg(inARow)
-                        .arg(QString::fromUtf8(loop.lastToolCalls.left(loop.lastToolCalls.indexOf('('))));
+                        "stopped before automatic compaction number %1 of this turn: the same tool call (%2) "
+                        "filled the context again right after a summary %3 times. Ask for a smaller part of "
+                        "its output, or use a model with a larger context window")
+                        .arg(loop.compactionsThisTurn + 1)
+                        .arg(QString::fromUtf8(loop.lastToolCalls.left(loop.lastToolCalls.indexOf('('))))
+                        .arg(MaxSameRefillCompactions);
     loop.stopped = true;
     finishWithError(loop, error);
     return true;

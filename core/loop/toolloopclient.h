@@ -23,9 +23,10 @@ public:
     // A compaction request (tool calls disabled) gets this many rounds of refused tool calls; when the model
     // still asks for tools after them, the request fails with that reason instead of looping (issue 12).
     static constexpr int MaxCompactionToolRounds = 3;
-    // Automatic compactions in a row that the same lone tool turn made necessary (a model that reads the same
-    // big file again right after each compaction); the next one would be no different, so the turn stops
-    // with a message instead of paying for summaries forever.
+    // Automatic compactions in one turn that the same tool call made necessary as the lone tool turn after a
+    // summary (a model that reads the same big file, or two in turn, again right after each compaction); the
+    // next one would be no different, so the turn stops with a message instead of paying for summaries
+    // forever.
     static constexpr int MaxSameRefillCompactions = 3;
 
     explicit ToolLoopClient(std::unique_ptr<ProviderProtocol> protocol);
@@ -47,8 +48,8 @@ private:
     // With automatic compaction off (issue 16): true when the next request would exceed the input budget;
     // the turn then ended with a message saying so.
     bool overBudgetWithAutomaticOff(Loop &loop);
-    // True when this compaction would be one more in a row caused by the same lone tool turn
-    // (MaxSameRefillCompactions); the turn then ended with a message saying so.
+    // True when this compaction would be one more than MaxSameRefillCompactions caused by the same tool call;
+    // the turn then ended with a message saying so.
     bool stopsRepeatedRefill(Loop &loop);
     // One private summary request on native with the tool definitions tools: the nested one-shot loop, tool
     // calls refused, text and usage collected (S38, S39). Returns the assistant text after the last tool

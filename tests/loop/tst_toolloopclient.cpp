@@ -265,6 +265,7 @@ private Q_SLOTS:
     void threeCompactionsInOneTurn();
     void fiveCompactionsKeepOneReplacementSize();
     void sameToolTurnAfterEachCompactionStops();
+    void twoToolCallsInTurnAfterEachCompactionStop();
     void compactionUsageCountsEveryNestedRequest();
     void nestedRequestStopsAfterAFewToolRounds();
     void manualCompactionKeepsPendingState();
@@ -969,13 +970,46 @@ void TestToolLoopClient::sameToolTurnAfterEachCompactionStops()
     const StreamEvent last = run.events.last();
     QCOMPARE(last.type, StreamEvent::Type::Incomplete);
     QVERIFY2(last.error.contains(QStringLiteral("same tool call (echo)")), qPrintable(last.error));
-    QVERIFY2(last.error.contains(QStringLiteral("number 4 in a row")), qPrintable(last.error));
+    QVERIFY2(last.error.contains(QStringLiteral("number 4 of this turn")), qPrintable(last.error));
     int compactionRequests = 0;
     for (const auto &request : m_server->requests())
         compactionRequests += isCompactionRequest(request) ? 1 : 0;
     QCOMPARE(compactionRequests, ToolLoopClient::MaxSameRefillCompactions);
     QCOMPARE(m_server->requests().size(), 4 + ToolLoopClient::MaxSameRefillCompactions);
     QVERIFY(!client->pendingState().isEmpty()); // the turn's progress is kept for the next one
+}
+
+// Found trying the window: a model that read two big files in turn, forgetting each after the summary, made
+// 28 automatic compactions in 30 s until the person pressed Stop; the guard only caught the same call in a
+// row. Each call may now cause MaxSameRefillCompactions compactions as the lone tool turn after a summary.
+void TestToolLoopClient::twoToolCallsInTurnAfterEachCompactionStop()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(44000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("read both logs"))};
+    const QString big = QString(200, QLatin1Char('o'));
+    const int allowed = 2 * ToolLoopClient::MaxSameRefillCompactions;
+    for (int round = 1; round <= allowed + 2; ++round) {
+        const QString which = round % 2 ? QStringLiteral("first") : QStringLiteral("second");
+        const QString call = QStringLiteral(R"({"text":"%1 %2"})").arg(which, big);
+        m_server->enqueue(FakeProviderServer::sseResponse(
+            toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"), call}})));
+        m_server->enqueue(
+            FakeProviderServer::sseResponse(textBody({QStringLiteral("summary %1").arg(round)})));
+    }
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.ofType(StreamEvent::Type::AutoCompactionApplied).size(), allowed);
+    QCOMPARE(m_toolRuns.load(), allowed + 1);
+    const StreamEvent last = run.events.last();
+    QCOMPARE(last.type, StreamEvent::Type::Incomplete);
+    QVERIFY2(last.error.contains(QStringLiteral("number %1 of this turn").arg(allowed + 1)),
+             qPrintable(last.error));
+    int compactionRequests = 0;
+    for (const auto &request : m_server->requests())
+        compactionRequests += isCompactionRequest(request) ? 1 : 0;
+    QCOMPARE(compactionRequests, allowed);
 }
 
 // Issue 12 point 4: the compaction's usage is every usage event of the nested request (a refused tool round
