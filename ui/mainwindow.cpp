@@ -294,7 +294,22 @@ void MainWindow::createActions()
         makeAction(tr("&Stop"), QStringLiteral("stopAction"), QKeySequence(QStringLiteral("Ctrl+C")));
     m_stopAction->setShortcutContext(Qt::WindowShortcut);
     setIconName(m_stopAction, QStringLiteral("process-stop"));
-    connect(m_stopAction, &QAction::triggered, m_chat, &ChatPanel::interrupt);
+    connect(m_stopAction, &QAction::triggered, m_chat, [this] {
+        // While a manual compaction runs the action is "Cancel Compaction" without its Ctrl+C shortcut (the
+        // key is ignored then, reference 4.2): the button and the menu item cancel it as Esc does.
+        if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
+            m_session->cancelCompaction();
+        else
+            m_chat->interrupt();
+    });
+    connect(m_session, &AgentSession::compactionStarted, this, [this](AgentSession::CompactionMode mode) {
+        if (mode == AgentSession::CompactionMode::Manual)
+            showStopAsCancelCompaction(true);
+    });
+    connect(m_session, &AgentSession::compactionFinished, this, [this](AgentSession::CompactionMode mode) {
+        if (mode == AgentSession::CompactionMode::Manual)
+            showStopAsCancelCompaction(false);
+    });
 
     m_cycleModeAction = makeAction(tr("Next &Mode"), QStringLiteral("cycleModeAction"),
                                    QKeySequence(Qt::SHIFT | Qt::Key_Backtab));
@@ -947,6 +962,22 @@ void MainWindow::updateUndoCompaction()
 {
     if (m_undoCompactionAction)
         m_undoCompactionAction->setEnabled(!m_chat->isBusy() && m_session->undoableCompaction() != 0);
+}
+
+void MainWindow::showStopAsCancelCompaction(bool cancelCompaction)
+{
+    if (cancelCompaction) {
+        m_stopAction->setText(tr("&Cancel Compaction"));
+        m_stopAction->setShortcut(QKeySequence());
+        m_stopAction->setToolTip(tr("Cancel the compaction (Esc)"));
+        m_stopAction->setStatusTip(tr("Cancel the compaction"));
+    } else {
+        m_stopAction->setText(tr("&Stop"));
+        m_stopAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+C")));
+        m_stopAction->setToolTip(
+            tr("%1 (%2)").arg(tr("Stop"), m_stopAction->shortcut().toString(QKeySequence::NativeText)));
+        m_stopAction->setStatusTip(tr("Stop"));
+    }
 }
 
 void MainWindow::updateBusy(bool busy)

@@ -91,6 +91,8 @@ private:
     // Estimates the history the session holds now, for the meter until the provider reports usage.
     void estimateHistory();
     void updateBusy(bool busy);
+    // During a manual compaction Stop reads "Cancel Compaction" and has no Ctrl+C shortcut.
+    void showStopAsCancelCompaction(bool cancelCompaction);
     // Conversation > Undo Compaction: enabled when a compaction is in effect and nothing runs (issue 16).
     void updateUndoCompaction();
     void updateBranch();

@@ -430,6 +430,10 @@ Verfügbare Werkzeuge: %2</translation>
         <source>Usage: %1</source>
         <translation>Verwendung: %1</translation>
     </message>
+    <message>
+        <source>The conversation is unchanged; summary text above was not applied.</source>
+        <translation>Die Unterhaltung ist unverändert; der Zusammenfassungstext oben wurde nicht übernommen.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>
@@ -1071,6 +1075,22 @@ Ihn anhalten und %2 öffnen?</translation>
     <message>
         <source> · compaction %1 ↑ / %2 ↓</source>
         <translation> · Verdichtung %1 ↑ / %2 ↓</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel Compaction</source>
+        <translation>Verdichtung &amp;abbrechen</translation>
+    </message>
+    <message>
+        <source>Cancel the compaction (Esc)</source>
+        <translation>Die Verdichtung abbrechen (Esc)</translation>
+    </message>
+    <message>
+        <source>Cancel the compaction</source>
+        <translation>Die Verdichtung abbrechen</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Stopp</translation>
     </message>
 </context>
 <context>

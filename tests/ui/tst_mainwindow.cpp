@@ -58,6 +58,7 @@ private Q_SLOTS:
     void aLongNotificationDoesNotWidenTheWindow();
     void stopInterruptsTheTurn();
     void compactButtonStartsACompaction();
+    void stopButtonCancelsAManualCompaction();
     void conversationMenuUndoesTheLatestCompaction();
     void contextMeterUpdatesRightAfterManualCompaction();
     void contextMeterUpdatesRightAfterAutomaticCompaction();
@@ -234,12 +235,45 @@ void TestMainWindow::compactButtonStartsACompaction()
     QVERIFY(compact->isEnabled());
     compact->trigger();
     QTRY_COMPARE(m_window->session()->compactionMode(), AgentSession::CompactionMode::Manual);
-    // Stop is ignored during a manual compaction.
-    m_window->findChild<QAction *>(QStringLiteral("stopAction"))->trigger();
+    // Ctrl+C is ignored during a manual compaction (reference 4.2).
+    auto *stop = m_window->findChild<QAction *>(QStringLiteral("stopAction"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_C, Qt::ControlModifier);
     QCOMPARE(m_window->session()->compactionMode(), AgentSession::CompactionMode::Manual);
-    // Had Stop cancelled the compaction, it would end "Compaction cancelled." instead of applying.
+    QVERIFY(stop->isEnabled());
+    // Had Ctrl+C cancelled the compaction, it would end "Compaction cancelled." instead of applying.
     m_client->open(QStringLiteral("g"));
     QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QCOMPARE(stop->text(), QStringLiteral("&Stop"));
+    QCOMPARE(stop->shortcut(), QKeySequence(QStringLiteral("Ctrl+C")));
+}
+
+// Found trying the window: during a manual compaction the Stop button looked enabled and did nothing. It
+// reads Cancel Compaction then (its Ctrl+C shortcut off, as the key is ignored) and cancels as Esc does.
+void TestMainWindow::stopButtonCancelsAManualCompaction()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Hello.")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("hi"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    const MessageList before = m_window->session()->messages();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nGre")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_window->findChild<QAction *>(QStringLiteral("compactAction"))->trigger();
+    QTRY_COMPARE(m_window->session()->compactionMode(), AgentSession::CompactionMode::Manual);
+    auto *stop = m_window->findChild<QAction *>(QStringLiteral("stopAction"));
+    QCOMPARE(stop->text(), QStringLiteral("&Cancel Compaction"));
+    QVERIFY(stop->shortcut().isEmpty());
+    QVERIFY(stop->isEnabled());
+    stop->trigger();
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral(
+        "Compaction cancelled. The conversation is unchanged; summary text above was not applied.")));
+    QCOMPARE(m_window->session()->messages(), before);
+    QCOMPARE(stop->text(), QStringLiteral("&Stop"));
+    QCOMPARE(stop->shortcut(), QKeySequence(QStringLiteral("Ctrl+C")));
 }
 
 // Issue 16 point 2: Conversation > Undo Compaction is enabled once a compaction is in effect and undoes it;

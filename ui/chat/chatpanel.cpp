@@ -396,6 +396,11 @@ void ChatPanel::onCompactionReviewRequested(const QString &summary, const Messag
     dialog->open();
 }
 
+QString ChatPanel::compactionNotAppliedText()
+{
+    return tr("The conversation is unchanged; summary text above was not applied.");
+}
+
 void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool applied, const QString &message)
 {
     if (mode == AgentSession::CompactionMode::Manual) {
@@ -405,11 +410,15 @@ void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool app
                              ChatModel::compactionRowText(false, m_manualCompactionHow));
             m_model->markCompaction(m_session->undoableCompaction());
             Q_EMIT undoableCompactionChanged();
-        } else if (message.startsWith(QLatin1String("Compaction failed")))
-            m_model->addLine(ChatItem::Kind::Error, message);
-        else
+        } else if (message.startsWith(QLatin1String("Compaction failed"))) {
+            m_model->addLine(ChatItem::Kind::Error, message + QLatin1Char(' ') + compactionNotAppliedText());
+        } else {
+            // The summary streamed visibly (reference 4.2); what came of it before the cancel stays above
+            // this row, which says that it was not applied.
             m_model->addLine(ChatItem::Kind::Status,
-                             message.isEmpty() ? tr("Compaction cancelled.") : message);
+                             (message.isEmpty() ? tr("Compaction cancelled.") : message) + QLatin1Char(' ') +
+                                 compactionNotAppliedText());
+        }
         m_model->seal();
         m_spinner->stop();
         if (!m_session->isBusy()) {

@@ -98,6 +98,8 @@ private:
     void onTurnFinished(AgentSession::TurnOutcome outcome, const QString &error);
     void onCompactionStarted(AgentSession::CompactionMode mode);
     void onCompactionUndone(quint64 appliedSeq, qint64 estimatedTokens, qint64 inputBudget);
+    // Added to the row of a manual compaction that was cancelled or failed.
+    static QString compactionNotAppliedText();
     void onCompactionFinished(AgentSession::CompactionMode mode, bool applied, const QString &message);
     // Issue 16: the summary waits in a CompactionReviewDialog for Accept, Regenerate or Cancel.
     void onCompactionReviewRequested(const QString &summary, const MessageList &replaced);
