@@ -229,6 +229,7 @@ Result<void> AgentSession::Private::ensureSession()
     if (!planned)
         return Result<void>::failure(planned.error());
     session = *planned;
+    writer.reset(); // the previous session's lock is let go before the new writer takes its own
     writer = std::make_unique<SessionWriter>(store, *session, SessionWriter::Start::Create);
     whenFinished(writer->created(), q, [this, id = session->id](const Result<QList<quint64>> &created) {
         if (created && session && session->id == id)
@@ -1170,6 +1171,7 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
 {
     q->newSession();
     session = loaded.session;
+    writer.reset(); // it may hold this very session's lock (opened again)
     writer = std::make_unique<SessionWriter>(store, *session);
     if (!loaded.session.workspace.isEmpty() && QDir(loaded.session.workspace).exists())
         q->setWorkspace(loaded.session.workspace);

@@ -1,5 +1,7 @@
 #include "session/sessionwriter.h"
 
+#include <QCoreApplication>
+#include <QLockFile>
 #include <QMutex>
 #include <QPromise>
 #include <QWaitCondition>
@@ -18,6 +20,7 @@ using Written = Result<QList<quint64>>;
 struct SessionWriter::Job
 {
     bool create = false; // create the planned session's files (events empty)
+    bool lock = false;   // take the transcript's lock (an existing session; events empty)
     QList<SessionEvent> events;
     std::shared_ptr<QPromise<Written>> promise;
 };
@@ -30,7 +33,38 @@ struct SessionWriter::State
     QWaitCondition wake;
     std::deque<Job> queue;
     bool stopping = false;
-    QString broken; // the writer thread's: why the session could not be created
+    QString broken; // the writer thread's: why the session could not be created or locked
+    // Held while this writer lives: a second process (or window) appending to the same transcript would
+    // interleave its events with ours and repeat seqs.
+    std::unique_ptr<QLockFile> transcriptLock;
+
+    // On the writer thread. Only a live process keeps it: the lock of one that crashed is taken over.
+    QString takeLock()
+    {
+        auto lockFile = std::make_unique<QLockFile>(session.transcriptPath + QStringLiteral(".lock"));
+        lockFile->setStaleLockTime(0); // a window may keep its session for days: stale only when dead
+        if (lockFile->tryLock(0)) {
+            transcriptLock = std::move(lockFile);
+            return {};
+        }
+        if (lockFile->error() == QLockFile::LockFailedError) {
+            qint64 pid = 0;
+            QString host;
+            QString application;
+            lockFile->getLockInfo(&pid, &host, &application);
+            // The app keeps one writer per session; only tests run several runners of one session in one
+            // process, one after the other. The lock is about other processes.
+            if (pid == QCoreApplication::applicationPid())
+                return {};
+            return QCoreApplication::translate(
+                       "SessionWriter", "The session %1 is in use by another Keen Desktop (process %2): "
+                                        "close it there, or wait for that run to end")
+                .arg(session.id)
+                .arg(pid);
+        }
+        return QCoreApplication::translate("SessionWriter", "Cannot lock the session's transcript %1")
+            .arg(session.transcriptPath);
+    }
 
     // Appends that queued up behind `first` while the disk was busy, taken off the queue to be written with
     // it under one fsync (group commit). Atomic batches keep their own write.
@@ -38,7 +72,8 @@ struct SessionWriter::State
     {
         std::vector<Job> group;
         QMutexLocker lock(&mutex);
-        while (!queue.empty() && !queue.front().create && queue.front().events.size() == 1) {
+        while (!queue.empty() && !queue.front().create && !queue.front().lock &&
+               queue.front().events.size() == 1) {
             group.push_back(std::move(queue.front()));
             queue.pop_front();
         }
@@ -49,18 +84,24 @@ struct SessionWriter::State
     void run(Job &job)
     {
         std::vector<Job> group;
-        if (job.create || job.events.size() == 1)
+        if (job.create || (!job.lock && job.events.size() == 1))
             group = takeGroup();
         QList<SessionEvent> grouped;
         for (const Job &each : group)
             grouped.append(each.events.first());
 
         Written written = Written::failure(broken);
-        if (broken.isEmpty()) {
+        if (job.lock) {
+            if (broken.isEmpty())
+                broken = takeLock();
+            written = broken.isEmpty() ? Written(QList<quint64>()) : Written::failure(broken);
+        } else if (broken.isEmpty()) {
             if (job.create) {
                 written = store->createFiles(session, grouped);
                 if (!written)
                     broken = written.error();
+                else
+                    broken = takeLock();
             } else if (job.events.size() == 1) {
                 written = store->appendGroup(session, job.events + grouped);
             } else {
@@ -111,7 +152,9 @@ SessionWriter::SessionWriter(std::shared_ptr<SessionStore> store, const Session 
     m_state->store = std::move(store);
     m_state->session = session;
     if (start == Start::Create)
-        m_created = enqueue(Job{true, {}, nullptr});
+        m_created = enqueue(Job{true, false, {}, nullptr});
+    else
+        m_locked = enqueue(Job{false, true, {}, nullptr});
     m_thread.reset(QThread::create([state = m_state] { state->loop(); }));
     m_thread->setObjectName(QStringLiteral("keen-transcript"));
     m_thread->start();
@@ -129,7 +172,7 @@ SessionWriter::~SessionWriter()
 
 QFuture<Result<QList<quint64>>> SessionWriter::write(const QList<SessionEvent> &events)
 {
-    return enqueue(Job{false, events, nullptr});
+    return enqueue(Job{false, false, events, nullptr});
 }
 
 QFuture<Result<QList<quint64>>> SessionWriter::enqueue(Job job)

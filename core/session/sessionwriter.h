@@ -20,6 +20,8 @@ namespace keen {
 // creates its files first, on its thread; when that fails, every write after it fails with the same error.
 // Appends that queue up while the disk is busy are written together under one fsync (group commit), a new
 // session's first ones with its session_started; each future still resolves once its own event is on disk.
+// The writer holds the transcript's lock file (<transcript>.lock) while it lives, so two processes never
+// append to one session at once; the second one's writes fail with a message naming the first.
 class SessionWriter final
 {
 public:
@@ -32,6 +34,9 @@ public:
     QFuture<Result<QList<quint64>>> write(const QList<SessionEvent> &events);
     // Start::Create: resolves with session_started's seq once the session exists on disk, or the error.
     QFuture<Result<QList<quint64>>> created() const { return m_created; }
+    // Start::Existing: resolves (no seqs) once this writer holds the transcript's lock, or with the error
+    // that every write then fails with (another process is writing the session).
+    QFuture<Result<QList<quint64>>> locked() const { return m_locked; }
     // The thread the writes run on (tests).
     QThread *thread() const { return m_thread.get(); }
 
@@ -42,6 +47,7 @@ private:
     std::shared_ptr<State> m_state;
     std::unique_ptr<QThread> m_thread;
     QFuture<Result<QList<quint64>>> m_created;
+    QFuture<Result<QList<quint64>>> m_locked;
 };
 
 } // namespace keen

@@ -74,6 +74,7 @@ private Q_SLOTS:
     void failedRunMarksThePartialText();
     void brokenBaseUrlNamesTheUrl();
     void sessionMustBeATranscriptAndNotEmpty();
+    void aSessionInUseByAnotherRunIsRefused();
     void damagedSearchIndexIsRebuilt_data();
     void damagedSearchIndexIsRebuilt();
     void damagedSettingsAreNamedAndTheRunGoesOn_data();
@@ -1227,6 +1228,55 @@ void TestHeadlessRun::sessionMustBeATranscriptAndNotEmpty()
     const Outcome listed =
         runKeen({QStringLiteral("sessions"), QStringLiteral("--all"), QStringLiteral("--json")});
     QCOMPARE(QJsonDocument::fromJson(listed.out.toUtf8()).array().size(), 0); // no session was started
+}
+
+void TestHeadlessRun::aSessionInUseByAnotherRunIsRefused()
+{
+    // Found trying it headless: eight `run --session S` at once all exited 0 and left repeated seqs in an
+    // interleaved transcript. While one run writes the session, another is refused and writes nothing.
+    const QString id = createSession(QStringLiteral("first question"), QStringLiteral("first answer"));
+    const QByteArray first = sse(choice(QJsonObject{{QStringLiteral("content"), QStringLiteral("slowly ")}}));
+    FakeProviderServer::Response stalled =
+        FakeProviderServer::sseResponse(first + textBody({QStringLiteral("never arrives")}));
+    stalled.split = FakeProviderServer::SplitMode::allAtOnce();
+    stalled.stallAfterBytes = first.size();
+    m_server->enqueue(stalled);
+    auto busy = start(QStringList{QStringLiteral("run")} + providerArgs() +
+                      QStringList{QStringLiteral("--session"), id, QStringLiteral("the long one")});
+    QByteArray progress;
+    QVERIFY(FakeProviderServer::spinUntil([&] {
+        progress += busy->readAllStandardError();
+        return progress.contains("slowly");
+    }));
+    const int requestsBefore = int(m_server->requests().size());
+    const Outcome second = runKeen(QStringList{QStringLiteral("run")} + providerArgs() +
+                                   QStringList{QStringLiteral("--session"), id, QStringLiteral("meanwhile")});
+    QCOMPARE(second.exitCode, 1);
+    QVERIFY2(
+        second.err.contains(QStringLiteral("The session %1 is in use by another Keen Desktop (process %2)")
+                                .arg(id)
+                                .arg(busy->processId())),
+        qPrintable(second.err));
+    QCOMPARE(int(m_server->requests().size()), requestsBefore); // nothing was sent for it
+    QCOMPARE(::kill(pid_t(busy->processId()), SIGINT), 0);
+    QCOMPARE(finish(*busy).exitCode, 130);
+
+    // Free again: the next run goes on with the whole conversation, and "meanwhile" is nowhere.
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("third answer")})));
+    const Outcome third = runKeen(QStringList{QStringLiteral("run")} + providerArgs() +
+                                  QStringList{QStringLiteral("--session"), id, QStringLiteral("and now")});
+    QCOMPARE(third.exitCode, 0);
+    const QList<QJsonObject> events = readTranscript(transcriptPaths().first());
+    QList<qint64> seqs;
+    for (const QJsonObject &event : events) {
+        seqs.append(event.value(QStringLiteral("seq")).toInteger());
+        QVERIFY(
+            !payload(event).value(QStringLiteral("content")).toString().contains(QLatin1String("meanwhile")));
+    }
+    for (qsizetype i = 1; i < seqs.size(); ++i)
+        QCOMPARE(seqs.at(i), seqs.at(i - 1) + 1);
+    QVERIFY(!m_server->requests().last().body.contains("meanwhile"));
+    QVERIFY(m_server->requests().last().body.contains("the long one"));
 }
 
 void TestHeadlessRun::damagedSearchIndexIsRebuilt_data()

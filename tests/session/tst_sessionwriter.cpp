@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QMutex>
 #include <QTest>
 #include <QWaitCondition>
@@ -81,6 +82,7 @@ class TestSessionWriter : public QObject
 private Q_SLOTS:
     void writesKeepTheirOrderOffTheCallersThread();
     void aFailedWriteIsReported();
+    void aWriterHoldsTheTranscriptLock();
     void aPlannedSessionIsCreatedByTheWriter();
     void writesAfterAFailedCreationFailWithItsReason();
     void appendsQueuedBehindABusyDiskShareOneWrite();
@@ -134,6 +136,32 @@ void TestSessionWriter::writesKeepTheirOrderOffTheCallersThread()
     for (const SessionEvent &event : loaded->events.mid(1))
         contents << event.content();
     QCOMPARE(contents, expected);
+}
+
+// A writer holds the transcript's lock while it lives (<transcript>.lock) and lets go of it when it is gone;
+// another process is refused (tst_headlessrun aSessionInUseByAnotherRunIsRefused). Within one process (tests
+// run several runners of a session one after the other) a second writer goes on.
+void TestSessionWriter::aWriterHoldsTheTranscriptLock()
+{
+    test::TestEnvironment env;
+    auto store = std::make_shared<SessionStore>(env.path(QStringLiteral("sessions")));
+    auto session = store->create(env.path(QStringLiteral("work")));
+    QVERIFY2(session.ok(), qPrintable(session.error()));
+    const QString lockPath = session->transcriptPath + QStringLiteral(".lock");
+    {
+        SessionWriter writer(store, *session);
+        QVERIFY(writer.locked().result().ok());
+        QVERIFY(QFile::exists(lockPath));
+        QLockFile other(lockPath);
+        QVERIFY(!other.tryLock(0));
+        qint64 pid = 0;
+        QString host;
+        QString application;
+        QVERIFY(other.getLockInfo(&pid, &host, &application));
+        QCOMPARE(pid, QCoreApplication::applicationPid());
+        QVERIFY(writer.write({SessionEvent::userMessage(QStringLiteral("one"))}).result().ok());
+    }
+    QVERIFY(!QFile::exists(lockPath));
 }
 
 void TestSessionWriter::aFailedWriteIsReported()
