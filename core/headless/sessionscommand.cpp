@@ -14,6 +14,20 @@ namespace keen {
 
 namespace {
 
+// A title comes from what someone typed (or a model wrote): control characters, escape sequences included,
+// are shown as a visible mark instead of reaching the terminal, where they could move the cursor or recolour
+// it.
+QString printable(const QString &text)
+{
+    QString shown = text;
+    for (QChar &c : shown) {
+        if (c.category() == QChar::Other_Control || c == QChar::LineSeparator ||
+            c == QChar::ParagraphSeparator)
+            c = QChar(0xFFFD);
+    }
+    return shown;
+}
+
 // The translation context of this file's free functions.
 class SessionsCommand
 {
@@ -110,11 +124,11 @@ void printTable(QTextStream &out, const QList<SessionInfo> &sessions, const QStr
         QString title = info.title.isEmpty() ? SessionsCommand::tr("(untitled)") : info.title;
         if (!info.problem.isEmpty())
             title = SessionsCommand::tr("(unreadable) %1").arg(info.title);
-        out << info.id.leftJustified(idWidth) << "  "
-            << info.updatedAt.toLocalTime().toString(timeFormat).leftJustified(timeWidth) << "  " << title
-            << "\n";
+        out << printable(info.id).leftJustified(idWidth) << "  "
+            << info.updatedAt.toLocalTime().toString(timeFormat).leftJustified(timeWidth) << "  "
+            << printable(title) << "\n";
         if (i < snippets.size() && !snippets.at(i).isEmpty())
-            out << QString(idWidth + 2, QLatin1Char(' ')) << snippets.at(i) << "\n";
+            out << QString(idWidth + 2, QLatin1Char(' ')) << printable(snippets.at(i)) << "\n";
     }
 }
 

@@ -47,6 +47,7 @@ private Q_SLOTS:
     void emptyWorkspaceSaysSo();
     void textTableListsThisWorkspaceNewestFirst();
     void allListsEveryWorkspace();
+    void controlCharactersNeverReachTheTerminal();
     void currentDirectoryIsTheDefaultWorkspace();
     void jsonHasTheContractFields();
     void searchPrintsSnippetsNewestFirst();
@@ -121,6 +122,30 @@ void TestSessionsCommand::textTableListsThisWorkspaceNewestFirst()
     // Columns line up.
     QCOMPARE(lines.at(1).indexOf(QStringLiteral("Newer")), lines.at(0).indexOf(QStringLiteral("TITLE")));
     QVERIFY(!result.out.contains(QStringLiteral("Other workspace")));
+}
+
+// Found trying it headless: a prompt with an escape sequence recoloured the terminal when `sessions` printed
+// its title. The table shows control characters as U+FFFD; --json keeps the text as it is (escaped).
+void TestSessionsCommand::controlCharactersNeverReachTheTerminal()
+{
+    TranscriptWriter session(root(), workspace(QStringLiteral("alpha")));
+    const QString prompt = QStringLiteral("say \x1b[31mRED\x07 and\ttab");
+    session.user(prompt);
+    const Run result = run({QStringLiteral("--workspace"), workspace(QStringLiteral("alpha"))});
+    QCOMPARE(result.code, 0);
+    for (const QChar c : result.out)
+        QVERIFY2(c == QLatin1Char('\n') || c.category() != QChar::Other_Control, qPrintable(result.out));
+    QVERIFY2(result.out.contains(QStringLiteral("say \uFFFD[31mRED\uFFFD and")), qPrintable(result.out));
+
+    const Run json =
+        run({QStringLiteral("--json"), QStringLiteral("--workspace"), workspace(QStringLiteral("alpha"))});
+    const QString title = QJsonDocument::fromJson(json.out.toUtf8())
+                              .array()
+                              .at(0)
+                              .toObject()
+                              .value(QStringLiteral("title"))
+                              .toString();
+    QVERIFY2(title.contains(QStringLiteral("\x1b[31mRED")), qPrintable(title));
 }
 
 void TestSessionsCommand::allListsEveryWorkspace()
