@@ -41,7 +41,9 @@ double ContextMeter::percent() const
 {
     if (m_window <= 0 || !m_tokens)
         return 0;
-    return qBound(0.0, 100.0 * double(*m_tokens) / double(m_window), 100.0);
+    // Not capped: a history opened with a smaller window, or one big tool result, can be far over it, and
+    // "100%" would hide by how much.
+    return qMax(0.0, 100.0 * double(*m_tokens) / double(m_window));
 }
 
 ContextMeter::Level ContextMeter::level() const
@@ -87,6 +89,10 @@ void ContextMeter::refresh()
                          .arg(TokenFormat::compact(TokenFormat::autoCompactionThreshold(m_window, m_policy)))
                          .arg(m_policy.thresholdPercent)
                    : tr("Automatic compaction is off for this session.");
+        if (percent() > 100.0)
+            tip +=
+                QLatin1Char('\n') +
+                tr("Over the context window: the next request will not fit. Compact the conversation first.");
         if (m_estimated)
             tip += QLatin1Char('\n') + tr("Estimated here until the provider reports the next request.");
         setToolTip(tip);
@@ -111,7 +117,7 @@ void ContextMeter::paintEvent(QPaintEvent *)
         fill = ChatColors::warning(pal);
     else if (level() == Level::Critical)
         fill = ChatColors::error(pal);
-    const double fraction = percent() / 100.0;
+    const double fraction = qMin(1.0, percent() / 100.0);
     if (fraction > 0) {
         painter.setPen(Qt::NoPen);
         painter.setBrush(fill);

@@ -31,7 +31,7 @@ public:
     void setInputTokens(std::optional<qint64> tokens, bool estimated = false);
     bool isEstimated() const { return m_estimated; }
     qint64 contextWindow() const { return m_window; }
-    double percent() const; // 0..100, 0 without usage
+    double percent() const; // of the window, over 100 when the history is larger; 0 without usage
     Level level() const;
     bool suggestsCompaction() const { return m_window > 0 && percent() >= 70.0; }
     double thresholdFraction() const; // where the automatic compaction mark sits, 0..1 (0 when off)

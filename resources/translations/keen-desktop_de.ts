@@ -698,6 +698,10 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>Automatic compaction is off for this session.</source>
         <translation>Die automatische Verdichtung ist für diese Sitzung aus.</translation>
     </message>
+    <message>
+        <source>Over the context window: the next request will not fit. Compact the conversation first.</source>
+        <translation>Über dem Kontextfenster: Die nächste Anfrage passt nicht hinein. Verdichten Sie zuerst die Unterhaltung.</translation>
+    </message>
 </context>
 <context>
     <name>keen::DesktopNotifier</name>

@@ -191,6 +191,12 @@ void TestMainWindow::contextMeterColoursAndThreshold()
     QCOMPARE(TokenFormat::autoCompactionThreshold(200000), qint64(171000));
     QCOMPARE(TokenFormat::inputBudget(32000), qint64(32000 - 4096));
     QCOMPARE(meter.thresholdFraction(), 0.855);
+    // Found trying the window: a history at 291% of the window showed "~100.0%". It says how far over it is.
+    meter.setInputTokens(582000, true);
+    QCOMPARE(meter.text(), QStringLiteral("~291.0%"));
+    QCOMPARE(meter.level(), ContextMeter::Level::Critical);
+    QVERIFY2(meter.toolTip().contains(QStringLiteral("Over the context window")),
+             qPrintable(meter.toolTip()));
     meter.setContextWindow(0);
     QCOMPARE(meter.text(), QStringLiteral("N/A"));
 }
