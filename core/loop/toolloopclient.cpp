@@ -487,6 +487,18 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
                                                .toString())
                                       .arg(outcome.status),
                                   outcome.status, std::nullopt};
+        } else if (outcome.hostNotFound || outcome.tlsFailed) {
+            // Neither gets better within the retries (15 s of them): say so at once, with a hint for TLS
+            // spoken to a plain-http server.
+            QString message =
+                QCoreApplication::translate("ToolLoopClient", "network error: %1").arg(outcome.networkError);
+            if (outcome.tlsFailed && request.url.scheme() == QLatin1String("https") &&
+                outcome.networkError.contains(QLatin1String("wrong version number")))
+                message +=
+                    QCoreApplication::translate("ToolLoopClient",
+                                                " (the server at %1 may speak plain http: check base_url)")
+                        .arg(request.url.host() + QLatin1Char(':') + QString::number(request.url.port(443)));
+            error = ProviderError{ProviderError::Kind::InvalidRequest, message, 0, std::nullopt};
         } else if (outcome.connectionRefused && isLocalHost(request.url)) {
             // A local server that is not running will not start within the retries: say so at once.
             error = ProviderError{ProviderError::Kind::InvalidRequest, connectionRefusedMessage(request.url),

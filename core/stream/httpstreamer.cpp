@@ -171,6 +171,8 @@ HttpOutcome HttpStreamer::send(const HttpRequestSpec &request, const Cancellatio
         if (!httpError) {
             outcome.networkError = reply->errorString();
             outcome.connectionRefused = reply->error() == QNetworkReply::ConnectionRefusedError;
+            outcome.hostNotFound = reply->error() == QNetworkReply::HostNotFoundError;
+            outcome.tlsFailed = reply->error() == QNetworkReply::SslHandshakeFailedError;
         }
     }
     return outcome;

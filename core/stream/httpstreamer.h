@@ -25,6 +25,8 @@ struct HttpOutcome
     bool stoppedByReader = false;   // the data callback asked to stop
     QString networkError;           // empty when the transport worked
     bool connectionRefused = false; // nothing listens at the address
+    bool hostNotFound = false;      // the name does not resolve: a typo far more often than a passing fault
+    bool tlsFailed = false;         // the TLS handshake failed (for one, https to a plain-http port)
     QString invalidRequest;         // the request was not sent: a header name or value is not allowed
     QUrl redirectedTo;              // a redirect to another origin, not followed (the key stays here)
 };

@@ -25,6 +25,7 @@
 #include <QElapsedTimer>
 #include <QRegularExpression>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -210,6 +211,7 @@ private Q_SLOTS:
     void faults_data();
     void faults();
     void refusedLocalConnectionFailsFastWithAHint();
+    void httpsToAPlainHttpServerFailsFastWithAHint();
     void turnsReuseTheProvidersConnection_data();
     void turnsReuseTheProvidersConnection();
 
@@ -494,6 +496,34 @@ void TestNetworkFaults::refusedLocalConnectionFailsFastWithAHint()
         QVERIFY(refused.finished);
         QVERIFY2(refused.error.contains(QStringLiteral("is Ollama running?")), qPrintable(refused.error));
     }
+}
+
+// Found trying it headless: https to a plain-http port was retried five times over 15 s. A TLS handshake that
+// fails (and a host name that does not resolve) does not get better: one attempt, and a hint.
+void TestNetworkFaults::httpsToAPlainHttpServerFailsFastWithAHint()
+{
+    QTcpServer plain; // answers whatever arrives as a plain HTTP server would: 400, then closes
+    QVERIFY(plain.listen(QHostAddress::LocalHost));
+    int connections = 0;
+    connect(&plain, &QTcpServer::newConnection, &plain, [&] {
+        while (QTcpSocket *socket = plain.nextPendingConnection()) {
+            ++connections;
+            socket->write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            socket->disconnectFromHost();
+            connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+        }
+    });
+    ClientConfig config = configFor(QStringLiteral("openai-compatible"),
+                                    QStringLiteral("https://127.0.0.1:%1/v1").arg(plain.serverPort()));
+    config.maxAttempts = 6;
+    config.retryBaseDelayMs = 1000;
+    std::unique_ptr<AgentSession> session = newSession(config);
+    const Turn turn = runTurn(*session, QStringLiteral("Hello?"));
+    QVERIFY(turn.finished);
+    QCOMPARE(turn.retries().size(), 0);
+    QCOMPARE(connections, 1);
+    QVERIFY2(turn.error.contains(QStringLiteral("may speak plain http: check base_url")),
+             qPrintable(turn.error));
 }
 
 void TestNetworkFaults::turnsReuseTheProvidersConnection_data()
