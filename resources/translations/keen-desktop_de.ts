@@ -278,6 +278,10 @@
         <source>your edited summary applied</source>
         <translation>Ihre bearbeitete Zusammenfassung wurde übernommen</translation>
     </message>
+    <message>
+        <source>Summary of the conversation so far (Compact):</source>
+        <translation>Zusammenfassung der bisherigen Unterhaltung (Verdichten):</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatPanel</name>

@@ -649,6 +649,11 @@ QString ChatModel::editedSummaryNote()
     return tr("your edited summary applied");
 }
 
+QString ChatModel::compactionHeadingText()
+{
+    return tr("Summary of the conversation so far (Compact):");
+}
+
 QString ChatModel::compactionRowText(bool automatic, const QString &how)
 {
     if (how.isEmpty())
@@ -721,11 +726,14 @@ void ChatModel::replay(const QList<SessionEvent> &events)
         }
         case SessionEvent::Kind::CompactionApplied: {
             const QList<TranscriptItem> &transcript = event.transcript();
+            const bool manual = !event.status().isEmpty();
             if (!transcript.isEmpty()) {
+                // A manual summary, under the heading its live stream had, so it does not read as the
+                // reply before it.
+                if (manual)
+                    addLine(ChatItem::Kind::Status, compactionHeadingText());
                 replayTranscript(transcript);
                 seal();
-            } else if (!event.status().isEmpty()) {
-                addLine(ChatItem::Kind::Status, QStringLiteral("✓ ") + event.status());
             }
             // An automatic compaction shows nothing of its own, unless it had to fit an over-budget request
             // (issue 16): then how, as on the live row; so does a manual summary the person edited.
@@ -735,8 +743,9 @@ void ChatModel::replay(const QList<SessionEvent> &events)
             if (event.compaction()->summaryEdited)
                 how.append(editedSummaryNote());
             if (!how.isEmpty())
-                addLine(ChatItem::Kind::Status,
-                        compactionRowText(event.status().isEmpty(), how.join(QStringLiteral("; "))));
+                addLine(ChatItem::Kind::Status, compactionRowText(!manual, how.join(QStringLiteral("; "))));
+            else if (manual)
+                addLine(ChatItem::Kind::Status, QStringLiteral("✓ ") + event.status());
             seal();
             markCompaction(event.seq);
             addDroppedDetails(event.compaction()->dropped);

@@ -95,6 +95,8 @@ public:
     void replay(const QList<SessionEvent> &events);
     // The status row of an applied compaction; how is CompactionStrategy::describe(), empty for the seed's
     // single request (issue 16).
+    // The row above a manual compaction's streamed summary, live and replayed.
+    static QString compactionHeadingText();
     static QString compactionRowText(bool automatic, const QString &how);
     // Part of a manual compaction's row when the person edited the reviewed summary (issue 16).
     static QString editedSummaryNote();

@@ -351,6 +351,7 @@ void ChatPanel::onCompactionStarted(AgentSession::CompactionMode mode)
         m_runKind = RunKind::ManualCompaction;
         m_manualCompactionHow.clear();
         m_model->seal();
+        m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionHeadingText());
         m_summaryFirstRow = m_model->rowCount();
         m_spinner->start();
         setBusy(true);
