@@ -140,6 +140,12 @@ struct ToolLoopClient::Loop
     // since the last automatic compaction, and per tool call how many of this turn's compactions it made
     // necessary as the lone tool turn after a summary (the first compaction counts for the call before it).
     QByteArray lastToolCalls;
+    // The latest response stopped at the model's output limit (a call in it may be cut short).
+    bool outputLimited = false;
+    // Tool turns in a row whose calls were all refused before running, with the same calls each time.
+    int sameRefusedRounds = 0;
+    int refusedThisRound = 0;
+    QByteArray lastRefusedCalls;
     int toolTurnsSinceCompaction = 0;
     int compactionsThisTurn = 0;
     QHash<QByteArray, int> refillsByCall;
@@ -293,6 +299,8 @@ void ToolLoopClient::runLoop(Loop &loop)
         }
 
         // Run the tools sequentially, in model order.
+        loop.outputLimited = stoppedAtOutputLimit(turn.stopReason);
+        loop.refusedThisRound = 0;
         QList<ToolOutcome> outcomes;
         TurnMemory memory;
         bool stopTurn = false;
@@ -323,6 +331,8 @@ void ToolLoopClient::runLoop(Loop &loop)
         loop.hasNewToolTurns = true;
         loop.lastToolCalls = callsSignature(turn.toolCalls);
         ++loop.toolTurnsSinceCompaction;
+        if (stopsRepeatedRefusal(loop, turn.toolCalls.size()))
+            return;
         if (loop.options.disableToolCalls)
             ++loop.refusedToolRounds;
         loop.autoCompactOff = false; // a new tool turn advanced the history (S46)
@@ -370,11 +380,22 @@ ToolOutcome ToolLoopClient::executeTool(Loop &loop, const ToolCallRequest &call,
         rejected.input = call.input;
         rejected.error = message;
         emitEvent(loop, StreamEvent::tool(StreamEvent::Type::ToolRejected, rejected));
+        ++loop.refusedThisRound;
         return fail(message);
     };
     const std::shared_ptr<Tool> tool = loop.tools->find(call.name);
     if (!tool && !loop.options.disableToolCalls)
         return reject(QStringLiteral("tool \"%1\" not found").arg(call.name));
+
+    // Arguments that are not a whole JSON object (cut short at the output limit, most often) would otherwise
+    // read as {} and be refused for a missing parameter, which tells the model nothing.
+    if (!loop.options.disableToolCalls && !call.arguments.trimmed().isEmpty() &&
+        !QJsonDocument::fromJson(call.arguments.toUtf8()).isObject())
+        return reject(loop.outputLimited
+                          ? QStringLiteral("the arguments of this call were cut off: the reply reached the "
+                                           "model's output limit before the call was complete. Make the call "
+                                           "again with less content (for a big file, write it in parts)")
+                          : QStringLiteral("the arguments of this call are not a valid JSON object"));
 
     // With tool calls disabled every tool accepts any input and refuses at execution (S14, S21).
     if (!loop.options.disableToolCalls) {
@@ -670,6 +691,46 @@ bool ToolLoopClient::stopsRepeatedRefill(Loop &loop)
                         .arg(MaxSameRefillCompactions);
     loop.stopped = true;
     finishWithError(loop, error);
+    return true;
+}
+
+bool ToolLoopClient::stoppedAtOutputLimit(const QString &stopReason)
+{
+    // Chat Completions "length", Anthropic and Bedrock "max_tokens", Gemini "MAX_TOKENS", Responses
+    // "incomplete" (max_output_tokens).
+    return stopReason == QLatin1String("length") ||
+           stopReason.compare(QLatin1String("max_tokens"), Qt::CaseInsensitive) == 0 ||
+           stopReason == QLatin1String("incomplete");
+}
+
+bool ToolLoopClient::stopsRepeatedRefusal(Loop &loop, qsizetype calls)
+{
+    // A model that sends the same call that cannot run (cut off at the output limit, invalid input) again
+    // after being told why would do so until MaxToolTurns: thousands of paid requests.
+    const bool allRefused = calls > 0 && loop.refusedThisRound == calls;
+    if (!allRefused) {
+        loop.sameRefusedRounds = 0;
+        loop.lastRefusedCalls.clear();
+        return false;
+    }
+    loop.sameRefusedRounds = loop.lastRefusedCalls == loop.lastToolCalls ? loop.sameRefusedRounds + 1 : 1;
+    loop.lastRefusedCalls = loop.lastToolCalls;
+    if (loop.sameRefusedRounds < MaxSameRefusedRounds)
+        return false;
+    savePendingIfAccumulated(loop);
+    finishWithError(
+        loop, ProviderError{
+                  ProviderError::Kind::InvalidRequest,
+                  QCoreApplication::translate(
+                      "ToolLoopClient", "stopped: the model sent the same tool call that cannot run (%1) %2 "
+                                        "times in a row%3")
+                      .arg(QString::fromUtf8(loop.lastToolCalls.left(loop.lastToolCalls.indexOf('('))))
+                      .arg(MaxSameRefusedRounds)
+                      .arg(loop.outputLimited
+                               ? QCoreApplication::translate(
+                                     "ToolLoopClient", ", each time cut off at the model's output limit")
+                               : QString()),
+                  0, std::nullopt});
     return true;
 }
 

@@ -28,6 +28,9 @@ public:
     // next one would be no different, so the turn stops with a message instead of paying for summaries
     // forever.
     static constexpr int MaxSameRefillCompactions = 3;
+    // Tool turns in a row that were the same calls, all refused before running (arguments cut off at the
+    // output limit, invalid input): the turn then stops with the reason instead of going on to MaxToolTurns.
+    static constexpr int MaxSameRefusedRounds = 3;
 
     explicit ToolLoopClient(std::unique_ptr<ProviderProtocol> protocol);
     ~ToolLoopClient() override;
@@ -51,6 +54,10 @@ private:
     // True when this compaction would be one more than MaxSameRefillCompactions caused by the same tool call;
     // the turn then ended with a message saying so.
     bool stopsRepeatedRefill(Loop &loop);
+    // True when this tool turn was MaxSameRefusedRounds in a row of the same refused calls; the turn then
+    // ended with a message saying so.
+    bool stopsRepeatedRefusal(Loop &loop, qsizetype calls);
+    static bool stoppedAtOutputLimit(const QString &stopReason);
     // One private summary request on native with the tool definitions tools: the nested one-shot loop, tool
     // calls refused, text and usage collected (S38, S39). Returns the assistant text after the last tool
     // activity.

@@ -266,6 +266,7 @@ private Q_SLOTS:
     void fiveCompactionsKeepOneReplacementSize();
     void sameToolTurnAfterEachCompactionStops();
     void twoToolCallsInTurnAfterEachCompactionStop();
+    void callsCutOffAtTheOutputLimitSayWhyAndStop();
     void compactionUsageCountsEveryNestedRequest();
     void nestedRequestStopsAfterAFewToolRounds();
     void manualCompactionKeepsPendingState();
@@ -1010,6 +1011,38 @@ void TestToolLoopClient::twoToolCallsInTurnAfterEachCompactionStop()
     for (const auto &request : m_server->requests())
         compactionRequests += isCompactionRequest(request) ? 1 : 0;
     QCOMPARE(compactionRequests, allowed);
+}
+
+// Found trying it headless: a reply that stopped at the output limit in the middle of a call's arguments was
+// refused as "missing required parameter", and the model sent the same cut-off call until the 5,000-turn
+// limit. The refusal now says the arguments were cut off, and the third same refused round stops the turn.
+void TestToolLoopClient::callsCutOffAtTheOutputLimitSayWhyAndStop()
+{
+    auto client = makeClient(200000);
+    const QString cutOff = QStringLiteral(R"({"text":"half of a long)");
+    for (int round = 1; round <= 5; ++round) {
+        QByteArray body = toolBody({{QStringLiteral("c%1").arg(round), QStringLiteral("echo"), cutOff}});
+        body.replace(R"("finish_reason":"tool_calls")", R"("finish_reason":"length")");
+        QVERIFY(body.contains(R"("finish_reason":"length")"));
+        m_server->enqueue(FakeProviderServer::sseResponse(body));
+    }
+    LoopRun run;
+    run.start(*client, {Message::user(QStringLiteral("write the file"))}, &m_tools, StreamOptions{},
+              CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(m_toolRuns.load(), 0);
+    QCOMPARE(int(m_server->requests().size()), ToolLoopClient::MaxSameRefusedRounds);
+    // What the model was told after the first round.
+    const QByteArray second = m_server->requests().at(1).body;
+    QVERIFY2(second.contains(
+                 "the arguments of this call were cut off: the reply reached the model's output limit"),
+             second.constData());
+    const StreamEvent last = run.events.last();
+    QCOMPARE(last.type, StreamEvent::Type::Incomplete);
+    QVERIFY2(last.error.contains(QStringLiteral("the same tool call that cannot run (echo) 3 times in a row, "
+                                                "each time cut off at the model's output limit")),
+             qPrintable(last.error));
+    QCOMPARE(run.ofType(StreamEvent::Type::ToolRejected).size(), ToolLoopClient::MaxSameRefusedRounds);
 }
 
 // Issue 12 point 4: the compaction's usage is every usage event of the nested request (a refused tool round
