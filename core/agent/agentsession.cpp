@@ -342,6 +342,9 @@ void AgentSession::Private::onEvent(const StreamEvent &event)
     case StreamEvent::Type::AutoCompactionApplied:
         applyAutoCompaction(event);
         return;
+    case StreamEvent::Type::Notice:
+        Q_EMIT q->streamEvent(event);
+        return;
     case StreamEvent::Type::CompactionSliced:
         // The private earlier parts of a manual compaction: their cost, and how it fit for the event.
         if (event.autoCompaction) {

@@ -35,6 +35,8 @@ QString StreamEvent::typeName(Type type)
         return QStringLiteral("tool_rejected");
     case Type::CompactionSliced:
         return QStringLiteral("compaction_sliced");
+    case Type::Notice:
+        return QStringLiteral("notice");
     }
     return {};
 }

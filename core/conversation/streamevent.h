@@ -69,6 +69,9 @@ struct StreamEvent
         // A manual compaction too large for one request (issue 16): the earlier parts were summarised
         // privately; autoCompaction carries the strategy and their usage. The last part streams as usual.
         CompactionSliced,
+        // A line for the person beside the reply, not part of it (content): the reply stopped at the
+        // model's output limit, so it may be cut short.
+        Notice,
     };
 
     Type type = Type::Chunk;
@@ -100,6 +103,10 @@ struct StreamEvent
     static StreamEvent incomplete(const QString &message)
     {
         return StreamEvent{Type::Incomplete, {}, message, {}, {}, 0, {}};
+    }
+    static StreamEvent notice(const QString &text)
+    {
+        return StreamEvent{Type::Notice, text, {}, {}, {}, 0, {}};
     }
     static StreamEvent usageReport(const TokenUsage &usage)
     {

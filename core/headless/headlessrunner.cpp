@@ -214,6 +214,12 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
         if (m_session->compactionMode() != AgentSession::CompactionMode::Manual)
             m_lastUsage = event.usage; // a manual compaction's usage is reported as compaction usage
         break;
+    case StreamEvent::Type::Notice:
+        // Also with --format json: stdout stays the one JSON line, the warning goes where warnings go.
+        m_err << (m_progressLineOpen ? "\n" : "") << tr("Warning: %1").arg(event.content) << '\n';
+        m_err.flush();
+        m_progressLineOpen = false;
+        break;
     case StreamEvent::Type::CompactionSliced:
         // A manual compaction too large for one request: how it fits, before its last part streams.
         if (!m_options.json && event.autoCompaction && event.error.isEmpty()) {

@@ -280,6 +280,13 @@ void ToolLoopClient::runLoop(Loop &loop)
             loop.native.messages.append(message);
 
         if (turn.toolCalls.isEmpty()) {
+            if (!loop.cancel.isCancelled() && stoppedAtOutputLimit(turn.stopReason))
+                emitEvent(loop,
+                          StreamEvent::notice(QCoreApplication::translate(
+                                                  "ToolLoopClient",
+                                                  "the reply stopped at the model's output limit (%1), so it "
+                                                  "may be cut short: ask it to go on")
+                                                  .arg(turn.stopReason)));
             if (!loop.cancel.isCancelled())
                 emitEvent(loop, StreamEvent::done());
             else

@@ -75,6 +75,7 @@ private Q_SLOTS:
     void brokenBaseUrlNamesTheUrl();
     void sessionMustBeATranscriptAndNotEmpty();
     void aSessionInUseByAnotherRunIsRefused();
+    void aReplyCutAtTheOutputLimitIsFlagged();
     void damagedSearchIndexIsRebuilt_data();
     void damagedSearchIndexIsRebuilt();
     void damagedSettingsAreNamedAndTheRunGoesOn_data();
@@ -1228,6 +1229,30 @@ void TestHeadlessRun::sessionMustBeATranscriptAndNotEmpty()
     const Outcome listed =
         runKeen({QStringLiteral("sessions"), QStringLiteral("--all"), QStringLiteral("--json")});
     QCOMPARE(QJsonDocument::fromJson(listed.out.toUtf8()).array().size(), 0); // no session was started
+}
+
+void TestHeadlessRun::aReplyCutAtTheOutputLimitIsFlagged()
+{
+    // Found trying it headless: a reply that ended at the output limit (finish_reason "length") was an
+    // ordinary success. It still is (the text is what the model wrote), with a warning on stderr.
+    for (const bool json : {false, true}) {
+        QByteArray body = textBody({QStringLiteral("This answer was cut off mid sen")});
+        body.replace(R"("finish_reason":"stop")", R"("finish_reason":"length")");
+        QVERIFY(body.contains(R"("finish_reason":"length")"));
+        m_server->enqueue(FakeProviderServer::sseResponse(body));
+        QStringList args = QStringList{QStringLiteral("run")} + providerArgs();
+        if (json)
+            args << QStringLiteral("--format") << QStringLiteral("json");
+        const Outcome run = runKeen(args + QStringList{QStringLiteral("explain")});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains(QLatin1String("This answer was cut off mid sen")));
+        QVERIFY2(
+            run.err.contains(QLatin1String("Warning: the reply stopped at the model's output limit (length), "
+                                           "so it may be cut short")),
+            qPrintable(run.err));
+        if (json)
+            QVERIFY(QJsonDocument::fromJson(run.out.toUtf8()).isObject()); // stdout is still one JSON line
+    }
 }
 
 void TestHeadlessRun::aSessionInUseByAnotherRunIsRefused()

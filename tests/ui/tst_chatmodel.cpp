@@ -64,6 +64,7 @@ private Q_SLOTS:
     void autoCompactionEventsNeverRender();
     void replayRendersTranscripts();
     void replayOfAutomaticCompactionShowsNothing();
+    void aNoticeIsARowAfterTheReply();
     void permissionSettles();
 
 private:
@@ -406,6 +407,22 @@ void TestChatModel::replayRendersTranscripts()
     QCOMPARE(model.item(14).text, QStringLiteral("✓ Context compacted."));
     for (int row = 0; row < model.rowCount(); ++row)
         QVERIFY(model.item(row).sealed);
+}
+
+// A reply that stopped at the output limit: the text as it came, then a row that says so (the tool loop's
+// Notice event).
+void TestChatModel::aNoticeIsARowAfterTheReply()
+{
+    ChatModel model;
+    model.addUserMessage(QStringLiteral("explain"));
+    model.handleStreamEvent(StreamEvent::chunk(QStringLiteral("This answer was cut off mid sen")));
+    model.handleStreamEvent(
+        StreamEvent::notice(QStringLiteral("the reply stopped at the model's output limit")));
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.item(1).kind, ChatItem::Kind::AssistantText);
+    QCOMPARE(model.item(1).text, QStringLiteral("This answer was cut off mid sen"));
+    QCOMPARE(model.item(2).kind, ChatItem::Kind::Status);
+    QCOMPARE(model.item(2).text, QStringLiteral("⚠ the reply stopped at the model's output limit"));
 }
 
 // proves S63, S64 (the checkpoint replays; automatic compaction's empty status shows nothing, never the

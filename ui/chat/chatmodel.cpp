@@ -407,6 +407,11 @@ void ChatModel::handleStreamEvent(const StreamEvent &event)
         // The error line comes with turnFinished, once; here only the text so far is flushed.
         flush();
         break;
+    case StreamEvent::Type::Notice:
+        flush();
+        seal();
+        addLine(ChatItem::Kind::Status, QStringLiteral("⚠ ") + event.content);
+        break;
     case StreamEvent::Type::Usage:
     case StreamEvent::Type::AutoCompactionStarted:
     case StreamEvent::Type::AutoCompactionApplied:
