@@ -9,6 +9,8 @@
 #include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
+#include <QTextFrame>
+#include <QTextTable>
 
 using namespace keen;
 
@@ -41,6 +43,8 @@ private Q_SLOTS:
     void streamedReplyShowsWhatAOneShotRenderShows();
     void eachUpdateParsesOnlyTheOpenTail();
     void fencesAndLooseListsAreNeverCut();
+    void aTableAfterCodeOrAQuoteHasItsHeaderInPlace_data();
+    void aTableAfterCodeOrAQuoteHasItsHeaderInPlace();
     void textThatDoesNotExtendIsRenderedAfresh();
     void rowCutAtABlockKeepsItsFinishedSegments();
     void inlineCodeIsMonospaceAndTintedInBothPalettes_data();
@@ -111,6 +115,39 @@ void TestIncrementalMarkdown::fencesAndLooseListsAreNeverCut()
     }
     QVERIFY(boundaries.contains(fenceStart)); // the intro was finished on its own
     QCOMPARE(markdown.toPlainText(), oneShotPlainText(text));
+}
+
+void TestIncrementalMarkdown::aTableAfterCodeOrAQuoteHasItsHeaderInPlace_data()
+{
+    QTest::addColumn<QString>("before");
+    QTest::newRow("a code block") << QStringLiteral("```\nx = 1\n```\n\n");
+    QTest::newRow("a quote") << QStringLiteral("> quoted\n\n");
+    QTest::newRow("a paragraph") << QStringLiteral("Some text.\n\n");
+    QTest::newRow("nothing") << QString();
+}
+
+// Found trying the window: after a code block or a quote, a table's first header cell ("col A") sat a line
+// lower than the others and was not bold. Qt's importer puts an empty block first in that cell; the styling
+// removes it and makes the header row bold, as after a paragraph.
+void TestIncrementalMarkdown::aTableAfterCodeOrAQuoteHasItsHeaderInPlace()
+{
+    QFETCH(QString, before);
+    QTextDocument document;
+    document.setMarkdown(before + QStringLiteral("| col A | col B |\n|---|---|\n| a | b |\n"),
+                         QTextDocument::MarkdownDialectGitHub);
+    IncrementalMarkdown::style(document, QApplication::palette());
+    QTextTable *table = nullptr;
+    for (QTextFrame *frame : document.rootFrame()->childFrames())
+        table = table ? table : qobject_cast<QTextTable *>(frame);
+    QVERIFY(table);
+    for (int column = 0; column < 2; ++column) {
+        const QTextTableCell cell = table->cellAt(0, column);
+        const QTextBlock block = document.findBlock(cell.firstPosition());
+        QCOMPARE(block.text(), column == 0 ? QStringLiteral("col A") : QStringLiteral("col B"));
+        QCOMPARE(document.findBlock(cell.lastPosition()).position(), block.position()); // one block
+        QCOMPARE(block.begin().fragment().charFormat().fontWeight(), int(QFont::Bold));
+    }
+    QCOMPARE(document.findBlock(table->cellAt(1, 0).firstPosition()).text(), QStringLiteral("a"));
 }
 
 void TestIncrementalMarkdown::textThatDoesNotExtendIsRenderedAfresh()

@@ -295,6 +295,29 @@ QString IncrementalMarkdown::toPlainText() const
     return parts.join(QLatin1Char('\n'));
 }
 
+void IncrementalMarkdown::fixHeaderRow(QTextDocument &document, QTextTable &table)
+{
+    // Qt 6.4's importer puts an empty block first in the first header cell of a table that follows a code
+    // block or a quote (found trying the window: "col A" a line low and not bold). The empty block goes, and
+    // the header row is bold as it is after a paragraph.
+    QTextCharFormat bold;
+    bold.setFontWeight(QFont::Bold);
+    for (int column = 0; column < table.columns(); ++column) {
+        const QTextTableCell cell = table.cellAt(0, column);
+        const QTextBlock first = document.findBlock(cell.firstPosition());
+        if (first.length() == 1 && first.next().isValid() && first.next().position() <= cell.lastPosition()) {
+            QTextCursor empty(&document);
+            empty.setPosition(first.position());
+            empty.setPosition(first.next().position(), QTextCursor::KeepAnchor);
+            empty.removeSelectedText();
+        }
+        QTextCursor text(&document);
+        text.setPosition(cell.firstPosition());
+        text.setPosition(cell.lastPosition(), QTextCursor::KeepAnchor);
+        text.mergeCharFormat(bold);
+    }
+}
+
 void IncrementalMarkdown::style(QTextDocument &document, const QPalette &palette)
 {
     const QColor codeBackground = ChatColors::codeBlockBackground(palette);
@@ -347,6 +370,7 @@ void IncrementalMarkdown::style(QTextDocument &document, const QPalette &palette
     const QList<QTextFrame *> frames = document.rootFrame()->childFrames();
     for (QTextFrame *frame : frames) {
         if (auto *table = qobject_cast<QTextTable *>(frame)) {
+            fixHeaderRow(document, *table);
             QTextTableFormat format = table->format();
             format.setBorder(1);
             format.setBorderStyle(QTextFrameFormat::BorderStyle_Solid);

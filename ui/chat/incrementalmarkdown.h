@@ -12,6 +12,7 @@
 
 class QPainter;
 class QTextDocument;
+class QTextTable;
 
 namespace keen {
 
@@ -57,6 +58,8 @@ public:
 
     // Applies the chat's styling to a document QTextDocument::setMarkdown filled.
     static void style(QTextDocument &document, const QPalette &palette);
+    // The first row of a table as Qt renders it after a paragraph: no empty block first, bold.
+    static void fixHeaderRow(QTextDocument &document, QTextTable &table);
 
 private:
     struct Segment
