@@ -724,7 +724,6 @@ bool ToolLoopClient::stopsRepeatedRefusal(Loop &loop, qsizetype calls)
     loop.lastRefusedCalls = loop.lastToolCalls;
     if (loop.sameRefusedRounds < MaxSameRefusedRounds)
         return false;
-    savePendingIfAccumulated(loop);
     finishWithError(
         loop, ProviderError{
                   ProviderError::Kind::InvalidRequest,
