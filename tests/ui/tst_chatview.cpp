@@ -13,6 +13,7 @@
 #include <QComboBox>
 #include <QImage>
 #include <QJsonArray>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -38,6 +39,10 @@ private Q_SLOTS:
     void keysPageThroughATallReply();
     void codeBlocksAreExtracted();
     void ctrlCCopiesSelectionElseInterrupts();
+    void dragSelectsPartOfAReply();
+    void dragFromOneRowIntoTheNextCopiesBoth();
+    void doubleClickSelectsAWord();
+    void dragBelowTheViewScrollsAndSelectsOn();
     void questionCardAnswersWithTheChosenOptions();
 
 private:
@@ -365,6 +370,151 @@ void TestChatView::ctrlCCopiesSelectionElseInterrupts()
     QTest::keyClick(&view, Qt::Key_C, Qt::ControlModifier);
     QCOMPARE(interrupt.count(), 1);
     QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("copy me"));
+}
+
+namespace {
+
+void sendMouse(ChatView &view, QEvent::Type type, const QPoint &at, Qt::MouseButtons held)
+{
+    QMouseEvent event(type, QPointF(at), QPointF(view.viewport()->mapToGlobal(at)),
+                      type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton, held, Qt::NoModifier);
+    QApplication::sendEvent(view.viewport(), &event);
+}
+
+// A person's drag with the left button: press, a few moves on the way, release.
+void drag(ChatView &view, const QPoint &from, const QPoint &to)
+{
+    sendMouse(view, QEvent::MouseButtonPress, from, Qt::LeftButton);
+    for (int step = 1; step <= 4; ++step)
+        sendMouse(view, QEvent::MouseMove, from + (to - from) * step / 4, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, to, Qt::NoButton);
+}
+
+// The middle of the first line of text of a row, left edge plus the width of prefix.
+QPoint firstLinePoint(ChatView &view, int row, const QString &prefix)
+{
+    const QModelIndex index = view.model()->index(row, 0);
+    const QRect text = view.chatDelegate()->documentRect(view.visualRect(index), index);
+    return {text.left() + 1 + view.fontMetrics().horizontalAdvance(prefix),
+            text.top() + view.fontMetrics().height() / 2};
+}
+
+QString copiedWithCtrlC(ChatView &view)
+{
+    QApplication::clipboard()->clear();
+    QTest::keyClick(&view, Qt::Key_C, Qt::ControlModifier);
+    return QApplication::clipboard()->text();
+}
+
+const QString quickFox = QStringLiteral("The quick brown fox jumps over the lazy dog.");
+
+} // namespace
+
+// Found trying the window: only whole rows could be selected, so copying one sentence or one line of a
+// long reply meant copying all of it. A drag selects text, shows it selected, and Ctrl+C copies just that.
+void TestChatView::dragSelectsPartOfAReply()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.appendText(quickFox +
+                     QStringLiteral("\n\n```\nint main() { return 0; }\n```\n\nAfter the code.\n"));
+    model.flush();
+    QTRY_VERIFY(view.visualRect(model.index(0)).height() > 0);
+    const QImage before = view.viewport()->grab().toImage();
+    const QColor highlight = view.palette().color(QPalette::Active, QPalette::Highlight);
+    QSignalSpy interrupt(&view, &ChatView::interruptRequested);
+
+    drag(view, firstLinePoint(view, 0, QString()),
+         firstLinePoint(view, 0, QStringLiteral("The quick brown")));
+    QVERIFY(view.hasSelectedText());
+    const QString copied = copiedWithCtrlC(view);
+    QVERIFY2(copied.startsWith(QStringLiteral("The quick brown")) && copied.size() < quickFox.size() &&
+                 quickFox.startsWith(copied),
+             qPrintable(copied));
+    QCOMPARE(interrupt.count(), 0);
+    // What is selected is drawn selected.
+    QVERIFY(pixelsOf(view.viewport()->grab().toImage(), highlight) > pixelsOf(before, highlight) + 200);
+
+    // A plain click ends it: the row is selected and copied whole, as before.
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, Qt::NoModifier,
+                      firstLinePoint(view, 0, QStringLiteral("The")));
+    QVERIFY(copiedWithCtrlC(view).contains(QStringLiteral("After the code.")));
+}
+
+void TestChatView::dragFromOneRowIntoTheNextCopiesBoth()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.addUserMessage(QStringLiteral("first question"));
+    model.appendText(quickFox + QStringLiteral("\n\nSecond paragraph here.\n"));
+    model.flush();
+    QTRY_VERIFY(view.visualRect(model.index(1)).height() > 0);
+
+    drag(view, firstLinePoint(view, 0, QString()), firstLinePoint(view, 1, QStringLiteral("The quick")));
+    const QString copied = copiedWithCtrlC(view);
+    QVERIFY2(copied.startsWith(QStringLiteral("first question\n\nThe quick")), qPrintable(copied));
+    QVERIFY2(!copied.contains(QStringLiteral("Second paragraph")), qPrintable(copied));
+    // Backwards, from the reply up into the question: the same text.
+    drag(view, firstLinePoint(view, 1, QStringLiteral("The quick")), firstLinePoint(view, 0, QString()));
+    QCOMPARE(copiedWithCtrlC(view), copied);
+}
+
+void TestChatView::doubleClickSelectsAWord()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.appendText(quickFox);
+    model.flush();
+    QTRY_VERIFY(view.visualRect(model.index(0)).height() > 0);
+
+    const QPoint onQuick = firstLinePoint(view, 0, QStringLiteral("The qu"));
+    sendMouse(view, QEvent::MouseButtonPress, onQuick, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, onQuick, Qt::NoButton);
+    sendMouse(view, QEvent::MouseButtonDblClick, onQuick, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, onQuick, Qt::NoButton);
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("quick"));
+    // Esc lets it go: Ctrl+C then interrupts, as with nothing selected.
+    QTest::keyClick(&view, Qt::Key_Escape);
+    QVERIFY(!view.hasSelectedText());
+}
+
+void TestChatView::dragBelowTheViewScrollsAndSelectsOn()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QString reply;
+    for (int i = 0; i < 200; ++i)
+        reply += QStringLiteral("Paragraph %1 of a long reply.\n\n").arg(i);
+    model.appendText(reply);
+    model.flush();
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 2000);
+    bar->setValue(0);
+
+    const QPoint start = firstLinePoint(view, 0, QString());
+    sendMouse(view, QEvent::MouseButtonPress, start, Qt::LeftButton);
+    const QPoint below(start.x() + 40, view.viewport()->height() + 40);
+    sendMouse(view, QEvent::MouseMove, start + QPoint(0, 20), Qt::LeftButton);
+    sendMouse(view, QEvent::MouseMove, below, Qt::LeftButton);
+    // The pointer rests below the view: it scrolls on by itself, the selection growing with it.
+    QTRY_VERIFY(bar->value() > 1500);
+    sendMouse(view, QEvent::MouseButtonRelease, below, Qt::NoButton);
+    const QString copied = copiedWithCtrlC(view);
+    QVERIFY2(copied.startsWith(QStringLiteral("Paragraph 0 of")), qPrintable(copied.left(80)));
+    QVERIFY2(copied.count(QStringLiteral("Paragraph")) > 40, qPrintable(QString::number(copied.size())));
+    QVERIFY(!copied.contains(QStringLiteral("Paragraph 199 ")));
 }
 
 void TestChatView::questionCardAnswersWithTheChosenOptions()

@@ -6,6 +6,8 @@
 
 #include <QApplication>
 #include <QFontDatabase>
+#include <QImage>
+#include <QPainter>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
@@ -51,6 +53,8 @@ private Q_SLOTS:
     void inlineCodeIsMonospaceAndTintedInBothPalettes();
     void heightFollowsWidth();
     void streamedParagraphsKeepTheirSpacing();
+    void aQuoteHasABarBesideIt_data();
+    void aQuoteHasABarBesideIt();
 };
 
 void TestIncrementalMarkdown::streamedReplyShowsWhatAOneShotRenderShows()
@@ -268,3 +272,43 @@ void TestIncrementalMarkdown::streamedParagraphsKeepTheirSpacing()
 
 QTEST_MAIN(TestIncrementalMarkdown)
 #include "tst_incrementalmarkdown.moc"
+
+void TestIncrementalMarkdown::aQuoteHasABarBesideIt_data()
+{
+    QTest::addColumn<QPalette>("palette");
+    QTest::newRow("light") << QApplication::palette();
+    QTest::newRow("dark") << darkPalette();
+}
+
+// Found trying the window: a quote was only indented text, hard to tell from a list's continuation; quoted
+// mail or a quoted error message reads as a quote with a bar at its left, as in mail and chat apps.
+void TestIncrementalMarkdown::aQuoteHasABarBesideIt()
+{
+    QFETCH(QPalette, palette);
+    IncrementalMarkdown markdown(QApplication::font(), palette);
+    markdown.setText(QStringLiteral(
+        "Before.\n\n> The build failed with error 42.\n>\n> Second quoted paragraph.\n\nAfter.\n"));
+    markdown.setTextWidth(500);
+    QImage image(500, qCeil(markdown.size().height()), QImage::Format_RGB32);
+    image.fill(palette.color(QPalette::Base));
+    {
+        QPainter painter(&image);
+        QAbstractTextDocumentLayout::PaintContext context;
+        context.palette = palette;
+        markdown.draw(&painter, context);
+    }
+    const QRgb bar = ChatColors::tableBorder(palette).rgb();
+    auto barRows = [&](int x) {
+        int rows = 0;
+        for (int y = 0; y < image.height(); ++y)
+            rows += (image.pixel(x, y) & 0xffffff) == (bar & 0xffffff) ? 1 : 0;
+        return rows;
+    };
+    const int lineHeight = QFontMetrics(QApplication::font()).height();
+    // Down the quote's two paragraphs without a break, not beside the paragraphs before and after it.
+    const int x = qRound(2 + IncrementalMarkdown::QuoteBarWidth / 2);
+    QVERIFY2(barRows(x) >= 2 * lineHeight - 2, qPrintable(QString::number(barRows(x))));
+    QVERIFY2(barRows(x) < 3 * lineHeight + 8, qPrintable(QString::number(barRows(x))));
+    // The quoted text sits just right of the bar.
+    QVERIFY(markdown.toPlainText().contains(QStringLiteral("error 42")));
+}

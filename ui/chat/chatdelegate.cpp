@@ -12,6 +12,8 @@
 #include <QPainterPath>
 #include <QTextDocument>
 
+#include <limits>
+
 namespace keen {
 
 namespace {
@@ -202,6 +204,44 @@ QString ChatDelegate::codeBlockAt(const QModelIndex &index, const QRect &rowRect
     return entry.markdown->codeBlockAt(QPointF(viewportPos - documentRect(rowRect, index).topLeft()));
 }
 
+std::pair<int, int> ChatDelegate::TextSelection::rangeIn(int row) const
+{
+    if (isEmpty() || row < firstRow || row > lastRow)
+        return {0, 0};
+    return {row == firstRow ? firstPosition : 0,
+            row == lastRow ? lastPosition : std::numeric_limits<int>::max()};
+}
+
+StackedText ChatDelegate::stackOf(const Entry &entry)
+{
+    if (entry.markdown)
+        return StackedText(entry.markdown->layers());
+    return StackedText({{entry.document.get(), 0}});
+}
+
+int ChatDelegate::textPositionAt(const QModelIndex &index, const QRect &rowRect,
+                                 const QPoint &viewportPos) const
+{
+    if (!index.isValid())
+        return 0;
+    const Entry &entry = entryFor(index, contentWidth());
+    return stackOf(entry).positionAt(QPointF(viewportPos - documentRect(rowRect, index).topLeft()));
+}
+
+QString ChatDelegate::textBetween(const QModelIndex &index, int from, int to) const
+{
+    if (!index.isValid())
+        return {};
+    return stackOf(entryFor(index, contentWidth(), Render::Whole)).text(from, to);
+}
+
+std::pair<int, int> ChatDelegate::wordAround(const QModelIndex &index, int position) const
+{
+    if (!index.isValid())
+        return {position, position};
+    return stackOf(entryFor(index, contentWidth())).wordAround(position);
+}
+
 QRect ChatDelegate::documentRect(const QRect &rowRect, const QModelIndex &index) const
 {
     const ChatItem &item = m_model->item(index.row());
@@ -340,10 +380,14 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
         }
     }
     painter->setClipRect(context.clip);
-    if (entry.markdown)
-        entry.markdown->draw(painter, context);
-    else
+    const auto [selectedFrom, selectedTo] = m_selection.rangeIn(index.row());
+    if (entry.markdown) {
+        entry.markdown->draw(painter, context, selectedFrom, selectedTo);
+    } else {
+        if (selectedFrom != selectedTo)
+            context.selections = stackOf(entry).selectionsIn(0, selectedFrom, selectedTo, palette);
         entry.document->documentLayout()->draw(painter, context);
+    }
     painter->restore();
     if (item.pinned) {
         // The pin mark (issue 16): an accent bar down the row's left edge, clear of the text.

@@ -2,6 +2,7 @@
 
 #include "chat/incrementalmarkdown.h"
 #include "chat/lrucache.h"
+#include "chat/stackedtext.h"
 
 #include <QSet>
 #include <QStyledItemDelegate>
@@ -37,6 +38,22 @@ public:
     // loop, so no paint or layout parses more than about this much new text; a 0 ms timer goes on with it.
     static constexpr int RenderStepChars = 2500;
 
+    // Text selected with the mouse, from (firstRow, firstPosition) to (lastRow, lastPosition), positions
+    // as StackedText counts them in each row; rows between are selected whole.
+    struct TextSelection
+    {
+        int firstRow = -1;
+        int firstPosition = 0;
+        int lastRow = -1;
+        int lastPosition = 0;
+        bool isEmpty() const
+        {
+            return firstRow < 0 || (firstRow == lastRow && firstPosition == lastPosition);
+        }
+        // The positions selected in row ([0, 0) when none of it is).
+        std::pair<int, int> rangeIn(int row) const;
+    };
+
     ChatDelegate(ChatModel *model, QWidget *view);
     ~ChatDelegate() override;
 
@@ -48,6 +65,13 @@ public:
     // The code block of a Markdown row under viewportPos (rowRect: the row's rectangle), or empty.
     QString codeBlockAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos) const;
     void clearCache();
+    // The text position under viewportPos in a row as it is shown now (rowRect: the row's rectangle).
+    int textPositionAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos) const;
+    // The plain text a row shows between two positions; the word around a position.
+    QString textBetween(const QModelIndex &index, int from, int to) const;
+    std::pair<int, int> wordAround(const QModelIndex &index, int position) const;
+    void setTextSelection(const TextSelection &selection) { m_selection = selection; }
+    const TextSelection &textSelection() const { return m_selection; }
     // For tests: what a row shows as plain text (laid out on demand), and how the caches work.
     QString shownText(const QModelIndex &index) const;
     IncrementalMarkdown::Counters markdownCounters(const QModelIndex &index) const;
@@ -82,6 +106,7 @@ private:
     // (its plain text, a code block under the mouse) renders it all (Whole).
     enum class Render { Bounded, Whole };
     Entry &entryFor(const QModelIndex &index, int width, Render render = Render::Bounded) const;
+    static StackedText stackOf(const Entry &entry);
     void catchUp();
     int contentWidth() const;
     int rowHeight(const ChatItem &item, qreal documentHeight) const;
@@ -102,6 +127,7 @@ private:
     mutable QSet<quint64> m_behind;   // ids of rows shown with less than their text
     mutable bool m_stepTaken = false; // a bounded render step ran in this turn of the event loop
     mutable QTimer m_catchUp;
+    TextSelection m_selection;
 };
 
 } // namespace keen

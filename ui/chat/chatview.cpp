@@ -15,6 +15,9 @@
 #include <QRegularExpression>
 #include <QScrollBar>
 
+#include <algorithm>
+#include <limits>
+
 namespace keen {
 
 ChatView::ChatView(ChatModel *model, QWidget *parent)
@@ -36,6 +39,20 @@ ChatView::ChatView(ChatModel *model, QWidget *parent)
     setFrameShape(QFrame::NoFrame);
     setSpacing(0);
     verticalScrollBar()->setSingleStep(24);
+    setMouseTracking(true); // the pointer shows where text can be selected and which rows open on a click
+    m_edgeScroll.setInterval(40);
+    connect(&m_edgeScroll, &QTimer::timeout, this, [this] {
+        const int above = -m_lastDragPoint.y();
+        const int below = m_lastDragPoint.y() - viewport()->height();
+        if (above <= 0 && below <= 0) {
+            m_edgeScroll.stop();
+            return;
+        }
+        // Faster the further the pointer is from the edge, as text editors do.
+        const int step = std::clamp(std::max(above, below), 4, 120);
+        verticalScrollBar()->setValue(verticalScrollBar()->value() + (above > 0 ? -step : step));
+        extendTextSelection(m_lastDragPoint);
+    });
 
     connect(verticalScrollBar(), &QScrollBar::valueChanged, this,
             [this](int value) { m_follow = value >= verticalScrollBar()->maximum() - 4; });
@@ -55,11 +72,22 @@ ChatView::ChatView(ChatModel *model, QWidget *parent)
     });
     connect(model, &QAbstractItemModel::rowsInserted, this,
             [this](const QModelIndex &, int first, int last) { onRowsInserted(first, last); });
+    // The text selection names rows: rows put in above it move it down; a removal or a reset ends it.
+    connect(model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
+        const int count = last - first + 1;
+        if (m_anchorRow >= first)
+            m_anchorRow += count;
+        if (m_focusRow >= first)
+            m_focusRow += count;
+        applyTextSelection();
+    });
+    connect(model, &QAbstractItemModel::rowsRemoved, this, &ChatView::clearTextSelection);
     connect(model, &QAbstractItemModel::dataChanged, this,
             [this](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
                 onDataChanged(topLeft, bottomRight);
             });
     connect(model, &QAbstractItemModel::modelReset, this, [this] {
+        clearTextSelection();
         m_follow = true;
         if (m_model->rowCount() > 0)
             onRowsInserted(0, m_model->rowCount() - 1);
@@ -144,11 +172,32 @@ bool ChatView::focusPendingCard()
 
 bool ChatView::hasSelectedText() const
 {
-    return selectionModel() && selectionModel()->hasSelection();
+    return !m_delegate->textSelection().isEmpty() || (selectionModel() && selectionModel()->hasSelection());
+}
+
+QString ChatView::selectedText() const
+{
+    const ChatDelegate::TextSelection &selection = m_delegate->textSelection();
+    if (selection.isEmpty())
+        return {};
+    QStringList parts;
+    for (int row = selection.firstRow; row <= selection.lastRow && row < m_model->rowCount(); ++row) {
+        if (isRowHidden(row))
+            continue;
+        const auto [from, to] = selection.rangeIn(row);
+        const QString part = m_delegate->textBetween(m_model->index(row), from, to);
+        if (!part.isEmpty())
+            parts << part;
+    }
+    return parts.join(QStringLiteral("\n\n"));
 }
 
 void ChatView::copySelection() const
 {
+    if (!m_delegate->textSelection().isEmpty()) {
+        QApplication::clipboard()->setText(selectedText());
+        return;
+    }
     QModelIndexList rows = selectionModel()->selectedRows();
     std::sort(rows.begin(), rows.end(),
               [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
@@ -156,6 +205,68 @@ void ChatView::copySelection() const
     for (const QModelIndex &row : std::as_const(rows))
         parts << m_model->item(row.row()).plainText();
     QApplication::clipboard()->setText(parts.join(QStringLiteral("\n\n")));
+}
+
+void ChatView::clearTextSelection()
+{
+    m_anchorRow = m_focusRow = -1;
+    m_anchorPosition = m_focusPosition = 0;
+    m_selectingText = false;
+    m_edgeScroll.stop();
+    applyTextSelection();
+}
+
+void ChatView::selectAll()
+{
+    clearTextSelection();
+    QListView::selectAll();
+}
+
+void ChatView::applyTextSelection()
+{
+    ChatDelegate::TextSelection selection;
+    if (m_anchorRow >= 0 && m_focusRow >= 0) {
+        const bool anchorFirst =
+            m_anchorRow < m_focusRow || (m_anchorRow == m_focusRow && m_anchorPosition <= m_focusPosition);
+        selection.firstRow = anchorFirst ? m_anchorRow : m_focusRow;
+        selection.firstPosition = anchorFirst ? m_anchorPosition : m_focusPosition;
+        selection.lastRow = anchorFirst ? m_focusRow : m_anchorRow;
+        selection.lastPosition = anchorFirst ? m_focusPosition : m_anchorPosition;
+    }
+    m_delegate->setTextSelection(selection);
+    viewport()->update();
+}
+
+void ChatView::extendTextSelection(const QPoint &viewportPos)
+{
+    if (m_anchorRow < 0 || m_model->rowCount() == 0)
+        return;
+    // Outside the view the selection follows the nearest row on screen (the edge timer scrolls on).
+    const QPoint inside(std::clamp(viewportPos.x(), 0, viewport()->width() - 1),
+                        std::clamp(viewportPos.y(), 0, viewport()->height() - 1));
+    QModelIndex at = indexAt(inside);
+    if (!at.isValid()) { // below the last row: its end
+        at = m_model->index(m_model->rowCount() - 1);
+        m_focusRow = at.row();
+        m_focusPosition = std::numeric_limits<int>::max();
+    } else {
+        m_focusRow = at.row();
+        m_focusPosition = m_delegate->textPositionAt(at, visualRect(at), inside);
+    }
+    applyTextSelection();
+}
+
+void ChatView::updatePointerShape(const QPoint &viewportPos)
+{
+    const QModelIndex at = indexAt(viewportPos);
+    Qt::CursorShape shape = Qt::ArrowCursor;
+    if (at.isValid()) {
+        const ChatItem &item = m_model->item(at.row());
+        shape = item.kind == ChatItem::Kind::Reasoning || !item.dropped.isEmpty() ? Qt::PointingHandCursor
+                                                                                  : Qt::IBeamCursor;
+    }
+    if (viewport()->cursor().shape() != shape)
+        viewport()->setCursor(shape);
 }
 
 QStringList ChatView::codeBlocks(const QString &markdown)
@@ -203,8 +314,10 @@ void ChatView::keyPressEvent(QKeyEvent *event)
         return;
     }
     if (event->key() == Qt::Key_Escape) {
-        if (hasSelectedText())
+        if (hasSelectedText()) {
             clearSelection();
+            clearTextSelection();
+        }
         Q_EMIT escapePressed();
         return;
     }
@@ -269,8 +382,54 @@ bool ChatView::scrollByKey(QKeyEvent *event)
     }
 }
 
+void ChatView::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton) {
+        clearTextSelection();
+        const QPoint point = event->position().toPoint();
+        const QModelIndex at = indexAt(point);
+        m_pressed = at.isValid() && event->modifiers() == Qt::NoModifier;
+        if (m_pressed) {
+            m_pressPoint = point;
+            m_anchorRow = at.row();
+            m_anchorPosition = m_delegate->textPositionAt(at, visualRect(at), point);
+        }
+    }
+    QListView::mousePressEvent(event);
+}
+
+void ChatView::mouseMoveEvent(QMouseEvent *event)
+{
+    const QPoint point = event->position().toPoint();
+    if (!(event->buttons() & Qt::LeftButton) || !m_pressed) {
+        updatePointerShape(point);
+        QListView::mouseMoveEvent(event);
+        return;
+    }
+    // A drag selects text, never rows: the item view's own drag would extend the row selection.
+    if (!m_selectingText && (point - m_pressPoint).manhattanLength() < QApplication::startDragDistance())
+        return;
+    if (!m_selectingText) {
+        m_selectingText = true;
+        clearSelection();
+    }
+    m_lastDragPoint = point;
+    extendTextSelection(point);
+    if ((point.y() < 0 || point.y() >= viewport()->height()) && !m_edgeScroll.isActive())
+        m_edgeScroll.start();
+}
+
 void ChatView::mouseReleaseEvent(QMouseEvent *event)
 {
+    const bool selected = std::exchange(m_selectingText, false);
+    m_pressed = false;
+    m_edgeScroll.stop();
+    if (selected && event->button() == Qt::LeftButton) {
+        // X11 and Wayland: what is selected is also the primary selection (a middle click pastes it).
+        if (QApplication::clipboard()->supportsSelection())
+            QApplication::clipboard()->setText(selectedText(), QClipboard::Selection);
+        return; // the end of a drag is not a click: no row opens or toggles
+    }
     const QModelIndex at = indexAt(event->position().toPoint());
     const bool plainClick = event->button() == Qt::LeftButton && event->modifiers() == Qt::NoModifier;
     QListView::mouseReleaseEvent(event);
@@ -278,6 +437,28 @@ void ChatView::mouseReleaseEvent(QMouseEvent *event)
         m_model->toggleCollapsed(at.row());
     if (plainClick && at.isValid() && !m_model->item(at.row()).dropped.isEmpty())
         Q_EMIT droppedDetailsRequested(m_model->item(at.row()).id);
+}
+
+void ChatView::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    const QPoint point = event->position().toPoint();
+    const QModelIndex at = indexAt(point);
+    const ChatItem::Kind kind = at.isValid() ? m_model->item(at.row()).kind : ChatItem::Kind::Status;
+    if (event->button() != Qt::LeftButton || !at.isValid() || kind == ChatItem::Kind::Reasoning) {
+        QListView::mouseDoubleClickEvent(event);
+        return;
+    }
+    // A word, as in any text view; a drag from here goes on selecting from the word's start.
+    const auto [first, last] =
+        m_delegate->wordAround(at, m_delegate->textPositionAt(at, visualRect(at), point));
+    clearSelection();
+    m_anchorRow = m_focusRow = at.row();
+    m_anchorPosition = first;
+    m_focusPosition = last;
+    m_pressed = true;
+    m_selectingText = true;
+    m_pressPoint = point;
+    applyTextSelection();
 }
 
 void ChatView::contextMenuEvent(QContextMenuEvent *event)

@@ -5,6 +5,7 @@
 
 #include <QJsonObject>
 #include <QListView>
+#include <QTimer>
 
 #include <functional>
 #include <memory>
@@ -18,8 +19,10 @@ class ChatModel;
 struct ChatItem;
 
 // The transcript: one QListView over ChatModel with ChatDelegate. Follows new output only when the user is
-// already at the bottom. Pending permission and question cards get their buttons as index widgets on their
-// own row. Reasoning rows hide when show-thinking is off and toggle open on click, Enter or Space.
+// already at the bottom. A drag selects text (within a row or across rows, scrolling at the edges), a
+// double click a word; a plain click selects the row. Pending permission and question cards get their buttons
+// as index widgets on their own row. Reasoning rows hide when show-thinking is off and toggle open on click,
+// Enter or Space.
 class ChatView final : public QListView
 {
     Q_OBJECT
@@ -36,6 +39,10 @@ public:
     bool isFollowing() const { return m_follow; }
     bool hasSelectedText() const;
     void copySelection() const;
+    // What a drag or a double click selected, as plain text (empty when no text is selected).
+    QString selectedText() const;
+    void clearTextSelection();
+    void selectAll() override;
     // Code blocks (fenced) of the Markdown text of a row, in order.
     static QStringList codeBlocks(const QString &markdown);
     // Focuses the first button of the pending permission (or question) card, if any.
@@ -65,7 +72,10 @@ protected:
     bool event(QEvent *event) override;
     bool viewportEvent(QEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
@@ -80,12 +90,26 @@ private:
     // true, or leaves the key to QListView.
     bool scrollByKey(QKeyEvent *event);
     void addPinActions(QMenu &menu, const ChatItem &item, const QModelIndex &at, const QPoint &viewportPos);
+    // Moves the moving end of the text selection to the text under viewportPos (clamped into the view).
+    void extendTextSelection(const QPoint &viewportPos);
+    void applyTextSelection();
+    void updatePointerShape(const QPoint &viewportPos);
 
     ChatModel *m_model;
     ChatDelegate *m_delegate;
     bool m_showThinking = true;
     int m_prependShift = 0; // height of rows put in above while the person reads further up
     bool m_follow = true;
+    // The text selection: where the drag began (anchor) and where the pointer is (focus), row and position.
+    int m_anchorRow = -1;
+    int m_anchorPosition = 0;
+    int m_focusRow = -1;
+    int m_focusPosition = 0;
+    bool m_pressed = false;       // the left button went down on the conversation
+    bool m_selectingText = false; // ... and has moved far enough to select text, or double clicked
+    QPoint m_pressPoint;
+    QPoint m_lastDragPoint;
+    QTimer m_edgeScroll; // scrolls while a drag holds the pointer above or below the view
 };
 
 } // namespace keen

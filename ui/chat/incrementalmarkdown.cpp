@@ -12,6 +12,7 @@
 #include <QTextTable>
 
 #include <algorithm>
+#include <optional>
 
 namespace keen {
 
@@ -221,27 +222,51 @@ QSizeF IncrementalMarkdown::size() const
     return {m_width, height};
 }
 
-void IncrementalMarkdown::draw(QPainter *painter,
-                               const QAbstractTextDocumentLayout::PaintContext &context) const
+void IncrementalMarkdown::draw(QPainter *painter, const QAbstractTextDocumentLayout::PaintContext &context,
+                               int selectionFrom, int selectionTo) const
 {
+    std::optional<StackedText> selected;
+    if (selectionFrom != selectionTo)
+        selected.emplace(layers());
     qreal y = 0;
+    int layer = 0; // the segments with a document, as layers() counts them
     auto drawSegment = [&](const Segment &segment) {
         if (segment.document && y + segment.height >= context.clip.top() &&
             (context.clip.isNull() || y <= context.clip.bottom())) {
             QAbstractTextDocumentLayout::PaintContext local = context;
             const qreal top = y + segment.gapBefore;
             local.clip = context.clip.translated(0, -top);
+            if (selected)
+                local.selections = selected->selectionsIn(layer, selectionFrom, selectionTo, context.palette);
             painter->save();
             painter->translate(0, top);
             segment.document->documentLayout()->draw(painter, local);
+            drawQuoteBars(painter, *segment.document, local.clip, context.palette);
             painter->restore();
             ++m_segmentsDrawn;
         }
+        if (segment.document)
+            ++layer;
         y += segment.height;
     };
     for (const Segment &segment : m_segments)
         drawSegment(segment);
     drawSegment(m_tail);
+}
+
+QList<StackedText::Layer> IncrementalMarkdown::layers() const
+{
+    QList<StackedText::Layer> layers;
+    qreal y = 0;
+    auto add = [&](const Segment &segment) {
+        if (segment.document)
+            layers.append({segment.document.get(), y + segment.gapBefore});
+        y += segment.height;
+    };
+    for (const Segment &segment : m_segments)
+        add(segment);
+    add(m_tail);
+    return layers;
 }
 
 IncrementalMarkdown::Counters IncrementalMarkdown::counters() const
@@ -318,6 +343,31 @@ void IncrementalMarkdown::fixHeaderRow(QTextDocument &document, QTextTable &tabl
     }
 }
 
+void IncrementalMarkdown::drawQuoteBars(QPainter *painter, const QTextDocument &document, const QRectF &clip,
+                                        const QPalette &palette)
+{
+    QAbstractTextDocumentLayout *layout = document.documentLayout();
+    for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
+        const int level = block.blockFormat().intProperty(QTextFormat::BlockQuoteLevel);
+        if (level <= 0)
+            continue;
+        QRectF box = layout->blockBoundingRect(block);
+        if (!clip.isNull() && (box.bottom() < clip.top() || box.top() > clip.bottom()))
+            continue;
+        // Paragraphs of one quote share one unbroken bar: it runs on to where the next one begins.
+        const QTextBlock next = block.next();
+        const int nextLevel =
+            next.isValid() ? next.blockFormat().intProperty(QTextFormat::BlockQuoteLevel) : 0;
+        if (nextLevel > 0)
+            box.setBottom(std::max(box.bottom(), layout->blockBoundingRect(next).top()));
+        for (int depth = 0; depth < level; ++depth) {
+            const qreal bottom = depth < nextLevel ? box.bottom() : layout->blockBoundingRect(block).bottom();
+            painter->fillRect(QRectF(QuoteIndent * depth + 2, box.top(), QuoteBarWidth, bottom - box.top()),
+                              ChatColors::tableBorder(palette));
+        }
+    }
+}
+
 void IncrementalMarkdown::style(QTextDocument &document, const QPalette &palette)
 {
     const QColor codeBackground = ChatColors::codeBlockBackground(palette);
@@ -335,6 +385,15 @@ void IncrementalMarkdown::style(QTextDocument &document, const QPalette &palette
             cursor.setPosition(block.position());
             cursor.mergeBlockFormat(code);
             continue;
+        }
+        if (const int quote = format.intProperty(QTextFormat::BlockQuoteLevel); quote > 0) {
+            // Qt indents a quote by 40 pixels a level and draws nothing beside it: a narrower indent here,
+            // and drawQuoteBars() puts the bar in it.
+            QTextBlockFormat indent;
+            indent.setLeftMargin(QuoteIndent * quote);
+            indent.setRightMargin(0);
+            cursor.setPosition(block.position());
+            cursor.mergeBlockFormat(indent);
         }
         const int level = format.headingLevel();
         if (level > 0) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "chat/stackedtext.h"
+
 #include <QAbstractTextDocumentLayout>
 #include <QFont>
 #include <QList>
@@ -43,8 +45,12 @@ public:
     const QString &text() const { return m_text; }
     void setTextWidth(qreal width);
     QSizeF size() const;
-    // Paints what intersects context.clip (document coordinates).
-    void draw(QPainter *painter, const QAbstractTextDocumentLayout::PaintContext &context) const;
+    // Paints what intersects context.clip (document coordinates), the text between the positions
+    // selectionFrom and selectionTo (StackedText positions over layers()) selected.
+    void draw(QPainter *painter, const QAbstractTextDocumentLayout::PaintContext &context,
+              int selectionFrom = 0, int selectionTo = 0) const;
+    // The laid-out segments, top to bottom, for positions and selections.
+    QList<StackedText::Layer> layers() const;
 
     QString toPlainText() const;
     // The text of the code block at position (document coordinates), empty when it is not in one.
@@ -56,8 +62,15 @@ public:
     // Every position in text where finished blocks end and the next block begins (in order).
     static QList<qsizetype> blockBoundaries(const QString &text);
 
+    // How far each level of a block quote is indented; its bar sits at the left of that space.
+    static constexpr qreal QuoteIndent = 18;
+    static constexpr qreal QuoteBarWidth = 3;
+
     // Applies the chat's styling to a document QTextDocument::setMarkdown filled.
     static void style(QTextDocument &document, const QPalette &palette);
+    // The bar down the left of each block quote of document in clip (QTextDocument has no quote border).
+    static void drawQuoteBars(QPainter *painter, const QTextDocument &document, const QRectF &clip,
+                              const QPalette &palette);
     // The first row of a table as Qt renders it after a paragraph: no empty block first, bold.
     static void fixHeaderRow(QTextDocument &document, QTextTable &table);
 

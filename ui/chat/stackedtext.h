@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QAbstractTextDocumentLayout>
+#include <QList>
+#include <QPointF>
+
+#include <utility>
+
+class QPalette;
+class QTextDocument;
+
+namespace keen {
+
+// Text laid out as documents stacked from top to bottom (the segments of a Markdown row, or a row's one
+// document), addressed by one position: the cursor positions of a document follow those of the documents
+// above it. Lets a person select part of a row with the mouse and copy just that.
+class StackedText
+{
+public:
+    struct Layer
+    {
+        const QTextDocument *document = nullptr;
+        qreal top = 0; // where the document starts, in the row's coordinates
+    };
+
+    explicit StackedText(QList<Layer> layers);
+
+    // The position nearest to point (row coordinates); above the first line is 0, below the last is end().
+    int positionAt(const QPointF &point) const;
+    int end() const;
+    // The plain text between two positions (either order); layers are joined by a line break.
+    QString text(int from, int to) const;
+    // The word (or the run of other characters) around position, as [first, last).
+    std::pair<int, int> wordAround(int position) const;
+    // The selection [from, to) in layer number layer's own positions, for its layout's draw(); none when
+    // the range does not reach that layer.
+    QList<QAbstractTextDocumentLayout::Selection> selectionsIn(int layer, int from, int to,
+                                                               const QPalette &palette) const;
+
+private:
+    int base(int layer) const { return m_bases.at(layer); }
+    int layerOf(int position) const;
+
+    QList<Layer> m_layers;
+    QList<int> m_bases; // first position of each layer
+    int m_end = 0;
+};
+
+} // namespace keen
