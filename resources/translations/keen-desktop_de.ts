@@ -1629,5 +1629,9 @@ Ihn anhalten und %2 öffnen?</translation>
         <source>Opening session...</source>
         <translation>Sitzung wird geöffnet ...</translation>
     </message>
+    <message>
+        <source>No data from the provider for %1 s; Esc stops</source>
+        <translation>Keine Daten vom Anbieter seit %1 s; Esc bricht ab</translation>
+    </message>
 </context>
 </TS>

@@ -77,6 +77,7 @@ private Q_SLOTS:
     void cleanup();
 
     void turnStreamsIntoTheTranscript();
+    void aSilentProviderIsNamedButARunningToolIsNot();
     void automaticCompactionSwapsSpinnerTextAndBack();
     void escDuringAutomaticCompactionCancelsOnlyTheChild();
     void stopDuringAutomaticCompactionInterruptsTheParent();
@@ -163,6 +164,46 @@ void TestChatPanel::turnStreamsIntoTheTranscript()
     QCOMPARE(m_panel->model()->item(0).text, QStringLiteral("table please"));
     QCOMPARE(m_panel->model()->item(1).text, QStringLiteral("| a | b |\n|---|---|\n| 1 | 2 |\n"));
     QVERIFY(!m_panel->spinner()->isRunning());
+}
+
+// Found trying the window: a stream that stalls waits five minutes per attempt, and meanwhile the spinner
+// showed its rotating tips as if all were well. After a quiet spell it says the provider sends nothing and
+// that Esc stops; a tool that runs long (or a card waiting for the person) is not the provider's silence.
+void TestChatPanel::aSilentProviderIsNamedButARunningToolIsNot()
+{
+    ToolCallInfo call;
+    call.callId = QStringLiteral("call_s");
+    call.name = QStringLiteral("bash");
+    call.input = QJsonObject{{QStringLiteral("command"), QStringLiteral("make")}};
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Building.")),
+                       ScriptedLlmClient::gate(QStringLiteral("stalled")),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, call)),
+                       ScriptedLlmClient::gate(QStringLiteral("tool runs")),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, call)),
+                       ScriptedLlmClient::gate(QStringLiteral("stalled again")),
+                       ScriptedLlmClient::chunk(QStringLiteral(" Done.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    SpinnerLine *spinner = m_panel->spinner();
+    spinner->setQuietNoticeAfter(300);
+    const QString silent = QStringLiteral("No data from the provider for");
+    QTest::keyClicks(m_panel->input(), QStringLiteral("build it"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Building.")));
+    QTRY_VERIFY2(spinner->text().startsWith(silent), qPrintable(spinner->text()));
+    QVERIFY(spinner->text().contains(QStringLiteral("Esc")));
+
+    m_client->open(QStringLiteral("stalled"));
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("make")));
+    QVERIFY(!spinner->text().startsWith(silent)); // the tool call arrived: not silent any more
+    QTest::qWait(900);                            // three times the quiet spell, the tool still running
+    QVERIFY2(!spinner->text().startsWith(silent), qPrintable(spinner->text()));
+
+    m_client->open(QStringLiteral("tool runs"));
+    QTRY_VERIFY2(spinner->text().startsWith(silent), qPrintable(spinner->text()));
+    m_client->open(QStringLiteral("stalled again"));
+    QTRY_VERIFY(!m_session->isBusy());
+    QVERIFY(!spinner->isRunning());
+    QVERIFY(spinner->text().isEmpty());
 }
 
 // proves S49, S52

@@ -26,6 +26,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <optional>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -112,6 +113,7 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::permissionRequested, this, &ChatPanel::onPermissionRequested);
     connect(m_session, &AgentSession::permissionSettled, this, [this](quint64 requestId) {
         m_model->settlePermission(requestId, m_decisions.value(requestId, tr("Cancelled")));
+        updateProviderWait();
     });
     connect(m_session, &AgentSession::questionAsked, this,
             [this](quint64 questionId, const QJsonObject &questions) {
@@ -289,6 +291,7 @@ void ChatPanel::onTurnStarted(const QString &text)
     m_runKind = RunKind::Turn;
     m_model->addUserMessage(text);
     m_view->scrollToBottom();
+    m_toolsRunning = 0;
     m_spinner->start();
     setBusy(true);
 }
@@ -296,13 +299,22 @@ void ChatPanel::onTurnStarted(const QString &text)
 void ChatPanel::onStreamEvent(const StreamEvent &event)
 {
     m_model->handleStreamEvent(event);
+    m_spinner->noteActivity();
     switch (event.type) {
+    case StreamEvent::Type::ToolStart:
+        ++m_toolsRunning;
+        m_spinner->setRetrying(0);
+        updateProviderWait();
+        break;
+    case StreamEvent::Type::ToolEnd:
+        m_toolsRunning = std::max(0, m_toolsRunning - 1);
+        updateProviderWait();
+        break;
     case StreamEvent::Type::Retry:
         m_spinner->setRetrying(event.attempt);
         break;
     case StreamEvent::Type::Chunk:
     case StreamEvent::Type::ReasoningChunk:
-    case StreamEvent::Type::ToolStart:
         m_spinner->setRetrying(0);
         break;
     case StreamEvent::Type::Usage:
@@ -451,9 +463,15 @@ void ChatPanel::onAutoCompactionCheckpointed()
     Q_EMIT metricsChanged();
 }
 
+void ChatPanel::updateProviderWait()
+{
+    m_spinner->setWaitingForProvider(m_toolsRunning == 0 && m_model->pendingPermissionId() == 0);
+}
+
 void ChatPanel::onPermissionRequested(const PermissionRequest &request)
 {
     m_model->addPermission(request);
+    updateProviderWait();
     if (m_input->toPlainText().isEmpty())
         m_view->focusPendingCard();
 }

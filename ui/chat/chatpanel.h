@@ -105,6 +105,8 @@ private:
     void onCompactionReviewRequested(const QString &summary, const MessageList &replaced);
     void onAutoCompactionCheckpointed();
     void onPermissionRequested(const PermissionRequest &request);
+    // Tells the spinner whether the turn waits for the provider now (its silence is then worth a word).
+    void updateProviderWait();
     void onPermissionDecided(quint64 requestId, PermissionDecision decision);
     void onQuestionAnswered(quint64 questionId, const QJsonObject &answer);
     void notify(const QString &text);
@@ -143,6 +145,7 @@ private:
     quint64 m_historyGeneration = 0; // moves on whenever the rows are replaced wholesale
     bool m_completingHistory = false;
     bool m_busy = false;
+    int m_toolsRunning = 0; // tools started and not ended in this turn
     bool m_drainScheduled = false;
     bool m_showThinking = true;
 };

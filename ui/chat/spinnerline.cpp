@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <QRandomGenerator>
 
+#include <algorithm>
+
 namespace keen {
 
 namespace {
@@ -52,6 +54,8 @@ SpinnerLine::SpinnerLine(QWidget *parent)
     });
     m_tipTimer.setInterval(7000);
     connect(&m_tipTimer, &QTimer::timeout, this, &SpinnerLine::nextTip);
+    m_quietTimer.setInterval(1000);
+    connect(&m_quietTimer, &QTimer::timeout, this, &SpinnerLine::refresh);
     m_notificationTimer.setSingleShot(true);
     connect(&m_notificationTimer, &QTimer::timeout, this, [this] { m_notification->clear(); });
     m_tipIndex = int(QRandomGenerator::global()->bounded(int(tips().size())));
@@ -85,9 +89,12 @@ void SpinnerLine::start()
         return;
     m_running = true;
     m_retryAttempt = 0;
+    m_waitingForProvider = true;
+    m_quiet.start();
     nextTip();
     m_frameTimer.start();
     m_tipTimer.start();
+    m_quietTimer.start(std::min(1000, m_quietNoticeMs));
     m_glyph->setText(frames().at(m_frame));
     refresh();
 }
@@ -99,6 +106,7 @@ void SpinnerLine::stop()
     m_retryAttempt = 0;
     m_frameTimer.stop();
     m_tipTimer.stop();
+    m_quietTimer.stop();
     m_glyph->clear();
     refresh();
 }
@@ -116,6 +124,7 @@ void SpinnerLine::setCompacting(bool compacting)
 void SpinnerLine::setRetrying(int attempt)
 {
     m_retryAttempt = attempt;
+    m_quiet.start();
     refresh();
 }
 
@@ -145,8 +154,33 @@ void SpinnerLine::setOpening(bool opening)
     refresh();
 }
 
+void SpinnerLine::noteActivity()
+{
+    const bool wasQuiet = m_quiet.isValid() && m_quiet.elapsed() >= m_quietNoticeMs;
+    m_quiet.start();
+    if (wasQuiet)
+        refresh();
+}
+
+void SpinnerLine::setWaitingForProvider(bool waiting)
+{
+    if (waiting == m_waitingForProvider)
+        return;
+    m_waitingForProvider = waiting;
+    m_quiet.start(); // a tool's run or a person's answer is not the provider's silence
+    refresh();
+}
+
 void SpinnerLine::refresh()
 {
+    const qint64 quietMs = m_quiet.isValid() ? m_quiet.elapsed() : 0;
+    const bool quiet =
+        m_running && !m_opening && m_retryAttempt == 0 && m_waitingForProvider && quietMs >= m_quietNoticeMs;
+    if (quiet) {
+        const QString waited = tr("No data from the provider for %1 s; Esc stops").arg(quietMs / 1000);
+        m_text->setText(m_compacting ? tr("Compacting...") + QLatin1Char(' ') + waited : waited);
+        return;
+    }
     if (!m_running)
         m_text->clear();
     else if (m_opening)
