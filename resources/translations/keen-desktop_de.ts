@@ -438,6 +438,18 @@ Verfügbare Werkzeuge: %2</translation>
         <source>The conversation is unchanged; summary text above was not applied.</source>
         <translation>Die Unterhaltung ist unverändert; der Zusammenfassungstext oben wurde nicht übernommen.</translation>
     </message>
+    <message>
+        <source>&amp;Find in Conversation…</source>
+        <translation>In der Unterhaltung &amp;suchen…</translation>
+    </message>
+    <message>
+        <source>Find &amp;Next</source>
+        <translation>&amp;Weitersuchen</translation>
+    </message>
+    <message>
+        <source>Find Pre&amp;vious</source>
+        <translation>&amp;Rückwärts suchen</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>
@@ -755,6 +767,49 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
     <message>
         <source>Pinned</source>
         <translation>Angeheftet</translation>
+    </message>
+</context>
+<context>
+    <name>keen::FindBar</name>
+    <message>
+        <source>Find in conversation</source>
+        <translation>In der Unterhaltung suchen</translation>
+    </message>
+    <message>
+        <source>10000+ matches</source>
+        <translation>10000+ Treffer</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter, Shift+F3)</source>
+        <translation>Vorheriger Treffer (Umschalt+Eingabe, Umschalt+F3)</translation>
+    </message>
+    <message>
+        <source>Next match (Enter, F3)</source>
+        <translation>Nächster Treffer (Eingabe, F3)</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>Schließen (Esc)</translation>
+    </message>
+    <message>
+        <source>No matches</source>
+        <translation>Keine Treffer</translation>
+    </message>
+    <message>
+        <source>%1+ matches</source>
+        <translation>%1+ Treffer</translation>
+    </message>
+    <message>
+        <source>%1 of %2+</source>
+        <translation>%1 von %2+</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>%1 matches</source>
+        <translation>%1 Treffer</translation>
     </message>
 </context>
 <context>

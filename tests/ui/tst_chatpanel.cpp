@@ -1,8 +1,10 @@
 // The chat panel driven by a real AgentSession and a scripted provider: spinner text, key rules, the private
 // summary, checkpoints, notifications and the prompt queue (seed rules S25-S33, S49-S55).
+#include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
+#include "chat/findbar.h"
 #include "chat/inputeditor.h"
 #include "chat/spinnerline.h"
 
@@ -29,6 +31,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -78,6 +81,7 @@ private Q_SLOTS:
 
     void turnStreamsIntoTheTranscript();
     void aSilentProviderIsNamedButARunningToolIsNot();
+    void findInConversationGoesFromMatchToMatch();
     void automaticCompactionSwapsSpinnerTextAndBack();
     void escDuringAutomaticCompactionCancelsOnlyTheChild();
     void stopDuringAutomaticCompactionInterruptsTheParent();
@@ -204,6 +208,70 @@ void TestChatPanel::aSilentProviderIsNamedButARunningToolIsNot()
     QTRY_VERIFY(!m_session->isBusy());
     QVERIFY(!spinner->isRunning());
     QVERIFY(spinner->text().isEmpty());
+}
+
+// A long conversation had no way to find where something was said: Ctrl+F opens a find bar, the match
+// nearest to what is on screen is selected and scrolled to, Enter and Shift+Enter (F3, Shift+F3) go on and
+// back, the count says where one is, Esc closes the bar and gives the input its focus back.
+void TestChatPanel::findInConversationGoesFromMatchToMatch()
+{
+    QString reply;
+    for (int i = 0; i < 120; ++i)
+        reply += QStringLiteral("Paragraph %1 says nothing much.\n\n").arg(i);
+    reply += QStringLiteral("Here the NEEDLE hides in the reply.\n\nAnd the end.\n");
+    m_client->addTurn({ScriptedLlmClient::chunk(reply), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("where is the needle?"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("No needle here, only hay.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("and now?"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    ChatView *view = m_panel->view();
+    QScrollBar *bar = view->verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 1000);
+    bar->setValue(0); // reading from the top
+
+    QTest::keyClick(m_panel->input(), Qt::Key_F, Qt::ControlModifier);
+    FindBar *find = m_panel->findBar();
+    QVERIFY(find->isVisible());
+    QVERIFY(find->lineEdit()->hasFocus());
+    QTest::keyClicks(find->lineEdit(), QStringLiteral("needle"));
+    // After the typing pause: three matches (the question, the long reply, the last reply), the first one
+    // from the top of the view selected.
+    QTRY_COMPARE(find->resultText(), QStringLiteral("1 of 3"));
+    QCOMPARE(view->selectedText(), QStringLiteral("needle"));
+
+    QTest::keyClick(find->lineEdit(), Qt::Key_Return);
+    QCOMPARE(find->resultText(), QStringLiteral("2 of 3"));
+    QCOMPARE(view->selectedText(), QStringLiteral("NEEDLE")); // as the reply wrote it
+    // Scrolled far down to it, and its line is in view.
+    QVERIFY(bar->value() > 1000);
+    const QModelIndex row = m_panel->model()->index(1);
+    const auto [from, to] = view->chatDelegate()->textSelection().rangeIn(1);
+    QVERIFY(to > from);
+    const QRect line = view->chatDelegate()->textLineRect(row, view->visualRect(row), from);
+    QVERIFY2(view->viewport()->rect().contains(line),
+             qPrintable(QStringLiteral("%1,%2").arg(line.top()).arg(line.bottom())));
+
+    QTest::keyClick(find->lineEdit(), Qt::Key_F3);
+    QCOMPARE(find->resultText(), QStringLiteral("3 of 3"));
+    QCOMPARE(view->selectedText(), QStringLiteral("needle"));
+    QTest::keyClick(find->lineEdit(), Qt::Key_Return);
+    QCOMPARE(find->resultText(), QStringLiteral("1 of 3")); // round again
+    QTest::keyClick(find->lineEdit(), Qt::Key_Return, Qt::ShiftModifier);
+    QCOMPARE(find->resultText(), QStringLiteral("3 of 3"));
+
+    find->lineEdit()->selectAll();
+    QTest::keyClicks(find->lineEdit(), QStringLiteral("haystack"));
+    QTRY_COMPARE(find->resultText(), QStringLiteral("No matches"));
+    QVERIFY(!view->hasSelectedText());
+
+    QTest::keyClick(find->lineEdit(), Qt::Key_Escape);
+    QVERIFY(!find->isVisible());
+    QVERIFY(m_panel->input()->hasFocus());
+    QVERIFY(!m_session->isBusy()); // Esc in the bar closes the bar, nothing else
 }
 
 // proves S49, S52

@@ -242,6 +242,31 @@ std::pair<int, int> ChatDelegate::wordAround(const QModelIndex &index, int posit
     return stackOf(entryFor(index, contentWidth())).wordAround(position);
 }
 
+std::optional<std::pair<int, int>> ChatDelegate::findInRow(const QModelIndex &index, const QString &needle,
+                                                           int occurrence) const
+{
+    if (!index.isValid())
+        return std::nullopt;
+    const ChatItem &item = m_model->item(index.row());
+    const int width = contentWidth();
+    const Entry &entry = entryFor(index, width, Render::Whole);
+    SizeEntry &known = m_sizes.get(item.id);
+    const int height = rowHeight(item, entry.height());
+    if (known.height != height || !known.exact) { // the estimate was off: the view places the rows again
+        known = SizeEntry{width, entry.revision, height, true};
+        Q_EMIT const_cast<ChatDelegate *>(this)->sizeHintChanged(index);
+    }
+    return stackOf(entry).find(needle, occurrence);
+}
+
+QRect ChatDelegate::textLineRect(const QModelIndex &index, const QRect &rowRect, int position) const
+{
+    if (!index.isValid())
+        return {};
+    const QRectF line = stackOf(entryFor(index, contentWidth())).lineRect(position);
+    return line.toAlignedRect().translated(documentRect(rowRect, index).topLeft());
+}
+
 QRect ChatDelegate::documentRect(const QRect &rowRect, const QModelIndex &index) const
 {
     const ChatItem &item = m_model->item(index.row());

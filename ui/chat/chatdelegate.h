@@ -9,6 +9,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 
 class QTextDocument;
 
@@ -70,6 +71,12 @@ public:
     // The plain text a row shows between two positions; the word around a position.
     QString textBetween(const QModelIndex &index, int from, int to) const;
     std::pair<int, int> wordAround(const QModelIndex &index, int position) const;
+    // Occurrence number occurrence of needle in what the row shows (ignoring case), as positions. Lays the
+    // whole row out, and tells the view when that corrects its estimated height.
+    std::optional<std::pair<int, int>> findInRow(const QModelIndex &index, const QString &needle,
+                                                 int occurrence) const;
+    // The line of text position is on, in viewport coordinates (rowRect: the row's rectangle).
+    QRect textLineRect(const QModelIndex &index, const QRect &rowRect, int position) const;
     void setTextSelection(const TextSelection &selection) { m_selection = selection; }
     const TextSelection &textSelection() const { return m_selection; }
     // For tests: what a row shows as plain text (laid out on demand), and how the caches work.

@@ -5,6 +5,7 @@
 #include "chat/chatmodel.h"
 #include "chat/chatview.h"
 #include "chat/compactionreviewdialog.h"
+#include "chat/findbar.h"
 #include "chat/inputeditor.h"
 #include "chat/queuechips.h"
 #include "chat/slashcommands.h"
@@ -15,6 +16,7 @@
 #include "pinsdialog.h"
 #include "tokenformat.h"
 
+#include <QAction>
 #include <QFrame>
 #include <QLocale>
 #include <QMessageBox>
@@ -65,12 +67,41 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_view, 1);
+    m_findBar = new FindBar(this);
+    layout->addWidget(m_findBar);
     layout->addWidget(m_spinner);
     layout->addWidget(m_chips);
     layout->addWidget(m_inputFrame);
     setFocusProxy(m_input);
 
     m_view->setShowThinking(m_showThinking);
+
+    m_findAction = new QAction(tr("&Find in Conversation…"), this);
+    m_findAction->setObjectName(QStringLiteral("findAction"));
+    m_findAction->setShortcut(QKeySequence::Find);
+    connect(m_findAction, &QAction::triggered, this, &ChatPanel::findInConversation);
+    m_findNextAction = new QAction(tr("Find &Next"), this);
+    m_findNextAction->setShortcut(QKeySequence::FindNext);
+    connect(m_findNextAction, &QAction::triggered, this, &ChatPanel::findNext);
+    m_findPreviousAction = new QAction(tr("Find Pre&vious"), this);
+    m_findPreviousAction->setShortcut(QKeySequence::FindPrevious);
+    connect(m_findPreviousAction, &QAction::triggered, this, &ChatPanel::findPrevious);
+    addActions({m_findAction, m_findNextAction, m_findPreviousAction});
+    connect(m_findBar, &FindBar::searchChanged, this, &ChatPanel::runSearch);
+    connect(m_findBar, &FindBar::nextRequested, this, &ChatPanel::findNext);
+    connect(m_findBar, &FindBar::previousRequested, this, &ChatPanel::findPrevious);
+    connect(m_findBar, &FindBar::closed, this, [this] { m_input->setFocus(Qt::OtherFocusReason); });
+    // Rows that come, go or change make the matches stale; they are found again on the next step. A new
+    // conversation is searched again at once while the bar is open, so its count is right.
+    for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(m_model, signal, this, [this] { m_matchesStale = true; });
+    connect(m_model, &QAbstractItemModel::dataChanged, this, [this] { m_matchesStale = true; });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        m_matches.clear();
+        m_currentMatch = -1;
+        if (m_findBar->isVisible())
+            runSearch(m_findBar->text());
+    });
 
     connect(m_input, &InputEditor::submitted, this, &ChatPanel::submitInput);
     connect(m_input, &InputEditor::escapePressed, this, &ChatPanel::escape);
@@ -461,6 +492,84 @@ void ChatPanel::onAutoCompactionCheckpointed()
     m_spinner->setCompacting(false);
     m_spinner->showNotification(tr("Context compacted automatically."));
     Q_EMIT metricsChanged();
+}
+
+void ChatPanel::findInConversation()
+{
+    const QString selected = m_view->selectedText();
+    const bool shortSelection =
+        !selected.isEmpty() && selected.size() <= 200 && !selected.contains(QLatin1Char('\n'));
+    m_findBar->open(shortSelection ? selected : QString());
+}
+
+void ChatPanel::runSearch(const QString &text)
+{
+    m_findText = text;
+    m_matches =
+        ConversationSearch::find(*m_model, text, [this](int row) { return !m_view->isRowHidden(row); });
+    m_matchesStale = false;
+    m_currentMatch = -1;
+    if (!m_matches.isEmpty()) {
+        // Nearest to what the person reads: the first match from the top of the view down, else the last
+        // one above it.
+        const QModelIndex top = m_view->indexAt(QPoint(0, 0));
+        const int topRow = top.isValid() ? top.row() : 0;
+        m_currentMatch = int(m_matches.size()) - 1;
+        for (int i = 0; i < m_matches.size(); ++i) {
+            if (m_matches.at(i).row >= topRow) {
+                m_currentMatch = i;
+                break;
+            }
+        }
+    }
+    showCurrentMatch();
+}
+
+void ChatPanel::findNext()
+{
+    stepMatch(1);
+}
+
+void ChatPanel::findPrevious()
+{
+    stepMatch(-1);
+}
+
+void ChatPanel::stepMatch(int step)
+{
+    if (!m_findBar->isVisible() || m_findText.isEmpty()) {
+        findInConversation();
+        return;
+    }
+    if (m_matchesStale) {
+        const ConversationSearch::Match was = m_matches.value(m_currentMatch);
+        m_matches = ConversationSearch::find(*m_model, m_findText,
+                                             [this](int row) { return !m_view->isRowHidden(row); });
+        m_matchesStale = false;
+        m_currentMatch = std::max(0, int(m_matches.indexOf(was)));
+        if (m_currentMatch >= m_matches.size())
+            m_currentMatch = -1;
+    }
+    if (m_matches.isEmpty()) {
+        showCurrentMatch();
+        return;
+    }
+    const int count = int(m_matches.size());
+    m_currentMatch = m_currentMatch < 0 ? 0 : ((m_currentMatch + step) % count + count) % count;
+    showCurrentMatch();
+}
+
+void ChatPanel::showCurrentMatch()
+{
+    const bool capped = m_matches.size() >= ConversationSearch::MaxMatches;
+    if (m_currentMatch < 0 || m_currentMatch >= m_matches.size()) {
+        m_view->clearTextSelection();
+        m_findBar->setResult(-1, int(m_matches.size()), capped);
+        return;
+    }
+    const ConversationSearch::Match match = m_matches.at(m_currentMatch);
+    m_view->showMatch(match.row, m_findText, match.occurrence);
+    m_findBar->setResult(m_currentMatch, int(m_matches.size()), capped);
 }
 
 void ChatPanel::updateProviderWait()

@@ -2,6 +2,7 @@
 
 #include "agent/agentsession.h"
 #include "chat/chatmodel.h"
+#include "chat/conversationsearch.h"
 #include "conversation/agentmode.h"
 
 #include <QHash>
@@ -10,6 +11,7 @@
 
 #include <optional>
 
+class QAction;
 class QFrame;
 class QToolButton;
 
@@ -17,6 +19,7 @@ namespace keen {
 
 class ChatModel;
 class ChatView;
+class FindBar;
 class InputEditor;
 class QueueChips;
 class SpinnerLine;
@@ -44,6 +47,11 @@ public:
     ChatView *view() const { return m_view; }
     InputEditor *input() const { return m_input; }
     SpinnerLine *spinner() const { return m_spinner; }
+    FindBar *findBar() const { return m_findBar; }
+    // Find in Conversation (Ctrl+F), next and previous match (F3, Shift+F3): for the window's menu.
+    QAction *findAction() const { return m_findAction; }
+    QAction *findNextAction() const { return m_findNextAction; }
+    QAction *findPreviousAction() const { return m_findPreviousAction; }
     QStringList queue() const { return m_queue; }
     bool isBusy() const;
     bool showThinking() const { return m_showThinking; }
@@ -70,6 +78,10 @@ public Q_SLOTS:
     bool pin(const keen::Pin &pin, quint64 itemId = 0);
     // The list of what a compaction's summary left out, from its row (issue 16).
     void showDroppedDetails(quint64 itemId);
+    // Opens the find bar (with the selected text, when it is a short one).
+    void findInConversation();
+    void findNext();
+    void findPrevious();
 
 Q_SIGNALS:
     // An opened session's whole history is in the view (the rows above its last screen come in after it).
@@ -105,6 +117,9 @@ private:
     void onCompactionReviewRequested(const QString &summary, const MessageList &replaced);
     void onAutoCompactionCheckpointed();
     void onPermissionRequested(const PermissionRequest &request);
+    void runSearch(const QString &text);
+    void stepMatch(int step);
+    void showCurrentMatch();
     // Tells the spinner whether the turn waits for the provider now (its silence is then worth a word).
     void updateProviderWait();
     void onPermissionDecided(quint64 requestId, PermissionDecision decision);
@@ -146,6 +161,14 @@ private:
     bool m_completingHistory = false;
     bool m_busy = false;
     int m_toolsRunning = 0; // tools started and not ended in this turn
+    FindBar *m_findBar = nullptr;
+    QAction *m_findAction = nullptr;
+    QAction *m_findNextAction = nullptr;
+    QAction *m_findPreviousAction = nullptr;
+    QString m_findText;
+    QList<ConversationSearch::Match> m_matches;
+    int m_currentMatch = -1;
+    bool m_matchesStale = false; // rows changed since the search ran
     bool m_drainScheduled = false;
     bool m_showThinking = true;
 };

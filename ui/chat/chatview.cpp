@@ -216,6 +216,29 @@ void ChatView::clearTextSelection()
     applyTextSelection();
 }
 
+bool ChatView::showMatch(int row, const QString &needle, int occurrence)
+{
+    if (row < 0 || row >= m_model->rowCount() || isRowHidden(row))
+        return false;
+    const QModelIndex index = m_model->index(row);
+    clearSelection();
+    clearTextSelection();
+    const auto found = m_delegate->findInRow(index, needle, occurrence);
+    executeDelayedItemsLayout(); // the row may have been measured afresh: place it before scrolling to it
+    if (!found) {
+        scrollTo(index, PositionAtCenter);
+        return false;
+    }
+    m_anchorRow = m_focusRow = row;
+    m_anchorPosition = found->first;
+    m_focusPosition = found->second;
+    applyTextSelection();
+    const QRect line = m_delegate->textLineRect(index, visualRect(index), found->first);
+    QScrollBar *bar = verticalScrollBar();
+    bar->setValue(bar->value() + line.center().y() - viewport()->height() / 2);
+    return true;
+}
+
 void ChatView::selectAll()
 {
     clearTextSelection();

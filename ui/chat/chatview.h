@@ -42,6 +42,9 @@ public:
     // What a drag or a double click selected, as plain text (empty when no text is selected).
     QString selectedText() const;
     void clearTextSelection();
+    // Find in the conversation: selects occurrence number occurrence of needle in row and scrolls its line
+    // to the middle of the view. False when the row does not show that many (it is scrolled to instead).
+    bool showMatch(int row, const QString &needle, int occurrence);
     void selectAll() override;
     // Code blocks (fenced) of the Markdown text of a row, in order.
     static QStringList codeBlocks(const QString &markdown);

@@ -5,6 +5,7 @@
 #include <QTextCursor>
 #include <QTextDocument>
 #include <QTextDocumentFragment>
+#include <QTextLayout>
 
 #include <algorithm>
 
@@ -80,6 +81,38 @@ QString StackedText::text(int from, int to) const
             parts.append(cursorOver(document, first, last).selection().toPlainText());
     }
     return parts.join(QLatin1Char('\n'));
+}
+
+std::optional<std::pair<int, int>> StackedText::find(const QString &needle, int occurrence) const
+{
+    if (needle.isEmpty() || occurrence < 0)
+        return std::nullopt;
+    for (int i = 0; i < m_layers.size(); ++i) {
+        const QTextDocument *document = m_layers.at(i).document;
+        QTextCursor found(const_cast<QTextDocument *>(document));
+        while (!(found = document->find(needle, found)).isNull()) {
+            if (occurrence-- == 0)
+                return std::pair(base(i) + found.selectionStart(), base(i) + found.selectionEnd());
+        }
+    }
+    return std::nullopt;
+}
+
+QRectF StackedText::lineRect(int position) const
+{
+    if (m_layers.isEmpty())
+        return {};
+    const int i = layerOf(position);
+    const Layer &layer = m_layers.at(i);
+    const int local = std::clamp(position - base(i), 0, lastPosition(layer.document));
+    const QTextBlock block = layer.document->findBlock(local);
+    QRectF box = layer.document->documentLayout()->blockBoundingRect(block).translated(0, layer.top);
+    if (const QTextLayout *lines = block.layout()) {
+        const QTextLine line = lines->lineForTextPosition(local - block.position());
+        if (line.isValid())
+            box = QRectF(box.left(), box.top() + line.y(), box.width(), line.height());
+    }
+    return box;
 }
 
 std::pair<int, int> StackedText::wordAround(int position) const

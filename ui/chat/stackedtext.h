@@ -3,7 +3,9 @@
 #include <QAbstractTextDocumentLayout>
 #include <QList>
 #include <QPointF>
+#include <QRectF>
 
+#include <optional>
 #include <utility>
 
 class QPalette;
@@ -30,6 +32,11 @@ public:
     int end() const;
     // The plain text between two positions (either order); layers are joined by a line break.
     QString text(int from, int to) const;
+    // Occurrence number occurrence (0: the first) of needle, ignoring case, as [first, last); none when
+    // the text holds fewer.
+    std::optional<std::pair<int, int>> find(const QString &needle, int occurrence) const;
+    // The line of text position is on, in the row's coordinates.
+    QRectF lineRect(int position) const;
     // The word (or the run of other characters) around position, as [first, last).
     std::pair<int, int> wordAround(int position) const;
     // The selection [from, to) in layer number layer's own positions, for its layout's draw(); none when
