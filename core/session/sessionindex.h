@@ -45,7 +45,8 @@ class SessionIndex
 {
 public:
     // 2: automatic compaction summaries are no longer indexed (an index of version 1 holds them).
-    static constexpr int kSchemaVersion = 2;
+    // 3: tool inputs and outputs are indexed as their values, not as JSON (version 2 shows JSON snippets).
+    static constexpr int kSchemaVersion = 3;
 
     explicit SessionIndex(const QString &sessionsRoot = SessionStore::defaultRoot(),
                           const QString &databasePath = QString());
