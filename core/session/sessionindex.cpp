@@ -770,9 +770,11 @@ Result<QList<SessionInfo>> SessionIndex::sessions(const QString &workspace)
 }
 
 Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const QString &workspace,
-                                                     int limit)
+                                                     int limit, int *matchingSessions)
 {
     using Hits = QList<SessionSearchHit>;
+    if (matchingSessions)
+        *matchingSessions = 0;
     const QString match = ftsQuery(query);
     if (match.isEmpty())
         return Hits{};
@@ -808,11 +810,16 @@ Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const
     Hits hits;
     QList<qint64> rowIds;
     QString previousPath;
-    while (hits.size() < limit && select.next()) {
+    int matching = 0;
+    // Past the limit the rows are only counted, and only when the caller asks how many there are.
+    while ((hits.size() < limit || matchingSessions) && select.next()) {
         const QString path = select.value(3).toString();
         if (path == previousPath)
             continue;
         previousPath = path;
+        ++matching;
+        if (hits.size() >= limit)
+            continue;
         SessionSearchHit hit;
         hit.seq = select.value(0).toULongLong();
         hit.source = select.value(1).toString();
@@ -821,6 +828,8 @@ Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const
         rowIds.append(select.value(2).toLongLong());
     }
     select.finish();
+    if (matchingSessions)
+        *matchingSessions = matching;
 
     QSqlQuery snippet(db);
     snippet.prepare(
