@@ -92,6 +92,22 @@ QString timestamp(const QDateTime &when)
     return when.isValid() ? when.toUTC().toString(Qt::ISODateWithMs) : QString();
 }
 
+// The last prompt in --json is for telling sessions apart, like the title of the table: a pasted log would
+// otherwise put up to megabytes per session into the listing (tried as a user, 2026-12-04).
+constexpr qsizetype kLastUserMessageLength = 200;
+
+// text cut to at most length characters, ending with an ellipsis when cut; never between the two halves of
+// a surrogate pair.
+QString elided(const QString &text, qsizetype length)
+{
+    if (text.size() <= length)
+        return text;
+    qsizetype cut = length - 1;
+    if (text.at(cut - 1).isHighSurrogate())
+        --cut;
+    return text.left(cut) + QChar(0x2026);
+}
+
 QJsonObject toJson(const SessionInfo &info)
 {
     QJsonObject object{
@@ -102,7 +118,7 @@ QJsonObject toJson(const SessionInfo &info)
         {QStringLiteral("created_at"), timestamp(info.createdAt)},
         {QStringLiteral("updated_at"), timestamp(info.updatedAt)},
         {QStringLiteral("last_seq"), qint64(info.lastSeq)},
-        {QStringLiteral("last_user_message"), info.lastUserMessage},
+        {QStringLiteral("last_user_message"), elided(info.lastUserMessage, kLastUserMessageLength)},
     };
     if (!info.problem.isEmpty())
         object.insert(QStringLiteral("error"), info.problem);
@@ -167,12 +183,19 @@ int runSessionsCommand(const QStringList &args, QTextStream &out, QTextStream &e
     QStringList snippets;
     if (options.search) {
         SessionIndex index(SessionStore::defaultRoot());
-        const auto hits = index.search(*options.search, workspace);
+        int matching = 0;
+        const auto hits = index.search(*options.search, workspace, SessionIndex::kSearchLimit, &matching);
         if (!hits) {
             err << SessionsCommand::tr("Error: %1").arg(hits.error()) << "\n";
             err.flush();
             return 1;
         }
+        if (matching > hits->size())
+            err << SessionsCommand::tr("Showing the newest %1 of %2 matching sessions; add words to narrow "
+                                       "the search.")
+                       .arg(hits->size())
+                       .arg(matching)
+                << "\n";
         for (const SessionSearchHit &hit : *hits) {
             sessions.append(hit.session);
             snippets.append(hit.markedSnippet(QStringLiteral("**"), QStringLiteral("**")));

@@ -2,6 +2,8 @@
 
 #include "conversation/historyreplay.h"
 
+#include <QJsonDocument>
+#include <QJsonParseError>
 #include <QRegularExpression>
 #include <QSet>
 
@@ -11,12 +13,171 @@ namespace keen::DroppedDetails {
 
 namespace {
 
-// One text of the compacted range; toolJson: a tool's input or output as JSON, whose keys are the tool's.
+using Spans = QList<std::pair<qsizetype, qsizetype>>;
+
+// One text of the compacted range as a person would read it. A tool's JSON input or output is rendered as
+// "key: value" lines from its decoded values; framing marks where the text holds framing rather than content,
+// and errors holds what a tool reported as its error (issue 16: the list named `{"status":"error"}`).
 struct Source
 {
     QString text;
-    bool toolJson = false;
+    Spans framing;
+    QStringList errors;
+    bool toolText = false; // a tool's output that is no JSON: its keys and line prefixes are framing
 };
+
+// One scalar of a JSON text: its key (empty in an array), its decoded value, and whether it was a string.
+struct Field
+{
+    QString key;
+    QString value;
+    bool isString = true;
+};
+
+bool looksLikeJson(const QString &text)
+{
+    // Strict JSON, or a cut one that still opens like an object or an array of them ("[12/40] Building" is
+    // a line of build output, not JSON).
+    static const QRegularExpression opening(QStringLiteral(R"(^\s*(?:\{\s*["}]|\[\s*[\[{"\]]))"));
+    if (opening.match(text).hasMatch())
+        return true;
+    QJsonParseError error;
+    QJsonDocument::fromJson(text.toUtf8(), &error);
+    return error.error == QJsonParseError::NoError;
+}
+
+// The scalars of a JSON text in the order they appear, nesting flattened. Lenient: a text cut off in the
+// middle yields what it holds up to the cut. A string value that is itself strict JSON (OpenAI's tool call
+// arguments) is read as JSON, its fields in its place.
+QList<Field> jsonFields(const QString &text)
+{
+    QList<Field> fields;
+    QString key;
+    qsizetype i = 0;
+    const qsizetype size = text.size();
+    while (i < size) {
+        const QChar c = text.at(i);
+        if (c == QLatin1Char('"')) {
+            QString value;
+            ++i;
+            while (i < size && text.at(i) != QLatin1Char('"')) {
+                if (text.at(i) != QLatin1Char('\\') || i + 1 >= size) {
+                    value += text.at(i++);
+                    continue;
+                }
+                const QChar escaped = text.at(i + 1);
+                i += 2;
+                switch (escaped.unicode()) {
+                case 'n':
+                    value += QLatin1Char('\n');
+                    break;
+                case 't':
+                    value += QLatin1Char('\t');
+                    break;
+                case 'r':
+                    value += QLatin1Char('\r');
+                    break;
+                case 'b':
+                    value += QLatin1Char('\b');
+                    break;
+                case 'f':
+                    value += QLatin1Char('\f');
+                    break;
+                case 'u': {
+                    bool ok = false;
+                    const ushort unit = text.mid(i, 4).toUShort(&ok, 16);
+                    if (ok) {
+                        value += QChar(unit); // a surrogate pair arrives as its two escapes
+                        i += 4;
+                    }
+                    break;
+                }
+                default:
+                    value += escaped;
+                    break;
+                }
+            }
+            ++i; // the closing quote
+            qsizetype next = i;
+            while (next < size && text.at(next).isSpace())
+                ++next;
+            if (next < size && text.at(next) == QLatin1Char(':')) {
+                key = value;
+                i = next + 1;
+                continue;
+            }
+            const QString trimmed = value.trimmed();
+            QJsonParseError error{};
+            if ((trimmed.startsWith(QLatin1Char('{')) || trimmed.startsWith(QLatin1Char('['))) &&
+                (QJsonDocument::fromJson(trimmed.toUtf8(), &error),
+                 error.error == QJsonParseError::NoError)) {
+                fields.append(jsonFields(trimmed));
+            } else {
+                fields.append({key, value, true});
+            }
+        } else if (c.isDigit() || c == QLatin1Char('-')) {
+            const qsizetype begin = i;
+            while (i < size && (text.at(i).isDigit() || QStringView(u"+-.eE").contains(text.at(i))))
+                ++i;
+            fields.append({key, text.mid(begin, i - begin), false});
+        } else {
+            // Punctuation, true, false and null: no details.
+            ++i;
+        }
+    }
+    return fields;
+}
+
+// A line of read_file output starts with its number and hash: framing, as spans of value at offset.
+void appendLinePrefixes(Spans &spans, const QString &value, qsizetype offset)
+{
+    static const QRegularExpression prefix(QStringLiteral(R"(^\d+:[0-9a-fA-F]{3}\|)"),
+                                           QRegularExpression::MultilineOption);
+    QRegularExpressionMatchIterator it = prefix.globalMatch(value);
+    while (it.hasNext()) {
+        const QRegularExpressionMatch match = it.next();
+        spans.append({offset + match.capturedStart(0), offset + match.capturedEnd(0)});
+    }
+}
+
+// A tool's input or output. JSON becomes "key: value" lines, the keys framing; what the tool reported as
+// its error (an "error" value, or the message of a result whose status is error) is an error detail.
+Source toolSource(const QString &heading, const QString &json, bool isError)
+{
+    Source source;
+    if (!heading.isEmpty()) {
+        source.text = heading + QLatin1Char('\n');
+        source.framing.append({0, heading.size()});
+    }
+    if (!looksLikeJson(json)) {
+        source.text += json;
+        source.toolText = true;
+        return source;
+    }
+    const QList<Field> fields = jsonFields(json);
+    for (const Field &field : fields) {
+        if (field.key == QLatin1String("status") && field.value == QLatin1String("error"))
+            isError = true;
+    }
+    for (const Field &field : fields) {
+        if (!field.key.isEmpty()) {
+            const qsizetype keyStart = source.text.size();
+            source.text += field.key + QStringLiteral(": ");
+            source.framing.append({keyStart, source.text.size()});
+        }
+        if (field.isString)
+            appendLinePrefixes(source.framing, field.value, source.text.size());
+        source.text += field.value + QLatin1Char('\n');
+        const bool reported =
+            field.key == QLatin1String("error") || (isError && field.key == QLatin1String("message"));
+        if (reported && field.isString) {
+            const QStringList lines = field.value.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+            for (const QString &line : lines)
+                source.errors.append(line.trimmed());
+        }
+    }
+    return source;
+}
 
 // Every text of the compacted range: messages, tool inputs and outputs (retained or raw).
 QList<Source> texts(const MessageList &messages)
@@ -27,16 +188,16 @@ QList<Source> texts(const MessageList &messages)
         if (message.role == Message::Role::System)
             continue;
         if (message.role == Message::Role::User) {
-            result.append({message.content, false});
+            result.append({message.content, {}, {}, false});
             continue;
         }
         const QList<ReplayStep> steps = replaySteps(message, i);
         for (const ReplayStep &step : steps) {
             if (step.kind == ReplayStep::Kind::Text) {
-                result.append({step.text, false});
+                result.append({step.text, {}, {}, false});
             } else {
-                result.append({serializeJson(step.input), true});
-                result.append({step.result, true});
+                result.append(toolSource(step.tool, serializeJson(step.input), false));
+                result.append(toolSource(QString(), step.result, step.isError));
             }
         }
     }
@@ -44,18 +205,18 @@ QList<Source> texts(const MessageList &messages)
 }
 
 // Where a text holds framing rather than content, as [start, end) spans in order: the tags of Keen's own
-// compaction replacement (an earlier summary is part of the range), and in tool JSON the keys and the
+// compaction replacement (an earlier summary is part of the range), the keys of tool JSON and the
 // line:hash| prefixes of read_file. A hit inside one is no detail of the conversation (issue 16).
-QList<std::pair<qsizetype, qsizetype>> framingSpans(const Source &source)
+Spans framingSpans(const Source &source)
 {
     static const QRegularExpression markup(
         QStringLiteral(R"(</?(?:compacted_context|last_user_message|pinned_context)>|</?pin\b[^>\n]*>)"));
     static const QRegularExpression toolFraming(
-        QStringLiteral(R"("[A-Za-z_]\w*"(?=\s*:)|(?:^|(?<=":"))\d+:[0-9a-fA-F]{3}\|)"),
+        QStringLiteral(R"("[A-Za-z_]\w*"(?=\s*:)|^\d+:[0-9a-fA-F]{3}\|)"),
         QRegularExpression::MultilineOption);
-    QList<std::pair<qsizetype, qsizetype>> spans;
+    Spans spans = source.framing;
     for (const QRegularExpression *pattern : {&markup, &toolFraming}) {
-        if (pattern == &toolFraming && !source.toolJson)
+        if (pattern == &toolFraming && !source.toolText)
             continue;
         QRegularExpressionMatchIterator it = pattern->globalMatch(source.text);
         while (it.hasNext()) {
@@ -67,7 +228,7 @@ QList<std::pair<qsizetype, qsizetype>> framingSpans(const Source &source)
     return spans;
 }
 
-bool overlaps(const QList<std::pair<qsizetype, qsizetype>> &spans, qsizetype start, qsizetype end)
+bool overlaps(const Spans &spans, qsizetype start, qsizetype end)
 {
     // The first span that ends after start; it overlaps when it begins before end.
     const auto it =
@@ -90,11 +251,13 @@ QString excerptAround(const QString &text, qsizetype at, qsizetype length)
 
 QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int limit)
 {
-    // JSON-escaped outputs carry "\n" as two characters: read them as line breaks.
+    // Text that is no JSON but carries "\n" as two characters (escaped output): read them as line breaks.
+    // Rendered JSON is decoded already, and its spans must keep their offsets.
     QList<Source> sources = texts(compacted);
-    QList<QList<std::pair<qsizetype, qsizetype>>> framing;
+    QList<Spans> framing;
     for (Source &source : sources) {
-        source.text.replace(QStringLiteral("\\n"), QStringLiteral("\n"));
+        if (source.framing.isEmpty())
+            source.text.replace(QStringLiteral("\\n"), QStringLiteral("\n"));
         framing.append(framingSpans(source));
     }
 
@@ -109,10 +272,26 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
         QRegularExpression::MultilineOption);
 
     QList<DroppedDetail> result;
-    QSet<QString> seen;
+    QList<Spans> paths(sources.size()); // where the paths are, listed or kept
+    QSet<QString> seen;                 // by text with its white space simplified: no detail is listed twice
+    auto add = [&](DroppedDetail::Kind kind, const QString &text, const QString &excerpt,
+                   qsizetype minLength) {
+        const QString key = text.simplified();
+        if (text.size() < minLength || seen.contains(key) || kept.contains(text))
+            return;
+        seen.insert(key);
+        result.append(DroppedDetail{kind, text, excerpt});
+    };
     auto collect = [&](DroppedDetail::Kind kind, const QRegularExpression &pattern, qsizetype minLength) {
         for (qsizetype i = 0; i < sources.size(); ++i) {
             const QString &source = sources.at(i).text;
+            if (kind == DroppedDetail::Kind::Error) {
+                for (const QString &error : sources.at(i).errors) {
+                    if (result.size() >= limit)
+                        return;
+                    add(kind, error, error, minLength);
+                }
+            }
             QRegularExpressionMatchIterator it = pattern.globalMatch(source);
             while (it.hasNext()) {
                 if (result.size() >= limit)
@@ -121,23 +300,26 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
                 qsizetype start = match.capturedStart(0);
                 const qsizetype end = match.capturedEnd(0);
                 if (kind == DroppedDetail::Kind::Error) {
-                    // An error line of a read file: the line without its line:hash| prefix.
+                    // An error line of a read file or of tool JSON: the line without its line:hash| prefix
+                    // or key.
                     for (const auto &span : framing.at(i)) {
                         if (span.first <= start && span.second > start)
                             start = span.second;
                     }
                 } else if (overlaps(framing.at(i), start, end)) {
                     continue;
+                } else if (kind == DroppedDetail::Kind::Path) {
+                    paths[i].append({start, end});
+                } else if (overlaps(paths.at(i), start, end)) {
+                    // A part of a path ("LastTest" of build/Testing/LastTest.log) is that path again.
+                    continue;
                 }
                 const QString text = source.mid(start, end - start).trimmed();
-                if (text.size() < minLength || seen.contains(text) || kept.contains(text))
-                    continue;
-                seen.insert(text);
-                result.append(DroppedDetail{
-                    kind, text,
+                add(kind, text,
                     kind == DroppedDetail::Kind::Error
                         ? text
-                        : excerptAround(source, match.capturedStart(0), match.capturedLength(0))});
+                        : excerptAround(source, match.capturedStart(0), match.capturedLength(0)),
+                    minLength);
             }
         }
     };

@@ -9,7 +9,10 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
 #include <QMutexLocker>
 #include <QRandomGenerator>
 #include <QRecursiveMutex>
@@ -246,19 +249,46 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
     return {};
 }
 
-QString compactJson(const QJsonValue &value)
+// A tool's input or output as a person reads it: its string values, then its numbers after their keys, with
+// no JSON syntax, so a snippet shows `read_file src/main.cpp` rather than `{"path":"src/main.cpp"}` (tried as
+// a user, 2026-12-04). A string that is itself a JSON object or array is read the same way. Every value stays
+// findable; keys, true, false and null are no content.
+QString readableJson(const QJsonValue &value)
 {
-    if (value.isString())
-        return value.toString();
-    if (value.isObject())
-        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
-    if (value.isArray())
-        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+    if (value.isString()) {
+        const QString text = value.toString();
+        const QString trimmed = text.trimmed();
+        if (trimmed.startsWith(QLatin1Char('{')) || trimmed.startsWith(QLatin1Char('['))) {
+            QJsonParseError error{};
+            const QJsonDocument document = QJsonDocument::fromJson(trimmed.toUtf8(), &error);
+            if (error.error == QJsonParseError::NoError)
+                return readableJson(document.isObject() ? QJsonValue(document.object())
+                                                        : QJsonValue(document.array()));
+        }
+        return text;
+    }
     if (value.isDouble())
         return QString::number(value.toDouble());
-    if (value.isBool())
-        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    return {};
+    QStringList strings;
+    QStringList numbers;
+    auto add = [&](const QString &key, const QJsonValue &item) {
+        const QString text = readableJson(item);
+        if (text.trimmed().isEmpty())
+            return;
+        if (item.isDouble() && !key.isEmpty())
+            numbers.append(key + QLatin1Char(' ') + text);
+        else
+            strings.append(text);
+    };
+    if (value.isObject()) {
+        const QJsonObject object = value.toObject();
+        for (auto it = object.constBegin(); it != object.constEnd(); ++it)
+            add(it.key(), it.value());
+    } else if (value.isArray()) {
+        for (const QJsonValue &item : value.toArray())
+            add(QString(), item);
+    }
+    return (strings + numbers).join(QLatin1Char(' '));
 }
 
 void appendPart(QString &body, const QString &part)
@@ -297,10 +327,10 @@ QList<Entry> searchableEntries(const SessionEvent &event)
             text += item.content;
             break;
         case TranscriptItem::Kind::ToolStart:
-            appendPart(toolInput, item.name + QLatin1Char(' ') + compactJson(item.input));
+            appendPart(toolInput, item.name + QLatin1Char(' ') + readableJson(item.input));
             break;
         case TranscriptItem::Kind::ToolEnd:
-            appendPart(toolOutput, compactJson(item.output));
+            appendPart(toolOutput, readableJson(item.output));
             appendPart(toolOutput, item.error);
             break;
         case TranscriptItem::Kind::Bash:
@@ -740,9 +770,11 @@ Result<QList<SessionInfo>> SessionIndex::sessions(const QString &workspace)
 }
 
 Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const QString &workspace,
-                                                     int limit)
+                                                     int limit, int *matchingSessions)
 {
     using Hits = QList<SessionSearchHit>;
+    if (matchingSessions)
+        *matchingSessions = 0;
     const QString match = ftsQuery(query);
     if (match.isEmpty())
         return Hits{};
@@ -778,11 +810,16 @@ Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const
     Hits hits;
     QList<qint64> rowIds;
     QString previousPath;
-    while (hits.size() < limit && select.next()) {
+    int matching = 0;
+    // Past the limit the rows are only counted, and only when the caller asks how many there are.
+    while ((hits.size() < limit || matchingSessions) && select.next()) {
         const QString path = select.value(3).toString();
         if (path == previousPath)
             continue;
         previousPath = path;
+        ++matching;
+        if (hits.size() >= limit)
+            continue;
         SessionSearchHit hit;
         hit.seq = select.value(0).toULongLong();
         hit.source = select.value(1).toString();
@@ -791,6 +828,8 @@ Result<QList<SessionSearchHit>> SessionIndex::search(const QString &query, const
         rowIds.append(select.value(2).toLongLong());
     }
     select.finish();
+    if (matchingSessions)
+        *matchingSessions = matching;
 
     QSqlQuery snippet(db);
     snippet.prepare(

@@ -45,7 +45,8 @@ class SessionIndex
 {
 public:
     // 2: automatic compaction summaries are no longer indexed (an index of version 1 holds them).
-    static constexpr int kSchemaVersion = 2;
+    // 3: tool inputs and outputs are indexed as their values, not as JSON (version 2 shows JSON snippets).
+    static constexpr int kSchemaVersion = 3;
 
     explicit SessionIndex(const QString &sessionsRoot = SessionStore::defaultRoot(),
                           const QString &databasePath = QString());
@@ -62,10 +63,14 @@ public:
     // for the browser that reads only the transcripts that changed. Empty workspace lists all workspaces.
     Result<QList<SessionInfo>> sessions(const QString &workspace = QString());
 
+    static constexpr int kSearchLimit = 200;
+
     // Sessions matching every term of query (each term a phrase prefix), newest first. An empty workspace
-    // searches every workspace; otherwise only that workspace's namespace. At most limit sessions.
+    // searches every workspace; otherwise only that workspace's namespace. At most limit sessions;
+    // matchingSessions, when given, receives how many sessions match in all, so a caller can say what the
+    // limit left out.
     Result<QList<SessionSearchHit>> search(const QString &query, const QString &workspace = QString(),
-                                           int limit = 200);
+                                           int limit = kSearchLimit, int *matchingSessions = nullptr);
 
     // FTS5 query text for what a person typed: each whitespace-separated term as a quoted prefix phrase,
     // quotes doubled, so no user input is ever read as FTS5 syntax. Empty when there is no term.

@@ -16,6 +16,7 @@ private Q_SLOTS:
     void nothingWhenTheSummaryKeepsItAll();
     void isBoundedAndDeterministic();
     void framingAndKeptTextAreNoDetails();
+    void toolJsonGivesItsValuesNotItsSyntax();
 };
 
 namespace {
@@ -145,6 +146,84 @@ void TestDroppedDetails::framingAndKeptTextAreNoDetails()
         {Message::user(QStringLiteral("Never edit vendor/. Then see docs/a.md."))}, summary);
     QCOMPARE(texts(unpinned, DroppedDetail::Kind::Path),
              QStringList({QStringLiteral("vendor/"), QStringLiteral("docs/a.md")}));
+}
+
+// Tried as a user, 2026-12-04: the list named raw tool JSON (`{"status":"error","message":...}` as an error,
+// excerpts of JSON syntax). A compacted range as the loop keeps it: an edit_file call that failed, a bash
+// call whose output was not retained, a read whose JSON content holds an error line.
+void TestDroppedDetails::toolJsonGivesItsValuesNotItsSyntax()
+{
+    ToolActivity edit;
+    edit.tool = QStringLiteral("edit_file");
+    edit.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("src/main.cpp")},
+                             {QStringLiteral("old_string"), QStringLiteral("bool verbose = false;")},
+                             {QStringLiteral("new_string"), QStringLiteral("bool verboseOutput = false;")}};
+    edit.status = QStringLiteral("error");
+    edit.hasRawOutput = true;
+    edit.rawOutput = QJsonObject{
+        {QStringLiteral("status"), QStringLiteral("error")},
+        {QStringLiteral("message"), QStringLiteral("the text to replace was not found in src/main.cpp")}};
+    edit.retainedOutput = edit.rawOutput;
+    ToolActivity test;
+    test.tool = QStringLiteral("bash");
+    test.input = QJsonObject{{QStringLiteral("command"), QStringLiteral("ctest --test-dir build")}};
+    test.status = QStringLiteral("error");
+    test.exitCode = 8;
+    ToolActivity read;
+    read.tool = QStringLiteral("read_file");
+    read.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("build/Testing/LastTest.log")}};
+    read.status = QStringLiteral("success");
+    read.hasRawOutput = true;
+    read.rawOutput = QJsonObject{
+        {QStringLiteral("content"), QStringLiteral("1:a3f|Start testing\n2:9c0|tst_cli failed: "
+                                                   "expected \"--json\" to list 3 sessions, got 2")},
+        {QStringLiteral("has_more"), false}};
+    const QString reply = QStringLiteral("Editing, testing, reading the log.");
+    edit.textOffset = 0;
+    test.textOffset = 0;
+    read.textOffset = 0;
+    const MessageList range{Message::user(QStringLiteral("Rename the verbose flag and run the tests.")),
+                            Message::assistant(reply, TurnMemory{{edit, test, read}})};
+
+    const QList<DroppedDetail> details =
+        DroppedDetails::find(range, QStringLiteral("## Goal\nRename a flag."));
+    QStringList all;
+    for (const DroppedDetail &detail : details) {
+        all.append(detail.text);
+        // Neither the detail nor the excerpt pinned for it is JSON syntax.
+        for (const QString &text : {detail.text, detail.excerpt}) {
+            for (const QString &syntax :
+                 {QStringLiteral("{\""), QStringLiteral("\":"), QStringLiteral("\",\""),
+                  QStringLiteral("\"}"), QStringLiteral("\\n"), QStringLiteral("\\\"")})
+                QVERIFY2(!text.contains(syntax), qPrintable(detail.text + QStringLiteral(" / ") + text));
+        }
+    }
+    const QString listed = all.join(QStringLiteral(" | "));
+    // Each detail once.
+    QCOMPARE(QSet<QString>(all.cbegin(), all.cend()).size(), all.size());
+    const QStringList paths = texts(details, DroppedDetail::Kind::Path);
+    QVERIFY2(paths.contains(QStringLiteral("src/main.cpp")), qPrintable(listed));
+    QVERIFY2(paths.contains(QStringLiteral("build/Testing/LastTest.log")), qPrintable(listed));
+    const QStringList errors = texts(details, DroppedDetail::Kind::Error);
+    QVERIFY2(errors.contains(QStringLiteral("the text to replace was not found in src/main.cpp")),
+             qPrintable(listed));
+    QVERIFY2(errors.contains(QStringLiteral("tst_cli failed: expected \"--json\" to list 3 sessions, got 2")),
+             qPrintable(listed));
+    QVERIFY2(texts(details, DroppedDetail::Kind::Identifier).contains(QStringLiteral("verboseOutput")),
+             qPrintable(listed));
+    // A part of a path is no second detail.
+    QVERIFY2(!all.contains(QStringLiteral("LastTest")), qPrintable(listed));
+    // The keys of the tool JSON and its status are no details.
+    for (const QString &syntax :
+         {QStringLiteral("old_string"), QStringLiteral("new_string"), QStringLiteral("has_more"),
+          QStringLiteral("status"), QStringLiteral("error")})
+        QVERIFY2(!all.contains(syntax), qPrintable(listed));
+    // The path's excerpt reads as the call: the tool and its values.
+    const auto path = std::find_if(details.cbegin(), details.cend(), [](const DroppedDetail &detail) {
+        return detail.text == QLatin1String("src/main.cpp");
+    });
+    QVERIFY(path != details.cend());
+    QVERIFY2(path->excerpt.contains(QLatin1String("edit_file")), qPrintable(path->excerpt));
 }
 
 QTEST_GUILESS_MAIN(TestDroppedDetails)

@@ -26,6 +26,7 @@ private Q_SLOTS:
     void databaseLivesBesideTheSessionsRoot();
     void indexBuiltFromTranscripts();
     void searchFindsToolInputAndOutput();
+    void toolSnippetsReadAsValuesNotJson();
     void searchFindsPreCompactionText();
     void searchRequiresEveryTermAsPrefix();
     void searchResultsAreNewestFirst();
@@ -134,6 +135,65 @@ void TestSessionIndex::searchFindsToolInputAndOutput()
     const auto input = index.search(QStringLiteral("settings.yaml"));
     QCOMPARE(input->size(), 1);
     QCOMPARE(input->first().source, QStringLiteral("tool_input"));
+}
+
+// Tried as a user, 2026-12-04: a match inside a tool call showed its raw JSON as the snippet
+// (`read_file {"limit":200,"offset":1,"path":"src/main.cpp"}`). The values read as text and stay findable.
+void TestSessionIndex::toolSnippetsReadAsValuesNotJson()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("what does the entry point do?"));
+    const quint64 readSeq = writer.assistantWithTool(
+        QStringLiteral("Reading it."), QStringLiteral("read_file"),
+        QJsonObject{{QStringLiteral("path"), QStringLiteral("src/main.cpp")},
+                    {QStringLiteral("offset"), 1},
+                    {QStringLiteral("limit"), 200}},
+        QJsonObject{{QStringLiteral("content"), QStringLiteral("int main() { return frobnicate(argc); }")},
+                    {QStringLiteral("has_more"), false}});
+    const quint64 editSeq = writer.assistantWithTool(
+        QStringLiteral("Renaming."), QStringLiteral("edit_file"),
+        QJsonObject{{QStringLiteral("path"), QStringLiteral("src/app.cpp")},
+                    {QStringLiteral("old_string"), QStringLiteral("int quuxCount = 0;")},
+                    {QStringLiteral("new_string"), QStringLiteral("int quuxTotal = 0;")}},
+        QStringLiteral(R"({"status":"error","message":"old_string matched 2 places in src/app.cpp"})"));
+    SessionIndex index(root());
+
+    auto noJson = [](const SessionSearchHit &hit) {
+        for (const QString &syntax :
+             {QStringLiteral("{\""), QStringLiteral("\":"), QStringLiteral("\",\""), QStringLiteral("\"}"),
+              QStringLiteral("has_more"), QStringLiteral("false")})
+            QVERIFY2(!hit.snippet.contains(syntax), qPrintable(hit.snippet));
+    };
+    const auto input = index.search(QStringLiteral("main.cpp"));
+    QVERIFY2(input.ok(), qPrintable(input.error()));
+    QCOMPARE(input->size(), 1);
+    QCOMPARE(input->first().seq, readSeq);
+    QCOMPARE(input->first().source, QStringLiteral("tool_input"));
+    QVERIFY2(input->first().snippet.startsWith(QStringLiteral("read_file src/main.cpp")),
+             qPrintable(input->first().snippet));
+    noJson(input->first());
+
+    const auto output = index.search(QStringLiteral("frobnicate"));
+    QCOMPARE(output->size(), 1);
+    QCOMPARE(output->first().source, QStringLiteral("tool_output"));
+    QCOMPARE(output->first().snippet, QStringLiteral("int main() { return frobnicate(argc); }"));
+    QVERIFY(output->first()
+                .markedSnippet(QStringLiteral("**"), QStringLiteral("**"))
+                .contains(QStringLiteral("**frobnicate**")));
+
+    // A string value inside the arguments, with its context; a result that is JSON text reads the same way.
+    const auto argument = index.search(QStringLiteral("quuxTotal"));
+    QCOMPARE(argument->size(), 1);
+    QCOMPARE(argument->first().seq, editSeq);
+    QVERIFY2(argument->first().snippet.contains(QStringLiteral("int quuxTotal = 0;")),
+             qPrintable(argument->first().snippet));
+    noJson(argument->first());
+    const auto message = index.search(QStringLiteral("matched 2 places"));
+    QCOMPARE(message->size(), 1);
+    QCOMPARE(message->first().source, QStringLiteral("tool_output"));
+    QVERIFY2(message->first().snippet.contains(QStringLiteral("old_string matched 2 places in src/app.cpp")),
+             qPrintable(message->first().snippet));
+    noJson(message->first());
 }
 
 // proves S17, S54: the private automatic summary is never indexed, so search never shows a snippet of it.

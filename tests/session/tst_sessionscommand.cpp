@@ -6,6 +6,7 @@
 #include "testenvironment.h"
 
 #include <QDir>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -52,6 +53,8 @@ private Q_SLOTS:
     void jsonHasTheContractFields();
     void searchPrintsSnippetsNewestFirst();
     void searchJsonAddsSnippet();
+    void jsonCutsTheLastPrompt();
+    void searchSaysWhenItShowsOnlyTheNewest();
     void searchWithoutMatchesSaysSo();
     void badFlagsPrintUsage_data();
     void badFlagsPrintUsage();
@@ -240,6 +243,67 @@ void TestSessionsCommand::searchPrintsSnippetsNewestFirst()
 
     const Run all = run({QStringLiteral("--all"), QStringLiteral("--search=carburetor")});
     QCOMPARE(all.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts).size(), 7);
+}
+
+// Tried as a user, 2026-12-04: --json carried each session's whole last prompt (a pasted log: 100 KB per
+// session). It is cut at 200 characters with an ellipsis, never inside a surrogate pair.
+void TestSessionsCommand::jsonCutsTheLastPrompt()
+{
+    TranscriptWriter pasted(root(), workspace(QStringLiteral("alpha")));
+    // The 199th and 200th characters are the two halves of one emoji.
+    const QString emoji = QStringLiteral("\U0001F680");
+    const QString prompt =
+        QString(198, QLatin1Char('x')) + emoji + QStringLiteral(" log line").repeated(12000);
+    pasted.user(prompt);
+    TranscriptWriter exact(root(), workspace(QStringLiteral("alpha")));
+    const QString twoHundred = QString(200, QLatin1Char('y'));
+    exact.user(twoHundred);
+    TranscriptWriter cutAfterPair(root(), workspace(QStringLiteral("alpha")));
+    const QString pairFits = QString(197, QLatin1Char('z')) + emoji + QStringLiteral(" tail");
+    cutAfterPair.user(pairFits);
+
+    const Run result =
+        run({QStringLiteral("--json"), QStringLiteral("--workspace"), workspace(QStringLiteral("alpha"))});
+    QCOMPARE(result.code, 0);
+    QVERIFY2(result.out.size() < 4000, qPrintable(QString::number(result.out.size())));
+    QHash<QString, QString> last;
+    for (const QJsonValue &value : QJsonDocument::fromJson(result.out.toUtf8()).array()) {
+        const QJsonObject session = value.toObject();
+        last.insert(session.value(QStringLiteral("id")).toString(),
+                    session.value(QStringLiteral("last_user_message")).toString());
+    }
+    QCOMPARE(last.size(), 3);
+    // The emoji would not fit whole before the ellipsis: it is left out, not split.
+    QCOMPARE(last.value(pasted.id()), QString(198, QLatin1Char('x')) + QChar(0x2026));
+    QCOMPARE(last.value(exact.id()), twoHundred);
+    QCOMPARE(last.value(cutAfterPair.id()), QString(197, QLatin1Char('z')) + emoji + QChar(0x2026));
+    QCOMPARE(last.value(cutAfterPair.id()).size(), 200);
+}
+
+// --search shows at most 200 sessions; when more match, stderr says how many there are.
+void TestSessionsCommand::searchSaysWhenItShowsOnlyTheNewest()
+{
+    for (int i = 0; i < 202; ++i) {
+        TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+        writer.user(QStringLiteral("ornithopter %1").arg(i));
+    }
+    const QStringList search{QStringLiteral("--search"), QStringLiteral("ornithopter"),
+                             QStringLiteral("--workspace"), workspace(QStringLiteral("alpha"))};
+    const Run text = run(search);
+    QCOMPARE(text.code, 0);
+    QCOMPARE(text.out.count(QStringLiteral("**ornithopter**")), 200);
+    QCOMPARE(
+        text.err,
+        QStringLiteral("Showing the newest 200 of 202 matching sessions; add words to narrow the search.\n"));
+    const Run json = run(QStringList{QStringLiteral("--json")} + search);
+    QCOMPARE(QJsonDocument::fromJson(json.out.toUtf8()).array().size(), 200);
+    QCOMPARE(json.err, text.err);
+
+    // Under the limit nothing is said.
+    const Run few = run({QStringLiteral("--search"), QStringLiteral("ornithopter 201"),
+                         QStringLiteral("--workspace"), workspace(QStringLiteral("alpha"))});
+    QCOMPARE(few.code, 0);
+    QVERIFY2(few.err.isEmpty(), qPrintable(few.err));
 }
 
 void TestSessionsCommand::searchJsonAddsSnippet()

@@ -38,7 +38,7 @@ quint64 TranscriptWriter::assistant(const QString &text)
 }
 
 quint64 TranscriptWriter::assistantWithTool(const QString &text, const QString &tool,
-                                            const QJsonObject &input, const QString &output)
+                                            const QJsonObject &input, const QJsonValue &output)
 {
     const QJsonArray transcript{
         QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")}, {QStringLiteral("content"), text}},

@@ -3,6 +3,7 @@
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QString>
 
 namespace keen::test {
@@ -22,9 +23,9 @@ public:
 
     quint64 user(const QString &text);
     quint64 assistant(const QString &text);
-    // An assistant turn with text, then one tool call with its input and output.
+    // An assistant turn with text, then one tool call with its input and output (text or JSON).
     quint64 assistantWithTool(const QString &text, const QString &tool, const QJsonObject &input,
-                              const QString &output);
+                              const QJsonValue &output);
     quint64 interrupted(const QString &partialText);
     quint64 failed(const QString &partialText, const QString &error);
     // Manual: visible summary transcript and status "Context compacted."; automatic: empty status.
