@@ -438,6 +438,10 @@ Verfügbare Werkzeuge: %2</translation>
         <source>The conversation is unchanged; summary text above was not applied.</source>
         <translation>Die Unterhaltung ist unverändert; der Zusammenfassungstext oben wurde nicht übernommen.</translation>
     </message>
+    <message>
+        <source>Nothing to compact yet: the conversation is empty.</source>
+        <translation>Noch nichts zu verdichten: die Unterhaltung ist leer.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>

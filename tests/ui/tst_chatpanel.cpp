@@ -95,6 +95,7 @@ private Q_SLOTS:
     void queueIsLimitedAndCommandsCannotQueue();
     void escDeniesAPendingPermissionBeforeTheTurn();
     void eachPermissionCardIsRightBelowItsToolCard();
+    void nothingToCompactDoesNotStayForTheNextConversation();
     void allowAndResetPermissionCommandsEditTheProjectAllowList();
 
 private:
@@ -770,6 +771,41 @@ void TestChatPanel::eachPermissionCardIsRightBelowItsToolCard()
              QStringList({QStringLiteral("tool touch one"), QStringLiteral("permission touch one"),
                           QStringLiteral("tool touch two"), QStringLiteral("permission touch two"),
                           QStringLiteral("Both made.")}));
+}
+
+// Found trying the window: Compact in an empty conversation left a "Nothing to compact yet" row that stayed
+// as the first row of the conversation that came next. It is a notice now; the next conversation, started by
+// a prompt, by New Session or by opening a saved one, starts with its own first row.
+void TestChatPanel::nothingToCompactDoesNotStayForTheNextConversation()
+{
+    const ChatModel *model = m_panel->model();
+    auto compactEmpty = [this, model] {
+        m_panel->spinner()->showNotification(QString());
+        m_panel->runCommand(QStringLiteral("/compact"));
+        QVERIFY2(m_panel->spinner()->notification().startsWith(QStringLiteral("Nothing to compact yet")),
+                 qPrintable(m_panel->spinner()->notification()));
+        QVERIFY(!model->plainText().contains(QStringLiteral("Nothing to compact")));
+        QVERIFY(!m_session->isBusy());
+    };
+
+    // A prompt starts the conversation.
+    compactEmpty();
+    firstTurn();
+    QCOMPARE(model->item(0).text, QStringLiteral("hi"));
+    const QString saved = m_session->sessionId();
+
+    // New Session.
+    m_panel->newSession();
+    compactEmpty();
+    m_panel->newSession();
+    QCOMPARE(model->rowCount(), 0);
+
+    // Opening the saved conversation.
+    compactEmpty();
+    m_session->openSessionAsync(saved);
+    QTRY_VERIFY(!m_session->isOpening() && m_panel->isHistoryShown() && model->rowCount() > 0);
+    QCOMPARE(model->item(0).text, QStringLiteral("hi"));
+    QVERIFY(!model->plainText().contains(QStringLiteral("Nothing to compact")));
 }
 
 QTEST_MAIN(TestChatPanel)
