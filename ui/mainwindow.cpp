@@ -689,6 +689,7 @@ void MainWindow::syncWorkspace()
         m_sessionBrowser->setWorkspace(m_shownWorkspace);
     updateBranch();
     updateStatus();
+    rebuildRecentMenu(); // without the folder now open, with the one left
 }
 
 void MainWindow::rememberFolder(const QString &folder)
@@ -708,9 +709,12 @@ void MainWindow::rebuildRecentMenu()
     if (!m_recentMenu)
         return;
     m_recentMenu->clear();
+    // Only the others: the open folder is already open (opening it again would do nothing).
+    const QString open = QFileInfo(m_session->workspace()).canonicalFilePath();
     int shown = 0;
     for (const QString &folder : std::as_const(m_recentFolders)) {
-        if (!QFileInfo(folder).isDir())
+        const QFileInfo info(folder);
+        if (!info.isDir() || info.canonicalFilePath() == open)
             continue;
         ++shown;
         const QString text =

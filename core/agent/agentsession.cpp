@@ -680,8 +680,21 @@ AgentSession::AgentSession(QObject *parent)
 {
     d->q = this;
     d->broker = new InteractionBroker(this);
-    connect(d->broker, &InteractionBroker::permissionRequested, this, &AgentSession::permissionRequested);
-    connect(d->broker, &InteractionBroker::questionAsked, this, &AgentSession::questionAsked);
+    // A tool posts its tool_start before it asks, but the runner delivers stream events at a pace while the
+    // broker's request comes at once: what the runner still holds goes first, so the tool's card is always
+    // above its prompt (the tools of a reply run one after another, so each prompt follows its own card).
+    connect(d->broker, &InteractionBroker::permissionRequested, this,
+            [this](const PermissionRequest &request) {
+                if (d->runner)
+                    d->runner->deliverPending();
+                Q_EMIT permissionRequested(request);
+            });
+    connect(d->broker, &InteractionBroker::questionAsked, this,
+            [this](quint64 questionId, const QJsonObject &questions) {
+                if (d->runner)
+                    d->runner->deliverPending();
+                Q_EMIT questionAsked(questionId, questions);
+            });
     connect(d->broker, &InteractionBroker::settled, this, &AgentSession::permissionSettled);
     d->rebuildTools();
 }

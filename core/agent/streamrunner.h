@@ -53,6 +53,9 @@ public:
                const CancellationToken &cancel, Prepare prepare = {});
     bool isRunning() const;
     CancellationToken cancelToken() const { return m_cancel; }
+    // Delivers what the worker has posted so far, now rather than at the pace (before something that came
+    // another way and must follow it). False when a receiver destroyed the runner.
+    bool deliverPending();
 
 Q_SIGNALS:
     void event(const keen::StreamEvent &event);
@@ -61,7 +64,6 @@ Q_SIGNALS:
 private:
     void post(const StreamEvent &event); // worker thread
     void drain();                        // runner thread: delivers, or waits for the interval to pass
-    bool deliverPending();               // false when a receiver destroyed the runner
     void workerFinished();
 
     // One run on the worker: done is released when it has ended.

@@ -92,6 +92,7 @@ QString usageText()
         "    --unpin ID                with --session: remove a pin\n"
         "    --pins                    with --session: list the pins and the pin budget\n"
         "    --yolo                    allow dangerous commands too\n"
+        "    --                        the end of the flags: the rest is the prompt, even words with --\n"
         "  keen-desktop sessions [--all] [--json] [--search QUERY] [--workspace DIR]\n"
         "                                                          list saved sessions\n"
         "  keen-desktop --version | --help\n");

@@ -24,6 +24,11 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
     QStringList words;
     for (qsizetype i = 0; i < arguments.size(); ++i) {
         const QString argument = arguments.at(i);
+        // The end of the flags, as getopt has it: a prompt may start with or quote a flag.
+        if (argument == QLatin1String("--")) {
+            words.append(arguments.mid(i + 1));
+            break;
+        }
         const QString flag = argument.section(QLatin1Char('='), 0, 0);
         const bool inlineValue =
             argument.startsWith(QLatin1String("--")) && argument.contains(QLatin1Char('='));

@@ -450,6 +450,10 @@ Verfügbare Werkzeuge: %2</translation>
         <source>Find Pre&amp;vious</source>
         <translation>&amp;Rückwärts suchen</translation>
     </message>
+    <message>
+        <source>Nothing to compact yet: the conversation is empty.</source>
+        <translation>Noch nichts zu verdichten: die Unterhaltung ist leer.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>

@@ -45,6 +45,7 @@ private Q_SLOTS:
     void versionAndHelpExitZero();
     void textOutputPromptWordsAndProgress();
     void pipedStdinIsAppendedOnANewLine();
+    void wordsAfterDoubleDashAreThePromptNotFlags();
     void jsonOutputUsesTheLastUsageEvent();
     void providerHttpErrorExitsOne();
     void retryLineSaysTheWaitAndTheReason();
@@ -410,6 +411,33 @@ void TestHeadlessRun::textOutputPromptWordsAndProgress()
                                          QStringLiteral("assistant_turn")}));
     QCOMPARE(payload(events.at(2)).value(QStringLiteral("message")).toString(),
              QStringLiteral("Hello, world"));
+}
+
+// `--` ends the flags, as in getopt-style tools: what follows is prompt text even when it looks like a flag,
+// and a second `--` is part of the prompt too.
+void TestHeadlessRun::wordsAfterDoubleDashAreThePromptNotFlags()
+{
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("ok")})));
+    const Outcome run =
+        runKeen(QStringList{QStringLiteral("run")} + providerArgs() +
+                QStringList{QStringLiteral("explain"), QStringLiteral("--"), QStringLiteral("--not-a-flag"),
+                            QStringLiteral("text"), QStringLiteral("--"), QStringLiteral("--yolo")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(run.out, QStringLiteral("ok\n"));
+    QCOMPARE(m_server->requests().size(), 1);
+    QCOMPARE(lastMessageContent(m_server->requests().at(0)),
+             QStringLiteral("explain --not-a-flag text -- --yolo"));
+
+    // Nothing after `--` is still no prompt.
+    const Outcome empty =
+        runKeen(QStringList{QStringLiteral("run")} + providerArgs() + QStringList{QStringLiteral("--")});
+    QCOMPARE(empty.exitCode, 1);
+    QVERIFY2(empty.err.contains(QLatin1String("prompt is required")), qPrintable(empty.err));
+    QCOMPARE(m_server->requests().size(), 1);
+
+    // --help says so.
+    const Outcome help = runKeen({QStringLiteral("--help")});
+    QVERIFY2(help.out.contains(QLatin1String("\n    --  ")), qPrintable(help.out));
 }
 
 void TestHeadlessRun::pipedStdinIsAppendedOnANewLine()

@@ -1,6 +1,8 @@
 #include "scriptedllmclient.h"
 
 #include "loop/compactioncommit.h"
+#include "tools/permissionrequester.h"
+#include "tools/toolregistry.h"
 
 namespace keen::test {
 
@@ -49,6 +51,12 @@ bool ScriptedLlmClient::commitRejected() const
     return m_commitRejected;
 }
 
+int ScriptedLlmClient::toolsStarted() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_toolsStarted;
+}
+
 void ScriptedLlmClient::reset()
 {
     QMutexLocker lock(&m_mutex);
@@ -66,7 +74,7 @@ bool ScriptedLlmClient::waitFor(const QString &gate, const CancellationToken &ca
     return true;
 }
 
-void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegistry *,
+void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegistry *tools,
                                    const StreamOptions &options, const CancellationToken &cancel,
                                    const EventSink &sink)
 {
@@ -97,6 +105,28 @@ void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegist
             if (!waitFor(step.gate, cancel))
                 return;
             break;
+        case Step::Kind::Tool: {
+            send(step.event);
+            {
+                QMutexLocker lock(&m_mutex);
+                ++m_toolsStarted;
+            }
+            ToolCallInfo call = *step.event.toolCall;
+            PermissionRequest request;
+            request.toolName = call.name;
+            request.command = call.input.value(QStringLiteral("command")).toString();
+            PermissionRequester *permissions = tools ? tools->context().permissions : nullptr;
+            const PermissionDecision decision =
+                permissions ? permissions->request(request, cancel) : PermissionDecision::Deny;
+            if (cancel.isCancelled())
+                return;
+            if (decision == PermissionDecision::Allow || decision == PermissionDecision::AllowForSession)
+                call.output = QJsonObject{{QStringLiteral("output"), QString()}};
+            else
+                call.error = QStringLiteral("permission denied");
+            send(StreamEvent::tool(StreamEvent::Type::ToolEnd, call));
+            break;
+        }
         case Step::Kind::AutoCompaction: {
             const CancellationToken child = cancel.child();
             AutoCompactionInfo started;

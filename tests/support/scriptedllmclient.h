@@ -25,7 +25,9 @@ class ScriptedLlmClient final : public LlmClient
 public:
     struct Step
     {
-        enum class Kind { Event, Gate, AutoCompaction };
+        // Tool: what the tool loop does for a call that asks the person: its tool_start, a permission
+        // request through the session's tools (the window's prompt), then its tool_end with the decision.
+        enum class Kind { Event, Gate, AutoCompaction, Tool };
         Kind kind = Kind::Event;
         StreamEvent event;
         QString gate;            // Gate: wait until open(gate) or the stream is cancelled (then stop)
@@ -39,6 +41,11 @@ public:
     static Step event(const StreamEvent &event) { return Step{Step::Kind::Event, event, {}, {}, {}, {}}; }
     static Step chunk(const QString &text) { return event(StreamEvent::chunk(text)); }
     static Step gate(const QString &name) { return Step{Step::Kind::Gate, {}, name, {}, {}, {}}; }
+    // A bash call (input.command) that asks for permission before it "runs".
+    static Step askingTool(const ToolCallInfo &call)
+    {
+        return Step{Step::Kind::Tool, StreamEvent::tool(StreamEvent::Type::ToolStart, call), {}, {}, {}, {}};
+    }
     static Step autoCompaction(const MessageList &replacement, const QString &waitGate = QString(),
                                const QString &failWith = QString())
     {
@@ -56,6 +63,8 @@ public:
     QList<MessageList> requests() const;
     QList<StreamOptions> options() const;
     int resetCount() const;
+    // How many Tool steps have sent their tool_start and are about to ask.
+    int toolsStarted() const;
     // Set when an applied compaction's commit was rejected by the app.
     bool commitRejected() const;
 
@@ -73,6 +82,7 @@ private:
     QList<MessageList> m_requests;
     QList<StreamOptions> m_options;
     int m_resets = 0;
+    int m_toolsStarted = 0;
     bool m_commitRejected = false;
 };
 

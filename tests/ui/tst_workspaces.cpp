@@ -45,6 +45,7 @@ private Q_SLOTS:
     void cleanup();
     void openFolderActionOpensTheChosenFolder();
     void openRecentKeepsTheLastTenInSettingsJson();
+    void openRecentListsTheOtherFoldersNotTheOpenOne();
     void droppedFolderIsOpened();
     void switchingDuringATurnAsksFirst();
     void sessionOptionOpensTheSessionReplayedAndTitlesTheWindow();
@@ -166,7 +167,7 @@ void TestWorkspaces::openFolderActionOpensTheChosenFolder()
     QVERIFY(browser);
     QCOMPARE(browser->workspace(), beta);
     QCOMPARE(browser->scope(), SessionBrowserPanel::Scope::Workspace);
-    QCOMPARE(recentMenuFolders().value(0), beta);
+    QCOMPARE(recentMenuFolders(), QStringList{folder(QStringLiteral("alpha"))}); // the folder left
     const auto settings = Settings::load();
     QVERIFY2(settings.ok(), qPrintable(settings.error()));
     QCOMPARE(settings->recentFolders.value(0), beta);
@@ -198,12 +199,12 @@ void TestWorkspaces::openRecentKeepsTheLastTenInSettingsJson()
         QCOMPARE(m_window->session()->workspace(), opened.constFirst());
     }
     const QStringList expected = opened.mid(0, Settings::MaxRecentFolders);
-    QCOMPARE(recentMenuFolders(), expected);
+    QCOMPARE(recentMenuFolders(), expected.mid(1)); // the open one is not offered
     QCOMPARE(Settings::load()->recentFolders, expected);
 
     // The next window has the same list, and picking one opens it.
     makeWindow(defaultOptions());
-    QCOMPARE(recentMenuFolders().mid(1), expected.mid(0, Settings::MaxRecentFolders - 1));
+    QCOMPARE(recentMenuFolders(), expected.mid(0, Settings::MaxRecentFolders - 1));
     auto *menu = m_window->findChild<QMenu *>(QStringLiteral("openRecentMenu"));
     QAction *third = nullptr;
     for (QAction *action : menu->actions()) {
@@ -214,7 +215,9 @@ void TestWorkspaces::openRecentKeepsTheLastTenInSettingsJson()
     QVERIFY(third->text().contains(QStringLiteral("project-8")));
     third->trigger();
     QCOMPARE(m_window->session()->workspace(), expected.at(3));
-    QCOMPARE(recentMenuFolders().constFirst(), expected.at(3));
+    QCOMPARE(Settings::load()->recentFolders.constFirst(), expected.at(3));
+    QCOMPARE(recentMenuFolders().constFirst(), folder(QStringLiteral("alpha")));
+    QVERIFY(!recentMenuFolders().contains(expected.at(3)));
 
     auto *clear = m_window->findChild<QAction *>(QStringLiteral("clearRecentFoldersAction"));
     QVERIFY(clear->isEnabled());
@@ -222,6 +225,41 @@ void TestWorkspaces::openRecentKeepsTheLastTenInSettingsJson()
     QVERIFY(recentMenuFolders().isEmpty());
     QVERIFY(!clear->isEnabled());
     QVERIFY(Settings::load()->recentFolders.isEmpty());
+}
+
+// Found trying the window: Open Recent listed the folder that was open (its first entry), which opening
+// again does nothing with. It lists the others, most recent first; the open one comes back once left.
+void TestWorkspaces::openRecentListsTheOtherFoldersNotTheOpenOne()
+{
+    const QString alpha = folder(QStringLiteral("alpha"));
+    const QString beta = folder(QStringLiteral("beta"));
+    const QString gamma = folder(QStringLiteral("gamma"));
+    QCOMPARE(Settings::load()->recentFolders, QStringList{alpha});
+    QVERIFY(recentMenuFolders().isEmpty()); // only the open folder so far
+    m_window->openFolder(beta);
+    m_window->openFolder(gamma);
+    QCOMPARE(recentMenuFolders(), QStringList({beta, alpha}));
+
+    // Picked from the menu: that one leaves the menu, the one left joins it.
+    auto *menu = m_window->findChild<QMenu *>(QStringLiteral("openRecentMenu"));
+    QAction *alphaAction = nullptr;
+    for (QAction *action : menu->actions()) {
+        if (action->data().toString() == alpha)
+            alphaAction = action;
+    }
+    QVERIFY(alphaAction);
+    alphaAction->trigger();
+    QCOMPARE(m_window->session()->workspace(), alpha);
+    QCOMPARE(recentMenuFolders(), QStringList({gamma, beta}));
+    QCOMPARE(Settings::load()->recentFolders, QStringList({alpha, gamma, beta}));
+
+    // Opening the open folder again changes nothing; a new window in beta offers the other two.
+    m_window->openFolder(alpha);
+    QCOMPARE(recentMenuFolders(), QStringList({gamma, beta}));
+    LaunchOptions inBeta = defaultOptions();
+    inBeta.workspace = beta;
+    makeWindow(inBeta);
+    QCOMPARE(recentMenuFolders(), QStringList({alpha, gamma}));
 }
 
 void TestWorkspaces::droppedFolderIsOpened()
@@ -235,7 +273,8 @@ void TestWorkspaces::droppedFolderIsOpened()
     QDropEvent drop(QPointF(200, 200), Qt::CopyAction, &folderData, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(m_window.get(), &drop);
     QCOMPARE(m_window->session()->workspace(), gamma);
-    QCOMPARE(recentMenuFolders().value(0), gamma);
+    QCOMPARE(Settings::load()->recentFolders.value(0), gamma);
+    QCOMPARE(recentMenuFolders(), QStringList{folder(QStringLiteral("alpha"))});
 
     // A file is not a folder: the drag is refused.
     QFile file(QDir(gamma).filePath(QStringLiteral("notes.txt")));

@@ -744,6 +744,11 @@ void ChatPanel::compact(const QString &focus)
         notify(tr("Operation not permitted"));
         return;
     }
+    // A notice, not a row: a row would belong to no session and stay above the conversation that comes next.
+    if (m_session->messages().isEmpty()) {
+        notify(tr("Nothing to compact yet: the conversation is empty."));
+        return;
+    }
     const Result<void> result = m_session->compact(focus);
     if (!result)
         m_model->addLine(ChatItem::Kind::Error, result.error());
