@@ -384,6 +384,8 @@ void MainWindow::createMenus()
     pinsAction->setObjectName(QStringLiteral("pinsAction"));
     contextAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+I")));
     setIconName(contextAction, QStringLiteral("keen-context"));
+    sessionMenu->addSeparator();
+    sessionMenu->addActions({m_chat->findAction(), m_chat->findNextAction(), m_chat->findPreviousAction()});
 
     // Filled in installSessionBrowser(), which makes the Sessions toggle.
     QMenu *viewMenu = menuBar()->addMenu(tr("&View"));

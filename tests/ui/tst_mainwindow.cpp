@@ -5,6 +5,7 @@
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
 #include "chat/elidinglabel.h"
+#include "chat/findbar.h"
 #include "chat/inputeditor.h"
 #include "chat/spinnerline.h"
 #include "colorschemecontroller.h"
@@ -30,6 +31,7 @@
 #include <QHelpEvent>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QScopeGuard>
@@ -51,6 +53,7 @@ private Q_SLOTS:
     void init();
     void cleanup();
     void actionsHaveShortcutsInTooltips();
+    void ctrlFOpensFindFromTheConversationMenu();
     void shiftTabCyclesTheMode();
     void statusBarShowsWorkspaceModelAndTokens();
     void contextMeterColoursAndThreshold();
@@ -134,6 +137,24 @@ void TestMainWindow::actionsHaveShortcutsInTooltips()
         QVERIFY(combo);
         QVERIFY(!combo->accessibleName().isEmpty());
     }
+}
+
+// Find in Conversation is in the Conversation menu, and Ctrl+F from the input opens its bar in the window.
+void TestMainWindow::ctrlFOpensFindFromTheConversationMenu()
+{
+    auto *find = m_window->findChild<QAction *>(QStringLiteral("findAction"));
+    QVERIFY(find);
+    QCOMPARE(find->shortcut(), QKeySequence(QKeySequence::Find));
+    bool inMenu = false;
+    for (QAction *menu : m_window->menuBar()->actions()) {
+        if (menu->menu() && menu->text() == QStringLiteral("&Conversation"))
+            inMenu = menu->menu()->actions().contains(find);
+    }
+    QVERIFY(inMenu);
+    m_window->chatPanel()->input()->setFocus();
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_F, Qt::ControlModifier);
+    QTRY_VERIFY(m_window->chatPanel()->findBar()->isVisible());
+    QVERIFY(m_window->chatPanel()->findBar()->lineEdit()->hasFocus());
 }
 
 void TestMainWindow::shiftTabCyclesTheMode()
