@@ -1410,6 +1410,10 @@ Ihn anhalten und %2 öffnen?</translation>
         <source>Cannot open %1 in the file manager.</source>
         <translation>%1 kann nicht in der Dateiverwaltung geöffnet werden.</translation>
     </message>
+    <message>
+        <source>The newest %1 of %2 matching sessions; add words to narrow the search.</source>
+        <translation>Die neuesten %1 von %2 passenden Sitzungen; weitere Wörter grenzen die Suche ein.</translation>
+    </message>
 </context>
 <context>
     <name>keen::SessionItemDelegate</name>

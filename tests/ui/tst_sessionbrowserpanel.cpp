@@ -2,6 +2,7 @@
 #include "sessions/sessionbrowserpanel.h"
 #include "sessions/sessionlistmodel.h"
 
+#include "session/sessionindex.h"
 #include "sessionfixtures.h"
 #include "testenvironment.h"
 
@@ -44,6 +45,7 @@ private Q_SLOTS:
     void listsThisWorkspaceThenAll();
     void emptyWorkspaceSaysSo();
     void searchShowsSnippetAndOpensAtTheMatch();
+    void aSearchBeyondTheLimitSaysHowManyMatch();
     void enterOpensTheSelectedSession();
     void renameWithF2IsStoredBesideTheTranscript();
     void deleteAsksFirstAndCancelKeepsTheSession();
@@ -196,6 +198,26 @@ void TestSessionBrowserPanel::searchShowsSnippetAndOpensAtTheMatch()
     QTest::keyClick(search, Qt::Key_Escape);
     QTRY_COMPARE_WITH_TIMEOUT(m_panel->model()->sessionCount(), 2, 5000);
     QVERIFY(!m_panel->model()->isSearching());
+}
+
+// The index lists the newest 200 sessions of a search; the panel said "200 matching sessions" when 230
+// matched. It says how many match and that only the newest are listed.
+void TestSessionBrowserPanel::aSearchBeyondTheLimitSaysHowManyMatch()
+{
+    for (int i = 0; i < SessionIndex::kSearchLimit + 30; ++i) {
+        TranscriptWriter session(m_store->root(), workspace(QStringLiteral("alpha")));
+        session.user(QStringLiteral("flaky test number %1").arg(i));
+    }
+    makePanel();
+    auto *search = m_panel->findChild<QLineEdit *>(QStringLiteral("sessionSearchField"));
+    search->setFocus();
+    QTest::keyClicks(search, QStringLiteral("flaky"));
+    QTRY_VERIFY(m_panel->model()->isSearching());
+    QTRY_COMPARE_WITH_TIMEOUT(m_panel->model()->sessionCount(), SessionIndex::kSearchLimit, 20000);
+    auto *status = m_panel->findChild<QLabel *>(QStringLiteral("sessionStatusLabel"));
+    QTRY_COMPARE(status->text(),
+                 QStringLiteral("The newest 200 of 230 matching sessions; add words to narrow the search."));
+    QVERIFY(status->isVisible());
 }
 
 void TestSessionBrowserPanel::enterOpensTheSelectedSession()

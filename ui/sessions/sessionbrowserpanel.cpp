@@ -342,6 +342,10 @@ void SessionBrowserPanel::updateStatus()
             text = m_model->isLoading()
                        ? tr("Searching…")
                        : tr("No sessions match \u201c%1\u201d.").arg(m_model->searchQuery().trimmed());
+        else if (m_model->matchingSessionCount() > count)
+            text = tr("The newest %1 of %2 matching sessions; add words to narrow the search.")
+                       .arg(count)
+                       .arg(m_model->matchingSessionCount());
         else
             text = count == 1 ? tr("1 matching session") : tr("%1 matching sessions").arg(count);
     } else if (count == 0) {

@@ -31,6 +31,7 @@ struct SessionListModel::LoadResult
     bool search = false;
     QList<SessionInfo> sessions;
     QList<SessionSearchHit> hits;
+    int matchingSessions = 0; // a search: how many match in all (hits holds the newest of them)
     QStringList watchPaths;
     QString error;
 };
@@ -167,7 +168,7 @@ void SessionListModel::startLoad()
         result.search = !query.isEmpty();
         SessionIndex index(root);
         if (result.search) {
-            auto hits = index.search(query, workspace);
+            auto hits = index.search(query, workspace, SessionIndex::kSearchLimit, &result.matchingSessions);
             if (hits)
                 result.hits = std::move(hits).value();
             else
@@ -233,6 +234,7 @@ void SessionListModel::finishLoad(const LoadResult &result)
     // Results for an older root, workspace or query are stale; a newer run is already pending.
     if (result.parameters == m_parameters) {
         m_lastError = result.error;
+        m_matchingSessions = result.search ? std::max(result.matchingSessions, int(result.hits.size())) : 0;
         if (result.search)
             setSearchResults(result.hits);
         else

@@ -63,6 +63,8 @@ public:
     bool isLoading() const { return m_running; }
     QString lastError() const { return m_lastError; }
     int sessionCount() const;
+    // A search: how many sessions match in all; more than sessionCount() when only the newest are listed.
+    int matchingSessionCount() const { return m_matchingSessions; }
 
     // Watch the disk and refresh (debounced) when sessions change. On by default.
     void setLiveUpdates(bool enabled);
@@ -125,6 +127,7 @@ private:
     QString m_workspace;
     QString m_query;
     QString m_lastError;
+    int m_matchingSessions = 0;
     QList<GroupRows> m_groups;
     std::optional<QDate> m_referenceDate;
     quint64 m_parameters = 0; // bumped when root, workspace or query change
