@@ -18,7 +18,7 @@ struct KeychainReply
 
 // The OS keychain through QtKeychain. Every job runs on one dedicated thread: QtKeychain queues jobs in a
 // global object that lives on whichever thread used it first, so mixing threads (or a worker thread that
-// ends) would stall it. Callers get a QFuture: chain it with then(context, ...) on the GUI thread, or wait()
+// ends) would stall it. Callers get a QFuture: hand it to whenFinished on the GUI thread, or wait()
 // elsewhere.
 class Keychain
 {
