@@ -113,6 +113,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
 
     m_chat = new ChatPanel(m_session, this);
     m_chat->setShowThinking(settings.showThinking);
+    m_chat->setZoomPercent(settings.zoomPercent);
     setCentralWidget(m_chat);
 
     createActions();
@@ -140,6 +141,9 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     connect(m_chat, &ChatPanel::showThinkingChanged, this, [this](bool show) {
         m_showThinkingAction->setChecked(show);
         saveSettings([show](Settings &settings) { settings.showThinking = show; });
+    });
+    connect(m_chat, &ChatPanel::zoomChanged, this, [this](int percent) {
+        saveSettings([percent](Settings &settings) { settings.zoomPercent = percent; });
     });
     connect(m_chat, &ChatPanel::toolHistoryChanged, this, [this](bool full) {
         saveSettings([full](Settings &settings) {
@@ -557,6 +561,8 @@ void MainWindow::installSessionBrowser()
     if (auto *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu"))) {
         view->addAction(m_sessionsAction);
         view->addAction(m_showThinkingAction);
+        view->addSeparator();
+        view->addActions({m_chat->zoomInAction(), m_chat->zoomOutAction(), m_chat->zoomResetAction()});
         view->addSeparator();
         QMenu *schemes = view->addMenu(tr("&Color Scheme"));
         schemes->setObjectName(QStringLiteral("colorSchemeMenu"));

@@ -27,6 +27,7 @@ const QString kToolHistory = QStringLiteral("tool_history");
 const QString kContextWindow = QStringLiteral("context_window");
 const QString kPinBudgetPercent = QStringLiteral("pin_budget_percent");
 const QString kRecentFolders = QStringLiteral("recent_folders");
+const QString kZoomPercent = QStringLiteral("zoom_percent");
 const QString kColorScheme = QStringLiteral("color_scheme");
 const QString kBaseUrl = QStringLiteral("base_url");
 const QString kHeaders = QStringLiteral("headers");
@@ -269,6 +270,16 @@ Settings Settings::parse(const QByteArray &json, const QString &path, QString *p
     else if (!pinBudget.isUndefined() && !pinBudget.isNull())
         reader.fail(kPinBudgetPercent, Settings::tr("a whole number of percent from 1 to 100"));
 
+    const QJsonValue zoom = root.value(kZoomPercent);
+    const double zoomPercent = zoom.toDouble();
+    if (zoom.isDouble() && zoomPercent >= MinZoomPercent && zoomPercent <= MaxZoomPercent &&
+        zoomPercent == double(int(zoomPercent)))
+        settings.zoomPercent = int(zoomPercent);
+    else if (!zoom.isUndefined() && !zoom.isNull())
+        reader.fail(
+            kZoomPercent,
+            Settings::tr("a whole number of percent from %1 to %2").arg(MinZoomPercent).arg(MaxZoomPercent));
+
     const QJsonValue recent = root.value(kRecentFolders);
     if (recent.isArray()) {
         const QJsonArray folders = recent.toArray();
@@ -310,9 +321,9 @@ Settings Settings::parse(const QByteArray &json, const QString &path, QString *p
     if (reader.failed())
         *problem = reader.error();
 
-    static const QStringList known{kProviders,    kActiveProvider,  kActiveModel,   kThinkingEffort,
-                                   kShowThinking, kToolHistory,     kContextWindow, kRecentFolders,
-                                   kColorScheme,  kPinBudgetPercent};
+    static const QStringList known{kProviders,    kActiveProvider,   kActiveModel,   kThinkingEffort,
+                                   kShowThinking, kToolHistory,      kContextWindow, kRecentFolders,
+                                   kColorScheme,  kPinBudgetPercent, kZoomPercent,   kCompactionReview};
     for (auto it = root.begin(); it != root.end(); ++it) {
         if (!known.contains(it.key()))
             settings.extra.insert(it.key(), it.value());
@@ -354,6 +365,8 @@ QByteArray Settings::toJson() const
         root.insert(kPinBudgetPercent, *pinBudgetPercent);
     if (!recentFolders.isEmpty())
         root.insert(kRecentFolders, QJsonArray::fromStringList(recentFolders));
+    if (zoomPercent != 100)
+        root.insert(kZoomPercent, zoomPercent);
     if (colorScheme != ColorScheme::System)
         root.insert(kColorScheme, colorSchemeName(colorScheme));
     if (reviewCompaction)

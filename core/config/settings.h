@@ -52,6 +52,10 @@ public:
     bool reviewCompaction = false;
     // The pins' share of the input budget in percent, 1 to 100 (issue 16); absent: 10.
     std::optional<int> pinBudgetPercent;
+    // The conversation's text size in percent of the desktop's font (View > Zoom), 50 to 200.
+    static constexpr int MinZoomPercent = 50;
+    static constexpr int MaxZoomPercent = 200;
+    int zoomPercent = 100;
     QJsonObject extra; // unknown top-level keys, kept on save
 
     bool operator==(const Settings &) const = default;

@@ -454,6 +454,22 @@ Verfügbare Werkzeuge: %2</translation>
         <source>Nothing to compact yet: the conversation is empty.</source>
         <translation>Noch nichts zu verdichten: die Unterhaltung ist leer.</translation>
     </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation>&amp;Vergrößern</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation>Ver&amp;kleinern</translation>
+    </message>
+    <message>
+        <source>&amp;Actual Size</source>
+        <translation>&amp;Originalgröße</translation>
+    </message>
+    <message>
+        <source>Zoom %1%</source>
+        <translation>Zoom %1%</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>

@@ -46,6 +46,7 @@ private Q_SLOTS:
     void wrongTypesNameFileAndKey();
     void recentFoldersAndColorSchemeRoundTrip();
     void modifyKeepsOtherKeysAndRefusesABrokenFile();
+    void settingsBackAtTheirDefaultStayThere();
     void damagedFileKeepsItsValidKeysAndSaysWhy();
     void fileThatIsNotARegularFileIsNamedAndNeverRead_data();
     void fileThatIsNotARegularFileIsNamedAndNeverRead();
@@ -188,6 +189,10 @@ void TestSettings::wrongTypesNameFileAndKey_data()
         << QByteArray(R"({"pin_budget_percent": 0})") << QStringLiteral("pin_budget_percent");
     QTest::newRow("pin_budget_percent over 100")
         << QByteArray(R"({"pin_budget_percent": 150})") << QStringLiteral("pin_budget_percent");
+    QTest::newRow("zoom_percent under 50")
+        << QByteArray(R"({"zoom_percent": 20})") << QStringLiteral("zoom_percent");
+    QTest::newRow("zoom_percent text")
+        << QByteArray(R"({"zoom_percent": "big"})") << QStringLiteral("zoom_percent");
     QTest::newRow("color_scheme") << QByteArray(R"({"color_scheme": "sepia"})")
                                   << QStringLiteral("color_scheme");
     QTest::newRow("api_key") << QByteArray(
@@ -222,6 +227,7 @@ void TestSettings::recentFoldersAndColorSchemeRoundTrip()
     QCOMPARE(settings.recentFolders.at(1), QStringLiteral("/work/project-13"));
     settings.colorScheme = Settings::ColorScheme::Dark;
     settings.pinBudgetPercent = 25; // issue 16
+    settings.zoomPercent = 130;     // View > Zoom In, three times
     QVERIFY(settings.save().ok());
     const QByteArray json = [] {
         QFile file(Settings::defaultPath());
@@ -230,9 +236,30 @@ void TestSettings::recentFoldersAndColorSchemeRoundTrip()
     QVERIFY(json.contains("\"recent_folders\""));
     QVERIFY(json.contains("\"color_scheme\": \"dark\""));
     QVERIFY(json.contains("\"pin_budget_percent\": 25"));
+    QVERIFY(json.contains("\"zoom_percent\": 130"));
     const auto loaded = Settings::load();
     QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
     QCOMPARE(*loaded, settings);
+}
+
+// A setting written only when it differs from its default (the compaction review, the zoom) was kept as an
+// unknown key once on disk, so turning it back off (or zooming back to 100%) came back on at the next start.
+void TestSettings::settingsBackAtTheirDefaultStayThere()
+{
+    test::TestEnvironment env;
+    QVERIFY(Settings::modify([](Settings &settings) {
+                settings.reviewCompaction = true;
+                settings.zoomPercent = 150;
+            }).ok());
+    QVERIFY(Settings::modify([](Settings &settings) {
+                settings.reviewCompaction = false;
+                settings.zoomPercent = 100;
+            }).ok());
+    const auto loaded = Settings::load();
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(loaded->reviewCompaction, false);
+    QCOMPARE(loaded->zoomPercent, 100);
+    QVERIFY(loaded->extra.isEmpty());
 }
 
 void TestSettings::modifyKeepsOtherKeysAndRefusesABrokenFile()

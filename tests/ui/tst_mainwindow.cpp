@@ -40,6 +40,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QToolTip>
+#include <QWheelEvent>
 
 using namespace keen;
 using test::ScriptedLlmClient;
@@ -54,6 +55,7 @@ private Q_SLOTS:
     void cleanup();
     void actionsHaveShortcutsInTooltips();
     void ctrlFOpensFindFromTheConversationMenu();
+    void zoomEnlargesTheConversationAndIsKept();
     void shiftTabCyclesTheMode();
     void statusBarShowsWorkspaceModelAndTokens();
     void contextMeterColoursAndThreshold();
@@ -155,6 +157,62 @@ void TestMainWindow::ctrlFOpensFindFromTheConversationMenu()
     QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_F, Qt::ControlModifier);
     QTRY_VERIFY(m_window->chatPanel()->findBar()->isVisible());
     QVERIFY(m_window->chatPanel()->findBar()->lineEdit()->hasFocus());
+}
+
+// A person who reads all day sets the text size: Ctrl++ (or Ctrl+=), Ctrl+- and Ctrl+0, View > Zoom, or
+// Ctrl+wheel over the conversation. The rows are laid out again in the new size, the input follows, and the
+// size is kept in settings.json for the next start.
+void TestMainWindow::zoomEnlargesTheConversationAndIsKept()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto readSettingsJson = [] {
+        QFile file(Settings::defaultPath());
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("A reply that wraps over a few lines when the text "
+                                                 "grows, which is what zoom is for. ")
+                                      .repeated(4)),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    ChatPanel *chat = m_window->chatPanel();
+    QTest::keyClicks(chat->input(), QStringLiteral("hi"));
+    QTest::keyClick(chat->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    ChatView *view = chat->view();
+    const QModelIndex reply = chat->model()->index(chat->model()->rowCount() - 1);
+    QTRY_VERIFY(view->visualRect(reply).height() > 0);
+    const int before = view->visualRect(reply).height();
+    const qreal basePoints = view->font().pointSizeF();
+
+    chat->input()->setFocus();
+    QTest::keyClick(chat->input(), Qt::Key_Equal, Qt::ControlModifier);
+    QTest::keyClick(chat->input(), Qt::Key_Plus, Qt::ControlModifier);
+    QTest::keyClick(chat->input(), Qt::Key_Plus, Qt::ControlModifier);
+    QCOMPARE(chat->zoomPercent(), 130);
+    QCOMPARE(view->font().pointSizeF(), basePoints * 1.3);
+    QCOMPARE(chat->input()->font().pointSizeF(), basePoints * 1.3);
+    QTRY_VERIFY2(view->visualRect(reply).height() > before * 1.2,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(view->visualRect(reply).height())));
+    QTRY_VERIFY(chat->spinner()->notification().contains(QStringLiteral("130%")));
+    QTRY_VERIFY(readSettingsJson().contains("\"zoom_percent\": 130"));
+
+    // Ctrl+wheel, one notch down; then Actual Size.
+    QWheelEvent wheel(QPointF(20, 20), view->viewport()->mapToGlobal(QPointF(20, 20)), QPoint(),
+                      QPoint(0, -120), Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(view->viewport(), &wheel);
+    QCOMPARE(chat->zoomPercent(), 120);
+    QTest::keyClick(chat->input(), Qt::Key_0, Qt::ControlModifier);
+    QCOMPARE(chat->zoomPercent(), 100);
+    QCOMPARE(view->font().pointSizeF(), basePoints);
+    QTRY_COMPARE(view->visualRect(reply).height(), before);
+    QTRY_VERIFY(!readSettingsJson().contains("zoom_percent")); // the default is not written
+
+    // Bounded: 50% to 200%, and the menu says when the end is reached.
+    for (int i = 0; i < 20; ++i)
+        QTest::keyClick(chat->input(), Qt::Key_Minus, Qt::ControlModifier);
+    QCOMPARE(chat->zoomPercent(), 50);
+    QVERIFY(!chat->zoomOutAction()->isEnabled());
+    QVERIFY(chat->zoomInAction()->isEnabled());
 }
 
 void TestMainWindow::shiftTabCyclesTheMode()

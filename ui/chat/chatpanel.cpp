@@ -11,6 +11,7 @@
 #include "chat/slashcommands.h"
 #include "chat/spinnerline.h"
 #include "chat/workspacefileindex.h"
+#include "config/settings.h"
 #include "contextdialog.h"
 #include "droppeddetailsdialog.h"
 #include "pinsdialog.h"
@@ -87,6 +88,25 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     m_findPreviousAction->setShortcut(QKeySequence::FindPrevious);
     connect(m_findPreviousAction, &QAction::triggered, this, &ChatPanel::findPrevious);
     addActions({m_findAction, m_findNextAction, m_findPreviousAction});
+
+    m_baseFont = m_view->font();
+    constexpr int ZoomStep = 10;
+    m_zoomInAction = new QAction(tr("Zoom &In"), this);
+    m_zoomInAction->setObjectName(QStringLiteral("zoomInAction"));
+    // Ctrl++ is Ctrl+Shift+= on most keyboards: Ctrl+= too, as browsers and editors accept.
+    m_zoomInAction->setShortcuts({QKeySequence::ZoomIn, QKeySequence(QStringLiteral("Ctrl+="))});
+    connect(m_zoomInAction, &QAction::triggered, this, [this] { zoomTo(m_zoomPercent + ZoomStep); });
+    m_zoomOutAction = new QAction(tr("Zoom &Out"), this);
+    m_zoomOutAction->setObjectName(QStringLiteral("zoomOutAction"));
+    m_zoomOutAction->setShortcut(QKeySequence::ZoomOut);
+    connect(m_zoomOutAction, &QAction::triggered, this, [this] { zoomTo(m_zoomPercent - ZoomStep); });
+    m_zoomResetAction = new QAction(tr("&Actual Size"), this);
+    m_zoomResetAction->setObjectName(QStringLiteral("zoomResetAction"));
+    m_zoomResetAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+0")));
+    connect(m_zoomResetAction, &QAction::triggered, this, [this] { zoomTo(100); });
+    addActions({m_zoomInAction, m_zoomOutAction, m_zoomResetAction});
+    connect(m_view, &ChatView::zoomRequested, this,
+            [this](int steps) { zoomTo(m_zoomPercent + steps * ZoomStep); });
     connect(m_findBar, &FindBar::searchChanged, this, &ChatPanel::runSearch);
     connect(m_findBar, &FindBar::nextRequested, this, &ChatPanel::findNext);
     connect(m_findBar, &FindBar::previousRequested, this, &ChatPanel::findPrevious);
@@ -492,6 +512,31 @@ void ChatPanel::onAutoCompactionCheckpointed()
     m_spinner->setCompacting(false);
     m_spinner->showNotification(tr("Context compacted automatically."));
     Q_EMIT metricsChanged();
+}
+
+void ChatPanel::setZoomPercent(int percent)
+{
+    percent = std::clamp(percent, int(Settings::MinZoomPercent), int(Settings::MaxZoomPercent));
+    m_zoomInAction->setEnabled(percent < Settings::MaxZoomPercent);
+    m_zoomOutAction->setEnabled(percent > Settings::MinZoomPercent);
+    if (percent == m_zoomPercent)
+        return;
+    m_zoomPercent = percent;
+    QFont font = m_baseFont;
+    if (m_baseFont.pointSizeF() > 0)
+        font.setPointSizeF(m_baseFont.pointSizeF() * percent / 100.0);
+    else
+        font.setPixelSize(qMax(6, m_baseFont.pixelSize() * percent / 100));
+    // The view lays its rows out again in the new size (ChatView drops its documents on a font change).
+    m_view->setFont(font);
+    m_input->setFont(font);
+    Q_EMIT zoomChanged(percent);
+}
+
+void ChatPanel::zoomTo(int percent)
+{
+    setZoomPercent(percent);
+    m_spinner->showNotification(tr("Zoom %1%").arg(m_zoomPercent));
 }
 
 void ChatPanel::findInConversation()

@@ -5,6 +5,7 @@
 #include "chat/conversationsearch.h"
 #include "conversation/agentmode.h"
 
+#include <QFont>
 #include <QHash>
 #include <QStringList>
 #include <QWidget>
@@ -52,6 +53,13 @@ public:
     QAction *findAction() const { return m_findAction; }
     QAction *findNextAction() const { return m_findNextAction; }
     QAction *findPreviousAction() const { return m_findPreviousAction; }
+    // View > Zoom In, Zoom Out, Actual Size (Ctrl++, Ctrl+-, Ctrl+0; Ctrl+wheel over the conversation): the
+    // text size of the conversation and the input, in percent of the desktop's font.
+    QAction *zoomInAction() const { return m_zoomInAction; }
+    QAction *zoomOutAction() const { return m_zoomOutAction; }
+    QAction *zoomResetAction() const { return m_zoomResetAction; }
+    int zoomPercent() const { return m_zoomPercent; }
+    void setZoomPercent(int percent);
     QStringList queue() const { return m_queue; }
     bool isBusy() const;
     bool showThinking() const { return m_showThinking; }
@@ -90,6 +98,7 @@ Q_SIGNALS:
     void modeChanged(keen::AgentMode mode);
     void showThinkingChanged(bool show);
     void toolHistoryChanged(bool full); // /tool-history full|none
+    void zoomChanged(int percent);
     void settingsRequested();
     void sessionsRequested();
     void thinkingRequested(const QString &effort);
@@ -117,6 +126,8 @@ private:
     void onCompactionReviewRequested(const QString &summary, const MessageList &replaced);
     void onAutoCompactionCheckpointed();
     void onPermissionRequested(const PermissionRequest &request);
+    // Zoom from an action or the wheel: applied, and the new size shown beside the spinner.
+    void zoomTo(int percent);
     void runSearch(const QString &text);
     void stepMatch(int step);
     void showCurrentMatch();
@@ -169,6 +180,11 @@ private:
     QList<ConversationSearch::Match> m_matches;
     int m_currentMatch = -1;
     bool m_matchesStale = false; // rows changed since the search ran
+    QAction *m_zoomInAction = nullptr;
+    QAction *m_zoomOutAction = nullptr;
+    QAction *m_zoomResetAction = nullptr;
+    QFont m_baseFont; // the desktop's font, what 100% shows
+    int m_zoomPercent = 100;
     bool m_drainScheduled = false;
     bool m_showThinking = true;
 };

@@ -14,6 +14,7 @@
 #include <QPainter>
 #include <QRegularExpression>
 #include <QScrollBar>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <limits>
@@ -308,7 +309,8 @@ bool ChatView::viewportEvent(QEvent *event)
 {
     // Light and dark: cached documents carry the colours of the viewport's palette (the delegate draws for
     // it), so they are rebuilt once the viewport itself has the new palette, after the view.
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange ||
+        event->type() == QEvent::FontChange) { // and zoom: they are laid out in the viewport's font
         m_delegate->clearCache();
         scheduleDelayedItemsLayout();
     }
@@ -482,6 +484,21 @@ void ChatView::mouseDoubleClickEvent(QMouseEvent *event)
     m_selectingText = true;
     m_pressPoint = point;
     applyTextSelection();
+}
+
+void ChatView::wheelEvent(QWheelEvent *event)
+{
+    if (!(event->modifiers() & Qt::ControlModifier)) {
+        QListView::wheelEvent(event);
+        return;
+    }
+    // One notch (120) is one zoom step, as in browsers and editors.
+    m_zoomWheel += event->angleDelta().y();
+    const int steps = m_zoomWheel / 120;
+    m_zoomWheel -= steps * 120;
+    if (steps != 0)
+        Q_EMIT zoomRequested(steps);
+    event->accept();
 }
 
 void ChatView::contextMenuEvent(QContextMenuEvent *event)

@@ -70,6 +70,8 @@ Q_SIGNALS:
     void pinRequested(const keen::Pin &pin, quint64 itemId);
     // A click on (or "Show Details Not in the Summary" of) a compaction's dropped-details row (issue 16).
     void droppedDetailsRequested(quint64 itemId);
+    // Ctrl+wheel: steps of zoom, positive to enlarge.
+    void zoomRequested(int steps);
 
 protected:
     bool event(QEvent *event) override;
@@ -79,6 +81,7 @@ protected:
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
@@ -113,6 +116,7 @@ private:
     QPoint m_pressPoint;
     QPoint m_lastDragPoint;
     QTimer m_edgeScroll; // scrolls while a drag holds the pointer above or below the view
+    int m_zoomWheel = 0; // Ctrl+wheel angle not yet a whole zoom step (touchpads send small deltas)
 };
 
 } // namespace keen
