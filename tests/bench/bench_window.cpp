@@ -6,6 +6,7 @@
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
+#include "chat/conversationsearch.h"
 #include "chat/inputeditor.h"
 
 #include "agent/agentsession.h"
@@ -473,6 +474,30 @@ void benchOpenSession()
          QStringLiteral("MB"), QStringLiteral("the rest is freed memory malloc has not returned yet"));
     line(QStringLiteral("documents laid out / row heights estimated"), delegate->cacheSize(),
          QStringLiteral(""), QStringLiteral("%1 estimated").arg(delegate->estimateCount()));
+
+    // Find in Conversation over the open session (on the GUI thread, after the typing pause): the pass over
+    // the rows' text, a word that is everywhere and one that is nowhere; then showing a match far up.
+    const QString common = lastRowText.section(QLatin1Char(' '), 0, 0);
+    for (const QString &needle : {common, QStringLiteral("zzqxv")}) {
+        QElapsedTimer findClock;
+        findClock.start();
+        const auto matches =
+            ConversationSearch::find(*model, needle, [&](int row) { return !view->isRowHidden(row); });
+        line(QStringLiteral("find \"%1\" in the open session").arg(needle), findClock.nsecsElapsed() / 1e6,
+             QStringLiteral("ms"),
+             QStringLiteral("%1 matches%2")
+                 .arg(matches.size())
+                 .arg(matches.size() >= ConversationSearch::MaxMatches ? QStringLiteral(" (the cap)")
+                                                                       : QString()));
+        if (!matches.isEmpty()) {
+            const ConversationSearch::Match far = matches.at(matches.size() / 2);
+            findClock.restart();
+            view->showMatch(far.row, needle, far.occurrence);
+            view->viewport()->repaint();
+            line(QStringLiteral("  show a match halfway up (lay out, scroll, paint)"),
+                 findClock.nsecsElapsed() / 1e6, QStringLiteral("ms"));
+        }
+    }
 }
 
 // Where opening the 30 MB session spends its time, stage by stage, in the order the window runs them (each
