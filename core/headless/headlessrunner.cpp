@@ -7,11 +7,15 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QScopeGuard>
+#include <QTimer>
+
+#include <algorithm>
 
 namespace keen {
 
@@ -374,6 +378,40 @@ int HeadlessRunner::run(const Options &options)
     int code = Failure;
     connect(m_session.get(), &AgentSession::streamEvent, &loop,
             [this](const StreamEvent &event) { onStreamEvent(event); });
+    // A stalled stream is waited for (the inactivity timeout, 5 minutes by default) before it is retried, and
+    // a log that says nothing for that long looks hung: a line on stderr every fifth of it, unless a tool
+    // runs.
+    QElapsedTimer quiet;
+    quiet.start();
+    qint64 lastQuietNote = 0;
+    int toolsRunning = 0;
+    connect(m_session.get(), &AgentSession::streamEvent, &loop, [&](const StreamEvent &event) {
+        quiet.restart();
+        lastQuietNote = 0;
+        if (event.type == StreamEvent::Type::ToolStart)
+            ++toolsRunning;
+        else if (event.type == StreamEvent::Type::ToolEnd)
+            toolsRunning = std::max(0, toolsRunning - 1);
+    });
+    QTimer quietCheck;
+    quietCheck.setInterval(250);
+    connect(&quietCheck, &QTimer::timeout, &loop, [&] {
+        const int timeoutMs = m_session->clientConfig().inactivityTimeoutMs;
+        const qint64 every = std::max(1000, timeoutMs / 5);
+        const qint64 silent = quiet.elapsed();
+        if (m_options.json || toolsRunning > 0 || silent - lastQuietNote < every)
+            return;
+        lastQuietNote = silent;
+        m_err << (m_progressLineOpen ? "\n" : "")
+              << tr("No data from the provider for %1 s; the request is retried after %2 s without data "
+                    "(Ctrl+C stops).")
+                     .arg(silent / 1000)
+                     .arg(timeoutMs / 1000)
+              << '\n';
+        m_err.flush();
+        m_progressLineOpen = false;
+    });
+    quietCheck.start();
     // S56-S58: only the applied boundary matters here; the checkpointed text stays part of the final text.
     connect(m_session.get(), &AgentSession::autoCompactionCheckpointed, &loop, [this](const QString &) {
         m_completedText += m_currentText;

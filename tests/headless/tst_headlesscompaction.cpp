@@ -89,6 +89,7 @@ class TestHeadlessCompaction : public QObject
 private Q_SLOTS:
     void initTestCase();
 
+    void aSilentProviderIsNamedOnStderr();
     void ctrlCThenNextTurnCompacts_data();
     void ctrlCThenNextTurnCompacts();
     void manualCompactionThatDoesNotApplyChangesNothing_data();
@@ -312,6 +313,33 @@ private:
 void TestHeadlessCompaction::initTestCase()
 {
     registerCoreMetaTypes();
+}
+
+// Found trying it headless: a stalled stream is waited for five minutes per attempt and the log said nothing
+// meanwhile, as if the run hung. Every fifth of the inactivity timeout without data, stderr says so.
+void TestHeadlessCompaction::aSilentProviderIsNamedOnStderr()
+{
+    Rig rig(QStringLiteral("openai"), LargeWindow);
+    HeadlessRun headless(rig);
+    ClientConfig config = rig.config();
+    config.inactivityTimeoutMs = 5000; // a note every second
+    headless.runner.setConfigResolver(
+        [config](const LaunchOptions &) { return Result<ClientConfig>(config); });
+    rig.enqueue({stalled(QStringLiteral("openai"))});
+    QTimer stop;
+    stop.setSingleShot(true);
+    QObject::connect(&stop, &QTimer::timeout, &headless.runner, [&] { headless.runner.interrupt(); });
+    const auto connection = QObject::connect(&rig.server(), &FakeProviderServer::requestReceived,
+                                             &rig.server(), [&] { stop.start(2600); });
+    QCOMPARE(headless.run(QStringLiteral("anyone there?")), int(HeadlessRunner::Interrupted));
+    QObject::disconnect(connection);
+    rig.server().closeAllConnections();
+    QVERIFY2(headless.err.contains(QStringLiteral("No data from the provider for 1 s; the request is retried "
+                                                  "after 5 s without data (Ctrl+C stops).")),
+             qPrintable(headless.err));
+    QVERIFY2(headless.err.contains(QStringLiteral("No data from the provider for 2 s")),
+             qPrintable(headless.err));
+    QVERIFY(headless.out.isEmpty() || !headless.out.contains(QStringLiteral("No data"))); // stderr only
 }
 
 void TestHeadlessCompaction::ctrlCThenNextTurnCompacts_data()
