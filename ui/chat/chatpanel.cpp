@@ -90,6 +90,7 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     addActions({m_findAction, m_findNextAction, m_findPreviousAction});
 
     m_baseFont = m_view->font();
+    m_inputBaseFont = m_input->font();
     constexpr int ZoomStep = 10;
     m_zoomInAction = new QAction(tr("Zoom &In"), this);
     m_zoomInAction->setObjectName(QStringLiteral("zoomInAction"));
@@ -522,14 +523,16 @@ void ChatPanel::setZoomPercent(int percent)
     if (percent == m_zoomPercent)
         return;
     m_zoomPercent = percent;
-    QFont font = m_baseFont;
-    if (m_baseFont.pointSizeF() > 0)
-        font.setPointSizeF(m_baseFont.pointSizeF() * percent / 100.0);
-    else
-        font.setPixelSize(qMax(6, m_baseFont.pixelSize() * percent / 100));
+    const auto scaled = [percent](QFont font) {
+        if (font.pointSizeF() > 0)
+            font.setPointSizeF(font.pointSizeF() * percent / 100.0);
+        else
+            font.setPixelSize(qMax(6, font.pixelSize() * percent / 100));
+        return font;
+    };
     // The view lays its rows out again in the new size (ChatView drops its documents on a font change).
-    m_view->setFont(font);
-    m_input->setFont(font);
+    m_view->setFont(scaled(m_baseFont));
+    m_input->setFont(scaled(m_inputBaseFont));
     Q_EMIT zoomChanged(percent);
 }
 

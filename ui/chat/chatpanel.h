@@ -183,7 +183,8 @@ private:
     QAction *m_zoomInAction = nullptr;
     QAction *m_zoomOutAction = nullptr;
     QAction *m_zoomResetAction = nullptr;
-    QFont m_baseFont; // the desktop's font, what 100% shows
+    QFont m_baseFont;      // the conversation's font at 100%
+    QFont m_inputBaseFont; // the input's
     int m_zoomPercent = 100;
     bool m_drainScheduled = false;
     bool m_showThinking = true;

@@ -38,6 +38,10 @@ FindBar::FindBar(QWidget *parent)
     m_previous = button(QStyle::SP_ArrowUp, tr("Previous match (Shift+Enter, Shift+F3)"), "findPrevious");
     m_next = button(QStyle::SP_ArrowDown, tr("Next match (Enter, F3)"), "findNext");
     m_close = button(QStyle::SP_DialogCloseButton, tr("Close (Esc)"), "findClose");
+    // The style's close icon is drawn dark whatever the palette (invisible in dark mode): a glyph in the
+    // text colour instead.
+    m_close->setIcon(QIcon());
+    m_close->setText(QStringLiteral("✕"));
     layout->addWidget(m_edit, 1);
     layout->addWidget(m_result);
     layout->addWidget(m_previous);
