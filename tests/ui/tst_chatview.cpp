@@ -41,7 +41,7 @@ private Q_SLOTS:
     void ctrlCCopiesSelectionElseInterrupts();
     void dragSelectsPartOfAReply();
     void dragFromOneRowIntoTheNextCopiesBoth();
-    void doubleClickSelectsAWord();
+    void doubleClickSelectsAWordAndATripleClickItsParagraph();
     void dragBelowTheViewScrollsAndSelectsOn();
     void questionCardAnswersWithTheChosenOptions();
 
@@ -465,14 +465,14 @@ void TestChatView::dragFromOneRowIntoTheNextCopiesBoth()
     QCOMPARE(copiedWithCtrlC(view), copied);
 }
 
-void TestChatView::doubleClickSelectsAWord()
+void TestChatView::doubleClickSelectsAWordAndATripleClickItsParagraph()
 {
     ChatModel model;
     ChatView view(&model);
     view.resize(600, 400);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    model.appendText(quickFox);
+    model.appendText(quickFox + QStringLiteral("\n\nThe next paragraph.\n"));
     model.flush();
     QTRY_VERIFY(view.visualRect(model.index(0)).height() > 0);
 
@@ -482,6 +482,10 @@ void TestChatView::doubleClickSelectsAWord()
     sendMouse(view, QEvent::MouseButtonDblClick, onQuick, Qt::LeftButton);
     sendMouse(view, QEvent::MouseButtonRelease, onQuick, Qt::NoButton);
     QCOMPARE(copiedWithCtrlC(view), QStringLiteral("quick"));
+    // A third click at once: the whole paragraph, not the next one.
+    sendMouse(view, QEvent::MouseButtonPress, onQuick, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, onQuick, Qt::NoButton);
+    QCOMPARE(copiedWithCtrlC(view), quickFox);
     // Esc lets it go: Ctrl+C then interrupts, as with nothing selected.
     QTest::keyClick(&view, Qt::Key_Escape);
     QVERIFY(!view.hasSelectedText());

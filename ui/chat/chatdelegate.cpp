@@ -242,6 +242,13 @@ std::pair<int, int> ChatDelegate::wordAround(const QModelIndex &index, int posit
     return stackOf(entryFor(index, contentWidth())).wordAround(position);
 }
 
+std::pair<int, int> ChatDelegate::blockAround(const QModelIndex &index, int position) const
+{
+    if (!index.isValid())
+        return {position, position};
+    return stackOf(entryFor(index, contentWidth())).blockAround(position);
+}
+
 std::optional<std::pair<int, int>> ChatDelegate::findInRow(const QModelIndex &index, const QString &needle,
                                                            int occurrence) const
 {

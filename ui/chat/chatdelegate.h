@@ -71,6 +71,7 @@ public:
     // The plain text a row shows between two positions; the word around a position.
     QString textBetween(const QModelIndex &index, int from, int to) const;
     std::pair<int, int> wordAround(const QModelIndex &index, int position) const;
+    std::pair<int, int> blockAround(const QModelIndex &index, int position) const;
     // Occurrence number occurrence of needle in what the row shows (ignoring case), as positions. Lays the
     // whole row out, and tells the view when that corrects its estimated height.
     std::optional<std::pair<int, int>> findInRow(const QModelIndex &index, const QString &needle,

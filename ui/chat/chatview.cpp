@@ -410,9 +410,25 @@ bool ChatView::scrollByKey(QKeyEvent *event)
 void ChatView::mousePressEvent(QMouseEvent *event)
 {
     if (event->button() == Qt::LeftButton) {
-        clearTextSelection();
         const QPoint point = event->position().toPoint();
         const QModelIndex at = indexAt(point);
+        const bool tripleClick =
+            m_sinceDoubleClick.isValid() &&
+            m_sinceDoubleClick.elapsed() < QApplication::doubleClickInterval() &&
+            (point - m_doubleClickPoint).manhattanLength() < QApplication::startDragDistance();
+        m_sinceDoubleClick.invalidate();
+        if (tripleClick && at.isValid() && at.row() == m_anchorRow) {
+            // The paragraph (or line of code) the double click's word is in.
+            const auto [first, last] = m_delegate->blockAround(at, m_anchorPosition);
+            m_anchorPosition = first;
+            m_focusPosition = last;
+            m_focusRow = m_anchorRow;
+            m_pressed = true;
+            m_selectingText = true;
+            applyTextSelection();
+            return;
+        }
+        clearTextSelection();
         m_pressed = at.isValid() && event->modifiers() == Qt::NoModifier;
         if (m_pressed) {
             m_pressPoint = point;
@@ -483,6 +499,8 @@ void ChatView::mouseDoubleClickEvent(QMouseEvent *event)
     m_pressed = true;
     m_selectingText = true;
     m_pressPoint = point;
+    m_doubleClickPoint = point;
+    m_sinceDoubleClick.start();
     applyTextSelection();
 }
 

@@ -3,6 +3,7 @@
 #include "conversation/permissionrequest.h"
 #include "conversation/pin.h"
 
+#include <QElapsedTimer>
 #include <QJsonObject>
 #include <QListView>
 #include <QTimer>
@@ -20,9 +21,9 @@ struct ChatItem;
 
 // The transcript: one QListView over ChatModel with ChatDelegate. Follows new output only when the user is
 // already at the bottom. A drag selects text (within a row or across rows, scrolling at the edges), a
-// double click a word; a plain click selects the row. Pending permission and question cards get their buttons
-// as index widgets on their own row. Reasoning rows hide when show-thinking is off and toggle open on click,
-// Enter or Space.
+// double click a word, a triple click its paragraph; a plain click selects the row. Pending permission and
+// question cards get their buttons as index widgets on their own row. Reasoning rows hide when show-thinking
+// is off and toggle open on click, Enter or Space.
 class ChatView final : public QListView
 {
     Q_OBJECT
@@ -115,7 +116,9 @@ private:
     bool m_selectingText = false; // ... and has moved far enough to select text, or double clicked
     QPoint m_pressPoint;
     QPoint m_lastDragPoint;
-    QTimer m_edgeScroll; // scrolls while a drag holds the pointer above or below the view
+    QTimer m_edgeScroll;              // scrolls while a drag holds the pointer above or below the view
+    QElapsedTimer m_sinceDoubleClick; // a press soon after a double click, in the same place: a triple click
+    QPoint m_doubleClickPoint;
     int m_zoomWheel = 0; // Ctrl+wheel angle not yet a whole zoom step (touchpads send small deltas)
 };
 

@@ -83,6 +83,16 @@ QString StackedText::text(int from, int to) const
     return parts.join(QLatin1Char('\n'));
 }
 
+std::pair<int, int> StackedText::blockAround(int position) const
+{
+    if (m_layers.isEmpty())
+        return {0, 0};
+    const int i = layerOf(position);
+    const QTextDocument *document = m_layers.at(i).document;
+    const QTextBlock block = document->findBlock(std::clamp(position - base(i), 0, lastPosition(document)));
+    return {base(i) + block.position(), base(i) + block.position() + std::max(0, block.length() - 1)};
+}
+
 std::optional<std::pair<int, int>> StackedText::find(const QString &needle, int occurrence) const
 {
     if (needle.isEmpty() || occurrence < 0)

@@ -32,6 +32,8 @@ public:
     int end() const;
     // The plain text between two positions (either order); layers are joined by a line break.
     QString text(int from, int to) const;
+    // The paragraph (text block: a paragraph, a list item, a line of code) around position, as [first, last).
+    std::pair<int, int> blockAround(int position) const;
     // Occurrence number occurrence (0: the first) of needle, ignoring case, as [first, last); none when
     // the text holds fewer.
     std::optional<std::pair<int, int>> find(const QString &needle, int occurrence) const;
