@@ -19,6 +19,7 @@
 #include <QAbstractButton>
 #include <QAbstractItemView>
 #include <QApplication>
+#include <QClipboard>
 #include <QCompleter>
 #include <QDeadlineTimer>
 #include <QDir>
@@ -84,6 +85,7 @@ private Q_SLOTS:
     void turnStreamsIntoTheTranscript();
     void aSilentProviderIsNamedButARunningToolIsNot();
     void findInConversationGoesFromMatchToMatch();
+    void ctrlCAndEscLetGoOfASelectionBeforeTheTurn();
     void automaticCompactionSwapsSpinnerTextAndBack();
     void escDuringAutomaticCompactionCancelsOnlyTheChild();
     void stopDuringAutomaticCompactionInterruptsTheParent();
@@ -276,6 +278,39 @@ void TestChatPanel::findInConversationGoesFromMatchToMatch()
     QVERIFY(!find->isVisible());
     QVERIFY(m_panel->input()->hasFocus());
     QVERIFY(!m_session->isBusy()); // Esc in the bar closes the bar, nothing else
+}
+
+// Found trying the window: with a row of a running reply selected (or a found match highlighted) and the
+// cursor in the input, Ctrl+C stopped the reply and copied nothing; Esc cleared the selection and stopped the
+// turn at once. What is selected is copied (or let go) first; the next Ctrl+C or Esc reaches the turn.
+void TestChatPanel::ctrlCAndEscLetGoOfASelectionBeforeTheTurn()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Working on it.")),
+                       ScriptedLlmClient::gate(QStringLiteral("hold")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("go"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Working on it.")));
+    ChatView *view = m_panel->view();
+    const int replyRow = m_panel->model()->rowCount() - 1;
+    QTRY_VERIFY(view->visualRect(m_panel->model()->index(replyRow)).height() > 0);
+
+    // A click on the reply selects its row; the cursor goes back to the input; Ctrl+C there copies the row.
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      view->visualRect(m_panel->model()->index(replyRow)).center());
+    m_panel->input()->setFocus();
+    QApplication::clipboard()->clear();
+    QTest::keyClick(m_panel->input(), Qt::Key_C, Qt::ControlModifier);
+    QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("Working on it."));
+    QVERIFY(m_session->isBusy());
+
+    // In the conversation: the first Esc lets go of the selection, the turn runs on; the next one stops it.
+    view->setFocus();
+    QTest::keyClick(view, Qt::Key_Escape);
+    QVERIFY(!view->hasSelectedText());
+    QVERIFY(m_session->isBusy());
+    QTest::keyClick(view, Qt::Key_Escape);
+    QTRY_VERIFY(!m_session->isBusy());
 }
 
 // proves S49, S52

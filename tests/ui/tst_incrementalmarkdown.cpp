@@ -297,7 +297,12 @@ void TestIncrementalMarkdown::aQuoteHasABarBesideIt()
         context.palette = palette;
         markdown.draw(&painter, context);
     }
-    const QRgb bar = ChatColors::tableBorder(palette).rgb();
+    const QRgb bar = ChatColors::quoteBar(palette).rgb();
+    // Found trying the window: the first bar (the table border colour) was hard to see in dark mode.
+    const auto contrast = [](const QColor &a, const QColor &b) {
+        return qAbs(a.lightness() - b.lightness());
+    };
+    QVERIFY(contrast(ChatColors::quoteBar(palette), palette.color(QPalette::Base)) >= 80);
     auto barRows = [&](int x) {
         int rows = 0;
         for (int y = 0; y < image.height(); ++y)

@@ -41,6 +41,14 @@ QColor ChatColors::tableBorder(const QPalette &palette)
     return palette.color(QPalette::Mid);
 }
 
+QColor ChatColors::quoteBar(const QPalette &palette)
+{
+    const QColor base = palette.color(QPalette::Base);
+    const QColor text = palette.color(QPalette::Text);
+    return QColor::fromRgbF((base.redF() + text.redF()) / 2, (base.greenF() + text.greenF()) / 2,
+                            (base.blueF() + text.blueF()) / 2);
+}
+
 // Fixed hues, one for light and one for dark backgrounds: green, amber and red must read as such.
 QColor ChatColors::diffAdded(const QPalette &palette)
 {

@@ -17,6 +17,8 @@ public:
     // Text color of inline code: the palette's text, nudged towards the link color for a hint of tint.
     static QColor inlineCodeText(const QPalette &palette);
     static QColor tableBorder(const QPalette &palette);
+    // The bar beside a block quote: half way between the background and the text, opaque, in both schemes.
+    static QColor quoteBar(const QPalette &palette);
     // Diff lines in edit cards and permission requests.
     static QColor diffAdded(const QPalette &palette);
     static QColor diffRemoved(const QPalette &palette);

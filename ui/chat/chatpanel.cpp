@@ -126,7 +126,14 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
 
     connect(m_input, &InputEditor::submitted, this, &ChatPanel::submitInput);
     connect(m_input, &InputEditor::escapePressed, this, &ChatPanel::escape);
-    connect(m_input, &InputEditor::interruptRequested, this, &ChatPanel::interrupt);
+    // Ctrl+C in the input with nothing selected there: what is selected in the conversation (a row, text, a
+    // found match) is copied first, as the person sees it highlighted; with nothing selected it interrupts.
+    connect(m_input, &InputEditor::interruptRequested, this, [this] {
+        if (m_view->hasSelectedText())
+            m_view->copySelection();
+        else
+            interrupt();
+    });
     connect(m_view, &ChatView::escapePressed, this, &ChatPanel::escape);
     connect(m_view, &ChatView::interruptRequested, this, &ChatPanel::interrupt);
     connect(m_view, &ChatView::permissionDecided, this, &ChatPanel::onPermissionDecided);

@@ -339,9 +339,11 @@ void ChatView::keyPressEvent(QKeyEvent *event)
         return;
     }
     if (event->key() == Qt::Key_Escape) {
+        // A first Esc only lets go of what is selected; the next one goes on to the turn (cancel, deny, stop).
         if (hasSelectedText()) {
             clearSelection();
             clearTextSelection();
+            return;
         }
         Q_EMIT escapePressed();
         return;

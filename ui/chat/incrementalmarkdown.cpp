@@ -363,7 +363,7 @@ void IncrementalMarkdown::drawQuoteBars(QPainter *painter, const QTextDocument &
         for (int depth = 0; depth < level; ++depth) {
             const qreal bottom = depth < nextLevel ? box.bottom() : layout->blockBoundingRect(block).bottom();
             painter->fillRect(QRectF(QuoteIndent * depth + 2, box.top(), QuoteBarWidth, bottom - box.top()),
-                              ChatColors::tableBorder(palette));
+                              ChatColors::quoteBar(palette));
         }
     }
 }
