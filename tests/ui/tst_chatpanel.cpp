@@ -86,6 +86,7 @@ private Q_SLOTS:
     void aSilentProviderIsNamedButARunningToolIsNot();
     void findInConversationGoesFromMatchToMatch();
     void ctrlCAndEscLetGoOfASelectionBeforeTheTurn();
+    void findFollowsTheConversationAndOpensFoldedThoughts();
     void automaticCompactionSwapsSpinnerTextAndBack();
     void escDuringAutomaticCompactionCancelsOnlyTheChild();
     void stopDuringAutomaticCompactionInterruptsTheParent();
@@ -311,6 +312,57 @@ void TestChatPanel::ctrlCAndEscLetGoOfASelectionBeforeTheTurn()
     QVERIFY(m_session->isBusy());
     QTest::keyClick(view, Qt::Key_Escape);
     QTRY_VERIFY(!m_session->isBusy());
+}
+
+// Found trying the window: the count of an open find bar stayed as it was while a reply streamed in or
+// another session opened, and the first Enter then skipped a match; a match in a folded thought was counted
+// but never shown; a double-clicked word did not become the search.
+void TestChatPanel::findFollowsTheConversationAndOpensFoldedThoughts()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::event(StreamEvent::reasoning(QStringLiteral("Maybe the gizmo is loose."))),
+         ScriptedLlmClient::chunk(QStringLiteral("Checking the gizmo.")),
+         ScriptedLlmClient::gate(QStringLiteral("more")),
+         ScriptedLlmClient::chunk(QStringLiteral(" The gizmo is fine; another gizmo is not.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("look"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Checking the gizmo.")));
+    int thought = -1;
+    for (int row = 0; row < m_panel->model()->rowCount(); ++row) {
+        if (m_panel->model()->item(row).kind == ChatItem::Kind::Reasoning)
+            thought = row;
+    }
+    QVERIFY(thought >= 0);
+    QVERIFY(m_panel->model()->item(thought).collapsed);
+
+    FindBar *find = m_panel->findBar();
+    m_panel->findInConversation();
+    QTest::keyClicks(find->lineEdit(), QStringLiteral("gizmo"));
+    QTRY_COMPARE(find->resultText(), QStringLiteral("1 of 2"));
+    // The thought comes first: it opens, and its word is what is selected.
+    QVERIFY(!m_panel->model()->item(thought).collapsed);
+    QCOMPARE(m_panel->view()->selectedText(), QStringLiteral("gizmo"));
+
+    m_client->open(QStringLiteral("more")); // two more in the reply, while the bar is open
+    QTRY_VERIFY(!m_session->isBusy());
+    QTRY_COMPARE(find->resultText(), QStringLiteral("1 of 4"));
+    QTest::keyClick(find->lineEdit(), Qt::Key_Return);
+    QCOMPARE(find->resultText(), QStringLiteral("2 of 4"));
+
+    // A double-clicked word is what Ctrl+F then looks for.
+    QTest::keyClick(find->lineEdit(), Qt::Key_Escape);
+    ChatView *view = m_panel->view();
+    const QModelIndex question = m_panel->model()->index(0);
+    QCOMPARE(m_panel->model()->item(0).text, QStringLiteral("look"));
+    const QRect text = view->chatDelegate()->documentRect(view->visualRect(question), question);
+    const QPoint onLook(text.left() + 3, text.top() + view->fontMetrics().height() / 2);
+    QTest::mouseDClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, onLook);
+    QCOMPARE(view->selectedText(), QStringLiteral("look"));
+    QTest::keyClick(view, Qt::Key_F, Qt::ControlModifier);
+    QVERIFY(find->isVisible());
+    QCOMPARE(find->text(), QStringLiteral("look"));
+    QTRY_COMPARE(find->resultText(), QStringLiteral("1 of 1"));
 }
 
 // proves S49, S52

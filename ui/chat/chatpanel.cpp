@@ -114,9 +114,19 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     connect(m_findBar, &FindBar::closed, this, [this] { m_input->setFocus(Qt::OtherFocusReason); });
     // Rows that come, go or change make the matches stale; they are found again on the next step. A new
     // conversation is searched again at once while the bar is open, so its count is right.
+    // While the bar is open its count follows the conversation (a streaming reply, an opened session), at
+    // most twice a second and without moving the view.
+    m_findRefresh.setSingleShot(true);
+    m_findRefresh.setInterval(500);
+    connect(&m_findRefresh, &QTimer::timeout, this, &ChatPanel::refreshMatches);
+    const auto changed = [this] {
+        m_matchesStale = true;
+        if (m_findBar->isVisible() && !m_findText.isEmpty() && !m_findRefresh.isActive())
+            m_findRefresh.start();
+    };
     for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
-        connect(m_model, signal, this, [this] { m_matchesStale = true; });
-    connect(m_model, &QAbstractItemModel::dataChanged, this, [this] { m_matchesStale = true; });
+        connect(m_model, signal, this, changed);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, changed);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
         m_matches.clear();
         m_currentMatch = -1;
@@ -580,6 +590,20 @@ void ChatPanel::runSearch(const QString &text)
     showCurrentMatch();
 }
 
+void ChatPanel::refreshMatches()
+{
+    m_findRefresh.stop();
+    const int was = m_currentMatch;
+    const ConversationSearch::Match current = m_matches.value(m_currentMatch);
+    m_matches =
+        ConversationSearch::find(*m_model, m_findText, [this](int row) { return !m_view->isRowHidden(row); });
+    m_matchesStale = false;
+    // The match shown stays the current one; when it is gone, none is (the next Enter shows the first).
+    m_currentMatch = was >= 0 ? int(m_matches.indexOf(current)) : -1;
+    m_findBar->setResult(m_currentMatch, int(m_matches.size()),
+                         m_matches.size() >= ConversationSearch::MaxMatches);
+}
+
 void ChatPanel::findNext()
 {
     stepMatch(1);
@@ -596,21 +620,17 @@ void ChatPanel::stepMatch(int step)
         findInConversation();
         return;
     }
-    if (m_matchesStale) {
-        const ConversationSearch::Match was = m_matches.value(m_currentMatch);
-        m_matches = ConversationSearch::find(*m_model, m_findText,
-                                             [this](int row) { return !m_view->isRowHidden(row); });
-        m_matchesStale = false;
-        m_currentMatch = std::max(0, int(m_matches.indexOf(was)));
-        if (m_currentMatch >= m_matches.size())
-            m_currentMatch = -1;
-    }
+    if (m_matchesStale)
+        refreshMatches();
     if (m_matches.isEmpty()) {
         showCurrentMatch();
         return;
     }
     const int count = int(m_matches.size());
-    m_currentMatch = m_currentMatch < 0 ? 0 : ((m_currentMatch + step) % count + count) % count;
+    if (m_currentMatch < 0) // none shown yet: the first one forwards, the last one backwards
+        m_currentMatch = step > 0 ? 0 : count - 1;
+    else
+        m_currentMatch = ((m_currentMatch + step) % count + count) % count;
     showCurrentMatch();
 }
 

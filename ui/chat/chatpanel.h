@@ -8,6 +8,7 @@
 #include <QFont>
 #include <QHash>
 #include <QStringList>
+#include <QTimer>
 #include <QWidget>
 
 #include <optional>
@@ -129,6 +130,8 @@ private:
     // Zoom from an action or the wheel: applied, and the new size shown beside the spinner.
     void zoomTo(int percent);
     void runSearch(const QString &text);
+    // The matches found again after the conversation changed, the current one kept when it still is one.
+    void refreshMatches();
     void stepMatch(int step);
     void showCurrentMatch();
     // Tells the spinner whether the turn waits for the provider now (its silence is then worth a word).
@@ -180,6 +183,7 @@ private:
     QList<ConversationSearch::Match> m_matches;
     int m_currentMatch = -1;
     bool m_matchesStale = false; // rows changed since the search ran
+    QTimer m_findRefresh;
     QAction *m_zoomInAction = nullptr;
     QAction *m_zoomOutAction = nullptr;
     QAction *m_zoomResetAction = nullptr;

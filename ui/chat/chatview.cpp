@@ -224,6 +224,9 @@ bool ChatView::showMatch(int row, const QString &needle, int occurrence)
     const QModelIndex index = m_model->index(row);
     clearSelection();
     clearTextSelection();
+    const ChatItem &item = m_model->item(row);
+    if (item.kind == ChatItem::Kind::Reasoning && item.collapsed)
+        m_model->toggleCollapsed(row); // a match in a folded thought is shown by opening it
     const auto found = m_delegate->findInRow(index, needle, occurrence);
     executeDelayedItemsLayout(); // the row may have been measured afresh: place it before scrolling to it
     if (!found) {
@@ -339,7 +342,8 @@ void ChatView::keyPressEvent(QKeyEvent *event)
         return;
     }
     if (event->key() == Qt::Key_Escape) {
-        // A first Esc only lets go of what is selected; the next one goes on to the turn (cancel, deny, stop).
+        // A first Esc only lets go of what is selected; the next one goes on to the turn (cancel, deny,
+        // stop).
         if (hasSelectedText()) {
             clearSelection();
             clearTextSelection();
