@@ -5,6 +5,7 @@
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatview.h"
+#include "chat/conversationsearch.h"
 
 #include "testenvironment.h"
 
@@ -43,6 +44,8 @@ private Q_SLOTS:
     void dragFromOneRowIntoTheNextCopiesBoth();
     void doubleClickSelectsAWordAndATripleClickItsParagraph();
     void dragBelowTheViewScrollsAndSelectsOn();
+    void everyMatchFoundIsShown_data();
+    void everyMatchFoundIsShown();
     void questionCardAnswersWithTheChosenOptions();
 
 private:
@@ -519,6 +522,48 @@ void TestChatView::dragBelowTheViewScrollsAndSelectsOn()
     QVERIFY2(copied.startsWith(QStringLiteral("Paragraph 0 of")), qPrintable(copied.left(80)));
     QVERIFY2(copied.count(QStringLiteral("Paragraph")) > 40, qPrintable(QString::number(copied.size())));
     QVERIFY(!copied.contains(QStringLiteral("Paragraph 199 ")));
+}
+
+void TestChatView::everyMatchFoundIsShown_data()
+{
+    QTest::addColumn<QString>("needle");
+    QTest::addColumn<int>("count");
+    QTest::newRow("across emphasis") << QStringLiteral("bold and italic") << 2;
+    QTest::newRow("marks are not text") << QStringLiteral("**bold**") << 0;
+    QTest::newRow("a table pipe") << QStringLiteral("| a1") << 0;
+    QTest::newRow("a heading's hashes") << QStringLiteral("## Section") << 0;
+    QTest::newRow("a heading") << QStringLiteral("section 2") << 1;
+    QTest::newRow("a cell") << QStringLiteral("a1") << 1;
+    QTest::newRow("inline code") << QStringLiteral("x = 1") << 2;
+    QTest::newRow("a link's text, not its target") << QStringLiteral("docs") << 1;
+    QTest::newRow("a list item") << QStringLiteral("first item") << 1;
+    QTest::newRow("brackets that are no link") << QStringLiteral("[1]") << 1;
+}
+
+// Found trying the window: Find counted in the Markdown source, so "bold and italic" (shown on screen) found
+// nothing, while "**bold**" or "| a150" counted matches that could never be shown or highlighted.
+void TestChatView::everyMatchFoundIsShown()
+{
+    QFETCH(QString, needle);
+    QFETCH(int, count);
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.appendText(QStringLiteral("## Section 2\n\nSome **bold** and *italic* text, `x = 1` here, and a "
+                                    "[docs](https://example.invalid/manual) link [1].\n\n"
+                                    "| a1 | b1 |\n|---|---|\n| c1 | d1 |\n\n"
+                                    "1. first item\n2. second\n\n> **bold** and _italic_\n\n"
+                                    "```\nx = 1\n```\n"));
+    model.flush();
+    QTRY_VERIFY(view.visualRect(model.index(0)).height() > 0);
+    const QList<ConversationSearch::Match> matches = ConversationSearch::find(model, needle, {});
+    QCOMPARE(matches.size(), count);
+    for (const ConversationSearch::Match &match : matches) {
+        QVERIFY2(view.showMatch(match.row, needle, match.occurrence), qPrintable(needle));
+        QCOMPARE(view.selectedText().toLower(), needle.toLower());
+    }
 }
 
 void TestChatView::questionCardAnswersWithTheChosenOptions()

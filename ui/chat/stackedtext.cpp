@@ -4,7 +4,6 @@
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
-#include <QTextDocumentFragment>
 #include <QTextLayout>
 
 #include <algorithm>
@@ -77,8 +76,15 @@ QString StackedText::text(int from, int to) const
         const QTextDocument *document = m_layers.at(i).document;
         const int first = std::clamp(from - base(i), 0, lastPosition(document));
         const int last = std::clamp(to - base(i), 0, lastPosition(document));
-        if (first < last)
-            parts.append(cursorOver(document, first, last).selection().toPlainText());
+        if (first >= last)
+            continue;
+        // selectedText(), not selection().toPlainText(): the fragment of a list item or a block after a table
+        // starts with a line break that is not part of what was selected.
+        QString part = cursorOver(document, first, last).selectedText();
+        part.replace(QChar::ParagraphSeparator, QLatin1Char('\n'));
+        part.replace(QChar::LineSeparator, QLatin1Char('\n'));
+        part.replace(QChar::Nbsp, QLatin1Char(' '));
+        parts.append(part);
     }
     return parts.join(QLatin1Char('\n'));
 }
