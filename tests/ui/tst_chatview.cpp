@@ -246,6 +246,25 @@ void TestChatView::reasoningHidesAndToggles()
     QVERIFY(model.item(0).collapsed);
     QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, view.visualRect(model.index(0)).center());
     QVERIFY(!model.item(0).collapsed);
+    // Found trying the window: a double click on a word of an open thought folded it on its first click.
+    // A click into its text leaves it open; a double click there selects the word; its header folds it.
+    const auto second = view.chatDelegate()->findInRow(model.index(0), QStringLiteral("second"), 0);
+    QVERIFY(second);
+    const QRect secondLine =
+        view.chatDelegate()->textLineRect(model.index(0), view.visualRect(model.index(0)), second->first);
+    const QPoint onSecond(secondLine.left() + 4, secondLine.center().y());
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, onSecond);
+    QVERIFY(!model.item(0).collapsed);
+    QTest::mouseDClick(view.viewport(), Qt::LeftButton, {}, onSecond);
+    QVERIFY(!model.item(0).collapsed);
+    QCOMPARE(view.selectedText(), QStringLiteral("second"));
+    const QModelIndex thought = model.index(0);
+    const QRect text = view.chatDelegate()->documentRect(view.visualRect(thought), thought);
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {},
+                      QPoint(text.left() + 4, text.top() + view.fontMetrics().height() / 2));
+    QVERIFY(model.item(0).collapsed);
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, view.visualRect(model.index(0)).center());
+    QVERIFY(!model.item(0).collapsed);
     view.setShowThinking(false);
     QVERIFY(view.isRowHidden(0));
     QVERIFY(!view.isRowHidden(1));

@@ -477,11 +477,19 @@ void ChatView::mouseReleaseEvent(QMouseEvent *event)
             QApplication::clipboard()->setText(selectedText(), QClipboard::Selection);
         return; // the end of a drag is not a click: no row opens or toggles
     }
-    const QModelIndex at = indexAt(event->position().toPoint());
+    const QPoint point = event->position().toPoint();
+    const QModelIndex at = indexAt(point);
     const bool plainClick = event->button() == Qt::LeftButton && event->modifiers() == Qt::NoModifier;
     QListView::mouseReleaseEvent(event);
-    if (plainClick && at.isValid() && m_model->item(at.row()).kind == ChatItem::Kind::Reasoning)
-        m_model->toggleCollapsed(at.row());
+    if (plainClick && at.isValid() && m_model->item(at.row()).kind == ChatItem::Kind::Reasoning) {
+        // A folded thought opens on a click anywhere; an open one folds on its "Thinking" line only, so a
+        // click (or the first click of a double click) into its text does not fold it away.
+        const bool onHeader =
+            m_model->item(at.row()).collapsed ||
+            m_delegate->blockAround(at, m_delegate->textPositionAt(at, visualRect(at), point)).first == 0;
+        if (onHeader)
+            m_model->toggleCollapsed(at.row());
+    }
     if (plainClick && at.isValid() && !m_model->item(at.row()).dropped.isEmpty())
         Q_EMIT droppedDetailsRequested(m_model->item(at.row()).id);
 }
@@ -490,8 +498,9 @@ void ChatView::mouseDoubleClickEvent(QMouseEvent *event)
 {
     const QPoint point = event->position().toPoint();
     const QModelIndex at = indexAt(point);
-    const ChatItem::Kind kind = at.isValid() ? m_model->item(at.row()).kind : ChatItem::Kind::Status;
-    if (event->button() != Qt::LeftButton || !at.isValid() || kind == ChatItem::Kind::Reasoning) {
+    const bool foldedThought = at.isValid() && m_model->item(at.row()).kind == ChatItem::Kind::Reasoning &&
+                               m_model->item(at.row()).collapsed;
+    if (event->button() != Qt::LeftButton || !at.isValid() || foldedThought) {
         QListView::mouseDoubleClickEvent(event);
         return;
     }
