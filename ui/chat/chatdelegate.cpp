@@ -254,16 +254,23 @@ std::optional<std::pair<int, int>> ChatDelegate::findInRow(const QModelIndex &in
 {
     if (!index.isValid())
         return std::nullopt;
-    const ChatItem &item = m_model->item(index.row());
     const int width = contentWidth();
     const Entry &entry = entryFor(index, width, Render::Whole);
-    SizeEntry &known = m_sizes.get(item.id);
-    const int height = rowHeight(item, entry.height());
-    if (known.height != height || !known.exact) { // the estimate was off: the view places the rows again
-        known = SizeEntry{width, entry.revision, height, true};
-        Q_EMIT const_cast<ChatDelegate *>(this)->sizeHintChanged(index);
-    }
+    noteLaidOutHeight(index, entry, width);
     return stackOf(entry).find(needle, occurrence);
+}
+
+void ChatDelegate::noteLaidOutHeight(const QModelIndex &index, const Entry &entry, int width) const
+{
+    const ChatItem &item = m_model->item(index.row());
+    const int height = rowHeight(item, entry.height());
+    SizeEntry &known = m_sizes.get(item.id);
+    if (known.width == width && known.revision == entry.revision && known.height == height && known.exact)
+        return;
+    const bool moved = known.height != height;
+    known = SizeEntry{width, entry.revision, height, true};
+    if (moved) // the estimate was off: the view lays the rows out again
+        Q_EMIT const_cast<ChatDelegate *>(this)->sizeHintChanged(index);
 }
 
 QRect ChatDelegate::textLineRect(const QModelIndex &index, const QRect &rowRect, int position) const
@@ -353,14 +360,7 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
     const ChatItem &item = m_model->item(index.row());
     const int width = contentWidth();
     const Entry &entry = entryFor(index, width);
-    const int height = rowHeight(item, entry.height());
-    SizeEntry &known = m_sizes.get(item.id);
-    if (known.width != width || known.revision != entry.revision || known.height != height || !known.exact) {
-        const bool moved = known.height != height;
-        known = SizeEntry{width, entry.revision, height, true};
-        if (moved) // the estimate was off: the view lays the rows out again
-            Q_EMIT const_cast<ChatDelegate *>(this)->sizeHintChanged(index);
-    }
+    noteLaidOutHeight(index, entry, width);
     const QPalette &palette = option.palette;
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing);

@@ -115,6 +115,9 @@ private:
     enum class Render { Bounded, Whole };
     Entry &entryFor(const QModelIndex &index, int width, Render render = Render::Bounded) const;
     static StackedText stackOf(const Entry &entry);
+    // A row laid out (painted, or whole for a search): its measured height replaces the estimate, and the
+    // view hears when that moves the rows below.
+    void noteLaidOutHeight(const QModelIndex &index, const Entry &entry, int width) const;
     void catchUp();
     int contentWidth() const;
     int rowHeight(const ChatItem &item, qreal documentHeight) const;
