@@ -9,6 +9,7 @@
 #include "workloads.h"
 
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QTest>
 #include <QTextDocument>
 
@@ -21,6 +22,7 @@ class TestChatBigSession : public QObject
 private Q_SLOTS:
     void tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen();
     void aLongReplyPaintsOnlyWhatIsOnScreen();
+    void olderRowsComingInAboveLeaveTheReaderWhereTheyWere();
 };
 
 void TestChatBigSession::tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen()
@@ -109,6 +111,52 @@ void TestChatBigSession::aLongReplyPaintsOnlyWhatIsOnScreen()
     QTextDocument expected;
     expected.setMarkdown(reply, QTextDocument::MarkdownDialectGitHub);
     QCOMPARE(delegate->shownText(row), expected.toPlainText());
+}
+
+// Opening a big session shows its last screen first and puts the older rows in above, in batches. A person
+// who scrolled up meanwhile keeps reading the same row at the same place while they come in and are measured.
+void TestChatBigSession::olderRowsComingInAboveLeaveTheReaderWhereTheyWere()
+{
+    test::TestEnvironment env;
+    const QString path = test::Workloads::writeBigSession(env.path(QStringLiteral("sessions")),
+                                                          env.path(QStringLiteral("work")), 6000, 600);
+    SessionStore store(env.path(QStringLiteral("sessions")));
+    const auto loaded = store.load(path);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    const QList<SessionEvent> lastEvents = loaded->events.mid(loaded->events.size() - 200);
+
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(900, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.replay(lastEvents);
+    const int shownRows = model.rowCount();
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 4 * view.viewport()->height());
+    QTRY_COMPARE(bar->value(), bar->maximum());
+    bar->setValue(bar->maximum() / 2); // the person scrolls up into the last screens
+    view.viewport()->repaint();
+    QCoreApplication::processEvents();
+    const QModelIndex read = view.indexAt(view.viewport()->rect().center());
+    QVERIFY(read.isValid());
+    const QString readText = model.item(read.row()).text;
+    const int readTop = view.visualRect(read).top();
+    const int rowsBelow = model.rowCount() - read.row();
+
+    QVERIFY(
+        model.completeHistory(ChatModel::replayRows(loaded->events), lastEvents.constFirst().seq, shownRows));
+    QSignalSpy completed(&model, &ChatModel::historyCompleted);
+    while (model.isCompletingHistory()) {
+        QCoreApplication::processEvents();
+        view.viewport()->repaint();
+        const QModelIndex same = model.index(model.rowCount() - rowsBelow);
+        QCOMPARE(model.item(same.row()).text, readText);
+        QCOMPARE(view.visualRect(same).top(), readTop);
+    }
+    QCOMPARE(completed.count(), 1);
+    QVERIFY(model.rowCount() > ChatModel::PrependBatchRows + shownRows); // more than one batch came in
+    QVERIFY(!view.isFollowing());
 }
 
 QTEST_MAIN(TestChatBigSession)

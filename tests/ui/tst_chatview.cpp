@@ -46,6 +46,8 @@ private Q_SLOTS:
     void dragBelowTheViewScrollsAndSelectsOn();
     void everyMatchFoundIsShown_data();
     void everyMatchFoundIsShown();
+    void aFoundMatchFarUpStaysInView();
+    void scrollingUpIntoUnmeasuredRowsMovesTheTextByTheStep();
     void questionCardAnswersWithTheChosenOptions();
 
 private:
@@ -83,6 +85,21 @@ void TestChatView::delegateRebuildsOnlyTheChangedRow()
 }
 
 namespace {
+
+// Replies whose estimated heights are far from their laid-out ones (lists, code, tables).
+void addQuestionsWithMixedReplies(ChatModel &model, int count)
+{
+    const QString reply =
+        QStringLiteral("## Step\n\n- one\n- two\n\n```\na\nb\nc\n```\n\n| x | y |\n|---|---|\n"
+                       "| 1 | 2 |\n\n")
+            .repeated(12);
+    for (int i = 0; i < count; ++i) {
+        model.addUserMessage(QStringLiteral("Question %1").arg(i));
+        model.appendText(reply);
+        model.flush();
+        model.seal();
+    }
+}
 
 int pixelsOf(const QImage &image, const QColor &color)
 {
@@ -583,6 +600,67 @@ void TestChatView::everyMatchFoundIsShown()
         QVERIFY2(view.showMatch(match.row, needle, match.occurrence), qPrintable(needle));
         QCOMPARE(view.selectedText().toLower(), needle.toLower());
     }
+}
+
+// Found trying the window on a 10,000-event session: a match far up was scrolled to while the rows around it
+// still had estimated heights; painting measured them (a reply above came out 440 px shorter) and the match
+// slid out of view. Now the row under the middle of the view keeps its place while rows are measured.
+void TestChatView::aFoundMatchFarUpStaysInView()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    addQuestionsWithMixedReplies(model, 400);
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 0);
+    bar->setValue(bar->maximum());
+    QCoreApplication::processEvents();
+    const int row = 200;
+    QVERIFY(view.showMatch(row, QStringLiteral("Question"), 0));
+    const int shownAt = view.visualRect(model.index(row)).top();
+    QVERIFY(shownAt >= 0 && shownAt < view.viewport()->height());
+    int measured = 0;
+    for (int round = 0; round < 10; ++round) {
+        const int estimatedAbove = view.visualRect(model.index(row - 1)).height();
+        view.viewport()->repaint(); // the rows on screen are measured
+        QCoreApplication::processEvents();
+        measured += view.visualRect(model.index(row - 1)).height() != estimatedAbove ? 1 : 0;
+        QCOMPARE(view.visualRect(model.index(row)).top(), shownAt);
+    }
+    QCOMPARE(measured, 1); // the reply above the match did change height: the test shows what it claims
+    QCOMPARE(view.selectedText(), QStringLiteral("Question"));
+}
+
+// Scrolling up a long conversation brings rows on screen whose heights were estimates; measuring them used to
+// shift everything below, so the text being read jumped by hundreds of pixels instead of the scroll step.
+void TestChatView::scrollingUpIntoUnmeasuredRowsMovesTheTextByTheStep()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    addQuestionsWithMixedReplies(model, 200);
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 0);
+    bar->setValue(bar->maximum());
+    view.viewport()->repaint();
+    QCoreApplication::processEvents();
+    const int step = 3 * bar->singleStep();
+    int measuredOnTheWay = 0;
+    for (int i = 0; i < 200; ++i) {
+        const QModelIndex read = view.indexAt(view.viewport()->rect().center());
+        const int top = view.visualRect(read).top();
+        const int heightsBefore = bar->maximum();
+        bar->setValue(bar->value() - step); // a wheel notch
+        view.viewport()->repaint();
+        QCoreApplication::processEvents();
+        measuredOnTheWay += bar->maximum() != heightsBefore ? 1 : 0;
+        QCOMPARE(view.visualRect(read).top(), top + step);
+    }
+    QVERIFY2(measuredOnTheWay > 3, qPrintable(QString::number(measuredOnTheWay))); // rows were measured
 }
 
 void TestChatView::questionCardAnswersWithTheChosenOptions()

@@ -55,21 +55,14 @@ ChatView::ChatView(ChatModel *model, QWidget *parent)
         extendTextSelection(m_lastDragPoint);
     });
 
-    connect(verticalScrollBar(), &QScrollBar::valueChanged, this,
-            [this](int value) { m_follow = value >= verticalScrollBar()->maximum() - 4; });
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, [this](int value) {
+        m_follow = value >= verticalScrollBar()->maximum() - 4;
+        if (!m_layingOut)
+            rememberScrollAnchor();
+    });
     connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
         if (m_follow)
             verticalScrollBar()->setValue(max);
-        else if (m_prependShift > 0) // rows came in above: what was shown stays where it was
-            verticalScrollBar()->setValue(verticalScrollBar()->value() + std::exchange(m_prependShift, 0));
-    });
-    connect(model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
-        if (first != 0 || last + 1 >= m_model->rowCount() || m_follow)
-            return;
-        for (int row = first; row <= last; ++row) {
-            if (!isRowHidden(row))
-                m_prependShift += sizeHintForIndex(m_model->index(row)).height();
-        }
     });
     connect(model, &QAbstractItemModel::rowsInserted, this,
             [this](const QModelIndex &, int first, int last) { onRowsInserted(first, last); });
@@ -360,6 +353,43 @@ void ChatView::keyPressEvent(QKeyEvent *event)
     if (scrollByKey(event))
         return;
     QListView::keyPressEvent(event);
+}
+
+void ChatView::rememberScrollAnchor()
+{
+    if (m_follow) {
+        m_scrollAnchor = {};
+        return;
+    }
+    const QRect area = viewport()->rect();
+    const QModelIndex index = indexAt(QPoint(area.center().x(), area.top()));
+    if (!index.isValid())
+        return; // the rows are not laid out yet (rows just went in): keep what was there before
+    const QRect row = visualRect(index);
+    const bool bottomEdge = row.top() < area.top() && row.bottom() < area.bottom();
+    m_scrollAnchor =
+        ScrollAnchor{m_model->item(index.row()).id, bottomEdge, bottomEdge ? row.bottom() : row.top(), true};
+}
+
+void ChatView::doItemsLayout()
+{
+    // Heights change when rows are measured, rows go in above or the width changes; without this the text
+    // being read (or a match just found far up) slid out of view.
+    const bool follow = m_follow;
+    const ScrollAnchor anchor = m_scrollAnchor;
+    m_layingOut = true;
+    QListView::doItemsLayout();
+    if (!follow && anchor.valid) {
+        const int row = m_model->rowOf(anchor.itemId);
+        if (row >= 0 && !isRowHidden(row)) {
+            const QRect rect = visualRect(m_model->index(row));
+            const int moved = (anchor.bottomEdge ? rect.bottom() : rect.top()) - anchor.y;
+            if (moved != 0)
+                verticalScrollBar()->setValue(verticalScrollBar()->value() + moved);
+        }
+    }
+    m_layingOut = false;
+    rememberScrollAnchor();
 }
 
 void ChatView::scrollTo(const QModelIndex &index, ScrollHint hint)

@@ -54,6 +54,8 @@ public:
     // The context menu for a point of the viewport (what a right click opens).
     std::unique_ptr<QMenu> contextMenuFor(const QPoint &viewportPos);
     void scrollTo(const QModelIndex &index, ScrollHint hint = EnsureVisible) override;
+    // Lays the rows out again keeping what is read where it was (see ScrollAnchor).
+    void doItemsLayout() override;
     // Which compaction can be undone now (0: none); only its row offers an enabled Undo Compaction.
     void setUndoableCompaction(std::function<quint64()> undoable)
     {
@@ -101,12 +103,26 @@ private:
     void extendTextSelection(const QPoint &viewportPos);
     void applyTextSelection();
     void updatePointerShape(const QPoint &viewportPos);
+    void rememberScrollAnchor();
+
+    // What a person reading further up is looking at, pinned to the view while rows are measured for the
+    // first time (their heights were estimates), rows go in above or the width changes: the row at the top
+    // edge. Its top when it starts in view or covers all of it; else its bottom, so the rows under it (a
+    // match just found, the text being read) stay where they are even when this row's own height changes.
+    struct ScrollAnchor
+    {
+        quint64 itemId = 0;
+        bool bottomEdge = false;
+        int y = 0; // of that edge, in viewport coordinates
+        bool valid = false;
+    };
 
     ChatModel *m_model;
     ChatDelegate *m_delegate;
     bool m_showThinking = true;
-    int m_prependShift = 0; // height of rows put in above while the person reads further up
     bool m_follow = true;
+    ScrollAnchor m_scrollAnchor;
+    bool m_layingOut = false;
     // The text selection: where the drag began (anchor) and where the pointer is (focus), row and position.
     int m_anchorRow = -1;
     int m_anchorPosition = 0;
