@@ -213,7 +213,13 @@ void TestScreenshots::reply(const QString &prompt, const QString &answer)
 
 void TestScreenshots::permissionCard()
 {
+    // As in a real turn: the edit's tool card comes first, its permission card right below it.
+    ToolCallInfo call;
+    call.callId = QStringLiteral("call_edit");
+    call.name = QStringLiteral("edit_file");
+    call.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("src/net/config.h")}};
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("I'll update the default timeout.")),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, call)),
                        ScriptedLlmClient::gate(QStringLiteral("never")),
                        ScriptedLlmClient::event(StreamEvent::done())});
     send(QStringLiteral("Raise the network timeout to 30 seconds."));
