@@ -316,9 +316,11 @@ void MainWindow::createActions()
     });
 
     m_cycleModeAction = makeAction(tr("Next &Mode"), QStringLiteral("cycleModeAction"),
-                                   QKeySequence(Qt::SHIFT | Qt::Key_Backtab));
-    m_cycleModeAction->setShortcuts(
-        {QKeySequence(Qt::SHIFT | Qt::Key_Backtab), QKeySequence(Qt::Key_Backtab)});
+                                   QKeySequence(Qt::SHIFT | Qt::Key_Tab));
+    // X11 and others deliver Shift+Tab as Backtab, with or without Shift; the first one is what menus show.
+    m_cycleModeAction->setShortcuts({QKeySequence(Qt::SHIFT | Qt::Key_Tab),
+                                     QKeySequence(Qt::SHIFT | Qt::Key_Backtab),
+                                     QKeySequence(Qt::Key_Backtab)});
     m_cycleModeAction->setToolTip(tr("Next mode: build, plan, yolo (Shift+Tab)"));
     connect(m_cycleModeAction, &QAction::triggered, this, &MainWindow::cycleMode);
 

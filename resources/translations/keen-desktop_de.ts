@@ -216,6 +216,10 @@
         <source>The agent asks:</source>
         <translation>Der Agent fragt:</translation>
     </message>
+    <message>
+        <source>... 1 earlier line</source>
+        <translation>... 1 frühere Zeile</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatModel</name>

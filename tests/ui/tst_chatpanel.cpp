@@ -86,6 +86,7 @@ private Q_SLOTS:
     void aSilentProviderIsNamedButARunningToolIsNot();
     void findInConversationGoesFromMatchToMatch();
     void ctrlCAndEscLetGoOfASelectionBeforeTheTurn();
+    void ctrlCWithASelectionOutOfSightInterrupts();
     void findFollowsTheConversationAndOpensFoldedThoughts();
     void automaticCompactionSwapsSpinnerTextAndBack();
     void escDuringAutomaticCompactionCancelsOnlyTheChild();
@@ -312,6 +313,36 @@ void TestChatPanel::ctrlCAndEscLetGoOfASelectionBeforeTheTurn()
     QVERIFY(m_session->isBusy());
     QTest::keyClick(view, Qt::Key_Escape);
     QTRY_VERIFY(!m_session->isBusy());
+}
+
+// Found trying the window: a row selected long ago (a right click selects it), then scrolled out of sight,
+// made Ctrl+C in the input copy it instead of stopping the turn, with nothing on screen to say so.
+void TestChatPanel::ctrlCWithASelectionOutOfSightInterrupts()
+{
+    for (int i = 0; i < 60; ++i)
+        m_panel->model()->addLine(ChatItem::Kind::Status, QStringLiteral("Earlier line %1").arg(i));
+    ChatView *view = m_panel->view();
+    QTRY_VERIFY(view->verticalScrollBar()->maximum() > 0);
+    view->scrollToTop();
+    QTRY_VERIFY(view->visualRect(m_panel->model()->index(0)).intersects(view->viewport()->rect()));
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      view->visualRect(m_panel->model()->index(0)).center());
+    QVERIFY(view->hasSelectedText());
+
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Working on it.")),
+                       ScriptedLlmClient::gate(QStringLiteral("hold")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->input()->setFocus();
+    QTest::keyClicks(m_panel->input(), QStringLiteral("go"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Working on it.")));
+    view->scrollToBottom();
+    QTRY_VERIFY(!view->visualRect(m_panel->model()->index(0)).intersects(view->viewport()->rect()));
+    QVERIFY(view->hasSelectedText());
+    QApplication::clipboard()->clear();
+    QTest::keyClick(m_panel->input(), Qt::Key_C, Qt::ControlModifier);
+    QTRY_VERIFY(!m_session->isBusy());
+    QVERIFY(QApplication::clipboard()->text().isEmpty());
 }
 
 // Found trying the window: the count of an open find bar stayed as it was while a reply streamed in or

@@ -42,6 +42,8 @@ private Q_SLOTS:
     void rejectedCallGetsAFailedCard();
     void interruptedCommandEndsItsRunningDot();
     void aWholeFileRewriteShowsItsFirstDiffLines();
+    void aLongCommandOutputSaysHowManyLinesAreAbove_data();
+    void aLongCommandOutputSaysHowManyLinesAreAbove();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -225,6 +227,43 @@ void TestToolCards::aWholeFileRewriteShowsItsFirstDiffLines()
     QVERIFY(m_session->openSession(id).ok());
     QTRY_COMPARE_WITH_TIMEOUT(toolCards().size(), 1, RealSizeTimeoutMs);
     checkCard();
+}
+
+void TestToolCards::aLongCommandOutputSaysHowManyLinesAreAbove_data()
+{
+    QTest::addColumn<int>("lines");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("one above") << 16 << QStringLiteral("... 1 earlier line\n");
+    QTest::newRow("many above") << 40 << QStringLiteral("... 25 earlier lines\n");
+}
+
+// A command card shows the last lines of the output and how many are above them; found trying the window:
+// "... 1 earlier lines".
+void TestToolCards::aLongCommandOutputSaysHowManyLinesAreAbove()
+{
+    QFETCH(int, lines);
+    QFETCH(QString, note);
+    QStringList stdoutLines;
+    for (int i = 1; i <= lines; ++i)
+        stdoutLines << QStringLiteral("output line %1").arg(i);
+    ToolCallInfo run = call(QStringLiteral("b1"), QStringLiteral("bash"),
+                            {{QStringLiteral("command"), QStringLiteral("make")}});
+    ToolCallInfo ran = run;
+    ran.output = QJsonObject{{QStringLiteral("command"), QStringLiteral("make")},
+                             {QStringLiteral("exit_code"), 0},
+                             {QStringLiteral("stdout"), stdoutLines.join(QLatin1Char('\n'))}};
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, run)),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, ran)),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("build it"));
+    QTRY_VERIFY(!m_session->isBusy());
+    int row = 0;
+    while (m_panel->model()->item(row).kind != ChatItem::Kind::Tool)
+        ++row;
+    auto *view = m_panel->findChild<ChatView *>(QStringLiteral("chatView"));
+    const QString shown = view->chatDelegate()->shownText(m_panel->model()->index(row));
+    QVERIFY2(shown.contains(note + QStringLiteral("output line %1\n").arg(lines - 14)), qPrintable(shown));
+    QVERIFY(shown.contains(QStringLiteral("output line %1").arg(lines)));
 }
 
 QTEST_MAIN(TestToolCards)

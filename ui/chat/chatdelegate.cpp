@@ -531,7 +531,9 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
         QStringList lines = item.output.split(QLatin1Char('\n'));
         QString prefix;
         if (lines.size() > kMaxOutputLines) {
-            prefix = tr("... %1 earlier lines").arg(lines.size() - kMaxOutputLines) + QLatin1Char('\n');
+            const qsizetype above = lines.size() - kMaxOutputLines;
+            prefix = (above == 1 ? tr("... 1 earlier line") : tr("... %1 earlier lines").arg(above)) +
+                     QLatin1Char('\n');
             lines = lines.mid(lines.size() - kMaxOutputLines);
         }
         const QString background = ChatColors::codeBlockBackground(m_view->palette()).name();

@@ -137,9 +137,10 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     connect(m_input, &InputEditor::submitted, this, &ChatPanel::submitInput);
     connect(m_input, &InputEditor::escapePressed, this, &ChatPanel::escape);
     // Ctrl+C in the input with nothing selected there: what is selected in the conversation (a row, text, a
-    // found match) is copied first, as the person sees it highlighted; with nothing selected it interrupts.
+    // found match) is copied first, as the person sees it highlighted; with nothing selected, or a selection
+    // scrolled out of sight (found trying the window: Ctrl+C then seemed dead), it interrupts.
     connect(m_input, &InputEditor::interruptRequested, this, [this] {
-        if (m_view->hasSelectedText())
+        if (m_view->hasSelectedText() && m_view->isSelectionInView())
             m_view->copySelection();
         else
             interrupt();

@@ -169,6 +169,25 @@ bool ChatView::hasSelectedText() const
     return !m_delegate->textSelection().isEmpty() || (selectionModel() && selectionModel()->hasSelection());
 }
 
+bool ChatView::isSelectionInView() const
+{
+    const QRect area = viewport()->rect();
+    const ChatDelegate::TextSelection &text = m_delegate->textSelection();
+    if (!text.isEmpty()) {
+        const QModelIndex top = indexAt(QPoint(area.center().x(), area.top()));
+        const QModelIndex bottom = indexAt(QPoint(area.center().x(), area.bottom()));
+        const int firstShown = top.isValid() ? top.row() : 0;
+        const int lastShown = bottom.isValid() ? bottom.row() : m_model->rowCount() - 1;
+        return text.firstRow <= lastShown && text.lastRow >= firstShown;
+    }
+    if (!selectionModel())
+        return false;
+    const QModelIndexList rows = selectionModel()->selectedRows();
+    return std::any_of(rows.cbegin(), rows.cend(), [&](const QModelIndex &row) {
+        return !isRowHidden(row.row()) && visualRect(row).intersects(area);
+    });
+}
+
 QString ChatView::selectedText() const
 {
     const ChatDelegate::TextSelection &selection = m_delegate->textSelection();

@@ -39,6 +39,8 @@ public:
     bool showThinking() const { return m_showThinking; }
     bool isFollowing() const { return m_follow; }
     bool hasSelectedText() const;
+    // Some of the selected rows or text is on screen (a selection scrolled away is not what Ctrl+C means).
+    bool isSelectionInView() const;
     void copySelection() const;
     // What a drag or a double click selected, as plain text (empty when no text is selected).
     QString selectedText() const;

@@ -186,9 +186,13 @@ SessionBrowserPanel::SessionBrowserPanel(QWidget *parent)
             m_searchTimer.stop();
             m_model->setSearchQuery(m_search->text().trimmed());
         }
-        if (const QModelIndex first = m_model->firstSession(); first.isValid()) {
-            m_tree->setCurrentIndex(first);
-            m_tree->setFocus(Qt::ShortcutFocusReason);
+        // Enter opens the highlighted hit (the first one unless Down moved on), as launchers do.
+        QModelIndex hit = m_tree->currentIndex();
+        if (!m_model->sessionAt(hit))
+            hit = m_model->firstSession();
+        if (hit.isValid()) {
+            m_tree->setCurrentIndex(hit);
+            openCurrent();
         }
     });
     connect(scopeGroup, &QButtonGroup::buttonClicked, this, [this](QAbstractButton *button) {
@@ -263,6 +267,7 @@ void SessionBrowserPanel::setScope(Scope scope)
 
 void SessionBrowserPanel::applyScope()
 {
+    m_message.clear(); // "Deleted …" spoke of the list shown before
     const bool all = m_scope == Scope::All || m_workspace.isEmpty();
     m_model->setWorkspaceFilter(all ? QString() : m_workspace);
     updateStatus();
