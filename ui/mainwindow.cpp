@@ -315,12 +315,15 @@ void MainWindow::createActions()
             showStopAsCancelCompaction(false);
     });
 
-    m_cycleModeAction = makeAction(tr("Next &Mode"), QStringLiteral("cycleModeAction"),
-                                   QKeySequence(Qt::SHIFT | Qt::Key_Tab));
-    // X11 and others deliver Shift+Tab as Backtab, with or without Shift; the first one is what menus show.
-    m_cycleModeAction->setShortcuts({QKeySequence(Qt::SHIFT | Qt::Key_Tab),
-                                     QKeySequence(Qt::SHIFT | Qt::Key_Backtab),
-                                     QKeySequence(Qt::Key_Backtab)});
+    // Shift+Tab arrives as Backtab (X11 adds Shift); listing Shift+Tab as well made X11 match two shortcuts,
+    // an ambiguity that fires none. The menu names the keys a person presses: a text with a tab keeps its
+    // own.
+    m_cycleModeAction =
+        makeAction(tr("Next &Mode") + QStringLiteral("\t") +
+                       QKeySequence(Qt::SHIFT | Qt::Key_Tab).toString(QKeySequence::NativeText),
+                   QStringLiteral("cycleModeAction"), QKeySequence(Qt::SHIFT | Qt::Key_Backtab));
+    m_cycleModeAction->setShortcuts(
+        {QKeySequence(Qt::SHIFT | Qt::Key_Backtab), QKeySequence(Qt::Key_Backtab)});
     m_cycleModeAction->setToolTip(tr("Next mode: build, plan, yolo (Shift+Tab)"));
     connect(m_cycleModeAction, &QAction::triggered, this, &MainWindow::cycleMode);
 

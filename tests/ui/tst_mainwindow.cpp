@@ -227,6 +227,9 @@ void TestMainWindow::shiftTabCyclesTheMode()
     QCOMPARE(m_window->session()->mode(), AgentMode::Yolo);
     QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Backtab, Qt::ShiftModifier);
     QCOMPARE(m_window->session()->mode(), AgentMode::Build);
+    // The menu names the keys pressed (found trying the window: it read "Shift+Backtab").
+    auto *action = m_window->findChild<QAction *>(QStringLiteral("cycleModeAction"));
+    QVERIFY2(action->text().endsWith(QStringLiteral("\tShift+Tab")), qPrintable(action->text()));
 }
 
 void TestMainWindow::statusBarShowsWorkspaceModelAndTokens()
