@@ -417,23 +417,21 @@ ToolOutcome ToolLoopClient::executeTool(Loop &loop, const ToolCallRequest &call,
     info.input = call.input;
     emitEvent(loop, StreamEvent::tool(StreamEvent::Type::ToolStart, info));
 
-    QElapsedTimer timer;
-    timer.start();
+    ToolContext context = loop.tools->context();
+    context.cancel = loop.cancel;
+    context.running.start(); // started again when a person answers a permission request
     ToolResult result;
     if (loop.options.disableToolCalls)
         result = ToolResult::failure(CompactionPrompts::toolCallsDisabledMessage());
     else if (loop.options.disableWriteToolCalls && tool->isWriteTool())
         result = ToolResult::failure(ToolPermissions::planModeRefusal());
-    else {
-        ToolContext context = loop.tools->context();
-        context.cancel = loop.cancel;
+    else
         result = tool->execute(call.input, context);
-    }
     stopTurn = stopTurn || result.stopTurn;
 
     info.output = result.output;
     info.error = result.error;
-    info.durationNs = timer.nsecsElapsed();
+    info.durationNs = context.running.nsecsElapsed();
     info.diff = result.diff;
     emitEvent(loop, StreamEvent::tool(StreamEvent::Type::ToolEnd, info));
 

@@ -3,6 +3,7 @@
 #include "base/cancellationtoken.h"
 #include "conversation/agentmode.h"
 
+#include <QElapsedTimer>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
@@ -32,6 +33,9 @@ struct ToolContext
     AgentMode mode = AgentMode::Build;
     // ask_user: shows the questions and blocks until answered; returns {answers:[...], cancelled:bool}.
     std::function<QJsonObject(const QJsonObject &input, const CancellationToken &)> askUser;
+    // How long the call has run: the tool loop starts it before execute(), ToolPermissions::ask starts it
+    // again when the answer comes, so the duration a tool card shows leaves out the wait for a person.
+    QElapsedTimer running;
 };
 
 // What a tool run produced. output is the raw result (shown in the UI and the transcript); on failure

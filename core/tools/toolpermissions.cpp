@@ -29,6 +29,8 @@ PermissionDecision ToolPermissions::ask(ToolContext &context, PermissionRequest 
     if (request.id == 0)
         request.id = nextRequestId();
     const PermissionDecision decision = context.permissions->request(request, context.cancel);
+    // The tool runs from here: the time the permission card waited is not part of its duration.
+    context.running.start();
     if (context.cancel.isCancelled())
         return PermissionDecision::Deny;
     // A bare requester (not a PermissionPolicy) may answer "for this session": it still means yes.

@@ -44,6 +44,12 @@ private Q_SLOTS:
     void dragFromOneRowIntoTheNextCopiesBoth();
     void doubleClickSelectsAWordAndATripleClickItsParagraph();
     void dragBelowTheViewScrollsAndSelectsOn();
+    void copyingAWholeTableGivesALinePerRowAndTabsBetweenCells();
+    void copyingPartOfATableGivesTheSelectedCellsInTheirShape();
+    void copyingAnOrderedListKeepsItsNumbers();
+    void copyingANestedBulletListKeepsBulletsAndIndents();
+    void copyingFromAParagraphThroughATableIntoTheNextKeepsEachShape();
+    void noSelectionIsDrawnAboveATable();
     void everyMatchFoundIsShown_data();
     void everyMatchFoundIsShown();
     void aFoundMatchFarUpStaysInView();
@@ -447,6 +453,45 @@ QString copiedWithCtrlC(ChatView &view)
 
 const QString quickFox = QStringLiteral("The quick brown fox jumps over the lazy dog.");
 
+// The line of row's text where needle first occurs, in viewport coordinates.
+QRect lineOf(ChatView &view, int row, const QString &needle)
+{
+    const QModelIndex index = view.model()->index(row, 0);
+    const auto found = view.chatDelegate()->findInRow(index, needle, 0);
+    return found ? view.chatDelegate()->textLineRect(index, view.visualRect(index), found->first) : QRect();
+}
+
+// On the line where needle first occurs in row, the width of prefix into the row's text (left of the text of
+// an indented line: its start).
+QPoint pointOn(ChatView &view, int row, const QString &needle, const QString &prefix = QString())
+{
+    const QModelIndex index = view.model()->index(row, 0);
+    const QRect text = view.chatDelegate()->documentRect(view.visualRect(index), index);
+    return {text.left() + 1 + view.fontMetrics().horizontalAdvance(prefix),
+            lineOf(view, row, needle).center().y()};
+}
+
+// Inside row, below the last line of its text: a drag that ends here takes in the rest of the row.
+QPoint belowText(ChatView &view, int row)
+{
+    const QRect rect = view.visualRect(view.model()->index(row, 0));
+    return {rect.center().x(), rect.bottom() - 1};
+}
+
+// A view showing markdown as a reply, laid out.
+void showReply(ChatModel &model, ChatView &view, const QString &markdown)
+{
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.appendText(markdown);
+    model.flush();
+    QTRY_VERIFY(view.visualRect(model.index(model.rowCount() - 1)).height() > 0);
+}
+
+const QString sizesTable = QStringLiteral("| Name | Size | Kind |\n|---|---|---|\n| a.txt | 12 | text |\n"
+                                          "| b.md | 7 | markdown |\n");
+
 } // namespace
 
 // Found trying the window: only whole rows could be selected, so copying one sentence or one line of a
@@ -558,6 +603,142 @@ void TestChatView::dragBelowTheViewScrollsAndSelectsOn()
     QVERIFY2(copied.startsWith(QStringLiteral("Paragraph 0 of")), qPrintable(copied.left(80)));
     QVERIFY2(copied.count(QStringLiteral("Paragraph")) > 40, qPrintable(QString::number(copied.size())));
     QVERIFY(!copied.contains(QStringLiteral("Paragraph 199 ")));
+}
+
+// Found by a tester: a copied table came out one cell per line. It comes as a line per row, the cells
+// separated by a tab, the header row too: what spreadsheets and browsers paste as a table.
+void TestChatView::copyingAWholeTableGivesALinePerRowAndTabsBetweenCells()
+{
+    ChatModel model;
+    ChatView view(&model);
+    showReply(model, view, sizesTable + QStringLiteral("\nThat is all.\n"));
+    // From the table on into the text after it: the whole table, as drawn.
+    drag(view, pointOn(view, 0, QStringLiteral("Name")),
+         pointOn(view, 0, QStringLiteral("That is all."), QStringLiteral("That")));
+    QCOMPARE(copiedWithCtrlC(view),
+             QStringLiteral("Name\tSize\tKind\na.txt\t12\ttext\nb.md\t7\tmarkdown\nThat"));
+    // From the cell a drag starts in to the one it ends in: those cells, here all of them.
+    drag(view, lineOf(view, 0, QStringLiteral("Name")).center(),
+         lineOf(view, 0, QStringLiteral("markdown")).center());
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("Name\tSize\tKind\na.txt\t12\ttext\nb.md\t7\tmarkdown"));
+}
+
+// A drag inside a table selects the cells from the one it starts in to the one it ends in (as drawn): they
+// are copied in the same shape, rows on lines, cells separated by tabs.
+void TestChatView::copyingPartOfATableGivesTheSelectedCellsInTheirShape()
+{
+    ChatModel model;
+    ChatView view(&model);
+    showReply(model, view, QStringLiteral("Sizes:\n\n") + sizesTable);
+    drag(view, lineOf(view, 0, QStringLiteral("12")).center(),
+         lineOf(view, 0, QStringLiteral("markdown")).center());
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("12\ttext\n7\tmarkdown"));
+    // Cells of a rectangle: from the header's last cell to the middle of the last row.
+    drag(view, lineOf(view, 0, QStringLiteral("Kind")).center(),
+         lineOf(view, 0, QStringLiteral("7")).center());
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("Size\tKind\n12\ttext\n7\tmarkdown"));
+    // Within one cell, just the characters.
+    QVERIFY(view.showMatch(0, QStringLiteral("mark"), 0));
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("mark"));
+}
+
+// Found by a tester: copied list items lost their numbers. They keep the numbers shown.
+void TestChatView::copyingAnOrderedListKeepsItsNumbers()
+{
+    ChatModel model;
+    ChatView view(&model);
+    showReply(model, view, QStringLiteral("Steps:\n\n1. Build it\n2. Test it\n3. Ship it\n"));
+    drag(view, pointOn(view, 0, QStringLiteral("Steps")), belowText(view, 0));
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("Steps:\n1. Build it\n2. Test it\n3. Ship it"));
+    // From the start of an item on: the same items, their numbers as shown.
+    drag(view, pointOn(view, 0, QStringLiteral("Test it")), belowText(view, 0));
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("2. Test it\n3. Ship it"));
+    // Part of one item is its text alone, as a find match is.
+    QVERIFY(view.showMatch(0, QStringLiteral("Ship"), 0));
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("Ship"));
+}
+
+// Found by a tester: copied bullets were lost. They come as "- ", a nested item indented under the text of
+// the item it belongs to.
+void TestChatView::copyingANestedBulletListKeepsBulletsAndIndents()
+{
+    ChatModel model;
+    ChatView view(&model);
+    showReply(model, view,
+              QStringLiteral("- fruit\n  - apple\n  - pear\n    - conference\n- vegetables\n\n"
+                             "1. first\n   - a detail\n2. second\n"));
+    drag(view, pointOn(view, 0, QStringLiteral("fruit")), belowText(view, 0));
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("- fruit\n  - apple\n  - pear\n    - conference\n"
+                                                   "- vegetables\n1. first\n   - a detail\n2. second"));
+}
+
+// Found by a tester: a selection from a paragraph through a table into the next paragraph. Each part keeps
+// its shape: the paragraphs' text, the table a line per row with tabs between cells (the whole table: a
+// selection that goes through a table takes it all in, as drawn).
+void TestChatView::copyingFromAParagraphThroughATableIntoTheNextKeepsEachShape()
+{
+    ChatModel model;
+    ChatView view(&model);
+    showReply(model, view,
+              QStringLiteral("Before the table.\n\n") + sizesTable + QStringLiteral("\nAfter the table.\n"));
+    drag(view, pointOn(view, 0, QStringLiteral("Before")),
+         pointOn(view, 0, QStringLiteral("After"), QStringLiteral("After")));
+    const QString copied = copiedWithCtrlC(view);
+    const QString head =
+        QStringLiteral("Before the table.\nName\tSize\tKind\na.txt\t12\ttext\nb.md\t7\tmarkdown\n");
+    const QString tail = copied.mid(head.size()); // as far as the drag went into "After the table."
+    QVERIFY2(copied.startsWith(head) && tail.size() >= 3 &&
+                 QStringLiteral("After the table.").startsWith(tail),
+             qPrintable(copied));
+    // Backwards, the same text.
+    drag(view, pointOn(view, 0, QStringLiteral("After"), QStringLiteral("After")),
+         pointOn(view, 0, QStringLiteral("Before")));
+    QCOMPARE(copiedWithCtrlC(view), copied);
+    // Begun inside the table, down into the next paragraph: the table and the part of the paragraph.
+    drag(view, lineOf(view, 0, QStringLiteral("12")).center(),
+         pointOn(view, 0, QStringLiteral("After"), QStringLiteral("After")));
+    const QString fromTable = copiedWithCtrlC(view);
+    QVERIFY2(
+        fromTable.startsWith(QStringLiteral("Name\tSize\tKind\na.txt\t12\ttext\nb.md\t7\tmarkdown\nAft")),
+        qPrintable(fromTable));
+}
+
+// Found by a tester: a selection through a reply that starts with a table showed a thin highlighted sliver
+// above the table. Qt gives a document that starts with a table an empty paragraph first and lays it out on
+// the table's top border; selected, its line end was drawn in the gap above the table. Nothing selected is
+// drawn between the text above (the question) and the table's top edge; the table and the text after it are.
+void TestChatView::noSelectionIsDrawnAboveATable()
+{
+    ChatModel model;
+    ChatView view(&model);
+    model.addUserMessage(QStringLiteral("Which files?"));
+    showReply(model, view, sizesTable + QStringLiteral("\nThat is all.\n"));
+    const QColor highlight = view.palette().color(QPalette::Active, QPalette::Highlight);
+    const QImage before = view.viewport()->grab().toImage();
+    drag(view, firstLinePoint(view, 0, QString()),
+         pointOn(view, 1, QStringLiteral("That is all."), QStringLiteral("That is")));
+    QVERIFY(copiedWithCtrlC(view).startsWith(QStringLiteral("Which files?\n\nName\tSize")));
+    const QImage image = view.viewport()->grab().toImage();
+
+    const QModelIndex reply = model.index(1);
+    const QRect text = view.chatDelegate()->documentRect(view.visualRect(reply), reply);
+    // The table's top edge: its border, above the header cells' padding.
+    const int tableTop = lineOf(view, 1, QStringLiteral("Name")).top() - 5;
+    QVERIFY(tableTop > text.top());
+    auto selectedPixels = [&](const QImage &shot, int top, int bottom) {
+        int count = 0;
+        for (int y = top; y < bottom; ++y) {
+            for (int x = text.left(); x <= text.right(); ++x)
+                count += (shot.pixel(x, y) & 0xffffff) == (highlight.rgb() & 0xffffff) ? 1 : 0;
+        }
+        return count;
+    };
+    // Within the reply's text column, from its top (the gap to the question above is the rows' margins) down
+    // to the table's top edge.
+    QCOMPARE(selectedPixels(image, text.top(), tableTop), 0);
+    // The table and the text after it are drawn selected.
+    QVERIFY(selectedPixels(image, tableTop, text.bottom()) >
+            selectedPixels(before, tableTop, text.bottom()) + 200);
 }
 
 void TestChatView::everyMatchFoundIsShown_data()

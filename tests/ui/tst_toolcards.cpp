@@ -1,19 +1,25 @@
 // Every tool call has a card that ends in a final state (issue 15): a call the loop refuses (unknown tool,
 // unknown parameter) gets a failed card, and a command interrupted with Ctrl+C ends its running dot, live and
-// when the session is opened again.
+// when the session is opened again. A card's duration is how long its tool ran, not how long its permission
+// card waited.
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
 #include "chat/inputeditor.h"
 
+#include "chat/tooldisplay.h"
+
 #include "agent/agentsession.h"
+#include "fakeproviderserver.h"
 #include "scriptedllmclient.h"
 #include "scriptedsession.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
+#include "workloads.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QTest>
 
@@ -44,6 +50,7 @@ private Q_SLOTS:
     void aWholeFileRewriteShowsItsFirstDiffLines();
     void aLongCommandOutputSaysHowManyLinesAreAbove_data();
     void aLongCommandOutputSaysHowManyLinesAreAbove();
+    void aCardsDurationLeavesOutItsPermissionWait();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -264,6 +271,79 @@ void TestToolCards::aLongCommandOutputSaysHowManyLinesAreAbove()
     const QString shown = view->chatDelegate()->shownText(m_panel->model()->index(row));
     QVERIFY2(shown.contains(note + QStringLiteral("output line %1\n").arg(lines - 14)), qPrintable(shown));
     QVERIFY(shown.contains(QStringLiteral("output line %1").arg(lines)));
+}
+
+// Found in the tool cards: the clock of a card started at the tool's start, before its permission card, so a
+// command approved after a minute showed a minute. The real tool loop against the loopback provider, a
+// command that asks: the card waits a while before Allow is clicked, and the duration it then shows is no
+// longer than from the click to the card showing the command done (what the tool ran can be no more); the
+// transcript keeps that duration, so the card opened again shows the same.
+void TestToolCards::aCardsDurationLeavesOutItsPermissionWait()
+{
+    using test::FakeProviderServer;
+    FakeProviderServer server;
+    QVERIFY(server.isListening());
+    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
+        {QStringLiteral("Counting.")}, QStringLiteral("call_1"), QStringLiteral("bash"),
+        {{QStringLiteral("command"), QStringLiteral("echo counted")},
+         {QStringLiteral("isDangerous"), true}})));
+    server.enqueue(
+        FakeProviderServer::sseResponse(test::Workloads::chatCompletionsSse({QStringLiteral("Done.")})));
+
+    AgentSession session;
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    config.model = QStringLiteral("test-model");
+    config.baseUrl = server.baseUrl().toString();
+    config.apiKey = QStringLiteral("test-key");
+    config.contextWindow = 100000;
+    config.maxAttempts = 1;
+    session.setClientConfig(config);
+    session.setWorkspace(m_env->path(QStringLiteral("work")));
+    session.setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("loop-sessions"))));
+    ChatPanel panel(&session);
+    panel.resize(800, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    ChatModel *model = panel.model();
+    auto cardRow = [model] {
+        for (int row = 0; row < model->rowCount(); ++row) {
+            if (model->item(row).kind == ChatItem::Kind::Tool)
+                return row;
+        }
+        return -1;
+    };
+
+    QTest::keyClicks(panel.input(), QStringLiteral("count"));
+    QTest::keyClick(panel.input(), Qt::Key_Return);
+    QVERIFY(FakeProviderServer::spinUntil([&] { return model->hasPendingPermission(); }, 20000));
+    QVERIFY(cardRow() >= 0);
+    QCOMPARE(model->item(cardRow()).toolState, ChatItem::ToolState::Running);
+    constexpr int WaitMs = 600; // the person reads the permission card first
+    QTest::qWait(WaitMs);
+    QElapsedTimer sinceAllow;
+    sinceAllow.start();
+    Q_EMIT panel.view()->permissionDecided(model->pendingPermissionId(), PermissionDecision::Allow);
+    QVERIFY(FakeProviderServer::spinUntil(
+        [&] { return model->item(cardRow()).toolState != ChatItem::ToolState::Running; }, 20000));
+    const qint64 allowToDone = sinceAllow.nsecsElapsed();
+    const ChatItem &card = model->item(cardRow());
+    QCOMPARE(card.toolState, ChatItem::ToolState::Done);
+    const qint64 ran = card.durationNs;
+    QVERIFY2(ran > 0 && ran <= allowToDone,
+             qPrintable(QStringLiteral("%1 ns shown, %2 ns from Allow to done").arg(ran).arg(allowToDone)));
+    const QString duration = ToolDisplay::duration(ran);
+    const QString shown = panel.view()->chatDelegate()->shownText(model->index(cardRow()));
+    QVERIFY2(shown.contains(duration), qPrintable(shown));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 20000));
+
+    // Opened again from its transcript: the same duration.
+    const QString id = session.sessionId();
+    panel.newSession();
+    QVERIFY(session.openSession(id).ok());
+    QVERIFY(FakeProviderServer::spinUntil([&] { return cardRow() >= 0; }, 20000));
+    QCOMPARE(model->item(cardRow()).durationNs, ran);
+    QVERIFY(panel.view()->chatDelegate()->shownText(model->index(cardRow())).contains(duration));
 }
 
 QTEST_MAIN(TestToolCards)

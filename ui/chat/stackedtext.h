@@ -30,7 +30,10 @@ public:
     // The position nearest to point (row coordinates); above the first line is 0, below the last is end().
     int positionAt(const QPointF &point) const;
     int end() const;
-    // The plain text between two positions (either order); layers are joined by a line break.
+    // The plain text between two positions (either order), as it reads: a line per paragraph, a table a line
+    // per row with a tab between cells, list items with their bullet ("- ", nested ones indented) or number
+    // ("2. ") when more than one paragraph is taken in; layers are joined by a line break. Positions stay
+    // the documents' own: only the text made of them differs from QTextCursor::selectedText().
     QString text(int from, int to) const;
     // The paragraph (text block: a paragraph, a list item, a line of code) around position, as [first, last).
     std::pair<int, int> blockAround(int position) const;
@@ -41,8 +44,9 @@ public:
     QRectF lineRect(int position) const;
     // The word (or the run of other characters) around position, as [first, last).
     std::pair<int, int> wordAround(int position) const;
-    // The selection [from, to) in layer number layer's own positions, for its layout's draw(); none when
-    // the range does not reach that layer.
+    // The selection [from, to) in layer number layer's own positions, for its layout's draw(): one range, or
+    // several where a table is selected on its own (nothing drawn above it); none when the range does not
+    // reach that layer.
     QList<QAbstractTextDocumentLayout::Selection> selectionsIn(int layer, int from, int to,
                                                                const QPalette &palette) const;
 
