@@ -17,7 +17,8 @@ struct ProviderError
         InvalidRequest, // other 4xx
         Network,        // connection failed or dropped
         Stalled,        // no bytes for the inactivity timeout
-        Stream,         // malformed or truncated stream, or an error event inside it
+        Truncated,      // the body ended before the reply was complete (no finish marker)
+        Stream,         // malformed stream data, or an error event inside it
         Cancelled,
     };
 
@@ -26,11 +27,12 @@ struct ProviderError
     int httpStatus = 0;
     std::optional<int> retryAfterMs;
 
-    // Rate limits, 5xx and network failures are retried; cancels and other 4xx never are.
+    // Rate limits, 5xx, network failures, stalls and replies cut short are retried; cancels, other 4xx and
+    // malformed data (the same request would most likely get the same bytes) never are.
     bool isRetryable() const
     {
         return kind == Kind::RateLimit || kind == Kind::Overloaded || kind == Kind::Network ||
-               kind == Kind::Stalled;
+               kind == Kind::Stalled || kind == Kind::Truncated;
     }
 };
 

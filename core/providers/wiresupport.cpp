@@ -138,6 +138,9 @@ ProviderError WireSupport::makeError(ProviderError::Kind kind, const QString &pr
     case ProviderError::Kind::Stalled:
         what = QCoreApplication::translate("keen::WireSupport", "the response stalled");
         break;
+    case ProviderError::Kind::Truncated:
+        what = QCoreApplication::translate("keen::WireSupport", "the response was cut short");
+        break;
     case ProviderError::Kind::Stream:
         what = QCoreApplication::translate("keen::WireSupport", "the response stream failed");
         break;

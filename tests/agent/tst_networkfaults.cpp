@@ -1,12 +1,13 @@
 // Network faults against the loopback fake provider, for every client (issue 14), through the whole stack a
 // person uses (AgentSession: the tool loop on its worker, the transcript on its writer): a connection reset
-// mid-stream, a stall (the inactivity timeout names itself), a one-byte-every-100-ms drip (still works), 429
-// with Retry-After (honoured, and the wait is on the Retry event), 500/502/503/529 (retried with the reason),
-// a malformed event, invalid UTF-8, a huge line, a body that never ends (stopped at the response size cap)
-// and a redirect to another host (not followed with the key). Each row then proves what a person relies on: a
-// clear error, the partial reply kept in an assistant_turn that carries the error, a transcript that loads
-// without a skipped line, a next turn that works, and the session reopened from disk with every turn. A
-// refused connection on a local port fails fast with a hint.
+// mid-stream, a body that ends cleanly after some text but before its finish marker (retried with the
+// reason, like a reset), a stall (the inactivity timeout names itself), a one-byte-every-100-ms drip (still
+// works), 429 with Retry-After (honoured, and the wait is on the Retry event), 500/502/503/529 (retried with
+// the reason), a malformed event, invalid UTF-8, a huge line, a body that never ends (stopped at the response
+// size cap) and a redirect to another host (not followed with the key). Each row then proves what a person
+// relies on: a clear error, the partial reply kept in an assistant_turn that carries the error, a transcript
+// that loads without a skipped line, a next turn that works, and the session reopened from disk with every
+// turn. A refused connection on a local port fails fast with a hint.
 //
 // Cheap by design: the inactivity timeout is 250 ms and the retry back-off 1 ms (ClientConfig, which tests
 // set), two attempts where a retry is expected, the drip is the reply's last eight bytes and the endless body
@@ -253,7 +254,7 @@ void TestNetworkFaults::faults_data()
     QTest::addColumn<QString>("provider");
     QTest::addColumn<QString>("fault");
     for (const char *provider : kProviders) {
-        for (const char *fault : {"reset", "stall", "drip", "429", "5xx", "malformed", "invalid-utf8",
+        for (const char *fault : {"reset", "cut", "stall", "drip", "429", "5xx", "malformed", "invalid-utf8",
                                   "huge-line", "endless", "redirect"})
             QTest::newRow(
                 qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(provider), QLatin1String(fault))))
@@ -288,6 +289,28 @@ void TestNetworkFaults::faults()
         server.enqueue(response);
         expectedError = QStringLiteral("network error");
         expectedRetries = 1;
+    } else if (fault == QLatin1String("cut")) {
+        // The body ends cleanly (its last HTTP chunk arrives) right after the first text, before the finish
+        // marker, on every attempt: retried once with the reason, then the truncation is the error.
+        if (family.eventStream) {
+            response.body =
+                bedrockFrame("messageStart", R"({"role":"assistant"})") +
+                bedrockFrame("contentBlockDelta", R"({"contentBlockIndex":0,"delta":{"text":"Partial "}})");
+            expectedError = QStringLiteral("before messageStop (truncated)");
+        } else {
+            response.body = splitAtFirstTextEvent(**protocol, body).first;
+            QVERIFY(!response.body.isEmpty());
+            if (provider == QLatin1String("anthropic"))
+                expectedError = QStringLiteral("before message_stop (truncated)");
+            else if (provider == QLatin1String("googleai"))
+                expectedError = QStringLiteral("without a finish reason (truncated)");
+            else
+                expectedError = QStringLiteral("stream ended before the response was complete");
+        }
+        server.enqueue(response);
+        server.enqueue(response);
+        expectedRetries = 1;
+        expectPartial = true;
     } else if (fault == QLatin1String("stall")) {
         response.stallAfterBytes = body.size() * 3 / 4;
         server.enqueue(response);
@@ -416,6 +439,8 @@ void TestNetworkFaults::faults()
     if (fault == QLatin1String("drip")) {
         QVERIFY2(turn.elapsedMs >= 3 * kInactivityMs, qPrintable(QString::number(turn.elapsedMs)));
         QCOMPARE(turn.shownText(), clean.streamedText);
+    } else if (fault == QLatin1String("cut") || fault == QLatin1String("reset")) {
+        QVERIFY2(retries.first().error.contains(expectedError), qPrintable(retries.first().error));
     } else if (fault == QLatin1String("429")) {
         QCOMPARE(retries.first().retryDelayMs, 1000); // the server's wait, on the event the UI shows
         QVERIFY2(turn.elapsedMs >= 1000, qPrintable(QString::number(turn.elapsedMs)));

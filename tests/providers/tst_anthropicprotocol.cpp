@@ -257,14 +257,22 @@ private Q_SLOTS:
         const QByteArray body = readFixture(QStringLiteral("anthropic/") + fixture);
         const qsizetype stop = body.lastIndexOf("event: message_stop");
         QVERIFY(stop > 0);
+        // A truncation, which the tool loop retries.
         const Decoded d = decodeBody(m_protocol, body.left(stop), Split(split));
         QVERIFY(!d.ok());
-        QCOMPARE(d.error.kind, ProviderError::Kind::Stream);
+        QCOMPARE(d.error.kind, ProviderError::Kind::Truncated);
+        QVERIFY(d.error.isRetryable());
         QVERIFY(d.error.message.contains(QLatin1String("message_stop")));
-        // Cut in the middle of an event as well.
+        // Cut in the middle of an event as well (its JSON cut off is not "malformed data").
         const Decoded mid = decodeBody(m_protocol, body.left(body.size() / 2), Split(split));
         QVERIFY(!mid.ok());
-        QCOMPARE(mid.error.kind, ProviderError::Kind::Stream);
+        QCOMPARE(mid.error.kind, ProviderError::Kind::Truncated);
+        QVERIFY2(mid.error.message.contains(QLatin1String("message_stop")), qPrintable(mid.error.message));
+        // And inside the data of the last event before message_stop.
+        const qsizetype lastData = body.lastIndexOf("data: ", stop);
+        const Decoded inData = decodeBody(m_protocol, body.left(lastData + 12), Split(split));
+        QVERIFY(!inData.ok());
+        QCOMPARE(inData.error.kind, ProviderError::Kind::Truncated);
     }
 
     void errorEventFailsTheStream_data()

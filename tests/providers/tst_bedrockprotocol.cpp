@@ -220,16 +220,22 @@ private Q_SLOTS:
         const QByteArray body = readFixture(QStringLiteral("bedrock/tool-use-claude.bin"));
         const QList<qsizetype> starts = frameStarts(body);
         QCOMPARE(starts.size(), 15);
-        // Ending at any frame boundary before messageStop is a truncation.
+        // Ending at any frame boundary before messageStop is a truncation (retried by the tool loop).
         for (qsizetype i = 1; i < starts.size() - 1; ++i) {
             const Decoded d = decodeBody(m_protocol, body.left(starts.at(i)), Split::Whole);
             QVERIFY2(!d.ok(), qPrintable(QString::number(i)));
-            QCOMPARE(d.error.kind, ProviderError::Kind::Stream);
+            QCOMPARE(d.error.kind, ProviderError::Kind::Truncated);
+            QVERIFY(d.error.isRetryable());
+            QVERIFY2(d.error.message.contains(QLatin1String("before messageStop")),
+                     qPrintable(d.error.message));
         }
         // Ending inside a frame as well.
         Decoded d = decodeBody(m_protocol, body.left(starts.at(5) + 7), Split::Bytewise);
         QVERIFY(!d.ok());
-        QCOMPARE(d.error.kind, ProviderError::Kind::Stream);
+        QCOMPARE(d.error.kind, ProviderError::Kind::Truncated);
+        QVERIFY(d.error.isRetryable());
+        QVERIFY2(d.error.message.contains(QLatin1String("ended inside a frame")),
+                 qPrintable(d.error.message));
         // messageStop arrived but metadata did not: the answer is complete, only its usage is missing.
         d = decodeBody(m_protocol, body.left(starts.last()), Split::Whole);
         QVERIFY2(d.ok(), qPrintable(d.error.message));
@@ -241,6 +247,7 @@ private Q_SLOTS:
         d = decodeBody(m_protocol, damaged, Split::Random, 3);
         QVERIFY(!d.ok());
         QCOMPARE(d.error.kind, ProviderError::Kind::Stream);
+        QVERIFY(!d.error.isRetryable()); // damaged data is not retried
     }
 
     void redactedReasoningAndEmptyToolInput()

@@ -186,16 +186,21 @@ private Q_SLOTS:
               "text-after-function-response.sse", "usage-every-chunk.sse"})
             QTest::newRow(name) << QString::fromLatin1(name);
     }
+    // A body that ends before the finish reason, at an event boundary or inside the last event's JSON, is a
+    // truncation (retried by the tool loop), never an empty or partial answer.
     void truncatedStreamIsAnError()
     {
         QFETCH(QString, fixture);
         const QByteArray body = readFixture(QStringLiteral("gemini/") + fixture);
         const qsizetype last = body.lastIndexOf("data: ");
-        for (Split split : {Split::Whole, Split::Bytewise}) {
-            const Decoded d = decodeBody(m_protocol, body.left(last), split);
-            QVERIFY(!d.ok());
-            QCOMPARE(d.error.kind, ProviderError::Kind::Stream);
-            QVERIFY(d.error.message.contains(QLatin1String("finish reason")));
+        for (const QByteArray &cut : {body.left(last), body.left(last + 20)}) {
+            for (Split split : {Split::Whole, Split::Bytewise}) {
+                const Decoded d = decodeBody(m_protocol, cut, split);
+                QVERIFY(!d.ok());
+                QCOMPARE(d.error.kind, ProviderError::Kind::Truncated);
+                QVERIFY(d.error.isRetryable());
+                QVERIFY(d.error.message.contains(QLatin1String("finish reason")));
+            }
         }
     }
 
@@ -226,6 +231,7 @@ private Q_SLOTS:
         d = decodeBody(m_protocol, first + "data: {not json\r\n\r\n", Split::Whole);
         QVERIFY(!d.ok());
         QCOMPARE(d.error.kind, ProviderError::Kind::Stream);
+        QVERIFY(!d.error.isRetryable()); // malformed (the event ended), not cut off
     }
 
     void parallelFunctionCalls()

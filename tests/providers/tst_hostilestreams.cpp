@@ -198,6 +198,7 @@ void TestHostileStreams::dataThatIsNotAnObjectIsNamed()
     const Decoded decoded = decodeBody(*protocol, "data: " + data + "\n\n", Split::Whole);
     QVERIFY(!decoded.ok());
     QCOMPARE(decoded.error.kind, ProviderError::Kind::Stream);
+    QVERIFY(!decoded.error.isRetryable());
     // A person learns what was wrong, never "no error occurred".
     QVERIFY2(!decoded.error.message.contains(QStringLiteral("no error occurred")),
              qPrintable(decoded.error.message));
@@ -241,6 +242,7 @@ void TestHostileStreams::hugeLineIsAClearError()
     const Result<ModelTurn> turn = decoder->finish();
     QVERIFY(!turn);
     QCOMPARE(decoder->error().kind, ProviderError::Kind::Stream);
+    QVERIFY(!decoder->error().isRetryable()); // the same request would send the same huge line
     const QString message = decoder->error().message;
     QVERIFY2(message.contains(QString::number(SseParser::DefaultMaxEventBytes)) ||
                  message.contains(QString::number(EventStreamDecoder::DefaultMaxFrameBytes)),

@@ -287,12 +287,14 @@ void TestOpenAiChatProtocol::truncatedStreamIsAnError()
     QByteArray body = fixture(file);
     const qsizetype cut = body.indexOf(cutBefore);
     QVERIFY(cut > 0);
-    // Cut inside an event, and at an event boundary: neither is a silent empty answer.
+    // Cut inside an event, and at an event boundary: neither is a silent empty answer, both are a truncation
+    // (which the tool loop retries).
     for (const QByteArray &truncated : {body.left(cut), body.left(body.lastIndexOf("\n\n", cut) + 2)}) {
         const OpenAiChatProtocol protocol(config());
         const Decoded decoded = decode(protocol, truncated, Split::Random, 7);
         QVERIFY(!decoded.ok());
-        QCOMPARE(decoded.error.kind, ProviderError::Kind::Stream);
+        QCOMPARE(decoded.error.kind, ProviderError::Kind::Truncated);
+        QVERIFY(decoded.error.isRetryable());
         QCOMPARE(decoded.error.message, QStringLiteral("stream ended before the response was complete"));
     }
 }
@@ -338,6 +340,7 @@ void TestOpenAiChatProtocol::malformedDataIsAStreamError()
     const Decoded decoded = decode(protocol, "data: {\"choices\":[\n\ndata: [DONE]\n\n", Split::Whole);
     QVERIFY(!decoded.ok());
     QCOMPARE(decoded.error.kind, ProviderError::Kind::Stream);
+    QVERIFY(!decoded.error.isRetryable()); // malformed data is not retried, unlike a cut-off body
 }
 
 // Event data reaches the JSON parser as the bytes the server sent. A stray invalid byte inside a string must

@@ -291,6 +291,7 @@ void TestOpenAiResponsesProtocol::responseIncomplete()
     QVERIFY(!decoded.ok());
     QCOMPARE(decoded.streamedText, QStringLiteral("Partial"));
     QCOMPARE(decoded.error.kind, ProviderError::Kind::Stream);
+    QVERIFY(!decoded.error.isRetryable()); // the same request would stop at the same limit
     QCOMPARE(decoded.error.message, QStringLiteral("response incomplete (max_output_tokens)"));
 }
 
@@ -308,12 +309,14 @@ void TestOpenAiResponsesProtocol::truncatedStreamIsAnError()
     const QByteArray sse = fixture(file);
     const qsizetype completed = sse.indexOf("event: response.completed");
     QVERIFY(completed > 0);
-    // At the event boundary before response.completed, and in the middle of response.completed.
+    // At the event boundary before response.completed, and in the middle of response.completed: a truncation,
+    // which the tool loop retries.
     for (const QByteArray &truncated : {sse.left(completed), sse.left(completed + 200)}) {
         const OpenAiResponsesProtocol protocol(config());
         const Decoded decoded = decode(protocol, truncated, Split::Random, 3);
         QVERIFY(!decoded.ok());
-        QCOMPARE(decoded.error.kind, ProviderError::Kind::Stream);
+        QCOMPARE(decoded.error.kind, ProviderError::Kind::Truncated);
+        QVERIFY(decoded.error.isRetryable());
         QCOMPARE(decoded.error.message, QStringLiteral("stream ended before the response was complete"));
     }
 }

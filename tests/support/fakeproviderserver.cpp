@@ -112,6 +112,16 @@ QList<QByteArray> cutPieces(const QList<QByteArray> &pieces, qsizetype limit)
     return out;
 }
 
+// Sends what is written, then resets the connection: SO_LINGER with a zero timeout makes close() send RST
+// instead of FIN.
+void resetSocket(QTcpSocket *socket)
+{
+    socket->flush();
+    const linger hard{1, 0};
+    ::setsockopt(int(socket->socketDescriptor()), SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
+    socket->abort();
+}
+
 } // namespace
 
 struct FakeProviderServer::Connection
@@ -236,6 +246,17 @@ void FakeProviderServer::closeAllConnections()
     for (const QPointer<QTcpSocket> &socket : sockets) {
         if (socket) {
             socket->abort();
+            socket->deleteLater();
+        }
+    }
+}
+
+void FakeProviderServer::resetAllConnections()
+{
+    const QList<QPointer<QTcpSocket>> sockets = std::exchange(m_sockets, {});
+    for (const QPointer<QTcpSocket> &socket : sockets) {
+        if (socket) {
+            resetSocket(socket);
             socket->deleteLater();
         }
     }
@@ -386,14 +407,9 @@ void FakeProviderServer::sendNextPiece(const std::shared_ptr<Connection> &connec
             break;
         case Connection::Ending::Stall:
             break; // keep the connection open and silent
-        case Connection::Ending::Reset: {
-            // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
-            socket->flush();
-            const linger hard{1, 0};
-            ::setsockopt(int(socket->socketDescriptor()), SOL_SOCKET, SO_LINGER, &hard, sizeof(hard));
-            socket->abort();
+        case Connection::Ending::Reset:
+            resetSocket(socket);
             break;
-        }
         case Connection::Ending::Endless:
             connection->pieces = {response.endlessPiece};
             connection->nextPiece = 0;

@@ -134,6 +134,9 @@ public:
 
     // Closes every open connection, including stalled ones.
     void closeAllConnections();
+    // Resets every open connection (TCP RST, as a crashed proxy does), including stalled ones: with
+    // stallAfterBytes, a test resets a stream at the moment it chooses (after the client showed its text).
+    void resetAllConnections();
 
     // Keep-alive: a connection stays open after a complete response ("Connection: keep-alive") and serves the
     // next request, as real providers do. Off by default: every response closes its connection.

@@ -64,10 +64,12 @@ void AnthropicStreamDecoder::handle(const SseParser::Event &event)
     bool ok = false;
     const QJsonObject object = WireSupport::parseTextObject(event.data, &ok);
     if (!ok) {
-        fail(WireSupport::makeError(
-            ProviderError::Kind::Stream, m_provider,
-            QCoreApplication::translate("keen::AnthropicStreamDecoder", "malformed event data: %1")
-                .arg(event.text().left(200))));
+        // The last event had no blank line after it and does not parse: the body was cut inside it.
+        fail(m_bodyEnded ? truncated()
+                         : WireSupport::makeError(ProviderError::Kind::Stream, m_provider,
+                                                  QCoreApplication::translate("keen::AnthropicStreamDecoder",
+                                                                              "malformed event data: %1")
+                                                      .arg(event.text().left(200))));
         return;
     }
     // The JSON type is authoritative; the event: line only duplicates it.
@@ -187,9 +189,18 @@ ModelTurn AnthropicStreamDecoder::buildTurn() const
     return turn;
 }
 
+ProviderError AnthropicStreamDecoder::truncated() const
+{
+    return WireSupport::makeError(
+        ProviderError::Kind::Truncated, m_provider,
+        QCoreApplication::translate("keen::AnthropicStreamDecoder",
+                                    "the response ended before message_stop (truncated)"));
+}
+
 Result<ModelTurn> AnthropicStreamDecoder::finish()
 {
     if (!m_failed && !m_stopped) {
+        m_bodyEnded = true;
         m_parser.finish([this](const SseParser::Event &event) {
             if (!m_failed && !m_stopped)
                 handle(event);
@@ -198,10 +209,7 @@ Result<ModelTurn> AnthropicStreamDecoder::finish()
             fail(WireSupport::makeError(ProviderError::Kind::Stream, m_provider, m_parser.error()));
     }
     if (!m_failed && !m_stopped)
-        fail(WireSupport::makeError(
-            ProviderError::Kind::Stream, m_provider,
-            QCoreApplication::translate("keen::AnthropicStreamDecoder",
-                                        "the response ended before message_stop (truncated)")));
+        fail(truncated());
     if (m_failed)
         return Result<ModelTurn>::failure(m_error.message);
     return buildTurn();

@@ -36,6 +36,8 @@ private:
     void handleUsage(const QJsonObject &usage);
     Block &block(int index, const QString &typeIfNew);
     void fail(const ProviderError &error);
+    // The body ended before message_stop (retried, unlike malformed data).
+    ProviderError truncated() const;
     ModelTurn buildTurn() const;
 
     EventSink m_sink;
@@ -47,7 +49,8 @@ private:
     std::optional<qint64> m_output;
     std::optional<qint64> m_cacheCreation;
     std::optional<qint64> m_cacheRead;
-    bool m_stopped = false; // message_stop seen
+    bool m_stopped = false;   // message_stop seen
+    bool m_bodyEnded = false; // finish() is flushing the last event: data cut off there is a truncation
     bool m_failed = false;
     ProviderError m_error;
 };

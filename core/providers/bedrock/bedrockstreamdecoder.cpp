@@ -133,11 +133,12 @@ void BedrockStreamDecoder::handleEvent(const QString &type, const QJsonObject &p
 
 Result<ModelTurn> BedrockStreamDecoder::finish()
 {
+    // The body ended inside a frame, or between frames before messageStop: cut short, so retried.
     if (!m_failed && !m_frames.finish() && !m_messageStopped)
-        fail(WireSupport::makeError(ProviderError::Kind::Stream, providerName(), m_frames.error()));
+        fail(WireSupport::makeError(ProviderError::Kind::Truncated, providerName(), m_frames.error()));
     if (!m_failed && !m_messageStopped)
         fail(WireSupport::makeError(
-            ProviderError::Kind::Stream, providerName(),
+            ProviderError::Kind::Truncated, providerName(),
             QCoreApplication::translate("keen::BedrockStreamDecoder",
                                         "the response ended before messageStop (truncated)")));
     if (m_failed)

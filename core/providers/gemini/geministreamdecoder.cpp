@@ -114,10 +114,12 @@ void GeminiStreamDecoder::handle(const SseParser::Event &event)
     bool ok = false;
     const QJsonObject object = WireSupport::parseTextObject(event.data, &ok);
     if (!ok) {
-        fail(WireSupport::makeError(
-            ProviderError::Kind::Stream, providerName(),
-            QCoreApplication::translate("keen::GeminiStreamDecoder", "malformed event data: %1")
-                .arg(event.text().left(200))));
+        // The last event had no blank line after it and does not parse: the body was cut inside it.
+        fail(m_bodyEnded ? truncated()
+                         : WireSupport::makeError(ProviderError::Kind::Stream, providerName(),
+                                                  QCoreApplication::translate("keen::GeminiStreamDecoder",
+                                                                              "malformed event data: %1")
+                                                      .arg(event.text().left(200))));
         return;
     }
     if (object.contains(QStringLiteral("error"))) {
@@ -162,9 +164,18 @@ void GeminiStreamDecoder::handle(const SseParser::Event &event)
     }
 }
 
+ProviderError GeminiStreamDecoder::truncated() const
+{
+    return WireSupport::makeError(
+        ProviderError::Kind::Truncated, providerName(),
+        QCoreApplication::translate("keen::GeminiStreamDecoder",
+                                    "the response ended without a finish reason (truncated)"));
+}
+
 Result<ModelTurn> GeminiStreamDecoder::finish()
 {
     if (!m_failed) {
+        m_bodyEnded = true;
         m_parser.finish([this](const SseParser::Event &event) {
             if (!m_failed)
                 handle(event);
@@ -173,10 +184,7 @@ Result<ModelTurn> GeminiStreamDecoder::finish()
             fail(WireSupport::makeError(ProviderError::Kind::Stream, providerName(), m_parser.error()));
     }
     if (!m_failed && !m_finished)
-        fail(WireSupport::makeError(
-            ProviderError::Kind::Stream, providerName(),
-            QCoreApplication::translate("keen::GeminiStreamDecoder",
-                                        "the response ended without a finish reason (truncated)")));
+        fail(truncated());
     if (m_failed)
         return Result<ModelTurn>::failure(m_error.message);
     ModelTurn turn = m_turn;

@@ -22,13 +22,16 @@ private:
     void handle(const SseParser::Event &event);
     void handlePart(const QJsonObject &part);
     void fail(const ProviderError &error);
+    // The body ended without a finish reason (retried, unlike malformed data).
+    ProviderError truncated() const;
 
     EventSink m_sink;
     SseParser m_parser;
     ModelTurn m_turn;
     QJsonArray m_parts; // the model content to replay, signatures on the parts they came with
     int m_callCount = 0;
-    bool m_finished = false; // a finishReason was seen
+    bool m_finished = false;  // a finishReason was seen
+    bool m_bodyEnded = false; // finish() is flushing the last event: data cut off there is a truncation
     bool m_failed = false;
     ProviderError m_error;
 };

@@ -71,7 +71,7 @@ ProviderError SseStreamDecoderBase::error() const
 
 ProviderError SseStreamDecoderBase::truncated()
 {
-    return ProviderError{ProviderError::Kind::Stream,
+    return ProviderError{ProviderError::Kind::Truncated,
                          SseStreamDecoderBase::tr("stream ended before the response was complete"), 0,
                          std::nullopt};
 }
