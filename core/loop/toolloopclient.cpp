@@ -455,6 +455,7 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
     const ClientConfig &config = m_protocol->config();
     const int maxAttempts = std::max(1, config.maxAttempts);
     bool keyRefreshed = false;
+    bool stalledBefore = false;
     for (int attempt = 1; attempt <= maxAttempts; ++attempt) {
         if (loop.cancel.isCancelled()) {
             error =
@@ -568,7 +569,11 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
                 continue;
             }
         }
-        if (!error.isRetryable() || attempt == maxAttempts)
+        // A stall costs the whole inactivity timeout (5 minutes by default): one more try is worth it (a dead
+        // connection), six would keep the person waiting half an hour for a provider that has gone quiet.
+        const bool stalledAgain =
+            error.kind == ProviderError::Kind::Stalled && std::exchange(stalledBefore, true);
+        if (!error.isRetryable() || stalledAgain || attempt == maxAttempts)
             return Result<ModelTurn>::failure(error.message);
         qCInfo(LogCategories::toolLoop) << "retrying after" << error.message;
         const int delayMs = std::min(error.retryAfterMs.value_or(attempt * config.retryBaseDelayMs), 60000);

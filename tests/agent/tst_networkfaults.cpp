@@ -312,6 +312,9 @@ void TestNetworkFaults::faults()
         expectedRetries = 1;
         expectPartial = true;
     } else if (fault == QLatin1String("stall")) {
+        // A stall is retried once however many attempts are allowed: each one costs the whole inactivity
+        // timeout (5 minutes by default), and six of them kept a person waiting half an hour.
+        config.maxAttempts = 6;
         response.stallAfterBytes = body.size() * 3 / 4;
         server.enqueue(response);
         server.enqueue(response);
