@@ -15,6 +15,7 @@
 #include "contextmeter.h"
 #include "desktopnotifier.h"
 #include "icons.h"
+#include "providers/providertable.h"
 #include "session/sessionstore.h"
 #include "sessionnotifications.h"
 #include "sessions/sessionbrowserpanel.h"
@@ -23,6 +24,7 @@
 #include "settings/setupwizard.h"
 #include "tokenformat.h"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -97,6 +99,8 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     const LoadedSettings loaded = Settings::loadOrDefaults();
     const Settings &settings = loaded.settings;
     m_recentFolders = settings.recentFolders;
+    for (auto it = settings.providers.cbegin(); it != settings.providers.cend(); ++it)
+        m_configuredModels.insert(it.key(), it->models);
 
     m_colorScheme = new ColorSchemeController(this);
     m_colorScheme->setScheme(settings.colorScheme);
@@ -133,6 +137,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     connect(m_session, &AgentSession::historyReplaced, this, &MainWindow::updateUndoCompaction);
     connect(m_chat, &ChatPanel::metricsChanged, this, &MainWindow::updateMetrics);
     connect(m_chat, &ChatPanel::settingsRequested, this, &MainWindow::showSettings);
+    connect(m_chat, &ChatPanel::modelRequested, this, &MainWindow::chooseModel);
     connect(m_chat, &ChatPanel::sessionsRequested, this, &MainWindow::showSessionBrowser);
     connect(m_chat, &ChatPanel::modeChanged, this, [this](AgentMode mode) {
         m_modeCombo->setCurrentIndex(int(mode));
@@ -161,6 +166,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
         ClientConfig changed = config;
         changed.thinkingEffort = effort;
         applyClientConfig(changed);
+        persistModelChoice(changed); // reference 6.1: saved to the global config
         m_chat->model()->addLine(ChatItem::Kind::Status, tr("✓ Thinking effort: %1").arg(effort));
     });
     connect(m_session, &AgentSession::sessionChanged, this, [this](const QString &) {
@@ -210,7 +216,11 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     }
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The Model box loses the focus while the widgets are destroyed, after the session: that is no choice.
+    disconnect(m_modelCombo->lineEdit(), nullptr, this, nullptr);
+}
 
 QString MainWindow::initialWorkspace(const LaunchOptions &options, const Settings &settings, bool *ask)
 {
@@ -464,23 +474,26 @@ void MainWindow::createToolBar()
     });
     connect(m_modelAction, &QAction::triggered, m_modelCombo,
             [this] { m_modelCombo->setFocus(Qt::ShortcutFocusReason); });
+    // Another provider is set up as settings.json has it (its own key, base URL and headers), never with the
+    // previous provider's key.
     connect(m_providerCombo, &QComboBox::activated, this, [this] {
         if (m_updatingPickers)
             return;
-        ClientConfig config = m_session->clientConfig();
-        config.providerId = m_providerCombo->currentData().toString();
-        const QStringList models = ProviderCatalog::modelIds(config.providerId);
-        config.model = models.value(0);
-        if (const ProviderCatalog::Provider *provider = ProviderCatalog::provider(config.providerId))
-            config.baseUrl = provider->defaultBaseUrl;
-        applyClientConfig(config);
+        const QString providerId = m_providerCombo->currentData().toString();
+        if (providerId != m_session->clientConfig().providerId)
+            switchProvider(providerId, QString(), ChoiceFrom::Toolbar);
     });
+    // A model chosen from the list, or typed and confirmed with Enter or by leaving the box (a name the list
+    // does not have included: the combo box itself reports neither).
     connect(m_modelCombo, &QComboBox::textActivated, this, [this](const QString &model) {
-        if (m_updatingPickers || model.trimmed().isEmpty())
-            return;
-        ClientConfig config = m_session->clientConfig();
-        config.model = model.trimmed();
-        applyClientConfig(config);
+        if (!m_updatingPickers)
+            useModel(model, ChoiceFrom::Toolbar);
+    });
+    connect(m_modelCombo->lineEdit(), &QLineEdit::editingFinished, this, [this] {
+        // Opening the box's own list takes the focus too: what is chosen there counts, not the half-typed
+        // text.
+        if (!m_updatingPickers && !m_modelCombo->view()->isVisible())
+            useModel(m_modelCombo->currentText(), ChoiceFrom::Toolbar);
     });
     bar->addWidget(new QLabel(tr(" Provider: "), bar));
     bar->addWidget(m_providerCombo);
@@ -783,24 +796,7 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
     const Result<ResolvedClientConfig> base = resolver.resolveWithoutKey(m_options);
     if (base) {
         applyClientConfig(base->config);
-        resolver.resolveAsync(m_options, SecretStore::FileFallback::Allow, this,
-                              [this](const Result<ResolvedClientConfig> &resolved) {
-                                  if (!resolved) {
-                                      m_chat->model()->addLine(ChatItem::Kind::Error, resolved.error());
-                                      return;
-                                  }
-                                  if (!resolved->warning.isEmpty())
-                                      statusBar()->showMessage(resolved->warning, 10000);
-                                  // Only the key arrives late: whatever the person changed meanwhile
-                                  // (model, thinking effort, a key typed in) stays, and a key stored for
-                                  // one provider is never given to another they switched to.
-                                  ClientConfig config = m_session->clientConfig();
-                                  if (!config.apiKey.isEmpty() ||
-                                      config.providerId != resolved->config.providerId)
-                                      return;
-                                  config.apiKey = resolved->config.apiKey;
-                                  m_session->setClientConfig(config);
-                              });
+        adoptKeyWhenResolved(resolver, m_options);
         QTimer::singleShot(0, this, &MainWindow::askForFirstFolder);
         return;
     }
@@ -812,10 +808,39 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
         connect(wizard, &SetupWizard::configured, this, [this](const ClientConfig &config) {
             applyClientConfig(config);
             persistClientConfig(config);
+            if (config.apiKey.isEmpty()) { // the setup found one in the environment or stored
+                LaunchOptions options;
+                options.provider = config.providerId;
+                options.model = config.model;
+                options.baseUrl = config.baseUrl;
+                adoptKeyWhenResolved(ConfigResolver(Settings::loadOrDefaults().settings), options);
+            }
         });
         connect(wizard, &QDialog::finished, this, &MainWindow::askForFirstFolder);
         wizard->open();
     });
+}
+
+void MainWindow::adoptKeyWhenResolved(const ConfigResolver &resolver, const LaunchOptions &options)
+{
+    resolver.resolveAsync(options, SecretStore::FileFallback::Allow, this,
+                          [this](const Result<ResolvedClientConfig> &resolved) {
+                              if (!resolved) {
+                                  m_chat->model()->addLine(ChatItem::Kind::Error, resolved.error());
+                                  return;
+                              }
+                              if (!resolved->warning.isEmpty())
+                                  statusBar()->showMessage(resolved->warning, 10000);
+                              // Only the key arrives late: whatever the person changed meanwhile (model,
+                              // thinking effort, a key typed in) stays, and a key stored for one provider
+                              // is never given to another they switched to.
+                              ClientConfig config = m_session->clientConfig();
+                              if (!config.apiKey.isEmpty() ||
+                                  config.providerId != resolved->config.providerId)
+                                  return;
+                              config.apiKey = resolved->config.apiKey;
+                              m_session->setClientConfig(config);
+                          });
 }
 
 void MainWindow::saveSettings(const std::function<void(Settings &)> &change)
@@ -851,6 +876,143 @@ void MainWindow::persistClientConfig(const ClientConfig &config)
     }
 }
 
+void MainWindow::persistModelChoice(const ClientConfig &config)
+{
+    if (config.providerId.isEmpty())
+        return;
+    const ProviderDescriptor *provider = ProviderTable::find(config.providerId);
+    // Registry providers offer the registry's models; the others only what settings.json lists, which the
+    // name typed here joins so it is offered (and allowed, for openai-compatible) from now on.
+    const bool listsOwnModels = !provider || provider->models != ModelListSource::Registry;
+    saveSettings([&config, listsOwnModels](Settings &settings) {
+        settings.activeProvider = config.providerId;
+        settings.activeModel = config.model;
+        settings.thinkingEffort = config.thinkingEffort;
+        if (listsOwnModels && !config.model.isEmpty()) {
+            QStringList &models = settings.providers[config.providerId].models;
+            if (!models.contains(config.model))
+                models.append(config.model);
+        }
+    });
+    if (listsOwnModels && !config.model.isEmpty() &&
+        !m_configuredModels.value(config.providerId).contains(config.model)) {
+        m_configuredModels[config.providerId].append(config.model);
+        populateModels();
+    }
+}
+
+void MainWindow::useModel(const QString &model, ChoiceFrom from)
+{
+    const ClientConfig before = m_session->clientConfig();
+    const QString name = model.trimmed();
+    if (name.isEmpty()) {
+        populateModels(); // the box shows the model in use again
+        const QString refusal = tr("A model needs a name; %1 stays in use.").arg(before.model);
+        if (from == ChoiceFrom::Command)
+            m_chat->model()->addLine(ChatItem::Kind::Error, refusal);
+        else
+            statusBar()->showMessage(refusal, 10000);
+        return;
+    }
+    if (before.providerId.isEmpty()) {
+        populateModels();
+        m_chat->model()->addLine(ChatItem::Kind::Error,
+                                 tr("No provider is configured yet. Choose one in Settings first."));
+        return;
+    }
+    if (name == before.model) {
+        populateModels(); // "  name " typed: the box shows it trimmed
+        if (from == ChoiceFrom::Command)
+            m_chat->model()->addLine(ChatItem::Kind::Status,
+                                     tr("✓ Model: %1").arg(tr("%1/%2").arg(before.providerId, before.model)));
+        return;
+    }
+    ClientConfig config = before;
+    config.model = name;
+    // As at start (ConfigResolver): a registry model takes only the efforts it lists.
+    if (ProviderCatalog::modelIds(config.providerId).contains(name) &&
+        !ProviderCatalog::thinkingEfforts(config.providerId, name).contains(config.thinkingEffort))
+        config.thinkingEffort.clear();
+    applyClientConfig(config);
+    persistModelChoice(config);
+    announceModel(before, from);
+}
+
+void MainWindow::switchProvider(const QString &providerId, const QString &model, ChoiceFrom from)
+{
+    LaunchOptions options;
+    options.provider = providerId;
+    options.model = model.trimmed();
+    options.contextWindow = m_options.contextWindow;
+    const quint64 request = ++m_providerSwitch;
+    // The same resolution as at start, so the same readiness errors ("No API key for ...", "base_url must be
+    // configured ..."); the key is looked up off the GUI thread.
+    ConfigResolver(Settings::loadOrDefaults().settings)
+        .resolveAsync(options, SecretStore::FileFallback::Allow, this,
+                      [this, request, from](const Result<ResolvedClientConfig> &resolved) {
+                          if (request != m_providerSwitch)
+                              return; // a later choice replaced this one
+                          if (!resolved) {
+                              populateModels(); // the toolbar shows the provider still in use
+                              m_chat->model()->addLine(ChatItem::Kind::Error, resolved.error());
+                              return;
+                          }
+                          if (!resolved->warning.isEmpty())
+                              statusBar()->showMessage(resolved->warning, 10000);
+                          const ClientConfig before = m_session->clientConfig();
+                          applyClientConfig(resolved->config);
+                          persistModelChoice(resolved->config);
+                          announceModel(before, from);
+                      });
+}
+
+void MainWindow::announceModel(const ClientConfig &before, ChoiceFrom from)
+{
+    const ClientConfig &now = m_session->clientConfig();
+    const QString chosen = tr("%1/%2").arg(now.providerId, now.model);
+    if (from == ChoiceFrom::Command)
+        m_chat->model()->addLine(ChatItem::Kind::Status, tr("✓ Model: %1").arg(chosen));
+    if (m_session->isBusy())
+        statusBar()->showMessage(tr("%1 is used from the next turn; the running turn finishes with %2/%3.")
+                                     .arg(chosen, before.providerId, before.model),
+                                 15000);
+}
+
+void MainWindow::chooseModel(const QString &choice)
+{
+    const qsizetype slash = choice.indexOf(QLatin1Char('/'));
+    if (slash < 0) {
+        useModel(choice, ChoiceFrom::Command);
+        return;
+    }
+    const QString providerId = choice.left(slash).trimmed();
+    const QString model = choice.mid(slash + 1).trimmed();
+    const ClientConfig &current = m_session->clientConfig();
+    QStringList known = ProviderTable::ids();
+    QStringList custom; // servers named under "providers" in settings.json
+    for (auto it = m_configuredModels.cbegin(); it != m_configuredModels.cend(); ++it) {
+        if (!known.contains(it.key()))
+            custom << it.key();
+    }
+    custom.sort();
+    known += custom;
+    if (!known.contains(providerId)) {
+        QString message = tr("Unknown provider \"%1\". Valid providers: %2.")
+                              .arg(providerId, known.join(QStringLiteral(", ")));
+        if (!current.providerId.isEmpty())
+            message += QLatin1Char(' ') + tr("For a model whose name has a slash, name the provider first: "
+                                             "/model %1/%2")
+                                              .arg(current.providerId, choice);
+        m_chat->model()->addLine(ChatItem::Kind::Error, message);
+        return;
+    }
+    if (providerId == current.providerId) {
+        useModel(model.isEmpty() ? current.model : model, ChoiceFrom::Command);
+        return;
+    }
+    switchProvider(providerId, model, ChoiceFrom::Command);
+}
+
 void MainWindow::applyClientConfig(const ClientConfig &config)
 {
     ClientConfig applied = config;
@@ -873,8 +1035,18 @@ void MainWindow::populateModels()
         m_providerCombo->addItem(config.providerId, config.providerId);
     m_providerCombo->setCurrentIndex(m_providerCombo->findData(config.providerId));
     m_modelCombo->clear();
-    m_modelCombo->addItems(ProviderCatalog::modelIds(config.providerId));
-    m_modelCombo->setCurrentText(config.model);
+    QStringList models = ProviderCatalog::modelIds(config.providerId);
+    for (const QString &model : m_configuredModels.value(config.providerId)) {
+        if (!models.contains(model))
+            models << model;
+    }
+    m_modelCombo->addItems(models);
+    // The model in use is the list's current item (Up and Down go on from it), else the box's text.
+    const int modelIndex =
+        config.model.isEmpty() ? -1 : m_modelCombo->findText(config.model, Qt::MatchExactly);
+    m_modelCombo->setCurrentIndex(modelIndex);
+    if (modelIndex < 0)
+        m_modelCombo->setEditText(config.model);
     m_updatingPickers = false;
 }
 

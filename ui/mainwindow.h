@@ -25,6 +25,7 @@ class QToolButton;
 namespace keen {
 
 class AgentSession;
+class ConfigResolver;
 class ChatPanel;
 class ColorSchemeController;
 class ContextMeter;
@@ -55,6 +56,20 @@ public:
     QStringList recentFolders() const { return m_recentFolders; }
     // Applies a provider setup (from the settings dialog, the pickers or the flags) to the session.
     void applyClientConfig(const ClientConfig &config);
+    // Where a choice of model came from: its confirmation and refusals go to the chat (/model) or to the
+    // status bar (the toolbar, where the box itself shows the result). Errors always go to the chat.
+    enum class ChoiceFrom { Toolbar, Command };
+    // Makes model (trimmed) the current provider's active model at once: session (the next request), toolbar,
+    // status bar and settings.json (active_model; added to the provider's "models" where its models come
+    // from settings). An empty name is refused and the box shows the model in use again. While a turn runs,
+    // the turn finishes with the model it started with and the status bar says the new one comes next.
+    void useModel(const QString &model, ChoiceFrom from);
+    // /model PROVIDER/NAME or the toolbar's provider box: the provider as settings.json configures it (base
+    // URL, headers, key), with that model or, when model is empty, the provider's configured or first one.
+    // A provider that is not ready (no key, no base URL) is reported in the chat and nothing changes.
+    void switchProvider(const QString &providerId, const QString &model, ChoiceFrom from);
+    // /model's argument: NAME, or PROVIDER/NAME (an unknown provider is reported with the valid ids).
+    void chooseModel(const QString &choice);
 
 public Q_SLOTS:
     void showAbout();
@@ -83,6 +98,14 @@ private:
     void loadInitialConfig(const LoadedSettings &loaded);
     // Saves the provider choice in settings.json and the key in the keychain (off the GUI thread).
     void persistClientConfig(const ClientConfig &config);
+    // Saves the active provider, model and thinking effort; a model of a provider whose models come from
+    // settings.json (openai-compatible, a custom server, the local servers) joins its "models".
+    void persistModelChoice(const ClientConfig &config);
+    // After a provider change: the previous model's status line and the "from the next turn" note.
+    void announceModel(const ClientConfig &before, ChoiceFrom from);
+    // The key for the session's provider from the keychain, the environment or a helper, off the GUI thread;
+    // set unless the person switched provider or typed a key meanwhile.
+    void adoptKeyWhenResolved(const ConfigResolver &resolver, const LaunchOptions &options);
     // Changes settings.json in place; a broken file is reported in the chat, never overwritten.
     void saveSettings(const std::function<void(Settings &)> &change);
     void updateStatus();
@@ -141,6 +164,8 @@ private:
     QComboBox *m_providerCombo = nullptr;
     QComboBox *m_modelCombo = nullptr;
     QHash<QAction *, QString> m_iconNames;
+    QHash<QString, QStringList> m_configuredModels; // settings.json "providers".<id>."models", for the box
+    quint64 m_providerSwitch = 0;                   // only the newest switchProvider() applies
 
     QLabel *m_workspaceLabel = nullptr;
     QLabel *m_modelLabel = nullptr;

@@ -19,18 +19,20 @@ struct PreparedRequest
 {
     std::optional<HttpRequestSpec> spec;
     QString error;
+    std::shared_ptr<const ProviderProtocol> protocol; // reads the answer's models
 };
 
 PreparedRequest prepareRequest(const ClientConfig &config)
 {
     Result<std::unique_ptr<ProviderProtocol>> protocol = createProviderProtocol(config);
     if (!protocol)
-        return {std::nullopt, protocol.error()};
+        return {std::nullopt, protocol.error(), nullptr};
     // Loads what authentication needs (AWS credentials, the ChatGPT sign-in); may read files or refresh.
     const Result<void> prepared = (*protocol)->prepare(CancellationToken());
     if (!prepared)
-        return {std::nullopt, prepared.error()};
-    return {(*protocol)->modelsListRequest(), {}};
+        return {std::nullopt, prepared.error(), nullptr};
+    const HttpRequestSpec spec = (*protocol)->modelsListRequest();
+    return {spec, {}, std::shared_ptr<const ProviderProtocol>(std::move(*protocol))};
 }
 
 } // namespace
@@ -67,18 +69,26 @@ void ConnectionTest::start(const ClientConfig &config, int timeoutMs)
             for (const auto &[name, value] : spec.headers)
                 request.setRawHeader(name, value);
             QNetworkReply *reply = m_network->sendCustomRequest(request, spec.method, spec.body);
-            connect(reply, &QNetworkReply::finished, this, [this, reply, generation] {
-                reply->deleteLater();
-                if (generation != m_generation)
-                    return;
-                const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-                const bool ok = reply->error() == QNetworkReply::NoError;
-                // Qt's transport message or the HTTP status: never the request's headers, so never the key.
-                const QString message = ok ? tr("✓ Connected.")
-                                           : (status > 0 ? tr("✗ The server answered HTTP %1.").arg(status)
-                                                         : tr("✗ %1").arg(reply->errorString()));
-                Q_EMIT finished(ok, message);
-            });
+            connect(reply, &QNetworkReply::finished, this,
+                    [this, reply, generation, protocol = prepared.protocol] {
+                        reply->deleteLater();
+                        if (generation != m_generation)
+                            return;
+                        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                        const bool ok = reply->error() == QNetworkReply::NoError;
+                        // Qt's transport message or the HTTP status: never the request's headers, so never
+                        // the key.
+                        const QString message =
+                            ok ? tr("✓ Connected.")
+                               : (status > 0 ? tr("✗ The server answered HTTP %1.").arg(status)
+                                             : tr("✗ %1").arg(reply->errorString()));
+                        if (ok) {
+                            const QStringList models = protocol->modelIds(reply->readAll());
+                            if (!models.isEmpty())
+                                Q_EMIT modelsListed(models);
+                        }
+                        Q_EMIT finished(ok, message);
+                    });
         });
 }
 

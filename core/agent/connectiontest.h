@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 class QNetworkAccessManager;
 
@@ -27,6 +28,9 @@ public:
     void start(const ClientConfig &config, int timeoutMs = 10000);
 
 Q_SIGNALS:
+    // On success, just before finished: the models the answer lists (ProviderProtocol::modelIds), when it
+    // lists any.
+    void modelsListed(const QStringList &models);
     void finished(bool ok, const QString &message);
 
 private:

@@ -49,6 +49,9 @@ struct ProviderDescriptor
     bool probedLocally = false; // the first-run setup looks for it on this machine (defaultBaseUrl's port)
 
     bool needsKey() const { return auth == AuthMode::ApiKey; }
+    // The person must name the endpoint: a Chat Completions server without a known URL (openai-compatible).
+    // The other protocols derive theirs when none is set (Bedrock's regional endpoint).
+    bool needsBaseUrl() const { return protocol == WireProtocol::OpenAiChat && defaultBaseUrl.isEmpty(); }
     // A key field makes sense: required, optional (servers, Bedrock's bearer token), never for the sign-in.
     bool acceptsKey() const { return auth != AuthMode::OAuth; }
     // An OpenAI-compatible endpoint with a known URL, offered instead of typing one.

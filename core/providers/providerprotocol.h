@@ -17,6 +17,7 @@
 #include <QJsonValue>
 #include <QList>
 #include <QPair>
+#include <QStringList>
 #include <QUrl>
 
 #include <memory>
@@ -128,6 +129,10 @@ public:
     // The cheapest request that proves the endpoint and the credentials: the API's models list, with the
     // same authentication as buildRequest (the settings dialog's connection test sends it).
     virtual HttpRequestSpec modelsListRequest() const = 0;
+    // The model ids in the body of a successful modelsListRequest(), in the order listed, without duplicates
+    // (the settings dialog fills its Model list with them). Default: {"data": [{"id": ...}]}, the shape of
+    // OpenAI, Anthropic and every OpenAI-compatible server. Empty when the body lists none this app can call.
+    virtual QStringList modelIds(const QByteArray &modelsList) const;
     virtual std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const = 0;
     virtual ProviderError classifyHttpError(int status, const QByteArray &body,
                                             const HeaderList &headers) const = 0;

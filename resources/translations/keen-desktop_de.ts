@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>ProviderCatalog</name>
+    <message>
+        <source>Required, for example http://localhost:8080/v1</source>
+        <translation>Erforderlich, zum Beispiel http://localhost:8080/v1</translation>
+    </message>
+    <message>
+        <source>Default endpoint</source>
+        <translation>Standard-Endpunkt</translation>
+    </message>
+</context>
+<context>
     <name>SlashCommands</name>
     <message>
         <source>Summarize the conversation into a smaller context; the focus guides the summary</source>
@@ -26,10 +37,6 @@
     <message>
         <source>Show or switch the mode</source>
         <translation>Den Modus zeigen oder wechseln</translation>
-    </message>
-    <message>
-        <source>Configure the provider and model</source>
-        <translation>Anbieter und Modell einrichten</translation>
     </message>
     <message>
         <source>Set the thinking effort</source>
@@ -74,6 +81,10 @@
     <message>
         <source>Make these tools ask again in this folder</source>
         <translation>Diese Werkzeuge in diesem Ordner wieder nachfragen lassen</translation>
+    </message>
+    <message>
+        <source>Use this model of the current provider, or switch provider and model; alone: open the provider settings</source>
+        <translation>Dieses Modell des aktuellen Anbieters verwenden oder Anbieter und Modell wechseln; ohne Angabe: die Anbietereinstellungen öffnen</translation>
     </message>
 </context>
 <context>
@@ -1179,6 +1190,30 @@ Ihn anhalten und %2 öffnen?</translation>
         <source>Stop</source>
         <translation>Stopp</translation>
     </message>
+    <message>
+        <source>A model needs a name; %1 stays in use.</source>
+        <translation>Ein Modell braucht einen Namen; %1 bleibt in Verwendung.</translation>
+    </message>
+    <message>
+        <source>No provider is configured yet. Choose one in Settings first.</source>
+        <translation>Es ist noch kein Anbieter eingerichtet. Wählen Sie zuerst einen in den Einstellungen.</translation>
+    </message>
+    <message>
+        <source>✓ Model: %1</source>
+        <translation>✓ Modell: %1</translation>
+    </message>
+    <message>
+        <source>%1 is used from the next turn; the running turn finishes with %2/%3.</source>
+        <translation>%1 wird ab dem nächsten Durchgang verwendet; der laufende Durchgang endet mit %2/%3.</translation>
+    </message>
+    <message>
+        <source>Unknown provider &quot;%1&quot;. Valid providers: %2.</source>
+        <translation>Unbekannter Anbieter „%1“. Gültige Anbieter: %2.</translation>
+    </message>
+    <message>
+        <source>For a model whose name has a slash, name the provider first: /model %1/%2</source>
+        <translation>Für ein Modell mit Schrägstrich im Namen zuerst den Anbieter nennen: /model %1/%2</translation>
+    </message>
 </context>
 <context>
     <name>keen::PermissionCard</name>
@@ -1523,10 +1558,6 @@ Ihn anhalten und %2 öffnen?</translation>
         <translation>API-&amp;Schlüssel:</translation>
     </message>
     <message>
-        <source>Default endpoint</source>
-        <translation>Standard-Endpunkt</translation>
-    </message>
-    <message>
         <source>&amp;Base URL:</source>
         <translation>&amp;Basis-URL:</translation>
     </message>
@@ -1648,6 +1679,30 @@ Ihn anhalten und %2 öffnen?</translation>
     <message>
         <source>Local servers found:</source>
         <translation>Gefundene lokale Server:</translation>
+    </message>
+    <message>
+        <source>Set in %1</source>
+        <translation>Gesetzt in %1</translation>
+    </message>
+    <message>
+        <source>Stored %1</source>
+        <translation>Gespeichert %1</translation>
+    </message>
+    <message>
+        <source>Enter the API key.</source>
+        <translation>Geben Sie den API-Schlüssel ein.</translation>
+    </message>
+    <message>
+        <source>Enter the API key (or set %1 before starting Keen).</source>
+        <translation>Geben Sie den API-Schlüssel ein (oder setzen Sie %1 vor dem Start von Keen).</translation>
+    </message>
+    <message>
+        <source>Enter the server&apos;s base URL, for example http://localhost:8080/v1.</source>
+        <translation>Geben Sie die Basis-URL des Servers ein, zum Beispiel http://localhost:8080/v1.</translation>
+    </message>
+    <message>
+        <source>Enter the name of a model.</source>
+        <translation>Geben Sie den Namen eines Modells ein.</translation>
     </message>
 </context>
 <context>

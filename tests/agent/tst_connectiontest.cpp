@@ -23,6 +23,8 @@ private Q_SLOTS:
     void bedrockWithoutKeySignsWithSigV4();
     void refusalNamesTheStatusNeverTheKey();
     void codexWithoutSignInSaysSoAndSendsNothing();
+    void listedModelsAreReadInTheProtocolsShape_data();
+    void listedModelsAreReadInTheProtocolsShape();
 
 private:
     test::TestEnvironment m_env;
@@ -156,6 +158,52 @@ void TestConnectionTest::codexWithoutSignInSaysSoAndSendsNothing()
     const QString message = finished.at(0).at(1).toString();
     QVERIFY2(message.contains(QStringLiteral("sign in")), qPrintable(message));
     QVERIFY(server.requests().isEmpty());
+}
+
+void TestConnectionTest::listedModelsAreReadInTheProtocolsShape_data()
+{
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QStringList>("models"); // what modelsListed carries; empty: not emitted
+    const QByteArray data =
+        R"({"object":"list","data":[{"id":"llama3.2"},{"id":"qwen2.5-coder"},{"id":"llama3.2"}]})";
+    const QStringList both{QStringLiteral("llama3.2"), QStringLiteral("qwen2.5-coder")};
+    QTest::newRow("openai-compatible") << "openai-compatible" << data << both;
+    QTest::newRow("anthropic") << "anthropic" << data << both;
+    QTest::newRow("googleai")
+        << "googleai"
+        << QByteArray(
+               R"({"models":[{"name":"models/gemini-3.6-flash","supportedGenerationMethods":["generateContent"]},)"
+               R"({"name":"models/text-embedding-004","supportedGenerationMethods":["embedContent"]}]})")
+        << QStringList{QStringLiteral("gemini-3.6-flash")};
+    QTest::newRow("empty list") << "openai-compatible" << QByteArray(R"({"data":[]})") << QStringList();
+    QTest::newRow("not json") << "openai-compatible" << QByteArray("ok") << QStringList();
+}
+
+// The settings dialog fills its Model list from what the connection test fetched.
+void TestConnectionTest::listedModelsAreReadInTheProtocolsShape()
+{
+    QFETCH(QString, provider);
+    QFETCH(QByteArray, body);
+    QFETCH(QStringList, models);
+    FakeProviderServer server;
+    server.enqueue(FakeProviderServer::jsonResponse(200, body));
+    ClientConfig config;
+    config.providerId = provider;
+    config.baseUrl = server.baseUrl().toString();
+    config.apiKey = QStringLiteral("key-123");
+    ConnectionTest test;
+    QSignalSpy listed(&test, &ConnectionTest::modelsListed);
+    QSignalSpy finished(&test, &ConnectionTest::finished);
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.at(0).at(0).toBool(), true);
+    if (models.isEmpty()) {
+        QCOMPARE(listed.count(), 0);
+    } else {
+        QCOMPARE(listed.count(), 1);
+        QCOMPARE(listed.at(0).at(0).toStringList(), models);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestConnectionTest)

@@ -13,10 +13,12 @@
 #include "icons.h"
 #include "mainwindow.h"
 #include "settings/settingsdialog.h"
+#include "settings/setupwizard.h"
 #include "tokenformat.h"
 
 #include "agent/agentsession.h"
 #include "config/settings.h"
+#include "fakeproviderserver.h"
 #include "scriptedllmclient.h"
 #include "testenvironment.h"
 
@@ -36,14 +38,34 @@
 #include <QMenuBar>
 #include <QScopeGuard>
 #include <QSettings>
+#include <QStatusBar>
 #include <QTest>
 #include <QToolBar>
 #include <QToolButton>
 #include <QToolTip>
 #include <QWheelEvent>
+#include <QWizard>
 
 using namespace keen;
+using test::FakeProviderServer;
 using test::ScriptedLlmClient;
+
+namespace {
+// Types text into the toolbar's Model box as a person does: the box focused, its text replaced.
+void typeIntoModelBox(QComboBox *box, const QString &text)
+{
+    box->lineEdit()->setFocus(Qt::MouseFocusReason);
+    box->lineEdit()->selectAll();
+    QTest::keyClick(box->lineEdit(), Qt::Key_Backspace);
+    QTest::keyClicks(box->lineEdit(), text);
+}
+
+void send(MainWindow &window, const QString &prompt)
+{
+    QTest::keyClicks(window.chatPanel()->input(), prompt);
+    QTest::keyClick(window.chatPanel()->input(), Qt::Key_Return);
+}
+} // namespace
 
 class TestMainWindow : public QObject
 {
@@ -75,6 +97,14 @@ private Q_SLOTS:
     void changesMadeBeforeTheKeyArrivesAreKept();
     void presetProviderKeepsItsNameInTheWindowAndSettings();
     void damagedSettingsAreNamedInTheWindowAndKept();
+    void modelTypedInTheToolbarIsUsedAtOnceAndSaved();
+    void emptyModelNameInTheToolbarIsRefused();
+    void modelChosenDuringATurnIsUsedFromTheNextTurn();
+    void slashModelSetsTheModelOfTheCurrentProvider();
+    void slashModelWithAProviderSwitchesToItWithItsOwnKey();
+    void slashModelRefusesUnknownAndUnreadyProviders();
+    void toolbarProviderBoxNeverCarriesTheKeyOver();
+    void firstRunSetupUsesTheKeyFromTheEnvironment();
 
 private:
     test::TestEnvironment m_env;
@@ -732,6 +762,268 @@ void TestMainWindow::aLongNotificationDoesNotWidenTheWindow()
     QHelpEvent hover(QEvent::ToolTip, label->rect().center(), label->mapToGlobal(label->rect().center()));
     QCoreApplication::sendEvent(label, &hover);
     QTRY_COMPARE(QToolTip::text(), longText);
+}
+
+// Tried as a user: a fresh setup of an OpenAI-compatible server without a model, then `fake-model` typed into
+// the toolbar's Model box and Enter: the prompt still failed with "no model is set for provider
+// openai-compatible", the status bar said "openai-compatible/" and settings.json kept no model. With a model
+// set, `other-model` typed there and Tab still sent the old one. A typed and confirmed name is now the model
+// of the status bar, the next request and settings.json (where the server's models are listed too).
+void TestMainWindow::modelTypedInTheToolbarIsUsedAtOnceAndSaved()
+{
+    FakeProviderServer server;
+    const QString baseUrl = server.baseUrl().toString() + QStringLiteral("/v1");
+    Settings settings; // what the first-run setup saved
+    settings.activeProvider = QStringLiteral("openai-compatible");
+    settings.providers[QStringLiteral("openai-compatible")].baseUrl = baseUrl;
+    QVERIFY(settings.save());
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    options.provider = QStringLiteral("anthropic"); // no wizard in a test: the setup's result applied below
+    options.model = QStringLiteral("claude-fable-5-1");
+    MainWindow window(options);
+    ClientConfig setUp;
+    setUp.providerId = QStringLiteral("openai-compatible");
+    setUp.baseUrl = baseUrl;
+    window.applyClientConfig(setUp);
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    auto *box = window.findChild<QComboBox *>(QStringLiteral("modelCombo"));
+    auto *status = window.findChild<QLabel *>(QStringLiteral("modelLabel"));
+    QVERIFY(box && status);
+    QCOMPARE(status->text(), QStringLiteral("openai-compatible/"));
+
+    typeIntoModelBox(box, QStringLiteral("fake-model"));
+    QTest::keyClick(box->lineEdit(), Qt::Key_Return);
+    QCOMPARE(status->text(), QStringLiteral("openai-compatible/fake-model"));
+    Result<Settings> saved = Settings::load();
+    QVERIFY(saved);
+    QCOMPARE(saved->activeProvider, QStringLiteral("openai-compatible"));
+    QCOMPARE(saved->activeModel, QStringLiteral("fake-model"));
+    QCOMPARE(saved->provider(QStringLiteral("openai-compatible")).models,
+             QStringList{QStringLiteral("fake-model")});
+    QCOMPARE(saved->provider(QStringLiteral("openai-compatible")).baseUrl, baseUrl);
+
+    server.enqueueFixture(QStringLiteral("openai-chat/text-include-usage.sse"));
+    send(window, QStringLiteral("hello"));
+    QVERIFY(server.waitForRequests(1));
+    QCOMPARE(server.lastRequest().json[QStringLiteral("model")].toString(), QStringLiteral("fake-model"));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !window.session()->isBusy(); }));
+    QVERIFY2(!window.chatPanel()->model()->plainText().contains(QStringLiteral("no model is set")),
+             qPrintable(window.chatPanel()->model()->plainText()));
+
+    // Another name, confirmed by leaving the box (Tab): the next request uses it.
+    typeIntoModelBox(box, QStringLiteral("other-model"));
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+    QVERIFY(!box->hasFocus());
+    QCOMPARE(status->text(), QStringLiteral("openai-compatible/other-model"));
+    saved = Settings::load();
+    QCOMPARE(saved->activeModel, QStringLiteral("other-model"));
+    QCOMPARE(saved->provider(QStringLiteral("openai-compatible")).models,
+             (QStringList{QStringLiteral("fake-model"), QStringLiteral("other-model")}));
+    // Both are offered in the box's list from now on.
+    QCOMPARE(box->count(), 2);
+    QCOMPARE(box->itemText(0), QStringLiteral("fake-model"));
+    server.enqueueFixture(QStringLiteral("openai-chat/text-include-usage.sse"));
+    send(window, QStringLiteral("again"));
+    QVERIFY(server.waitForRequests(2));
+    QCOMPARE(server.lastRequest().json[QStringLiteral("model")].toString(), QStringLiteral("other-model"));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !window.session()->isBusy(); }));
+
+    // Chosen from the list: the first one again.
+    box->setFocus();
+    QTest::keyClick(box, Qt::Key_Up);
+    QCOMPARE(box->currentText(), QStringLiteral("fake-model"));
+    QCOMPARE(status->text(), QStringLiteral("openai-compatible/fake-model"));
+    QCOMPARE(Settings::load()->activeModel, QStringLiteral("fake-model"));
+}
+
+// An empty or blank name is not a model: the box shows the model in use again and nothing changes.
+void TestMainWindow::emptyModelNameInTheToolbarIsRefused()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    auto *box = m_window->findChild<QComboBox *>(QStringLiteral("modelCombo"));
+    auto *status = m_window->findChild<QLabel *>(QStringLiteral("modelLabel"));
+    for (const QString &blank : {QString(), QStringLiteral("   ")}) {
+        typeIntoModelBox(box, blank);
+        QTest::keyClick(box->lineEdit(), Qt::Key_Return);
+        QCOMPARE(box->currentText(), QStringLiteral("claude-fable-5-1"));
+        QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("claude-fable-5-1"));
+        QVERIFY(status->text().startsWith(QStringLiteral("anthropic/claude-fable-5-1")));
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("needs a name")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+    }
+    // settings.json has only what the window keeps from its start (the folder), no model.
+    QVERIFY(Settings::load()->activeModel.isEmpty());
+}
+
+// While a turn runs, a model chosen in the toolbar is taken at once (status bar, settings.json) and the
+// status bar says that the running turn finishes with the model it started with; the next turn uses the new
+// one.
+void TestMainWindow::modelChosenDuringATurnIsUsedFromTheNextTurn()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    QStringList builtFor; // the model of each client the session builds for a request
+    m_window->session()->setClientFactory([this, &builtFor](const ClientConfig &config) {
+        builtFor << config.model;
+        return ScriptedLlmClient::factory(m_client)(config);
+    });
+    m_client->addTurn({ScriptedLlmClient::gate(QStringLiteral("reply")),
+                       ScriptedLlmClient::chunk(QStringLiteral("one")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("two")), ScriptedLlmClient::event(StreamEvent::done())});
+    send(*m_window, QStringLiteral("first"));
+    QTRY_VERIFY(m_window->session()->isBusy());
+
+    auto *box = m_window->findChild<QComboBox *>(QStringLiteral("modelCombo"));
+    typeIntoModelBox(box, QStringLiteral("claude-opus-5"));
+    QTest::keyClick(box->lineEdit(), Qt::Key_Return);
+    QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("modelLabel"))
+                ->text()
+                .startsWith(QStringLiteral("anthropic/claude-opus-5")));
+    QCOMPARE(m_window->statusBar()->currentMessage(),
+             QStringLiteral("anthropic/claude-opus-5 is used from the next turn; the running turn finishes "
+                            "with anthropic/claude-fable-5-1."));
+    QCOMPARE(Settings::load()->activeModel, QStringLiteral("claude-opus-5"));
+    QCOMPARE(builtFor, QStringList{QStringLiteral("claude-fable-5-1")});
+
+    m_client->open(QStringLiteral("reply"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    send(*m_window, QStringLiteral("second"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QCOMPARE(builtFor, (QStringList{QStringLiteral("claude-fable-5-1"), QStringLiteral("claude-opus-5")}));
+}
+
+// Tried as a user: `/model fake-model` ignored its argument and only opened Settings with an empty Model
+// field. `/model NAME` now sets the current provider's model; `/model` alone still opens the settings.
+void TestMainWindow::slashModelSetsTheModelOfTheCurrentProvider()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    ChatPanel *chat = m_window->chatPanel();
+    chat->runCommand(QStringLiteral("/model fake-model"));
+    QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("fake-model"));
+    QCOMPARE(m_window->session()->clientConfig().providerId, QStringLiteral("anthropic"));
+    QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("modelLabel"))
+                ->text()
+                .startsWith(QStringLiteral("anthropic/fake-model")));
+    QCOMPARE(m_window->findChild<QComboBox *>(QStringLiteral("modelCombo"))->currentText(),
+             QStringLiteral("fake-model"));
+    QVERIFY(chat->model()->plainText().contains(QStringLiteral("✓ Model: anthropic/fake-model")));
+    QCOMPARE(Settings::load()->activeModel, QStringLiteral("fake-model"));
+    QVERIFY(!m_window->findChild<SettingsDialog *>());
+
+    // The same provider named: only the model changes. Then /thinking, saved as the reference saves it.
+    chat->runCommand(QStringLiteral("/model anthropic/claude-fable-5-1"));
+    QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("claude-fable-5-1"));
+    chat->runCommand(QStringLiteral("/thinking high"));
+    QCOMPARE(Settings::load()->thinkingEffort, QStringLiteral("high"));
+
+    // /help says how.
+    chat->runCommand(QStringLiteral("/help"));
+    QVERIFY(chat->model()->plainText().contains(QStringLiteral("/model [name\\|provider/name]")));
+
+    chat->runCommand(QStringLiteral("/model"));
+    SettingsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<SettingsDialog *>()) && dialog->isVisible());
+    dialog->reject();
+}
+
+// `/model PROVIDER/NAME` switches to that provider as settings.json and the environment set it up: its own
+// key (never the previous provider's), the status bar and settings.json follow.
+void TestMainWindow::slashModelWithAProviderSwitchesToItWithItsOwnKey()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    qputenv("OPENAI_API_KEY", "openai-env-key");
+    const auto unset = qScopeGuard([] { qunsetenv("OPENAI_API_KEY"); });
+    ChatPanel *chat = m_window->chatPanel();
+    chat->runCommand(QStringLiteral("/model openai/gpt-5.5"));
+    QTRY_COMPARE(m_window->session()->clientConfig().providerId, QStringLiteral("openai"));
+    const ClientConfig config = m_window->session()->clientConfig();
+    QCOMPARE(config.model, QStringLiteral("gpt-5.5"));
+    QCOMPARE(config.apiKey, QStringLiteral("openai-env-key"));
+    QVERIFY(m_window->findChild<QLabel *>(QStringLiteral("modelLabel"))
+                ->text()
+                .startsWith(QStringLiteral("openai/gpt-5.5")));
+    QCOMPARE(m_window->findChild<QComboBox *>(QStringLiteral("providerCombo"))->currentText(),
+             QStringLiteral("OpenAI"));
+    QVERIFY(chat->model()->plainText().contains(QStringLiteral("✓ Model: openai/gpt-5.5")));
+    const Result<Settings> saved = Settings::load();
+    QCOMPARE(saved->activeProvider, QStringLiteral("openai"));
+    QCOMPARE(saved->activeModel, QStringLiteral("gpt-5.5"));
+}
+
+// An unknown provider id is named with the valid ids; a provider that is not set up (here: no key anywhere)
+// gets the error the app gives at start for it, and nothing changes.
+void TestMainWindow::slashModelRefusesUnknownAndUnreadyProviders()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+    qunsetenv("DEEPSEEK_API_KEY");
+    const auto restore = qScopeGuard([] { qunsetenv("KEEN_DISABLE_KEYCHAIN"); });
+    ChatPanel *chat = m_window->chatPanel();
+    chat->runCommand(QStringLiteral("/model nosuch/model-x"));
+    const QString shown = chat->model()->plainText();
+    QVERIFY2(
+        shown.contains(QStringLiteral("Unknown provider \"nosuch\". Valid providers: anthropic, openai, ")),
+        qPrintable(shown));
+    QVERIFY(shown.contains(QStringLiteral("openai-compatible")));
+    QVERIFY(shown.contains(QStringLiteral("/model anthropic/nosuch/model-x")));
+
+    chat->runCommand(QStringLiteral("/model deepseek/deepseek-v4-pro"));
+    QTRY_VERIFY(chat->model()->plainText().contains(QStringLiteral("No API key for deepseek.")));
+    QVERIFY(chat->model()->plainText().contains(QStringLiteral("DEEPSEEK_API_KEY")));
+    chat->runCommand(QStringLiteral("/model openai-compatible/local"));
+    QTRY_VERIFY(chat->model()->plainText().contains(
+        QStringLiteral("base_url must be configured for provider: openai-compatible")));
+    QCOMPARE(m_window->session()->clientConfig().providerId, QStringLiteral("anthropic"));
+    QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("claude-fable-5-1"));
+    QVERIFY(Settings::load()->activeProvider.isEmpty());
+}
+
+// The toolbar's provider box gave the new provider the previous one's key (the Anthropic key went to
+// OpenAI as a Bearer token); it now sets the provider up with its own, or says why it cannot.
+void TestMainWindow::toolbarProviderBoxNeverCarriesTheKeyOver()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    qputenv("OPENAI_API_KEY", "openai-env-key");
+    const auto unset = qScopeGuard([] { qunsetenv("OPENAI_API_KEY"); });
+    auto *providers = m_window->findChild<QComboBox *>(QStringLiteral("providerCombo"));
+    QCOMPARE(providers->currentData().toString(), QStringLiteral("anthropic"));
+    providers->setFocus();
+    QTest::keyClick(providers, Qt::Key_Down); // the next in the table: OpenAI
+    QTRY_COMPARE(m_window->session()->clientConfig().providerId, QStringLiteral("openai"));
+    QCOMPARE(m_window->session()->clientConfig().apiKey, QStringLiteral("openai-env-key"));
+    QVERIFY(!m_window->session()->clientConfig().model.isEmpty());
+    QCOMPARE(Settings::load()->activeProvider, QStringLiteral("openai"));
+}
+
+// A key in the environment lets the first-run setup finish without typing it; the window then uses that key
+// (it used to send requests with none).
+void TestMainWindow::firstRunSetupUsesTheKeyFromTheEnvironment()
+{
+    QFile::remove(Settings::defaultPath());
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    window.show();
+    SetupWizard *wizard = nullptr;
+    QTRY_VERIFY((wizard = window.findChild<SetupWizard *>()) && wizard->isVisible());
+    // The window's setup looks for local servers; a server found would choose itself as the provider.
+    QTRY_VERIFY(!wizard->findChild<QLabel *>(QStringLiteral("probeStatus"))
+                     ->text()
+                     .startsWith(QStringLiteral("Looking")));
+    auto *provider = wizard->findChild<QComboBox *>(QStringLiteral("setupProvider"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("anthropic")));
+    wizard->next();
+    QVERIFY(wizard->button(QWizard::FinishButton)->isEnabled()); // ANTHROPIC_API_KEY is set
+    QTest::mouseClick(wizard->button(QWizard::FinishButton), Qt::LeftButton);
+    QTRY_COMPARE(window.session()->clientConfig().apiKey, QStringLiteral("test-key"));
+    QCOMPARE(window.session()->clientConfig().providerId, QStringLiteral("anthropic"));
+    QCOMPARE(Settings::load()->activeProvider, QStringLiteral("anthropic"));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -72,6 +72,8 @@ private Q_SLOTS:
     void providerListsComeFromTheTable();
     void testConnectionReportsSuccessAndSendsTheKey();
     void testConnectionReportsHttpErrorsWithoutTheKey();
+    void testConnectionFillsTheModelListKeepingATypedName();
+    void baseUrlPlaceholderSaysWhatAServerNeeds();
     void chatGptSignInIsOfferedForCodex();
     void probeFindsLocalServers();
     void contextTableRows();
@@ -338,6 +340,58 @@ void TestSettingsDialog::testConnectionReportsHttpErrorsWithoutTheKey()
     const QString message = tested.at(0).at(1).toString();
     QVERIFY2(message.contains(QStringLiteral("401")), qPrintable(message));
     QVERIFY(!message.contains(QStringLiteral("canary")));
+}
+
+// Tried as a user: after "✓ Connected." the Model list of an OpenAI-compatible server stayed empty although
+// the server lists its models. The models the test fetched fill the list; a name typed before stays.
+void TestSettingsDialog::testConnectionFillsTheModelListKeepingATypedName()
+{
+    ModelsServer server;
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    SettingsDialog dialog(config);
+    dialog.show();
+    auto *model = dialog.findChild<QComboBox *>(QStringLiteral("settingsModel"));
+    QCOMPARE(model->count(), 0);
+    QTest::keyClicks(dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl")), server.baseUrl());
+    QTest::keyClicks(model->lineEdit(), QStringLiteral("my-typed-model"));
+    QSignalSpy tested(&dialog, &SettingsDialog::connectionTested);
+    QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("testConnectionButton")),
+                      Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!tested.isEmpty(), 5000);
+    QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("testConnectionResult"))->text(),
+             QStringLiteral("✓ Connected."));
+    QStringList listed;
+    for (int i = 0; i < model->count(); ++i)
+        listed << model->itemText(i);
+    QCOMPARE(listed, (QStringList{QStringLiteral("llama3.2"), QStringLiteral("qwen2.5-coder")}));
+    QCOMPARE(model->currentText(), QStringLiteral("my-typed-model"));
+    QCOMPARE(dialog.config().model, QStringLiteral("my-typed-model"));
+
+    // With nothing typed, the first model listed is chosen.
+    model->clearEditText();
+    tested.clear();
+    dialog.testConnection();
+    QTRY_VERIFY_WITH_TIMEOUT(!tested.isEmpty(), 5000);
+    QCOMPARE(model->count(), 2);
+    QCOMPARE(model->currentText(), QStringLiteral("llama3.2"));
+    QCOMPARE(dialog.config().model, QStringLiteral("llama3.2"));
+}
+
+// The Base URL field of a server without a known endpoint said "Default endpoint", which it has none of.
+void TestSettingsDialog::baseUrlPlaceholderSaysWhatAServerNeeds()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    SettingsDialog dialog(config);
+    auto *baseUrl = dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl"));
+    QVERIFY(baseUrl->text().isEmpty());
+    QCOMPARE(baseUrl->placeholderText(), QStringLiteral("Required, for example http://localhost:8080/v1"));
+    auto *provider = dialog.findChild<QComboBox *>(QStringLiteral("settingsProvider"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("amazon-bedrock")));
+    QCOMPARE(baseUrl->placeholderText(), QStringLiteral("Default endpoint")); // the regional one
+    provider->setCurrentIndex(provider->findData(QStringLiteral("openai-compatible")));
+    QCOMPARE(baseUrl->placeholderText(), QStringLiteral("Required, for example http://localhost:8080/v1"));
 }
 
 void TestSettingsDialog::chatGptSignInIsOfferedForCodex()

@@ -1010,7 +1010,10 @@ void ChatPanel::runCommand(const QString &text)
         break;
     }
     case SlashCommands::Id::Model:
-        Q_EMIT settingsRequested();
+        if (argument.isEmpty())
+            Q_EMIT settingsRequested();
+        else
+            Q_EMIT modelRequested(argument);
         break;
     case SlashCommands::Id::Thinking:
         if (argument.isEmpty()) {

@@ -103,6 +103,8 @@ Q_SIGNALS:
     void settingsRequested();
     void sessionsRequested();
     void thinkingRequested(const QString &effort);
+    // /model NAME (the current provider's model) or /model PROVIDER/NAME; /model alone asks for the settings.
+    void modelRequested(const QString &choice);
     void metricsChanged(); // usage totals or the last usage changed (reset by an automatic compaction)
     // A compaction was applied or undone: what Conversation > Undo Compaction would undo changed.
     void undoableCompactionChanged();

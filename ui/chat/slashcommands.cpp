@@ -23,8 +23,10 @@ const QList<SlashCommands::Command> &SlashCommands::all()
          SlashCommands::tr("Resume the last session"), false},
         {Id::Mode, QStringLiteral("/mode"), QStringLiteral("/mode [plan|build|yolo]"),
          SlashCommands::tr("Show or switch the mode"), true},
-        {Id::Model, QStringLiteral("/model"), QStringLiteral("/model"),
-         SlashCommands::tr("Configure the provider and model"), false},
+        {Id::Model, QStringLiteral("/model"), QStringLiteral("/model [name|provider/name]"),
+         SlashCommands::tr("Use this model of the current provider, or switch provider and model; alone: "
+                           "open the provider settings"),
+         false},
         {Id::Thinking, QStringLiteral("/thinking"), QStringLiteral("/thinking <effort>"),
          SlashCommands::tr("Set the thinking effort"), false},
         {Id::ShowThinking, QStringLiteral("/show-thinking"), QStringLiteral("/show-thinking [on|off]"),

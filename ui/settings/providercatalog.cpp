@@ -38,4 +38,11 @@ qint64 ProviderCatalog::contextWindow(const QString &providerId, const QString &
     return ModelRegistry::builtIn().contextWindow(providerId, modelId);
 }
 
+QString ProviderCatalog::baseUrlPlaceholder(const Provider *provider)
+{
+    if (!provider || provider->needsBaseUrl())
+        return tr("Required, for example http://localhost:8080/v1");
+    return tr("Default endpoint");
+}
+
 } // namespace keen

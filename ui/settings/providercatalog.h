@@ -2,6 +2,7 @@
 
 #include "providers/providertable.h"
 
+#include <QCoreApplication>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -13,6 +14,8 @@ namespace keen {
 // first-run setup and the toolbar share it.
 class ProviderCatalog
 {
+    Q_DECLARE_TR_FUNCTIONS(ProviderCatalog)
+
 public:
     using Provider = ProviderDescriptor;
 
@@ -23,6 +26,8 @@ public:
     static QStringList thinkingEfforts(const QString &providerId, const QString &modelId);
     // The registry's window, else ModelRegistry::DefaultContextWindow.
     static qint64 contextWindow(const QString &providerId, const QString &modelId);
+    // What the Base URL field says while empty: the default is used, or (a server without one) what to enter.
+    static QString baseUrlPlaceholder(const Provider *provider);
 };
 
 } // namespace keen

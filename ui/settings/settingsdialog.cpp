@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 namespace keen {
@@ -51,7 +52,6 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
 
     m_baseUrl = new QLineEdit(this);
     m_baseUrl->setObjectName(QStringLiteral("settingsBaseUrl"));
-    m_baseUrl->setPlaceholderText(tr("Default endpoint"));
     form->addRow(tr("&Base URL:"), m_baseUrl);
 
     m_headers = new QPlainTextEdit(this);
@@ -98,6 +98,10 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     });
     connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
+    connect(m_connectionTest, &ConnectionTest::modelsListed, this, [this](const QStringList &models) {
+        if (m_provider->currentData().toString() == m_testedProvider)
+            offerListedModels(models); // not a list of the provider the person has left meanwhile
+    });
     connect(m_connectionTest, &ConnectionTest::finished, this, [this](bool ok, const QString &message) {
         m_test->setEnabled(true);
         m_testResult->setText(message);
@@ -154,6 +158,7 @@ void SettingsDialog::onProviderChanged()
     m_model->clear();
     m_model->addItems(ProviderCatalog::modelIds(providerId));
     m_baseUrl->setText(provider ? provider->defaultBaseUrl : QString());
+    m_baseUrl->setPlaceholderText(ProviderCatalog::baseUrlPlaceholder(provider));
     // Back on the provider the dialog opened with: its base URL and model again, not the defaults (an
     // OpenAI-compatible server has neither).
     if (providerId == m_base.providerId) {
@@ -170,6 +175,25 @@ void SettingsDialog::onProviderChanged()
     m_signIn->setVisible(providerId == QLatin1String("openai-codex"));
     onModelChanged();
     refreshStoredKey();
+}
+
+void SettingsDialog::offerListedModels(const QStringList &listed)
+{
+    // The registry's models first (they carry the context window and efforts), then what the server listed
+    // beyond them. The name in the field stays, typed or chosen; an empty field gets the first one.
+    const QString current = m_model->currentText();
+    QStringList models = ProviderCatalog::modelIds(m_provider->currentData().toString());
+    for (const QString &model : listed) {
+        if (!models.contains(model))
+            models << model;
+    }
+    QSignalBlocker blocker(m_model);
+    m_model->clear();
+    m_model->addItems(models);
+    if (!current.trimmed().isEmpty())
+        m_model->setCurrentText(current);
+    blocker.unblock();
+    onModelChanged(); // the efforts of the model now shown
 }
 
 void SettingsDialog::refreshStoredKey()
@@ -269,6 +293,7 @@ void SettingsDialog::testConnection()
 {
     m_test->setEnabled(false);
     m_testResult->setText(tr("Testing..."));
+    m_testedProvider = m_provider->currentData().toString();
     // The provider's protocol builds the request (its own auth); the reply arrives through the event loop.
     m_connectionTest->start(config());
 }

@@ -49,6 +49,8 @@ private:
     void refreshStoredKey();
     void removeStoredKey();
     void onModelChanged();
+    // After a connection test: the models the server listed join the Model list.
+    void offerListedModels(const QStringList &models);
 
     ClientConfig m_base;
     QComboBox *m_provider;
@@ -64,6 +66,7 @@ private:
     QPushButton *m_test;
     QPushButton *m_signIn;
     QLabel *m_testResult;
+    QString m_testedProvider; // whose models the running connection test lists
     QCheckBox *m_reviewCompaction;
     ConnectionTest *m_connectionTest;
 };

@@ -1,5 +1,6 @@
 #include "settings/setupwizard.h"
 
+#include "config/secretstore.h"
 #include "settings/localserverprobe.h"
 #include "settings/providercatalog.h"
 
@@ -12,6 +13,22 @@
 #include <QWizardPage>
 
 namespace keen {
+
+namespace {
+// The key-and-model page: complete when the wizard says nothing is missing.
+class DetailsPage final : public QWizardPage
+{
+public:
+    DetailsPage(const SetupWizard *wizard, QWidget *parent)
+        : QWizardPage(parent)
+        , m_wizard(wizard)
+    {}
+    bool isComplete() const override { return m_wizard->missing().isEmpty(); }
+
+private:
+    const SetupWizard *m_wizard;
+};
+} // namespace
 
 SetupWizard::SetupWizard(QWidget *parent)
     : QWizard(parent)
@@ -46,7 +63,8 @@ SetupWizard::SetupWizard(QWidget *parent)
     providerLayout->addLayout(providerForm);
     addPage(providerPage);
 
-    auto *detailsPage = new QWizardPage(this);
+    auto *detailsPage = new DetailsPage(this, this);
+    m_detailsPage = detailsPage;
     detailsPage->setTitle(tr("Key and model"));
     auto *form = new QFormLayout(detailsPage);
     m_apiKey = new QLineEdit(detailsPage);
@@ -60,7 +78,15 @@ SetupWizard::SetupWizard(QWidget *parent)
     form->addRow(tr("API &key:"), m_apiKey);
     form->addRow(tr("&Base URL:"), m_baseUrl);
     form->addRow(tr("&Model:"), m_model);
+    m_missing = new QLabel(detailsPage);
+    m_missing->setObjectName(QStringLiteral("setupMissing"));
+    m_missing->setWordWrap(true);
+    m_missing->setTextFormat(Qt::PlainText);
+    form->addRow(m_missing);
     addPage(detailsPage);
+    for (QLineEdit *field : {m_apiKey, m_baseUrl})
+        connect(field, &QLineEdit::textChanged, this, &SetupWizard::updateMissing);
+    connect(m_model, &QComboBox::currentTextChanged, this, &SetupWizard::updateMissing);
 
     connect(m_probe, &LocalServerProbe::serverFound, this, [this](const LocalServerProbe::Server &server) {
         auto *item = new QListWidgetItem(
@@ -93,7 +119,9 @@ void SetupWizard::initializePage(int id)
     const QString providerId = m_provider->currentData().toString();
     const ProviderCatalog::Provider *provider = ProviderCatalog::provider(providerId);
     m_baseUrl->setText(provider ? provider->defaultBaseUrl : QString());
+    m_baseUrl->setPlaceholderText(ProviderCatalog::baseUrlPlaceholder(provider));
     m_apiKey->setEnabled(!provider || provider->acceptsKey());
+    lookForKey(providerId);
     m_model->clear();
     QStringList models = ProviderCatalog::modelIds(providerId);
     if (QListWidgetItem *item = m_found->currentItem();
@@ -102,6 +130,58 @@ void SetupWizard::initializePage(int id)
         models = item->data(Qt::UserRole + 2).toStringList() + models;
     }
     m_model->addItems(models);
+    updateMissing();
+}
+
+void SetupWizard::lookForKey(const QString &providerId)
+{
+    const quint64 query = ++m_keyQuery;
+    m_keyElsewhere = false;
+    m_apiKey->setPlaceholderText(QString());
+    const ProviderCatalog::Provider *provider = ProviderCatalog::provider(providerId);
+    if (!provider || !provider->needsKey())
+        return;
+    for (const QString &variable : provider->keyEnvironmentVariables) {
+        if (!qEnvironmentVariable(variable.toLatin1().constData()).trimmed().isEmpty()) {
+            m_keyElsewhere = true;
+            m_apiKey->setPlaceholderText(tr("Set in %1").arg(variable));
+            return;
+        }
+    }
+    SecretStore::storedKeyAsync(providerId, this, [this, query](const Result<StoredKey> &stored) {
+        if (query != m_keyQuery || !stored || stored->location == StoredKey::Location::None)
+            return;
+        m_keyElsewhere = true;
+        m_apiKey->setPlaceholderText(tr("Stored %1").arg(stored->hint));
+        updateMissing();
+    });
+}
+
+QStringList SetupWizard::missing() const
+{
+    const ProviderCatalog::Provider *provider =
+        ProviderCatalog::provider(m_provider->currentData().toString());
+    QStringList missing;
+    if (provider && provider->needsKey() && m_apiKey->text().trimmed().isEmpty() && !m_keyElsewhere) {
+        const QStringList variables = provider->keyEnvironmentVariables;
+        missing
+            << (variables.isEmpty()
+                    ? tr("Enter the API key.")
+                    : tr("Enter the API key (or set %1 before starting Keen).").arg(variables.constFirst()));
+    }
+    if ((!provider || provider->needsBaseUrl()) && m_baseUrl->text().trimmed().isEmpty())
+        missing << tr("Enter the server's base URL, for example http://localhost:8080/v1.");
+    if (m_model->currentText().trimmed().isEmpty())
+        missing << tr("Enter the name of a model.");
+    return missing;
+}
+
+void SetupWizard::updateMissing()
+{
+    const QStringList lines = missing();
+    m_missing->setText(lines.join(QLatin1Char('\n')));
+    m_missing->setVisible(!lines.isEmpty());
+    Q_EMIT m_detailsPage->completeChanged();
 }
 
 ClientConfig SetupWizard::config() const

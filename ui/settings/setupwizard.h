@@ -8,13 +8,16 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QWizardPage;
 
 namespace keen {
 
 class LocalServerProbe;
 
 // First run (no provider configured): pick a provider (local OpenAI-compatible servers found on their usual
-// ports are listed first), then the key and the model.
+// ports are listed first), then the key and the model. Finish stays disabled, with a line saying what to
+// enter, while a field the provider needs (ProviderDescriptor) is empty: a model always, the base URL of a
+// server without a known one, a key where one is required and none is in the environment or stored already.
 class SetupWizard final : public QWizard
 {
     Q_OBJECT
@@ -26,6 +29,8 @@ public:
 
     LocalServerProbe *probe() const { return m_probe; }
     ClientConfig config() const;
+    // What must still be entered on the key-and-model page, one sentence each; empty when it can finish.
+    QStringList missing() const;
 
 Q_SIGNALS:
     void configured(const keen::ClientConfig &config);
@@ -34,6 +39,10 @@ protected:
     void initializePage(int id) override;
 
 private:
+    void updateMissing();
+    // Whether a key for the provider is already in the environment or stored (asked off the GUI thread).
+    void lookForKey(const QString &providerId);
+
     LocalServerProbe *m_probe;
     QListWidget *m_found;
     QLabel *m_probeStatus;
@@ -41,6 +50,10 @@ private:
     QLineEdit *m_apiKey;
     QLineEdit *m_baseUrl;
     QComboBox *m_model;
+    QLabel *m_missing;
+    QWizardPage *m_detailsPage;
+    bool m_keyElsewhere = false; // in the environment or stored: the field may stay empty
+    quint64 m_keyQuery = 0;      // only the newest answer counts
 };
 
 } // namespace keen

@@ -239,6 +239,12 @@ HttpRequestSpec BedrockProtocol::buildRequestAt(const NativeHistory &history, co
     return spec;
 }
 
+QStringList BedrockProtocol::modelIds(const QByteArray &modelsList) const
+{
+    Q_UNUSED(modelsList);
+    return {};
+}
+
 HttpRequestSpec BedrockProtocol::modelsListRequest() const
 {
     HttpRequestSpec spec;

@@ -35,6 +35,9 @@ public:
                                  const RequestContext &context) const override;
     // GET /foundation-models on the control-plane endpoint (bedrock.<region>), signed for "bedrock".
     HttpRequestSpec modelsListRequest() const override;
+    // None: ListFoundationModels names foundation models, while the newer models are called through inference
+    // profiles ("global.anthropic..."), which it does not list. The registry's ids are the ones to offer.
+    QStringList modelIds(const QByteArray &modelsList) const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;

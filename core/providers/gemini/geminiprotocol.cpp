@@ -199,6 +199,25 @@ HttpRequestSpec GeminiProtocol::buildRequest(const NativeHistory &history, const
     return spec;
 }
 
+QStringList GeminiProtocol::modelIds(const QByteArray &modelsList) const
+{
+    QStringList ids;
+    const QJsonArray models =
+        QJsonDocument::fromJson(modelsList).object().value(QStringLiteral("models")).toArray();
+    for (const QJsonValue &entry : models) {
+        const QJsonObject model = entry.toObject();
+        const QJsonValue methods = model.value(QStringLiteral("supportedGenerationMethods"));
+        if (methods.isArray() && !methods.toArray().contains(QStringLiteral("generateContent")))
+            continue; // embeddings and the like
+        QString id = model.value(QStringLiteral("name")).toString();
+        if (id.startsWith(QLatin1String("models/")))
+            id = id.mid(7);
+        if (!id.isEmpty() && !ids.contains(id))
+            ids << id;
+    }
+    return ids;
+}
+
 HttpRequestSpec GeminiProtocol::modelsListRequest() const
 {
     HttpRequestSpec spec;

@@ -23,6 +23,9 @@ public:
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
     HttpRequestSpec modelsListRequest() const override;
+    // {"models": [{"name": "models/<id>", "supportedGenerationMethods": [...]}]}: the ids that generate
+    // content.
+    QStringList modelIds(const QByteArray &modelsList) const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;

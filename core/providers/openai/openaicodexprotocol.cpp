@@ -82,6 +82,12 @@ HttpRequestSpec OpenAiCodexProtocol::buildRequest(const NativeHistory &history, 
     return spec;
 }
 
+QStringList OpenAiCodexProtocol::modelIds(const QByteArray &modelsList) const
+{
+    Q_UNUSED(modelsList);
+    return {};
+}
+
 HttpRequestSpec OpenAiCodexProtocol::modelsListRequest() const
 {
     HttpRequestSpec spec;

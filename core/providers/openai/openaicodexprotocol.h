@@ -31,6 +31,9 @@ public:
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
     HttpRequestSpec modelsListRequest() const override;
+    // None: the ChatGPT backend's list is not the public API's shape; the registry's ids are the ones to
+    // offer.
+    QStringList modelIds(const QByteArray &modelsList) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
     // Loads the sign-in and refreshes the token when it has less than a minute left.
