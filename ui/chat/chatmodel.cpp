@@ -740,16 +740,16 @@ void ChatModel::replay(const QList<SessionEvent> &events)
                 replayTranscript(transcript);
                 seal();
             }
-            // An automatic compaction shows nothing of its own, unless it had to fit an over-budget request
-            // (issue 16): then how, as on the live row; so does a manual summary the person edited.
+            // Its row, as live: how an over-budget one fit (issue 16), whether the person edited the summary;
+            // an automatic compaction's row too (S53), though its event stores no status (S64).
             QStringList how;
             if (const QString strategy = event.compaction()->strategy.describe(); !strategy.isEmpty())
                 how.append(strategy);
             if (event.compaction()->summaryEdited)
                 how.append(editedSummaryNote());
-            if (!how.isEmpty())
+            if (!how.isEmpty() || !manual)
                 addLine(ChatItem::Kind::Status, compactionRowText(!manual, how.join(QStringLiteral("; "))));
-            else if (manual)
+            else
                 addLine(ChatItem::Kind::Status, QStringLiteral("✓ ") + event.status());
             seal();
             markCompaction(event.seq);

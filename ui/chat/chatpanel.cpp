@@ -544,11 +544,12 @@ void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool app
         scheduleDrain(); // S32
         return;
     }
-    // Issue 16: an over-budget compaction says how it fit, on a row after its checkpoint.
-    if (applied && !message.isEmpty())
-        m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionRowText(true, message));
     if (applied) {
-        // The checkpoint (or the row saying how it fit) carries the Undo action (issue 16).
+        // S53: "Context compacted automatically" is shown, on a row after the checkpoint that stays (the
+        // spinner's notification fades), with how an over-budget one fit (issue 16). Every applied one has
+        // its row, also the second and later of one tool loop, and the row carries its Undo action (issue
+        // 16).
+        m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionRowText(true, message));
         m_model->markCompaction(m_session->undoableCompaction());
         Q_EMIT undoableCompactionChanged();
     }
