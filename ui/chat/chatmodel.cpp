@@ -697,7 +697,7 @@ void ChatModel::markPinned(quint64 itemId)
 
 QString ChatModel::pinnedText(const Pin &pin)
 {
-    QString firstLine = pin.text.trimmed().section(QLatin1Char('\n'), 0, 0);
+    QString firstLine = pin.shownText().trimmed().section(QLatin1Char('\n'), 0, 0);
     if (firstLine.size() > 120)
         firstLine = firstLine.left(119) + QStringLiteral("…");
     return tr("Pinned: %1").arg(firstLine);
