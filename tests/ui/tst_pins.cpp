@@ -77,6 +77,7 @@ private Q_SLOTS:
     void slashPinAndThePinsDialogListBudgetAndUnpin();
     void aPinOverTheBudgetIsRefusedWithADialog();
     void droppedDetailsRowListsThemAndPinsTheOriginal();
+    void droppedDetailsReadAsTheyWereWritten();
 
 private:
     void turn(const QString &prompt, const QList<ScriptedLlmClient::Step> &steps);
@@ -468,6 +469,62 @@ void TestPins::droppedDetailsRowListsThemAndPinsTheOriginal()
     for (int i = 0; i < replayed.rowCount(); ++i)
         found = found || replayed.item(i).dropped == dropped;
     QVERIFY(found);
+}
+
+// Tried as a user: the row read "(You said: *First turn: we are building a, inline_code, 2026)": an ordinary
+// sentence naming "error code E1234" listed as an Error, the date 2026-12-20 as the Number "2026", a stray
+// asterisk of Markdown emphasis. The row and the list name the date and the version whole, no error, and read
+// without emphasis marks; Pin the Original still pins the text as it was written.
+void TestPins::droppedDetailsReadAsTheyWereWritten()
+{
+    const QString reply = QStringLiteral(
+        "You said: *First turn: we are building a parser.* The old one stopped with error code E1234 on "
+        "2026-12-20, in version 1.2.3 of `inline_code`.");
+    turn(QStringLiteral("First turn: we are building a parser."), {ScriptedLlmClient::chunk(reply)});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nBuild a parser.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    ChatModel *model = m_panel->model();
+    int row = -1;
+    for (int i = 0; i < model->rowCount(); ++i) {
+        if (!model->item(i).dropped.isEmpty())
+            row = i;
+    }
+    QVERIFY(row >= 0);
+    QCOMPARE(
+        model->item(row).text,
+        QStringLiteral("3 detail(s) not in the summary (inline_code, 2026-12-20, 1.2.3). Click to see them "
+                       "and pin the original."));
+
+    m_panel->view()->scrollTo(model->index(row));
+    QTest::mouseClick(m_panel->view()->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      m_panel->view()->visualRect(model->index(row)).center());
+    DroppedDetailsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_panel->findChild<DroppedDetailsDialog *>()) != nullptr && dialog->isVisible());
+    QTreeWidget *list = dialog->list();
+    QStringList kinds;
+    QStringList shown;
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+        kinds.append(list->topLevelItem(i)->text(0));
+        shown.append(list->topLevelItem(i)->text(1));
+        QVERIFY2(!list->topLevelItem(i)->toolTip(1).contains(QLatin1Char('*')),
+                 qPrintable(list->topLevelItem(i)->toolTip(1)));
+    }
+    QCOMPARE(kinds,
+             (QStringList{QStringLiteral("Identifier"), QStringLiteral("Number"), QStringLiteral("Number")}));
+    QCOMPARE(shown, (QStringList{QStringLiteral("inline_code"), QStringLiteral("2026-12-20"),
+                                 QStringLiteral("1.2.3")}));
+    QVERIFY(list->topLevelItem(1)->toolTip(1).contains(
+        QStringLiteral("You said: First turn: we are building a parser.")));
+
+    // The original, as it was written.
+    QTest::mouseClick(qobject_cast<QPushButton *>(list->itemWidget(list->topLevelItem(1), 2)),
+                      Qt::LeftButton);
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    QVERIFY2(
+        m_session->pins().first().text.contains(QStringLiteral("*First turn: we are building a parser.*")),
+        qPrintable(m_session->pins().first().text));
 }
 
 QTEST_MAIN(TestPins)

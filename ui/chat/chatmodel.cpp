@@ -680,7 +680,7 @@ QString ChatModel::droppedRowText(const QList<DroppedDetail> &details)
 {
     QStringList named;
     for (const DroppedDetail &detail : details.mid(0, 3))
-        named.append(detail.text.left(40));
+        named.append(DroppedDetail::readable(detail.text).left(40));
     return tr("%n detail(s) not in the summary (%1%2). Click to see them and pin the original.", nullptr,
               int(details.size()))
         .arg(named.join(QStringLiteral(", ")), details.size() > 3 ? QStringLiteral(", …") : QString());
