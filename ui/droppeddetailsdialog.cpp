@@ -47,8 +47,10 @@ DroppedDetailsDialog::DroppedDetailsDialog(const QList<DroppedDetail> &details, 
     m_list->header()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_list->header()->setStretchLastSection(false);
     for (const DroppedDetail &detail : details) {
-        auto *item = new QTreeWidgetItem(m_list, {kindTitle(detail.kind), detail.text.left(200)});
-        item->setToolTip(1, detail.excerpt.left(2000));
+        // Read without Markdown emphasis marks; Pin the Original pins the excerpt as it was.
+        auto *item = new QTreeWidgetItem(
+            m_list, {kindTitle(detail.kind), DroppedDetail::readable(detail.text).left(200)});
+        item->setToolTip(1, DroppedDetail::readable(detail.excerpt).left(2000));
         auto *button = new QPushButton(tr("Pin the Original"), m_list);
         button->setObjectName(QStringLiteral("pinOriginalButton"));
         m_list->setItemWidget(item, 2, button);

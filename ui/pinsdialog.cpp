@@ -106,7 +106,9 @@ void PinsDialog::refresh()
 {
     m_list->clear();
     for (const Pin &pin : m_session->pins()) {
-        QString firstLine = pin.text.trimmed().section(QLatin1Char('\n'), 0, 0);
+        // A tool result reads as its card showed it; the model gets it as the tool returned it.
+        const QString shown = pin.shownText();
+        QString firstLine = shown.trimmed().section(QLatin1Char('\n'), 0, 0);
         if (firstLine.size() > 100)
             firstLine = firstLine.left(99) + QStringLiteral("…");
         QString title = kindTitle(pin.kind);
@@ -114,7 +116,7 @@ void PinsDialog::refresh()
             title += QStringLiteral(" (") + pin.source + QLatin1Char(')');
         auto *item = new QListWidgetItem(title + QStringLiteral(": ") + firstLine, m_list);
         item->setData(Qt::UserRole, pin.id);
-        item->setToolTip(pin.text.left(2000));
+        item->setToolTip(shown.left(2000));
     }
     const qint64 used = m_session->pinnedTokens();
     const qint64 budget = m_session->pinBudget();

@@ -1,5 +1,7 @@
 #include "conversation/droppeddetail.h"
 
+#include <QRegularExpression>
+
 namespace keen {
 
 namespace {
@@ -12,6 +14,24 @@ constexpr std::pair<DroppedDetail::Kind, QLatin1StringView> kKindNames[] = {
 };
 
 } // namespace
+
+QString DroppedDetail::readable(const QString &text)
+{
+    // A run of marks that opens after a space or punctuation and touches a word, closed by the same run
+    // that touches a word and is followed by a space or punctuation; inner ones first. A lone mark (a
+    // bullet, a glob such as *.cpp, snake_case) is no emphasis and stays.
+    static const QRegularExpression emphasis(
+        QStringLiteral(R"((?<![\w*_~\\])(\*{1,3}|_{1,3}|~~)(?=[^\s*_~])([^\n]*?[^\s*_~\\])\1(?![\w*_~]))"));
+    QString result = text;
+    for (int pass = 0; pass < 3; ++pass) {
+        QString stripped = result;
+        stripped.replace(emphasis, QStringLiteral("\\2"));
+        if (stripped == result)
+            break;
+        result = stripped;
+    }
+    return result;
+}
 
 QString DroppedDetail::kindName(Kind kind)
 {

@@ -19,6 +19,10 @@ struct DroppedDetail
     QString excerpt; // the lines around its first occurrence
     bool operator==(const DroppedDetail &) const = default;
 
+    // A detail's text or excerpt as the person reads it in the chat and the list: without the Markdown
+    // emphasis marks around words (*a*, **a**, _a_, __a__, ~~a~~). What is pinned stays as it was.
+    static QString readable(const QString &text);
+
     static QString kindName(Kind kind); // path, identifier, number, error
     // {"kind","text","excerpt"}; a kind this app does not know reads as an identifier.
     QJsonObject toJson() const;

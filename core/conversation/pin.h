@@ -21,6 +21,11 @@ struct Pin
 
     bool operator==(const Pin &) const = default;
 
+    // The pin as the person reads it (the chat's pin row, the Pins dialog, `run --pins`). A tool result is
+    // pinned as the model got it, often JSON; it reads as its card showed it: a read's file text without the
+    // line:hash| prefixes, a command's output, a search's matches, a tool's error. Any other pin: its text.
+    QString shownText() const;
+
     static QString kindName(Kind kind); // note, message, code_block, tool_result, detail
     static std::optional<Kind> kindFromName(const QString &name);
     static QString newId();

@@ -599,7 +599,7 @@ int HeadlessRunner::runPinChanges()
         } else if (m_options.listPins) {
             for (const Pin &pin : m_session->pins())
                 m_out << pin.id << '\t' << Pin::kindName(pin.kind) << '\t'
-                      << pin.text.trimmed().section(QLatin1Char('\n'), 0, 0) << '\n';
+                      << pin.shownText().trimmed().section(QLatin1Char('\n'), 0, 0) << '\n';
             m_err << tr("%n pin(s), about %1 of %2 pin-budget tokens.", nullptr,
                         int(m_session->pins().size()))
                          .arg(m_session->pinnedTokens())

@@ -236,6 +236,28 @@ bool overlaps(const Spans &spans, qsizetype start, qsizetype end)
     return it != spans.cend() && it->first < end;
 }
 
+// Whether a line (its framing skipped) looks like error output rather than prose that names an error (issue
+// 16, tried as a user: "we saw error code E1234" was listed as an error): a compiler's or a tool's message
+// ("src/a.cpp:88: error: ...", "ninja: build stopped: subcommand failed.", "fatal: not a git repository",
+// "TypeError: ...", "error[E0425]: ...", "tst_cli failed: ..."), or a test runner's verdict ("FAILED x").
+bool looksLikeErrorOutput(const QString &line)
+{
+    // Programs and locations in front ("ninja: ", "src/a.cpp:88:12: "), at most one lower-case word more (a
+    // test's or a step's name, not "It"), then the keyword with its codes and a colon.
+    static const QRegularExpression message(QStringLiteral(
+        R"(^\s*(?:[\w.+/\\-]+(?::\d+){0,2}:\s+)*(?:[a-z_][\w.+-]*\s+)?)"
+        R"((?:error|Error|ERROR|fatal|Fatal|FATAL|panic|PANIC|failed|FAILED|FAIL|Traceback|)"
+        R"((?:[a-z]\w*\.)*[A-Z]\w*(?:Error|Exception))(?:\s*(?:\[[^\]\n]*\]|\([^)\n]*\)|\d+))*:(?:\s|$))"));
+    // A program's last word: "ninja: build stopped: subcommand failed.", "make: *** [all] Error 2" (a
+    // program's name, not a prose "Note:").
+    static const QRegularExpression verdict(
+        QStringLiteral(R"(^\s*[a-z][\w.+-]*:\s.*(?:\b(?:failed|FAILED)|\bError \d+)[.!]?\s*$)"));
+    // A runner's verdict at the start of the line.
+    static const QRegularExpression runner(
+        QStringLiteral(R"(^\s*(?:FAILED|FAIL|ERROR|FATAL|PANIC|npm ERR!)\b)"));
+    return message.match(line).hasMatch() || verdict.match(line).hasMatch() || runner.match(line).hasMatch();
+}
+
 QString excerptAround(const QString &text, qsizetype at, qsizetype length)
 {
     constexpr qsizetype Context = 160;
@@ -265,11 +287,12 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
         R"((?<![\w/.-])(?:[\w.-]+/)+(?:[\w.-]*[\w-])?|(?<![\w/.-])[\w-]+\.(?:cpp|h|hpp|c|cc|py|js|ts|go|rs|java|kt|md|json|txt|yaml|yml|toml|cmake|sh|qml|ui|xml|html|css)\b)"));
     static const QRegularExpression identifier(QStringLiteral(
         R"(\b(?:[A-Za-z_]\w*::)+[A-Za-z_~]\w*\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)"));
-    static const QRegularExpression number(QStringLiteral(R"((?<![\w.])\d+(?:[.,]\d+)*(?![\w.]))"));
-    static const QRegularExpression errorLine(
-        QStringLiteral(
-            R"(^[^\n]*\b(?:error|Error|ERROR|failed|FAILED|exception|Exception|panic|fatal)\b[^\n]*$)"),
-        QRegularExpression::MultilineOption);
+    // Dates and versions whole (2026-12-20, 2026-12-20T10:15, v1.2.3-rc.1, 192.168.1.10), then plain numbers
+    // (15904, 1,234.5, 20.12.2026) and ranges (10000-20000); a sentence's full stop is not part of one.
+    static const QRegularExpression number(
+        QStringLiteral(R"((?<![\w.\-/])(?:\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2})?)?)"
+                       R"(|v?\d+(?:\.\d+){2,}(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)"
+                       R"(|\d+(?:[.,]\d+)*(?:-\d+(?:[.,]\d+)*)?)(?![\w\-/]|[.,]\d))"));
 
     QList<DroppedDetail> result;
     QList<Spans> paths(sources.size()); // where the paths are, listed or kept
@@ -285,28 +308,14 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
     auto collect = [&](DroppedDetail::Kind kind, const QRegularExpression &pattern, qsizetype minLength) {
         for (qsizetype i = 0; i < sources.size(); ++i) {
             const QString &source = sources.at(i).text;
-            if (kind == DroppedDetail::Kind::Error) {
-                for (const QString &error : sources.at(i).errors) {
-                    if (result.size() >= limit)
-                        return;
-                    add(kind, error, error, minLength);
-                }
-            }
             QRegularExpressionMatchIterator it = pattern.globalMatch(source);
             while (it.hasNext()) {
                 if (result.size() >= limit)
                     return;
                 const QRegularExpressionMatch match = it.next();
-                qsizetype start = match.capturedStart(0);
+                const qsizetype start = match.capturedStart(0);
                 const qsizetype end = match.capturedEnd(0);
-                if (kind == DroppedDetail::Kind::Error) {
-                    // An error line of a read file or of tool JSON: the line without its line:hash| prefix
-                    // or key.
-                    for (const auto &span : framing.at(i)) {
-                        if (span.first <= start && span.second > start)
-                            start = span.second;
-                    }
-                } else if (overlaps(framing.at(i), start, end)) {
+                if (overlaps(framing.at(i), start, end)) {
                     continue;
                 } else if (kind == DroppedDetail::Kind::Path) {
                     paths[i].append({start, end});
@@ -314,17 +323,48 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
                     // A part of a path ("LastTest" of build/Testing/LastTest.log) is that path again.
                     continue;
                 }
-                const QString text = source.mid(start, end - start).trimmed();
-                add(kind, text,
-                    kind == DroppedDetail::Kind::Error
-                        ? text
-                        : excerptAround(source, match.capturedStart(0), match.capturedLength(0)),
-                    minLength);
+                add(kind, source.mid(start, end - start).trimmed(),
+                    excerptAround(source, match.capturedStart(0), match.capturedLength(0)), minLength);
+            }
+        }
+    };
+    // Error messages: what a tool reported as its error, and lines that look like error output; never a
+    // sentence that merely names an error. A line of a read file or of tool JSON is taken without its
+    // line:hash| prefix or key.
+    auto collectErrors = [&](qsizetype minLength) {
+        for (qsizetype i = 0; i < sources.size(); ++i) {
+            for (const QString &error : sources.at(i).errors) {
+                if (result.size() >= limit)
+                    return;
+                add(DroppedDetail::Kind::Error, error, error, minLength);
+            }
+            const QString &source = sources.at(i).text;
+            const Spans &spans = framing.at(i); // sorted by start; lines only move forward
+            qsizetype firstSpan = 0;
+            for (qsizetype lineStart = 0; lineStart < source.size();) {
+                if (result.size() >= limit)
+                    return;
+                qsizetype lineEnd = source.indexOf(QLatin1Char('\n'), lineStart);
+                if (lineEnd < 0)
+                    lineEnd = source.size();
+                while (firstSpan < spans.size() && spans.at(firstSpan).second <= lineStart)
+                    ++firstSpan;
+                qsizetype start = lineStart;
+                for (qsizetype s = firstSpan; s < spans.size() && spans.at(s).first <= start; ++s) {
+                    if (spans.at(s).second > start)
+                        start = std::min(spans.at(s).second, lineEnd);
+                }
+                const QString line = source.mid(start, lineEnd - start);
+                if (looksLikeErrorOutput(line)) {
+                    const QString text = line.trimmed();
+                    add(DroppedDetail::Kind::Error, text, text, minLength);
+                }
+                lineStart = lineEnd + 1;
             }
         }
     };
     collect(DroppedDetail::Kind::Path, path, 3);
-    collect(DroppedDetail::Kind::Error, errorLine, 8);
+    collectErrors(8);
     collect(DroppedDetail::Kind::Identifier, identifier, 4);
     collect(DroppedDetail::Kind::Number, number, 3);
     return result;

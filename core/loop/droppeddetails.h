@@ -13,9 +13,10 @@ namespace keen {
 // message) searched for each hit.
 namespace DroppedDetails {
 
-// At most limit details: paths, then error lines, identifiers and numbers, each in the order of first
-// occurrence. The system prompt is not part of the compacted range; Keen's own replacement markup and the
-// keys and line prefixes of tool output are no details.
+// At most limit details: paths, then error lines (a tool's reported error, lines that look like error
+// output), identifiers and numbers (dates and versions whole), each in the order of first occurrence. The
+// system prompt is not part of the compacted range; Keen's own replacement markup and the keys and line
+// prefixes of tool output are no details.
 QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int limit = 50);
 
 } // namespace DroppedDetails

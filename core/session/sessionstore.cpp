@@ -421,13 +421,17 @@ QStringList subdirectories(const QString &path)
 
 // QSaveFile names its temporary file "<transcript>.XXXXXX" (or links an unnamed one under that name just
 // before the rename). Only a crash can leave one behind; one writer per session means any such file is stale.
+// "<transcript>.lock" is that writer's own lock (SessionWriter), never stale here: removing it let another
+// process write the session after the first automatic compaction.
 void removeStaleTemporaries(const QString &directory)
 {
     QDir dir(directory);
     const QStringList stale =
         dir.entryList({kTranscriptName + QStringLiteral(".*")}, QDir::Files | QDir::Hidden | QDir::System);
-    for (const QString &name : stale)
-        dir.remove(name);
+    for (const QString &name : stale) {
+        if (name != kTranscriptName + QStringLiteral(".lock"))
+            dir.remove(name);
+    }
 }
 
 // The transcript of a session id in any namespace (also one that cannot be read), or empty.

@@ -485,6 +485,10 @@ Verfügbare Werkzeuge: %2</translation>
         <source>Zoom %1%</source>
         <translation>Zoom %1%</translation>
     </message>
+    <message>
+        <source>The conversation is unchanged.</source>
+        <translation>Die Unterhaltung ist unverändert.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>

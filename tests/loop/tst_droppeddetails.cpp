@@ -17,6 +17,9 @@ private Q_SLOTS:
     void isBoundedAndDeterministic();
     void framingAndKeptTextAreNoDetails();
     void toolJsonGivesItsValuesNotItsSyntax();
+    void proseNamingAnErrorIsNoErrorLine();
+    void datesAndVersionsStayWhole();
+    void readableTextHasNoEmphasisMarks();
 };
 
 namespace {
@@ -224,6 +227,87 @@ void TestDroppedDetails::toolJsonGivesItsValuesNotItsSyntax()
     });
     QVERIFY(path != details.cend());
     QVERIFY2(path->excerpt.contains(QLatin1String("edit_file")), qPrintable(path->excerpt));
+}
+
+// Tried as a user: an assistant sentence with "error code E1234" was listed as an Error. Error messages are
+// what a tool reported as its error and lines that look like error output, in prose (pasted) and tool output
+// alike; a sentence that only names an error, or that something failed, is none.
+void TestDroppedDetails::proseNamingAnErrorIsNoErrorLine()
+{
+    const QStringList errorOutput{
+        QStringLiteral("src/a.cpp:12:5: error: expected ';' after expression"),
+        QStringLiteral("fatal: not a git repository (or any of the parent directories): .git"),
+        QStringLiteral("TypeError: parser is undefined"),
+        QStringLiteral("java.lang.IllegalStateException: closed twice"),
+        QStringLiteral("error[E0425]: cannot find value `tokens` in this scope"),
+        QStringLiteral("FAILED tests/test_lexer.py::test_unicode - AssertionError"),
+        QStringLiteral("make: *** [Makefile:12: all] Error 2"),
+        QStringLiteral("Traceback (most recent call last):"),
+    };
+    const QStringList prose{
+        QStringLiteral("You said: *First turn: we are building a parser.* We saw error code E1234 there."),
+        QStringLiteral("The error handling in the lexer is fine; nothing failed since."),
+        QStringLiteral("It failed: the linker ran out of memory, an Exception we expected."),
+        QStringLiteral("Note: the old build failed."),
+    };
+    ToolActivity run;
+    run.tool = QStringLiteral("bash");
+    run.input = QJsonObject{{QStringLiteral("command"), QStringLiteral("make")}};
+    run.status = QStringLiteral("error");
+    run.hasRawOutput = true;
+    run.rawOutput =
+        QJsonObject{{QStringLiteral("stdout"), QStringLiteral("Checking for error handling... yes")},
+                    {QStringLiteral("stderr"), errorOutput.mid(0, 4).join(QLatin1Char('\n'))},
+                    {QStringLiteral("exit_code"), 2}};
+    const MessageList range{
+        Message::user(QStringLiteral("It breaks like this:\n") + errorOutput.mid(4).join(QLatin1Char('\n'))),
+        Message::assistant(prose.join(QLatin1Char('\n')), TurnMemory{{run}})};
+
+    const QList<DroppedDetail> details = DroppedDetails::find(range, QStringLiteral("## Goal\nFix it."));
+    QStringList errors = texts(details, DroppedDetail::Kind::Error);
+    QStringList expected = errorOutput;
+    std::sort(errors.begin(), errors.end());
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(errors, expected);
+}
+
+// Tried as a user: the date 2026-12-20 was listed as the Number "2026". Dates and versions are one detail
+// each, whole, also at the end of a sentence; plain numbers and ranges as before.
+void TestDroppedDetails::datesAndVersionsStayWhole()
+{
+    const MessageList range{
+        Message::user(QStringLiteral("Ship it on 2026-12-20, the build of 2026-12-18T09:30 was 1.2.3.")),
+        Message::assistant(QStringLiteral("Qt 6.4.2 and v2.0.1-rc.1 differ; the server is 192.168.10.20. The "
+                                          "budget is 15904 tokens, 1,234.5 per part, 10000-20000 in all, "
+                                          "due 20.12.2026."))};
+    const QList<DroppedDetail> details = DroppedDetails::find(range, QStringLiteral("## Goal\nShip it."));
+    QCOMPARE(texts(details, DroppedDetail::Kind::Number),
+             (QStringList{QStringLiteral("2026-12-20"), QStringLiteral("2026-12-18T09:30"),
+                          QStringLiteral("1.2.3"), QStringLiteral("6.4.2"), QStringLiteral("v2.0.1-rc.1"),
+                          QStringLiteral("192.168.10.20"), QStringLiteral("15904"), QStringLiteral("1,234.5"),
+                          QStringLiteral("10000-20000"), QStringLiteral("20.12.2026")}));
+    // A version the summary keeps is not dropped, nor is any part of it.
+    const QList<DroppedDetail> kept =
+        DroppedDetails::find(range, QStringLiteral("## Goal\nShip 1.2.3 on 2026-12-20."));
+    QVERIFY(!texts(kept, DroppedDetail::Kind::Number).contains(QStringLiteral("1.2.3")));
+    QVERIFY(!texts(kept, DroppedDetail::Kind::Number).contains(QStringLiteral("2026")));
+}
+
+// Tried as a user: the row read "(You said: *First turn: we are building a, ...)": what the chat and the list
+// show of a detail reads without Markdown emphasis; marks that are no emphasis stay.
+void TestDroppedDetails::readableTextHasNoEmphasisMarks()
+{
+    QCOMPARE(
+        DroppedDetail::readable(QStringLiteral("You said: *First turn: we are building a parser.* Then")),
+        QStringLiteral("You said: First turn: we are building a parser. Then"));
+    QCOMPARE(DroppedDetail::readable(QStringLiteral("**Bold**, __strong__, _it_, ~~gone~~ and ***both***.")),
+             QStringLiteral("Bold, strong, it, gone and both."));
+    QCOMPARE(DroppedDetail::readable(QStringLiteral("**see *the* parser**")),
+             QStringLiteral("see the parser"));
+    for (const QString &plain :
+         {QStringLiteral("snake_case_name and max_parts_count"), QStringLiteral("match *.cpp and *.h"),
+          QStringLiteral("* a bullet"), QStringLiteral("2 * 3 * 4"), QStringLiteral("a_b_c")})
+        QCOMPARE(DroppedDetail::readable(plain), plain);
 }
 
 QTEST_GUILESS_MAIN(TestDroppedDetails)

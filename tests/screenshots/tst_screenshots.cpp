@@ -273,6 +273,9 @@ void TestScreenshots::noticeAfterAutomaticCompaction()
     send(QStringLiteral("Map the module dependencies of the whole project."));
     QTRY_COMPARE(m_window->chatPanel()->spinner()->notification(),
                  QStringLiteral("Context compacted automatically."));
+    // S53: the notification fades; the row after the checkpoint stays (and has Undo Compaction).
+    QVERIFY(m_window->chatPanel()->model()->plainText().contains(
+        QStringLiteral("✓ Context compacted automatically.")));
     save(QStringLiteral("05-automatic-compaction-notice"));
     m_client->open(QStringLiteral("after"));
     QTRY_VERIFY(!m_window->session()->isBusy());

@@ -83,6 +83,7 @@ private Q_SLOTS:
     void writesKeepTheirOrderOffTheCallersThread();
     void aFailedWriteIsReported();
     void aWriterHoldsTheTranscriptLock();
+    void anAtomicBatchKeepsTheTranscriptLock();
     void aPlannedSessionIsCreatedByTheWriter();
     void writesAfterAFailedCreationFailWithItsReason();
     void appendsQueuedBehindABusyDiskShareOneWrite();
@@ -176,6 +177,38 @@ void TestSessionWriter::aFailedWriteIsReported()
         writer.write({SessionEvent::userMessage(QStringLiteral("lost?"))}).result();
     QVERIFY(!written.ok());
     QVERIFY(!written.error().isEmpty());
+}
+
+// Found while testing the window's automatic compaction rows (QLockFile warned it could not remove its own
+// lock): the atomic batch of an automatic compaction (S60, S61) swept "<transcript>.lock" away with
+// QSaveFile's stale temporaries, so from then on another process could open and write the session. The lock
+// stays, and another locker is still refused.
+void TestSessionWriter::anAtomicBatchKeepsTheTranscriptLock()
+{
+    test::TestEnvironment env;
+    auto store = std::make_shared<SessionStore>(env.path(QStringLiteral("sessions")));
+    auto session = store->create(env.path(QStringLiteral("work")));
+    QVERIFY2(session.ok(), qPrintable(session.error()));
+    const QString lockPath = session->transcriptPath + QStringLiteral(".lock");
+    // A temporary a crash left behind is still swept.
+    const QString stale = session->transcriptPath + QStringLiteral(".Ab12Cd");
+    {
+        QFile leftOver(stale);
+        QVERIFY(leftOver.open(QIODevice::WriteOnly));
+    }
+    SessionWriter writer(store, *session);
+    QVERIFY(writer.locked().result().ok());
+    const Result<QList<quint64>> batch =
+        writer
+            .write({SessionEvent::userMessage(QStringLiteral("checkpoint")),
+                    SessionEvent::userMessage(QStringLiteral("replacement"))})
+            .result();
+    QVERIFY2(batch.ok(), qPrintable(batch.error()));
+    QCOMPARE(batch->size(), 2);
+    QVERIFY(!QFile::exists(stale));
+    QVERIFY(QFile::exists(lockPath));
+    QLockFile other(lockPath);
+    QVERIFY(!other.tryLock(0));
 }
 
 void TestSessionWriter::aPlannedSessionIsCreatedByTheWriter()

@@ -63,7 +63,7 @@ private Q_SLOTS:
     void sealedCheckpointIsShownOnce();
     void autoCompactionEventsNeverRender();
     void replayRendersTranscripts();
-    void replayOfAutomaticCompactionShowsNothing();
+    void replayOfAutomaticCompactionShowsItsRowNotTheSummary();
     void aNoticeIsARowAfterTheReply();
     void permissionSettles();
 
@@ -425,13 +425,14 @@ void TestChatModel::aNoticeIsARowAfterTheReply()
     QCOMPARE(model.item(2).text, QStringLiteral("⚠ the reply stopped at the model's output limit"));
 }
 
-// proves S63, S64 (the checkpoint replays; automatic compaction's empty status shows nothing, never the
-// summary)
-void TestChatModel::replayOfAutomaticCompactionShowsNothing()
+// proves S63, S64, S53 (the checkpoint replays; automatic compaction's empty status is no assistant content
+// and never the summary; its row `✓ Context compacted automatically.` after the checkpoint, as live, carries
+// the compaction's Undo action)
+void TestChatModel::replayOfAutomaticCompactionShowsItsRowNotTheSummary()
 {
     const QJsonArray checkpoint{QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
                                             {QStringLiteral("content"), QStringLiteral("Work so far.")}}};
-    const QList<SessionEvent> events{
+    QList<SessionEvent> events{
         SessionEvent::userMessage(QStringLiteral("long task")),
         SessionEvent::assistantTurn(fromJsonArray<TranscriptItem>(checkpoint), QStringLiteral("Work so far."),
                                     std::nullopt, false, QString()),
@@ -441,11 +442,16 @@ void TestChatModel::replayOfAutomaticCompactionShowsNothing()
                            QStringLiteral("</compacted_context>"))}),
         SessionEvent::assistantTurn({}, QStringLiteral("Finished."), std::nullopt, false, QString()),
     };
+    for (qsizetype e = 0; e < events.size(); ++e)
+        events[e].seq = quint64(e + 1);
     ChatModel model;
     model.replay(events);
     QCOMPARE(kinds(model), (QList<ChatItem::Kind>{ChatItem::Kind::User, ChatItem::Kind::AssistantText,
-                                                  ChatItem::Kind::AssistantText}));
+                                                  ChatItem::Kind::Status, ChatItem::Kind::AssistantText}));
     QCOMPARE(model.plainText().count(QStringLiteral("Work so far.")), 1);
+    QCOMPARE(model.item(2).text, QStringLiteral("✓ Context compacted automatically."));
+    QCOMPARE(model.item(2).compactionSeq, quint64(3));
+    QCOMPARE(model.item(1).compactionSeq, quint64(0));
     QVERIFY(!everything(model).contains(QStringLiteral("PRIVATE-SUMMARY")));
 }
 

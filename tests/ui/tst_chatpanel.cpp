@@ -99,6 +99,7 @@ private Q_SLOTS:
     void onlyTheLatestCompactionOffersUndo();
     void manualCompactionStreamsSummaryAndReportsStatus();
     void manualCompactionIgnoresCtrlCAndEscCancelsIt();
+    void escBeforeAnySummaryTextLeavesNoEmptyHeading();
     void manualCompactionShowsTheRefusedToolCard();
     void queuedPromptDrainsAfterCompaction();
     void queueIsLimitedAndCommandsCannotQueue();
@@ -758,6 +759,25 @@ void TestChatPanel::manualCompactionIgnoresCtrlCAndEscCancelsIt()
                                 "above was not applied."));
     QCOMPARE(m_session->messages(), before);
     QVERIFY(!m_panel->model()->plainText().contains(QStringLiteral("Interrupted")));
+}
+
+// proves S26, S30 as the person sees it: Esc before any summary text streamed leaves no empty "Summary of the
+// conversation so far" heading, and the row under the conversation does not speak of summary text above.
+void TestChatPanel::escBeforeAnySummaryTextLeavesNoEmptyHeading()
+{
+    firstTurn();
+    const int rowsBefore = m_panel->model()->rowCount();
+    m_client->addTurn({ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::chunk(QStringLiteral("## Goal\nNever shown.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_COMPARE(m_panel->spinner()->text(), QStringLiteral("Compacting..."));
+    QCOMPARE(m_panel->model()->item(rowsBefore).text, ChatModel::compactionHeadingText());
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(!m_session->isBusy());
+    QTRY_COMPARE(m_panel->model()->rowCount(), rowsBefore + 1);
+    QCOMPARE(lastText(), QStringLiteral("Compaction cancelled. The conversation is unchanged."));
+    QVERIFY(!m_panel->model()->plainText().contains(ChatModel::compactionHeadingText()));
 }
 
 // proves S21: a tool call during a manual compaction is shown as a failed tool card carrying the refusal, and

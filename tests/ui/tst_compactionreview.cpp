@@ -45,6 +45,8 @@ private Q_SLOTS:
     void editedSummaryIsWhatIsApplied();
     void regenerateRunsAgainWithTheFocus();
     void cancelAppliesNothing();
+    void cancelledReviewLeavesNoEmptyHeading_data();
+    void cancelledReviewLeavesNoEmptyHeading();
 
 private:
     void converse();
@@ -303,6 +305,83 @@ void TestCompactionReview::cancelAppliesNothing()
     converse();
     const MessageList next = m_client->requests().constLast();
     QCOMPARE(next.mid(1, before.size()), before);
+}
+
+void TestCompactionReview::cancelledReviewLeavesNoEmptyHeading_data()
+{
+    QTest::addColumn<bool>("regenerate");
+    QTest::addColumn<bool>("escape");
+    QTest::newRow("Cancel") << false << false;
+    QTest::newRow("Esc") << false << true;
+    QTest::newRow("Regenerate, then Cancel") << true << false;
+    QTest::newRow("Regenerate, then Esc") << true << true;
+}
+
+// proves S30 as the person sees it. Tried as a user: `/compact some focus`, (Regenerate,) then Cancel or Esc
+// left one or two empty "Summary of the conversation so far (Compact):" rows, and under them "summary text
+// above was not applied" with no summary text above. The rows of the attempts are gone, the row under them
+// says only that nothing changed, and the session opened again shows none of it either.
+void TestCompactionReview::cancelledReviewLeavesNoEmptyHeading()
+{
+    QFETCH(bool, regenerate);
+    QFETCH(bool, escape);
+    m_window->session()->setReviewManualCompaction(true);
+    converse();
+    ChatModel *model = m_window->chatPanel()->model();
+    const int rowsBefore = model->rowCount();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFind something.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("/compact some focus"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    CompactionReviewDialog *dialog = nullptr;
+    const auto openDialog = [&](const QPointer<CompactionReviewDialog> &besides) {
+        dialog = nullptr;
+        return QTest::qWaitFor(
+            [&] {
+                for (auto *open : m_window->findChildren<CompactionReviewDialog *>()) {
+                    if (open->isVisible() && (besides.isNull() || open != besides.data()))
+                        dialog = open;
+                }
+                return dialog != nullptr;
+            },
+            10000);
+    };
+    QVERIFY(openDialog(nullptr));
+    // While it waits, the summary shows under its heading.
+    QCOMPARE(model->plainText().count(ChatModel::compactionHeadingText()), 1);
+    if (regenerate) {
+        const QPointer<CompactionReviewDialog> first(dialog);
+        m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFind the parser.")),
+                           ScriptedLlmClient::event(StreamEvent::done())});
+        QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewRegenerate")),
+                          Qt::LeftButton);
+        QVERIFY(openDialog(first));
+        // Only the attempt under review has a heading.
+        QCOMPARE(model->plainText().count(ChatModel::compactionHeadingText()), 1);
+        QVERIFY(!model->plainText().contains(QStringLiteral("Find something.")));
+    }
+    if (escape)
+        QTest::keyClick(dialog, Qt::Key_Escape);
+    else
+        QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewCancel")), Qt::LeftButton);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+
+    const QString shown = model->plainText();
+    QVERIFY2(!shown.contains(ChatModel::compactionHeadingText()), qPrintable(shown));
+    QVERIFY2(!shown.contains(QStringLiteral("Find ")), qPrintable(shown));
+    QVERIFY2(!shown.contains(QStringLiteral("summary text above")), qPrintable(shown));
+    // The conversation as before, then one row saying what happened.
+    QCOMPARE(model->rowCount(), rowsBefore + 1);
+    QCOMPARE(model->item(rowsBefore).text,
+             QStringLiteral("Compaction cancelled. The conversation is unchanged."));
+
+    // Opened again: nothing of the cancelled compaction.
+    auto loaded = m_window->session()->sessionStore().load(m_window->session()->sessionId());
+    QVERIFY(loaded);
+    const ChatModel::Rows replayed = ChatModel::replayRows(loaded->events);
+    QCOMPARE(replayed.items.size(), qsizetype(rowsBefore));
+    for (const ChatItem &item : replayed.items)
+        QVERIFY2(item.text != ChatModel::compactionHeadingText(), qPrintable(item.text));
 }
 
 QTEST_MAIN(TestCompactionReview)

@@ -381,6 +381,8 @@ void TestMainWindow::stopButtonCancelsAManualCompaction()
                        ScriptedLlmClient::event(StreamEvent::done())});
     m_window->findChild<QAction *>(QStringLiteral("compactAction"))->trigger();
     QTRY_COMPARE(m_window->session()->compactionMode(), AgentSession::CompactionMode::Manual);
+    // The partial summary is shown before Stop (without it, the row says only that nothing changed).
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("## Goal\nGre")));
     auto *stop = m_window->findChild<QAction *>(QStringLiteral("stopAction"));
     QCOMPARE(stop->text(), QStringLiteral("&Cancel Compaction"));
     QVERIFY(stop->shortcut().isEmpty());

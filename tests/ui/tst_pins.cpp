@@ -19,6 +19,8 @@
 #include "testenvironment.h"
 
 #include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -71,9 +73,11 @@ private Q_SLOTS:
 
     void pinMessageCodeBlockAndToolResultFromTheirRows();
     void pinToolResultOfAReadPinsWhatItReturned();
+    void pinnedToolResultReadsAsItsCardShowedIt();
     void slashPinAndThePinsDialogListBudgetAndUnpin();
     void aPinOverTheBudgetIsRefusedWithADialog();
     void droppedDetailsRowListsThemAndPinsTheOriginal();
+    void droppedDetailsReadAsTheyWereWritten();
 
 private:
     void turn(const QString &prompt, const QList<ScriptedLlmClient::Step> &steps);
@@ -164,6 +168,86 @@ void TestPins::pinToolResultOfAReadPinsWhatItReturned()
     action(menu.get(), "pinToolResultAction")->trigger();
     QTRY_COMPARE(m_session->pins().size(), 2);
     QCOMPARE(m_session->pins().at(1).text, returned);
+}
+
+// Tried as a user: a pinned read_file result showed as raw JSON, `Pinned: {"bytes_read":43,"content":"1:c6f|
+// These are my notes.\n2:644|…`, in the chat and the Pins dialog. The pin still carries the full output to
+// the model (pin_added keeps it as the tool returned it); the pin row, the Pins dialog and the session
+// opened again show the file's text without the line:hash| prefixes; a pinned search shows its matches.
+void TestPins::pinnedToolResultReadsAsItsCardShowedIt()
+{
+    ToolCallInfo read;
+    read.callId = QStringLiteral("r1");
+    read.name = QStringLiteral("read_file");
+    read.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("notes.md")}};
+    ToolCallInfo readEnd = read;
+    readEnd.output = QJsonObject{{QStringLiteral("bytes_read"), 43},
+                                 {QStringLiteral("content"),
+                                  QStringLiteral("1:c6f|These are my notes.\n2:644|Keep the parser small.")},
+                                 {QStringLiteral("path"), QStringLiteral("/tmp/work/notes.md")},
+                                 {QStringLiteral("total_lines"), 2}};
+    ToolCallInfo grep;
+    grep.callId = QStringLiteral("g1");
+    grep.name = QStringLiteral("grep");
+    grep.input = QJsonObject{{QStringLiteral("pattern"), QStringLiteral("parse")}};
+    ToolCallInfo grepEnd = grep;
+    grepEnd.output = QJsonObject{
+        {QStringLiteral("base_path"), QStringLiteral("/tmp/work")},
+        {QStringLiteral("count"), 1},
+        {QStringLiteral("matches"),
+         QJsonArray{QJsonObject{{QStringLiteral("file"), QStringLiteral("/tmp/work/src/parser.h")},
+                                {QStringLiteral("line_number"), 3},
+                                {QStringLiteral("line"), QStringLiteral("int parse(const char *text);")},
+                                {QStringLiteral("line_hash"), QStringLiteral("3fa")}}}}};
+    turn(QStringLiteral("read my notes"),
+         {ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, read)),
+          ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, readEnd)),
+          ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, grep)),
+          ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, grepEnd)),
+          ScriptedLlmClient::chunk(QStringLiteral("Noted."))});
+    ChatModel *model = m_panel->model();
+    const int readRow = rowOfKind(model, ChatItem::Kind::Tool);
+    QVERIFY(readRow >= 0);
+    std::unique_ptr<QMenu> menu = menuAt(readRow);
+    action(menu.get(), "pinToolResultAction")->trigger();
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    menu = menuAt(readRow + 1);
+    action(menu.get(), "pinToolResultAction")->trigger();
+    QTRY_COMPARE(m_session->pins().size(), 2);
+
+    // What travels to the model: the output as the tool returned it.
+    QCOMPARE(QJsonDocument::fromJson(m_session->pins().at(0).text.toUtf8()).object(),
+             readEnd.output.toObject());
+    // What the person reads: the pin rows...
+    QStringList pinRows;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        if (model->item(row).text.startsWith(QStringLiteral("Pinned: ")))
+            pinRows.append(model->item(row).text);
+    }
+    QCOMPARE(pinRows, (QStringList{QStringLiteral("Pinned: These are my notes."),
+                                   QStringLiteral("Pinned: src/parser.h:3: int parse(const char *text);")}));
+    // ...the Pins dialog, its line and its tooltip...
+    m_panel->showPinsDialog();
+    PinsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_panel->findChild<PinsDialog *>()) != nullptr && dialog->isVisible());
+    auto *list = dialog->findChild<QListWidget *>(QStringLiteral("pinsList"));
+    QVERIFY(list);
+    QCOMPARE(list->count(), 2);
+    QCOMPARE(list->item(0)->text(), QStringLiteral("Tool result (read_file notes.md): These are my notes."));
+    QCOMPARE(list->item(0)->toolTip(), QStringLiteral("These are my notes.\nKeep the parser small."));
+    for (int i = 0; i < list->count(); ++i) {
+        for (const QString &text : {list->item(i)->text(), list->item(i)->toolTip()}) {
+            for (const QString &raw : {QStringLiteral("{"), QStringLiteral("bytes_read"),
+                                       QStringLiteral("1:c6f|"), QStringLiteral("line_hash")})
+                QVERIFY2(!text.contains(raw), qPrintable(text));
+        }
+    }
+    dialog->close();
+    // ...and the session opened again.
+    ChatModel replayed;
+    replayed.replay(transcript());
+    QVERIFY(replayed.plainText().contains(QStringLiteral("Pinned: These are my notes.")));
+    QVERIFY(!replayed.plainText().contains(QStringLiteral("bytes_read")));
 }
 
 // Issue 16, pins in the window: the context menu of a user message, an assistant message (and the code
@@ -385,6 +469,62 @@ void TestPins::droppedDetailsRowListsThemAndPinsTheOriginal()
     for (int i = 0; i < replayed.rowCount(); ++i)
         found = found || replayed.item(i).dropped == dropped;
     QVERIFY(found);
+}
+
+// Tried as a user: the row read "(You said: *First turn: we are building a, inline_code, 2026)": an ordinary
+// sentence naming "error code E1234" listed as an Error, the date 2026-12-20 as the Number "2026", a stray
+// asterisk of Markdown emphasis. The row and the list name the date and the version whole, no error, and read
+// without emphasis marks; Pin the Original still pins the text as it was written.
+void TestPins::droppedDetailsReadAsTheyWereWritten()
+{
+    const QString reply = QStringLiteral(
+        "You said: *First turn: we are building a parser.* The old one stopped with error code E1234 on "
+        "2026-12-20, in version 1.2.3 of `inline_code`.");
+    turn(QStringLiteral("First turn: we are building a parser."), {ScriptedLlmClient::chunk(reply)});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nBuild a parser.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    ChatModel *model = m_panel->model();
+    int row = -1;
+    for (int i = 0; i < model->rowCount(); ++i) {
+        if (!model->item(i).dropped.isEmpty())
+            row = i;
+    }
+    QVERIFY(row >= 0);
+    QCOMPARE(
+        model->item(row).text,
+        QStringLiteral("3 detail(s) not in the summary (inline_code, 2026-12-20, 1.2.3). Click to see them "
+                       "and pin the original."));
+
+    m_panel->view()->scrollTo(model->index(row));
+    QTest::mouseClick(m_panel->view()->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      m_panel->view()->visualRect(model->index(row)).center());
+    DroppedDetailsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_panel->findChild<DroppedDetailsDialog *>()) != nullptr && dialog->isVisible());
+    QTreeWidget *list = dialog->list();
+    QStringList kinds;
+    QStringList shown;
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+        kinds.append(list->topLevelItem(i)->text(0));
+        shown.append(list->topLevelItem(i)->text(1));
+        QVERIFY2(!list->topLevelItem(i)->toolTip(1).contains(QLatin1Char('*')),
+                 qPrintable(list->topLevelItem(i)->toolTip(1)));
+    }
+    QCOMPARE(kinds,
+             (QStringList{QStringLiteral("Identifier"), QStringLiteral("Number"), QStringLiteral("Number")}));
+    QCOMPARE(shown, (QStringList{QStringLiteral("inline_code"), QStringLiteral("2026-12-20"),
+                                 QStringLiteral("1.2.3")}));
+    QVERIFY(list->topLevelItem(1)->toolTip(1).contains(
+        QStringLiteral("You said: First turn: we are building a parser.")));
+
+    // The original, as it was written.
+    QTest::mouseClick(qobject_cast<QPushButton *>(list->itemWidget(list->topLevelItem(1), 2)),
+                      Qt::LeftButton);
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    QVERIFY2(
+        m_session->pins().first().text.contains(QStringLiteral("*First turn: we are building a parser.*")),
+        qPrintable(m_session->pins().first().text));
 }
 
 QTEST_MAIN(TestPins)

@@ -61,8 +61,8 @@ struct ChatItem
     // What the tool returned, as the model got it (issue 16: Pin Tool Result pins it verbatim).
     QJsonValue result;
 
-    // The row where a compaction happened (its checkpoint, or its status row): the compaction_applied it
-    // undoes (issue 16), and whether it was undone.
+    // The status row of an applied compaction (`✓ Context compacted.`, `✓ Context compacted automatically.`):
+    // the compaction_applied it undoes (issue 16), and whether it was undone.
     quint64 compactionSeq = 0;
     bool compactionUndone = false;
     // Pinned from this row (issue 16): the row shows a pin mark.

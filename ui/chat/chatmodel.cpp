@@ -680,7 +680,7 @@ QString ChatModel::droppedRowText(const QList<DroppedDetail> &details)
 {
     QStringList named;
     for (const DroppedDetail &detail : details.mid(0, 3))
-        named.append(detail.text.left(40));
+        named.append(DroppedDetail::readable(detail.text).left(40));
     return tr("%n detail(s) not in the summary (%1%2). Click to see them and pin the original.", nullptr,
               int(details.size()))
         .arg(named.join(QStringLiteral(", ")), details.size() > 3 ? QStringLiteral(", …") : QString());
@@ -697,7 +697,7 @@ void ChatModel::markPinned(quint64 itemId)
 
 QString ChatModel::pinnedText(const Pin &pin)
 {
-    QString firstLine = pin.text.trimmed().section(QLatin1Char('\n'), 0, 0);
+    QString firstLine = pin.shownText().trimmed().section(QLatin1Char('\n'), 0, 0);
     if (firstLine.size() > 120)
         firstLine = firstLine.left(119) + QStringLiteral("…");
     return tr("Pinned: %1").arg(firstLine);
@@ -740,16 +740,16 @@ void ChatModel::replay(const QList<SessionEvent> &events)
                 replayTranscript(transcript);
                 seal();
             }
-            // An automatic compaction shows nothing of its own, unless it had to fit an over-budget request
-            // (issue 16): then how, as on the live row; so does a manual summary the person edited.
+            // Its row, as live: how an over-budget one fit (issue 16), whether the person edited the summary;
+            // an automatic compaction's row too (S53), though its event stores no status (S64).
             QStringList how;
             if (const QString strategy = event.compaction()->strategy.describe(); !strategy.isEmpty())
                 how.append(strategy);
             if (event.compaction()->summaryEdited)
                 how.append(editedSummaryNote());
-            if (!how.isEmpty())
+            if (!how.isEmpty() || !manual)
                 addLine(ChatItem::Kind::Status, compactionRowText(!manual, how.join(QStringLiteral("; "))));
-            else if (manual)
+            else
                 addLine(ChatItem::Kind::Status, QStringLiteral("✓ ") + event.status());
             seal();
             markCompaction(event.seq);

@@ -466,14 +466,15 @@ void ChatPanel::onCompactionReviewRequested(const QString &summary, const Messag
         }
     });
     connect(dialog, &CompactionReviewDialog::regenerateRequested, this, [this](const QString &focus) {
-        m_model->removeRowsFrom(m_summaryFirstRow);
+        // The heading goes with the summary: the new attempt streams under a heading of its own.
+        removeSummaryRows();
         if (const Result<void> again = m_session->regenerateCompaction(focus); !again) {
             m_model->addLine(ChatItem::Kind::Error, again.error());
             m_session->cancelCompactionReview();
         }
     });
     connect(dialog, &CompactionReviewDialog::reviewCancelled, this, [this] {
-        m_model->removeRowsFrom(m_summaryFirstRow);
+        removeSummaryRows();
         m_session->cancelCompactionReview();
     });
     dialog->open();
@@ -482,6 +483,31 @@ void ChatPanel::onCompactionReviewRequested(const QString &summary, const Messag
 QString ChatPanel::compactionNotAppliedText()
 {
     return tr("The conversation is unchanged; summary text above was not applied.");
+}
+
+QString ChatPanel::compactionUnchangedText()
+{
+    return tr("The conversation is unchanged.");
+}
+
+void ChatPanel::removeSummaryRows()
+{
+    const int heading = m_summaryFirstRow - 1;
+    const bool hasHeading = heading >= 0 && heading < m_model->rowCount() &&
+                            m_model->item(heading).kind == ChatItem::Kind::Status &&
+                            m_model->item(heading).text == ChatModel::compactionHeadingText();
+    m_model->removeRowsFrom(hasHeading ? heading : m_summaryFirstRow);
+    m_summaryFirstRow = m_model->rowCount() + 1; // nothing of this attempt is shown any more
+}
+
+bool ChatPanel::summaryTextShown() const
+{
+    for (int row = std::max(m_summaryFirstRow, 0); row < m_model->rowCount(); ++row) {
+        const ChatItem::Kind kind = m_model->item(row).kind;
+        if (kind == ChatItem::Kind::AssistantText || kind == ChatItem::Kind::Reasoning)
+            return true;
+    }
+    return false;
 }
 
 void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool applied, const QString &message)
@@ -493,14 +519,21 @@ void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool app
                              ChatModel::compactionRowText(false, m_manualCompactionHow));
             m_model->markCompaction(m_session->undoableCompaction());
             Q_EMIT undoableCompactionChanged();
-        } else if (message.startsWith(QLatin1String("Compaction failed"))) {
-            m_model->addLine(ChatItem::Kind::Error, message + QLatin1Char(' ') + compactionNotAppliedText());
         } else {
-            // The summary streamed visibly (reference 4.2); what came of it before the cancel stays above
-            // this row, which says that it was not applied.
-            m_model->addLine(ChatItem::Kind::Status,
-                             (message.isEmpty() ? tr("Compaction cancelled.") : message) + QLatin1Char(' ') +
-                                 compactionNotAppliedText());
+            // The summary streamed visibly (reference 4.2); what came of it before the cancel or failure
+            // stays above this row, which says that it was not applied. An attempt that shows nothing
+            // (cancelled before any text, or a reviewed summary taken away on Cancel) leaves no empty heading
+            // behind, and the row does not speak of text above that is not there.
+            if (m_summaryFirstRow >= m_model->rowCount())
+                removeSummaryRows();
+            const QString unchanged =
+                summaryTextShown() ? compactionNotAppliedText() : compactionUnchangedText();
+            if (message.startsWith(QLatin1String("Compaction failed")))
+                m_model->addLine(ChatItem::Kind::Error, message + QLatin1Char(' ') + unchanged);
+            else
+                m_model->addLine(ChatItem::Kind::Status,
+                                 (message.isEmpty() ? tr("Compaction cancelled.") : message) +
+                                     QLatin1Char(' ') + unchanged);
         }
         m_model->seal();
         m_spinner->stop();
@@ -512,11 +545,12 @@ void ChatPanel::onCompactionFinished(AgentSession::CompactionMode mode, bool app
         scheduleDrain(); // S32
         return;
     }
-    // Issue 16: an over-budget compaction says how it fit, on a row after its checkpoint.
-    if (applied && !message.isEmpty())
-        m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionRowText(true, message));
     if (applied) {
-        // The checkpoint (or the row saying how it fit) carries the Undo action (issue 16).
+        // S53: "Context compacted automatically" is shown, on a row after the checkpoint that stays (the
+        // spinner's notification fades), with how an over-budget one fit (issue 16). Every applied one has
+        // its row, also the second and later of one tool loop, and the row carries its Undo action (issue
+        // 16).
+        m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionRowText(true, message));
         m_model->markCompaction(m_session->undoableCompaction());
         Q_EMIT undoableCompactionChanged();
     }

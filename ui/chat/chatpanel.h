@@ -124,6 +124,13 @@ private:
     void onCompactionUndone(quint64 appliedSeq, qint64 estimatedTokens, qint64 inputBudget);
     // Added to the row of a manual compaction that was cancelled or failed.
     static QString compactionNotAppliedText();
+    // The same when no text of the attempt is shown (cancelled before any, or a reviewed summary removed).
+    static QString compactionUnchangedText();
+    // Removes the rows of the running manual compaction's attempt, its heading included (issue 16: a reviewed
+    // summary that is regenerated or cancelled is gone from the chat, as it is from the transcript).
+    void removeSummaryRows();
+    // Whether the running manual compaction's attempt shows any text (its summary, or thoughts).
+    bool summaryTextShown() const;
     void onCompactionFinished(AgentSession::CompactionMode mode, bool applied, const QString &message);
     // Issue 16: the summary waits in a CompactionReviewDialog for Accept, Regenerate or Cancel.
     void onCompactionReviewRequested(const QString &summary, const MessageList &replaced);
