@@ -3,6 +3,7 @@
 #include "base/logcategories.h"
 #include "base/regularfile.h"
 #include "session/compactionundo.h"
+#include "session/sessionwriter.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -429,7 +430,7 @@ void removeStaleTemporaries(const QString &directory)
     const QStringList stale =
         dir.entryList({kTranscriptName + QStringLiteral(".*")}, QDir::Files | QDir::Hidden | QDir::System);
     for (const QString &name : stale) {
-        if (name != kTranscriptName + QStringLiteral(".lock"))
+        if (name != SessionWriter::lockPath(kTranscriptName))
             dir.remove(name);
     }
 }

@@ -41,7 +41,7 @@ struct SessionWriter::State
     // On the writer thread. Only a live process keeps it: the lock of one that crashed is taken over.
     QString takeLock()
     {
-        auto lockFile = std::make_unique<QLockFile>(session.transcriptPath + QStringLiteral(".lock"));
+        auto lockFile = std::make_unique<QLockFile>(lockPath(session.transcriptPath));
         lockFile->setStaleLockTime(0); // a window may keep its session for days: stale only when dead
         if (lockFile->tryLock(0)) {
             transcriptLock = std::move(lockFile);

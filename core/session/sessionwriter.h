@@ -32,6 +32,11 @@ public:
     SessionWriter &operator=(const SessionWriter &) = delete;
 
     QFuture<Result<QList<quint64>>> write(const QList<SessionEvent> &events);
+    // The lock file a writer holds beside the transcript while the session is open.
+    static QString lockPath(const QString &transcriptPath)
+    {
+        return transcriptPath + QStringLiteral(".lock");
+    }
     // Start::Create: resolves with session_started's seq once the session exists on disk, or the error.
     QFuture<Result<QList<quint64>>> created() const { return m_created; }
     // Start::Existing: resolves (no seqs) once this writer holds the transcript's lock, or with the error
