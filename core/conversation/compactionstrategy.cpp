@@ -12,19 +12,25 @@ QString CompactionStrategy::describe() const
         return {};
     QStringList parts;
     if (slices > 1)
-        parts.append(tr("summarised in %n part(s)", nullptr, slices));
-    if (cutOutputs > 0)
-        parts.append(tr("%n long output(s) cut by %1 characters", nullptr, cutOutputs)
-                         .arg(QLocale().toString(cutCharacters)));
+        parts.append(tr("summarised in %1 parts").arg(slices));
+    if (cutOutputs > 0) {
+        const QString characters = QLocale().toString(cutCharacters);
+        parts.append(cutOutputs == 1
+                         ? tr("1 long output cut by %1 characters").arg(characters)
+                         : tr("%1 long outputs cut by %2 characters").arg(cutOutputs).arg(characters));
+    }
     if (droppedOutputs > 0) {
-        QString left = tr("%n oldest tool output(s) left out (%1 characters)", nullptr, droppedOutputs)
-                           .arg(QLocale().toString(droppedCharacters));
+        const QString characters = QLocale().toString(droppedCharacters);
+        QString left =
+            droppedOutputs == 1
+                ? tr("1 oldest tool output left out (%1 characters)").arg(characters)
+                : tr("%1 oldest tool outputs left out (%2 characters)").arg(droppedOutputs).arg(characters);
         // Named, so the person knows what the summary never saw; a long list is shortened.
         constexpr int Named = 5;
         if (!dropped.isEmpty()) {
             QStringList names = dropped.mid(0, Named);
             if (dropped.size() > Named)
-                names.append(tr("%n more", nullptr, int(dropped.size() - Named)));
+                names.append(tr("%1 more").arg(dropped.size() - Named));
             left += QStringLiteral(": ") + names.join(QStringLiteral(", "));
         }
         parts.append(left);

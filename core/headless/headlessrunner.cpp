@@ -2,6 +2,7 @@
 
 #include "agent/agentsession.h"
 #include "base/jsonlist.h"
+#include "conversation/droppeddetail.h"
 #include "conversation/streamevent.h"
 #include "headless/streamoutput.h"
 
@@ -18,6 +19,23 @@
 #include <algorithm>
 
 namespace keen {
+
+namespace {
+// "1 path, 2 error lines, 0 identifiers, 3 numbers": counts of DroppedDetail kinds, in kind order.
+QString droppedCounts(const int (&counts)[4])
+{
+    auto count = [](int n, const QString &one, const QString &many) { return n == 1 ? one : many.arg(n); };
+    return QStringList{count(counts[int(DroppedDetail::Kind::Path)], HeadlessRunner::tr("1 path"),
+                             HeadlessRunner::tr("%1 paths")),
+                       count(counts[int(DroppedDetail::Kind::Error)], HeadlessRunner::tr("1 error line"),
+                             HeadlessRunner::tr("%1 error lines")),
+                       count(counts[int(DroppedDetail::Kind::Identifier)], HeadlessRunner::tr("1 identifier"),
+                             HeadlessRunner::tr("%1 identifiers")),
+                       count(counts[int(DroppedDetail::Kind::Number)], HeadlessRunner::tr("1 number"),
+                             HeadlessRunner::tr("%1 numbers"))}
+        .join(QStringLiteral(", "));
+}
+} // namespace
 
 Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList &arguments,
                                                                const QString &stdinText)
@@ -419,29 +437,24 @@ int HeadlessRunner::run(const Options &options)
         m_sealedLength = 0;
     });
     // Issue 16, what was dropped: each compaction's record for json, one line on stderr for text.
-    connect(
-        m_session.get(), &AgentSession::droppedDetailsFound, &loop,
-        [this](quint64 seq, bool automatic, const QList<DroppedDetail> &dropped) {
-            m_compactions.append(QJsonObject{{QStringLiteral("seq"), qint64(seq)},
-                                             {QStringLiteral("automatic"), automatic},
-                                             {QStringLiteral("dropped"), toJsonArray(dropped)}});
-            if (m_options.json || dropped.isEmpty())
-                return;
-            // Counts only: the details themselves are arbitrary text (--format json lists them).
-            int counts[4] = {0, 0, 0, 0};
-            for (const DroppedDetail &detail : dropped)
-                ++counts[int(detail.kind)];
-            m_err << (m_progressLineOpen ? "\n" : "")
-                  << tr("Not in the summary: %1 path(s), %2 error line(s), %3 identifier(s), %4 number(s) of "
-                        "the earlier conversation (--format json lists them).")
-                         .arg(counts[int(DroppedDetail::Kind::Path)])
-                         .arg(counts[int(DroppedDetail::Kind::Error)])
-                         .arg(counts[int(DroppedDetail::Kind::Identifier)])
-                         .arg(counts[int(DroppedDetail::Kind::Number)])
-                  << '\n';
-            m_err.flush();
-            m_progressLineOpen = false;
-        });
+    connect(m_session.get(), &AgentSession::droppedDetailsFound, &loop,
+            [this](quint64 seq, bool automatic, const QList<DroppedDetail> &dropped) {
+                m_compactions.append(QJsonObject{{QStringLiteral("seq"), qint64(seq)},
+                                                 {QStringLiteral("automatic"), automatic},
+                                                 {QStringLiteral("dropped"), toJsonArray(dropped)}});
+                if (m_options.json || dropped.isEmpty())
+                    return;
+                // Counts only: the details themselves are arbitrary text (--format json lists them).
+                int counts[4] = {0, 0, 0, 0};
+                for (const DroppedDetail &detail : dropped)
+                    ++counts[int(detail.kind)];
+                m_err << (m_progressLineOpen ? "\n" : "")
+                      << tr("Not in the summary: %1 of the earlier conversation (--format json lists them).")
+                             .arg(droppedCounts(counts))
+                      << '\n';
+                m_err.flush();
+                m_progressLineOpen = false;
+            });
     QString compactionMessage;
     bool compactionApplied = false;
     connect(m_session.get(), &AgentSession::compactionFinished, &loop,
@@ -600,8 +613,9 @@ int HeadlessRunner::runPinChanges()
             for (const Pin &pin : m_session->pins())
                 m_out << pin.id << '\t' << Pin::kindName(pin.kind) << '\t'
                       << pin.shownText().trimmed().section(QLatin1Char('\n'), 0, 0) << '\n';
-            m_err << tr("%n pin(s), about %1 of %2 pin-budget tokens.", nullptr,
-                        int(m_session->pins().size()))
+            const qsizetype pinCount = m_session->pins().size();
+            m_err << (pinCount == 1 ? tr("1 pin, about %1 of %2 pin-budget tokens.")
+                                    : tr("%1 pins, about %2 of %3 pin-budget tokens.").arg(pinCount))
                          .arg(m_session->pinnedTokens())
                          .arg(m_session->pinBudget())
                   << '\n';
@@ -630,9 +644,14 @@ int HeadlessRunner::runUndoCompaction()
                              .toJson(QJsonDocument::Compact)
                       << '\n';
             } else {
-                m_out << tr("Compaction undone: the conversation continues from before it (%n message(s)).",
-                            nullptr, int(m_session->messages().size()))
-                      << '\n';
+                const qsizetype messageCount = m_session->messages().size();
+                m_out
+                    << (messageCount == 1
+                            ? tr("Compaction undone: the conversation continues from before it (1 message).")
+                            : tr("Compaction undone: the conversation continues from before it (%1 "
+                                 "messages).")
+                                  .arg(messageCount))
+                    << '\n';
             }
             if (!fits)
                 m_err << tr("Warning: the restored history is about %1 tokens, over the input budget of %2; "

@@ -809,10 +809,12 @@ QString LoadedSession::problemSummary() const
     if (problems.isEmpty())
         return {};
     const QStringList shown = problems.mid(0, 3);
-    QString summary = SessionStore::tr("%1: %2 damaged line(s) were ignored (%3")
-                          .arg(session.transcriptPath)
-                          .arg(problems.size())
-                          .arg(shown.join(QStringLiteral("; ")));
+    QString summary = problems.size() == 1
+                          ? SessionStore::tr("%1: 1 damaged line was ignored (%2")
+                                .arg(session.transcriptPath, shown.join(QStringLiteral("; ")))
+                          : SessionStore::tr("%1: %2 damaged lines were ignored (%3")
+                                .arg(session.transcriptPath, QString::number(problems.size()),
+                                     shown.join(QStringLiteral("; ")));
     if (problems.size() > shown.size())
         summary += SessionStore::tr("; and %1 more").arg(problems.size() - shown.size());
     return summary + QLatin1Char(')');

@@ -274,13 +274,6 @@
         <source>✓ Context compacted: %1</source>
         <translation>✓ Kontext verdichtet: %1</translation>
     </message>
-    <message numerus="yes">
-        <source>%n detail(s) not in the summary (%1%2). Click to see them and pin the original.</source>
-        <translation>
-            <numerusform>%n Detail fehlt in der Zusammenfassung (%1%2). Klicken, um es zu sehen und das Original anzuheften.</numerusform>
-            <numerusform>%n Details fehlen in der Zusammenfassung (%1%2). Klicken, um sie zu sehen und das Original anzuheften.</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Pinned: %1</source>
         <translation>Angeheftet: %1</translation>
@@ -296,6 +289,14 @@
     <message>
         <source>Summary of the conversation so far (Compact):</source>
         <translation>Zusammenfassung der bisherigen Unterhaltung (Verdichten):</translation>
+    </message>
+    <message>
+        <source>1 detail not in the summary (%1). Click to see it and pin the original.</source>
+        <translation>1 Detail fehlt in der Zusammenfassung (%1). Klicken, um es zu sehen und das Original anzuheften.</translation>
+    </message>
+    <message>
+        <source>%1 details not in the summary (%2). Click to see them and pin the original.</source>
+        <translation>%1 Details fehlen in der Zusammenfassung (%2). Klicken, um sie zu sehen und das Original anzuheften.</translation>
     </message>
 </context>
 <context>
@@ -573,13 +574,6 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>This summary will replace the conversation. Edit it as you like: the text here is what is applied and saved.</source>
         <translation>Diese Zusammenfassung ersetzt die Unterhaltung. Bearbeiten Sie sie nach Belieben: Der Text hier wird übernommen und gespeichert.</translation>
     </message>
-    <message numerus="yes">
-        <source>Replaces %n message(s):</source>
-        <translation>
-            <numerusform>Ersetzt %n Nachricht:</numerusform>
-            <numerusform>Ersetzt %n Nachrichten:</numerusform>
-        </translation>
-    </message>
     <message>
         <source>&amp;Summary (Markdown):</source>
         <translation>&amp;Zusammenfassung (Markdown):</translation>
@@ -620,12 +614,21 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>System: %1</source>
         <translation>System: %1</translation>
     </message>
-    <message numerus="yes">
-        <source>(%n tool call(s))</source>
-        <translation>
-            <numerusform>(%n Werkzeugaufruf)</numerusform>
-            <numerusform>(%n Werkzeugaufrufe)</numerusform>
-        </translation>
+    <message>
+        <source>Replaces 1 message:</source>
+        <translation>Ersetzt 1 Nachricht:</translation>
+    </message>
+    <message>
+        <source>Replaces %1 messages:</source>
+        <translation>Ersetzt %1 Nachrichten:</translation>
+    </message>
+    <message>
+        <source>(1 tool call)</source>
+        <translation>(1 Werkzeugaufruf)</translation>
+    </message>
+    <message>
+        <source>(%1 tool calls)</source>
+        <translation>(%1 Werkzeugaufrufe)</translation>
     </message>
 </context>
 <context>

@@ -1164,7 +1164,7 @@ void TestHeadlessRun::damagedCompactionIsReportedAndHistoryKept()
     const Outcome run = runKeen(QStringList{QStringLiteral("run"), QStringLiteral("--session"), id} +
                                 providerArgs() + QStringList{QStringLiteral("second question")});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-    QVERIFY2(run.err.contains(QStringLiteral("Warning: %1: 1 damaged line(s) were ignored (line 4: "
+    QVERIFY2(run.err.contains(QStringLiteral("Warning: %1: 1 damaged line was ignored (line 4: "
                                              "compaction_applied has no list of messages)")
                                   .arg(path)),
              qPrintable(run.err));

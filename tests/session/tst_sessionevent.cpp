@@ -173,11 +173,20 @@ void TestSessionEvent::compactionStrategyIsTyped()
     QVERIFY(read);
     QCOMPARE(read->compaction()->strategy, strategy);
     // What the checkpoint row says: how many requests, what was cut and what was left out, by name.
+    QCOMPARE(strategy.describe(),
+             QStringLiteral("summarised in 3 parts; 1 long output cut by %1 characters; 2 oldest tool "
+                            "outputs left out (%2 characters): read_file a.txt (5,000 characters), bash make "
+                            "(4,000 characters)")
+                 .arg(QLocale().toString(52000), QLocale().toString(9000)));
+    // Counts read as English: one is singular, more are plural, never "output(s)".
+    CompactionStrategy plural = strategy;
+    plural.cutOutputs = 4;
+    plural.droppedOutputs = 1;
+    plural.dropped = strategy.dropped.mid(0, 1);
     QCOMPARE(
-        strategy.describe(),
-        QStringLiteral("summarised in 3 part(s); 1 long output(s) cut by %1 characters; 2 oldest tool "
-                       "output(s) left out (%2 characters): read_file a.txt (5,000 characters), bash make "
-                       "(4,000 characters)")
+        plural.describe(),
+        QStringLiteral("summarised in 3 parts; 4 long outputs cut by %1 characters; 1 oldest tool output "
+                       "left out (%2 characters): read_file a.txt (5,000 characters)")
             .arg(QLocale().toString(52000), QLocale().toString(9000)));
     // The seed's single request writes no strategy at all.
     const QJsonObject seed = SessionEvent::compactionApplied(QString(), {}, {}).toJson();

@@ -736,7 +736,7 @@ void TestMainWindow::damagedSettingsAreNamedInTheWindowAndKept()
 }
 
 // Issue 15: after an automatic compaction that had to fit a huge tool call, the notification ("Context
-// compacted automatically (summarised in 3 part(s); 1 long output(s) cut by 6,009,769 characters).") made the
+// compacted automatically (summarised in 3 parts; 1 long output cut by 6,009,769 characters).") made the
 // window wider and squeezed the sidebar; the spinner line now elides its texts, showing the whole of them as
 // a tooltip.
 void TestMainWindow::aLongNotificationDoesNotWidenTheWindow()
@@ -746,8 +746,8 @@ void TestMainWindow::aLongNotificationDoesNotWidenTheWindow()
     auto *dock = m_window->findChild<QDockWidget *>(QStringLiteral("sessionBrowserDock"));
     QVERIFY(dock);
     const int sidebar = dock->width();
-    const QString longText = QStringLiteral("Context compacted automatically (summarised in 3 part(s); ") +
-                             QStringLiteral("1 long output(s) cut by 6,009,769 characters). ").repeated(6);
+    const QString longText = QStringLiteral("Context compacted automatically (summarised in 3 parts; ") +
+                             QStringLiteral("1 long output cut by 6,009,769 characters). ").repeated(6);
     SpinnerLine *spinner = m_window->chatPanel()->spinner();
     spinner->showNotification(longText);
     spinner->setCompacting(true);

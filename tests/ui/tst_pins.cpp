@@ -494,7 +494,7 @@ void TestPins::droppedDetailsReadAsTheyWereWritten()
     QVERIFY(row >= 0);
     QCOMPARE(
         model->item(row).text,
-        QStringLiteral("3 detail(s) not in the summary (inline_code, 2026-12-20, 1.2.3). Click to see them "
+        QStringLiteral("3 details not in the summary (inline_code, 2026-12-20, 1.2.3). Click to see them "
                        "and pin the original."));
 
     m_panel->view()->scrollTo(model->index(row));

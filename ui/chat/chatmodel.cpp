@@ -681,9 +681,12 @@ QString ChatModel::droppedRowText(const QList<DroppedDetail> &details)
     QStringList named;
     for (const DroppedDetail &detail : details.mid(0, 3))
         named.append(DroppedDetail::readable(detail.text).left(40));
-    return tr("%n detail(s) not in the summary (%1%2). Click to see them and pin the original.", nullptr,
-              int(details.size()))
-        .arg(named.join(QStringLiteral(", ")), details.size() > 3 ? QStringLiteral(", …") : QString());
+    const QString shown =
+        named.join(QStringLiteral(", ")) + (details.size() > 3 ? QStringLiteral(", …") : QString());
+    return details.size() == 1
+               ? tr("1 detail not in the summary (%1). Click to see it and pin the original.").arg(shown)
+               : tr("%1 details not in the summary (%2). Click to see them and pin the original.")
+                     .arg(QString::number(details.size()), shown);
 }
 
 void ChatModel::markPinned(quint64 itemId)

@@ -34,7 +34,9 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
     auto *left = new QWidget(splitter);
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    auto *replacedLabel = new QLabel(tr("Replaces %n message(s):", nullptr, int(replaced.size())), left);
+    auto *replacedLabel = new QLabel(replaced.size() == 1 ? tr("Replaces 1 message:")
+                                                          : tr("Replaces %1 messages:").arg(replaced.size()),
+                                     left);
     replacedLabel->setObjectName(QStringLiteral("reviewReplacedLabel"));
     leftLayout->addWidget(replacedLabel);
     m_replaced->setObjectName(QStringLiteral("reviewReplaced"));
@@ -138,9 +140,10 @@ QString CompactionReviewDialog::describe(const Message &message)
         row = tr("System: %1").arg(first);
         break;
     }
-    if (message.hasToolActivity())
-        row +=
-            QLatin1Char(' ') + tr("(%n tool call(s))", nullptr, int(message.turnMemory->toolActivity.size()));
+    if (message.hasToolActivity()) {
+        const qsizetype calls = message.turnMemory->toolActivity.size();
+        row += QLatin1Char(' ') + (calls == 1 ? tr("(1 tool call)") : tr("(%1 tool calls)").arg(calls));
+    }
     return row;
 }
 
