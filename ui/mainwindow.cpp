@@ -19,6 +19,7 @@
 #include "session/sessionstore.h"
 #include "sessionnotifications.h"
 #include "sessions/sessionbrowserpanel.h"
+#include "settings/modelcombobox.h"
 #include "settings/providercatalog.h"
 #include "settings/settingsdialog.h"
 #include "settings/setupwizard.h"
@@ -460,10 +461,8 @@ void MainWindow::createToolBar()
         tr("Provider (%1)").arg(m_providerAction->shortcut().toString(QKeySequence::NativeText)));
     for (const ProviderCatalog::Provider &provider : ProviderCatalog::providers())
         m_providerCombo->addItem(provider.name, provider.id);
-    m_modelCombo = new QComboBox(bar);
+    m_modelCombo = new ModelComboBox(bar);
     m_modelCombo->setObjectName(QStringLiteral("modelCombo"));
-    m_modelCombo->setEditable(true);
-    m_modelCombo->setInsertPolicy(QComboBox::NoInsert);
     m_modelCombo->setMinimumContentsLength(22);
     m_modelCombo->setAccessibleName(tr("Model"));
     m_modelCombo->setToolTip(
@@ -815,6 +814,11 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
                 options.baseUrl = config.baseUrl;
                 adoptKeyWhenResolved(ConfigResolver(Settings::loadOrDefaults().settings), options);
             }
+        });
+        connect(wizard, &SetupWizard::chatGptSignInRequested, wizard, [this, wizard] {
+            signInWithChatGpt(wizard, [wizard](bool ok, const QString &message) {
+                wizard->showChatGptSignIn(ok, message);
+            });
         });
         connect(wizard, &QDialog::finished, this, &MainWindow::askForFirstFolder);
         wizard->open();
@@ -1243,21 +1247,8 @@ void MainWindow::showSettings()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setReviewCompaction(m_session->reviewManualCompaction());
     connect(dialog, &SettingsDialog::chatGptSignInRequested, dialog, [this, dialog] {
-        // ChatGPT sign-in for Codex: the browser opens, the loopback callback finishes the flow
-        // asynchronously.
-        auto *signIn = new ChatGptSignIn(dialog);
-        connect(signIn, &ChatGptSignIn::finished, this, [this, signIn](bool, const QString &message) {
-            statusBar()->showMessage(message, 10000);
-            signIn->deleteLater();
-        });
-        const Result<QUrl> url = signIn->start();
-        if (!url) {
-            statusBar()->showMessage(url.error(), 10000);
-            signIn->deleteLater();
-            return;
-        }
-        QDesktopServices::openUrl(*url);
-        statusBar()->showMessage(tr("Finish signing in with ChatGPT in your browser..."));
+        signInWithChatGpt(
+            dialog, [dialog](bool ok, const QString &message) { dialog->showChatGptSignIn(ok, message); });
     });
     connect(dialog, &SettingsDialog::configAccepted, this, [this, dialog](const ClientConfig &config) {
         applyClientConfig(config);
@@ -1269,6 +1260,27 @@ void MainWindow::showSettings()
         }
     });
     dialog->open();
+}
+
+void MainWindow::signInWithChatGpt(QObject *owner, std::function<void(bool, const QString &)> report)
+{
+    // ChatGPT sign-in for Codex: the browser opens, the loopback callback finishes the flow asynchronously.
+    // Owned by owner, so a dialog closed meanwhile takes the flow (and report) with it.
+    auto *signIn = new ChatGptSignIn(owner);
+    connect(signIn, &ChatGptSignIn::finished, this, [this, signIn, report](bool ok, const QString &message) {
+        statusBar()->showMessage(message, 10000);
+        report(ok, message);
+        signIn->deleteLater();
+    });
+    const Result<QUrl> url = signIn->start();
+    if (!url) {
+        statusBar()->showMessage(url.error(), 10000);
+        report(false, url.error());
+        signIn->deleteLater();
+        return;
+    }
+    QDesktopServices::openUrl(*url);
+    statusBar()->showMessage(tr("Finish signing in with ChatGPT in your browser..."));
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

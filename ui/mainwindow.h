@@ -106,6 +106,9 @@ private:
     // The key for the session's provider from the keychain, the environment or a helper, off the GUI thread;
     // set unless the person switched provider or typed a key meanwhile.
     void adoptKeyWhenResolved(const ConfigResolver &resolver, const LaunchOptions &options);
+    // Runs the ChatGPT sign-in (browser, loopback callback) for the settings dialog or the first-run setup,
+    // owned by owner; report receives its end, which the status bar shows too.
+    void signInWithChatGpt(QObject *owner, std::function<void(bool ok, const QString &message)> report);
     // Changes settings.json in place; a broken file is reported in the chat, never overwritten.
     void saveSettings(const std::function<void(Settings &)> &change);
     void updateStatus();

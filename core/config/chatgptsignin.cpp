@@ -54,4 +54,14 @@ Result<QUrl> ChatGptSignIn::start()
     return url;
 }
 
+void ChatGptSignIn::storedAsync(QObject *context, std::function<void(bool)> done)
+{
+    whenFinished(QtConcurrent::run([] {
+                     const KeychainCredentialStorage storage(std::make_shared<FileCredentialStorage>());
+                     const std::optional<CodexCredentials> stored = storage.load();
+                     return stored && stored->isValid();
+                 }),
+                 context, std::move(done));
+}
+
 } // namespace keen

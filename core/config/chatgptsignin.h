@@ -6,6 +6,8 @@
 #include <QString>
 #include <QUrl>
 
+#include <functional>
+
 namespace keen {
 
 class CodexOAuth;
@@ -23,6 +25,9 @@ public:
     ~ChatGptSignIn() override;
 
     Result<QUrl> start();
+    // Whether a sign-in is stored (keychain, else auth.json). Read on a worker thread; done is called on
+    // context's thread, never once context is gone.
+    static void storedAsync(QObject *context, std::function<void(bool signedIn)> done);
 
 Q_SIGNALS:
     // ok: signed in and saved (message may still carry the plain-file warning). Never carries a token.

@@ -13,6 +13,29 @@
     </message>
 </context>
 <context>
+    <name>SetupCheck</name>
+    <message>
+        <source>Enter the API key.</source>
+        <translation>Geben Sie den API-Schlüssel ein.</translation>
+    </message>
+    <message>
+        <source>Enter the API key (or set %1 before starting Keen).</source>
+        <translation>Geben Sie den API-Schlüssel ein (oder setzen Sie %1 vor dem Start von Keen).</translation>
+    </message>
+    <message>
+        <source>Sign in with ChatGPT.</source>
+        <translation>Melden Sie sich mit ChatGPT an.</translation>
+    </message>
+    <message>
+        <source>Enter the server&apos;s base URL, for example http://localhost:8080/v1.</source>
+        <translation>Geben Sie die Basis-URL des Servers ein, zum Beispiel http://localhost:8080/v1.</translation>
+    </message>
+    <message>
+        <source>Enter the name of a model.</source>
+        <translation>Geben Sie den Namen eines Modells ein.</translation>
+    </message>
+</context>
+<context>
     <name>SlashCommands</name>
     <message>
         <source>Summarize the conversation into a smaller context; the focus guides the summary</source>
@@ -230,6 +253,21 @@
     <message>
         <source>... 1 earlier line</source>
         <translation>... 1 frühere Zeile</translation>
+    </message>
+</context>
+<context>
+    <name>keen::ChatGptSignInRow</name>
+    <message>
+        <source>Sign in with &amp;ChatGPT</source>
+        <translation>Mit &amp;ChatGPT anmelden</translation>
+    </message>
+    <message>
+        <source>Finish signing in with ChatGPT in your browser...</source>
+        <translation>Schließen Sie die Anmeldung mit ChatGPT in Ihrem Browser ab ...</translation>
+    </message>
+    <message>
+        <source>Signed in with ChatGPT.</source>
+        <translation>Mit ChatGPT angemeldet.</translation>
     </message>
 </context>
 <context>
@@ -1589,10 +1627,6 @@ Ihn anhalten und %2 öffnen?</translation>
         <translation>Verbindung &amp;testen</translation>
     </message>
     <message>
-        <source>Sign in with &amp;ChatGPT</source>
-        <translation>Mit &amp;ChatGPT anmelden</translation>
-    </message>
-    <message>
         <source>default</source>
         <translation>Standard</translation>
     </message>
@@ -1694,22 +1728,6 @@ Ihn anhalten und %2 öffnen?</translation>
     <message>
         <source>Stored %1</source>
         <translation>Gespeichert %1</translation>
-    </message>
-    <message>
-        <source>Enter the API key.</source>
-        <translation>Geben Sie den API-Schlüssel ein.</translation>
-    </message>
-    <message>
-        <source>Enter the API key (or set %1 before starting Keen).</source>
-        <translation>Geben Sie den API-Schlüssel ein (oder setzen Sie %1 vor dem Start von Keen).</translation>
-    </message>
-    <message>
-        <source>Enter the server&apos;s base URL, for example http://localhost:8080/v1.</source>
-        <translation>Geben Sie die Basis-URL des Servers ein, zum Beispiel http://localhost:8080/v1.</translation>
-    </message>
-    <message>
-        <source>Enter the name of a model.</source>
-        <translation>Geben Sie den Namen eines Modells ein.</translation>
     </message>
 </context>
 <context>

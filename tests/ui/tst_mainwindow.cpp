@@ -22,9 +22,11 @@
 #include "scriptedllmclient.h"
 #include "testenvironment.h"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QCompleter>
 #include <QDBusVariant>
 #include <QDir>
 #include <QDockWidget>
@@ -99,6 +101,7 @@ private Q_SLOTS:
     void damagedSettingsAreNamedInTheWindowAndKept();
     void modelTypedInTheToolbarIsUsedAtOnceAndSaved();
     void emptyModelNameInTheToolbarIsRefused();
+    void modelTypedInTheToolbarIsUsedExactlyEvenWhenAListedOneStartsWithIt();
     void modelChosenDuringATurnIsUsedFromTheNextTurn();
     void slashModelSetsTheModelOfTheCurrentProvider();
     void slashModelWithAProviderSwitchesToItWithItsOwnKey();
@@ -859,6 +862,35 @@ void TestMainWindow::emptyModelNameInTheToolbarIsRefused()
     }
     // settings.json has only what the window keeps from its start (the folder), no model.
     QVERIFY(Settings::load()->activeModel.isEmpty());
+}
+
+// Tried as a user: "claude-fable-5" typed in the toolbar's Model box and Enter used "claude-fable-5-1", the
+// first listed model starting with it (the box completed inline), so that model could not be chosen by
+// typing. The typed name is used exactly; a listed model can still be picked from the completions.
+void TestMainWindow::modelTypedInTheToolbarIsUsedExactlyEvenWhenAListedOneStartsWithIt()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    auto *box = m_window->findChild<QComboBox *>(QStringLiteral("modelCombo"));
+    QCOMPARE(box->itemText(0), QStringLiteral("claude-fable-5-1"));
+    QAbstractItemView *popup = box->completer()->popup();
+    typeIntoModelBox(box, QStringLiteral("claude-fable-5"));
+    QCOMPARE(box->currentText(), QStringLiteral("claude-fable-5"));
+    // The listed names starting with it are offered below the box, which has the keyboard then.
+    QVERIFY(popup->isVisible());
+    QTest::keyClick(popup, Qt::Key_Return);
+    QVERIFY(!popup->isVisible());
+    QCOMPARE(box->currentText(), QStringLiteral("claude-fable-5"));
+    QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("claude-fable-5"));
+    QCOMPARE(Settings::load()->activeModel, QStringLiteral("claude-fable-5"));
+
+    // Picked from the completions of what was typed: Down and Enter take the first match.
+    typeIntoModelBox(box, QStringLiteral("claude-son"));
+    QVERIFY(popup->isVisible());
+    QTest::keyClick(popup, Qt::Key_Down);
+    QTest::keyClick(popup, Qt::Key_Return);
+    QCOMPARE(box->currentText(), QStringLiteral("claude-sonnet-5"));
+    QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("claude-sonnet-5"));
+    QCOMPARE(Settings::load()->activeModel, QStringLiteral("claude-sonnet-5"));
 }
 
 // While a turn runs, a model chosen in the toolbar is taken at once (status bar, settings.json) and the

@@ -1,4 +1,5 @@
 // Settings, first-run probing of local servers and the /context table.
+#include "auth/filecredentialstorage.h"
 #include "config/modelregistry.h"
 #include "config/secretstore.h"
 #include "contextdialog.h"
@@ -9,16 +10,22 @@
 
 #include "testenvironment.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
+#include <QCompleter>
+#include <QDialogButtonBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
+
+#include <tuple>
 
 using namespace keen;
 
@@ -75,6 +82,11 @@ private Q_SLOTS:
     void testConnectionFillsTheModelListKeepingATypedName();
     void baseUrlPlaceholderSaysWhatAServerNeeds();
     void chatGptSignInIsOfferedForCodex();
+    void okStaysDisabledUntilAServerHasABaseUrlAndAModel();
+    void okWaitsForAKeyUnlessOneIsStoredOrInTheEnvironment();
+    void providersWithoutARequiredKeyAreNotBlocked();
+    void codexOkWaitsForAChatGptSignInUnlessOneIsStored();
+    void typedModelIsSavedExactlyEvenWhenAListedOneStartsWithIt();
     void probeFindsLocalServers();
     void contextTableRows();
 
@@ -86,7 +98,26 @@ void TestSettingsDialog::initTestCase()
 {
     // No Secret Service in this test: keys the app stores go to secrets.json under the test's KEEN_HOME.
     qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+    // Nor keys of the machine running the test: OK would be enabled by them.
+    for (const ProviderDescriptor &provider : ProviderTable::all()) {
+        for (const QString &variable : provider.keyEnvironmentVariables)
+            qunsetenv(variable.toLatin1().constData());
+    }
 }
+
+namespace {
+QPushButton *okButton(const SettingsDialog &dialog)
+{
+    return dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+}
+
+// The line under the fields, as a person sees it: empty when hidden.
+QString missingLine(const SettingsDialog &dialog)
+{
+    const auto *label = dialog.findChild<QLabel *>(QStringLiteral("settingsMissing"));
+    return label->isVisible() ? label->text() : QString();
+}
+} // namespace
 
 // Issue 15: the dialog says that a key is already stored (as a hint, never the key) and removes it.
 void TestSettingsDialog::storedKeyIsShownMaskedAndCanBeRemoved()
@@ -160,9 +191,16 @@ void TestSettingsDialog::removedKeyIsNotStoredAgainByOk()
     std::optional<ClientConfig> accepted;
     connect(&dialog, &SettingsDialog::configAccepted, this,
             [&accepted](const ClientConfig &config) { accepted = config; });
+    // Moonshot has no key now: OK waits for one instead of saving a configuration that cannot connect.
+    QTRY_VERIFY(!okButton(dialog)->isEnabled());
+    QTest::keyClick(&dialog, Qt::Key_Return);
+    QVERIFY(!accepted.has_value());
+    // A new key is what OK keeps, never the removed one.
+    QTest::keyClicks(field, QStringLiteral("sk-new-secret-5555"));
+    QVERIFY(okButton(dialog)->isEnabled());
     QTest::keyClick(&dialog, Qt::Key_Return);
     QVERIFY(accepted.has_value());
-    QVERIFY(accepted->apiKey.isEmpty());
+    QCOMPARE(accepted->apiKey, QStringLiteral("sk-new-secret-5555"));
 }
 
 // Issue 15: switching the provider in Settings showed the other provider's key in the key field (and beside
@@ -408,6 +446,225 @@ void TestSettingsDialog::chatGptSignInIsOfferedForCodex()
     auto *provider = dialog.findChild<QComboBox *>(QStringLiteral("settingsProvider"));
     provider->setCurrentIndex(provider->findData(QStringLiteral("anthropic")));
     QVERIFY(!signIn->isVisible());
+}
+
+// Tried as a user: "OpenAI-compatible server" with Base URL and Model empty, OK saved it and the next turn
+// failed. OK now stays disabled and the dialog says what to enter, as the first-run setup does.
+void TestSettingsDialog::okStaysDisabledUntilAServerHasABaseUrlAndAModel()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    SettingsDialog dialog(config);
+    dialog.show();
+    QList<ClientConfig> accepted;
+    connect(&dialog, &SettingsDialog::configAccepted, this,
+            [&accepted](const ClientConfig &config) { accepted << config; });
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QCOMPARE(missingLine(dialog),
+             QStringLiteral("Enter the server's base URL, for example http://localhost:8080/v1.\n"
+                            "Enter the name of a model."));
+    QTest::keyClick(&dialog, Qt::Key_Return);
+    QVERIFY(dialog.isVisible());
+    QCOMPARE(accepted.count(), 0);
+
+    QTest::keyClicks(dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl")),
+                     QStringLiteral("http://127.0.0.1:8080/v1"));
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QCOMPARE(missingLine(dialog), QStringLiteral("Enter the name of a model."));
+    auto *model = dialog.findChild<QComboBox *>(QStringLiteral("settingsModel"));
+    QTest::keyClicks(model->lineEdit(), QStringLiteral("  "));
+    QVERIFY(!okButton(dialog)->isEnabled()); // white space is no name
+    QTest::keyClicks(model->lineEdit(), QStringLiteral("local-model"));
+    QVERIFY(okButton(dialog)->isEnabled());
+    QCOMPARE(missingLine(dialog), QString());
+
+    // Back to an empty base URL: disabled again.
+    dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl"))->clear();
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QTest::keyClicks(dialog.findChild<QLineEdit *>(QStringLiteral("settingsBaseUrl")),
+                     QStringLiteral("http://127.0.0.1:8080/v1"));
+    QTest::mouseClick(okButton(dialog), Qt::LeftButton);
+    QCOMPARE(accepted.count(), 1);
+    const ClientConfig saved = accepted.constFirst();
+    QCOMPARE(saved.baseUrl, QStringLiteral("http://127.0.0.1:8080/v1"));
+    QCOMPARE(saved.model, QStringLiteral("local-model"));
+}
+
+// A provider that requires a key: OK waits for one typed in, unless the app has one stored or its environment
+// variable holds one (the dialog then shows where, and the field may stay empty).
+void TestSettingsDialog::okWaitsForAKeyUnlessOneIsStoredOrInTheEnvironment()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("zai");
+    {
+        SettingsDialog dialog(config);
+        dialog.show();
+        QTRY_COMPARE(dialog.findChild<QLabel *>(QStringLiteral("settingsStoredKey"))->text(),
+                     QStringLiteral("No key stored."));
+        QVERIFY(!okButton(dialog)->isEnabled());
+        QCOMPARE(missingLine(dialog),
+                 QStringLiteral("Enter the API key (or set ZAI_API_KEY before starting Keen)."));
+        QTest::keyClicks(dialog.findChild<QLineEdit *>(QStringLiteral("settingsApiKey")),
+                         QStringLiteral("sk-typed"));
+        QVERIFY(okButton(dialog)->isEnabled());
+        QCOMPARE(missingLine(dialog), QString());
+    }
+    {
+        qputenv("ZAI_API_KEY", "from-the-environment");
+        const auto unset = qScopeGuard([] { qunsetenv("ZAI_API_KEY"); });
+        SettingsDialog dialog(config);
+        dialog.show();
+        QVERIFY(okButton(dialog)->isEnabled());
+        QCOMPARE(missingLine(dialog), QString());
+    }
+    // Stored by the app: enabled once the dialog has found it; after Remove Stored Key, disabled again.
+    std::optional<Result<QString>> saved;
+    QObject context;
+    SecretStore::storeKeyAsync(QStringLiteral("zai"), QStringLiteral("sk-stored-for-zai-3333"),
+                               SecretStore::FileFallback::Allow, &context,
+                               [&saved](const Result<QString> &result) { saved = result; });
+    QTRY_VERIFY(saved.has_value());
+    QVERIFY(saved->ok());
+    SettingsDialog dialog(config);
+    dialog.show();
+    QTRY_VERIFY(okButton(dialog)->isEnabled());
+    QCOMPARE(missingLine(dialog), QString());
+    QVERIFY(dialog.findChild<QLineEdit *>(QStringLiteral("settingsApiKey"))->text().isEmpty());
+    QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("settingsRemoveKey")), Qt::LeftButton);
+    QTRY_COMPARE(dialog.findChild<QLabel *>(QStringLiteral("settingsStoredKey"))->text(),
+                 QStringLiteral("No key stored."));
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QCOMPARE(missingLine(dialog),
+             QStringLiteral("Enter the API key (or set ZAI_API_KEY before starting Keen)."));
+}
+
+// Local servers need no key, Bedrock signs with AWS credentials: OK is not held back for a key they lack.
+void TestSettingsDialog::providersWithoutARequiredKeyAreNotBlocked()
+{
+    for (const QString &providerId : {QStringLiteral("ollama"), QStringLiteral("amazon-bedrock")}) {
+        ClientConfig config;
+        config.providerId = providerId;
+        config.model = QStringLiteral("some-model");
+        SettingsDialog dialog(config);
+        dialog.show();
+        QVERIFY2(okButton(dialog)->isEnabled(), qPrintable(providerId));
+        QCOMPARE(missingLine(dialog), QString());
+        // A key lookup still under way does not disable it either.
+        QTest::qWait(50);
+        QVERIFY2(okButton(dialog)->isEnabled(), qPrintable(providerId));
+    }
+}
+
+// ChatGPT (Codex sign-in) without a sign-in cannot answer a turn: OK waits until the sign-in succeeds, or
+// is enabled at once when one is stored already.
+void TestSettingsDialog::codexOkWaitsForAChatGptSignInUnlessOneIsStored()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-codex");
+    {
+        SettingsDialog dialog(config);
+        dialog.show();
+        auto *status = dialog.findChild<QLabel *>(QStringLiteral("chatGptSignInStatus"));
+        QVERIFY(status && status->isVisible());
+        QVERIFY(!okButton(dialog)->isEnabled());
+        QCOMPARE(missingLine(dialog), QStringLiteral("Sign in with ChatGPT."));
+        // The window runs the sign-in and reports its end; a failure leaves OK disabled.
+        QTest::mouseClick(dialog.findChild<QPushButton *>(QStringLiteral("chatGptSignInButton")),
+                          Qt::LeftButton);
+        QCOMPARE(status->text(), QStringLiteral("Finish signing in with ChatGPT in your browser..."));
+        dialog.showChatGptSignIn(false, QStringLiteral("ChatGPT sign-in failed: access_denied"));
+        QCOMPARE(status->text(), QStringLiteral("ChatGPT sign-in failed: access_denied"));
+        QVERIFY(!okButton(dialog)->isEnabled());
+        dialog.showChatGptSignIn(true, QStringLiteral("✓ Signed in with ChatGPT."));
+        QCOMPARE(status->text(), QStringLiteral("✓ Signed in with ChatGPT."));
+        QVERIFY(okButton(dialog)->isEnabled());
+        QCOMPARE(missingLine(dialog), QString());
+    }
+
+    CodexCredentials credentials;
+    credentials.accessToken = QStringLiteral("access-token");
+    credentials.refreshToken = QStringLiteral("refresh-token");
+    credentials.expiresAt = QDateTime::currentDateTimeUtc().addDays(1);
+    FileCredentialStorage storage;
+    QVERIFY(storage.save(credentials).ok());
+    const auto signOut = qScopeGuard([&storage] { storage.remove(); });
+    SettingsDialog dialog(config);
+    dialog.show();
+    QTRY_VERIFY(okButton(dialog)->isEnabled());
+    QCOMPARE(missingLine(dialog), QString());
+    QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("chatGptSignInStatus"))->text(),
+             QStringLiteral("Signed in with ChatGPT."));
+}
+
+// Tried as a user: "claude-fable-5" typed in the Model box and Enter saved "claude-fable-5-1", the first
+// listed model starting with it, so that model could not be chosen by typing. The typed name is kept exactly;
+// a listed model can still be picked from the completions.
+void TestSettingsDialog::typedModelIsSavedExactlyEvenWhenAListedOneStartsWithIt()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("anthropic");
+    config.apiKey = QStringLiteral("sk-secret");
+    config.model = QStringLiteral("claude-opus-5");
+    QList<ClientConfig> accepted;
+    // A shown dialog whose Model field holds text, typed as a person types it.
+    auto typed = [this, &config, &accepted](const QString &text) {
+        auto dialog = std::make_unique<SettingsDialog>(config);
+        connect(dialog.get(), &SettingsDialog::configAccepted, this,
+                [&accepted](const ClientConfig &config) { accepted << config; });
+        dialog->show();
+        dialog->activateWindow();
+        std::ignore = QTest::qWaitForWindowActive(dialog.get()); // callers check the field has the focus
+        auto *model = dialog->findChild<QComboBox *>(QStringLiteral("settingsModel"));
+        model->lineEdit()->setFocus(Qt::MouseFocusReason);
+        model->lineEdit()->selectAll();
+        QTest::keyClick(model->lineEdit(), Qt::Key_Backspace);
+        QTest::keyClicks(model->lineEdit(), text);
+        return std::pair{std::move(dialog), model};
+    };
+
+    {
+        const auto [dialog, model] = typed(QStringLiteral("claude-fable-5"));
+        QVERIFY(model->lineEdit()->hasFocus());
+        QCOMPARE(model->itemText(0), QStringLiteral("claude-fable-5-1"));
+        QCOMPARE(model->currentText(), QStringLiteral("claude-fable-5"));
+        // The listed names starting with it are offered below; Enter closes the offer and keeps the text.
+        QAbstractItemView *popup = model->completer()->popup();
+        QVERIFY(popup->isVisible());
+        QTest::keyClick(popup, Qt::Key_Return); // the open offer has the keyboard
+        QVERIFY(!popup->isVisible());
+        QCOMPARE(model->currentText(), QStringLiteral("claude-fable-5"));
+        QVERIFY(accepted.isEmpty());
+        // Enter again is OK: exactly the typed name is saved.
+        QTest::keyClick(model->lineEdit(), Qt::Key_Return);
+        QCOMPARE(accepted.size(), 1);
+        QCOMPARE(accepted.constFirst().model, QStringLiteral("claude-fable-5"));
+    }
+    {
+        // Letter case is the person's too: nothing listed matches, Enter saves it as typed.
+        const auto [dialog, model] = typed(QStringLiteral("Claude-Opus-5"));
+        QVERIFY(model->lineEdit()->hasFocus());
+        QVERIFY(!model->completer()->popup()->isVisible());
+        QTest::keyClick(model->lineEdit(), Qt::Key_Return);
+        QCOMPARE(accepted.size(), 2);
+        QCOMPARE(accepted.constLast().model, QStringLiteral("Claude-Opus-5"));
+    }
+    {
+        // Picked from the completions of what was typed: the first match, chosen with Down and Enter.
+        const auto [dialog, model] = typed(QStringLiteral("claude-son"));
+        QVERIFY(model->lineEdit()->hasFocus());
+        QAbstractItemView *popup = model->completer()->popup();
+        QVERIFY(popup->isVisible());
+        QTest::keyClick(popup, Qt::Key_Down);
+        QTest::keyClick(popup, Qt::Key_Return);
+        QCOMPARE(model->currentText(), QStringLiteral("claude-sonnet-5"));
+        QCOMPARE(accepted.size(), 2);
+        // And from the box's own list: the model above it.
+        QTest::keyClick(model, Qt::Key_Up);
+        QCOMPARE(model->currentText(), QStringLiteral("claude-fable-5"));
+        QTest::mouseClick(okButton(*dialog), Qt::LeftButton);
+        QCOMPARE(accepted.size(), 3);
+        QCOMPARE(accepted.constLast().model, QStringLiteral("claude-fable-5"));
+    }
 }
 
 void TestSettingsDialog::probeFindsLocalServers()

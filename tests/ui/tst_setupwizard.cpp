@@ -1,5 +1,6 @@
 // The first-run setup: Finish waits until every field the chosen provider needs (ProviderDescriptor) is
 // filled, and a line under the fields says what is still missing.
+#include "auth/filecredentialstorage.h"
 #include "providers/providertable.h"
 #include "settings/localserverprobe.h"
 #include "settings/setupwizard.h"
@@ -7,10 +8,14 @@
 #include "testenvironment.h"
 
 #include <QAbstractButton>
+#include <QAbstractItemView>
 #include <QComboBox>
+#include <QCompleter>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScopeGuard>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace keen;
@@ -24,6 +29,9 @@ private Q_SLOTS:
     void openAiCompatibleServerNeedsABaseUrlAndAModel();
     void hostedProviderNeedsAKeyUnlessTheEnvironmentHasOne();
     void everyProviderStartsCompleteOrSaysWhatIsMissing();
+    void chatGptFinishesOnlyAfterASuccessfulSignIn();
+    void chatGptFinishesAtOnceWithAStoredSignIn();
+    void typedModelIsUsedExactlyEvenWhenAListedOneStartsWithIt();
 
 private:
     // A wizard on its key-and-model page for providerId.
@@ -138,7 +146,97 @@ void TestSetupWizard::everyProviderStartsCompleteOrSaysWhatIsMissing()
                  descriptor.protocol == WireProtocol::OpenAiChat && descriptor.defaultBaseUrl.isEmpty());
         QCOMPARE(missing.contains(QStringLiteral("model")),
                  wizard->findChild<QComboBox *>(QStringLiteral("setupModel"))->currentText().isEmpty());
+        // The ChatGPT sign-in where it authenticates (none is stored here).
+        QCOMPARE(missing.contains(QStringLiteral("Sign in with ChatGPT.")),
+                 descriptor.auth == AuthMode::OAuth);
+        QCOMPARE(wizard->findChild<QPushButton *>(QStringLiteral("chatGptSignInButton"))->isVisible(),
+                 descriptor.auth == AuthMode::OAuth);
     }
+}
+
+// Tried as a user: "ChatGPT (Codex sign-in)", Next, Finish was enabled without signing in, and the first turn
+// failed. The page offers the sign-in, as the settings dialog does, and Finish waits until it succeeded.
+void TestSetupWizard::chatGptFinishesOnlyAfterASuccessfulSignIn()
+{
+    const auto wizard = detailsFor(QStringLiteral("openai-codex"));
+    QAbstractButton *finish = wizard->button(QWizard::FinishButton);
+    auto *missing = wizard->findChild<QLabel *>(QStringLiteral("setupMissing"));
+    auto *signIn = wizard->findChild<QPushButton *>(QStringLiteral("chatGptSignInButton"));
+    auto *status = wizard->findChild<QLabel *>(QStringLiteral("chatGptSignInStatus"));
+    QVERIFY(signIn && status);
+    QVERIFY(signIn->isVisible());
+    QVERIFY(!finish->isEnabled());
+    QCOMPARE(missing->text(), QStringLiteral("Sign in with ChatGPT."));
+    // Still nothing stored once the lookup has answered.
+    QTest::qWait(100);
+    QVERIFY(!finish->isEnabled());
+
+    // The window runs the sign-in (browser and loopback callback) and reports its end to the wizard.
+    QSignalSpy requested(wizard.get(), &SetupWizard::chatGptSignInRequested);
+    QTest::mouseClick(signIn, Qt::LeftButton);
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(status->text(), QStringLiteral("Finish signing in with ChatGPT in your browser..."));
+    wizard->showChatGptSignIn(false, QStringLiteral("ChatGPT sign-in failed: access_denied"));
+    QCOMPARE(status->text(), QStringLiteral("ChatGPT sign-in failed: access_denied"));
+    QVERIFY(!finish->isEnabled());
+    QVERIFY(missing->isVisible());
+
+    wizard->showChatGptSignIn(true, QStringLiteral("✓ Signed in with ChatGPT."));
+    QCOMPARE(status->text(), QStringLiteral("✓ Signed in with ChatGPT."));
+    QVERIFY(finish->isEnabled());
+    QVERIFY(!missing->isVisible());
+    QList<ClientConfig> configured;
+    connect(wizard.get(), &SetupWizard::configured, this,
+            [&configured](const ClientConfig &config) { configured << config; });
+    QTest::mouseClick(finish, Qt::LeftButton);
+    QCOMPARE(configured.size(), 1);
+    QCOMPARE(configured.constFirst().providerId, QStringLiteral("openai-codex"));
+    QVERIFY(configured.constFirst().apiKey.isEmpty());
+}
+
+// A ChatGPT sign-in stored earlier (the keychain, here its file fallback in KEEN_HOME) is enough.
+void TestSetupWizard::chatGptFinishesAtOnceWithAStoredSignIn()
+{
+    CodexCredentials credentials;
+    credentials.accessToken = QStringLiteral("access-token");
+    credentials.refreshToken = QStringLiteral("refresh-token");
+    credentials.expiresAt = QDateTime::currentDateTimeUtc().addDays(1);
+    FileCredentialStorage storage;
+    QVERIFY(storage.save(credentials).ok());
+    const auto signOut = qScopeGuard([&storage] { storage.remove(); });
+
+    const auto wizard = detailsFor(QStringLiteral("openai-codex"));
+    QTRY_VERIFY(wizard->button(QWizard::FinishButton)->isEnabled());
+    QVERIFY(!wizard->findChild<QLabel *>(QStringLiteral("setupMissing"))->isVisible());
+    QCOMPARE(wizard->findChild<QLabel *>(QStringLiteral("chatGptSignInStatus"))->text(),
+             QStringLiteral("Signed in with ChatGPT."));
+}
+
+// "claude-fable-5" typed and Enter became "claude-fable-5-1", the first listed model starting with it.
+void TestSetupWizard::typedModelIsUsedExactlyEvenWhenAListedOneStartsWithIt()
+{
+    const auto wizard = detailsFor(QStringLiteral("anthropic"));
+    wizard->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(wizard.get()));
+    QTest::keyClicks(wizard->findChild<QLineEdit *>(QStringLiteral("setupApiKey")), QStringLiteral("sk-1"));
+    auto *model = wizard->findChild<QComboBox *>(QStringLiteral("setupModel"));
+    QCOMPARE(model->itemText(0), QStringLiteral("claude-fable-5-1"));
+    model->lineEdit()->setFocus(Qt::MouseFocusReason);
+    model->lineEdit()->selectAll();
+    QTest::keyClick(model->lineEdit(), Qt::Key_Backspace);
+    QTest::keyClicks(model->lineEdit(), QStringLiteral("claude-fable-5"));
+    // The listed names starting with it are offered below; Enter (the offer has the keyboard) keeps the text.
+    QAbstractItemView *popup = model->completer()->popup();
+    QVERIFY(popup->isVisible());
+    QTest::keyClick(popup, Qt::Key_Return);
+    QVERIFY(!popup->isVisible());
+    QCOMPARE(model->currentText(), QStringLiteral("claude-fable-5"));
+    QList<ClientConfig> configured;
+    connect(wizard.get(), &SetupWizard::configured, this,
+            [&configured](const ClientConfig &config) { configured << config; });
+    QTest::mouseClick(wizard->button(QWizard::FinishButton), Qt::LeftButton);
+    QCOMPARE(configured.size(), 1);
+    QCOMPARE(configured.constFirst().model, QStringLiteral("claude-fable-5"));
 }
 
 QTEST_MAIN(TestSetupWizard)

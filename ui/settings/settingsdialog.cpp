@@ -2,7 +2,10 @@
 
 #include "agent/connectiontest.h"
 #include "config/secretstore.h"
+#include "settings/chatgptsigninrow.h"
+#include "settings/modelcombobox.h"
 #include "settings/providercatalog.h"
+#include "settings/setupcheck.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -61,9 +64,8 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     m_headers->setFixedHeight(m_headers->fontMetrics().lineSpacing() * 3 + 12);
     form->addRow(tr("&Headers:"), m_headers);
 
-    m_model = new QComboBox(this);
+    m_model = new ModelComboBox(this);
     m_model->setObjectName(QStringLiteral("settingsModel"));
-    m_model->setEditable(true);
     form->addRow(tr("&Model:"), m_model);
 
     m_thinking = new QComboBox(this);
@@ -73,10 +75,9 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     auto *buttonsRow = new QHBoxLayout;
     m_test = new QPushButton(tr("&Test Connection"), this);
     m_test->setObjectName(QStringLiteral("testConnectionButton"));
-    m_signIn = new QPushButton(tr("Sign in with &ChatGPT"), this);
-    m_signIn->setObjectName(QStringLiteral("chatGptSignInButton"));
+    m_signIn = new ChatGptSignInRow(this);
     buttonsRow->addWidget(m_test);
-    buttonsRow->addWidget(m_signIn);
+    buttonsRow->addWidget(m_signIn, 1);
     buttonsRow->addStretch();
     layout->addLayout(buttonsRow);
     m_testResult = new QLabel(this);
@@ -90,13 +91,21 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
                                       "replaces; nothing changes until you accept it"));
     layout->addWidget(m_reviewCompaction);
 
-    auto *box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-    layout->addWidget(box);
-    connect(box, &QDialogButtonBox::accepted, this, [this] {
+    m_missing = new QLabel(this);
+    m_missing->setObjectName(QStringLiteral("settingsMissing"));
+    m_missing->setWordWrap(true);
+    m_missing->setTextFormat(Qt::PlainText);
+    layout->addWidget(m_missing);
+
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    layout->addWidget(m_buttons);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, [this] {
+        if (!missing().isEmpty())
+            return; // OK is disabled then; the next turn would fail with this configuration
         Q_EMIT configAccepted(this->config());
         accept();
     });
-    connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_test, &QPushButton::clicked, this, &SettingsDialog::testConnection);
     connect(m_connectionTest, &ConnectionTest::modelsListed, this, [this](const QStringList &models) {
         if (m_provider->currentData().toString() == m_testedProvider)
@@ -107,7 +116,10 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
         m_testResult->setText(message);
         Q_EMIT connectionTested(ok, message);
     });
-    connect(m_signIn, &QPushButton::clicked, this, &SettingsDialog::chatGptSignInRequested);
+    connect(m_signIn, &ChatGptSignInRow::signInRequested, this, &SettingsDialog::chatGptSignInRequested);
+    connect(m_signIn, &ChatGptSignInRow::signedInChanged, this, &SettingsDialog::updateMissing);
+    for (QLineEdit *field : {m_apiKey, m_baseUrl})
+        connect(field, &QLineEdit::textChanged, this, &SettingsDialog::updateMissing);
     connect(m_removeKey, &QPushButton::clicked, this, &SettingsDialog::removeStoredKey);
     connect(m_provider, &QComboBox::currentIndexChanged, this, &SettingsDialog::onProviderChanged);
     connect(m_model, &QComboBox::currentTextChanged, this, &SettingsDialog::onModelChanged);
@@ -172,7 +184,10 @@ void SettingsDialog::onProviderChanged()
     // A key typed in here stays.
     if (m_apiKey->text().isEmpty() || m_apiKey->text() == m_base.apiKey)
         m_apiKey->setText(providerId == m_base.providerId ? m_base.apiKey : QString());
-    m_signIn->setVisible(providerId == QLatin1String("openai-codex"));
+    const bool signIn = provider && provider->auth == AuthMode::OAuth;
+    m_signIn->setVisible(signIn);
+    if (signIn)
+        m_signIn->lookUp();
     onModelChanged();
     refreshStoredKey();
 }
@@ -203,11 +218,15 @@ void SettingsDialog::refreshStoredKey()
     m_removeKey->setVisible(false);
     m_storedKey->clear();
     m_storedHint.clear();
+    m_keyStored = false;
+    updateMissing();
     if (providerId.isEmpty())
         return;
     SecretStore::storedKeyAsync(providerId, this, [this, query](const Result<StoredKey> &stored) {
         if (query != m_keyQuery)
             return; // the provider changed meanwhile
+        m_keyStored = stored && stored->location != StoredKey::Location::None;
+        updateMissing();
         if (!stored) {
             m_storedKey->setText(tr("The stored key could not be read: %1").arg(stored.error()));
             return;
@@ -254,6 +273,31 @@ void SettingsDialog::removeStoredKey()
     });
 }
 
+QStringList SettingsDialog::missing() const
+{
+    SetupCheck::Fields fields;
+    fields.providerId = m_provider->currentData().toString();
+    fields.apiKey = m_apiKey->text();
+    fields.baseUrl = m_baseUrl->text();
+    fields.model = m_model->currentText();
+    fields.keyStored = m_keyStored;
+    fields.signedIn = m_signIn->isSignedIn();
+    return SetupCheck::missing(fields);
+}
+
+void SettingsDialog::updateMissing()
+{
+    const QStringList lines = missing();
+    m_missing->setText(lines.join(QLatin1Char('\n')));
+    m_missing->setVisible(!lines.isEmpty());
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(lines.isEmpty());
+}
+
+void SettingsDialog::showChatGptSignIn(bool ok, const QString &message)
+{
+    m_signIn->showResult(ok, message);
+}
+
 void SettingsDialog::onModelChanged()
 {
     const QString current = m_thinking->currentText();
@@ -267,6 +311,7 @@ void SettingsDialog::onModelChanged()
     const int index = m_thinking->findText(current);
     if (index >= 0)
         m_thinking->setCurrentIndex(index);
+    updateMissing();
 }
 
 ClientConfig SettingsDialog::config() const

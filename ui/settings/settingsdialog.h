@@ -7,6 +7,7 @@
 class QCheckBox;
 
 class QComboBox;
+class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -14,12 +15,14 @@ class QPushButton;
 
 namespace keen {
 
+class ChatGptSignInRow;
 class ConnectionTest;
 
 // Provider settings: provider, API key (masked; a key already in the keychain is shown as a hint and can be
 // removed), base URL, extra headers, model, thinking effort, a
 // connection test (asynchronous, off the GUI thread's critical path) and ChatGPT sign-in for Codex (reported
-// as a signal so the core's OAuth flow can take it).
+// as a signal so the core's OAuth flow can take it; its end comes back through showChatGptSignIn). OK stays
+// disabled, with a line saying what to enter, while SetupCheck finds the configuration unusable.
 class SettingsDialog final : public QDialog
 {
     Q_OBJECT
@@ -34,9 +37,13 @@ public:
     // Issue 16: "Review manual compaction summaries before they apply" (settings.json compaction_review).
     bool reviewCompaction() const;
     void setReviewCompaction(bool review);
+    // What must still be entered before OK, one sentence each (SetupCheck); empty when OK is enabled.
+    QStringList missing() const;
 
 public Q_SLOTS:
     void testConnection();
+    // The end of a sign-in started by chatGptSignInRequested.
+    void showChatGptSignIn(bool ok, const QString &message);
 
 Q_SIGNALS:
     void configAccepted(const keen::ClientConfig &config);
@@ -49,6 +56,7 @@ private:
     void refreshStoredKey();
     void removeStoredKey();
     void onModelChanged();
+    void updateMissing();
     // After a connection test: the models the server listed join the Model list.
     void offerListedModels(const QStringList &models);
 
@@ -61,10 +69,13 @@ private:
     QComboBox *m_thinking;
     QLabel *m_storedKey;
     QPushButton *m_removeKey;
-    quint64 m_keyQuery = 0; // only the newest answer is shown
-    QString m_storedHint;   // of the key shown as stored, to know whether the key field holds that key
+    quint64 m_keyQuery = 0;   // only the newest answer is shown
+    QString m_storedHint;     // of the key shown as stored, to know whether the key field holds that key
+    bool m_keyStored = false; // the app holds a key for the current provider: the field may stay empty
     QPushButton *m_test;
-    QPushButton *m_signIn;
+    ChatGptSignInRow *m_signIn;
+    QLabel *m_missing;
+    QDialogButtonBox *m_buttons;
     QLabel *m_testResult;
     QString m_testedProvider; // whose models the running connection test lists
     QCheckBox *m_reviewCompaction;

@@ -1,8 +1,11 @@
 #include "settings/setupwizard.h"
 
 #include "config/secretstore.h"
+#include "settings/chatgptsigninrow.h"
 #include "settings/localserverprobe.h"
+#include "settings/modelcombobox.h"
 #include "settings/providercatalog.h"
+#include "settings/setupcheck.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -72,12 +75,13 @@ SetupWizard::SetupWizard(QWidget *parent)
     m_apiKey->setEchoMode(QLineEdit::Password);
     m_baseUrl = new QLineEdit(detailsPage);
     m_baseUrl->setObjectName(QStringLiteral("setupBaseUrl"));
-    m_model = new QComboBox(detailsPage);
+    m_model = new ModelComboBox(detailsPage);
     m_model->setObjectName(QStringLiteral("setupModel"));
-    m_model->setEditable(true);
+    m_signIn = new ChatGptSignInRow(detailsPage);
     form->addRow(tr("API &key:"), m_apiKey);
     form->addRow(tr("&Base URL:"), m_baseUrl);
     form->addRow(tr("&Model:"), m_model);
+    form->addRow(m_signIn);
     m_missing = new QLabel(detailsPage);
     m_missing->setObjectName(QStringLiteral("setupMissing"));
     m_missing->setWordWrap(true);
@@ -87,6 +91,8 @@ SetupWizard::SetupWizard(QWidget *parent)
     for (QLineEdit *field : {m_apiKey, m_baseUrl})
         connect(field, &QLineEdit::textChanged, this, &SetupWizard::updateMissing);
     connect(m_model, &QComboBox::currentTextChanged, this, &SetupWizard::updateMissing);
+    connect(m_signIn, &ChatGptSignInRow::signInRequested, this, &SetupWizard::chatGptSignInRequested);
+    connect(m_signIn, &ChatGptSignInRow::signedInChanged, this, &SetupWizard::updateMissing);
 
     connect(m_probe, &LocalServerProbe::serverFound, this, [this](const LocalServerProbe::Server &server) {
         auto *item = new QListWidgetItem(
@@ -121,6 +127,10 @@ void SetupWizard::initializePage(int id)
     m_baseUrl->setText(provider ? provider->defaultBaseUrl : QString());
     m_baseUrl->setPlaceholderText(ProviderCatalog::baseUrlPlaceholder(provider));
     m_apiKey->setEnabled(!provider || provider->acceptsKey());
+    const bool signIn = provider && provider->auth == AuthMode::OAuth;
+    m_signIn->setVisible(signIn);
+    if (signIn)
+        m_signIn->lookUp();
     lookForKey(providerId);
     m_model->clear();
     QStringList models = ProviderCatalog::modelIds(providerId);
@@ -136,22 +146,19 @@ void SetupWizard::initializePage(int id)
 void SetupWizard::lookForKey(const QString &providerId)
 {
     const quint64 query = ++m_keyQuery;
-    m_keyElsewhere = false;
+    m_keyStored = false;
     m_apiKey->setPlaceholderText(QString());
     const ProviderCatalog::Provider *provider = ProviderCatalog::provider(providerId);
     if (!provider || !provider->needsKey())
         return;
-    for (const QString &variable : provider->keyEnvironmentVariables) {
-        if (!qEnvironmentVariable(variable.toLatin1().constData()).trimmed().isEmpty()) {
-            m_keyElsewhere = true;
-            m_apiKey->setPlaceholderText(tr("Set in %1").arg(variable));
-            return;
-        }
+    if (const QString variable = SetupCheck::keyVariableSet(providerId); !variable.isEmpty()) {
+        m_apiKey->setPlaceholderText(tr("Set in %1").arg(variable));
+        return;
     }
     SecretStore::storedKeyAsync(providerId, this, [this, query](const Result<StoredKey> &stored) {
         if (query != m_keyQuery || !stored || stored->location == StoredKey::Location::None)
             return;
-        m_keyElsewhere = true;
+        m_keyStored = true;
         m_apiKey->setPlaceholderText(tr("Stored %1").arg(stored->hint));
         updateMissing();
     });
@@ -159,21 +166,19 @@ void SetupWizard::lookForKey(const QString &providerId)
 
 QStringList SetupWizard::missing() const
 {
-    const ProviderCatalog::Provider *provider =
-        ProviderCatalog::provider(m_provider->currentData().toString());
-    QStringList missing;
-    if (provider && provider->needsKey() && m_apiKey->text().trimmed().isEmpty() && !m_keyElsewhere) {
-        const QStringList variables = provider->keyEnvironmentVariables;
-        missing
-            << (variables.isEmpty()
-                    ? tr("Enter the API key.")
-                    : tr("Enter the API key (or set %1 before starting Keen).").arg(variables.constFirst()));
-    }
-    if ((!provider || provider->needsBaseUrl()) && m_baseUrl->text().trimmed().isEmpty())
-        missing << tr("Enter the server's base URL, for example http://localhost:8080/v1.");
-    if (m_model->currentText().trimmed().isEmpty())
-        missing << tr("Enter the name of a model.");
-    return missing;
+    SetupCheck::Fields fields;
+    fields.providerId = m_provider->currentData().toString();
+    fields.apiKey = m_apiKey->text();
+    fields.baseUrl = m_baseUrl->text();
+    fields.model = m_model->currentText();
+    fields.keyStored = m_keyStored;
+    fields.signedIn = m_signIn->isSignedIn();
+    return SetupCheck::missing(fields);
+}
+
+void SetupWizard::showChatGptSignIn(bool ok, const QString &message)
+{
+    m_signIn->showResult(ok, message);
 }
 
 void SetupWizard::updateMissing()

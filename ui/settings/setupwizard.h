@@ -12,12 +12,14 @@ class QWizardPage;
 
 namespace keen {
 
+class ChatGptSignInRow;
 class LocalServerProbe;
 
 // First run (no provider configured): pick a provider (local OpenAI-compatible servers found on their usual
 // ports are listed first), then the key and the model. Finish stays disabled, with a line saying what to
-// enter, while a field the provider needs (ProviderDescriptor) is empty: a model always, the base URL of a
-// server without a known one, a key where one is required and none is in the environment or stored already.
+// enter, while SetupCheck finds something missing: a model always, the base URL of a server without a known
+// one, a key where one is required and none is in the environment or stored already, the ChatGPT sign-in for
+// Codex (run by the owner through chatGptSignInRequested, as in the settings dialog) unless one is stored.
 class SetupWizard final : public QWizard
 {
     Q_OBJECT
@@ -32,8 +34,13 @@ public:
     // What must still be entered on the key-and-model page, one sentence each; empty when it can finish.
     QStringList missing() const;
 
+public Q_SLOTS:
+    // The end of a sign-in started by chatGptSignInRequested.
+    void showChatGptSignIn(bool ok, const QString &message);
+
 Q_SIGNALS:
     void configured(const keen::ClientConfig &config);
+    void chatGptSignInRequested();
 
 protected:
     void initializePage(int id) override;
@@ -50,10 +57,11 @@ private:
     QLineEdit *m_apiKey;
     QLineEdit *m_baseUrl;
     QComboBox *m_model;
+    ChatGptSignInRow *m_signIn;
     QLabel *m_missing;
     QWizardPage *m_detailsPage;
-    bool m_keyElsewhere = false; // in the environment or stored: the field may stay empty
-    quint64 m_keyQuery = 0;      // only the newest answer counts
+    bool m_keyStored = false; // the app holds a key for the provider: the field may stay empty
+    quint64 m_keyQuery = 0;   // only the newest answer counts
 };
 
 } // namespace keen
