@@ -804,17 +804,7 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
     QTimer::singleShot(0, this, [this] {
         auto *wizard = new SetupWizard(this);
         wizard->setAttribute(Qt::WA_DeleteOnClose);
-        connect(wizard, &SetupWizard::configured, this, [this](const ClientConfig &config) {
-            applyClientConfig(config);
-            persistClientConfig(config);
-            if (config.apiKey.isEmpty()) { // the setup found one in the environment or stored
-                LaunchOptions options;
-                options.provider = config.providerId;
-                options.model = config.model;
-                options.baseUrl = config.baseUrl;
-                adoptKeyWhenResolved(ConfigResolver(Settings::loadOrDefaults().settings), options);
-            }
-        });
+        connect(wizard, &SetupWizard::configured, this, &MainWindow::useChosenSetup);
         connect(wizard, &SetupWizard::chatGptSignInRequested, wizard, [this, wizard] {
             signInWithChatGpt(wizard, [wizard](bool ok, const QString &message) {
                 wizard->showChatGptSignIn(ok, message);
@@ -823,6 +813,21 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
         connect(wizard, &QDialog::finished, this, &MainWindow::askForFirstFolder);
         wizard->open();
     });
+}
+
+void MainWindow::useChosenSetup(const ClientConfig &config)
+{
+    applyClientConfig(config);
+    persistClientConfig(config);
+    if (config.apiKey.isEmpty()) {
+        // The setup or settings found a key elsewhere (environment, keychain, settings.json's api_key or
+        // api_key_helper): resolve it as at start, or the next request goes out without one.
+        LaunchOptions options;
+        options.provider = config.providerId;
+        options.model = config.model;
+        options.baseUrl = config.baseUrl;
+        adoptKeyWhenResolved(ConfigResolver(Settings::loadOrDefaults().settings), options);
+    }
 }
 
 void MainWindow::adoptKeyWhenResolved(const ConfigResolver &resolver, const LaunchOptions &options)
@@ -1245,14 +1250,20 @@ void MainWindow::showSettings()
 {
     auto *dialog = new SettingsDialog(m_session->clientConfig(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    QStringList keysInSettings;
+    const Settings settings = Settings::loadOrDefaults().settings;
+    for (auto provider = settings.providers.cbegin(); provider != settings.providers.cend(); ++provider) {
+        if (!provider->apiKey.isEmpty() || !provider->apiKeyHelper.isEmpty())
+            keysInSettings << provider.key();
+    }
+    dialog->setProvidersWithKeyInSettings(keysInSettings);
     dialog->setReviewCompaction(m_session->reviewManualCompaction());
     connect(dialog, &SettingsDialog::chatGptSignInRequested, dialog, [this, dialog] {
         signInWithChatGpt(
             dialog, [dialog](bool ok, const QString &message) { dialog->showChatGptSignIn(ok, message); });
     });
     connect(dialog, &SettingsDialog::configAccepted, this, [this, dialog](const ClientConfig &config) {
-        applyClientConfig(config);
-        persistClientConfig(config);
+        useChosenSetup(config);
         const bool review = dialog->reviewCompaction();
         if (review != m_session->reviewManualCompaction()) {
             m_session->setReviewManualCompaction(review);

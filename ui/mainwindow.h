@@ -105,6 +105,9 @@ private:
     void announceModel(const ClientConfig &before, ChoiceFrom from);
     // The key for the session's provider from the keychain, the environment or a helper, off the GUI thread;
     // set unless the person switched provider or typed a key meanwhile.
+    // A configuration chosen in the first-run setup or the settings: applied, saved, and its key looked up
+    // when none was typed.
+    void useChosenSetup(const ClientConfig &config);
     void adoptKeyWhenResolved(const ConfigResolver &resolver, const LaunchOptions &options);
     // Runs the ChatGPT sign-in (browser, loopback callback) for the settings dialog or the first-run setup,
     // owned by owner; report receives its end, which the status bar shows too.

@@ -1662,6 +1662,10 @@ Ihn anhalten und %2 öffnen?</translation>
         <source>Stored unencrypted in %1 %2</source>
         <translation>Unverschlüsselt in %1 %2 gespeichert</translation>
     </message>
+    <message>
+        <source>Set in settings.json (api_key or api_key_helper).</source>
+        <translation>In settings.json festgelegt (api_key oder api_key_helper).</translation>
+    </message>
 </context>
 <context>
     <name>keen::SetupWizard</name>

@@ -108,6 +108,7 @@ private Q_SLOTS:
     void slashModelRefusesUnknownAndUnreadyProviders();
     void toolbarProviderBoxNeverCarriesTheKeyOver();
     void firstRunSetupUsesTheKeyFromTheEnvironment();
+    void settingsSwitchToAProviderWithItsKeyElsewhereUsesThatKey();
 
 private:
     test::TestEnvironment m_env;
@@ -1058,6 +1059,45 @@ void TestMainWindow::firstRunSetupUsesTheKeyFromTheEnvironment()
     QTRY_COMPARE(window.session()->clientConfig().apiKey, QStringLiteral("test-key"));
     QCOMPARE(window.session()->clientConfig().providerId, QStringLiteral("anthropic"));
     QCOMPARE(Settings::load()->activeProvider, QStringLiteral("anthropic"));
+}
+
+// Settings > Provider switched to one whose key is not typed: OK is enabled when the key is in its variable
+// or in settings.json (api_key_helper), and the window then uses that key (it used to send requests with
+// none).
+void TestMainWindow::settingsSwitchToAProviderWithItsKeyElsewhereUsesThatKey()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+    qunsetenv("DEEPSEEK_API_KEY");
+    qputenv("OPENAI_API_KEY", "openai-env-key");
+    const auto restore = qScopeGuard([] {
+        qunsetenv("KEEN_DISABLE_KEYCHAIN");
+        qunsetenv("OPENAI_API_KEY");
+    });
+    Settings settings;
+    ProviderSettings deepseek;
+    deepseek.apiKeyHelper = QStringLiteral("echo helper-key");
+    settings.providers.insert(QStringLiteral("deepseek"), deepseek);
+    QVERIFY(settings.save());
+
+    auto chooseInSettings = [this](const QString &providerId) {
+        m_window->showSettings();
+        SettingsDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = m_window->findChild<SettingsDialog *>()) && dialog->isVisible());
+        auto *provider = dialog->findChild<QComboBox *>(QStringLiteral("settingsProvider"));
+        provider->setCurrentIndex(provider->findData(providerId));
+        QVERIFY(dialog->findChild<QLineEdit *>(QStringLiteral("settingsApiKey"))->text().isEmpty());
+        QTRY_VERIFY2(dialog->missing().isEmpty(), qPrintable(dialog->missing().join(QLatin1Char('\n'))));
+        QTest::keyClick(dialog, Qt::Key_Return);
+        QTRY_VERIFY(!m_window->findChild<SettingsDialog *>());
+    };
+    chooseInSettings(QStringLiteral("openai"));
+    QTRY_COMPARE(m_window->session()->clientConfig().apiKey, QStringLiteral("openai-env-key"));
+    QCOMPARE(m_window->session()->clientConfig().providerId, QStringLiteral("openai"));
+
+    chooseInSettings(QStringLiteral("deepseek"));
+    QTRY_COMPARE(m_window->session()->clientConfig().apiKey, QStringLiteral("helper-key"));
+    QCOMPARE(m_window->session()->clientConfig().providerId, QStringLiteral("deepseek"));
 }
 
 QTEST_MAIN(TestMainWindow)

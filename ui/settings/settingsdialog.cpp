@@ -211,21 +211,28 @@ void SettingsDialog::offerListedModels(const QStringList &listed)
     onModelChanged(); // the efforts of the model now shown
 }
 
+void SettingsDialog::setProvidersWithKeyInSettings(const QStringList &providerIds)
+{
+    m_keysInSettings = providerIds;
+    refreshStoredKey();
+}
+
 void SettingsDialog::refreshStoredKey()
 {
     const QString providerId = m_provider->currentData().toString();
     const quint64 query = ++m_keyQuery;
+    const bool inSettings = m_keysInSettings.contains(providerId);
     m_removeKey->setVisible(false);
     m_storedKey->clear();
     m_storedHint.clear();
-    m_keyStored = false;
+    m_keyStored = inSettings;
     updateMissing();
     if (providerId.isEmpty())
         return;
-    SecretStore::storedKeyAsync(providerId, this, [this, query](const Result<StoredKey> &stored) {
+    SecretStore::storedKeyAsync(providerId, this, [this, query, inSettings](const Result<StoredKey> &stored) {
         if (query != m_keyQuery)
             return; // the provider changed meanwhile
-        m_keyStored = stored && stored->location != StoredKey::Location::None;
+        m_keyStored = inSettings || (stored && stored->location != StoredKey::Location::None);
         updateMissing();
         if (!stored) {
             m_storedKey->setText(tr("The stored key could not be read: %1").arg(stored.error()));
@@ -233,7 +240,8 @@ void SettingsDialog::refreshStoredKey()
         }
         switch (stored->location) {
         case StoredKey::Location::None:
-            m_storedKey->setText(tr("No key stored."));
+            m_storedKey->setText(inSettings ? tr("Set in settings.json (api_key or api_key_helper).")
+                                            : tr("No key stored."));
             return;
         case StoredKey::Location::Keychain:
             m_storedKey->setText(tr("Stored in keychain %1").arg(stored->hint));

@@ -39,6 +39,8 @@ public:
     void setReviewCompaction(bool review);
     // What must still be entered before OK, one sentence each (SetupCheck); empty when OK is enabled.
     QStringList missing() const;
+    // Providers whose settings.json entry has an api_key or api_key_helper: they need no key typed here.
+    void setProvidersWithKeyInSettings(const QStringList &providerIds);
 
 public Q_SLOTS:
     void testConnection();
@@ -69,8 +71,9 @@ private:
     QComboBox *m_thinking;
     QLabel *m_storedKey;
     QPushButton *m_removeKey;
-    quint64 m_keyQuery = 0;   // only the newest answer is shown
-    QString m_storedHint;     // of the key shown as stored, to know whether the key field holds that key
+    quint64 m_keyQuery = 0; // only the newest answer is shown
+    QString m_storedHint;   // of the key shown as stored, to know whether the key field holds that key
+    QStringList m_keysInSettings;
     bool m_keyStored = false; // the app holds a key for the current provider: the field may stay empty
     QPushButton *m_test;
     ChatGptSignInRow *m_signIn;
