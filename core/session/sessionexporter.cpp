@@ -241,7 +241,7 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
             break;
         case SessionEvent::Kind::PinAdded:
             md += QStringLiteral("*") + SessionExporter::tr("Pinned:") + QStringLiteral("*\n\n") +
-                  quoted(event.pinAdd()->pin.text);
+                  quoted(event.pinAdd()->pin.shownText()); // a tool result as its card showed it, not JSON
             break;
         case SessionEvent::Kind::PinRemoved:
             md += QStringLiteral("*") + SessionExporter::tr("A pin was removed.") + QStringLiteral("*\n\n");
