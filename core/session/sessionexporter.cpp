@@ -193,6 +193,7 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
     for (const SessionEvent &event : events) {
         switch (event.kind) {
         case SessionEvent::Kind::SessionStarted:
+        case SessionEvent::Kind::PinnedContext: // the pin's own "Pinned:" says it already
         case SessionEvent::Kind::Unknown:
             break;
         case SessionEvent::Kind::UserMessage:
