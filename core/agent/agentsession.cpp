@@ -47,6 +47,22 @@ QString dataDirectory()
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
 }
 
+// Whether the next request would carry text already: in a message, or in a tool output it replays.
+bool historyHolds(const MessageList &history, const QString &text)
+{
+    for (const Message &message : history) {
+        if (message.content.contains(text))
+            return true;
+        if (!message.turnMemory)
+            continue;
+        for (const ToolActivity &activity : message.turnMemory->toolActivity) {
+            if (replayResult(activity).contains(text))
+                return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 struct AgentSession::Private
@@ -107,6 +123,7 @@ struct AgentSession::Private
     quint64 undoableSeq = 0;           // the compaction_applied in effect, for undo (issue 16)
     bool undoing = false;              // undoCompaction() is reading or writing
     PinList pins;                      // issue 16: in effect, as the transcript says
+    qsizetype turnHistoryStart = 0;    // the history's size before the running turn added to it
     int pinBudgetPercent = AgentSession::DefaultPinBudgetPercent;
 
     void rebuildTools();
@@ -148,6 +165,10 @@ struct AgentSession::Private
     }
     // After a compaction applied: pins over their budget are kept, and the person hears of it.
     void checkPinBudget();
+    // Issue 16: the pins of candidates that the next request would not carry. Before any compaction the
+    // conversation is whole and pins travel with compactions only; after one, a pin whose text the history
+    // no longer holds (Pin the Original, a note) would reach the model only at the next compaction.
+    PinList pinsMissingFromHistory(const PinList &candidates) const;
     bool opening = false; // openSessionAsync() is reading
 };
 
@@ -455,6 +476,18 @@ void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info,
     checkPinBudget();
 }
 
+PinList AgentSession::Private::pinsMissingFromHistory(const PinList &candidates) const
+{
+    PinList missing;
+    if (undoableSeq == 0)
+        return missing;
+    for (const Pin &pin : candidates) {
+        if (!historyHolds(history, pin.text))
+            missing.append(pin);
+    }
+    return missing;
+}
+
 void AgentSession::Private::checkPinBudget()
 {
     const qint64 used = q->pinnedTokens();
@@ -492,8 +525,8 @@ void AgentSession::Private::finishTurn()
     const RecordedTurn turn = recorder.checkpoint();
     if (const QString lost = userWriteError(); !lost.isEmpty()) {
         // The request never left (the worker waited for the message): the turn did not happen.
-        if (!history.isEmpty() && history.constLast().role == Message::Role::User)
-            history.removeLast();
+        while (history.size() > turnHistoryStart && history.constLast().role == Message::Role::User)
+            history.removeLast(); // the words, and pins that were to go in with them
         const QString why = tr("could not save the message: %1").arg(lost);
         if (sessionNeverCreated()) {
             session.reset();
@@ -816,7 +849,19 @@ Result<void> AgentSession::submit(const QString &text)
         return opened;
     // The person's words only: the mode is part of the fresh system prompt (S20). Written on the writer's
     // thread; the worker sends the request once they are on disk.
-    const QFuture<Result<QList<quint64>>> written = d->writer->write({SessionEvent::userMessage(text)});
+    QList<SessionEvent> batch;
+    d->turnHistoryStart = d->history.size();
+    // Issue 16: pins added while busy after a compaction go in before the words, in the same batch.
+    if (const PinList missing = d->pinsMissingFromHistory(d->pins); !missing.isEmpty()) {
+        QStringList ids;
+        for (const Pin &pin : missing)
+            ids.append(pin.id);
+        const QString context = CompactionPrompts::pinnedContext(missing);
+        batch.append(SessionEvent::pinnedContext(ids, context));
+        d->history.append(Message::user(context));
+    }
+    batch.append(SessionEvent::userMessage(text));
+    const QFuture<Result<QList<quint64>>> written = d->writer->write(batch);
     d->history.append(Message::user(text));
 
     // S33, S55: fresh each turn; built on the worker (systemPromptOnWorker).
@@ -995,15 +1040,32 @@ Result<void> AgentSession::addPin(Pin pin)
     }
     if (auto opened = d->ensureSession(); !opened)
         return opened;
-    whenFinished(d->writer->write({SessionEvent::pinAdded(pin)}), this,
-                 [this, pin, session = d->session->id](const Result<QList<quint64>> &written) {
+    QList<SessionEvent> batch{SessionEvent::pinAdded(pin)};
+    // Issue 16: a pin the history no longer holds after a compaction joins it now, so the very next request
+    // carries it, as the replacement would. Appended here, in the order of the writes: a turn submitted
+    // before the batch is on disk sends it too. While busy it goes in with the next request (submit).
+    std::optional<Message> context;
+    if (!isBusy() && !d->opening && !d->pinsMissingFromHistory({pin}).isEmpty()) {
+        context = Message::user(CompactionPrompts::pinnedContext({pin}));
+        batch.append(SessionEvent::pinnedContext({pin.id}, context->content));
+        d->history.append(*context);
+        Q_EMIT usageChanged();
+    }
+    whenFinished(d->writer->write(batch), this,
+                 [this, pin, context, session = d->session->id](const Result<QList<quint64>> &written) {
                      if (sessionId() != session)
                          return; // another conversation was opened meanwhile
                      if (!written) {
+                         if (context) {
+                             if (const qsizetype at = d->history.lastIndexOf(*context); at >= 0)
+                                 d->history.removeAt(at);
+                             Q_EMIT usageChanged();
+                         }
                          Q_EMIT pinFailed(tr("could not save the pin: %1").arg(written.error()));
                          return;
                      }
                      d->pins.append(pin);
+                     Q_EMIT pinAdded(pin);
                      Q_EMIT pinsChanged();
                  });
     return {};
@@ -1023,7 +1085,13 @@ Result<void> AgentSession::removePin(const QString &id)
                          Q_EMIT pinFailed(tr("could not save the unpin: %1").arg(written.error()));
                          return;
                      }
-                     d->pins.removeIf([&](const Pin &pin) { return pin.id == id; });
+                     const auto at = std::find_if(d->pins.cbegin(), d->pins.cend(),
+                                                  [&](const Pin &pin) { return pin.id == id; });
+                     if (at == d->pins.cend())
+                         return; // removed twice before the first was on disk
+                     const Pin removed = *at;
+                     d->pins.erase(at);
+                     Q_EMIT pinRemoved(removed);
                      Q_EMIT pinsChanged();
                  });
     return {};

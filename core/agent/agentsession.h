@@ -118,7 +118,9 @@ public:
     static qint64 pinTokens(const PinList &pins);
     // Pins text (an empty id gets a new one). Refused, with nothing written, when the text is empty or the
     // pins would no longer fit the pin budget: the error says how much they would take. The pin_added event
-    // is written on the writer's thread; pinsChanged() once it is on disk, pinFailed() when it could not be.
+    // is written on the writer's thread; pinAdded() and pinsChanged() once it is on disk, pinFailed() when it
+    // could not be. After a compaction, a pin whose text the history no longer holds is also appended to the
+    // history (a pinned_context event), so the next request carries it; while busy, with the next request.
     Result<void> addPin(Pin pin);
     Result<void> removePin(const QString &id);
 
@@ -173,6 +175,10 @@ Q_SIGNALS:
     void undoCompactionFailed(const QString &error);
     // The pins changed and are on disk (added, removed, or another session opened).
     void pinsChanged();
+    // One pin was added or removed here and is on disk, whoever asked (the chat's row follows these); not
+    // emitted for the pins of a session being opened.
+    void pinAdded(const keen::Pin &pin);
+    void pinRemoved(const keen::Pin &pin);
     void pinFailed(const QString &error);
     // A compaction applied with pins over the pin budget (the input budget shrank since they were pinned):
     // every pin was kept, the person should know they take more than their share.

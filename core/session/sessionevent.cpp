@@ -22,6 +22,8 @@ constexpr QLatin1StringView kCompactionPolicy("compaction_policy");
 constexpr QLatin1StringView kRevertsSeq("reverts_seq");
 constexpr QLatin1StringView kPinAdded("pin_added");
 constexpr QLatin1StringView kPinRemoved("pin_removed");
+constexpr QLatin1StringView kPinnedContext("pinned_context");
+constexpr QLatin1StringView kPinIds("pin_ids");
 constexpr QLatin1StringView kId("id");
 constexpr QLatin1StringView kText("text");
 constexpr QLatin1StringView kSource("source");
@@ -59,6 +61,8 @@ QLatin1StringView payloadKey(SessionEvent::Kind kind)
         return kPinAdded;
     case SessionEvent::Kind::PinRemoved:
         return kPinRemoved;
+    case SessionEvent::Kind::PinnedContext:
+        return kPinnedContext;
     case SessionEvent::Kind::Unknown:
         break;
     }
@@ -211,6 +215,21 @@ SessionEvent::PinRemove readPinRemove(const QJsonObject &payload)
     return removed;
 }
 
+SessionEvent::PinContext readPinnedContext(const QJsonObject &payload)
+{
+    SessionEvent::PinContext context;
+    const QJsonValue ids = payload.value(kPinIds);
+    for (const QJsonValue &id : ids.toArray())
+        context.pinIds.append(id.toString());
+    if (ids.isUndefined())
+        context.extras.keepAbsent(kPinIds);
+    else if (QJsonValue(QJsonArray::fromStringList(context.pinIds)) != ids)
+        context.extras.keep(kPinIds, ids); // not a list of strings: written back as it came
+    context.content = context.extras.readString(payload, kContent, JsonFields::Write::Always);
+    context.extras.keepUnknown(payload, {kPinIds, kContent});
+    return context;
+}
+
 QJsonObject payloadJson(const SessionEvent &event)
 {
     QJsonObject payload;
@@ -263,6 +282,10 @@ QJsonObject payloadJson(const SessionEvent &event)
     } else if (const auto *removed = event.pinRemove()) {
         payload.insert(kId, removed->id);
         removed->extras.applyTo(payload);
+    } else if (const auto *context = event.pinContext()) {
+        payload.insert(kPinIds, QJsonArray::fromStringList(context->pinIds));
+        payload.insert(kContent, context->content);
+        context->extras.applyTo(payload);
     }
     return payload;
 }
@@ -288,9 +311,9 @@ QString SessionEvent::kindName(Kind kind)
 
 std::optional<SessionEvent::Kind> SessionEvent::kindFromName(const QString &name)
 {
-    for (const Kind kind :
-         {Kind::SessionStarted, Kind::UserMessage, Kind::AssistantTurn, Kind::CompactionApplied,
-          Kind::CompactionReverted, Kind::CompactionPolicy, Kind::PinAdded, Kind::PinRemoved}) {
+    for (const Kind kind : {Kind::SessionStarted, Kind::UserMessage, Kind::AssistantTurn,
+                            Kind::CompactionApplied, Kind::CompactionReverted, Kind::CompactionPolicy,
+                            Kind::PinAdded, Kind::PinRemoved, Kind::PinnedContext}) {
         if (name == payloadKey(kind))
             return kind;
     }
@@ -384,6 +407,9 @@ std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object, QS
     case Kind::PinRemoved:
         event.payload = readPinRemove(payload);
         break;
+    case Kind::PinnedContext:
+        event.payload = readPinnedContext(payload);
+        break;
     case Kind::Unknown:
         break;
     }
@@ -473,6 +499,14 @@ SessionEvent SessionEvent::pinRemoved(const QString &id)
     SessionEvent event;
     event.kind = Kind::PinRemoved;
     event.payload = PinRemove{id, {}};
+    return event;
+}
+
+SessionEvent SessionEvent::pinnedContext(const QStringList &pinIds, const QString &content)
+{
+    SessionEvent event;
+    event.kind = Kind::PinnedContext;
+    event.payload = PinContext{pinIds, content, {}};
     return event;
 }
 

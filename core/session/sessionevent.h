@@ -34,6 +34,7 @@ struct SessionEvent
         CompactionPolicy,
         PinAdded,
         PinRemoved,
+        PinnedContext,
         Unknown
     };
 
@@ -107,6 +108,16 @@ struct SessionEvent
         JsonFields extras;
         bool operator==(const PinRemove &) const = default;
     };
+    // Pins added to the conversation itself (docs/SESSION_FORMAT.md, pinned_context): content is one user
+    // message, appended to the history where the event stands, so a pin made after a compaction reaches the
+    // model with the next request and not only with the next compaction.
+    struct PinContext
+    {
+        QStringList pinIds;
+        QString content;
+        JsonFields extras;
+        bool operator==(const PinContext &) const = default;
+    };
     // An event kind this app does not know: everything but seq is in SessionEvent::extras.
     struct Other
     {
@@ -115,7 +126,8 @@ struct SessionEvent
 
     quint64 seq = 0; // assigned by the session store when written
     Kind kind = Kind::UserMessage;
-    std::variant<User, Started, Assistant, Compaction, Revert, Policy, PinAdd, PinRemove, Other> payload;
+    std::variant<User, Started, Assistant, Compaction, Revert, Policy, PinAdd, PinRemove, PinContext, Other>
+        payload;
     // Fields beside seq, kind and the payload; for an unknown kind, every field but seq.
     JsonFields extras;
 
@@ -151,6 +163,7 @@ struct SessionEvent
     static keen::CompactionPolicy latestPolicy(const QList<SessionEvent> &events);
     static SessionEvent pinAdded(const Pin &pin);
     static SessionEvent pinRemoved(const QString &id);
+    static SessionEvent pinnedContext(const QStringList &pinIds, const QString &content);
 
     // The payload of the event's kind, or nullptr.
     const Started *started() const { return std::get_if<Started>(&payload); }
@@ -161,6 +174,7 @@ struct SessionEvent
     const Policy *policy() const { return std::get_if<Policy>(&payload); }
     const PinAdd *pinAdd() const { return std::get_if<PinAdd>(&payload); }
     const PinRemove *pinRemove() const { return std::get_if<PinRemove>(&payload); }
+    const PinContext *pinContext() const { return std::get_if<PinContext>(&payload); }
 
     // Shortcuts to payload fields; empty when the event has no such field.
     QString content() const;                         // user_message.content

@@ -193,6 +193,7 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
     for (const SessionEvent &event : events) {
         switch (event.kind) {
         case SessionEvent::Kind::SessionStarted:
+        case SessionEvent::Kind::PinnedContext: // the pin's own "Pinned:" says it already
         case SessionEvent::Kind::Unknown:
             break;
         case SessionEvent::Kind::UserMessage:
@@ -241,7 +242,7 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
             break;
         case SessionEvent::Kind::PinAdded:
             md += QStringLiteral("*") + SessionExporter::tr("Pinned:") + QStringLiteral("*\n\n") +
-                  quoted(event.pinAdd()->pin.text);
+                  quoted(event.pinAdd()->pin.shownText()); // a tool result as its card showed it, not JSON
             break;
         case SessionEvent::Kind::PinRemoved:
             md += QStringLiteral("*") + SessionExporter::tr("A pin was removed.") + QStringLiteral("*\n\n");

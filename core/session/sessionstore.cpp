@@ -933,8 +933,12 @@ MessageList buildConversation(const QList<SessionEvent> &events)
             MessageList replacement = compaction->messages;
             replacement.detach();
             messages = std::move(replacement);
+        } else if (const SessionEvent::PinContext *pinned = event.pinContext();
+                   pinned && !pinned->content.isEmpty()) {
+            // Issue 16: pins made after a compaction reach the model where they were added, as live.
+            messages.append(Message::user(pinned->content));
         }
-        // session_started, compaction_reverted and kinds this app does not know add nothing.
+        // session_started, compaction_reverted, pins and kinds this app does not know add nothing.
     }
     return messages;
 }

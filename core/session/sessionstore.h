@@ -121,7 +121,8 @@ private:
 };
 
 // Projection (reference 5.3): user messages, assistant turns with text or tool activity, and
-// compaction_applied replacing the whole list with an independent copy of its messages.
+// compaction_applied replacing the whole list with an independent copy of its messages; Keen's
+// pinned_context adds its user message (issue 16).
 MessageList buildConversation(const QList<SessionEvent> &events);
 
 } // namespace keen

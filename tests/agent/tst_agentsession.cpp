@@ -145,6 +145,7 @@ private Q_SLOTS:
     void transcriptWritesRunOffTheGuiThread();
     void heldDiskNeverHoldsTheGuiThread();
     void sessionThatCannotBeCreatedLosesNothing();
+    void pinMadeDuringATurnAfterACompactionGoesInWithTheNextMessage();
 
 private:
     std::unique_ptr<keen::test::TestEnvironment> m_env;
@@ -798,6 +799,57 @@ void TestAgentSession::sessionThatCannotBeCreatedLosesNothing()
     QVERIFY(loaded);
     QCOMPARE(buildConversation(loaded->events), (MessageList{Message::user(QStringLiteral("second")),
                                                              Message::assistant(QStringLiteral("hi"))}));
+}
+
+// Issue 16: a note pinned while a turn runs, after a compaction, cannot join a history the running request
+// already took; it goes in with the next message (before the person's words, in the same batch), once, and
+// the transcript projects to the same history.
+void TestAgentSession::pinMadeDuringATurnAfterACompactionGoesInWithTheNextMessage()
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("answer")), ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSUMMARY")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->compact());
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+
+    m_client->addTurn({ScriptedLlmClient::gate(QStringLiteral("hold")),
+                       ScriptedLlmClient::chunk(QStringLiteral("working")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    finished.clear();
+    QVERIFY(m_session->submit(QStringLiteral("busy turn")));
+    QTRY_COMPARE_WITH_TIMEOUT(m_client->requests().size(), 3, 5000);
+    const QString note = QStringLiteral("NOTE-DURING-TURN: keep the ABI");
+    Pin pin;
+    pin.text = note;
+    QVERIFY(m_session->addPin(pin));
+    QTRY_COMPARE_WITH_TIMEOUT(m_session->pins().size(), 1, 5000);
+    m_client->open(QStringLiteral("hold"));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+    auto holding = [&note](const MessageList &messages) {
+        return std::count_if(messages.cbegin(), messages.cend(),
+                             [&](const Message &message) { return message.content.contains(note); });
+    };
+    QCOMPARE(holding(m_session->messages()), 0);
+
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("next"));
+    MessageList request = m_client->requests().constLast();
+    QCOMPARE(holding(request), 1);
+    QCOMPARE(request.at(request.size() - 2),
+             Message::user(CompactionPrompts::pinnedContext(m_session->pins())));
+    QCOMPARE(request.constLast(), Message::user(QStringLiteral("next")));
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("again"));
+    QCOMPARE(holding(m_client->requests().constLast()), 1);
+
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(buildConversation(loaded->events), m_session->messages());
+    QCOMPARE(eventKinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
 }
 
 QTEST_GUILESS_MAIN(TestAgentSession)

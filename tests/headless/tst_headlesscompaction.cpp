@@ -129,6 +129,8 @@ private Q_SLOTS:
     void droppedDetailsAreRecordedAndReported();
     void pinsSurviveALongToolLoop_data();
     void pinsSurviveALongToolLoop();
+    void pinAfterACompactionReachesTheNextRequestOnceAcrossResume_data();
+    void pinAfterACompactionReachesTheNextRequestOnceAcrossResume();
 };
 
 namespace {
@@ -1635,6 +1637,106 @@ void TestHeadlessCompaction::droppedDetailsAreRecordedAndReported()
     loaded = manual.runner.session().sessionStore().load(sessionId);
     QVERIFY(loaded);
     QCOMPARE(loaded->events.constLast().compaction()->dropped, manualDropped);
+}
+
+void TestHeadlessCompaction::pinAfterACompactionReachesTheNextRequestOnceAcrossResume_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Found by a tester: Pin the Original re-injects what a summary left out, yet the model got it only with the
+// next compaction. Pinned after a compaction, the excerpt is in the very next request (after the summary,
+// before the person's words, in the replacement's <pinned_context> form) and counted in the estimate; a
+// resumed session rebuilds the same history and sends it again; after a further compaction it travels
+// once, in that compaction's pins. A pin whose text the history still holds is not added again.
+void TestHeadlessCompaction::pinAfterACompactionReachesTheNextRequestOnceAcrossResume()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    const QByteArray marker("unexpected token at offset 4711");
+    HeadlessRun headless(rig);
+    rig.enqueue({ProviderScript::text(
+        provider, QStringLiteral("The log says:\nsrc/parser/lexer.cpp:88: error: unexpected token at offset "
+                                 "4711\nI will look at the lexer next."))});
+    QCOMPARE(headless.run(QStringLiteral("why does the build fail?")), int(HeadlessRunner::Success));
+    AgentSession &session = headless.runner.session();
+    const QString sessionId = session.sessionId();
+    HeadlessRunner::Options compact;
+    compact.compact = true;
+    compact.launch.sessionId = sessionId;
+    compact.launch.workspace = rig.workspace();
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nSUMMARY-ONE"))});
+    QCOMPARE(headless.runGuarded(compact), int(HeadlessRunner::Success));
+    auto loaded = session.sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(loaded->events.constLast().kind, SessionEvent::Kind::CompactionApplied);
+    QString excerpt;
+    for (const DroppedDetail &detail : loaded->events.constLast().compaction()->dropped) {
+        if (detail.kind == DroppedDetail::Kind::Error)
+            excerpt = detail.excerpt;
+    }
+    QVERIFY2(excerpt.contains(QString::fromUtf8(marker)), qPrintable(excerpt));
+    QVERIFY(!session.messages().constFirst().content.contains(QString::fromUtf8(marker)));
+
+    // Pin the Original, as the dropped-details list does.
+    const qint64 userTokensBefore = session.contextBreakdown().userTokens;
+    Pin original;
+    original.kind = Pin::Kind::Detail;
+    original.text = excerpt;
+    QSignalSpy added(&session, &AgentSession::pinAdded);
+    QVERIFY(session.addPin(original));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !added.isEmpty(); }, 20000));
+    const Message pinned = Message::user(CompactionPrompts::pinnedContext(session.pins()));
+    QCOMPARE(session.messages().constLast(), pinned);
+    QCOMPARE(session.contextBreakdown().userTokens,
+             userTokensBefore + AgentSession::pinTokens(session.pins()));
+
+    HeadlessRunner::Options next;
+    next.prompt = QStringLiteral("NEXT-PROMPT");
+    next.launch.sessionId = sessionId;
+    next.launch.workspace = rig.workspace();
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Going on."))});
+    QCOMPARE(headless.runGuarded(next), int(HeadlessRunner::Success));
+    QByteArray body = rig.server().lastRequest().body;
+    QCOMPARE(body.count(marker), 1);
+    QVERIFY(body.indexOf("SUMMARY-ONE") < body.indexOf(marker));
+    QVERIFY(body.indexOf(marker) < body.indexOf("NEXT-PROMPT"));
+
+    // A message the history still holds: pinned, not added to it again.
+    Pin reply;
+    reply.kind = Pin::Kind::Message;
+    reply.text = QStringLiteral("Going on.");
+    QVERIFY(session.addPin(reply));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return added.size() == 2; }, 20000));
+    const MessageList live = session.messages();
+    QCOMPARE(live.count(pinned), 1);
+
+    // Resumed: the same history, and the excerpt in its request.
+    HeadlessRun resumed(rig);
+    next.prompt = QStringLiteral("RESUMED-PROMPT");
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Resumed."))});
+    QCOMPARE(resumed.runGuarded(next), int(HeadlessRunner::Success));
+    QCOMPARE(resumed.runner.session().messages().mid(0, live.size()), live);
+    body = rig.server().lastRequest().body;
+    QCOMPARE(body.count(marker), 1);
+    QVERIFY(body.indexOf(marker) < body.indexOf("RESUMED-PROMPT"));
+
+    // A further compaction carries the pins once, after its summary; the excerpt is not there twice.
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nSUMMARY-TWO"))});
+    QCOMPARE(resumed.runGuarded(compact), int(HeadlessRunner::Success));
+    next.prompt = QStringLiteral("AFTER-PROMPT");
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("After."))});
+    QCOMPARE(resumed.runGuarded(next), int(HeadlessRunner::Success));
+    body = rig.server().lastRequest().body;
+    QCOMPARE(body.count(marker), 1);
+    QCOMPARE(body.count("<pinned_context>"), 1);
+    QVERIFY(!body.contains("SUMMARY-ONE"));
+    QVERIFY(body.indexOf("SUMMARY-TWO") < body.indexOf(marker));
+    QVERIFY(body.indexOf(marker) < body.indexOf("AFTER-PROMPT"));
+
+    loaded = resumed.runner.session().sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(kinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
 }
 
 void TestHeadlessCompaction::pinsSurviveALongToolLoop_data()

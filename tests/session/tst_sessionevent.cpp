@@ -101,6 +101,11 @@ void TestSessionEvent::roundTripIsExact_data()
                       R"("color":"red"}})");
     QTest::newRow("pin_removed (issue 16)")
         << QByteArray(R"({"seq":9,"kind":"pin_removed","pin_removed":{"id":"pin-1"}})");
+    QTest::newRow("pinned_context (issue 16)") << QByteArray(
+        R"({"seq":9,"kind":"pinned_context","pinned_context":{"pin_ids":["pin-1"],)"
+        R"("content":"<pinned_context>\n<pin kind=\"detail\">\nx\n</pin>\n</pinned_context>"}})");
+    QTest::newRow("pinned_context without ids, extra fields")
+        << QByteArray(R"({"seq":9,"kind":"pinned_context","pinned_context":{"content":"y","by":"z"}})");
     QTest::newRow("unknown event kind")
         << QByteArray(R"({"seq":9,"kind":"fork_created","fork_created":{"parent":"p","at_seq":3},"v":2})");
     QTest::newRow("seq written as a float")

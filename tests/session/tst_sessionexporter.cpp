@@ -30,6 +30,7 @@ private Q_SLOTS:
     void interruptedAndErrorMarkers();
     void automaticSummaryIsNeverExported();
     void manualCompactionShowsStatusAndSummary();
+    void pinnedToolResultReadsAsItsCardShowedIt();
     void missingSessionIsAnError();
 
 private:
@@ -214,6 +215,26 @@ void TestSessionExporter::manualCompactionShowsStatusAndSummary()
     const QString markdown = exported(writer);
     QVERIFY(markdown.contains(QStringLiteral("*✓ Context compacted.*")));
     QVERIFY(markdown.contains(QStringLiteral("> ## Key Instructions\n> Keep tests green.\n")));
+}
+
+// Issue 16: a pinned tool result is stored as the model got it (read_file: JSON with line:hash| prefixes);
+// the export shows it as the window does (Pin::shownText), the file's text, and never the raw JSON.
+void TestSessionExporter::pinnedToolResultReadsAsItsCardShowedIt()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("read it"));
+    const QString returned = QStringLiteral(
+        R"({"content":"1:c6f|int main()\n2:a01|{\n3:9bd|    return 0;\n4:e3b|}","path":"src/main.cpp"})");
+    writer.appendPayload(QStringLiteral("pin_added"),
+                         QJsonObject{{QStringLiteral("id"), QStringLiteral("pin-1")},
+                                     {QStringLiteral("kind"), QStringLiteral("tool_result")},
+                                     {QStringLiteral("text"), returned},
+                                     {QStringLiteral("source"), QStringLiteral("read_file src/main.cpp")}});
+    const QString markdown = exported(writer);
+    QVERIFY2(markdown.contains(QStringLiteral("*Pinned:*\n\n> int main()\n> {\n>     return 0;\n> }\n")),
+             qPrintable(markdown));
+    QVERIFY2(!markdown.contains(QStringLiteral("\"content\"")), qPrintable(markdown));
+    QVERIFY(!markdown.contains(QStringLiteral("1:c6f|")));
 }
 
 void TestSessionExporter::missingSessionIsAnError()

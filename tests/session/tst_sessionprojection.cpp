@@ -37,6 +37,7 @@ private Q_SLOTS:
     void replacesOnCompaction_S62();
     void compactionCloneIsIndependent();
     void checkpointStaysInTranscriptForReplay_S63();
+    void pinnedContextJoinsTheConversationWhereItStands();
 };
 
 void TestSessionProjection::userAndAssistantTurnsInOrder()
@@ -135,6 +136,27 @@ void TestSessionProjection::checkpointStaysInTranscriptForReplay_S63()
     const MessageList messages = buildConversation(loaded->events);
     QCOMPARE(messages, (MessageList{Message::user(QStringLiteral("compacted context")),
                                     Message::assistant(QStringLiteral(" after checkpoint"))}));
+}
+
+// Issue 16: a pin made after a compaction joins the conversation as the user message pinned_context holds,
+// where the event stands, so a resumed session sends what the live one did; pin_added adds nothing.
+void TestSessionProjection::pinnedContextJoinsTheConversationWhereItStands()
+{
+    const Pin pin{QStringLiteral("pin-1"), Pin::Kind::Detail, QStringLiteral("src/a.cpp:8: error: x"), {}};
+    const QString context = QStringLiteral("<pinned_context>\n<pin kind=\"detail\">\nsrc/a.cpp:8: error: "
+                                           "x\n</pin>\n</pinned_context>");
+    const QList<SessionEvent> events{
+        SessionEvent::userMessage(QStringLiteral("one")),
+        SessionEvent::compactionApplied(QStringLiteral("Context compacted."), {},
+                                        {Message::user(QStringLiteral("summary"))}),
+        SessionEvent::pinAdded(pin),
+        SessionEvent::pinnedContext({pin.id}, context),
+        SessionEvent::userMessage(QStringLiteral("two")),
+        SessionEvent::pinnedContext({}, QString()), // an empty one adds nothing
+    };
+    QCOMPARE(buildConversation(events),
+             (MessageList{Message::user(QStringLiteral("summary")), Message::user(context),
+                          Message::user(QStringLiteral("two"))}));
 }
 
 QTEST_GUILESS_MAIN(TestSessionProjection)

@@ -61,6 +61,19 @@ QAction *action(QMenu *menu, const char *name)
     return menu->findChild<QAction *>(QLatin1String(name));
 }
 
+// The status rows pins and unpins left, in order.
+QStringList pinRows(const ChatModel &model)
+{
+    QStringList rows;
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const ChatItem &item = model.item(row);
+        if (item.kind == ChatItem::Kind::Status &&
+            (item.text.startsWith(QStringLiteral("Pinned: ")) || item.text == ChatModel::unpinnedText()))
+            rows.append(item.text);
+    }
+    return rows;
+}
+
 } // namespace
 
 class TestPins : public QObject
@@ -78,6 +91,7 @@ private Q_SLOTS:
     void aPinOverTheBudgetIsRefusedWithADialog();
     void droppedDetailsRowListsThemAndPinsTheOriginal();
     void droppedDetailsReadAsTheyWereWritten();
+    void everyPinAndUnpinLeavesOneRowAsTheReopenedSessionShows();
 
 private:
     void turn(const QString &prompt, const QList<ScriptedLlmClient::Step> &steps);
@@ -525,6 +539,80 @@ void TestPins::droppedDetailsReadAsTheyWereWritten()
     QVERIFY2(
         m_session->pins().first().text.contains(QStringLiteral("*First turn: we are building a parser.*")),
         qPrintable(m_session->pins().first().text));
+}
+
+// Found by a tester: pinning or unpinning in the Pins dialog added no row to the conversation, while /pin
+// and a row's menu did. Every way to pin or unpin (Pin the Original, a row's menu, /pin, the Pins dialog's
+// note and Unpin) leaves exactly one row, and the reopened session replays the same rows in the same order.
+void TestPins::everyPinAndUnpinLeavesOneRowAsTheReopenedSessionShows()
+{
+    turn(QStringLiteral("why does the build fail?"),
+         {ScriptedLlmClient::chunk(QStringLiteral("src/parser/lexer.cpp:88: error: unexpected token"))});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFix the build.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    ChatModel *model = m_panel->model();
+    QVERIFY(pinRows(*model).isEmpty());
+
+    // Pin the Original, in the list of what was dropped.
+    int droppedRow = -1;
+    QTRY_VERIFY((droppedRow = [&] {
+                    for (int i = 0; i < model->rowCount(); ++i) {
+                        if (!model->item(i).dropped.isEmpty())
+                            return i;
+                    }
+                    return -1;
+                }()) >= 0);
+    ChatView *view = m_panel->view();
+    view->scrollTo(model->index(droppedRow));
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      view->visualRect(model->index(droppedRow)).center());
+    DroppedDetailsDialog *dropped = nullptr;
+    QTRY_VERIFY((dropped = m_panel->findChild<DroppedDetailsDialog *>(
+                     QStringLiteral("droppedDetailsDialog"))) != nullptr);
+    QTest::mouseClick(
+        qobject_cast<QPushButton *>(dropped->list()->itemWidget(dropped->list()->topLevelItem(0), 2)),
+        Qt::LeftButton);
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    QTRY_COMPARE(pinRows(*model), QStringList{ChatModel::pinnedText(m_session->pins().at(0))});
+    dropped->close();
+
+    // A row's menu.
+    std::unique_ptr<QMenu> menu = menuAt(rowOfKind(model, ChatItem::Kind::User));
+    action(menu.get(), "pinMessageAction")->trigger();
+    QTRY_COMPARE(m_session->pins().size(), 2);
+    QTRY_COMPARE(pinRows(*model).size(), 2);
+
+    // /pin, then the Pins dialog's note and Unpin.
+    m_panel->submitInput(QStringLiteral("/pin Never edit vendor/ by hand."));
+    QTRY_COMPARE(m_session->pins().size(), 3);
+    QTRY_COMPARE(pinRows(*model).size(), 3);
+    m_panel->submitInput(QStringLiteral("/pins"));
+    PinsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_panel->findChild<PinsDialog *>(QStringLiteral("pinsDialog"))) != nullptr);
+    dialog->findChild<QLineEdit *>(QStringLiteral("pinNoteEdit"))->setText(QStringLiteral("Frozen branch."));
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("pinNoteButton")), Qt::LeftButton);
+    QTRY_COMPARE(m_session->pins().size(), 4);
+    QTRY_COMPARE(pinRows(*model).size(), 4);
+    QCOMPARE(pinRows(*model).constLast(), QStringLiteral("Pinned: Frozen branch."));
+    dialog->list()->setCurrentRow(1);
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("unpinButton")), Qt::LeftButton);
+    QTRY_COMPARE(m_session->pins().size(), 3);
+    QTRY_COMPARE(pinRows(*model).size(), 5);
+
+    const QStringList live = pinRows(*model);
+    QCOMPARE(live.mid(1, 4),
+             (QStringList{QStringLiteral("Pinned: why does the build fail?"),
+                          QStringLiteral("Pinned: Never edit vendor/ by hand."),
+                          QStringLiteral("Pinned: Frozen branch."), ChatModel::unpinnedText()}));
+    QTest::qWait(50); // nothing late: no second row for any of them
+    QCOMPARE(pinRows(*model), live);
+
+    // The reopened session: the same rows, in the same order.
+    ChatModel replayed;
+    replayed.replay(transcript());
+    QCOMPARE(pinRows(replayed), live);
 }
 
 QTEST_MAIN(TestPins)

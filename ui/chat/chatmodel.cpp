@@ -706,6 +706,11 @@ QString ChatModel::pinnedText(const Pin &pin)
     return tr("Pinned: %1").arg(firstLine);
 }
 
+QString ChatModel::unpinnedText()
+{
+    return tr("Pin removed.");
+}
+
 void ChatModel::replay(const QList<SessionEvent> &events)
 {
     clear();
@@ -713,6 +718,7 @@ void ChatModel::replay(const QList<SessionEvent> &events)
         m_firstRowOfSeq.insert(event.seq, int(m_items.size()));
         switch (event.kind) {
         case SessionEvent::Kind::SessionStarted:
+        case SessionEvent::Kind::PinnedContext: // the pin's own row says it, live as well
         case SessionEvent::Kind::Unknown:
             break;
         case SessionEvent::Kind::UserMessage:
@@ -770,7 +776,7 @@ void ChatModel::replay(const QList<SessionEvent> &events)
             addLine(ChatItem::Kind::Status, pinnedText(event.pinAdd()->pin));
             break;
         case SessionEvent::Kind::PinRemoved:
-            addLine(ChatItem::Kind::Status, tr("Pin removed."));
+            addLine(ChatItem::Kind::Status, unpinnedText());
             break;
         }
     }

@@ -112,6 +112,8 @@ public:
     void markPinned(quint64 itemId);
     // The status row a pin leaves (issue 16): its first line.
     static QString pinnedText(const Pin &pin);
+    // The status row an unpin leaves.
+    static QString unpinnedText();
     // The status row an undo leaves.
     static QString compactionUndoneText();
     // The status row of a compaction_policy event, live and replayed (issue 16).

@@ -251,6 +251,13 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::errorOccurred, this,
             [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
     connect(m_session, &AgentSession::pinsChanged, this, &ChatPanel::updatePinsButton);
+    // One row for every pin added or removed, whoever asked (Pins dialog, a row's menu, /pin, Pin the
+    // Original), once it is on disk: as the transcript's pin_added and pin_removed replay.
+    connect(m_session, &AgentSession::pinAdded, this, [this](const Pin &pinned) {
+        m_model->addLine(ChatItem::Kind::Status, ChatModel::pinnedText(pinned));
+    });
+    connect(m_session, &AgentSession::pinRemoved, this,
+            [this] { m_model->addLine(ChatItem::Kind::Status, ChatModel::unpinnedText()); });
     connect(m_session, &AgentSession::projectPermissionsChanged, this,
             [this](bool allowed, const QStringList &names) {
                 const QString list = names.join(QStringLiteral(", "));
@@ -312,8 +319,7 @@ bool ChatPanel::pin(const Pin &pinned, quint64 itemId)
         return false;
     if (itemId != 0)
         m_model->markPinned(itemId);
-    m_model->addLine(ChatItem::Kind::Status, ChatModel::pinnedText(pinned));
-    return true;
+    return true; // its row comes with AgentSession::pinAdded
 }
 
 void ChatPanel::finishOpening()
