@@ -100,6 +100,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     const LoadedSettings loaded = Settings::loadOrDefaults();
     const Settings &settings = loaded.settings;
     m_recentFolders = settings.recentFolders;
+    m_contextWindowSetting = settings.contextWindow;
     for (auto it = settings.providers.cbegin(); it != settings.providers.cend(); ++it)
         m_configuredModels.insert(it.key(), it->models);
 
@@ -1025,8 +1026,11 @@ void MainWindow::chooseModel(const QString &choice)
 void MainWindow::applyClientConfig(const ClientConfig &config)
 {
     ClientConfig applied = config;
+    // As ConfigResolver has it: --context-window, else settings.json's context_window, else the registry.
     if (m_options.contextWindow)
         applied.contextWindow = *m_options.contextWindow;
+    else if (m_contextWindowSetting)
+        applied.contextWindow = *m_contextWindowSetting;
     else if (!applied.providerId.isEmpty())
         applied.contextWindow = ProviderCatalog::contextWindow(applied.providerId, applied.model);
     m_session->setClientConfig(applied);

@@ -189,7 +189,8 @@ private:
 
     QString m_shownWorkspace; // the folder the chat, sidebar and title show
     QStringList m_recentFolders;
-    QString m_pendingFolder; // to open once the running turn has stopped
+    std::optional<qint64> m_contextWindowSetting; // settings.json context_window, read at start
+    QString m_pendingFolder;                      // to open once the running turn has stopped
     QString m_sessionTitle;
     bool m_askForFolder = false;
     std::optional<qint64> m_estimate; // the history held, while no usage report measured it

@@ -109,6 +109,7 @@ private Q_SLOTS:
     void toolbarProviderBoxNeverCarriesTheKeyOver();
     void firstRunSetupUsesTheKeyFromTheEnvironment();
     void settingsSwitchToAProviderWithItsKeyElsewhereUsesThatKey();
+    void contextWindowFromSettingsJsonIsTheWindowsToo();
 
 private:
     test::TestEnvironment m_env;
@@ -1098,6 +1099,27 @@ void TestMainWindow::settingsSwitchToAProviderWithItsKeyElsewhereUsesThatKey()
     chooseInSettings(QStringLiteral("deepseek"));
     QTRY_COMPARE(m_window->session()->clientConfig().apiKey, QStringLiteral("helper-key"));
     QCOMPARE(m_window->session()->clientConfig().providerId, QStringLiteral("deepseek"));
+}
+
+// settings.json's context_window is the window's as it is `run`'s (it used to be replaced by the registry's
+// 200,000 for a local server, so automatic compaction fired far too late), and a model change keeps it.
+void TestMainWindow::contextWindowFromSettingsJsonIsTheWindowsToo()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    Settings settings;
+    settings.activeProvider = QStringLiteral("ollama");
+    settings.activeModel = QStringLiteral("qwen3-coder");
+    settings.contextWindow = 60000;
+    QVERIFY(settings.save());
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    window.show();
+    QCOMPARE(window.session()->clientConfig().providerId, QStringLiteral("ollama"));
+    QCOMPARE(window.session()->clientConfig().contextWindow, 60000);
+    window.chatPanel()->runCommand(QStringLiteral("/model llama3"));
+    QTRY_COMPARE(window.session()->clientConfig().model, QStringLiteral("llama3"));
+    QCOMPARE(window.session()->clientConfig().contextWindow, 60000);
 }
 
 QTEST_MAIN(TestMainWindow)
