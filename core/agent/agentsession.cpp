@@ -532,8 +532,8 @@ void AgentSession::Private::finishTurn()
             session.reset();
             writer.reset();
         }
-        Q_EMIT q->errorOccurred(why);
-        endTurn(TurnOutcome::Error, why);
+        endTurn(TurnOutcome::Error,
+                why); // the turn's error, shown once (errorOccurred as well showed it twice)
         return;
     }
     TurnOutcome outcome = TurnOutcome::Done;

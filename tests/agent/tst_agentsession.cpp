@@ -780,8 +780,11 @@ void TestAgentSession::sessionThatCannotBeCreatedLosesNothing()
     const std::shared_ptr<WatchedStore> store = watchStore();
     store->refuseCreate = true;
     QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QSignalSpy errors(m_session.get(), &AgentSession::errorOccurred);
     QVERIFY(m_session->submit(QStringLiteral("first")));
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+    // The window and `run` show the turn's error; errorOccurred as well made it two rows (two stderr lines).
+    QCOMPARE(errors.size(), 0);
     QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Error);
     QVERIFY(finished.at(0).at(1).toString().contains(QStringLiteral("could not save the message")));
     QVERIFY(finished.at(0).at(1).toString().contains(QStringLiteral("No space left on device")));

@@ -1310,6 +1310,10 @@ void TestHeadlessRun::aSessionInUseByAnotherRunIsRefused()
                                 .arg(id)
                                 .arg(busy->processId())),
         qPrintable(second.err));
+    // Said once, as the error it is (it was also printed as a "Warning:" line before).
+    QCOMPARE(second.err.count(QStringLiteral("is in use by another Keen Desktop")), 1);
+    QVERIFY2(second.err.contains(QStringLiteral("Error: could not save the message: ")),
+             qPrintable(second.err));
     QCOMPARE(int(m_server->requests().size()), requestsBefore); // nothing was sent for it
     QCOMPARE(::kill(pid_t(busy->processId()), SIGINT), 0);
     QCOMPARE(finish(*busy).exitCode, 130);
