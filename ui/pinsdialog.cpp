@@ -48,7 +48,10 @@ PinsDialog::PinsDialog(AgentSession *session, QWidget *parent)
     setWindowTitle(tr("Pins"));
     resize(560, 380);
     auto *intro =
-        new QLabel(tr("Pinned items are kept verbatim after the summary of every compaction."), this);
+        new QLabel(tr("Pinned items are kept verbatim after the summary of every compaction. One the "
+                      "conversation does not hold yet, such as a note, reaches the model with the next "
+                      "request."),
+                   this);
     intro->setWordWrap(true);
     m_list->setObjectName(QStringLiteral("pinsList"));
     m_list->setWordWrap(true);

@@ -28,6 +28,7 @@
 #include <QDir>
 #include <QFuture>
 #include <QFutureWatcher>
+#include <QJsonDocument>
 #include <QPromise>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
@@ -47,6 +48,25 @@ QString dataDirectory()
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
 }
 
+// Whether a tool output the next request replays carries text: as it is, with a JSON string's escapes (a
+// multi-line output inside a tool's JSON result), or as bash's card shows it (stdout, then stderr).
+bool replayHolds(const ToolActivity &activity, const QString &text)
+{
+    const QString replayed = replayResult(activity);
+    if (replayed.contains(text))
+        return true;
+    const QString quoted = serializeJson(QJsonValue(text));
+    if (replayed.contains(QStringView(quoted).sliced(1, quoted.size() - 2)))
+        return true;
+    const QJsonObject output = QJsonDocument::fromJson(replayed.toUtf8()).object();
+    QString shown = output.value(QStringLiteral("stdout")).toString();
+    const QString errors = output.value(QStringLiteral("stderr")).toString();
+    if (!errors.isEmpty())
+        shown += (shown.isEmpty() || shown.endsWith(QLatin1Char('\n')) ? QString() : QStringLiteral("\n")) +
+                 errors;
+    return !shown.isEmpty() && shown.contains(text);
+}
+
 // Whether the next request would carry text already: in a message, or in a tool output it replays.
 bool historyHolds(const MessageList &history, const QString &text)
 {
@@ -56,7 +76,7 @@ bool historyHolds(const MessageList &history, const QString &text)
         if (!message.turnMemory)
             continue;
         for (const ToolActivity &activity : message.turnMemory->toolActivity) {
-            if (replayResult(activity).contains(text))
+            if (replayHolds(activity, text))
                 return true;
         }
     }
@@ -165,9 +185,10 @@ struct AgentSession::Private
     }
     // After a compaction applied: pins over their budget are kept, and the person hears of it.
     void checkPinBudget();
-    // Issue 16: the pins of candidates that the next request would not carry. Before any compaction the
-    // conversation is whole and pins travel with compactions only; after one, a pin whose text the history
-    // no longer holds (Pin the Original, a note) would reach the model only at the next compaction.
+    // Issue 16: the pins of candidates that the next request would not carry: their text is in none of the
+    // history's messages or replayed tool outputs (a typed note, Pin the Original, a message a summary
+    // replaced, a tool result the history no longer replays). The same with or without an earlier
+    // compaction; such a pin would otherwise reach the model only at the next compaction.
     PinList pinsMissingFromHistory(const PinList &candidates) const;
     bool opening = false; // openSessionAsync() is reading
 };
@@ -479,8 +500,6 @@ void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info,
 PinList AgentSession::Private::pinsMissingFromHistory(const PinList &candidates) const
 {
     PinList missing;
-    if (undoableSeq == 0)
-        return missing;
     for (const Pin &pin : candidates) {
         if (!historyHolds(history, pin.text))
             missing.append(pin);
@@ -851,7 +870,8 @@ Result<void> AgentSession::submit(const QString &text)
     // thread; the worker sends the request once they are on disk.
     QList<SessionEvent> batch;
     d->turnHistoryStart = d->history.size();
-    // Issue 16: pins added while busy after a compaction go in before the words, in the same batch.
+    // Issue 16: pins the history does not hold (added while busy, or before this app wrote pinned_context)
+    // go in before the words, in the same batch.
     if (const PinList missing = d->pinsMissingFromHistory(d->pins); !missing.isEmpty()) {
         QStringList ids;
         for (const Pin &pin : missing)
@@ -1041,8 +1061,8 @@ Result<void> AgentSession::addPin(Pin pin)
     if (auto opened = d->ensureSession(); !opened)
         return opened;
     QList<SessionEvent> batch{SessionEvent::pinAdded(pin)};
-    // Issue 16: a pin the history no longer holds after a compaction joins it now, so the very next request
-    // carries it, as the replacement would. Appended here, in the order of the writes: a turn submitted
+    // Issue 16: a pin the history does not hold joins it now, so the very next request carries it, in the
+    // form a compaction's replacement gives it. Appended here, in the order of the writes: a turn submitted
     // before the batch is on disk sends it too. While busy it goes in with the next request (submit).
     std::optional<Message> context;
     if (!isBusy() && !d->opening && !d->pinsMissingFromHistory({pin}).isEmpty()) {

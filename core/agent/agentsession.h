@@ -119,8 +119,9 @@ public:
     // Pins text (an empty id gets a new one). Refused, with nothing written, when the text is empty or the
     // pins would no longer fit the pin budget: the error says how much they would take. The pin_added event
     // is written on the writer's thread; pinAdded() and pinsChanged() once it is on disk, pinFailed() when it
-    // could not be. After a compaction, a pin whose text the history no longer holds is also appended to the
-    // history (a pinned_context event), so the next request carries it; while busy, with the next request.
+    // could not be. A pin whose text the history does not hold (a typed note, Pin the Original, ...) is also
+    // appended to the history (a pinned_context event), with or without an earlier compaction, so the next
+    // request carries it; while busy, with the next request.
     Result<void> addPin(Pin pin);
     Result<void> removePin(const QString &id);
 

@@ -109,8 +109,8 @@ struct SessionEvent
         bool operator==(const PinRemove &) const = default;
     };
     // Pins added to the conversation itself (docs/SESSION_FORMAT.md, pinned_context): content is one user
-    // message, appended to the history where the event stands, so a pin made after a compaction reaches the
-    // model with the next request and not only with the next compaction.
+    // message, appended to the history where the event stands, so a pin whose text the history does not hold
+    // reaches the model with the next request and not only with the next compaction.
     struct PinContext
     {
         QStringList pinIds;

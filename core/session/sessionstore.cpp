@@ -935,7 +935,7 @@ MessageList buildConversation(const QList<SessionEvent> &events)
             messages = std::move(replacement);
         } else if (const SessionEvent::PinContext *pinned = event.pinContext();
                    pinned && !pinned->content.isEmpty()) {
-            // Issue 16: pins made after a compaction reach the model where they were added, as live.
+            // Issue 16: pins the history did not hold reach the model where they were added, as live.
             messages.append(Message::user(pinned->content));
         }
         // session_started, compaction_reverted, pins and kinds this app does not know add nothing.

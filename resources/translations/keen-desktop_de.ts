@@ -1318,10 +1318,6 @@ Ihn anhalten und %2 öffnen?</translation>
         <translation>Angeheftet</translation>
     </message>
     <message>
-        <source>Pinned items are kept verbatim after the summary of every compaction.</source>
-        <translation>Angeheftete Einträge bleiben nach der Zusammenfassung jeder Verdichtung wörtlich erhalten.</translation>
-    </message>
-    <message>
         <source>A note every compaction should keep</source>
         <translation>Eine Notiz, die jede Verdichtung behalten soll</translation>
     </message>
@@ -1332,6 +1328,10 @@ Ihn anhalten und %2 öffnen?</translation>
     <message>
         <source>Pins use about %1 of %2 tokens.</source>
         <translation>Angeheftetes braucht etwa %1 von %2 Tokens.</translation>
+    </message>
+    <message>
+        <source>Pinned items are kept verbatim after the summary of every compaction. One the conversation does not hold yet, such as a note, reaches the model with the next request.</source>
+        <translation>Angeheftete Einträge bleiben nach der Zusammenfassung jeder Verdichtung wörtlich erhalten. Einer, den das Gespräch noch nicht enthält, etwa eine Notiz, erreicht das Modell mit der nächsten Anfrage.</translation>
     </message>
 </context>
 <context>

@@ -146,6 +146,8 @@ private Q_SLOTS:
     void heldDiskNeverHoldsTheGuiThread();
     void sessionThatCannotBeCreatedLosesNothing();
     void pinMadeDuringATurnAfterACompactionGoesInWithTheNextMessage();
+    void pinMadeDuringTheFirstTurnGoesInWithTheNextMessage();
+    void pinnedToolResultJoinsTheHistoryOnlyWhenItIsNotReplayed();
 
 private:
     std::unique_ptr<keen::test::TestEnvironment> m_env;
@@ -853,6 +855,119 @@ void TestAgentSession::pinMadeDuringATurnAfterACompactionGoesInWithTheNextMessag
     QVERIFY(loaded);
     QCOMPARE(buildConversation(loaded->events), m_session->messages());
     QCOMPARE(eventKinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
+}
+
+// Issue 16, the same rule before any compaction: a note pinned while the first turn runs cannot join the
+// history that request took; it goes in with the next message (the <pinned_context> message right before the
+// person's words, in the same batch), once, and the transcript projects to the same history.
+void TestAgentSession::pinMadeDuringTheFirstTurnGoesInWithTheNextMessage()
+{
+    m_client->addTurn({ScriptedLlmClient::gate(QStringLiteral("hold")),
+                       ScriptedLlmClient::chunk(QStringLiteral("working")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QVERIFY(m_session->submit(QStringLiteral("busy turn")));
+    QTRY_COMPARE_WITH_TIMEOUT(m_client->requests().size(), 1, 5000);
+    const QString note = QStringLiteral("NOTE-FIRST-TURN: always use tabs, never spaces");
+    Pin pin;
+    pin.text = note;
+    QVERIFY(m_session->addPin(pin));
+    QTRY_COMPARE_WITH_TIMEOUT(m_session->pins().size(), 1, 5000);
+    m_client->open(QStringLiteral("hold"));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+    auto holding = [&note](const MessageList &messages) {
+        return std::count_if(messages.cbegin(), messages.cend(),
+                             [&](const Message &message) { return message.content.contains(note); });
+    };
+    QCOMPARE(holding(m_client->requests().constFirst()), 0);
+    QCOMPARE(holding(m_session->messages()), 0);
+    QCOMPARE(m_session->undoableCompaction(), quint64(0));
+
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("next"));
+    MessageList request = m_client->requests().constLast();
+    QCOMPARE(holding(request), 1);
+    QCOMPARE(request.at(request.size() - 2),
+             Message::user(CompactionPrompts::pinnedContext(m_session->pins())));
+    QCOMPARE(request.constLast(), Message::user(QStringLiteral("next")));
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("again"));
+    QCOMPARE(holding(m_client->requests().constLast()), 1);
+
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(buildConversation(loaded->events), m_session->messages());
+    QCOMPARE(eventKinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
+}
+
+// Issue 16: a pinned tool result adds nothing while the history replays it: with the full tool history, a
+// bash result pinned as its card shows it (stdout, then stderr, over several lines: inside the replayed JSON
+// its line breaks are escaped) and a read's result as it was returned. With the tool history off (the
+// default), a result from an earlier turn is replayed as its status only, so the model no longer has it:
+// pinned, it joins the history like a note.
+void TestAgentSession::pinnedToolResultJoinsTheHistoryOnlyWhenItIsNotReplayed()
+{
+    ToolCallInfo bash;
+    bash.callId = QStringLiteral("b1");
+    bash.name = QStringLiteral("bash");
+    bash.input = QJsonObject{{QStringLiteral("command"), QStringLiteral("make test")}};
+    ToolCallInfo bashEnd = bash;
+    bashEnd.output =
+        QJsonObject{{QStringLiteral("stdout"), QStringLiteral("PASS tst_lexer\nFAIL tst_parser\n")},
+                    {QStringLiteral("stderr"), QStringLiteral("expected 3, got 4\n")},
+                    {QStringLiteral("exit_code"), 1}};
+    ToolCallInfo read;
+    read.callId = QStringLiteral("r1");
+    read.name = QStringLiteral("read_file");
+    read.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("parser.h")}};
+    ToolCallInfo readEnd = read;
+    readEnd.output =
+        QJsonObject{{QStringLiteral("content"), QStringLiteral("1:3fa|int parse(const char *text);")},
+                    {QStringLiteral("total_lines"), 1}};
+    const ScriptedLlmClient::Turn withTools{
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, bash)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, bashEnd)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, read)),
+        ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, readEnd)),
+        ScriptedLlmClient::chunk(QStringLiteral("One test fails.")),
+        ScriptedLlmClient::event(StreamEvent::done())};
+    Pin bashPin;
+    bashPin.kind = Pin::Kind::ToolResult;
+    bashPin.text = QStringLiteral("PASS tst_lexer\nFAIL tst_parser\nexpected 3, got 4");
+    bashPin.source = QStringLiteral("bash make test");
+    Pin readPin;
+    readPin.kind = Pin::Kind::ToolResult;
+    readPin.text = QStringLiteral(R"({"content":"1:3fa|int parse(const char *text);","total_lines":1})");
+    readPin.source = QStringLiteral("read_file parser.h");
+    auto pinAll = [this](const QList<Pin> &pins) {
+        const qsizetype before = m_session->pins().size();
+        for (const Pin &pin : pins)
+            QVERIFY(m_session->addPin(pin));
+        QTRY_COMPARE_WITH_TIMEOUT(m_session->pins().size(), before + pins.size(), 5000);
+    };
+
+    m_session->setToolHistoryFull(true);
+    runOneTurn(withTools, QStringLiteral("run the tests"));
+    const MessageList replayed = m_session->messages();
+    pinAll({bashPin, readPin});
+    QCOMPARE(m_session->messages(), replayed);
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(eventKinds(loaded->events).count(QStringLiteral("pinned_context")), 0);
+
+    m_session->newSession();
+    m_session->setToolHistoryFull(false);
+    runOneTurn(withTools, QStringLiteral("run the tests"));
+    const MessageList statusOnly = m_session->messages();
+    pinAll({bashPin});
+    QCOMPARE(m_session->messages(), MessageList(statusOnly)
+                                        << Message::user(CompactionPrompts::pinnedContext({bashPin})));
+    loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(eventKinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
+    QCOMPARE(buildConversation(loaded->events), m_session->messages());
 }
 
 QTEST_GUILESS_MAIN(TestAgentSession)

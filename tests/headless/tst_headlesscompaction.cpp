@@ -7,6 +7,7 @@
 #include "testenvironment.h"
 
 #include "agent/agentsession.h"
+#include "agent/contextestimator.h"
 #include "base/jsonlist.h"
 #include "conversation/metatypes.h"
 #include "headless/headlessrunner.h"
@@ -131,6 +132,8 @@ private Q_SLOTS:
     void pinsSurviveALongToolLoop();
     void pinAfterACompactionReachesTheNextRequestOnceAcrossResume_data();
     void pinAfterACompactionReachesTheNextRequestOnceAcrossResume();
+    void notePinnedBeforeAnyCompactionReachesTheNextRequestOnceAcrossResume_data();
+    void notePinnedBeforeAnyCompactionReachesTheNextRequestOnceAcrossResume();
 };
 
 namespace {
@@ -1378,10 +1381,11 @@ void TestHeadlessCompaction::pinnedNoteTravelsAfterEveryCompactionAcrossResume_d
 }
 
 // Issue 16, pins; proves S41, S42, S28, S62 with pins. `run --pin` pins a typed note (a new session, no
-// request). A resumed run whose tool loop compacts automatically twice: each resumed request carries the
-// summary, then the note verbatim, then the person's words, once each. A manual compaction in a third run
-// (the pins come back from the transcript) puts the note after its summary. After `--unpin`, a compaction's
-// replacement is the seed's bytes again.
+// request; the note joins the history as a pinned_context). A resumed run whose tool loop compacts
+// automatically twice: its first request carries the note once, before the person's words; each resumed
+// request carries the summary, then the note verbatim, then the person's words, once each. A manual
+// compaction in a third run (the pins come back from the transcript) puts the note after its summary. After
+// `--unpin`, a compaction's replacement is the seed's bytes again.
 void TestHeadlessCompaction::pinnedNoteTravelsAfterEveryCompactionAcrossResume()
 {
     QFETCH(QString, provider);
@@ -1436,7 +1440,15 @@ void TestHeadlessCompaction::pinnedNoteTravelsAfterEveryCompactionAcrossResume()
              CompactionPrompts::automaticPrompt());
     QCOMPARE(ProviderScript::finalUserText(provider, requests.at(3).json.object()),
              CompactionPrompts::automaticPrompt());
-    QVERIFY(!requests.at(0).body.contains(note.toUtf8())); // a pin travels with compactions only
+    // The note is in none of the history's messages, so it joined the history when it was pinned (a
+    // pinned_context, as a compaction's replacement words it): the first request carries it once, before the
+    // person's words, and so does the compaction request that request is the prefix of (S37). It used to
+    // reach the model only with the first compaction, unlike a note pinned after one.
+    for (const int index : {0, 1}) {
+        const QByteArray body = requests.at(index).body;
+        QCOMPARE(body.count(note.toUtf8()), 1);
+        QVERIFY(body.indexOf(note.toUtf8()) < body.indexOf("read big.txt twice"));
+    }
     for (const auto &[index, summary] :
          {std::pair{2, QByteArray("SUMMARY-ONE")}, {4, QByteArray("SUMMARY-TWO")}}) {
         const QByteArray body = requests.at(index).body;
@@ -1487,13 +1499,13 @@ void TestHeadlessCompaction::pinnedNoteTravelsAfterEveryCompactionAcrossResume()
     QVERIFY(loaded);
     QCOMPARE(loaded->events.constLast().messages(),
              MessageList{Message::user(QStringLiteral("## Goal\nPLAIN-SUMMARY"))});
-    QStringList expectedKinds{QStringLiteral("session_started"),    QStringLiteral("pin_added"),
-                              QStringLiteral("user_message"),       QStringLiteral("assistant_turn"),
-                              QStringLiteral("compaction_applied"), QStringLiteral("assistant_turn"),
-                              QStringLiteral("compaction_applied"), QStringLiteral("assistant_turn"),
-                              QStringLiteral("compaction_applied"), QStringLiteral("user_message"),
-                              QStringLiteral("assistant_turn"),     QStringLiteral("pin_removed"),
-                              QStringLiteral("compaction_applied")};
+    QStringList expectedKinds{QStringLiteral("session_started"), QStringLiteral("pin_added"),
+                              QStringLiteral("pinned_context"),  QStringLiteral("user_message"),
+                              QStringLiteral("assistant_turn"),  QStringLiteral("compaction_applied"),
+                              QStringLiteral("assistant_turn"),  QStringLiteral("compaction_applied"),
+                              QStringLiteral("assistant_turn"),  QStringLiteral("compaction_applied"),
+                              QStringLiteral("user_message"),    QStringLiteral("assistant_turn"),
+                              QStringLiteral("pin_removed"),     QStringLiteral("compaction_applied")};
     QCOMPARE(kinds(loaded->events), expectedKinds);
 }
 
@@ -1737,6 +1749,159 @@ void TestHeadlessCompaction::pinAfterACompactionReachesTheNextRequestOnceAcrossR
     loaded = resumed.runner.session().sessionStore().load(sessionId);
     QVERIFY(loaded);
     QCOMPARE(kinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
+}
+
+void TestHeadlessCompaction::notePinnedBeforeAnyCompactionReachesTheNextRequestOnceAcrossResume_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Found from the person's side: a note pinned before any compaction ("always use tabs") reached the model
+// only with the first compaction, while one pinned after a compaction went in with the next request. The
+// rule is now the same: a note the history does not hold joins it when it is pinned (a pinned_context, in
+// the replacement's form), so the next request carries it once, before the person's words, and it is counted
+// in the estimate; a resumed session rebuilds the same history and sends it once. A pinned message the
+// history still holds adds nothing. A note pinned right before the next message (its pinned_context the
+// user message just before the person's words) does not pass for the latest user message in an automatic
+// compaction: the replacement keeps the real one last (S42), the compaction request is the parent request
+// plus the prompt (S37), and after it every pin is carried exactly once, after the summary.
+void TestHeadlessCompaction::notePinnedBeforeAnyCompactionReachesTheNextRequestOnceAcrossResume()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, SmallWindow);
+    const QString reply = QStringLiteral("REPLY-ONE: the build uses CMake and Ninja.");
+    HeadlessRun headless(rig);
+    rig.enqueue({ProviderScript::text(provider, reply)});
+    QCOMPARE(headless.run(QStringLiteral("FIRST-PROMPT")), int(HeadlessRunner::Success));
+    AgentSession &session = headless.runner.session();
+    const QString sessionId = session.sessionId();
+    QCOMPARE(session.undoableCompaction(), quint64(0)); // no compaction yet
+
+    // A typed note, as /pin and the Pins dialog make it: in the history at once, counted in the estimate.
+    const QString note = QStringLiteral("NOTE-BEFORE: always use tabs, never spaces");
+    const QByteArray marker = note.toUtf8();
+    // (The session's own estimate is anchored to the provider's last reported usage until the next request,
+    // so the history it measures is measured here without that anchor.)
+    auto userTokens = [&session] {
+        return ContextEstimator::breakdown(QString(), session.tools(), session.messages(), SmallWindow,
+                                           std::nullopt)
+            .userTokens;
+    };
+    const qint64 userTokensBefore = userTokens();
+    Pin typed;
+    typed.text = note;
+    QSignalSpy added(&session, &AgentSession::pinAdded);
+    QVERIFY(session.addPin(typed));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !added.isEmpty(); }, 20000));
+    const Message pinned = Message::user(CompactionPrompts::pinnedContext(session.pins()));
+    QCOMPARE(session.messages().constLast(), pinned);
+    QCOMPARE(userTokens(), userTokensBefore + AgentSession::pinTokens(session.pins()));
+
+    // A message the history still holds: pinned, nothing added to the history.
+    const MessageList beforeMessagePin = session.messages();
+    Pin message;
+    message.kind = Pin::Kind::Message;
+    message.text = reply;
+    QVERIFY(session.addPin(message));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return added.size() == 2; }, 20000));
+    QCOMPARE(session.messages(), beforeMessagePin);
+
+    HeadlessRunner::Options next;
+    next.prompt = QStringLiteral("NEXT-PROMPT");
+    next.launch.sessionId = sessionId;
+    next.launch.workspace = rig.workspace();
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Going on."))});
+    QCOMPARE(headless.runGuarded(next), int(HeadlessRunner::Success));
+    QByteArray body = rig.server().lastRequest().body;
+    QCOMPARE(body.count(marker), 1);
+    QCOMPARE(body.count("<pinned_context>"), 1);
+    QCOMPARE(body.count(reply.toUtf8()), 1);
+    QVERIFY(body.indexOf("FIRST-PROMPT") < body.indexOf(marker));
+    QVERIFY(body.indexOf(marker) < body.indexOf("NEXT-PROMPT"));
+    const MessageList live = session.messages();
+    QCOMPARE(live.count(pinned), 1);
+
+    // Resumed: the same history, and the note once in its request.
+    HeadlessRun resumed(rig);
+    next.prompt = QStringLiteral("RESUMED-PROMPT");
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Resumed."))});
+    QCOMPARE(resumed.runGuarded(next), int(HeadlessRunner::Success));
+    AgentSession &again = resumed.runner.session();
+    QCOMPARE(again.pins().size(), 2);
+    QCOMPARE(again.messages().mid(0, live.size()), live);
+    body = rig.server().lastRequest().body;
+    QCOMPARE(body.count(marker), 1);
+    QCOMPARE(body.count("<pinned_context>"), 1);
+    QVERIFY(body.indexOf(marker) < body.indexOf("RESUMED-PROMPT"));
+
+    // A second note right before the next message, whose tool loop then compacts automatically.
+    const QString second = QStringLiteral("NOTE-SECOND: the public API stays as it is");
+    Pin secondPin;
+    secondPin.text = second;
+    QSignalSpy addedAgain(&again, &AgentSession::pinAdded);
+    QVERIFY(again.addPin(secondPin));
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !addedAgain.isEmpty(); }, 20000));
+    QCOMPARE(again.messages().constLast(), Message::user(CompactionPrompts::pinnedContext({secondPin})));
+    QCOMPARE(again.undoableCompaction(), quint64(0));
+    rig.server().clearRequests();
+    const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readBig),
+         ProviderScript::text(provider, QStringLiteral("## Goal\nSUMMARY-ONE")),
+         ProviderScript::text(provider, QStringLiteral("Read it."))});
+    next.prompt = QStringLiteral("READ-BIG-PROMPT");
+    QCOMPARE(resumed.runGuarded(next), int(HeadlessRunner::Success));
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 3);
+    QCOMPARE(ProviderScript::finalUserText(provider, requests.at(1).json.object()),
+             CompactionPrompts::automaticPrompt());
+    for (const int index : {0, 1}) { // the parent request, and the compaction request that extends it
+        const QByteArray sent = requests.at(index).body;
+        QCOMPARE(sent.count(marker), 1);
+        QCOMPARE(sent.count(second.toUtf8()), 1);
+        QVERIFY(sent.indexOf(second.toUtf8()) < sent.indexOf("READ-BIG-PROMPT"));
+    }
+    QVERIFY(!requests.at(2).body.isEmpty());
+    const PinList pins = again.pins();
+    QCOMPARE(pins.size(), 3);
+    auto loaded = again.sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    const SessionEvent *applied = nullptr;
+    for (const SessionEvent &event : std::as_const(loaded->events)) {
+        if (event.kind == SessionEvent::Kind::CompactionApplied)
+            applied = &event;
+    }
+    QVERIFY(applied);
+    // The real latest user message stays last and verbatim; the pins follow the summary once each.
+    const auto replacement = CompactionPrompts::automaticReplacement(
+        QStringLiteral("## Goal\nSUMMARY-ONE"), {Message::user(QStringLiteral("READ-BIG-PROMPT"))},
+        CompactionPrompts::pinnedContext(pins));
+    QVERIFY(replacement);
+    QCOMPARE(applied->messages(), *replacement);
+    const QByteArray compacted = requests.at(2).body;
+    for (const QByteArray &text : {marker, second.toUtf8(), reply.toUtf8()})
+        QCOMPARE(compacted.count(text), 1);
+    QCOMPARE(compacted.count("<pinned_context>"), 1);
+    QCOMPARE(compacted.count("READ-BIG-PROMPT"), 1);
+    QVERIFY(!compacted.contains("FIRST-PROMPT"));
+    QVERIFY(compacted.indexOf("SUMMARY-ONE") < compacted.indexOf(marker));
+    QVERIFY(compacted.indexOf(second.toUtf8()) < compacted.indexOf("READ-BIG-PROMPT"));
+
+    // After the compaction, the next request carries each pin exactly once, after the summary.
+    next.prompt = QStringLiteral("AFTER-PROMPT");
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("After."))});
+    QCOMPARE(resumed.runGuarded(next), int(HeadlessRunner::Success));
+    body = rig.server().lastRequest().body;
+    for (const QByteArray &text : {marker, second.toUtf8(), reply.toUtf8()})
+        QCOMPARE(body.count(text), 1);
+    QCOMPARE(body.count("<pinned_context>"), 1);
+    QVERIFY(body.indexOf("SUMMARY-ONE") < body.indexOf(marker));
+    QVERIFY(body.indexOf(marker) < body.indexOf("AFTER-PROMPT"));
+
+    loaded = again.sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(kinds(loaded->events).count(QStringLiteral("pinned_context")), 2);
+    QCOMPARE(buildConversation(loaded->events), again.messages());
 }
 
 void TestHeadlessCompaction::pinsSurviveALongToolLoop_data()
