@@ -376,6 +376,8 @@ void TestIncrementalMarkdown::orderedListsShowTheNumbersOfTheirMarkdown_data()
     // Qt 6.4 makes a hard line break in an item a new item, in a list from 1 too ("1. first\n2. second").
     QTest::newRow("hard break") << QStringLiteral("2. first\\\n   second\n")
                                 << QStringLiteral("2. first\n3. second");
+    // A rule as an item's text stays a rule (Qt gives it no number); the next item reads 3, as written.
+    QTest::newRow("rule") << QStringLiteral("2. ---\n3. after\n") << QStringLiteral("\n\n3. after");
     QTest::newRow("tasks") << QStringLiteral("3. [ ] task\n4. [x] done\n")
                            << QStringLiteral("3. [ ] task\n4. [x] done");
 }

@@ -37,8 +37,10 @@ bool isSpaceOrTab(QChar c)
 }
 
 // The number of the ordered list marker that starts line's content after quote marks and bullets (CommonMark:
-// one to nine digits, then "." or ")", then a space and the item's text), -1 when there is none. An item
-// that starts with a code fence or a table gets no mark: it would land in the fence's info string or a cell.
+// one to nine digits, then "." or ")", then a space and the item's text), -1 when there is none. An empty
+// item, or one that starts with a code fence, a table or a rule, gets no mark: it would make the item's text,
+// land in the fence's info string or a cell, or turn the rule into text (that list numbers from 1, as
+// before).
 int itemNumber(QStringView line)
 {
     qsizetype at = 0;
@@ -65,7 +67,10 @@ int itemNumber(QStringView line)
         !isSpaceOrTab(line.at(at + 1)))
         return -1;
     const QStringView content = line.sliced(at + 1).trimmed();
-    if (content.isEmpty() || content.startsWith(u"```") || content.startsWith(u"~~~") ||
+    const bool rule = std::all_of(content.begin(), content.end(), [](QChar c) {
+        return c == QLatin1Char('-') || c == QLatin1Char('*') || c == QLatin1Char('_') || isSpaceOrTab(c);
+    });
+    if (rule || content.startsWith(u"```") || content.startsWith(u"~~~") ||
         content.startsWith(QLatin1Char('|')))
         return -1;
     return line.sliced(digitsFrom, digits).toInt();
@@ -78,17 +83,13 @@ QString marked(const QString &markdown)
     if (markdown.contains(QChar(MarkOpen)))
         return markdown; // a mark of the text's own would be taken for one: Qt's numbering, as before
     QString result;
-    result.reserve(markdown.size() + 64);
-    qsizetype from = 0;
-    while (from <= markdown.size()) {
+    qsizetype copied = 0; // markdown before this is in result
+    for (qsizetype from = 0; from < markdown.size();) {
         qsizetype newline = markdown.indexOf(QLatin1Char('\n'), from);
         if (newline < 0)
             newline = markdown.size();
         const QStringView line = QStringView(markdown).sliced(from, newline - from);
-        const int number = itemNumber(line);
-        if (number < 0) {
-            result += line;
-        } else {
+        if (const int number = itemNumber(line); number >= 0) {
             qsizetype end = line.size();
             while (end > 0 && line.at(end - 1).isSpace())
                 --end;
@@ -97,14 +98,15 @@ QString marked(const QString &markdown)
                 ++backslashes;
             if (backslashes % 2 == 1)
                 --end; // a hard line break "\" stays last
-            result += line.first(end);
+            result += QStringView(markdown).sliced(copied, from + end - copied);
             result += QLatin1Char(' ') + QChar(MarkOpen) + QString::number(number) + QChar(MarkClose);
-            result += line.sliced(end);
+            copied = from + end;
         }
-        if (newline < markdown.size())
-            result += QLatin1Char('\n');
         from = newline + 1;
     }
+    if (copied == 0)
+        return markdown; // no list items: the text as it is, not a copy
+    result += QStringView(markdown).sliced(copied);
     return result;
 }
 
@@ -237,8 +239,10 @@ void ListNumbering::setMarkdown(QTextDocument &document, const QString &markdown
     // The reader sets each ordered list's start (QTextListFormat::setStart()); Qt numbers and draws from it.
     document.setMarkdown(markdown, QTextDocument::MarkdownDialectGitHub);
 #else
-    document.setMarkdown(marked(markdown), QTextDocument::MarkdownDialectGitHub);
-    takeMarks(document);
+    const QString withMarks = marked(markdown);
+    document.setMarkdown(withMarks, QTextDocument::MarkdownDialectGitHub);
+    if (withMarks.size() != markdown.size())
+        takeMarks(document);
 #endif
 }
 
