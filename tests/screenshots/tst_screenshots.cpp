@@ -1,7 +1,7 @@
 // Screenshots of the main window under a real X server (xvfb-run): the sessions sidebar with sessions, the
 // empty window, a streamed reply with a table and tool cards, a permission card, a manual compaction summary,
 // the notice after an automatic compaction, the window after Open Folder, the dark palette, the settings
-// dialog and the first-run setup. PNGs go to $KEEN_SCREENSHOT_DIR.
+// dialog, the first-run setup and numbered steps around code blocks. PNGs go to $KEEN_SCREENSHOT_DIR.
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/compactionreviewdialog.h"
@@ -63,6 +63,7 @@ private Q_SLOTS:
     void contextDialogWithPolicy();
     void compactionReview();
     void pinsAndWhatWasDropped();
+    void orderedStepsAroundCode();
 
 private:
     void save(const QString &name, QWidget *widget = nullptr);
@@ -443,6 +444,27 @@ void TestScreenshots::pinsAndWhatWasDropped()
     QVERIFY(QTest::qWaitForWindowExposed(dropped));
     save(QStringLiteral("12-dropped-details"), dropped);
     dropped->reject();
+}
+
+// Numbered steps with code blocks between them, streamed a few characters at a time: each list after a code
+// block shows the number its Markdown gives ("2.", "3.", "4."), not "1." (Qt 6.4 drops a list's start).
+void TestScreenshots::orderedStepsAroundCode()
+{
+    const QString answer = QStringLiteral(
+        "To set it up:\n\n1. Install the package:\n\n```sh\nsudo apt install keen-desktop\n```\n\n"
+        "2. Point it at your project and start it. A long step wraps under its own text, clear of the "
+        "number, as a step from one does; this one says so at some length to show it:\n\n```sh\nkeen-desktop "
+        "--workspace ~/src/parser\n```\n\n3. Run the tests:\n   1. "
+        "unit tests first\n   2. then the screenshots\n\n> 4. Quoted steps keep their numbers too\n> 5. "
+        "like this one\n\n10. And a list that starts at ten\n11. reads on from there\n");
+    ScriptedLlmClient::Turn steps;
+    for (qsizetype at = 0; at < answer.size(); at += 5)
+        steps.append(ScriptedLlmClient::chunk(answer.mid(at, 5)));
+    steps.append(ScriptedLlmClient::event(StreamEvent::done()));
+    m_client->addTurn(steps);
+    send(QStringLiteral("How do I set it up?"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    save(QStringLiteral("13-ordered-steps"));
 }
 
 QTEST_MAIN(TestScreenshots)

@@ -48,6 +48,8 @@ private Q_SLOTS:
     void copyingPartOfATableGivesTheSelectedCellsInTheirShape();
     void copyingAnOrderedListKeepsItsNumbers();
     void copyingANestedBulletListKeepsBulletsAndIndents();
+    void aListAfterACodeBlockShowsAndCopiesItsOwnNumbers_data();
+    void aListAfterACodeBlockShowsAndCopiesItsOwnNumbers();
     void copyingFromAParagraphThroughATableIntoTheNextKeepsEachShape();
     void noSelectionIsDrawnAboveATable();
     void everyMatchFoundIsShown_data();
@@ -670,6 +672,47 @@ void TestChatView::copyingANestedBulletListKeepsBulletsAndIndents()
     drag(view, pointOn(view, 0, QStringLiteral("fruit")), belowText(view, 0));
     QCOMPARE(copiedWithCtrlC(view), QStringLiteral("- fruit\n  - apple\n  - pear\n    - conference\n"
                                                    "- vegetables\n1. first\n   - a detail\n2. second"));
+}
+
+void TestChatView::aListAfterACodeBlockShowsAndCopiesItsOwnNumbers_data()
+{
+    QTest::addColumn<int>("chunk"); // characters per streamed flush; 0: the reply comes whole
+    QTest::newRow("whole") << 0;
+    QTest::newRow("streamed") << 4;
+}
+
+// Found on Debian 12 (Qt 6.4): an LLM's steps around a code block, "2. Configure" after an unindented fence
+// (which ends the list before it, so it starts a list of its own at 2), read and copied as "1. Configure".
+void TestChatView::aListAfterACodeBlockShowsAndCopiesItsOwnNumbers()
+{
+    QFETCH(int, chunk);
+    const QString reply = QStringLiteral("Steps:\n\n1. Install\n\n```sh\napt install x\n```\n\n"
+                                         "2. Configure the service\n3. Run it\n\n```sh\nx --run\n```\n\n"
+                                         "4. Check the log\n");
+    ChatModel model;
+    ChatView view(&model);
+    if (chunk == 0) {
+        showReply(model, view, reply);
+    } else {
+        view.resize(700, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        for (qsizetype at = 0; at < reply.size(); at += chunk) {
+            model.appendText(reply.mid(at, chunk));
+            model.flush();
+            view.viewport()->grab(); // painted as it grows: the rows are rendered incrementally
+        }
+        QTRY_VERIFY(view.visualRect(model.index(model.rowCount() - 1)).height() > 0);
+        QCOMPARE(view.chatDelegate()->markdownCounters(model.index(0)).fullRenders, 0);
+    }
+    view.viewport()->grab();
+    drag(view, pointOn(view, 0, QStringLiteral("Steps")), belowText(view, 0));
+    QCOMPARE(copiedWithCtrlC(view),
+             QStringLiteral("Steps:\n1. Install\napt install x\n2. Configure the service\n"
+                            "3. Run it\nx --run\n4. Check the log"));
+    drag(view, pointOn(view, 0, QStringLiteral("Configure")), belowText(view, 0));
+    QCOMPARE(copiedWithCtrlC(view),
+             QStringLiteral("2. Configure the service\n3. Run it\nx --run\n4. Check the log"));
 }
 
 // Found by a tester: a selection from a paragraph through a table into the next paragraph. Each part keeps

@@ -2,6 +2,7 @@
 // update, and shows the same text as one render of the whole reply. Inline code is styled (issues 11 and 15).
 #include "chat/chatcolors.h"
 #include "chat/incrementalmarkdown.h"
+#include "chat/stackedtext.h"
 #include "workloads.h"
 
 #include <QApplication>
@@ -10,8 +11,10 @@
 #include <QPainter>
 #include <QTest>
 #include <QTextBlock>
+#include <QTextCursor>
 #include <QTextDocument>
 #include <QTextFrame>
+#include <QTextLayout>
 #include <QTextTable>
 
 using namespace keen;
@@ -23,6 +26,13 @@ QString oneShotPlainText(const QString &markdown)
     QTextDocument document;
     document.setMarkdown(markdown, QTextDocument::MarkdownDialectGitHub);
     return document.toPlainText();
+}
+
+// Everything markdown shows as it copies: each line's list number ("2. ") or bullet as drawn, then its text.
+QString copied(const IncrementalMarkdown &markdown)
+{
+    const StackedText text(markdown.layers());
+    return text.text(0, text.end());
 }
 
 QPalette darkPalette()
@@ -55,6 +65,10 @@ private Q_SLOTS:
     void streamedParagraphsKeepTheirSpacing();
     void aQuoteHasABarBesideIt_data();
     void aQuoteHasABarBesideIt();
+    void orderedListsShowTheNumbersOfTheirMarkdown_data();
+    void orderedListsShowTheNumbersOfTheirMarkdown();
+    void aListAfterACodeBlockReadsOnWhileStreaming();
+    void aListNotStartingAtOneIsDrawnAsQtDrawsNumbers();
 };
 
 void TestIncrementalMarkdown::streamedReplyShowsWhatAOneShotRenderShows()
@@ -316,4 +330,185 @@ void TestIncrementalMarkdown::aQuoteHasABarBesideIt()
     QVERIFY2(barRows(x) < 3 * lineHeight + 8, qPrintable(QString::number(barRows(x))));
     // The quoted text sits just right of the bar.
     QVERIFY(markdown.toPlainText().contains(QStringLiteral("error 42")));
+}
+
+void TestIncrementalMarkdown::orderedListsShowTheNumbersOfTheirMarkdown_data()
+{
+    QTest::addColumn<QString>("markdown");
+    QTest::addColumn<QString>("shown");
+    // An unindented code block ends a list (CommonMark): "2. Configure" starts a new list that starts at 2.
+    QTest::newRow("steps around code") << QStringLiteral("1. Install\n\n```sh\napt install x\n```\n\n"
+                                                         "2. Configure\n3. Run\n\n```\nx --run\n```\n\n"
+                                                         "4. Check\n")
+                                       << QStringLiteral("1. Install\napt install x\n2. Configure\n3. Run\n"
+                                                         "x --run\n4. Check");
+    QTest::newRow("paren delimiter") << QStringLiteral("1) a\n\n```\nx\n```\n\n2) b\n")
+                                     << QStringLiteral("1) a\nx\n2) b");
+    QTest::newRow("nested") << QStringLiteral("3. a\n\n   more of a\n4. b\n   1. b one\n   2. b two\n\n"
+                                              "      7. deep\n      8. deeper\n5. c\n")
+                            << QStringLiteral(
+                                   "3. a\nmore of a\n4. b\n   1. b one\n   2. b two\n      7. deep\n"
+                                   "      8. deeper\n5. c");
+    QTest::newRow("in a bullet") << QStringLiteral("- bullet\n\n  4. inside\n  5. on\n- next\n")
+                                 << QStringLiteral("- bullet\n  4. inside\n  5. on\n- next");
+    QTest::newRow("in a quote") << QStringLiteral("> 5. q\n> 6. r\n\nAfter.\n")
+                                << QStringLiteral("5. q\n6. r\nAfter.");
+    QTest::newRow("quote around code")
+        << QStringLiteral("> 1. a\n>\n> ```\n> x\n> ```\n>\n> 2. b\n") << QStringLiteral("1. a\nx\n2. b");
+    QTest::newRow("zero") << QStringLiteral("0. zero\n1. one\n") << QStringLiteral("0. zero\n1. one");
+    QTest::newRow("ten") << QStringLiteral("10. ten\n11. eleven\n12. twelve\n")
+                         << QStringLiteral("10. ten\n11. eleven\n12. twelve");
+    QTest::newRow("leading zeros") << QStringLiteral("007. seven\n008. eight\n")
+                                   << QStringLiteral("7. seven\n8. eight");
+    QTest::newRow("nine digits") << QStringLiteral("123456789. big\n1. bigger\n")
+                                 << QStringLiteral("123456789. big\n123456790. bigger");
+    // The items after the first count on from it, whatever their own numbers.
+    QTest::newRow("later numbers") << QStringLiteral("4. a\n4. b\n9. c\n")
+                                   << QStringLiteral("4. a\n5. b\n6. c");
+    // Not lists: an ordered list starting at 2 cannot interrupt a paragraph; code is code.
+    QTest::newRow("in a paragraph") << QStringLiteral("Version\n2. not a list\n")
+                                    << QStringLiteral("Version 2. not a list");
+    QTest::newRow("in code") << QStringLiteral("```\n2. code line\n```\n\n    3. indented code\n")
+                             << QStringLiteral("2. code line\n3. indented code");
+    // The item's text keeps its own Markdown at the end of its line.
+    QTest::newRow("emphasis last") << QStringLiteral("2. __bold__\n3. *it*\n")
+                                   << QStringLiteral("2. bold\n3. it");
+    // Qt 6.4 makes a hard line break in an item a new item, in a list from 1 too ("1. first\n2. second").
+    QTest::newRow("hard break") << QStringLiteral("2. first\\\n   second\n")
+                                << QStringLiteral("2. first\n3. second");
+    // A rule as an item's text stays a rule (Qt gives it no number); the next item reads 3, as written.
+    QTest::newRow("rule") << QStringLiteral("2. ---\n3. after\n") << QStringLiteral("\n\n3. after");
+    QTest::newRow("tasks") << QStringLiteral("3. [ ] task\n4. [x] done\n")
+                           << QStringLiteral("3. [ ] task\n4. [x] done");
+}
+
+// Found on Debian 12: Qt 6.4's Markdown reader drops a list's start number, so "2. Configure" after a code
+// block read "1. Configure". The numbers shown (and copied) are the Markdown's, rendered whole or streamed.
+void TestIncrementalMarkdown::orderedListsShowTheNumbersOfTheirMarkdown()
+{
+    QFETCH(QString, markdown);
+    QFETCH(QString, shown);
+    IncrementalMarkdown whole(QApplication::font(), QApplication::palette());
+    whole.setTextWidth(500);
+    whole.setText(markdown);
+    QCOMPARE(copied(whole), shown);
+    QCOMPARE(whole.toPlainText(), oneShotPlainText(markdown)); // no trace of how the numbers came through
+
+    IncrementalMarkdown streamed(QApplication::font(), QApplication::palette());
+    streamed.setTextWidth(500);
+    for (qsizetype at = 1; at <= markdown.size(); at += 3)
+        streamed.setText(markdown.left(at));
+    streamed.setText(markdown);
+    QCOMPARE(streamed.counters().fullRenders, 0);
+    QCOMPARE(copied(streamed), shown);
+}
+
+void TestIncrementalMarkdown::aListAfterACodeBlockReadsOnWhileStreaming()
+{
+    const QString text =
+        QStringLiteral("1. Install\n\n```sh\napt install x\n```\n\n2. Configure it\n3. Run\n");
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(500);
+    bool sawTheSecondList = false;
+    for (qsizetype at = 1; at <= text.size(); ++at) {
+        markdown.setText(text.left(at));
+        const QString shown = copied(markdown);
+        if (text.left(at).endsWith(QStringLiteral("2. Con"))) {
+            // The code block is a finished segment; the open tail holds the new list, numbered from 2.
+            QVERIFY(markdown.finishedLength() > 0);
+            QCOMPARE(shown, QStringLiteral("1. Install\napt install x\n2. Con"));
+            sawTheSecondList = true;
+        }
+        QVERIFY2(!shown.contains(QStringLiteral("1. Con")) && !shown.contains(QStringLiteral("2. Run")),
+                 qPrintable(shown));
+    }
+    QVERIFY(sawTheSecondList);
+    QCOMPARE(copied(markdown), QStringLiteral("1. Install\napt install x\n2. Configure it\n3. Run"));
+}
+
+namespace {
+
+QImage rendered(const IncrementalMarkdown &markdown, int selectionFrom = 0, int selectionTo = 0)
+{
+    QImage image(400, qCeil(markdown.size().height()), QImage::Format_RGB32);
+    image.fill(QApplication::palette().color(QPalette::Base));
+    QPainter painter(&image);
+    QAbstractTextDocumentLayout::PaintContext context;
+    context.palette = QApplication::palette();
+    markdown.draw(&painter, context, selectionFrom, selectionTo);
+    return image;
+}
+
+// What is drawn left of the text of the line where needle is: a list item's number.
+QImage numberOf(const IncrementalMarkdown &markdown, const QImage &image, const QString &needle)
+{
+    const StackedText text(markdown.layers());
+    const auto found = text.find(needle, 0);
+    if (!found)
+        return {};
+    const QRectF line = text.lineRect(found->first);
+    return image.copy(QRect(0, qFloor(line.top()), 40, qCeil(line.height())));
+}
+
+// Where each line of the paragraph holding needle starts.
+QList<qreal> lineStarts(const IncrementalMarkdown &markdown, const QString &needle)
+{
+    for (const StackedText::Layer &layer : markdown.layers()) {
+        const QTextCursor found = layer.document->find(needle);
+        if (found.isNull())
+            continue;
+        const QTextLayout *layout = found.block().layout();
+        QList<qreal> starts;
+        for (int i = 0; i < layout->lineCount(); ++i)
+            starts.append(layout->position().x() + layout->lineAt(i).x());
+        return starts;
+    }
+    return {};
+}
+
+bool isBlank(const QImage &image)
+{
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            if (image.pixel(x, y) != image.pixel(0, 0))
+                return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+// The numbers drawn for a list that starts at 2 on Qt 6.4 look like the ones Qt draws itself: the same pixels
+// as Qt's "2." and "3." for the second and third items of a list from 1, selected or not.
+void TestIncrementalMarkdown::aListNotStartingAtOneIsDrawnAsQtDrawsNumbers()
+{
+    IncrementalMarkdown shown(QApplication::font(), QApplication::palette());
+    shown.setTextWidth(400);
+    shown.setText(QStringLiteral("2. Configure\n3. Run it with a line long enough to wrap at this width, so "
+                                 "the second line shows its hanging indent\n"));
+    IncrementalMarkdown qt(QApplication::font(), QApplication::palette());
+    qt.setTextWidth(400);
+    qt.setText(QStringLiteral("1. Install\n2. Configure\n3. Run it with a line long enough to wrap at this "
+                              "width, so the second line shows its hanging indent\n"));
+    for (const bool selected : {false, true}) {
+        const QImage shownImage =
+            selected ? rendered(shown, 0, StackedText(shown.layers()).end()) : rendered(shown);
+        const QImage qtImage = selected ? rendered(qt, 0, StackedText(qt.layers()).end()) : rendered(qt);
+        // Qt shows a number selected when the selection begins before its item: "3." (and "2." of the list
+        // from 1) once all is selected.
+        const QStringList items = selected ? QStringList{QStringLiteral("Run")}
+                                           : QStringList{QStringLiteral("Configure"), QStringLiteral("Run")};
+        for (const QString &item : items) {
+            const QImage number = numberOf(shown, shownImage, item);
+            QVERIFY(!number.isNull());
+            QVERIFY2(!isBlank(number), qPrintable(item));
+            QVERIFY2(number == numberOf(qt, qtImage, item), qPrintable(item));
+        }
+        QVERIFY(numberOf(shown, shownImage, QStringLiteral("Configure")) !=
+                numberOf(qt, qtImage, QStringLiteral("Install"))); // "2." is not drawn as "1."
+    }
+    // The wrapped item is laid out as Qt lays it out: its second line starts under its first.
+    QCOMPARE(lineStarts(shown, QStringLiteral("hanging")), lineStarts(qt, QStringLiteral("hanging")));
+    QCOMPARE(lineStarts(shown, QStringLiteral("hanging")).size(), 2);
 }

@@ -2,6 +2,7 @@
 
 #include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
+#include "chat/listnumbering.h"
 #include "chat/tooldisplay.h"
 
 #include <QAbstractScrollArea>
@@ -419,6 +420,7 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
         if (selectedFrom != selectedTo)
             context.selections = stackOf(entry).selectionsIn(0, selectedFrom, selectedTo, palette);
         entry.document->documentLayout()->draw(painter, context);
+        ListNumbering::drawNumbers(painter, *entry.document, context);
     }
     painter->restore();
     if (item.pinned) {
@@ -581,7 +583,7 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
     case ChatItem::Kind::AssistantText:
     case ChatItem::Kind::Info:
         // Shown through IncrementalMarkdown; a plain document of it is styled the same way.
-        document.setMarkdown(item.text, QTextDocument::MarkdownDialectGitHub);
+        ListNumbering::setMarkdown(document, item.text);
         IncrementalMarkdown::style(document, palette);
         return;
     case ChatItem::Kind::Reasoning: {

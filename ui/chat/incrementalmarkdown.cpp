@@ -1,6 +1,7 @@
 #include "chat/incrementalmarkdown.h"
 
 #include "chat/chatcolors.h"
+#include "chat/listnumbering.h"
 
 #include <QAbstractTextDocumentLayout>
 #include <QFontDatabase>
@@ -122,7 +123,7 @@ std::unique_ptr<QTextDocument> IncrementalMarkdown::parse(qsizetype start, qsize
     document->setDocumentMargin(0);
     document->setDefaultFont(m_font);
     document->setUndoRedoEnabled(false);
-    document->setMarkdown(m_text.sliced(start, end - start), QTextDocument::MarkdownDialectGitHub);
+    ListNumbering::setMarkdown(*document, m_text.sliced(start, end - start));
     style(*document, m_palette);
     m_counters.charsParsed += end - start;
     return document;
@@ -241,6 +242,7 @@ void IncrementalMarkdown::draw(QPainter *painter, const QAbstractTextDocumentLay
             painter->save();
             painter->translate(0, top);
             segment.document->documentLayout()->draw(painter, local);
+            ListNumbering::drawNumbers(painter, *segment.document, local);
             drawQuoteBars(painter, *segment.document, local.clip, context.palette);
             painter->restore();
             ++m_segmentsDrawn;

@@ -1,5 +1,7 @@
 #include "chat/stackedtext.h"
 
+#include "chat/listnumbering.h"
+
 #include <QHash>
 #include <QPalette>
 #include <QTextBlock>
@@ -75,7 +77,7 @@ QString listMarker(const QTextBlock &block, QHash<int, qsizetype> &indents)
         marker = QStringLiteral("-");
         break;
     default:
-        marker = list->itemText(block); // the number as drawn, "3." (Qt numbers from 1)
+        marker = ListNumbering::itemText(block); // the number as drawn, "3."
         break;
     }
     if (block.blockFormat().marker() == QTextBlockFormat::MarkerType::Checked)
@@ -130,8 +132,9 @@ QString cellsText(const QTextTable &table, int firstRow, int rows, int firstColu
 // The text of document between from and to (from < to) as it reads: the selection Qt draws (a range that
 // reaches into a table from outside takes in the whole table, one within a table whole cells), a line per
 // paragraph, a table a line per row with its cells separated by a tab, a list item with its bullet or number
-// when the range takes in its start and reaches past its paragraph.
-QString plainText(const QTextDocument *document, int from, int to)
+// when the range takes in its start and reaches past its paragraph (beyond: past the document, into the
+// layers above or below).
+QString plainText(const QTextDocument *document, int from, int to, bool beyond)
 {
     const QTextCursor cursor = cursorOver(document, from, to);
     int firstRow = -1, rows = 0, firstColumn = -1, columns = 0;
@@ -146,7 +149,7 @@ QString plainText(const QTextDocument *document, int from, int to)
         ++start;
     const QTextBlock first = document->findBlock(start);
     // Within one paragraph, just the characters (a word, a find match); across paragraphs, their structure.
-    const bool acrossBlocks = first != document->findBlock(end);
+    const bool acrossBlocks = beyond || first != document->findBlock(end);
     QString text;
     QHash<int, qsizetype> indents;
     bool any = false;
@@ -240,7 +243,9 @@ QString StackedText::text(int from, int to) const
         // Not selectedText(): it runs a table's cells together with U+FDD0 between them and drops list
         // markers; not selection().toPlainText(): it puts every cell on a line of its own, and starts a list
         // item or a block after a table with a line break that is not part of what was selected.
-        QString part = plainText(document, first, last);
+        // A list of one item alone in its layer ("2. Configure" after a code block) keeps its number too.
+        const bool beyond = from < base(i) + first || to > base(i) + last;
+        QString part = plainText(document, first, last, beyond);
         part.replace(QChar::Nbsp, QLatin1Char(' '));
         parts.append(part);
     }

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QAbstractTextDocumentLayout>
+#include <QString>
+
+class QPainter;
+class QTextBlock;
+class QTextDocument;
+
+namespace keen {
+
+// Ordered lists numbered as their Markdown numbers them: "2. Configure" after an unindented code block starts
+// a new list (CommonMark) that reads 2., not 1. Qt 6.6's Markdown reader keeps a list's start number
+// (QTextListFormat::start()); Qt 6.4's (Debian 12) drops it and numbers every list from 1. There the number
+// of each list item's line is carried through the reader as a mark at the end of its first line, taken out
+// again after reading; a list that does not start at 1 keeps its start in its format, Qt draws no numbers
+// for its items, and drawNumbers() draws the right ones where Qt would.
+class ListNumbering
+{
+public:
+    // QTextDocument::setMarkdown(markdown, GitHub dialect), each ordered list starting at its own number.
+    static void setMarkdown(QTextDocument &document, const QString &markdown);
+    // What the ordered list item block starts shows before its text ("3."), as drawn; otherwise Qt's item
+    // text (empty for a bullet).
+    static QString itemText(const QTextBlock &block);
+    // Draws the numbers Qt 6.4 cannot (lists not starting at 1) of the blocks of document in context.clip,
+    // as Qt draws an item's number: after QAbstractTextDocumentLayout::draw(painter, context).
+    static void drawNumbers(QPainter *painter, const QTextDocument &document,
+                            const QAbstractTextDocumentLayout::PaintContext &context);
+};
+
+} // namespace keen
