@@ -19,6 +19,8 @@
 #include <QThread>
 #include <QWaitCondition>
 
+#include <functional>
+
 using namespace keen;
 using keen::test::ScriptedLlmClient;
 
@@ -158,6 +160,9 @@ private:
     std::shared_ptr<WatchedStore> watchStore();
     void runTurn(const QString &text);
     void runOneTurn(const ScriptedLlmClient::Turn &turn, const QString &text = QStringLiteral("hello"));
+    // The next two turns: the first request carries the pinned note once, as the <pinned_context> message
+    // right before the person's words, the second still once; the transcript projects to the same history.
+    void pinnedNoteGoesInWithTheNextMessageOnce(const std::function<qsizetype(const MessageList &)> &holding);
 };
 
 void TestAgentSession::init()
@@ -205,6 +210,28 @@ void TestAgentSession::runOneTurn(const ScriptedLlmClient::Turn &turn, const QSt
 {
     m_client->addTurn(turn);
     runTurn(text);
+}
+
+void TestAgentSession::pinnedNoteGoesInWithTheNextMessageOnce(
+    const std::function<qsizetype(const MessageList &)> &holding)
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("next"));
+    MessageList request = m_client->requests().constLast();
+    QCOMPARE(holding(request), 1);
+    QCOMPARE(request.at(request.size() - 2),
+             Message::user(CompactionPrompts::pinnedContext(m_session->pins())));
+    QCOMPARE(request.constLast(), Message::user(QStringLiteral("next")));
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("again"));
+    QCOMPARE(holding(m_client->requests().constLast()), 1);
+
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(buildConversation(loaded->events), m_session->messages());
+    QCOMPARE(eventKinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
 }
 
 // proves S33, S55
@@ -838,23 +865,7 @@ void TestAgentSession::pinMadeDuringATurnAfterACompactionGoesInWithTheNextMessag
     };
     QCOMPARE(holding(m_session->messages()), 0);
 
-    runOneTurn(
-        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
-        QStringLiteral("next"));
-    MessageList request = m_client->requests().constLast();
-    QCOMPARE(holding(request), 1);
-    QCOMPARE(request.at(request.size() - 2),
-             Message::user(CompactionPrompts::pinnedContext(m_session->pins())));
-    QCOMPARE(request.constLast(), Message::user(QStringLiteral("next")));
-    runOneTurn(
-        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
-        QStringLiteral("again"));
-    QCOMPARE(holding(m_client->requests().constLast()), 1);
-
-    auto loaded = m_session->sessionStore().load(m_session->sessionId());
-    QVERIFY(loaded);
-    QCOMPARE(buildConversation(loaded->events), m_session->messages());
-    QCOMPARE(eventKinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
+    pinnedNoteGoesInWithTheNextMessageOnce(holding);
 }
 
 // Issue 16, the same rule before any compaction: a note pinned while the first turn runs cannot join the
@@ -883,23 +894,7 @@ void TestAgentSession::pinMadeDuringTheFirstTurnGoesInWithTheNextMessage()
     QCOMPARE(holding(m_session->messages()), 0);
     QCOMPARE(m_session->undoableCompaction(), quint64(0));
 
-    runOneTurn(
-        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
-        QStringLiteral("next"));
-    MessageList request = m_client->requests().constLast();
-    QCOMPARE(holding(request), 1);
-    QCOMPARE(request.at(request.size() - 2),
-             Message::user(CompactionPrompts::pinnedContext(m_session->pins())));
-    QCOMPARE(request.constLast(), Message::user(QStringLiteral("next")));
-    runOneTurn(
-        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
-        QStringLiteral("again"));
-    QCOMPARE(holding(m_client->requests().constLast()), 1);
-
-    auto loaded = m_session->sessionStore().load(m_session->sessionId());
-    QVERIFY(loaded);
-    QCOMPARE(buildConversation(loaded->events), m_session->messages());
-    QCOMPARE(eventKinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
+    pinnedNoteGoesInWithTheNextMessageOnce(holding);
 }
 
 // Issue 16: a pinned tool result adds nothing while the history replays it: with the full tool history, a
