@@ -1093,11 +1093,11 @@ Result<void> AgentSession::addPin(Pin pin)
 
 Result<void> AgentSession::removePin(const QString &id)
 {
-    const bool known =
-        std::any_of(d->pins.cbegin(), d->pins.cend(), [&](const Pin &pin) { return pin.id == id; });
-    if (!known || !d->writer || !d->session)
+    const auto pinned =
+        std::find_if(d->pins.cbegin(), d->pins.cend(), [&](const Pin &pin) { return pin.id == id; });
+    if (pinned == d->pins.cend() || !d->writer || !d->session)
         return Result<void>::failure(tr("There is no pin %1 in this conversation.").arg(id));
-    whenFinished(d->writer->write({SessionEvent::pinRemoved(id)}), this,
+    whenFinished(d->writer->write({SessionEvent::pinRemoved(id, pinned->headline())}), this,
                  [this, id, session = d->session->id](const Result<QList<quint64>> &written) {
                      if (sessionId() != session)
                          return; // another conversation was opened meanwhile

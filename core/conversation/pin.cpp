@@ -77,6 +77,14 @@ QString readableToolOutput(const QJsonObject &output)
 
 } // namespace
 
+QString Pin::headline() const
+{
+    QString firstLine = shownText().trimmed().section(QLatin1Char('\n'), 0, 0);
+    if (firstLine.size() > 120)
+        firstLine = firstLine.left(119) + QStringLiteral("…");
+    return firstLine;
+}
+
 QString Pin::shownText() const
 {
     if (kind != Kind::ToolResult)

@@ -25,6 +25,8 @@ struct Pin
     // pinned as the model got it, often JSON; it reads as its card showed it: a read's file text without the
     // line:hash| prefixes, a command's output, a search's matches, a tool's error. Any other pin: its text.
     QString shownText() const;
+    // The first line of shownText(), at most 120 characters: what the chat's pin rows name it by.
+    QString headline() const;
 
     static QString kindName(Kind kind); // note, message, code_block, tool_result, detail
     static std::optional<Kind> kindFromName(const QString &name);

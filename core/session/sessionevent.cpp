@@ -26,6 +26,7 @@ constexpr QLatin1StringView kPinnedContext("pinned_context");
 constexpr QLatin1StringView kPinIds("pin_ids");
 constexpr QLatin1StringView kId("id");
 constexpr QLatin1StringView kText("text");
+constexpr QLatin1StringView kHeadline("headline");
 constexpr QLatin1StringView kSource("source");
 constexpr QLatin1StringView kSessionId("session_id");
 constexpr QLatin1StringView kCreatedAt("created_at");
@@ -211,7 +212,8 @@ SessionEvent::PinRemove readPinRemove(const QJsonObject &payload)
 {
     SessionEvent::PinRemove removed;
     removed.id = removed.extras.readString(payload, kId, JsonFields::Write::Always);
-    removed.extras.keepUnknown(payload, {kId});
+    removed.headline = removed.extras.readString(payload, kHeadline, JsonFields::Write::OmitEmpty);
+    removed.extras.keepUnknown(payload, {kId, kHeadline});
     return removed;
 }
 
@@ -281,6 +283,8 @@ QJsonObject payloadJson(const SessionEvent &event)
         added->extras.applyTo(payload);
     } else if (const auto *removed = event.pinRemove()) {
         payload.insert(kId, removed->id);
+        if (!removed->headline.isEmpty())
+            payload.insert(kHeadline, removed->headline);
         removed->extras.applyTo(payload);
     } else if (const auto *context = event.pinContext()) {
         payload.insert(kPinIds, QJsonArray::fromStringList(context->pinIds));
@@ -494,11 +498,11 @@ SessionEvent SessionEvent::pinAdded(const Pin &pin)
     return event;
 }
 
-SessionEvent SessionEvent::pinRemoved(const QString &id)
+SessionEvent SessionEvent::pinRemoved(const QString &id, const QString &headline)
 {
     SessionEvent event;
     event.kind = Kind::PinRemoved;
-    event.payload = PinRemove{id, {}};
+    event.payload = PinRemove{id, headline, {}};
     return event;
 }
 

@@ -105,6 +105,7 @@ struct SessionEvent
     struct PinRemove
     {
         QString id;
+        QString headline; // the removed pin's Pin::headline(), for its chat row; empty in older transcripts
         JsonFields extras;
         bool operator==(const PinRemove &) const = default;
     };
@@ -162,7 +163,7 @@ struct SessionEvent
     // The policy the latest compaction_policy of events set; the defaults (the seed's) when there is none.
     static keen::CompactionPolicy latestPolicy(const QList<SessionEvent> &events);
     static SessionEvent pinAdded(const Pin &pin);
-    static SessionEvent pinRemoved(const QString &id);
+    static SessionEvent pinRemoved(const QString &id, const QString &headline = QString());
     static SessionEvent pinnedContext(const QStringList &pinIds, const QString &content);
 
     // The payload of the event's kind, or nullptr.

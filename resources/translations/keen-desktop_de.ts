@@ -336,6 +336,10 @@
         <source>%1 details not in the summary (%2). Click to see them and pin the original.</source>
         <translation>%1 Details fehlen in der Zusammenfassung (%2). Klicken, um sie zu sehen und das Original anzuheften.</translation>
     </message>
+    <message>
+        <source>Unpinned: %1</source>
+        <translation>Nicht mehr angeheftet: %1</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatPanel</name>

@@ -101,6 +101,8 @@ void TestSessionEvent::roundTripIsExact_data()
                       R"("color":"red"}})");
     QTest::newRow("pin_removed (issue 16)")
         << QByteArray(R"({"seq":9,"kind":"pin_removed","pin_removed":{"id":"pin-1"}})");
+    QTest::newRow("pin_removed with the headline its row names") << QByteArray(
+        R"({"seq":9,"kind":"pin_removed","pin_removed":{"headline":"Never edit vendor/.","id":"pin-1"}})");
     QTest::newRow("pinned_context (issue 16)") << QByteArray(
         R"({"seq":9,"kind":"pinned_context","pinned_context":{"pin_ids":["pin-1"],)"
         R"("content":"<pinned_context>\n<pin kind=\"detail\">\nx\n</pin>\n</pinned_context>"}})");

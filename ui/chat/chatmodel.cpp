@@ -700,15 +700,12 @@ void ChatModel::markPinned(quint64 itemId)
 
 QString ChatModel::pinnedText(const Pin &pin)
 {
-    QString firstLine = pin.shownText().trimmed().section(QLatin1Char('\n'), 0, 0);
-    if (firstLine.size() > 120)
-        firstLine = firstLine.left(119) + QStringLiteral("…");
-    return tr("Pinned: %1").arg(firstLine);
+    return tr("Pinned: %1").arg(pin.headline());
 }
 
-QString ChatModel::unpinnedText()
+QString ChatModel::unpinnedText(const QString &headline)
 {
-    return tr("Pin removed.");
+    return headline.isEmpty() ? tr("Pin removed.") : tr("Unpinned: %1").arg(headline);
 }
 
 void ChatModel::replay(const QList<SessionEvent> &events)
@@ -776,7 +773,7 @@ void ChatModel::replay(const QList<SessionEvent> &events)
             addLine(ChatItem::Kind::Status, pinnedText(event.pinAdd()->pin));
             break;
         case SessionEvent::Kind::PinRemoved:
-            addLine(ChatItem::Kind::Status, unpinnedText());
+            addLine(ChatItem::Kind::Status, unpinnedText(event.pinRemove()->headline));
             break;
         }
     }

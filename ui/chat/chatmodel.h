@@ -112,8 +112,9 @@ public:
     void markPinned(quint64 itemId);
     // The status row a pin leaves (issue 16): its first line.
     static QString pinnedText(const Pin &pin);
-    // The status row an unpin leaves.
-    static QString unpinnedText();
+    // The status row an unpin leaves: "Unpinned: " and the pin's headline; "Pin removed." for a pin_removed
+    // written before the event carried it.
+    static QString unpinnedText(const QString &headline);
     // The status row an undo leaves.
     static QString compactionUndoneText();
     // The status row of a compaction_policy event, live and replayed (issue 16).

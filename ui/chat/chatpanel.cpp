@@ -256,8 +256,9 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::pinAdded, this, [this](const Pin &pinned) {
         m_model->addLine(ChatItem::Kind::Status, ChatModel::pinnedText(pinned));
     });
-    connect(m_session, &AgentSession::pinRemoved, this,
-            [this] { m_model->addLine(ChatItem::Kind::Status, ChatModel::unpinnedText()); });
+    connect(m_session, &AgentSession::pinRemoved, this, [this](const Pin &removed) {
+        m_model->addLine(ChatItem::Kind::Status, ChatModel::unpinnedText(removed.headline()));
+    });
     connect(m_session, &AgentSession::projectPermissionsChanged, this,
             [this](bool allowed, const QStringList &names) {
                 const QString list = names.join(QStringLiteral(", "));
