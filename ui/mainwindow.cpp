@@ -489,6 +489,13 @@ void MainWindow::createToolBar()
         if (!m_updatingPickers)
             useModel(model, ChoiceFrom::Toolbar);
     });
+    // Esc abandons what was typed: the model in use again, and the prompt has the keyboard (leaving the box
+    // then changes nothing).
+    m_modelCombo->setEscapeCancelsEdit(true);
+    connect(m_modelCombo, &ModelComboBox::editCancelled, this, [this] {
+        populateModels();
+        m_chat->input()->setFocus(Qt::OtherFocusReason);
+    });
     connect(m_modelCombo->lineEdit(), &QLineEdit::editingFinished, this, [this] {
         // Opening the box's own list takes the focus too: what is chosen there counts, not the half-typed
         // text.

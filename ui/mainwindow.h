@@ -29,6 +29,7 @@ class ConfigResolver;
 class ChatPanel;
 class ColorSchemeController;
 class ContextMeter;
+class ModelComboBox;
 class Notifier;
 class SessionNotifications;
 class SessionBrowserPanel;
@@ -168,7 +169,7 @@ private:
     QMenu *m_recentMenu = nullptr;
     QComboBox *m_modeCombo = nullptr;
     QComboBox *m_providerCombo = nullptr;
-    QComboBox *m_modelCombo = nullptr;
+    ModelComboBox *m_modelCombo = nullptr;
     QHash<QAction *, QString> m_iconNames;
     QHash<QString, QStringList> m_configuredModels; // settings.json "providers".<id>."models", for the box
     quint64 m_providerSwitch = 0;                   // only the newest switchProvider() applies

@@ -102,6 +102,7 @@ private Q_SLOTS:
     void modelTypedInTheToolbarIsUsedAtOnceAndSaved();
     void emptyModelNameInTheToolbarIsRefused();
     void modelTypedInTheToolbarIsUsedExactlyEvenWhenAListedOneStartsWithIt();
+    void escInTheToolbarModelBoxAbandonsWhatWasTyped();
     void modelChosenDuringATurnIsUsedFromTheNextTurn();
     void slashModelSetsTheModelOfTheCurrentProvider();
     void slashModelWithAProviderSwitchesToItWithItsOwnKey();
@@ -893,6 +894,37 @@ void TestMainWindow::modelTypedInTheToolbarIsUsedExactlyEvenWhenAListedOneStarts
     QCOMPARE(box->currentText(), QStringLiteral("claude-sonnet-5"));
     QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("claude-sonnet-5"));
     QCOMPARE(Settings::load()->activeModel, QStringLiteral("claude-sonnet-5"));
+}
+
+// Tried as a user: "other" typed in the toolbar's Model box, Esc (twice: once for the completions) left
+// "other" in the box, and clicking into the prompt then made it the model in use and wrote it to
+// settings.json. Esc abandons the typing: the box shows the model in use, the prompt has the keyboard, and
+// nothing changes.
+void TestMainWindow::escInTheToolbarModelBoxAbandonsWhatWasTyped()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    auto *box = m_window->findChild<QComboBox *>(QStringLiteral("modelCombo"));
+    QAbstractItemView *popup = box->completer()->popup();
+    // A name no listed model starts with: no completions, Esc goes to the box at once.
+    typeIntoModelBox(box, QStringLiteral("other"));
+    QVERIFY(!popup->isVisible());
+    QTest::keyClick(box->lineEdit(), Qt::Key_Escape);
+    QCOMPARE(box->currentText(), QStringLiteral("claude-fable-5-1"));
+    QTRY_VERIFY(m_window->chatPanel()->input()->hasFocus());
+    QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("claude-fable-5-1"));
+    QVERIFY(Settings::load()->activeModel.isEmpty());
+
+    // With completions shown, the first Esc closes them and the second abandons the typing.
+    typeIntoModelBox(box, QStringLiteral("claude-son"));
+    QVERIFY(popup->isVisible());
+    QTest::keyClick(popup, Qt::Key_Escape);
+    QVERIFY(!popup->isVisible());
+    QCOMPARE(box->currentText(), QStringLiteral("claude-son"));
+    QTest::keyClick(box->lineEdit(), Qt::Key_Escape);
+    QCOMPARE(box->currentText(), QStringLiteral("claude-fable-5-1"));
+    QTRY_VERIFY(m_window->chatPanel()->input()->hasFocus());
+    QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("claude-fable-5-1"));
+    QVERIFY(Settings::load()->activeModel.isEmpty());
 }
 
 // While a turn runs, a model chosen in the toolbar is taken at once (status bar, settings.json) and the

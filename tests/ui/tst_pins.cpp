@@ -17,6 +17,7 @@
 #include "session/sessionpins.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
+#include "workloads.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -86,6 +87,7 @@ private Q_SLOTS:
 
     void pinMessageCodeBlockAndToolResultFromTheirRows();
     void pinToolResultOfAReadPinsWhatItReturned();
+    void pinMessageOnAnyRowOfALongReplyPinsTheWholeReply();
     void pinnedToolResultReadsAsItsCardShowedIt();
     void slashPinAndThePinsDialogListBudgetAndUnpin();
     void aPinOverTheBudgetIsRefusedWithADialog();
@@ -145,6 +147,35 @@ QList<SessionEvent> TestPins::transcript() const
 {
     auto loaded = m_session->sessionStore().load(m_session->sessionId());
     return loaded ? loaded->events : QList<SessionEvent>();
+}
+
+// Found trying the window: a reply longer than ChatModel::MaxRowChars goes on over several rows, and Pin
+// Message on a later row pinned that row's part only (an interrupted 55,000-character reply pinned as its
+// last 7,330 characters). Any row of the reply pins all of it, as the transcript has it; Copy message copies
+// all.
+void TestPins::pinMessageOnAnyRowOfALongReplyPinsTheWholeReply()
+{
+    const QString reply = test::Workloads::markdownReply(ChatModel::MaxRowChars * 3);
+    turn(QStringLiteral("explain everything"), {ScriptedLlmClient::chunk(reply)});
+    ChatModel *model = m_panel->model();
+    QList<int> replyRows;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        if (model->item(row).kind == ChatItem::Kind::AssistantText)
+            replyRows.append(row);
+    }
+    QVERIFY2(replyRows.size() >= 3, qPrintable(QString::number(replyRows.size())));
+
+    std::unique_ptr<QMenu> menu = menuAt(replyRows.constLast());
+    QVERIFY(action(menu.get(), "pinMessageAction"));
+    action(menu.get(), "pinMessageAction")->trigger();
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    QCOMPARE(m_session->pins().at(0).kind, Pin::Kind::Message);
+    QCOMPARE(m_session->pins().at(0).text.size(), reply.size());
+    QCOMPARE(m_session->pins().at(0).text, reply);
+    QCOMPARE(SessionPins::active(transcript()), m_session->pins());
+    // The middle row's message is the same whole reply.
+    QCOMPARE(model->wholeText(replyRows.at(1)), reply);
+    QCOMPARE(model->wholeText(replyRows.constFirst()), reply);
 }
 
 // Issue 16, found re-checking it: Pin Tool Result on a read_file card (any tool but bash) pinned the card's

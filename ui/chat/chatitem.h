@@ -37,6 +37,8 @@ struct ChatItem
     bool sealed = false;   // part of a checkpoint or finished turn: a retry never drops it
     bool streamed = false; // its text came in live (flushed chunks), not from a replay: rendered in steps
     bool collapsed = true; // reasoning only
+    // Assistant text: this row goes on with the row before it, one reply cut at ChatModel::MaxRowChars.
+    bool continued = false;
 
     // Tool card
     QString callId;

@@ -105,6 +105,19 @@ QString ChatModel::plainText() const
     return parts.join(QStringLiteral("\n\n"));
 }
 
+QString ChatModel::wholeText(int row) const
+{
+    if (row < 0 || row >= m_items.size())
+        return {};
+    int first = row;
+    while (first > 0 && m_items.at(first).continued)
+        --first;
+    QString text = m_items.at(first).text;
+    for (int next = first + 1; next < m_items.size() && m_items.at(next).continued; ++next)
+        text += m_items.at(next).text;
+    return text;
+}
+
 quint64 ChatModel::insert(ChatItem item)
 {
     item.id = m_nextId++;
@@ -266,6 +279,7 @@ void ChatModel::splitLongText()
         ChatItem rest;
         rest.kind = m_items.at(row).kind;
         rest.text = text.mid(split);
+        rest.continued = true;
         m_items[row].text.truncate(split);
         changed(row);
         insert(std::move(rest));

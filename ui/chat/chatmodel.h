@@ -52,6 +52,8 @@ public:
     const ChatItem &item(int row) const { return m_items.at(row); }
     int rowOf(quint64 id) const;
     QString plainText() const; // every row, for copy and tests
+    // The text of the message row belongs to: a long reply's rows joined (ChatItem::continued), else its own.
+    QString wholeText(int row) const;
 
     // --- live turn ---
     quint64 addUserMessage(const QString &text);

@@ -616,8 +616,10 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
         }
         addPinActions(menu, item, at, viewportPos);
         QAction *copyMessage = menu.addAction(tr("&Copy message"));
+        ChatItem whole = item; // a long reply: all of its rows
+        whole.text = m_model->wholeText(at.row());
         connect(copyMessage, &QAction::triggered, this,
-                [text = item.plainText()] { QApplication::clipboard()->setText(text); });
+                [text = whole.plainText()] { QApplication::clipboard()->setText(text); });
         const QStringList blocks = codeBlocks(item.text);
         if (item.kind == ChatItem::Kind::AssistantText && !blocks.isEmpty()) {
             for (qsizetype i = 0; i < blocks.size(); ++i) {
@@ -668,8 +670,9 @@ void ChatView::addPinActions(QMenu &menu, const ChatItem &item, const QModelInde
             add(tr("Pin Code &Block"), QStringLiteral("pinCodeBlockAction"), Pin::Kind::CodeBlock, code,
                 tr("code block of an assistant message"));
         }
-        add(tr("&Pin Message"), QStringLiteral("pinMessageAction"), Pin::Kind::Message, item.text,
-            tr("assistant message"));
+        // A long reply goes on over several rows: the message is all of them, not the row under the pointer.
+        add(tr("&Pin Message"), QStringLiteral("pinMessageAction"), Pin::Kind::Message,
+            m_model->wholeText(at.row()), tr("assistant message"));
     } else if (item.kind == ChatItem::Kind::User) {
         add(tr("&Pin Message"), QStringLiteral("pinMessageAction"), Pin::Kind::Message, item.text,
             tr("user message"));

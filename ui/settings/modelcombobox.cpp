@@ -1,6 +1,8 @@
 #include "settings/modelcombobox.h"
 
+#include <QAbstractItemView>
 #include <QCompleter>
+#include <QKeyEvent>
 
 namespace keen {
 
@@ -17,6 +19,18 @@ ModelComboBox::ModelComboBox(QWidget *parent)
 }
 
 ModelComboBox::~ModelComboBox() = default;
+
+void ModelComboBox::keyPressEvent(QKeyEvent *event)
+{
+    // The completions' popup takes its own Esc (it closes); the box's list is a popup of its own too.
+    if (m_escapeCancels && event->key() == Qt::Key_Escape && event->modifiers() == Qt::NoModifier &&
+        !view()->isVisible() && !completer()->popup()->isVisible()) {
+        event->accept();
+        Q_EMIT editCancelled();
+        return;
+    }
+    QComboBox::keyPressEvent(event);
+}
 
 } // namespace keen
 

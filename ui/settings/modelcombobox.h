@@ -16,6 +16,19 @@ class ModelComboBox final : public QComboBox
 public:
     explicit ModelComboBox(QWidget *parent = nullptr);
     ~ModelComboBox() override;
+
+    // Esc (its completions closed) emits editCancelled() instead of going on to the parent: the toolbar's box
+    // puts the model in use back. In a dialog it stays off, so Esc closes the dialog.
+    void setEscapeCancelsEdit(bool cancels) { m_escapeCancels = cancels; }
+
+Q_SIGNALS:
+    void editCancelled();
+
+protected:
+    void keyPressEvent(QKeyEvent *event) override;
+
+private:
+    bool m_escapeCancels = false;
 };
 
 } // namespace keen
