@@ -190,26 +190,37 @@ private:
 
 #endif
 
+QString disabledText()
+{
+    return Keychain::tr("the keychain is disabled by KEEN_DISABLE_KEYCHAIN");
+}
+
+#ifdef KEEN_HAVE_QTKEYCHAIN
+QString noBusText()
+{
+    return Keychain::tr(
+        "there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and no display to start one)");
+}
+#else
+QString noSupportText()
+{
+    return Keychain::tr("this build has no keychain support");
+}
+#endif
+
 QFuture<KeychainReply> runOperation([[maybe_unused]] KeychainBackend::Operation operation,
                                     [[maybe_unused]] const QString &key,
                                     [[maybe_unused]] const QString &secret)
 {
     if (qEnvironmentVariableIntValue("KEEN_DISABLE_KEYCHAIN") == 1)
-        return finished({KeychainReply::Status::Unavailable,
-                         {},
-                         Keychain::tr("the keychain is disabled by KEEN_DISABLE_KEYCHAIN")});
+        return finished({KeychainReply::Status::Unavailable, {}, disabledText()});
 #ifdef KEEN_HAVE_QTKEYCHAIN
     // The status a failed D-Bus connection gets from QtKeychain, so callers decide as before.
     if (sessionBusUnreachable())
-        return finished(
-            {KeychainReply::Status::Failed,
-             {},
-             Keychain::tr("there is no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set and no "
-                          "display to start one)")});
+        return finished({KeychainReply::Status::Failed, {}, noBusText()});
     return KeychainThread::instance().run(operation, key, secret);
 #else
-    return finished(
-        {KeychainReply::Status::Unavailable, {}, Keychain::tr("this build has no keychain support")});
+    return finished({KeychainReply::Status::Unavailable, {}, noSupportText()});
 #endif
 }
 
@@ -264,6 +275,17 @@ KeychainReply Keychain::wait(const QFuture<KeychainReply> &future, int timeoutMs
     return {KeychainReply::Status::Unavailable,
             {},
             Keychain::tr("the system keychain did not answer within %1 seconds").arg(timeoutMs / 1000)};
+}
+
+QString Keychain::unavailableReason()
+{
+    if (qEnvironmentVariableIntValue("KEEN_DISABLE_KEYCHAIN") == 1)
+        return disabledText();
+#ifdef KEEN_HAVE_QTKEYCHAIN
+    return sessionBusUnreachable() ? noBusText() : QString();
+#else
+    return noSupportText();
+#endif
 }
 
 bool Keychain::isGuiThread()

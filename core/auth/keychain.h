@@ -35,6 +35,10 @@ public:
     // up when the application object is destroyed, so a keychain that never answers cannot hold the exit.
     static KeychainReply wait(const QFuture<KeychainReply> &future, int timeoutMs = 30000);
 
+    // Why no keychain can be used, without asking it (KEEN_DISABLE_KEYCHAIN, a build without keychain
+    // support, no D-Bus session bus); empty when it may be. Cheap enough for the GUI thread.
+    static QString unavailableReason();
+
     // The main thread of a QGuiApplication. A headless QCoreApplication's main thread may block.
     static bool isGuiThread();
 };

@@ -84,6 +84,11 @@ template<typename T> struct Outcome
 
 } // namespace
 
+QString SecretStore::keychainUnavailableReason()
+{
+    return Keychain::unavailableReason();
+}
+
 QString SecretStore::secretsFilePath()
 {
     return QDir(Settings::configDirectory()).filePath(QStringLiteral("secrets.json"));

@@ -45,6 +45,8 @@ public:
 
     // Where the plain-file fallback keeps keys: $KEEN_HOME (or the config folder)/secrets.json, mode 0600.
     static QString secretsFilePath();
+    // Keychain::unavailableReason(): why a key saved now cannot go to the keychain; empty when it may.
+    static QString keychainUnavailableReason();
     static QString keychainKey(const QString &providerId);
 
     // Runs the helper with sh -c; stdout trimmed is the key. An empty result, a failure or a timeout is an

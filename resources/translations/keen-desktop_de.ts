@@ -1670,6 +1670,10 @@ Ihn anhalten und %2 öffnen?</translation>
         <source>Set in settings.json (api_key or api_key_helper).</source>
         <translation>In settings.json festgelegt (api_key oder api_key_helper).</translation>
     </message>
+    <message>
+        <source>Stored unencrypted in %1 (no system keychain)</source>
+        <translation>Unverschlüsselt in %1 gespeichert (kein Systemschlüsselbund)</translation>
+    </message>
 </context>
 <context>
     <name>keen::SetupWizard</name>

@@ -89,6 +89,7 @@ private Q_SLOTS:
     void typedModelIsSavedExactlyEvenWhenAListedOneStartsWithIt();
     void probeFindsLocalServers();
     void contextTableRows();
+    void keyFieldSaysWhereAKeyGoesWithoutAKeychain();
 
 private:
     test::TestEnvironment m_env;
@@ -723,6 +724,21 @@ void TestSettingsDialog::contextTableRows()
     QVERIFY(cost);
     QCOMPARE(cost->text(), QStringLiteral("Compaction requests this session: %1 input / %2 output tokens")
                                .arg(QLocale().toString(31000), QLocale().toString(1200)));
+}
+
+// Found by a tester: with no keychain (KEEN_DISABLE_KEYCHAIN=1 here, as in CI) the empty key field said
+// "Stored in the system keychain", while OK puts a typed key in secrets.json, unencrypted.
+void TestSettingsDialog::keyFieldSaysWhereAKeyGoesWithoutAKeychain()
+{
+    ClientConfig config;
+    config.providerId = QStringLiteral("anthropic");
+    config.model = QStringLiteral("claude-fable-5-1");
+    SettingsDialog dialog(config);
+    const QString placeholder =
+        dialog.findChild<QLineEdit *>(QStringLiteral("settingsApiKey"))->placeholderText();
+    QCOMPARE(
+        placeholder,
+        QStringLiteral("Stored unencrypted in %1 (no system keychain)").arg(SecretStore::secretsFilePath()));
 }
 
 QTEST_MAIN(TestSettingsDialog)

@@ -40,7 +40,12 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     m_apiKey = new QLineEdit(this);
     m_apiKey->setObjectName(QStringLiteral("settingsApiKey"));
     m_apiKey->setEchoMode(QLineEdit::Password);
-    m_apiKey->setPlaceholderText(tr("Stored in the system keychain"));
+    // Where OK puts a typed key: without a keychain it goes to secrets.json, unencrypted (the window says
+    // so).
+    m_apiKey->setPlaceholderText(
+        SecretStore::keychainUnavailableReason().isEmpty()
+            ? tr("Stored in the system keychain")
+            : tr("Stored unencrypted in %1 (no system keychain)").arg(SecretStore::secretsFilePath()));
     form->addRow(tr("API &key:"), m_apiKey);
 
     auto *storedRow = new QHBoxLayout;
