@@ -8,7 +8,7 @@
 #include "agent/workerthread.h"
 #include "base/logcategories.h"
 #include "base/whenfinished.h"
-#include "conversation/historyreplay.h"
+#include "conversation/heldpins.h"
 #include "loop/clientfactory.h"
 #include "loop/compactioncommit.h"
 #include "loop/compactionprompts.h"
@@ -28,7 +28,6 @@
 #include <QDir>
 #include <QFuture>
 #include <QFutureWatcher>
-#include <QJsonDocument>
 #include <QPromise>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
@@ -46,41 +45,6 @@ QString dataDirectory()
     if (!home.isEmpty())
         return home;
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-}
-
-// Whether a tool output the next request replays carries text: as it is, with a JSON string's escapes (a
-// multi-line output inside a tool's JSON result), or as bash's card shows it (stdout, then stderr).
-bool replayHolds(const ToolActivity &activity, const QString &text)
-{
-    const QString replayed = replayResult(activity);
-    if (replayed.contains(text))
-        return true;
-    const QString quoted = serializeJson(QJsonValue(text));
-    if (replayed.contains(QStringView(quoted).sliced(1, quoted.size() - 2)))
-        return true;
-    const QJsonObject output = QJsonDocument::fromJson(replayed.toUtf8()).object();
-    QString shown = output.value(QStringLiteral("stdout")).toString();
-    const QString errors = output.value(QStringLiteral("stderr")).toString();
-    if (!errors.isEmpty())
-        shown += (shown.isEmpty() || shown.endsWith(QLatin1Char('\n')) ? QString() : QStringLiteral("\n")) +
-                 errors;
-    return !shown.isEmpty() && shown.contains(text);
-}
-
-// Whether the next request would carry text already: in a message, or in a tool output it replays.
-bool historyHolds(const MessageList &history, const QString &text)
-{
-    for (const Message &message : history) {
-        if (message.content.contains(text))
-            return true;
-        if (!message.turnMemory)
-            continue;
-        for (const ToolActivity &activity : message.turnMemory->toolActivity) {
-            if (replayHolds(activity, text))
-                return true;
-        }
-    }
-    return false;
 }
 
 } // namespace
@@ -189,7 +153,6 @@ struct AgentSession::Private
     // history's messages or replayed tool outputs (a typed note, Pin the Original, a message a summary
     // replaced, a tool result the history no longer replays). The same with or without an earlier
     // compaction; such a pin would otherwise reach the model only at the next compaction.
-    PinList pinsMissingFromHistory(const PinList &candidates) const;
     bool opening = false; // openSessionAsync() is reading
 };
 
@@ -495,16 +458,6 @@ void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info,
     Q_EMIT q->notification(strategy.isEmpty() ? tr("Context compacted automatically.")
                                               : tr("Context compacted automatically (%1).").arg(strategy));
     checkPinBudget();
-}
-
-PinList AgentSession::Private::pinsMissingFromHistory(const PinList &candidates) const
-{
-    PinList missing;
-    for (const Pin &pin : candidates) {
-        if (!historyHolds(history, pin.text))
-            missing.append(pin);
-    }
-    return missing;
 }
 
 void AgentSession::Private::checkPinBudget()
@@ -872,7 +825,7 @@ Result<void> AgentSession::submit(const QString &text)
     d->turnHistoryStart = d->history.size();
     // Issue 16: pins the history does not hold (added while busy, or before this app wrote pinned_context)
     // go in before the words, in the same batch.
-    if (const PinList missing = d->pinsMissingFromHistory(d->pins); !missing.isEmpty()) {
+    if (const PinList missing = pinsMissingFromHistory(d->history, d->pins); !missing.isEmpty()) {
         QStringList ids;
         for (const Pin &pin : missing)
             ids.append(pin.id);
@@ -1065,7 +1018,7 @@ Result<void> AgentSession::addPin(Pin pin)
     // form a compaction's replacement gives it. Appended here, in the order of the writes: a turn submitted
     // before the batch is on disk sends it too. While busy it goes in with the next request (submit).
     std::optional<Message> context;
-    if (!isBusy() && !d->opening && !d->pinsMissingFromHistory({pin}).isEmpty()) {
+    if (!isBusy() && !d->opening && !pinsMissingFromHistory(d->history, {pin}).isEmpty()) {
         context = Message::user(CompactionPrompts::pinnedContext({pin}));
         batch.append(SessionEvent::pinnedContext({pin.id}, context->content));
         d->history.append(*context);

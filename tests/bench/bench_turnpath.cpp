@@ -1,10 +1,14 @@
 // On-demand benchmarks of issue 11's turn path, each as a ratio against a baseline measured in the same run
 // (absolute times drift on a shared machine). Prints numbers; asserts nothing.
 // Run: cmake --build build --target keen_benchmarks && ./build/tests/bench/keen_bench_turnpath
+#include "agent/agentsession.h"
 #include "agent/contextestimator.h"
+#include "conversation/historyreplay.h"
 #include "conversation/message.h"
 #include "fakeproviderserver.h"
 #include "loop/contextbudget.h"
+#include "scriptedllmclient.h"
+#include "session/sessionstore.h"
 #include "sessionfixtures.h"
 #include "tools/defaulttools.h"
 #include "tools/toolregistry.h"
@@ -33,6 +37,7 @@
 
 using namespace keen;
 using keen::test::FakeProviderServer;
+using keen::test::ScriptedLlmClient;
 using keen::test::Workloads;
 
 namespace {
@@ -430,6 +435,130 @@ void benchContextEstimate()
              .arg(estimator.measuredMessages()));
 }
 
+// What the GUI thread does when a person sends a message or pins something while pins exist: each pin the
+// history does not hold yet must go in with the message (issue 16), so the history is searched for every pin.
+// The history is as big as a 1M-token window holds: 1,000 tool turns, half of them command outputs.
+void benchPins()
+{
+    out << "\n== pins: send and pin on a 1,000-turn, about 4 MB history with 6 pins (issue 16)\n";
+    QTemporaryDir home;
+    const QString workspace = home.filePath(QStringLiteral("work"));
+    QDir().mkpath(workspace);
+    const QString sessions = home.filePath(QStringLiteral("sessions"));
+    keen::test::TranscriptWriter writer(sessions, workspace);
+    const QString paragraph = Workloads::markdownReply(1500);
+    // Each turn's tool call is saved as the app saves it with the full tool history: its output retained in
+    // the turn memory, which the next requests replay.
+    for (int turn = 0; turn < 1000; ++turn) {
+        writer.user(
+            QStringLiteral("Question %1: please look at `src/file%1.cpp` and fix the parser.").arg(turn));
+        ToolActivity activity;
+        activity.status = QStringLiteral("success");
+        if (turn % 2 == 0) {
+            activity.tool = QStringLiteral("read_file");
+            activity.input =
+                QJsonObject{{QStringLiteral("path"), QStringLiteral("src/file%1.cpp").arg(turn)}};
+            activity.retainedOutput =
+                QJsonObject{{QStringLiteral("content"),
+                             QStringLiteral("int main() { return %1; }\n").arg(turn).repeated(80)}};
+        } else {
+            activity.tool = QStringLiteral("bash");
+            activity.input = QJsonObject{{QStringLiteral("command"), QStringLiteral("make")}};
+            activity.retainedOutput = QJsonObject{
+                {QStringLiteral("stdout"), QStringLiteral("PASS tst_%1\n").arg(turn).repeated(120)},
+                {QStringLiteral("stderr"), QStringLiteral("warning %1\n").arg(turn).repeated(15)},
+                {QStringLiteral("exit_code"), 0}};
+        }
+        TurnMemory memory;
+        memory.toolActivity.append(activity);
+        writer.appendPayload(
+            QStringLiteral("assistant_turn"),
+            QJsonObject{{QStringLiteral("transcript"),
+                         QJsonArray{QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                                                {QStringLiteral("content"), paragraph}}}},
+                        {QStringLiteral("message"), paragraph},
+                        {QStringLiteral("turn_memory"), memory.toJson()}});
+    }
+    auto client = std::make_shared<ScriptedLlmClient>();
+    AgentSession session;
+    session.setWorkspace(workspace);
+    session.setSessionStore(std::make_shared<SessionStore>(sessions));
+    ClientConfig config;
+    config.providerId = QStringLiteral("test");
+    config.model = QStringLiteral("scripted");
+    session.setClientConfig(config);
+    session.setClientFactory(ScriptedLlmClient::factory(client));
+    session.setToolHistoryFull(true); // every output replayed in full: the most to search
+    if (!session.openSession(writer.id())) {
+        out << "could not open the session\n";
+        return;
+    }
+    qint64 historyChars = 0;
+    qint64 outputChars = 0;
+    for (const Message &message : session.messages()) {
+        historyChars += message.content.size();
+        if (message.turnMemory) {
+            for (const ToolActivity &activity : message.turnMemory->toolActivity)
+                outputChars += replayResult(activity).size();
+        }
+    }
+
+    // The least any check can cost: one search of every message's text for one pin.
+    const QString absent = QStringLiteral("NOTE: the release branch is frozen until Friday");
+    QElapsedTimer timer;
+    timer.start();
+    int found = 0;
+    for (const Message &message : session.messages())
+        found += message.content.contains(absent) ? 1 : 0;
+    const double baseline = timer.nsecsElapsed() / 1e6;
+
+    auto pinned = [&session](qsizetype count) {
+        FakeProviderServer::spinUntil([&] { return session.pins().size() == count; }, 60000);
+    };
+    // Five notes, then the last command's output as its card shows it (stdout and stderr joined), which the
+    // history replays: found only at its end.
+    QList<double> pinTimes;
+    for (int i = 0; i < 5; ++i) {
+        Pin note;
+        note.text = QStringLiteral("NOTE %1: keep the public ABI of libparser stable").arg(i);
+        timer.restart();
+        session.addPin(note);
+        pinTimes.append(timer.nsecsElapsed() / 1e6);
+        pinned(i + 1);
+        client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("noted")),
+                         ScriptedLlmClient::event(StreamEvent::done())});
+        session.submit(QStringLiteral("noted %1").arg(i)); // the note joins the history; then it is held
+        FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 60000);
+    }
+    Pin output;
+    output.kind = Pin::Kind::ToolResult;
+    output.text = QStringLiteral("PASS tst_999\nwarning 999\nwarning 999");
+    timer.restart();
+    session.addPin(output);
+    pinTimes.append(timer.nsecsElapsed() / 1e6);
+    pinned(6);
+
+    // Sending a message: every pin is looked for.
+    QList<double> sendTimes;
+    for (int i = 0; i < 5; ++i) {
+        client->addTurn(
+            {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())});
+        timer.restart();
+        session.submit(QStringLiteral("go on %1").arg(i));
+        sendTimes.append(timer.nsecsElapsed() / 1e6);
+        FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 60000);
+    }
+    line(QStringLiteral("one search of %1 messages (%2 M chars; outputs %3 M more) for a text")
+             .arg(session.messages().size())
+             .arg(historyChars / 1e6, 0, 'f', 1)
+             .arg(outputChars / 1e6, 0, 'f', 1),
+         baseline, QStringLiteral("ms"), found == 0 ? QString() : QStringLiteral("found?"));
+    line(QStringLiteral("AgentSession::addPin on the GUI thread (median)"), median(pinTimes),
+         QStringLiteral("ms"), QStringLiteral("each: ") + listed(pinTimes, 1));
+    line(QStringLiteral("AgentSession::submit with 6 pins on the GUI thread (median)"), median(sendTimes),
+         QStringLiteral("ms"), QStringLiteral("goal < 16 ms; each: ") + listed(sendTimes, 1));
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -445,5 +574,7 @@ int main(int argc, char **argv)
         benchList();
     if (wanted(QStringLiteral("context")))
         benchContextEstimate();
+    if (wanted(QStringLiteral("pins")))
+        benchPins();
     return 0;
 }

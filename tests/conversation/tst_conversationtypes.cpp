@@ -1,5 +1,6 @@
 // The conversation value types of reference 1.1: JSON shapes, transient raw output, cancellation tokens.
 #include "base/cancellationtoken.h"
+#include "conversation/heldpins.h"
 #include "conversation/historyreplay.h"
 #include "conversation/message.h"
 #include "conversation/metatypes.h"
@@ -28,6 +29,7 @@ private Q_SLOTS:
     void replayStepsSplitAtOffsets();
     void replayStepsSkipBadOffsets();
     void replayResultPrefersRetainedThenRaw();
+    void pinsMissingFromHistoryLooksInEveryReplayedForm();
 };
 
 void TestConversationTypes::messageJsonUsesReferenceFieldNames()
@@ -220,6 +222,66 @@ void TestConversationTypes::replayResultPrefersRetainedThenRaw()
     QCOMPARE(replayResult(activity), QStringLiteral(R"({"raw":1})"));
     activity.retainedOutput = QJsonObject{{QStringLiteral("kept"), 2}};
     QCOMPARE(replayResult(activity), QStringLiteral(R"({"kept":2})"));
+}
+
+// Issue 16: a pin goes in with the next message only when the request would not carry its text already: in
+// a message, in a replayed tool output as it is or escaped inside the JSON, or as a command's card shows it
+// (stdout, then stderr on a line of its own). The missing pins come back in the order they were asked about.
+void TestConversationTypes::pinsMissingFromHistoryLooksInEveryReplayedForm()
+{
+    auto pin = [](const QString &text) {
+        Pin made;
+        made.id = text.left(12);
+        made.text = text;
+        return made;
+    };
+    auto withOutput = [](const QString &tool, const QJsonValue &output) {
+        ToolActivity activity;
+        activity.tool = tool;
+        activity.status = QStringLiteral("success");
+        activity.retainedOutput = output;
+        TurnMemory memory;
+        memory.toolActivity.append(activity);
+        return Message::assistant(QStringLiteral("Done."), memory);
+    };
+    const QJsonObject make{{QStringLiteral("stdout"), QStringLiteral("PASS tst_lexer\nFAIL tst_parser")},
+                           {QStringLiteral("stderr"), QStringLiteral("expected 3, got 4\n")},
+                           {QStringLiteral("exit_code"), 1}};
+    const QJsonObject read{{QStringLiteral("content"), QStringLiteral("1:3fa|int parse(const char *text);")}};
+    const MessageList history{
+        Message::user(QStringLiteral("Always use tabs.")),
+        withOutput(QStringLiteral("bash"), make),
+        withOutput(QStringLiteral("read_file"), read),
+        // A retained output kept as a string that holds a command's JSON: parsed to find its card's text.
+        withOutput(
+            QStringLiteral("bash"),
+            QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("stdout"), QStringLiteral("ok")},
+                                                        {QStringLiteral("stderr"), QStringLiteral("late")}})
+                                  .toJson(QJsonDocument::Compact))),
+        // Replayed as its status only: its output is not in the request.
+        [] {
+            ToolActivity activity;
+            activity.tool = QStringLiteral("grep");
+            activity.status = QStringLiteral("success");
+            TurnMemory memory;
+            memory.toolActivity.append(activity);
+            return Message::assistant(QString(), memory);
+        }(),
+    };
+    const Pin note = pin(QStringLiteral("use tabs"));
+    const Pin escaped = pin(QStringLiteral("PASS tst_lexer\nFAIL tst_parser"));
+    const Pin card = pin(QStringLiteral("FAIL tst_parser\nexpected 3, got 4"));
+    const Pin readResult = pin(QString::fromUtf8(QJsonDocument(read).toJson(QJsonDocument::Compact)));
+    const Pin stringCard = pin(QStringLiteral("ok\nlate"));
+    const Pin absent = pin(QStringLiteral("NOTE: never push to main"));
+    const Pin unreplayed = pin(QStringLiteral("src/lexer.cpp:12: match"));
+    const Pin joinedWithoutBreak = pin(QStringLiteral("FAIL tst_parserexpected 3"));
+
+    QCOMPARE(pinsMissingFromHistory(history, {}), PinList());
+    QCOMPARE(pinsMissingFromHistory(history, {note, escaped, card, readResult, stringCard}), PinList());
+    QCOMPARE(pinsMissingFromHistory(history, {absent, note, unreplayed, card, joinedWithoutBreak}),
+             PinList({absent, unreplayed, joinedWithoutBreak}));
+    QCOMPARE(pinsMissingFromHistory({}, {note}), PinList({note}));
 }
 
 QTEST_GUILESS_MAIN(TestConversationTypes)
