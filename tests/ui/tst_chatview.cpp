@@ -54,6 +54,7 @@ private Q_SLOTS:
     void noSelectionIsDrawnAboveATable();
     void everyMatchFoundIsShown_data();
     void everyMatchFoundIsShown();
+    void findKeepsUpWithEveryChange();
     void aFoundMatchFarUpStaysInView();
     void scrollingUpIntoUnmeasuredRowsMovesTheTextByTheStep();
     void questionCardAnswersWithTheChosenOptions();
@@ -818,12 +819,56 @@ void TestChatView::everyMatchFoundIsShown()
                                     "```\nx = 1\n```\n"));
     model.flush();
     QTRY_VERIFY(view.visualRect(model.index(0)).height() > 0);
-    const QList<ConversationSearch::Match> matches = ConversationSearch::find(model, needle, {});
+    const QList<ConversationSearch::Match> matches = ConversationSearch().find(model, needle, {});
     QCOMPARE(matches.size(), count);
     for (const ConversationSearch::Match &match : matches) {
         QVERIFY2(view.showMatch(match.row, needle, match.occurrence), qPrintable(needle));
         QCOMPARE(view.selectedText().toLower(), needle.toLower());
     }
+}
+
+// Find keeps each row's text from one search to the next, and makes it on a worker when the bar opens: a row
+// that changed since (a reply streaming on, a card that finished, rows added or removed, a new conversation)
+// is searched as it is now, never as it was.
+void TestChatView::findKeepsUpWithEveryChange()
+{
+    ChatModel model;
+    model.addUserMessage(QStringLiteral("Is the Größe right?"));
+    model.appendText(QStringLiteral("The **parser** reads"));
+    model.flush();
+    ConversationSearch search;
+    search.prepare(model); // the bar opens; the worker starts from the rows as they are now
+    model.appendText(QStringLiteral(" the parser's input")); // and the reply goes on meanwhile, in its row
+    model.flush();
+    ToolCallInfo call;
+    call.callId = QStringLiteral("c1");
+    call.name = QStringLiteral("bash");
+    call.input = QJsonObject{{QStringLiteral("command"), QStringLiteral("make parser")}};
+    model.toolStarted(call);
+    auto count = [&](const QString &needle) { return search.find(model, needle, {}).size(); };
+    QCOMPARE(count(QStringLiteral("PARSER")), 3); // the reply as it is now, and the card's command
+    QCOMPARE(count(QStringLiteral("GRÖSSE")), 0); // simple case folding, as QString's: ß is not "ss"
+    QCOMPARE(count(QStringLiteral("gRÖße")), 1);
+    QCOMPARE(count(QStringLiteral("**parser**")), 0);
+
+    call.output = QJsonObject{{QStringLiteral("stdout"), QStringLiteral("parser built\n")},
+                              {QStringLiteral("exit_code"), 0}};
+    model.toolFinished(call);
+    model.appendText(QStringLiteral("\n\nThe parser is fixed."));
+    model.flush();
+    const int rows = model.rowCount();
+    QCOMPARE(count(QStringLiteral("parser")), 5); // and the card's output, and the new paragraph
+    QCOMPARE(count(QStringLiteral("parser built")), 1);
+
+    model.removeRowsFrom(rows - 1);
+    model.flush();
+    QCOMPARE(count(QStringLiteral("is fixed")), 0);
+    model.clear();
+    model.addUserMessage(QStringLiteral("A new conversation"));
+    QCOMPARE(count(QStringLiteral("parser")), 0);
+    QCOMPARE(count(QStringLiteral("new conversation")), 1);
+    search.clear();
+    QCOMPARE(count(QStringLiteral("new conversation")), 1);
 }
 
 // Found trying the window on a 10,000-event session: a match far up was scrolled to while the rows around it

@@ -111,7 +111,10 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     connect(m_findBar, &FindBar::searchChanged, this, &ChatPanel::runSearch);
     connect(m_findBar, &FindBar::nextRequested, this, &ChatPanel::findNext);
     connect(m_findBar, &FindBar::previousRequested, this, &ChatPanel::findPrevious);
-    connect(m_findBar, &FindBar::closed, this, [this] { m_input->setFocus(Qt::OtherFocusReason); });
+    connect(m_findBar, &FindBar::closed, this, [this] {
+        m_search.clear(); // its copies of the rows' text are for the bar's searches only
+        m_input->setFocus(Qt::OtherFocusReason);
+    });
     // Rows that come, go or change make the matches stale; they are found again on the next step. A new
     // conversation is searched again at once while the bar is open, so its count is right.
     // While the bar is open its count follows the conversation (a streaming reply, an opened session), at
@@ -128,6 +131,7 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
         connect(m_model, signal, this, changed);
     connect(m_model, &QAbstractItemModel::dataChanged, this, changed);
     connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        m_search.clear();
         m_matches.clear();
         m_currentMatch = -1;
         if (m_findBar->isVisible())
@@ -606,14 +610,15 @@ void ChatPanel::findInConversation()
     const QString selected = m_view->selectedText();
     const bool shortSelection =
         !selected.isEmpty() && selected.size() <= 200 && !selected.contains(QLatin1Char('\n'));
+    if (!m_findBar->isVisible())
+        m_search.prepare(*m_model); // on a worker while the person types
     m_findBar->open(shortSelection ? selected : QString());
 }
 
 void ChatPanel::runSearch(const QString &text)
 {
     m_findText = text;
-    m_matches =
-        ConversationSearch::find(*m_model, text, [this](int row) { return !m_view->isRowHidden(row); });
+    m_matches = m_search.find(*m_model, text, [this](int row) { return !m_view->isRowHidden(row); });
     m_matchesStale = false;
     m_currentMatch = -1;
     if (!m_matches.isEmpty()) {
@@ -637,8 +642,7 @@ void ChatPanel::refreshMatches()
     m_findRefresh.stop();
     const int was = m_currentMatch;
     const ConversationSearch::Match current = m_matches.value(m_currentMatch);
-    m_matches =
-        ConversationSearch::find(*m_model, m_findText, [this](int row) { return !m_view->isRowHidden(row); });
+    m_matches = m_search.find(*m_model, m_findText, [this](int row) { return !m_view->isRowHidden(row); });
     m_matchesStale = false;
     // The match shown stays the current one; when it is gone, none is (the next Enter shows the first).
     m_currentMatch = was >= 0 ? int(m_matches.indexOf(current)) : -1;

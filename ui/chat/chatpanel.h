@@ -189,6 +189,7 @@ private:
     QAction *m_findNextAction = nullptr;
     QAction *m_findPreviousAction = nullptr;
     QString m_findText;
+    ConversationSearch m_search;
     QList<ConversationSearch::Match> m_matches;
     int m_currentMatch = -1;
     bool m_matchesStale = false; // rows changed since the search ran

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QFuture>
 #include <QList>
 #include <QString>
 
@@ -8,10 +9,14 @@
 namespace keen {
 
 class ChatModel;
+struct ChatItem;
 
 // Find in the conversation: where a text occurs in the rows of a ChatModel, ignoring case, in each row's text
 // (a reply's Markdown as it reads on screen, a tool card's lines). A pass over the text of the rows, nothing
-// laid out; at most MaxMatches are counted.
+// laid out; at most MaxMatches are counted. Each row's shown text is kept, case-folded, from one search to
+// the next (found again only for a row whose text changed): reducing 30 MB of Markdown took most of a
+// search's time, on the GUI thread, at every pause in typing. prepare() makes them on a worker thread when
+// the find bar opens, while the person types; clear() lets them go when it closes.
 class ConversationSearch
 {
 public:
@@ -30,8 +35,28 @@ public:
     static QString shownText(const QString &markdown);
 
     // The matches in the rows shown(row) accepts, in order.
-    static QList<Match> find(const ChatModel &model, const QString &needle,
-                             const std::function<bool(int row)> &shown);
+    QList<Match> find(const ChatModel &model, const QString &needle,
+                      const std::function<bool(int row)> &shown);
+    void prepare(const ChatModel &model);
+    void clear();
+
+private:
+    struct Row
+    {
+        QString source; // the row's text it was made from: shares its buffer, so an edit of it detaches
+        QString folded; // what the row shows, case-folded
+    };
+    struct Source
+    {
+        QString text;
+        bool markdown = false; // a reply or a note, shown rendered
+        bool itemsOwn = false; // the item's own string (a card's text is made each time)
+    };
+    static Source sourceOf(const ChatItem &item);
+    static Row rowFor(const Source &source);
+
+    QList<Row> m_rows; // by row
+    QFuture<QList<Row>> m_prepared;
 };
 
 } // namespace keen
