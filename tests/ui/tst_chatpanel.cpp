@@ -99,6 +99,7 @@ private Q_SLOTS:
     void onlyTheLatestCompactionOffersUndo();
     void manualCompactionStreamsSummaryAndReportsStatus();
     void manualCompactionIgnoresCtrlCAndEscCancelsIt();
+    void manualCompactionStreamsInViewWhenScrolledUp();
     void escBeforeAnySummaryTextLeavesNoEmptyHeading();
     void manualCompactionShowsTheRefusedToolCard();
     void queuedPromptDrainsAfterCompaction();
@@ -729,6 +730,32 @@ void TestChatPanel::manualCompactionStreamsSummaryAndReportsStatus()
     QTRY_VERIFY(!m_session->isBusy());
     QVERIFY(!m_panel->spinner()->isRunning());
     QCOMPARE(m_session->messages().size(), 1);
+}
+
+// Found trying the window: after Find had scrolled far up a long reply, Compact streamed its summary below
+// the view, out of sight; only the status bar's usage said anything had happened. Asked for like a message,
+// it is shown like one: the view goes to the end and follows the summary.
+void TestChatPanel::manualCompactionStreamsInViewWhenScrolledUp()
+{
+    firstTurn();
+    for (int i = 0; i < 80; ++i)
+        m_panel->model()->addLine(ChatItem::Kind::Status, QStringLiteral("Earlier line %1").arg(i));
+    ChatView *view = m_panel->view();
+    QTRY_VERIFY(view->verticalScrollBar()->maximum() > 0);
+    view->scrollToTop();
+    QTRY_COMPARE(view->verticalScrollBar()->value(), 0);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSay hello.")),
+                       ScriptedLlmClient::gate(QStringLiteral("summary")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Say hello.")));
+    auto inView = [&](int row) {
+        return view->visualRect(m_panel->model()->index(row)).intersects(view->viewport()->rect());
+    };
+    QTRY_VERIFY(inView(m_panel->model()->rowCount() - 1));
+    m_client->open(QStringLiteral("summary"));
+    QTRY_COMPARE(lastText(), QStringLiteral("✓ Context compacted."));
+    QTRY_VERIFY(inView(m_panel->model()->rowCount() - 1));
 }
 
 // proves S26, S30 and the manual-compaction Ctrl+C rule (reference 4.2)

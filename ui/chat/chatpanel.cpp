@@ -446,6 +446,7 @@ void ChatPanel::onCompactionStarted(AgentSession::CompactionMode mode)
         m_model->seal();
         m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionHeadingText());
         m_summaryFirstRow = m_model->rowCount();
+        m_view->scrollToBottom(); // asked for like a message: its summary streams in view
         m_spinner->start();
         setBusy(true);
     }
