@@ -79,10 +79,22 @@ QString readableToolOutput(const QJsonObject &output)
 
 QString Pin::headline() const
 {
-    QString firstLine = shownText().trimmed().section(QLatin1Char('\n'), 0, 0);
-    if (firstLine.size() > 120)
-        firstLine = firstLine.left(119) + QStringLiteral("…");
-    return firstLine;
+    const QString shown = shownText().trimmed();
+    QString line = shown.section(QLatin1Char('\n'), 0, 0);
+    // A dropped detail's excerpt begins with the lines before it ("read_file" above "path: file0.txt"): it is
+    // named by the line that holds the detail (its source is "<kind> <detail>").
+    if (const QString detail = source.section(QLatin1Char(' '), 1);
+        kind == Kind::Detail && !detail.isEmpty()) {
+        for (const QStringView candidate : QStringView(shown).split(QLatin1Char('\n'))) {
+            if (candidate.contains(detail)) {
+                line = candidate.trimmed().toString();
+                break;
+            }
+        }
+    }
+    if (line.size() > 120)
+        line = line.left(119) + QStringLiteral("…");
+    return line;
 }
 
 QString Pin::shownText() const

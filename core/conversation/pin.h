@@ -25,7 +25,8 @@ struct Pin
     // pinned as the model got it, often JSON; it reads as its card showed it: a read's file text without the
     // line:hash| prefixes, a command's output, a search's matches, a tool's error. Any other pin: its text.
     QString shownText() const;
-    // The first line of shownText(), at most 120 characters: what the chat's pin rows name it by.
+    // The first line of shownText() (a dropped detail's: the line that holds the detail), at most 120
+    // characters: what the chat's pin rows and the Pins dialog name it by.
     QString headline() const;
 
     static QString kindName(Kind kind); // note, message, code_block, tool_result, detail

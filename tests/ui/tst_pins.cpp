@@ -504,6 +504,11 @@ void TestPins::droppedDetailsRowListsThemAndPinsTheOriginal()
              qPrintable(pinned.text));
     QCOMPARE(pinned.text, dropped.at(list->indexOfTopLevelItem(list->topLevelItem(pathRow))).excerpt);
     QVERIFY(!button->isEnabled());
+    // Tried as a user: the chat's row named the pin by the excerpt's first line ("Pinned: read_file" for a
+    // path read by a tool); it names it by the line that holds the detail.
+    QVERIFY2(!pinned.text.startsWith(QStringLiteral("src/")), qPrintable(pinned.text));
+    QTRY_COMPARE(model->item(model->rowCount() - 1).text,
+                 QStringLiteral("Pinned: src/parser/lexer.cpp:88: error: unexpected token at offset 4711"));
 
     // Kept with the compaction: a reopened session shows the same row.
     auto loaded = m_session->sessionStore().load(m_session->sessionId());
