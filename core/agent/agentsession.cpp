@@ -108,6 +108,14 @@ struct AgentSession::Private
     bool undoing = false;              // undoCompaction() is reading or writing
     PinList pins;                      // issue 16: in effect, as the transcript says
     qsizetype turnHistoryStart = 0;    // the history's size before the running turn added to it
+    // Turns that ran tools and did not finish, carried by the client's pending state (finishTurn), with the
+    // history's size when each ended: where the transcript has them. Dropped when the history is replaced.
+    struct CarriedTurn
+    {
+        qsizetype at = 0;
+        Message message;
+    };
+    QList<CarriedTurn> carriedTurns;
     int pinBudgetPercent = AgentSession::DefaultPinBudgetPercent;
 
     void rebuildTools();
@@ -442,6 +450,7 @@ void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info,
     }
     history = persisted;
     contextEstimator = ContextEstimator(); // lets go of the replaced history's text
+    carriedTurns.clear();                  // they were in the history it replaced
     undoableSeq = written->value(1);
     lastUsage.reset(); // metrics restart from the next usage report
     if (info.commit)
@@ -531,12 +540,22 @@ void AgentSession::Private::finishTurn()
         return;
     }
     // Memory mirrors the projection. A turn that ran tools and did not finish is carried to the next request
-    // by the client's pending state instead, so it is not replayed twice.
+    // by the client's pending state instead, so it is not replayed twice; once a later turn ends done, the
+    // client has let go of that state and the carried turns join the history where the transcript has them
+    // (before, the next requests but one lost them, while the same session reopened sent them).
     const bool carriedByPending = outcome != TurnOutcome::Done && turn.turnMemory.toolActivity.size() > 0;
-    if (!carriedByPending && (!turn.message.isEmpty() || !turn.turnMemory.isEmpty()))
-        history.append(Message::assistant(turn.message, turn.turnMemory.isEmpty()
-                                                            ? std::nullopt
-                                                            : std::optional<TurnMemory>(turn.turnMemory)));
+    const Message reply = Message::assistant(
+        turn.message, turn.turnMemory.isEmpty() ? std::nullopt : std::optional<TurnMemory>(turn.turnMemory));
+    if (carriedByPending)
+        carriedTurns.append({history.size(), reply});
+    else if (!turn.message.isEmpty() || !turn.turnMemory.isEmpty())
+        history.append(reply);
+    if (outcome == TurnOutcome::Done) {
+        qsizetype inserted = 0;
+        for (const CarriedTurn &carried : std::as_const(carriedTurns))
+            history.insert(carried.at + inserted++, carried.message);
+        carriedTurns.clear();
+    }
     const bool interrupted = outcome == TurnOutcome::Cancelled;
     if (turn.isEmpty() && outcome == TurnOutcome::Done) {
         endTurn(outcome, error);
@@ -646,6 +665,7 @@ void AgentSession::Private::writeManualCompaction(const QString &summary,
                      }
                      history = replacement;
                      contextEstimator = ContextEstimator(); // lets go of the replaced history's text
+                     carriedTurns.clear();                  // they were in the history it replaced
                      undoableSeq = written->first();
                      lastUsage.reset(); // it measured the replaced history
                      client->reset();   // the pending state the request carried is part of the summary now
@@ -954,6 +974,7 @@ void AgentSession::undoCompaction(quint64 appliedSeq)
                     }
                     d->history = plan.history;
                     d->contextEstimator = ContextEstimator(); // lets go of the summary's history
+                    d->carriedTurns.clear();                  // they were in the history it replaced
                     d->undoableSeq = plan.nextUndoable;
                     d->lastUsage.reset(); // it measured the compacted history
                     if (d->client)
@@ -1181,6 +1202,7 @@ void AgentSession::newSession()
     d->writer.reset(); // waits for its queued writes
     d->history.clear();
     d->contextEstimator = ContextEstimator(); // lets go of the old conversation's text
+    d->carriedTurns.clear();                  // they were in the history it replaced
     d->lastUsage.reset();
     d->totalInput = 0;
     d->totalOutput = 0;
@@ -1234,6 +1256,7 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
         q->setWorkspace(loaded.session.workspace);
     history = std::move(projected);
     contextEstimator = ContextEstimator(); // lets go of the previous conversation's text
+    carriedTurns.clear();                  // they were in the history it replaced
     undoableSeq = CompactionUndo::latestInEffect(loaded.events);
     compactionPolicy = SessionEvent::latestPolicy(loaded.events); // issue 16: the session keeps its policy
     if (!compactionPolicy.isDefault())

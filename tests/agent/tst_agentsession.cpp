@@ -137,6 +137,7 @@ private Q_SLOTS:
     void autoCompactionCheckpointsAndReplaces_S53_S55_S60_S61_S62_S63_S64();
     void autoCompactionEscCancelsOnlyChild_S50_S52();
     void stopDuringAutoCompactionInterruptsParent_S51();
+    void interruptedToolTurnJoinsTheHistoryAfterTheNextDoneTurn();
     void autoCompactionPersistFailureStopsTurn_S61();
     void busySessionRefusesNewWork();
     void hostileUsageTotalsSaturate();
@@ -517,6 +518,49 @@ void TestAgentSession::stopDuringAutoCompactionInterruptsParent_S51()
     QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Cancelled);
     auto loaded = m_session->sessionStore().load(m_session->sessionId());
     QVERIFY(loaded->events.last().interrupted());
+}
+
+// Found trying the window: after Ctrl+C in a tool loop, the next request carried the interrupted turn (the
+// client's pending state) and the one after it did not have it at all, while the same session reopened sent
+// it. Once a later turn ends done, memory holds the interrupted turn where the transcript has it.
+void TestAgentSession::interruptedToolTurnJoinsTheHistoryAfterTheNextDoneTurn()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Reading a.txt. ")),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"))),
+         ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
+    QVERIFY(m_session->submit(QStringLiteral("read a.txt")));
+    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(events.cbegin(), events.cend(),
+                                         [](const QList<QVariant> &args) {
+                                             return args.at(0).value<StreamEvent>().type ==
+                                                    StreamEvent::Type::ToolEnd;
+                                         }),
+                             5000);
+    QVERIFY(m_session->interrupt());
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Cancelled);
+    // The next request: the pending state carries it, the history does not (it would go twice).
+    QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("read a.txt"))});
+
+    runOneTurn({ScriptedLlmClient::chunk(QStringLiteral("Done instead.")),
+                ScriptedLlmClient::event(StreamEvent::done())},
+               QStringLiteral("do something else"));
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    const MessageList projected = buildConversation(loaded->events);
+    QCOMPARE(m_session->messages(), projected);
+    QCOMPARE(projected.size(), 4); // read a.txt, the interrupted turn, do something else, its answer
+    QCOMPARE(projected.at(1).content, QStringLiteral("Reading a.txt. "));
+    QVERIFY(projected.at(1).turnMemory);
+
+    // And the request after that sends it, as the reopened session would.
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("and now?"));
+    QCOMPARE(m_client->requests().last().mid(1, 4), projected);
 }
 
 // proves S61
