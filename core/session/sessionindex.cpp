@@ -563,18 +563,45 @@ QString namespaceFilterFor(const QString &workspace)
 // Strips the snippet markers into highlight ranges and folds whitespace so a passage reads as one line.
 void parseSnippet(const QString &marked, SessionSearchHit *hit)
 {
+    // A reply or a manual summary is Markdown: its snippet reads without a heading's hashes and the ** of
+    // bold ("Goal Keep working", not "## Goal Keep working"). Tool text and the person's words stay as
+    // written.
+    const bool markdown =
+        hit->source == QLatin1String("assistant") || hit->source == QLatin1String("compaction");
     QString plain;
     plain.reserve(marked.size());
     int start = -1;
     bool lastWasSpace = true;
-    for (const QChar c : marked) {
+    bool lineStart = true; // in the text as written, before spaces are joined
+    for (qsizetype i = 0; i < marked.size(); ++i) {
+        const QChar c = marked.at(i);
+        if (markdown && lineStart && c == QLatin1Char('#')) {
+            qsizetype hashes = 0;
+            while (i + hashes < marked.size() && marked.at(i + hashes) == QLatin1Char('#'))
+                ++hashes;
+            if (hashes <= 6 && i + hashes < marked.size() && marked.at(i + hashes) == QLatin1Char(' ')) {
+                i += hashes; // the space after them goes the way of any space
+                lineStart = false;
+                continue;
+            }
+        }
+        if (markdown && c == QLatin1Char('*') && i + 1 < marked.size() &&
+            marked.at(i + 1) == QLatin1Char('*')) {
+            ++i;
+            continue;
+        }
         if (c == kMarkOpen) {
             start = int(plain.size());
-        } else if (c == kMarkClose) {
+            continue; // the marks are not text: a heading's hashes after one are still at the line's start
+        }
+        if (c == kMarkClose) {
             if (start >= 0 && plain.size() > start)
                 hit->highlights.append({start, int(plain.size()) - start});
             start = -1;
-        } else if (c.isSpace()) {
+            continue;
+        }
+        lineStart = c == QLatin1Char('\n') || (lineStart && c == QLatin1Char(' '));
+        if (c.isSpace()) {
             if (!lastWasSpace)
                 plain += QLatin1Char(' ');
             lastWasSpace = true;

@@ -27,6 +27,7 @@ private Q_SLOTS:
     void indexBuiltFromTranscripts();
     void searchFindsToolInputAndOutput();
     void toolSnippetsReadAsValuesNotJson();
+    void markdownSnippetsReadWithoutMarks();
     void searchFindsPreCompactionText();
     void searchRequiresEveryTermAsPrefix();
     void searchResultsAreNewestFirst();
@@ -194,6 +195,38 @@ void TestSessionIndex::toolSnippetsReadAsValuesNotJson()
     QVERIFY2(message->first().snippet.contains(QStringLiteral("old_string matched 2 places in src/app.cpp")),
              qPrintable(message->first().snippet));
     noJson(message->first());
+}
+
+// Tried as a user, 2026-12-05: a manual summary's snippet read "Context compacted. ## Goal Keep working on".
+// A reply's or a summary's snippet reads without a heading's hashes and bold marks, its match still
+// highlighted; a command's output keeps its characters as they were.
+void TestSessionIndex::markdownSnippetsReadWithoutMarks()
+{
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(QStringLiteral("summarise"));
+    writer.assistant(QStringLiteral("## Goal\nKeep **working** on the parser.\n\n### Next\n- Ship #42 soon"));
+    writer.assistantWithTool(QStringLiteral("Running it."), QStringLiteral("bash"),
+                             QJsonObject{{QStringLiteral("command"), QStringLiteral("make")}},
+                             QStringLiteral("## zebrafish **built**"));
+    SessionIndex index(root());
+    const auto hits = index.search(QStringLiteral("working"));
+    QVERIFY2(hits.ok(), qPrintable(hits.error()));
+    QCOMPARE(hits->size(), 1);
+    const SessionSearchHit &hit = hits->first();
+    QCOMPARE(hit.snippet, QStringLiteral("Goal Keep working on the parser. Next - Ship #42 soon"));
+    QCOMPARE(hit.highlights.size(), 1);
+    QCOMPARE(hit.snippet.mid(hit.highlights.first().first, hit.highlights.first().second),
+             QStringLiteral("working"));
+    const auto heading = index.search(QStringLiteral("goal"));
+    QCOMPARE(heading->size(), 1);
+    QCOMPARE(heading->first().snippet.mid(heading->first().highlights.first().first,
+                                          heading->first().highlights.first().second),
+             QStringLiteral("Goal"));
+    QVERIFY2(heading->first().snippet.startsWith(QStringLiteral("Goal Keep")),
+             qPrintable(heading->first().snippet));
+    const auto output = index.search(QStringLiteral("zebrafish"));
+    QCOMPARE(output->size(), 1);
+    QCOMPARE(output->first().snippet, QStringLiteral("## zebrafish **built**"));
 }
 
 // proves S17, S54: the private automatic summary is never indexed, so search never shows a snippet of it.
