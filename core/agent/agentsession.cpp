@@ -1252,6 +1252,10 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
     session = loaded.session;
     writer.reset(); // it may hold this very session's lock (opened again)
     writer = std::make_unique<SessionWriter>(store, *session);
+    whenFinished(writer->locked(), q, [this, id = session->id](const Result<QList<quint64>> &locked) {
+        if (!locked && q->sessionId() == id)
+            Q_EMIT q->sessionInUseElsewhere(locked.error());
+    });
     if (!loaded.session.workspace.isEmpty() && QDir(loaded.session.workspace).exists())
         q->setWorkspace(loaded.session.workspace);
     history = std::move(projected);

@@ -205,6 +205,10 @@ Q_SIGNALS:
     void sessionPreviewed(const QList<keen::SessionEvent> &lastEvents);
     void sessionOpening();
     void sessionOpenFailed(const QString &error);
+    // The session just opened is being written by another Keen Desktop (a second window, a `run --session`):
+    // nothing can be saved to it here until that one lets go. The window says so at once; a headless run
+    // fails at its first write with the same message instead.
+    void sessionInUseElsewhere(const QString &message);
     // Something went wrong outside a turn (persistence, configuration).
     void errorOccurred(const QString &message);
     // The project allow-list was written: toolNames were allowed (or reset); allowList is the file's list

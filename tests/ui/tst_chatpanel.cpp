@@ -13,6 +13,7 @@
 #include "scriptedllmclient.h"
 #include "scriptedsession.h"
 #include "session/sessionstore.h"
+#include "session/sessionwriter.h"
 #include "testenvironment.h"
 #include "tools/permissionpolicy.h"
 
@@ -32,9 +33,11 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QSysInfo>
 #include <QTest>
 #include <QThread>
 
@@ -107,6 +110,7 @@ private Q_SLOTS:
     void escDeniesAPendingPermissionBeforeTheTurn();
     void eachPermissionCardIsRightBelowItsToolCard();
     void nothingToCompactDoesNotStayForTheNextConversation();
+    void aSessionInUseElsewhereSaysSoWhenItOpens();
     void allowAndResetPermissionCommandsEditTheProjectAllowList();
 
 private:
@@ -1080,6 +1084,48 @@ void TestChatPanel::nothingToCompactDoesNotStayForTheNextConversation()
     QTRY_VERIFY(!m_session->isOpening() && m_panel->isHistoryShown() && model->rowCount() > 0);
     QCOMPARE(model->item(0).text, QStringLiteral("hi"));
     QVERIFY(!model->plainText().contains(QStringLiteral("Nothing to compact")));
+}
+
+// Found trying the window: a session open in a second Keen Desktop opened here without a word; Undo
+// Compaction then failed with "could not save the undo: The session ... is in use by another Keen Desktop".
+// The chat says so as the session opens.
+void TestChatPanel::aSessionInUseElsewhereSaysSoWhenItOpens()
+{
+    firstTurn();
+    const QString saved = m_session->sessionId();
+    m_panel->newSession();
+    auto loaded = m_session->sessionStore().load(saved);
+    QVERIFY(loaded);
+    // Another process holds the transcript's lock: a live process named in the lock file as QLockFile
+    // writes it (a Keen Desktop's would name keen-desktop).
+    QProcess other;
+    other.start(QStringLiteral("sleep"), {QStringLiteral("60")});
+    QVERIFY(other.waitForStarted());
+    const QString lockPath = SessionWriter::lockPath(loaded->session.transcriptPath);
+    {
+        QFile lock(lockPath);
+        QVERIFY(lock.open(QIODevice::WriteOnly));
+        lock.write(QByteArray::number(other.processId()) + "\nsleep\n" +
+                   QSysInfo::machineHostName().toUtf8() + "\n");
+    }
+    QSignalSpy inUse(m_session.get(), &AgentSession::sessionInUseElsewhere);
+    m_session->openSessionAsync(saved);
+    QTRY_VERIFY(!m_session->isOpening() && m_panel->isHistoryShown() && m_panel->model()->rowCount() > 0);
+    QTRY_COMPARE(inUse.size(), 1);
+    QTRY_VERIFY2(lastText().contains(
+                     QStringLiteral("is in use by another Keen Desktop (process %1)").arg(other.processId())),
+                 qPrintable(lastText()));
+    QCOMPARE(m_panel->model()->item(0).text, QStringLiteral("hi")); // the conversation is shown all the same
+
+    // Once the other one is gone, it opens without a word (its lock is taken over).
+    other.kill();
+    QVERIFY(other.waitForFinished());
+    m_panel->newSession();
+    m_session->openSessionAsync(saved);
+    QTRY_VERIFY(!m_session->isOpening() && m_panel->isHistoryShown() && m_panel->model()->rowCount() > 0);
+    QTest::qWait(300);
+    QCOMPARE(inUse.size(), 1);
+    QVERIFY(!m_panel->model()->plainText().contains(QStringLiteral("is in use by another")));
 }
 
 QTEST_MAIN(TestChatPanel)

@@ -254,6 +254,9 @@ void ChatPanel::connectSession()
     });
     connect(m_session, &AgentSession::errorOccurred, this,
             [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
+    // Said when the session opens, not first at a message or an undo that cannot be saved.
+    connect(m_session, &AgentSession::sessionInUseElsewhere, this,
+            [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
     connect(m_session, &AgentSession::pinsChanged, this, &ChatPanel::updatePinsButton);
     // One row for every pin added or removed, whoever asked (Pins dialog, a row's menu, /pin, Pin the
     // Original), once it is on disk: as the transcript's pin_added and pin_removed replay.
