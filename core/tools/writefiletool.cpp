@@ -84,13 +84,29 @@ ToolResult WriteFileTool::execute(const QJsonObject &input, ToolContext &context
             old = existing.read(64 * 1024 * 1024);
     }
     const QString relative = AtomicFileWriter::shownPath(context, resolved);
+    // The same bytes again change nothing: no permission card asking to "write" them, no new mtime.
+    if (!created && info.size() == content.size() && old == content) {
+        return AtomicFileWriter::written(
+            QJsonObject{
+                {QStringLiteral("path"), resolved},
+                {QStringLiteral("bytes_written"), 0},
+                {QStringLiteral("created"), false},
+                {QStringLiteral("unchanged"), true},
+            },
+            {});
+    }
 
     PermissionRequest request;
     request.toolName = name();
     request.path = path;
-    request.diff = old.contains('\0') ? WriteFileTool::tr("Binary file %1 will be replaced.").arg(relative)
-                                      : UnifiedDiff::make(relative, QString::fromUtf8(old),
-                                                          QString::fromUtf8(content), created);
+    // A card with nothing under its title reads as broken: a change without diff lines says what it does.
+    if (old.contains('\0'))
+        request.diff = WriteFileTool::tr("Binary file %1 will be replaced.").arg(relative);
+    else if (created && content.isEmpty())
+        request.diff = WriteFileTool::tr("%1 will be created empty.").arg(relative);
+    else
+        request.diff =
+            UnifiedDiff::make(relative, QString::fromUtf8(old), QString::fromUtf8(content), created);
     if (auto refused = AtomicFileWriter::authorize(context, request, FilesystemGuard::Operation::Write))
         return *refused;
 

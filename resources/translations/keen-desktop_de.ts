@@ -219,6 +219,10 @@
         <source>%L1 lines</source>
         <translation>%L1 Zeilen</translation>
     </message>
+    <message>
+        <source>unchanged</source>
+        <translation>unverändert</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatDelegate</name>

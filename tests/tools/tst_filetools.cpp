@@ -7,6 +7,7 @@
 #include "tools/writefiletool.h"
 #include "tooltestworkspace.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -393,6 +394,51 @@ private Q_SLOTS:
         // Nothing but the file itself is left behind (QSaveFile cleans up its temporary).
         QCOMPARE(QDir(f.path(QStringLiteral("deep/er"))).entryList(QDir::Files | QDir::Hidden),
                  QStringList{QStringLiteral("new.txt")});
+    }
+
+    // Found when tried: writing a file's own content again asked "Allow Write?" over an empty card, and a
+    // binary file to replace or an empty file to create showed an empty card too.
+    void writeFileOfTheSameBytesAsksNothingAndEveryCardSaysWhatChanges()
+    {
+        Fixture f;
+        f.write(QStringLiteral("same.txt"), "hello\nworld\n");
+        QFile same(f.path(QStringLiteral("same.txt")));
+        QVERIFY(same.open(QIODevice::ReadWrite));
+        const QDateTime longAgo = QDateTime::currentDateTimeUtc().addDays(-3);
+        QVERIFY(same.setFileTime(longAgo, QFileDevice::FileModificationTime));
+        same.close();
+        WriteFileTool tool;
+        ToolResult result = tool.execute({{QStringLiteral("path"), QStringLiteral("same.txt")},
+                                          {QStringLiteral("content"), QStringLiteral("hello\nworld\n")}},
+                                         f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(f.person.count(), 0);
+        QCOMPARE(result.output.toObject().value(QStringLiteral("unchanged")).toBool(), true);
+        QCOMPARE(result.output.toObject().value(QStringLiteral("bytes_written")).toInt(), 0);
+        QCOMPARE(QFileInfo(f.path(QStringLiteral("same.txt"))).lastModified().toSecsSinceEpoch(),
+                 longAgo.toSecsSinceEpoch());
+
+        // One byte more is a change again, with its diff.
+        result = tool.execute({{QStringLiteral("path"), QStringLiteral("same.txt")},
+                               {QStringLiteral("content"), QStringLiteral("hello\nworld\n!")}},
+                              f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(f.person.count(), 1);
+        QVERIFY(f.person.requests().last().diff.contains(QStringLiteral("+!")));
+
+        f.write(QStringLiteral("logo.bin"), QByteArray("\x89PNG\0\0", 6));
+        result = tool.execute({{QStringLiteral("path"), QStringLiteral("logo.bin")},
+                               {QStringLiteral("content"), QStringLiteral("text now\n")}},
+                              f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(f.person.requests().last().diff, QStringLiteral("Binary file logo.bin will be replaced."));
+
+        result = tool.execute(
+            {{QStringLiteral("path"), QStringLiteral("empty.txt")}, {QStringLiteral("content"), QString()}},
+            f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(f.person.requests().last().diff, QStringLiteral("empty.txt will be created empty."));
+        QVERIFY(QFileInfo::exists(f.path(QStringLiteral("empty.txt"))));
     }
 
     void writeFileGuardAndSecrets()

@@ -20,6 +20,7 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonDocument>
 #include <QTest>
 
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void aLongCommandOutputSaysHowManyLinesAreAbove_data();
     void aLongCommandOutputSaysHowManyLinesAreAbove();
     void aCardsDurationLeavesOutItsPermissionWait();
+    void aWriteWithoutDiffLinesSaysWhatItDoes();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -344,6 +346,73 @@ void TestToolCards::aCardsDurationLeavesOutItsPermissionWait()
     QVERIFY(FakeProviderServer::spinUntil([&] { return cardRow() >= 0; }, 20000));
     QCOMPARE(model->item(cardRow()).durationNs, ran);
     QVERIFY(panel.view()->chatDelegate()->shownText(model->index(cardRow())).contains(duration));
+}
+
+// Found when tried: replacing a binary file asked "Allow Write?" over an empty card, and writing a file's
+// own content again asked too. The real tool loop against the loopback provider: the binary file's card
+// says it will be replaced; the second write of the same text asks nothing and its card says "unchanged".
+void TestToolCards::aWriteWithoutDiffLinesSaysWhatItDoes()
+{
+    using test::FakeProviderServer;
+    const QString work = m_env->path(QStringLiteral("work"));
+    QDir().mkpath(work);
+    QFile binary(QDir(work).filePath(QStringLiteral("logo.bin")));
+    QVERIFY(binary.open(QIODevice::WriteOnly));
+    binary.write(QByteArray("\x89PNG\0\0", 6));
+    binary.close();
+    const QJsonObject write{{QStringLiteral("path"), QStringLiteral("logo.bin")},
+                            {QStringLiteral("content"), QStringLiteral("text now\n")}};
+    FakeProviderServer server;
+    QVERIFY(server.isListening());
+    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
+        {QStringLiteral("Replacing it.")}, QStringLiteral("call_1"), QStringLiteral("write_file"), write)));
+    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
+        {QStringLiteral("Once more.")}, QStringLiteral("call_2"), QStringLiteral("write_file"), write)));
+    server.enqueue(
+        FakeProviderServer::sseResponse(test::Workloads::chatCompletionsSse({QStringLiteral("Done.")})));
+
+    AgentSession session;
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    config.model = QStringLiteral("test-model");
+    config.baseUrl = server.baseUrl().toString();
+    config.apiKey = QStringLiteral("test-key");
+    config.contextWindow = 100000;
+    config.maxAttempts = 1;
+    session.setClientConfig(config);
+    session.setWorkspace(work);
+    session.setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("write-sessions"))));
+    ChatPanel panel(&session);
+    panel.resize(800, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    ChatModel *model = panel.model();
+    auto rowsOf = [model](ChatItem::Kind kind) {
+        QList<int> rows;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            if (model->item(row).kind == kind)
+                rows.append(row);
+        }
+        return rows;
+    };
+
+    QTest::keyClicks(panel.input(), QStringLiteral("make logo.bin text"));
+    QTest::keyClick(panel.input(), Qt::Key_Return);
+    QVERIFY(FakeProviderServer::spinUntil([&] { return model->hasPendingPermission(); }, 20000));
+    const QString card =
+        panel.view()->chatDelegate()->shownText(model->index(rowsOf(ChatItem::Kind::Permission).first()));
+    QVERIFY2(card.contains(QStringLiteral("Binary file logo.bin will be replaced.")), qPrintable(card));
+    Q_EMIT panel.view()->permissionDecided(model->pendingPermissionId(), PermissionDecision::Allow);
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 20000));
+
+    QCOMPARE(rowsOf(ChatItem::Kind::Permission).size(), 1); // the second write asked nothing
+    const QList<int> tools = rowsOf(ChatItem::Kind::Tool);
+    QCOMPARE(tools.size(), 2);
+    QCOMPARE(model->item(tools.last()).toolState, ChatItem::ToolState::Done);
+    const QString second = panel.view()->chatDelegate()->shownText(model->index(tools.last()));
+    QVERIFY2(second.contains(QStringLiteral("unchanged")), qPrintable(second));
+    QVERIFY(binary.open(QIODevice::ReadOnly));
+    QCOMPARE(binary.readAll(), QByteArray("text now\n"));
 }
 
 QTEST_MAIN(TestToolCards)

@@ -566,6 +566,8 @@ QString ChatDelegate::permissionHtml(const ChatItem &item) const
     if (request.isDangerous)
         html +=
             lineHtml(ChatColors::error(m_view->palette()).name(), tr("⚠ This command may be destructive."));
+    if (item.diff.isEmpty() && !request.diff.isEmpty())
+        html += lineHtml(muted, request.diff); // a change a diff cannot show ("Binary file ... replaced.")
     html += diffHtml(item);
     if (item.settled)
         html += lineHtml(muted, item.outcome, true);

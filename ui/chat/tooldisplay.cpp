@@ -88,6 +88,8 @@ QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputV
         return count == 1 ? ToolDisplay::tr("1 file") : ToolDisplay::tr("%1 files").arg(count);
     }
     if (toolName == QLatin1String("write_file")) {
+        if (output.value(QStringLiteral("unchanged")).toBool())
+            return ToolDisplay::tr("unchanged");
         const qint64 bytes = output.value(QStringLiteral("bytes_written")).toInteger(-1);
         return bytes >= 0 ? ToolDisplay::tr("%1 bytes").arg(bytes) : QString();
     }
