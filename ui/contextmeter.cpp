@@ -73,11 +73,16 @@ QString ContextMeter::text() const
 
 QSize ContextMeter::sizeHint() const
 {
-    return {fontMetrics().horizontalAdvance(QStringLiteral("100.00%")) + 90, fontMetrics().height() + 4};
+    // As wide as the text it shows ("~3277.02%" after a huge paste), never narrower than a usual one, so
+    // the status bar does not jump about while the percent changes below 100.
+    const int text = qMax(fontMetrics().horizontalAdvance(QStringLiteral("~100.00%")),
+                          fontMetrics().horizontalAdvance(this->text()));
+    return {text + TextLeft + 4, fontMetrics().height() + 4};
 }
 
 void ContextMeter::refresh()
 {
+    updateGeometry(); // the text may have grown past the width the status bar gave it
     setAccessibleDescription(tr("%1 of the context window").arg(text()));
     if (m_window > 0) {
         QString tip =
@@ -106,8 +111,7 @@ void ContextMeter::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
-    const int barWidth = 80;
-    const QRectF bar(1.5, (height() - 8) / 2.0, barWidth, 8);
+    const QRectF bar(1.5, (height() - 8) / 2.0, BarWidth, 8);
     const QPalette pal = palette();
     painter.setPen(QPen(pal.color(QPalette::Mid), 1));
     painter.setBrush(pal.color(QPalette::Base));
@@ -130,8 +134,8 @@ void ContextMeter::paintEvent(QPaintEvent *)
         painter.drawLine(QPointF(x, bar.top() - 3), QPointF(x, bar.bottom() + 3));
     }
     painter.setPen(level() == Level::Normal ? pal.color(QPalette::WindowText) : fill);
-    painter.drawText(QRectF(bar.right() + 6, 0, width() - bar.right() - 6, height()),
-                     Qt::AlignVCenter | Qt::AlignLeft, text());
+    painter.drawText(QRectF(TextLeft, 0, width() - TextLeft, height()), Qt::AlignVCenter | Qt::AlignLeft,
+                     text());
 }
 
 } // namespace keen

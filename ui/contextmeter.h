@@ -17,6 +17,8 @@ class ContextMeter final : public QWidget
     Q_DISABLE_COPY_MOVE(ContextMeter)
 
 public:
+    static constexpr int BarWidth = 80;
+    static constexpr int TextLeft = 88; // where the percent starts, right of the bar
     enum class Level { Normal, Warning, Critical };
 
     explicit ContextMeter(QWidget *parent = nullptr);

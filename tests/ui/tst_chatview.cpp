@@ -58,6 +58,8 @@ private Q_SLOTS:
     void aFoundMatchFarUpStaysInView();
     void scrollingUpIntoUnmeasuredRowsMovesTheTextByTheStep();
     void questionCardAnswersWithTheChosenOptions();
+    void aPastedLogShowsToItsLastLine_data();
+    void aPastedLogShowsToItsLastLine();
 
 private:
     test::TestEnvironment m_env;
@@ -955,6 +957,63 @@ void TestChatView::questionCardAnswersWithTheChosenOptions()
     const QJsonObject answer = answered.at(0).at(1).toJsonObject();
     QCOMPARE(answer.value(QStringLiteral("answers")).toArray(), QJsonArray{QStringLiteral("Postgres")});
     QCOMPARE(answer.value(QStringLiteral("cancelled")).toBool(), false);
+}
+
+void TestChatView::aPastedLogShowsToItsLastLine_data()
+{
+    QTest::addColumn<int>("lines");
+    QTest::newRow("200 lines") << 200;
+    QTest::newRow("3,000 lines") << 3000;
+    QTest::newRow("100,000 lines") << 100000;
+}
+
+// Found when tried: a log of 10,000 lines pasted as a message showed its start, but from some way down its
+// row was blank (neither its text nor its card) to the end. Scrolled to the end of the conversation, the
+// message's card and its last lines are painted.
+void TestChatView::aPastedLogShowsToItsLastLine()
+{
+    QFETCH(int, lines);
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QString log;
+    for (int i = 0; i < lines; ++i)
+        log += QStringLiteral("line %1: some pasted log output\n").arg(i);
+    model.addUserMessage(log);
+    model.addLine(ChatItem::Kind::Status, QStringLiteral("done"));
+    QTRY_VERIFY(!view.chatDelegate()->isCatchingUp());
+    view.setFocus();
+    QTest::keyClick(&view, Qt::Key_End, Qt::ControlModifier);
+    QScrollBar *bar = view.verticalScrollBar();
+    QCOMPARE(bar->value(), bar->maximum());
+    const QRect userRow = view.visualRect(model.index(0));
+    QVERIFY2(userRow.bottom() > view.viewport()->height() / 2, "the message's end is on screen");
+    const QImage image = view.viewport()->grab().toImage();
+    const QColor card = view.palette().color(QPalette::AlternateBase);
+    // Above the message's end: its card fills most of a line's width, and text is drawn on it.
+    const QImage above = image.copy(0, 0, image.width(), qMin(userRow.bottom(), image.height()) - 10);
+    QVERIFY2(pixelsOf(above, card) > above.width() * above.height() / 3,
+             qPrintable(QStringLiteral("%1 card pixels of %2")
+                            .arg(pixelsOf(above, card))
+                            .arg(above.width() * above.height())));
+    int dark = 0;
+    for (int y = 0; y < above.height(); ++y) {
+        for (int x = 0; x < above.width(); ++x)
+            dark += qGray(above.pixel(x, y)) < 100 ? 1 : 0;
+    }
+    QVERIFY2(dark > 500, qPrintable(QStringLiteral("%1 dark pixels").arg(dark)));
+    // And a double click on its last line selects a word of that line.
+    const QRect lastLine = lineOf(view, 0, QStringLiteral("line %1:").arg(lines - 1));
+    QVERIFY2(lastLine.top() > 0 && lastLine.bottom() < userRow.bottom(),
+             "the last line is laid out on screen");
+    const QPoint onLastLine(lastLine.left() + 5, lastLine.center().y());
+    sendMouse(view, QEvent::MouseButtonPress, onLastLine, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, onLastLine, Qt::NoButton);
+    sendMouse(view, QEvent::MouseButtonDblClick, onLastLine, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, onLastLine, Qt::NoButton);
+    QCOMPARE(copiedWithCtrlC(view), QStringLiteral("line"));
 }
 
 QTEST_MAIN(TestChatView)

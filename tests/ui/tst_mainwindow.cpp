@@ -315,6 +315,16 @@ void TestMainWindow::contextMeterColoursAndThreshold()
     QCOMPARE(meter.level(), ContextMeter::Level::Critical);
     QVERIFY2(meter.toolTip().contains(QStringLiteral("Over the context window")),
              qPrintable(meter.toolTip()));
+    // Found when tried: after pasting a long log, "~3277.02%" showed as "~3277.0" in a width made for
+    // "100.00%". The meter asks for the width of what it shows.
+    const int usual = meter.sizeHint().width();
+    meter.setInputTokens(6554040, true);
+    QCOMPARE(meter.text(), QStringLiteral("~3277.02%"));
+    QVERIFY(meter.sizeHint().width() >=
+            ContextMeter::TextLeft + meter.fontMetrics().horizontalAdvance(meter.text()));
+    QVERIFY(meter.sizeHint().width() > usual);
+    meter.setInputTokens(2000);
+    QCOMPARE(meter.sizeHint().width(), usual); // back to the usual width
     meter.setContextWindow(0);
     QCOMPARE(meter.text(), QStringLiteral("N/A"));
 }

@@ -411,6 +411,17 @@ void ChatView::doItemsLayout()
     rememberScrollAnchor();
 }
 
+QRect ChatView::visualRect(const QModelIndex &index) const
+{
+    QRect rect = QListView::visualRect(index);
+    if (rect.height() >= std::numeric_limits<qint16>::max() && index.isValid()) {
+        QStyleOptionViewItem option;
+        initViewItemOption(&option);
+        rect.setHeight(m_delegate->sizeHint(option, index).height());
+    }
+    return rect;
+}
+
 void ChatView::scrollTo(const QModelIndex &index, ScrollHint hint)
 {
     // A row taller than the screen that is partly in view is as visible as it can be: the item view would

@@ -56,6 +56,10 @@ public:
     // The context menu for a point of the viewport (what a right click opens).
     std::unique_ptr<QMenu> contextMenuFor(const QPoint &viewportPos);
     void scrollTo(const QModelIndex &index, ScrollHint hint = EnsureVisible) override;
+    // QListView keeps a row's height in 16 bits: a row taller than 32,767 pixels (a pasted log of a few
+    // thousand lines, a long file in a reply) would be painted, hit and selected only to there. Its rect
+    // here is as tall as the delegate lays it out.
+    QRect visualRect(const QModelIndex &index) const override;
     // Lays the rows out again keeping what is read where it was (see ScrollAnchor).
     void doItemsLayout() override;
     // Which compaction can be undone now (0: none); only its row offers an enabled Undo Compaction.
