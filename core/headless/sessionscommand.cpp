@@ -94,20 +94,6 @@ QString timestamp(const QDateTime &when)
 
 // The last prompt in --json is for telling sessions apart, like the title of the table: a pasted log would
 // otherwise put up to megabytes per session into the listing (tried as a user, 2026-12-04).
-constexpr qsizetype kLastUserMessageLength = 200;
-
-// text cut to at most length characters, ending with an ellipsis when cut; never between the two halves of
-// a surrogate pair.
-QString elided(const QString &text, qsizetype length)
-{
-    if (text.size() <= length)
-        return text;
-    qsizetype cut = length - 1;
-    if (text.at(cut - 1).isHighSurrogate())
-        --cut;
-    return text.left(cut) + QChar(0x2026);
-}
-
 QJsonObject toJson(const SessionInfo &info)
 {
     QJsonObject object{
@@ -118,7 +104,7 @@ QJsonObject toJson(const SessionInfo &info)
         {QStringLiteral("created_at"), timestamp(info.createdAt)},
         {QStringLiteral("updated_at"), timestamp(info.updatedAt)},
         {QStringLiteral("last_seq"), qint64(info.lastSeq)},
-        {QStringLiteral("last_user_message"), elided(info.lastUserMessage, kLastUserMessageLength)},
+        {QStringLiteral("last_user_message"), info.lastUserMessage},
     };
     if (!info.problem.isEmpty())
         object.insert(QStringLiteral("error"), info.problem);

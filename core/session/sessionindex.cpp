@@ -43,18 +43,6 @@ QString collapseWhitespace(const QString &text)
     return text.simplified();
 }
 
-// The same fallback title as SessionStore::list(): the first user message, cut at 80 characters.
-QString shortTitle(const QString &collapsed)
-{
-    constexpr qsizetype kTitleLength = 80;
-    if (collapsed.size() <= kTitleLength)
-        return collapsed;
-    qsizetype cut = kTitleLength - 1;
-    if (collapsed.at(cut - 1).isHighSurrogate())
-        --cut;
-    return collapsed.left(cut).trimmed() + QChar(0x2026);
-}
-
 QString translateIndex(const char *text)
 {
     return QCoreApplication::translate("keen::SessionIndex", text);
@@ -509,7 +497,7 @@ bool indexTranscript(QSqlDatabase &db, QFile &file, const QString &path, Session
                 row->createdAt = created.toMSecsSinceEpoch();
             row->workspace = started->cwd;
         } else if (event->kind == SessionEvent::Kind::UserMessage) {
-            const QString content = collapseWhitespace(event->content());
+            const QString content = SessionInfo::preview(event->content());
             if (row->firstUserMessage.isEmpty())
                 row->firstUserMessage = content;
             if (!content.isEmpty())
@@ -541,11 +529,14 @@ SessionInfo sessionInfoFrom(const QSqlQuery &query, int column)
     info.directory = query.value(column + 2).toString();
     info.workspace = query.value(column + 3).toString();
     const QString titleOverride = query.value(column + 4).toString();
-    info.title = titleOverride.isEmpty() ? shortTitle(query.value(column + 5).toString()) : titleOverride;
+    // The same fallback title as SessionStore::list(): the first user message, cut at 80 characters.
+    info.title = titleOverride.isEmpty() ? SessionInfo::preview(query.value(column + 5).toString(), 80)
+                                         : titleOverride;
     info.createdAt = QDateTime::fromMSecsSinceEpoch(query.value(column + 6).toLongLong());
     info.updatedAt = QDateTime::fromMSecsSinceEpoch(query.value(column + 7).toLongLong());
     info.lastSeq = query.value(column + 8).toULongLong();
-    info.lastUserMessage = query.value(column + 9).toString();
+    info.lastUserMessage =
+        SessionInfo::preview(query.value(column + 9).toString()); // an older index kept it whole
     return info;
 }
 

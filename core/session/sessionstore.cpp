@@ -38,7 +38,7 @@ const QString kTranscriptName = QStringLiteral("transcript_events.jsonl");
 const QString kTitleName = QStringLiteral("title.txt");
 constexpr mode_t kDirectoryMode = 0700;
 constexpr QFileDevice::Permissions kPrivateFile = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
-constexpr qsizetype kTitleLength = 80;
+constexpr qsizetype kTitleLength = 80; // characters of the first prompt when a session has no title
 
 QString errnoText(int error)
 {
@@ -217,17 +217,6 @@ std::vector<ParsedLine> parseLines(const QByteArray &bytes, const QList<LineSpan
     return parsed;
 }
 
-QString shortTitle(const QString &text)
-{
-    const QString collapsed = text.simplified();
-    if (collapsed.size() <= kTitleLength)
-        return collapsed;
-    qsizetype cut = kTitleLength - 1;
-    if (collapsed.at(cut - 1).isHighSurrogate())
-        --cut;
-    return collapsed.left(cut).trimmed() + QChar(0x2026);
-}
-
 QString readTitle(const QString &directory)
 {
     const RegularFile::Read title = RegularFile::read(QDir(directory).filePath(kTitleName), 64 * 1024);
@@ -399,10 +388,10 @@ std::optional<SessionInfo> summarize(const QString &directory)
 
     if (!info.createdAt.isValid())
         info.createdAt = info.updatedAt;
-    info.lastUserMessage = info.lastUserMessage.simplified();
+    info.lastUserMessage = SessionInfo::preview(info.lastUserMessage);
     info.title = readTitle(directory);
     if (info.title.isEmpty())
-        info.title = shortTitle(firstUserMessage);
+        info.title = SessionInfo::preview(firstUserMessage, kTitleLength);
     return info;
 }
 
@@ -464,6 +453,20 @@ QString canonicalWorkspace(const QString &workspace)
 }
 
 } // namespace
+
+QString SessionInfo::preview(const QString &text, qsizetype length)
+{
+    // Only the start is collapsed: enough for length characters unless it is nearly all whitespace.
+    const qsizetype head = length * 8 + 64;
+    const QString collapsed = text.left(head).simplified();
+    const bool more = text.size() > head && !QStringView(text).sliced(head).trimmed().isEmpty();
+    if (collapsed.size() <= length && !more)
+        return collapsed;
+    qsizetype cut = qMin(collapsed.size(), length - 1);
+    if (cut > 0 && collapsed.at(cut - 1).isHighSurrogate())
+        --cut;
+    return collapsed.left(cut).trimmed() + QChar(0x2026);
+}
 
 SessionStore::SessionStore(const QString &root)
     : m_root(root)

@@ -33,10 +33,16 @@ struct SessionInfo
     QDateTime createdAt;
     QDateTime updatedAt;
     quint64 lastSeq = 0;
-    QString lastUserMessage; // whitespace collapsed
+    QString lastUserMessage; // preview(): whitespace collapsed, at most PreviewLength characters
     // Not empty when the transcript cannot be read ("Cannot read <path>: <reason>"): the session is still
     // listed, under its folder's name, so it does not silently vanish.
     QString problem;
+
+    // A prompt as a list shows it: whitespace collapsed, cut at length characters with "…" (never inside a
+    // surrogate pair). A pasted log of megabytes, kept whole, was measured and elided on every paint of
+    // the session list, seconds each time.
+    static constexpr qsizetype PreviewLength = 200;
+    static QString preview(const QString &text, qsizetype length = PreviewLength);
 };
 
 struct LoadedSession

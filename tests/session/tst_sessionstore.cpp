@@ -950,7 +950,28 @@ void TestSessionStore::listTitleIsShortenedFirstUserMessage()
     QVERIFY(info->title.size() <= 80);
     QVERIFY(info->title.endsWith(QChar(0x2026)));
     QVERIFY(info->title.startsWith(QStringLiteral("word word")));
-    QCOMPARE(info->lastUserMessage, longText.simplified());
+    // The last prompt is a preview too (found when tried: a pasted log of 7 MB was kept whole and elided on
+    // every paint of the session list, seconds per paint).
+    QCOMPARE(info->lastUserMessage.size(), SessionInfo::PreviewLength);
+    QVERIFY(info->lastUserMessage.endsWith(QChar(0x2026)));
+    QVERIFY(longText.simplified().startsWith(info->lastUserMessage.chopped(1)));
+    QString log;
+    for (int i = 0; i < 100000; ++i)
+        log += QStringLiteral("line %1:\tsome pasted log output\n").arg(i);
+    QVERIFY(m_store->append(*session, SessionEvent::userMessage(log)).ok());
+    const auto pasted = m_store->find(session->id);
+    QVERIFY(pasted.has_value());
+    QVERIFY(
+        pasted->lastUserMessage.startsWith(QStringLiteral("line 0: some pasted log output line 1: some")));
+    QVERIFY(pasted->lastUserMessage.size() <= SessionInfo::PreviewLength);
+    QVERIFY(pasted->lastUserMessage.endsWith(QChar(0x2026)));
+    QCOMPARE(SessionInfo::preview(QStringLiteral("  short\n\nprompt ")), QStringLiteral("short prompt"));
+    // Whitespace past what is collapsed still counts as nothing more; words past it as more.
+    QCOMPARE(SessionInfo::preview(QStringLiteral("a") + QString(5000, QLatin1Char(' '))),
+             QStringLiteral("a"));
+    QCOMPARE(
+        SessionInfo::preview(QStringLiteral("a") + QString(5000, QLatin1Char(' ')) + QStringLiteral("b")),
+        QStringLiteral("a") + QChar(0x2026));
 }
 
 void TestSessionStore::renameOverridesTitleAndCanBeCleared()
