@@ -78,6 +78,7 @@ private Q_SLOTS:
     void init();
     void cleanup();
     void actionsHaveShortcutsInTooltips();
+    void tabGoesFromThePromptToTheConversation();
     void ctrlFOpensFindFromTheConversationMenu();
     void zoomEnlargesTheConversationAndIsKept();
     void shiftTabCyclesTheMode();
@@ -1162,6 +1163,27 @@ void TestMainWindow::contextWindowFromSettingsJsonIsTheWindowsToo()
     window.chatPanel()->runCommand(QStringLiteral("/model llama3"));
     QTRY_COMPARE(window.session()->clientConfig().model, QStringLiteral("llama3"));
     QCOMPARE(window.session()->clientConfig().contextWindow, 60000);
+}
+
+// Found when tried: Tab in the prompt went to the toolbar's Mode box, where the next Down switched to
+// yolo. Tab goes to the conversation (reference 6.3), where Down and Up scroll; nothing is typed, the mode
+// stays, and the next Tab goes on to the rest of the window.
+void TestMainWindow::tabGoesFromThePromptToTheConversation()
+{
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+    auto *input = m_window->chatPanel()->input();
+    input->setFocus();
+    QTRY_VERIFY(input->hasFocus());
+    QTest::keyClick(input, Qt::Key_Tab);
+    QWidget *view = m_window->chatPanel()->view();
+    QTRY_VERIFY2(view->hasFocus(), QApplication::focusWidget()
+                                       ? QApplication::focusWidget()->metaObject()->className()
+                                       : "nothing has focus");
+    QVERIFY(input->toPlainText().isEmpty());
+    QTest::keyClick(view, Qt::Key_Down);
+    QCOMPARE(m_window->session()->mode(), AgentMode::Build);
+    QTest::keyClick(view, Qt::Key_Tab);
+    QTRY_VERIFY(!view->hasFocus() && !input->hasFocus());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -74,6 +74,9 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     layout->addWidget(m_chips);
     layout->addWidget(m_inputFrame);
     setFocusProxy(m_input);
+    // Tab from the prompt goes to the conversation (reference 6.3: Tab moves between input and viewport),
+    // where the keys scroll and select; the window's other controls follow it.
+    QWidget::setTabOrder(m_input, m_view);
 
     m_view->setShowThinking(m_showThinking);
 
