@@ -57,6 +57,7 @@ private Q_SLOTS:
     void fencesAndLooseListsAreNeverCut();
     void aTableAfterCodeOrAQuoteHasItsHeaderInPlace_data();
     void aTableAfterCodeOrAQuoteHasItsHeaderInPlace();
+    void anEscapedPipeInATableCodeSpanIsAPipe();
     void textThatDoesNotExtendIsRenderedAfresh();
     void rowCutAtABlockKeepsItsFinishedSegments();
     void inlineCodeIsMonospaceAndTintedInBothPalettes_data();
@@ -166,6 +167,30 @@ void TestIncrementalMarkdown::aTableAfterCodeOrAQuoteHasItsHeaderInPlace()
         QCOMPARE(block.begin().fragment().charFormat().fontWeight(), int(QFont::Bold));
     }
     QCOMPARE(document.findBlock(table->cellAt(1, 0).firstPosition()).text(), QStringLiteral("a"));
+}
+
+// Found in the commands table (/help): "/mode [plan\|build\|yolo]" showed its backslashes. In a table, GFM
+// reads "\|" as a pipe inside code spans too; a code span outside a table keeps it (CommonMark).
+void TestIncrementalMarkdown::anEscapedPipeInATableCodeSpanIsAPipe()
+{
+    QTextDocument document;
+    document.setMarkdown(
+        QStringLiteral("| Command | What |\n|---|---|\n| `a \\| b` | pipes `x\\|y\\|z` and a\\|b |\n"
+                       "\nOutside: `p \\| q`\n"),
+        QTextDocument::MarkdownDialectGitHub);
+    IncrementalMarkdown::style(document, QApplication::palette());
+    QTextTable *table = nullptr;
+    for (QTextFrame *frame : document.rootFrame()->childFrames())
+        table = table ? table : qobject_cast<QTextTable *>(frame);
+    QVERIFY(table);
+    QCOMPARE(table->columns(), 2);
+    QCOMPARE(document.findBlock(table->cellAt(1, 0).firstPosition()).text(), QStringLiteral("a | b"));
+    QCOMPARE(document.findBlock(table->cellAt(1, 1).firstPosition()).text(),
+             QStringLiteral("pipes x|y|z and a|b"));
+    // Still code: monospace and styled.
+    const QTextBlock cell = document.findBlock(table->cellAt(1, 0).firstPosition());
+    QVERIFY(cell.begin().fragment().charFormat().fontFixedPitch());
+    QVERIFY(document.toPlainText().contains(QStringLiteral("Outside: p \\| q")));
 }
 
 void TestIncrementalMarkdown::textThatDoesNotExtendIsRenderedAfresh()

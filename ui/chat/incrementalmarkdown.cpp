@@ -345,6 +345,31 @@ void IncrementalMarkdown::fixHeaderRow(QTextDocument &document, QTextTable &tabl
     }
 }
 
+void IncrementalMarkdown::unescapePipesInCode(QTextDocument &document, const QTextTable &table)
+{
+    // GFM: "\|" is a pipe in a table cell, inside code spans too; Qt 6.4 keeps the backslash there (found
+    // in the commands table: "/mode [plan\|build\|yolo]"). Outside tables a code span keeps it, as
+    // CommonMark says.
+    QList<int> backslashes;
+    for (QTextBlock block = document.findBlock(table.firstPosition());
+         block.isValid() && block.position() <= table.lastPosition(); block = block.next()) {
+        for (auto it = block.begin(); !it.atEnd(); ++it) {
+            const QTextFragment fragment = it.fragment();
+            if (!fragment.isValid() || !fragment.charFormat().fontFixedPitch())
+                continue;
+            const QString text = fragment.text();
+            for (qsizetype at = text.indexOf(QLatin1String("\\|")); at >= 0;
+                 at = text.indexOf(QLatin1String("\\|"), at + 2))
+                backslashes.append(fragment.position() + int(at));
+        }
+    }
+    QTextCursor cursor(&document);
+    for (auto it = backslashes.crbegin(); it != backslashes.crend(); ++it) { // from the end: positions hold
+        cursor.setPosition(*it);
+        cursor.deleteChar();
+    }
+}
+
 void IncrementalMarkdown::drawQuoteBars(QPainter *painter, const QTextDocument &document, const QRectF &clip,
                                         const QPalette &palette)
 {
@@ -432,6 +457,7 @@ void IncrementalMarkdown::style(QTextDocument &document, const QPalette &palette
     for (QTextFrame *frame : frames) {
         if (auto *table = qobject_cast<QTextTable *>(frame)) {
             fixHeaderRow(document, *table);
+            unescapePipesInCode(document, *table);
             QTextTableFormat format = table->format();
             format.setBorder(1);
             format.setBorderStyle(QTextFrameFormat::BorderStyle_Solid);

@@ -73,6 +73,7 @@ public:
                               const QPalette &palette);
     // The first row of a table as Qt renders it after a paragraph: no empty block first, bold.
     static void fixHeaderRow(QTextDocument &document, QTextTable &table);
+    static void unescapePipesInCode(QTextDocument &document, const QTextTable &table);
 
 private:
     struct Segment
