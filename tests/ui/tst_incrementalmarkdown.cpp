@@ -45,6 +45,16 @@ QPalette darkPalette()
     return palette;
 }
 
+// The first table of document, if any.
+QTextTable *firstTable(const QTextDocument &document)
+{
+    for (QTextFrame *frame : document.rootFrame()->childFrames()) {
+        if (auto *table = qobject_cast<QTextTable *>(frame))
+            return table;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 class TestIncrementalMarkdown : public QObject
@@ -155,9 +165,7 @@ void TestIncrementalMarkdown::aTableAfterCodeOrAQuoteHasItsHeaderInPlace()
     document.setMarkdown(before + QStringLiteral("| col A | col B |\n|---|---|\n| a | b |\n"),
                          QTextDocument::MarkdownDialectGitHub);
     IncrementalMarkdown::style(document, QApplication::palette());
-    QTextTable *table = nullptr;
-    for (QTextFrame *frame : document.rootFrame()->childFrames())
-        table = table ? table : qobject_cast<QTextTable *>(frame);
+    QTextTable *table = firstTable(document);
     QVERIFY(table);
     for (int column = 0; column < 2; ++column) {
         const QTextTableCell cell = table->cellAt(0, column);
@@ -179,9 +187,7 @@ void TestIncrementalMarkdown::anEscapedPipeInATableCodeSpanIsAPipe()
                        "\nOutside: `p \\| q`\n"),
         QTextDocument::MarkdownDialectGitHub);
     IncrementalMarkdown::style(document, QApplication::palette());
-    QTextTable *table = nullptr;
-    for (QTextFrame *frame : document.rootFrame()->childFrames())
-        table = table ? table : qobject_cast<QTextTable *>(frame);
+    QTextTable *table = firstTable(document);
     QVERIFY(table);
     QCOMPARE(table->columns(), 2);
     QCOMPARE(document.findBlock(table->cellAt(1, 0).firstPosition()).text(), QStringLiteral("a | b"));

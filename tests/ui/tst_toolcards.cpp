@@ -56,6 +56,10 @@ private Q_SLOTS:
 
 private:
     QList<const ChatItem *> toolCards() const;
+    // A session on the real tool loop against the loopback server, in the workspace "work", saving under
+    // storeName.
+    std::unique_ptr<AgentSession> loopbackSession(const test::FakeProviderServer &server,
+                                                  const QString &storeName) const;
     void send(const QString &text);
 
     std::unique_ptr<test::TestEnvironment> m_env;
@@ -96,6 +100,23 @@ QList<const ChatItem *> TestToolCards::toolCards() const
             cards.append(&item);
     }
     return cards;
+}
+
+std::unique_ptr<AgentSession> TestToolCards::loopbackSession(const test::FakeProviderServer &server,
+                                                             const QString &storeName) const
+{
+    auto session = std::make_unique<AgentSession>();
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    config.model = QStringLiteral("test-model");
+    config.baseUrl = server.baseUrl().toString();
+    config.apiKey = QStringLiteral("test-key");
+    config.contextWindow = 100000;
+    config.maxAttempts = 1;
+    session->setClientConfig(config);
+    session->setWorkspace(m_env->path(QStringLiteral("work")));
+    session->setSessionStore(std::make_shared<SessionStore>(m_env->path(storeName)));
+    return session;
 }
 
 void TestToolCards::send(const QString &text)
@@ -292,17 +313,8 @@ void TestToolCards::aCardsDurationLeavesOutItsPermissionWait()
     server.enqueue(
         FakeProviderServer::sseResponse(test::Workloads::chatCompletionsSse({QStringLiteral("Done.")})));
 
-    AgentSession session;
-    ClientConfig config;
-    config.providerId = QStringLiteral("openai-compatible");
-    config.model = QStringLiteral("test-model");
-    config.baseUrl = server.baseUrl().toString();
-    config.apiKey = QStringLiteral("test-key");
-    config.contextWindow = 100000;
-    config.maxAttempts = 1;
-    session.setClientConfig(config);
-    session.setWorkspace(m_env->path(QStringLiteral("work")));
-    session.setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("loop-sessions"))));
+    const std::unique_ptr<AgentSession> loop = loopbackSession(server, QStringLiteral("loop-sessions"));
+    AgentSession &session = *loop;
     ChatPanel panel(&session);
     panel.resize(800, 600);
     panel.show();
@@ -371,17 +383,8 @@ void TestToolCards::aWriteWithoutDiffLinesSaysWhatItDoes()
     server.enqueue(
         FakeProviderServer::sseResponse(test::Workloads::chatCompletionsSse({QStringLiteral("Done.")})));
 
-    AgentSession session;
-    ClientConfig config;
-    config.providerId = QStringLiteral("openai-compatible");
-    config.model = QStringLiteral("test-model");
-    config.baseUrl = server.baseUrl().toString();
-    config.apiKey = QStringLiteral("test-key");
-    config.contextWindow = 100000;
-    config.maxAttempts = 1;
-    session.setClientConfig(config);
-    session.setWorkspace(work);
-    session.setSessionStore(std::make_shared<SessionStore>(m_env->path(QStringLiteral("write-sessions"))));
+    const std::unique_ptr<AgentSession> loop = loopbackSession(server, QStringLiteral("write-sessions"));
+    AgentSession &session = *loop;
     ChatPanel panel(&session);
     panel.resize(800, 600);
     panel.show();
