@@ -5,6 +5,7 @@
 #include "settings/localserverprobe.h"
 #include "settings/setupwizard.h"
 
+#include "fakeproviderserver.h"
 #include "testenvironment.h"
 
 #include <QAbstractButton>
@@ -13,6 +14,7 @@
 #include <QCompleter>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QScopeGuard>
 #include <QSignalSpy>
@@ -32,6 +34,7 @@ private Q_SLOTS:
     void chatGptFinishesOnlyAfterASuccessfulSignIn();
     void chatGptFinishesAtOnceWithAStoredSignIn();
     void typedModelIsUsedExactlyEvenWhenAListedOneStartsWithIt();
+    void localServersAreListedOnlyWhenFound();
 
 private:
     // A wizard on its key-and-model page for providerId.
@@ -237,6 +240,33 @@ void TestSetupWizard::typedModelIsUsedExactlyEvenWhenAListedOneStartsWithIt()
     QTest::mouseClick(wizard->button(QWizard::FinishButton), Qt::LeftButton);
     QCOMPARE(configured.size(), 1);
     QCOMPARE(configured.constFirst().model, QStringLiteral("claude-fable-5"));
+}
+
+// Found when tried: with no local server running, the first page showed "No local server found." above an
+// empty list box. The box shows only what was found.
+void TestSetupWizard::localServersAreListedOnlyWhenFound()
+{
+    SetupWizard wizard;
+    wizard.probe()->setTargets({});
+    wizard.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&wizard));
+    wizard.probe()->start();
+    auto *status = wizard.findChild<QLabel *>(QStringLiteral("probeStatus"));
+    auto *list = wizard.findChild<QListWidget *>(QStringLiteral("localServerList"));
+    QTRY_COMPARE(status->text(), QStringLiteral("No local server found."));
+    QVERIFY(!list->isVisible());
+
+    test::FakeProviderServer server;
+    QVERIFY(server.isListening());
+    server.enqueue(
+        test::FakeProviderServer::jsonResponse(200, R"({"data":[{"id":"qwen3"},{"id":"gemma3"}]})"));
+    const QString baseUrl = server.baseUrl().toString() + QStringLiteral("/v1");
+    wizard.probe()->setTargets({{QStringLiteral("ollama"), QStringLiteral("Ollama"), baseUrl}});
+    wizard.probe()->start();
+    QTRY_COMPARE(status->text(), QStringLiteral("Local servers found:"));
+    QVERIFY(list->isVisible());
+    QCOMPARE(list->count(), 1);
+    QCOMPARE(list->item(0)->text(), QStringLiteral("Ollama at %1 (2 models)").arg(baseUrl));
 }
 
 QTEST_MAIN(TestSetupWizard)

@@ -106,6 +106,7 @@ SetupWizard::SetupWizard(QWidget *parent)
     connect(m_probe, &LocalServerProbe::finished, this, [this] {
         m_probeStatus->setText(m_found->count() == 0 ? tr("No local server found.")
                                                      : tr("Local servers found:"));
+        m_found->setVisible(m_found->count() > 0); // an empty box read as a list that failed to load
     });
     connect(m_found, &QListWidget::currentItemChanged, this, [this](QListWidgetItem *item) {
         if (item)
