@@ -1745,6 +1745,26 @@ Ihn anhalten und %2 öffnen?</translation>
         <source>Stored %1</source>
         <translation>Gespeichert %1</translation>
     </message>
+    <message>
+        <source>Could not ask the server for its models: %1</source>
+        <translation>Der Server konnte nicht nach seinen Modellen gefragt werden: %1</translation>
+    </message>
+    <message>
+        <source>The server lists no models; enter the name of one.</source>
+        <translation>Der Server nennt keine Modelle; geben Sie den Namen eines Modells ein.</translation>
+    </message>
+    <message>
+        <source>Asking %1 for its models...</source>
+        <translation>%1 wird nach seinen Modellen gefragt...</translation>
+    </message>
+    <message>
+        <source>The server has 1 model.</source>
+        <translation>Der Server hat 1 Modell.</translation>
+    </message>
+    <message>
+        <source>The server has %1 models.</source>
+        <translation>Der Server hat %1 Modelle.</translation>
+    </message>
 </context>
 <context>
     <name>keen::SpinnerLine</name>

@@ -18,6 +18,7 @@
 #include <QPushButton>
 #include <QScopeGuard>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTest>
 
 using namespace keen;
@@ -35,6 +36,7 @@ private Q_SLOTS:
     void chatGptFinishesAtOnceWithAStoredSignIn();
     void typedModelIsUsedExactlyEvenWhenAListedOneStartsWithIt();
     void localServersAreListedOnlyWhenFound();
+    void aServersModelsFillTheModelBoxOnceItsUrlIsEntered();
 
 private:
     // A wizard on its key-and-model page for providerId.
@@ -267,6 +269,55 @@ void TestSetupWizard::localServersAreListedOnlyWhenFound()
     QVERIFY(list->isVisible());
     QCOMPARE(list->count(), 1);
     QCOMPARE(list->item(0)->text(), QStringLiteral("Ollama at %1 (2 models)").arg(baseUrl));
+}
+
+// Found when tried: for an OpenAI-compatible server the Model box stayed empty after the base URL was
+// entered; a person had to know the exact name of a model the server runs. The server is asked as soon as
+// the URL is entered: its models fill the box and the first is chosen unless a name is typed already.
+void TestSetupWizard::aServersModelsFillTheModelBoxOnceItsUrlIsEntered()
+{
+    test::FakeProviderServer server;
+    QVERIFY(server.isListening());
+    const QByteArray models = R"({"object":"list","data":[{"id":"qwen3"},{"id":"gemma3"}]})";
+    server.enqueue(test::FakeProviderServer::jsonResponse(200, models));
+    server.enqueue(test::FakeProviderServer::jsonResponse(200, models));
+    const auto wizard = detailsFor(QStringLiteral("openai-compatible"));
+    auto *baseUrl = wizard->findChild<QLineEdit *>(QStringLiteral("setupBaseUrl"));
+    auto *model = wizard->findChild<QComboBox *>(QStringLiteral("setupModel"));
+    auto *said = wizard->findChild<QLabel *>(QStringLiteral("setupServerModels"));
+    QVERIFY(baseUrl && model && said);
+    QVERIFY(!said->isVisible()); // nothing to ask yet
+
+    const QString url = server.baseUrl().toString() + QStringLiteral("/v1");
+    baseUrl->setFocus();
+    QTest::keyClicks(baseUrl, url);
+    QTRY_COMPARE(model->currentText(), QStringLiteral("qwen3"));
+    QCOMPARE(model->count(), 2);
+    QCOMPARE(said->text(), QStringLiteral("The server has 2 models."));
+    QVERIFY(said->isVisible());
+    QVERIFY(wizard->missing().isEmpty());
+    QVERIFY(wizard->button(QWizard::FinishButton)->isEnabled());
+    QCOMPARE(server.requests().first().path, QByteArray("/v1/models"));
+
+    // A name already typed stays when the server answers again.
+    model->setCurrentText(QStringLiteral("my-finetune"));
+    QTest::keyClick(baseUrl, Qt::Key_Backspace);
+    QTest::keyClicks(baseUrl, QStringLiteral("1"));
+    QTRY_COMPARE(server.requests().size(), 2);
+    QTRY_COMPARE(said->text(), QStringLiteral("The server has 2 models."));
+    QCOMPARE(model->currentText(), QStringLiteral("my-finetune"));
+
+    // Nothing listening there: said, and the name is still to be typed.
+    QTcpServer closed;
+    QVERIFY(closed.listen(QHostAddress::LocalHost));
+    const quint16 port = closed.serverPort();
+    closed.close();
+    model->setCurrentText(QString());
+    baseUrl->setText(QString());
+    QTest::keyClicks(baseUrl, QStringLiteral("http://127.0.0.1:%1/v1").arg(port));
+    QTRY_VERIFY2(said->text().startsWith(QStringLiteral("Could not ask the server for its models: ")),
+                 qPrintable(said->text()));
+    QVERIFY(!wizard->button(QWizard::FinishButton)->isEnabled());
 }
 
 QTEST_MAIN(TestSetupWizard)

@@ -37,6 +37,7 @@ void LocalServerProbe::setTargets(const QList<Target> &targets)
 void LocalServerProbe::start(int timeoutMs)
 {
     m_found.clear();
+    const quint64 generation = ++m_generation; // answers to an earlier start no longer count
     m_pending = int(m_targets.size());
     if (m_pending == 0) {
         Q_EMIT finished();
@@ -47,8 +48,10 @@ void LocalServerProbe::start(int timeoutMs)
         request.setTransferTimeout(timeoutMs);
         request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
         QNetworkReply *reply = m_network->get(request);
-        connect(reply, &QNetworkReply::finished, this, [this, reply, target] {
+        connect(reply, &QNetworkReply::finished, this, [this, reply, target, generation] {
             reply->deleteLater();
+            if (generation != m_generation)
+                return;
             if (reply->error() == QNetworkReply::NoError) {
                 const QJsonObject object = QJsonDocument::fromJson(reply->readAll()).object();
                 Server server{target.providerId, target.name, target.baseUrl, {}};

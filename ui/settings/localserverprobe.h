@@ -36,6 +36,7 @@ public:
 
     static QList<Target> defaultTargets();
     void setTargets(const QList<Target> &targets); // tests point this at a loopback server
+    // Starting again forgets what an earlier start has not reported yet.
     void start(int timeoutMs = 1500);
     bool isRunning() const { return m_pending > 0; }
     QList<Server> servers() const { return m_found; }
@@ -49,6 +50,7 @@ private:
     QList<Target> m_targets;
     QList<Server> m_found;
     int m_pending = 0;
+    quint64 m_generation = 0;
 };
 
 } // namespace keen

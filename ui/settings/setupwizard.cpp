@@ -1,5 +1,6 @@
 #include "settings/setupwizard.h"
 
+#include "agent/connectiontest.h"
 #include "config/secretstore.h"
 #include "settings/chatgptsigninrow.h"
 #include "settings/localserverprobe.h"
@@ -12,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QWizardPage>
 
@@ -36,6 +38,8 @@ private:
 SetupWizard::SetupWizard(QWidget *parent)
     : QWizard(parent)
     , m_probe(new LocalServerProbe(this))
+    , m_modelLister(new ConnectionTest(this))
+    , m_listSoon(new QTimer(this))
 {
     setObjectName(QStringLiteral("setupWizard"));
     setWindowTitle(tr("Welcome to Keen"));
@@ -87,7 +91,30 @@ SetupWizard::SetupWizard(QWidget *parent)
     m_missing->setWordWrap(true);
     m_missing->setTextFormat(Qt::PlainText);
     form->addRow(m_missing);
+    m_serverModels = new QLabel(detailsPage);
+    m_serverModels->setObjectName(QStringLiteral("setupServerModels"));
+    m_serverModels->setWordWrap(true);
+    m_serverModels->setTextFormat(Qt::PlainText);
+    m_serverModels->hide();
+    form->addRow(m_serverModels);
     addPage(detailsPage);
+    m_listSoon->setSingleShot(true);
+    m_listSoon->setInterval(600);
+    connect(m_listSoon, &QTimer::timeout, this, &SetupWizard::listServerModels);
+    connect(m_baseUrl, &QLineEdit::textEdited, m_listSoon, qOverload<>(&QTimer::start));
+    connect(m_baseUrl, &QLineEdit::editingFinished, this, [this] {
+        if (m_listSoon->isActive()) {
+            m_listSoon->stop();
+            listServerModels();
+        }
+    });
+    connect(m_modelLister, &ConnectionTest::modelsListed, this, &SetupWizard::offerListedModels);
+    connect(m_modelLister, &ConnectionTest::finished, this, [this](bool ok, const QString &message) {
+        if (!ok)
+            m_serverModels->setText(tr("Could not ask the server for its models: %1").arg(message));
+        else if (!m_modelsListed)
+            m_serverModels->setText(tr("The server lists no models; enter the name of one."));
+    });
     for (QLineEdit *field : {m_apiKey, m_baseUrl})
         connect(field, &QLineEdit::textChanged, this, &SetupWizard::updateMissing);
     connect(m_model, &QComboBox::currentTextChanged, this, &SetupWizard::updateMissing);
@@ -141,6 +168,42 @@ void SetupWizard::initializePage(int id)
         models = item->data(Qt::UserRole + 2).toStringList() + models;
     }
     m_model->addItems(models);
+    updateMissing();
+    listServerModels();
+}
+
+void SetupWizard::listServerModels()
+{
+    const ProviderCatalog::Provider *provider =
+        ProviderCatalog::provider(m_provider->currentData().toString());
+    const bool asks = provider && provider->models != ModelListSource::Registry;
+    const ClientConfig wanted = config();
+    if (!asks || wanted.baseUrl.isEmpty()) {
+        m_serverModels->hide();
+        return;
+    }
+    m_modelsListed = false;
+    m_serverModels->setText(tr("Asking %1 for its models...").arg(wanted.baseUrl));
+    m_serverModels->show();
+    m_modelLister->start(wanted); // a newer question supersedes an older one still waiting
+}
+
+void SetupWizard::offerListedModels(const QStringList &listed)
+{
+    // What the server has first; a name already typed stays, an empty field gets the first one.
+    m_modelsListed = true;
+    const QString typed = m_model->currentText().trimmed();
+    QStringList models = listed;
+    for (int i = 0; i < m_model->count(); ++i) {
+        if (!models.contains(m_model->itemText(i)))
+            models << m_model->itemText(i);
+    }
+    m_model->clear();
+    m_model->addItems(models);
+    if (!typed.isEmpty())
+        m_model->setCurrentText(typed);
+    m_serverModels->setText(listed.size() == 1 ? tr("The server has 1 model.")
+                                               : tr("The server has %1 models.").arg(listed.size()));
     updateMissing();
 }
 

@@ -8,11 +8,13 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QTimer;
 class QWizardPage;
 
 namespace keen {
 
 class ChatGptSignInRow;
+class ConnectionTest;
 class LocalServerProbe;
 
 // First run (no provider configured): pick a provider (local OpenAI-compatible servers found on their usual
@@ -20,6 +22,8 @@ class LocalServerProbe;
 // enter, while SetupCheck finds something missing: a model always, the base URL of a server without a known
 // one, a key where one is required and none is in the environment or stored already, the ChatGPT sign-in for
 // Codex (run by the owner through chatGptSignInRequested, as in the settings dialog) unless one is stored.
+// For a server that lists its own models (a local server, an OpenAI-compatible one), the server is asked
+// for them as soon as a base URL is entered, and the first is chosen when no model is typed yet.
 class SetupWizard final : public QWizard
 {
     Q_OBJECT
@@ -49,6 +53,10 @@ private:
     void updateMissing();
     // Whether a key for the provider is already in the environment or stored (asked off the GUI thread).
     void lookForKey(const QString &providerId);
+    // Asks the server at the entered base URL for its models (providers whose models are not in the
+    // registry); the answer fills the Model box and the line under the form.
+    void listServerModels();
+    void offerListedModels(const QStringList &listed);
 
     LocalServerProbe *m_probe;
     QListWidget *m_found;
@@ -59,6 +67,10 @@ private:
     QComboBox *m_model;
     ChatGptSignInRow *m_signIn;
     QLabel *m_missing;
+    QLabel *m_serverModels; // what asking the server for its models gave
+    ConnectionTest *m_modelLister;
+    QTimer *m_listSoon;          // a pause in typing the base URL asks the server
+    bool m_modelsListed = false; // the last question was answered with a list
     QWizardPage *m_detailsPage;
     bool m_keyStored = false; // the app holds a key for the provider: the field may stay empty
     quint64 m_keyQuery = 0;   // only the newest answer counts
