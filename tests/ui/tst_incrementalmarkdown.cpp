@@ -68,6 +68,7 @@ private Q_SLOTS:
     void aTableAfterCodeOrAQuoteHasItsHeaderInPlace_data();
     void aTableAfterCodeOrAQuoteHasItsHeaderInPlace();
     void anEscapedPipeInATableCodeSpanIsAPipe();
+    void aLongLineOfCodeWrapsAndStaysCode();
     void textThatDoesNotExtendIsRenderedAfresh();
     void rowCutAtABlockKeepsItsFinishedSegments();
     void inlineCodeIsMonospaceAndTintedInBothPalettes_data();
@@ -197,6 +198,29 @@ void TestIncrementalMarkdown::anEscapedPipeInATableCodeSpanIsAPipe()
     const QTextBlock cell = document.findBlock(table->cellAt(1, 0).firstPosition());
     QVERIFY(cell.begin().fragment().charFormat().fontFixedPitch());
     QVERIFY(document.toPlainText().contains(QStringLiteral("Outside: p \\| q")));
+}
+
+// Found when tried: a line of code wider than the view ran out of sight (the chat cannot scroll sideways).
+// It wraps at the row's width, a token longer than a line anywhere; the block is still code (its Copy Code
+// Block and pin find it whole).
+void TestIncrementalMarkdown::aLongLineOfCodeWrapsAndStaysCode()
+{
+    QStringList numbers;
+    for (int i = 0; i < 600; ++i)
+        numbers << QString::number(i);
+    const QString line = QStringLiteral("x = [") + numbers.join(QStringLiteral(", ")) + QLatin1Char(']');
+    const QString token = QString(700, QLatin1Char('f'));
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(400);
+    markdown.setText(QStringLiteral("Here:\n\n```\n") + line + QLatin1Char('\n') + token +
+                     QStringLiteral("\n```\n"));
+    const QSizeF size = markdown.size();
+    QVERIFY2(size.width() <= 400.5, qPrintable(QString::number(size.width())));
+    const QFontMetricsF fixed(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    QVERIFY2(size.height() > 10 * fixed.height(), qPrintable(QString::number(size.height())));
+    // A point low in the block (on a wrapped line) is in the code block, which is the whole code.
+    QCOMPARE(markdown.codeBlockAt(QPointF(40, size.height() - fixed.height())),
+             line + QLatin1Char('\n') + token);
 }
 
 void TestIncrementalMarkdown::textThatDoesNotExtendIsRenderedAfresh()

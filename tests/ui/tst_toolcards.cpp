@@ -53,6 +53,7 @@ private Q_SLOTS:
     void aLongCommandOutputSaysHowManyLinesAreAbove();
     void aCardsDurationLeavesOutItsPermissionWait();
     void aWriteWithoutDiffLinesSaysWhatItDoes();
+    void aLongOutputLineWrapsInItsCard();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -416,6 +417,42 @@ void TestToolCards::aWriteWithoutDiffLinesSaysWhatItDoes()
     QVERIFY2(second.contains(QStringLiteral("unchanged")), qPrintable(second));
     QVERIFY(binary.open(QIODevice::ReadOnly));
     QCOMPARE(binary.readAll(), QByteArray("text now\n"));
+}
+
+// Found when tried: a command's output line wider than the view (a compiler error, a minified line) ran out
+// of sight. It wraps in its card: the card with one 2,000-character line is as tall as several lines.
+void TestToolCards::aLongOutputLineWrapsInItsCard()
+{
+    auto ran = [](const QString &id, const QString &stdoutText) {
+        ToolCallInfo info =
+            call(id, QStringLiteral("bash"), {{QStringLiteral("command"), QStringLiteral("make")}});
+        info.output = QJsonObject{{QStringLiteral("command"), QStringLiteral("make")},
+                                  {QStringLiteral("exit_code"), 0},
+                                  {QStringLiteral("stdout"), stdoutText}};
+        return info;
+    };
+    const QString longLine = QStringLiteral("error: ") + QStringLiteral("token_").repeated(330);
+    const ToolCallInfo shortRun = ran(QStringLiteral("b1"), QStringLiteral("ok"));
+    const ToolCallInfo longRun = ran(QStringLiteral("b2"), longLine);
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, shortRun)),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, shortRun)),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, longRun)),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, longRun)),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("build it"));
+    QTRY_VERIFY(!m_session->isBusy());
+    QList<int> rows;
+    for (int row = 0; row < m_panel->model()->rowCount(); ++row) {
+        if (m_panel->model()->item(row).kind == ChatItem::Kind::Tool)
+            rows << row;
+    }
+    QCOMPARE(rows.size(), 2);
+    auto *view = m_panel->findChild<ChatView *>(QStringLiteral("chatView"));
+    const int shortHeight = view->visualRect(m_panel->model()->index(rows.first())).height();
+    const int longHeight = view->visualRect(m_panel->model()->index(rows.last())).height();
+    const int line = view->fontMetrics().height();
+    QVERIFY2(longHeight > shortHeight + 5 * line,
+             qPrintable(QStringLiteral("%1 vs %2 pixels").arg(longHeight).arg(shortHeight)));
 }
 
 QTEST_MAIN(TestToolCards)

@@ -162,6 +162,11 @@ ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width,
             entry.document->clear();
             entry.document->setDocumentMargin(0);
             entry.document->setDefaultFont(m_view->font());
+            // A command's output, a long path or a diff line wraps, anywhere if it must: the chat cannot
+            // scroll sideways.
+            QTextOption wrapping = entry.document->defaultTextOption();
+            wrapping.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+            entry.document->setDefaultTextOption(wrapping);
             buildDocument(*entry.document, item);
             entry.width = -1;
         }
@@ -541,7 +546,8 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
         const QString background = ChatColors::codeBlockBackground(m_view->palette()).name();
         html += QStringLiteral(
                     "<table width=\"100%\" cellspacing=\"0\" cellpadding=\"6\" style=\"margin-top:6px\">"
-                    "<tr><td bgcolor=\"%1\"><pre style=\"margin:0\">%2</pre></td></tr></table>")
+                    "<tr><td bgcolor=\"%1\"><pre style=\"margin:0; white-space:pre-wrap\">%2</pre></td></tr>"
+                    "</table>")
                     .arg(background, escaped(prefix + lines.join(QLatin1Char('\n'))));
     }
     html += diffHtml(item);
@@ -555,7 +561,8 @@ QString ChatDelegate::permissionHtml(const ChatItem &item) const
     QString html;
     if (!request.command.isEmpty()) {
         html += QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("Run this command?")));
-        html += QStringLiteral("<pre style=\"margin-top:4px\">$ %1</pre>").arg(escaped(request.command));
+        html += QStringLiteral("<pre style=\"margin-top:4px; white-space:pre-wrap\">$ %1</pre>")
+                    .arg(escaped(request.command));
         if (!request.summary.isEmpty())
             html += lineHtml(muted, request.summary);
     } else {

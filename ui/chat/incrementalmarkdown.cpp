@@ -281,10 +281,7 @@ IncrementalMarkdown::Counters IncrementalMarkdown::counters() const
 
 QString IncrementalMarkdown::codeBlockAt(const QPointF &position) const
 {
-    auto isCode = [](const QTextBlock &block) {
-        const QTextBlockFormat format = block.blockFormat();
-        return format.hasProperty(QTextFormat::BlockCodeFence) || format.nonBreakableLines();
-    };
+    auto isCode = [](const QTextBlock &block) { return isCodeBlock(block.blockFormat()); };
     qreal y = 0;
     auto find = [&](const Segment &segment) -> std::optional<QString> {
         const qreal top = y + segment.gapBefore;
@@ -395,8 +392,18 @@ void IncrementalMarkdown::drawQuoteBars(QPainter *painter, const QTextDocument &
     }
 }
 
+bool IncrementalMarkdown::isCodeBlock(const QTextBlockFormat &format)
+{
+    return format.hasProperty(QTextFormat::BlockCodeFence) || format.nonBreakableLines() ||
+           format.boolProperty(CodeBlockProperty);
+}
+
 void IncrementalMarkdown::style(QTextDocument &document, const QPalette &palette)
 {
+    // A word longer than the line (a URL, a hash, a minified line of code) breaks anywhere.
+    QTextOption wrapping = document.defaultTextOption();
+    wrapping.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    document.setDefaultTextOption(wrapping);
     const QColor codeBackground = ChatColors::codeBlockBackground(palette);
     const QColor inlineBackground = ChatColors::inlineCodeBackground(palette);
     const QColor inlineText = ChatColors::inlineCodeText(palette);
@@ -404,11 +411,15 @@ void IncrementalMarkdown::style(QTextDocument &document, const QPalette &palette
     QTextCursor cursor(&document);
     for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
         const QTextBlockFormat format = block.blockFormat();
-        if (format.hasProperty(QTextFormat::BlockCodeFence) || format.nonBreakableLines()) {
+        if (isCodeBlock(format)) {
             QTextBlockFormat code;
             code.setBackground(codeBackground);
             code.setLeftMargin(6);
             code.setRightMargin(6);
+            // A long line wraps at the row's width: the chat cannot scroll sideways, so a line of code
+            // wider than the view ran out of sight (found when tried).
+            code.setNonBreakableLines(false);
+            code.setProperty(CodeBlockProperty, true);
             cursor.setPosition(block.position());
             cursor.mergeBlockFormat(code);
             continue;

@@ -8,6 +8,7 @@
 #include <QPalette>
 #include <QSizeF>
 #include <QString>
+#include <QTextFormat>
 
 #include <memory>
 #include <vector>
@@ -64,6 +65,10 @@ public:
 
     // How far each level of a block quote is indented; its bar sits at the left of that space.
     static constexpr qreal QuoteIndent = 18;
+    // Marks the blocks of a code block once style() has let their long lines wrap (Qt marks them only by
+    // nonBreakableLines, which style() clears).
+    static constexpr int CodeBlockProperty = QTextFormat::UserProperty + 0x43; // 'C'
+    static bool isCodeBlock(const QTextBlockFormat &format);
     static constexpr qreal QuoteBarWidth = 3;
 
     // Applies the chat's styling to a document QTextDocument::setMarkdown filled.
