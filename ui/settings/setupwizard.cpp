@@ -140,7 +140,9 @@ SetupWizard::SetupWizard(QWidget *parent)
             m_provider->setCurrentIndex(qMax(0, m_provider->findData(item->data(Qt::UserRole))));
     });
     connect(this, &QWizard::accepted, this, [this] { Q_EMIT configured(config()); });
-    m_probe->start();
+    // From the event loop: whoever made the wizard can still point the probe elsewhere (tests never probe
+    // the machine's own ports).
+    QTimer::singleShot(0, m_probe, [probe = m_probe] { probe->start(); });
 }
 
 SetupWizard::~SetupWizard() = default;
