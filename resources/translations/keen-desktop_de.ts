@@ -609,6 +609,14 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>&amp;Undo Compaction (undo the later one first)</source>
         <translation>Verdichtung &amp;rückgängig machen (zuerst die spätere)</translation>
     </message>
+    <message>
+        <source>&amp;Open Link</source>
+        <translation>Link ö&amp;ffnen</translation>
+    </message>
+    <message>
+        <source>Copy &amp;Link Address</source>
+        <translation>&amp;Linkadresse kopieren</translation>
+    </message>
 </context>
 <context>
     <name>keen::CompactionReviewDialog</name>

@@ -12,15 +12,31 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDesktopServices>
 #include <QImage>
 #include <QJsonArray>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
+#include <QUrl>
 
 using namespace keen;
+
+// Stands in for the browser: QDesktopServices hands it the links the view opens.
+class LinkCatcher : public QObject
+{
+    Q_OBJECT
+
+public:
+    QList<QUrl> opened;
+
+public Q_SLOTS:
+    void open(const QUrl &url) { opened.append(url); }
+};
 
 class TestChatView : public QObject
 {
@@ -58,6 +74,7 @@ private Q_SLOTS:
     void aFoundMatchFarUpStaysInView();
     void scrollingUpIntoUnmeasuredRowsMovesTheTextByTheStep();
     void questionCardAnswersWithTheChosenOptions();
+    void aClickOnALinkOpensItInTheBrowser();
     void aPastedLogShowsToItsLastLine_data();
     void aPastedLogShowsToItsLastLine();
 
@@ -1014,6 +1031,56 @@ void TestChatView::aPastedLogShowsToItsLastLine()
     sendMouse(view, QEvent::MouseButtonDblClick, onLastLine, Qt::LeftButton);
     sendMouse(view, QEvent::MouseButtonRelease, onLastLine, Qt::NoButton);
     QCOMPARE(copiedWithCtrlC(view), QStringLiteral("line"));
+}
+
+// Found when tried: a link in a reply ("[the release notes](https://...)") was text only: no pointer, no way
+// to open it but to select and paste its words. A click opens it in the browser; the pointer shows it; a drag
+// from it selects text instead; a model's file: link is not opened; its menu copies the address.
+void TestChatView::aClickOnALinkOpensItInTheBrowser()
+{
+    LinkCatcher browser;
+    for (const char *scheme : {"https", "file"})
+        QDesktopServices::setUrlHandler(QString::fromLatin1(scheme), &browser, "open");
+    const auto restore = qScopeGuard([] {
+        QDesktopServices::unsetUrlHandler(QStringLiteral("https"));
+        QDesktopServices::unsetUrlHandler(QStringLiteral("file"));
+    });
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.appendText(
+        QStringLiteral("Read [the release notes](https://example.com/notes) or [run](file:///tmp/x.sh).\n"));
+    model.flush();
+    QTRY_VERIFY(view.visualRect(model.index(0)).height() > 0);
+    const QPoint onLink = firstLinePoint(view, 0, QStringLiteral("Read the rel"));
+    const QPoint onText = firstLinePoint(view, 0, QStringLiteral("Re"));
+    const QPoint onFileLink = firstLinePoint(view, 0, QStringLiteral("Read the release notes or r"));
+
+    sendMouse(view, QEvent::MouseMove, onText, Qt::NoButton);
+    QCOMPARE(view.viewport()->cursor().shape(), Qt::IBeamCursor);
+    sendMouse(view, QEvent::MouseMove, onLink, Qt::NoButton);
+    QCOMPARE(view.viewport()->cursor().shape(), Qt::PointingHandCursor);
+
+    sendMouse(view, QEvent::MouseButtonPress, onLink, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, onLink, Qt::NoButton);
+    QCOMPARE(browser.opened, QList<QUrl>{QUrl(QStringLiteral("https://example.com/notes"))});
+
+    sendMouse(view, QEvent::MouseButtonPress, onFileLink, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, onFileLink, Qt::NoButton);
+    QCOMPARE(browser.opened.size(), 1); // not handed to the desktop
+
+    drag(view, onLink, onLink + QPoint(60, 0));
+    QCOMPARE(browser.opened.size(), 1);
+    QVERIFY(view.hasSelectedText());
+
+    const std::unique_ptr<QMenu> menu = view.contextMenuFor(onLink);
+    auto *copy = menu->findChild<QAction *>(QStringLiteral("copyLinkAction"));
+    QVERIFY(copy);
+    copy->trigger();
+    QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("https://example.com/notes"));
+    QVERIFY(!view.contextMenuFor(onText)->findChild<QAction *>(QStringLiteral("copyLinkAction")));
 }
 
 QTEST_MAIN(TestChatView)

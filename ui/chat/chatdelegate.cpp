@@ -234,6 +234,14 @@ int ChatDelegate::textPositionAt(const QModelIndex &index, const QRect &rowRect,
     return stackOf(entry).positionAt(QPointF(viewportPos - documentRect(rowRect, index).topLeft()));
 }
 
+QString ChatDelegate::linkAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos) const
+{
+    if (!index.isValid())
+        return {};
+    const Entry &entry = entryFor(index, contentWidth());
+    return stackOf(entry).linkAt(QPointF(viewportPos - documentRect(rowRect, index).topLeft()));
+}
+
 QString ChatDelegate::textBetween(const QModelIndex &index, int from, int to) const
 {
     if (!index.isValid())

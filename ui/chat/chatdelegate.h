@@ -68,6 +68,8 @@ public:
     void clearCache();
     // The text position under viewportPos in a row as it is shown now (rowRect: the row's rectangle).
     int textPositionAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos) const;
+    // The target of a Markdown link under viewportPos ("https://..."), empty when there is none.
+    QString linkAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos) const;
     // The plain text a row shows between two positions; the word around a position.
     QString textBetween(const QModelIndex &index, int from, int to) const;
     std::pair<int, int> wordAround(const QModelIndex &index, int position) const;

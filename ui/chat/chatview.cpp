@@ -9,11 +9,13 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QContextMenuEvent>
+#include <QDesktopServices>
 #include <QKeyEvent>
 #include <QMenu>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QScrollBar>
+#include <QUrl>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -301,11 +303,32 @@ void ChatView::updatePointerShape(const QPoint &viewportPos)
     Qt::CursorShape shape = Qt::ArrowCursor;
     if (at.isValid()) {
         const ChatItem &item = m_model->item(at.row());
-        shape = item.kind == ChatItem::Kind::Reasoning || !item.dropped.isEmpty() ? Qt::PointingHandCursor
-                                                                                  : Qt::IBeamCursor;
+        shape = item.kind == ChatItem::Kind::Reasoning || !item.dropped.isEmpty() ||
+                        !m_delegate->linkAt(at, visualRect(at), viewportPos).isEmpty()
+                    ? Qt::PointingHandCursor
+                    : Qt::IBeamCursor;
     }
     if (viewport()->cursor().shape() != shape)
         viewport()->setCursor(shape);
+}
+
+QString ChatView::linkAt(const QPoint &viewportPos) const
+{
+    const QModelIndex at = indexAt(viewportPos);
+    return at.isValid() ? m_delegate->linkAt(at, visualRect(at), viewportPos) : QString();
+}
+
+bool ChatView::isOpenableLink(const QString &href)
+{
+    const QUrl url(href);
+    static const QStringList opened{QStringLiteral("http"), QStringLiteral("https"),
+                                    QStringLiteral("mailto")};
+    return url.isValid() && opened.contains(url.scheme().toLower());
+}
+
+bool ChatView::openLink(const QString &href)
+{
+    return isOpenableLink(href) && QDesktopServices::openUrl(QUrl(href));
 }
 
 QStringList ChatView::codeBlocks(const QString &markdown)
@@ -496,6 +519,7 @@ void ChatView::mousePressEvent(QMouseEvent *event)
         }
         clearTextSelection();
         m_pressed = at.isValid() && event->modifiers() == Qt::NoModifier;
+        m_pressLink = m_pressed ? m_delegate->linkAt(at, visualRect(at), point) : QString();
         if (m_pressed) {
             m_pressPoint = point;
             m_anchorRow = at.row();
@@ -541,6 +565,11 @@ void ChatView::mouseReleaseEvent(QMouseEvent *event)
     const QModelIndex at = indexAt(point);
     const bool plainClick = event->button() == Qt::LeftButton && event->modifiers() == Qt::NoModifier;
     QListView::mouseReleaseEvent(event);
+    const QString pressedLink = std::exchange(m_pressLink, QString());
+    if (plainClick && !pressedLink.isEmpty() && linkAt(point) == pressedLink) {
+        openLink(pressedLink); // a click on a link, as in a browser
+        return;
+    }
     if (plainClick && at.isValid() && m_model->item(at.row()).kind == ChatItem::Kind::Reasoning) {
         // A folded thought opens on a click anywhere; an open one folds on its "Thinking" line only, so a
         // click (or the first click of a double click) into its text does not fold it away.
@@ -604,6 +633,16 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
     const QModelIndex at = indexAt(viewportPos);
     auto owned = std::make_unique<QMenu>(this);
     QMenu &menu = *owned;
+    if (const QString link = linkAt(viewportPos); !link.isEmpty()) {
+        QAction *open = menu.addAction(tr("&Open Link"));
+        open->setObjectName(QStringLiteral("openLinkAction"));
+        open->setEnabled(isOpenableLink(link));
+        connect(open, &QAction::triggered, this, [link] { openLink(link); });
+        QAction *copy = menu.addAction(tr("Copy &Link Address"));
+        copy->setObjectName(QStringLiteral("copyLinkAction"));
+        connect(copy, &QAction::triggered, this, [link] { QApplication::clipboard()->setText(link); });
+        menu.addSeparator();
+    }
     if (at.isValid()) {
         const ChatItem item = m_model->item(at.row());
         if (item.compactionSeq != 0 && !item.compactionUndone) {

@@ -109,6 +109,10 @@ private:
     void extendTextSelection(const QPoint &viewportPos);
     void applyTextSelection();
     void updatePointerShape(const QPoint &viewportPos);
+    QString linkAt(const QPoint &viewportPos) const;
+    // Web and mail links only: a model's file: or custom-scheme link is not handed to the desktop.
+    static bool isOpenableLink(const QString &href);
+    static bool openLink(const QString &href); // in the browser or mail program
     void rememberScrollAnchor();
 
     // What a person reading further up is looking at, pinned to the view while rows are measured for the
@@ -137,6 +141,7 @@ private:
     bool m_pressed = false;       // the left button went down on the conversation
     bool m_selectingText = false; // ... and has moved far enough to select text, or double clicked
     QPoint m_pressPoint;
+    QString m_pressLink; // the link a left press landed on: a click (no drag) opens it
     QPoint m_lastDragPoint;
     QTimer m_edgeScroll;              // scrolls while a drag holds the pointer above or below the view
     QElapsedTimer m_sinceDoubleClick; // a press soon after a double click, in the same place: a triple click

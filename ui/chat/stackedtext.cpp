@@ -229,6 +229,17 @@ int StackedText::positionAt(const QPointF &point) const
     return m_end;
 }
 
+QString StackedText::linkAt(const QPointF &point) const
+{
+    for (const Layer &layer : m_layers) {
+        if (point.y() < layer.top)
+            return {};
+        if (point.y() < layer.top + layer.document->size().height())
+            return layer.document->documentLayout()->anchorAt(point - QPointF(0, layer.top));
+    }
+    return {};
+}
+
 QString StackedText::text(int from, int to) const
 {
     if (from > to)

@@ -29,6 +29,8 @@ public:
 
     // The position nearest to point (row coordinates); above the first line is 0, below the last is end().
     int positionAt(const QPointF &point) const;
+    // The target of the link at point (row coordinates), empty when point is not on a link's text.
+    QString linkAt(const QPointF &point) const;
     int end() const;
     // The plain text between two positions (either order), as it reads: a line per paragraph, a table a line
     // per row with a tab between cells, list items with their bullet ("- ", nested ones indented) or number
