@@ -4,6 +4,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QTextDocument> // Qt::convertFromPlainText: a tooltip of conversation text is never rich text
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -50,7 +51,8 @@ DroppedDetailsDialog::DroppedDetailsDialog(const QList<DroppedDetail> &details, 
         // Read without Markdown emphasis marks; Pin the Original pins the excerpt as it was.
         auto *item = new QTreeWidgetItem(
             m_list, {kindTitle(detail.kind), DroppedDetail::readable(detail.text).left(200)});
-        item->setToolTip(1, DroppedDetail::readable(detail.excerpt).left(2000));
+        item->setToolTip(1, Qt::convertFromPlainText(DroppedDetail::readable(detail.excerpt).left(2000),
+                                                     Qt::WhiteSpaceNormal));
         auto *button = new QPushButton(tr("Pin the Original"), m_list);
         button->setObjectName(QStringLiteral("pinOriginalButton"));
         m_list->setItemWidget(item, 2, button);

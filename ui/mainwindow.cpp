@@ -679,6 +679,7 @@ void MainWindow::askBeforeSwitching(const QString &folder)
                                 tr("The agent is still working in %1.\nStop it and open %2?")
                                     .arg(displayPath(m_session->workspace()), displayPath(folder)),
                                 QMessageBox::NoButton, this);
+    box->setTextFormat(Qt::PlainText); // folder names
     box->setObjectName(QStringLiteral("switchFolderQuestion"));
     QPushButton *stop = box->addButton(tr("Stop and Open"), QMessageBox::AcceptRole);
     stop->setObjectName(QStringLiteral("switchFolderStopButton"));

@@ -10,6 +10,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTextDocument> // Qt::convertFromPlainText: a tooltip of conversation text is never rich text
 #include <QVBoxLayout>
 
 namespace keen {
@@ -93,6 +94,7 @@ bool PinsDialog::addOrExplain(AgentSession *session, const Pin &pin, QWidget *pa
         return true;
     // Never a silent drop (issue 16): the person reads why, with the numbers.
     auto *box = new QMessageBox(QMessageBox::Warning, tr("Pin"), added.error(), QMessageBox::Ok, parent);
+    box->setTextFormat(Qt::PlainText); // the reason quotes the pin
     box->setObjectName(QStringLiteral("pinRefusedDialog"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
@@ -119,7 +121,7 @@ void PinsDialog::refresh()
             title += QStringLiteral(" (") + pin.source + QLatin1Char(')');
         auto *item = new QListWidgetItem(title + QStringLiteral(": ") + firstLine, m_list);
         item->setData(Qt::UserRole, pin.id);
-        item->setToolTip(shown.left(2000));
+        item->setToolTip(Qt::convertFromPlainText(shown.left(2000), Qt::WhiteSpaceNormal));
     }
     const qint64 used = m_session->pinnedTokens();
     const qint64 budget = m_session->pinBudget();

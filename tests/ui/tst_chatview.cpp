@@ -21,6 +21,7 @@
 #include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
 
@@ -75,6 +76,7 @@ private Q_SLOTS:
     void scrollingUpIntoUnmeasuredRowsMovesTheTextByTheStep();
     void questionCardAnswersWithTheChosenOptions();
     void aClickOnALinkOpensItInTheBrowser();
+    void aPictureInAReplyIsNeverReadFromDisk();
     void aPastedLogShowsToItsLastLine_data();
     void aPastedLogShowsToItsLastLine();
 
@@ -1081,6 +1083,38 @@ void TestChatView::aClickOnALinkOpensItInTheBrowser()
     copy->trigger();
     QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("https://example.com/notes"));
     QVERIFY(!view.contextMenuFor(onText)->findChild<QAction *>(QStringLiteral("copyLinkAction")));
+}
+
+// Found when tried: a reply with "![diagram](/dev/zero)" grew the app by a gigabyte a second: Qt reads a
+// Markdown image (or an <img>) from the local disk while laying the row out. Nothing is read: a local
+// picture 3,000 pixels tall leaves its row a few lines high, and a FIFO would not block.
+void TestChatView::aPictureInAReplyIsNeverReadFromDisk()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString picture = dir.filePath(QStringLiteral("tall.png"));
+    QImage tall(40, 3000, QImage::Format_RGB32);
+    tall.fill(Qt::red);
+    QVERIFY(tall.save(picture));
+    QCOMPARE(QImage(picture).height(), 3000);
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.appendText(QStringLiteral("Look: ![tall](%1), <img src=\"%2\">\n")
+                         .arg(QUrl::fromLocalFile(picture).toString(), picture));
+    model.flush();
+    model.addLine(ChatItem::Kind::Info, QStringLiteral("![tall](%1)").arg(picture));
+    QTRY_VERIFY(!view.chatDelegate()->isCatchingUp());
+    view.viewport()->grab(); // painted: the rows are laid out, not estimated
+    QTest::qWait(100);       // and their laid-out heights reach the view
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const int height = view.visualRect(model.index(row)).height();
+        QVERIFY2(height > 0 && height < 300,
+                 qPrintable(QStringLiteral("row %1: %2 px").arg(row).arg(height)));
+    }
+    QVERIFY(view.chatDelegate()->shownText(model.index(0)).startsWith(QStringLiteral("Look: ")));
 }
 
 QTEST_MAIN(TestChatView)

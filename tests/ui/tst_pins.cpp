@@ -29,6 +29,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTest>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QTreeWidget>
 
@@ -279,9 +280,15 @@ void TestPins::pinnedToolResultReadsAsItsCardShowedIt()
     QVERIFY(list);
     QCOMPARE(list->count(), 2);
     QCOMPARE(list->item(0)->text(), QStringLiteral("Tool result (read_file notes.md): These are my notes."));
-    QCOMPARE(list->item(0)->toolTip(), QStringLiteral("These are my notes.\nKeep the parser small."));
+    // The tooltip is the text as it reads, never taken as rich text (an <img> in a file read is not loaded).
+    auto shown = [](const QString &toolTip) {
+        QTextDocument document;
+        document.setHtml(toolTip);
+        return document.toPlainText();
+    };
+    QCOMPARE(shown(list->item(0)->toolTip()), QStringLiteral("These are my notes.\nKeep the parser small."));
     for (int i = 0; i < list->count(); ++i) {
-        for (const QString &text : {list->item(i)->text(), list->item(i)->toolTip()}) {
+        for (const QString &text : {list->item(i)->text(), shown(list->item(i)->toolTip())}) {
             for (const QString &raw : {QStringLiteral("{"), QStringLiteral("bytes_read"),
                                        QStringLiteral("1:c6f|"), QStringLiteral("line_hash")})
                 QVERIFY2(!text.contains(raw), qPrintable(text));

@@ -262,14 +262,16 @@ void TestSessionBrowserPanel::renameWithF2IsStoredBesideTheTranscript()
 void TestSessionBrowserPanel::deleteAsksFirstAndCancelKeepsTheSession()
 {
     TranscriptWriter writer(m_store->root(), workspace(QStringLiteral("alpha")));
-    writer.user(QStringLiteral("keep me"));
+    // A prompt that looks like HTML is shown as typed: a rich-text box would load the picture from disk.
+    writer.user(QStringLiteral("keep me <img src=\"/nonexistent/picture.png\">"));
     makePanel();
     select(writer.id());
     QTest::keyClick(m_tree, Qt::Key_Delete);
     auto *box = m_panel->findChild<QMessageBox *>(QStringLiteral("deleteSessionConfirmation"));
     QVERIFY(box);
     QTRY_VERIFY(box->isVisible());
-    QVERIFY(box->text().contains(QStringLiteral("keep me")));
+    QVERIFY(box->text().contains(QStringLiteral("keep me <img src=\"/nonexistent/picture.png\">")));
+    QCOMPARE(box->textFormat(), Qt::PlainText);
     QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("cancelDeleteButton")), Qt::LeftButton);
     // The box closes and the panel settles (no delete running, nothing loading); the session is still there.
     QTRY_VERIFY(!box->isVisible());

@@ -2,6 +2,7 @@
 
 #include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
+#include "chat/inerttextdocument.h"
 #include "chat/listnumbering.h"
 #include "chat/tooldisplay.h"
 
@@ -158,7 +159,7 @@ ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width,
         } else {
             entry.markdown.reset();
             if (!entry.document)
-                entry.document = std::make_unique<QTextDocument>();
+                entry.document = std::make_unique<InertTextDocument>();
             entry.document->clear();
             entry.document->setDocumentMargin(0);
             entry.document->setDefaultFont(m_view->font());

@@ -9,6 +9,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTextDocument> // Qt::convertFromPlainText: a tooltip of conversation text is never rich text
 #include <QVBoxLayout>
 
 namespace keen {
@@ -45,7 +46,7 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
     m_replaced->setTextElideMode(Qt::ElideRight);
     for (const Message &message : replaced) {
         auto *item = new QListWidgetItem(describe(message), m_replaced);
-        item->setToolTip(message.content.left(2000));
+        item->setToolTip(Qt::convertFromPlainText(message.content.left(2000), Qt::WhiteSpaceNormal));
     }
     leftLayout->addWidget(m_replaced);
 

@@ -1,6 +1,7 @@
 #include "chat/incrementalmarkdown.h"
 
 #include "chat/chatcolors.h"
+#include "chat/inerttextdocument.h"
 #include "chat/listnumbering.h"
 
 #include <QAbstractTextDocumentLayout>
@@ -119,7 +120,7 @@ void IncrementalMarkdown::scan(Scan &s, QStringView text, QList<qsizetype> *boun
 
 std::unique_ptr<QTextDocument> IncrementalMarkdown::parse(qsizetype start, qsizetype end)
 {
-    auto document = std::make_unique<QTextDocument>();
+    std::unique_ptr<QTextDocument> document = std::make_unique<InertTextDocument>();
     document->setDocumentMargin(0);
     document->setDefaultFont(m_font);
     document->setUndoRedoEnabled(false);

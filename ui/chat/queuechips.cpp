@@ -3,6 +3,7 @@
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QTextDocument> // Qt::convertFromPlainText: a tooltip of conversation text is never rich text
 #include <QToolButton>
 
 namespace keen {
@@ -38,7 +39,7 @@ void QueueChips::setItems(const QStringList &items)
             first = first.left(32) + QStringLiteral("…");
         auto *label = new QLabel(tr("queue: %1").arg(first), chip);
         label->setTextFormat(Qt::PlainText);
-        label->setToolTip(items.at(i));
+        label->setToolTip(Qt::convertFromPlainText(items.at(i), Qt::WhiteSpaceNormal));
         auto *remove = new QToolButton(chip);
         remove->setObjectName(QStringLiteral("queueChipRemove"));
         remove->setText(QStringLiteral("✕"));

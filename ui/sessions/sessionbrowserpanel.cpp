@@ -101,6 +101,7 @@ SessionBrowserPanel::SessionBrowserPanel(QWidget *parent)
     m_tree->setFrameShape(QFrame::NoFrame);
 
     m_status = new QLabel(this);
+    m_status->setTextFormat(Qt::PlainText); // paths and error texts
     m_status->setObjectName(QStringLiteral("sessionStatusLabel"));
     m_status->setWordWrap(true);
     m_status->setAlignment(Qt::AlignCenter);
@@ -424,6 +425,7 @@ void SessionBrowserPanel::deleteCurrent()
     const QString title = m_tree->currentIndex().data(Qt::DisplayRole).toString();
     auto *box = new QMessageBox(QMessageBox::Warning, tr("Delete Session"),
                                 tr("Delete \u201c%1\u201d?").arg(title), QMessageBox::NoButton, this);
+    box->setTextFormat(Qt::PlainText); // the title is a prompt: never taken as rich text
     box->setObjectName(QStringLiteral("deleteSessionConfirmation"));
     box->setInformativeText(tr("Its transcript is removed from disk. This cannot be undone."));
     QPushButton *remove = box->addButton(tr("Delete"), QMessageBox::DestructiveRole);

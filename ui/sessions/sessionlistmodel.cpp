@@ -7,6 +7,7 @@
 #include <QPoint>
 #include <QRegularExpression>
 #include <QSet>
+#include <QTextDocument> // Qt::convertFromPlainText: a tooltip of conversation text is never rich text
 #include <QtConcurrent>
 
 namespace keen {
@@ -501,7 +502,8 @@ QVariant SessionListModel::data(const QModelIndex &index, int role) const
     case Qt::EditRole:
         return entry.info.title;
     case Qt::ToolTipRole:
-        return QStringLiteral("%1\n%2").arg(title, entry.info.workspace);
+        return Qt::convertFromPlainText(QStringLiteral("%1\n%2").arg(title, entry.info.workspace),
+                                        Qt::WhiteSpaceNormal);
     case SessionIdRole:
         return entry.info.id;
     case PreviewRole:

@@ -86,6 +86,7 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     buttonsRow->addStretch();
     layout->addLayout(buttonsRow);
     m_testResult = new QLabel(this);
+    m_testResult->setTextFormat(Qt::PlainText); // a server's error text is never taken as rich text
     m_testResult->setObjectName(QStringLiteral("testConnectionResult"));
     m_testResult->setWordWrap(true);
     layout->addWidget(m_testResult);
