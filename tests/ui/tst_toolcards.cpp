@@ -54,6 +54,9 @@ private Q_SLOTS:
     void aCardsDurationLeavesOutItsPermissionWait();
     void aWriteWithoutDiffLinesSaysWhatItDoes();
     void aLongOutputLineWrapsInItsCard();
+    void colourCodesAndProgressLinesReadAsInATerminal_data();
+    void colourCodesAndProgressLinesReadAsInATerminal();
+    void aCommandsColouredOutputShowsWithoutItsCodes();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -453,6 +456,74 @@ void TestToolCards::aLongOutputLineWrapsInItsCard()
     const int line = view->fontMetrics().height();
     QVERIFY2(longHeight > shortHeight + 5 * line,
              qPrintable(QStringLiteral("%1 vs %2 pixels").arg(longHeight).arg(shortHeight)));
+}
+
+void TestToolCards::colourCodesAndProgressLinesReadAsInATerminal_data()
+{
+    QTest::addColumn<QString>("raw");
+    QTest::addColumn<QString>("shown");
+    const QString esc(QChar(0x1b));
+    QTest::newRow("colours") << esc + QStringLiteral("[1;31merror:") + esc + QStringLiteral("[0m it broke")
+                             << QStringLiteral("error: it broke");
+    QTest::newRow("progress") << QStringLiteral("  0%\r 50%\r100%\ndone") << QStringLiteral("100%\ndone");
+    QTest::newRow("crlf") << QStringLiteral("one\r\ntwo\r\n") << QStringLiteral("one\ntwo\n");
+    QTest::newRow("backspace") << QStringLiteral("ab\bc") << QStringLiteral("ac");
+    QTest::newRow("bell and tab") << QStringLiteral("a\tb") + QChar(0x07) << QStringLiteral("a\tb");
+    QTest::newRow("hyperlink") << esc + QStringLiteral("]8;;https://example.com") + esc +
+                                      QStringLiteral("\\docs") + esc + QStringLiteral("]8;;") + QChar(0x07)
+                               << QStringLiteral("docs");
+    QTest::newRow("charset") << esc + QStringLiteral("(Bplain") << QStringLiteral("plain");
+    QTest::newRow("cut short") << QStringLiteral("text") + esc + QStringLiteral("[3")
+                               << QStringLiteral("text");
+    QTest::newRow("unicode") << QStringLiteral("✓ grün 🚀") << QStringLiteral("✓ grün 🚀");
+}
+
+// Found when tried: a command's coloured output showed its escape codes as boxes ("[1;31merror:[0m"), and a
+// progress line drawn over itself with carriage returns showed every frame.
+void TestToolCards::colourCodesAndProgressLinesReadAsInATerminal()
+{
+    QFETCH(QString, raw);
+    QFETCH(QString, shown);
+    QCOMPARE(ToolDisplay::terminalText(raw), shown);
+}
+
+void TestToolCards::aCommandsColouredOutputShowsWithoutItsCodes()
+{
+    const QString esc(QChar(0x1b));
+    ToolCallInfo run = call(QStringLiteral("b1"), QStringLiteral("bash"),
+                            {{QStringLiteral("command"), QStringLiteral("cargo build")}});
+    ToolCallInfo ran = run;
+    const QString raw = esc + QStringLiteral("[1;32m   Compiling") + esc + QStringLiteral("[0m keen v0.1\r") +
+                        esc + QStringLiteral("[1;32m    Finished") + esc + QStringLiteral("[0m dev\n");
+    ran.output = QJsonObject{{QStringLiteral("command"), QStringLiteral("cargo build")},
+                             {QStringLiteral("exit_code"), 0},
+                             {QStringLiteral("stdout"), raw}};
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, run)),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, ran)),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("build"));
+    QTRY_VERIFY(!m_session->isBusy());
+    auto shownCard = [this](ChatModel *model) {
+        for (int row = 0; row < model->rowCount(); ++row) {
+            if (model->item(row).kind == ChatItem::Kind::Tool)
+                return m_panel->findChild<ChatView *>(QStringLiteral("chatView"))
+                    ->chatDelegate()
+                    ->shownText(model->index(row));
+        }
+        return QString();
+    };
+    QString card = shownCard(m_panel->model());
+    QVERIFY2(card.contains(QStringLiteral("    Finished dev")), qPrintable(card));
+    QVERIFY2(!card.contains(esc) && !card.contains(QStringLiteral("[0m")) &&
+                 !card.contains(QStringLiteral("Compiling")),
+             qPrintable(card));
+    // The transcript keeps what the command printed; the session opened again shows it the same way.
+    const QString id = m_session->sessionId();
+    m_panel->newSession();
+    QVERIFY(m_session->openSession(id).ok());
+    QTRY_VERIFY(!shownCard(m_panel->model()).isEmpty());
+    card = shownCard(m_panel->model());
+    QVERIFY2(card.contains(QStringLiteral("    Finished dev")) && !card.contains(esc), qPrintable(card));
 }
 
 QTEST_MAIN(TestToolCards)

@@ -338,7 +338,7 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     if (!info.diff.isEmpty())
         item.setDiff(info.diff);
     if (info.name == QLatin1String("bash"))
-        item.output = ToolDisplay::bashOutput(info.output);
+        item.output = ToolDisplay::terminalText(ToolDisplay::bashOutput(info.output));
     item.sealed = true;
     changed(row);
     m_attemptStart = int(m_items.size());
@@ -605,7 +605,7 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
             }
             ChatItem &item = m_items[row];
             item.command = entry.command;
-            item.output = entry.bashOutput();
+            item.output = ToolDisplay::terminalText(entry.bashOutput());
             item.toolError = entry.error;
             if (entry.durationNs)
                 item.durationNs = *entry.durationNs;

@@ -137,6 +137,62 @@ QString ToolDisplay::bashOutput(const QJsonValue &outputValue)
     return text;
 }
 
+QString ToolDisplay::terminalText(const QString &raw)
+{
+    constexpr char16_t Escape = 0x1b;
+    constexpr char16_t Bell = 0x07;
+    QString out;
+    out.reserve(raw.size());
+    qsizetype lineStart = 0; // where the line being written starts in out: a carriage return goes back there
+    const qsizetype size = raw.size();
+    for (qsizetype i = 0; i < size; ++i) {
+        const char16_t c = raw.at(i).unicode();
+        if (c == Escape) {
+            const char16_t next = i + 1 < size ? raw.at(i + 1).unicode() : 0;
+            if (next == u'[') { // CSI: parameters and intermediates up to a final byte 0x40-0x7e
+                i += 2;
+                while (i < size && (raw.at(i).unicode() < 0x40 || raw.at(i).unicode() > 0x7e))
+                    ++i;
+            } else if (next == u']') { // OSC (a title, a hyperlink's target): up to BEL or ESC backslash
+                i += 2;
+                while (i < size && raw.at(i).unicode() != Bell &&
+                       !(raw.at(i).unicode() == Escape && i + 1 < size && raw.at(i + 1) == u'\\'))
+                    ++i;
+                if (i < size && raw.at(i).unicode() == Escape)
+                    ++i;
+            } else { // intermediates (ESC ( B) up to a final byte (ESC =, ESC 7)
+                ++i;
+                while (i < size && raw.at(i).unicode() >= 0x20 && raw.at(i).unicode() <= 0x2f)
+                    ++i;
+            }
+            continue;
+        }
+        switch (c) {
+        case u'\r':
+            if (i + 1 < size && raw.at(i + 1) == u'\n')
+                break; // CR LF is a line break
+            out.truncate(lineStart);
+            break;
+        case u'\n':
+            out += QChar(c);
+            lineStart = out.size();
+            break;
+        case u'\b':
+            if (out.size() > lineStart)
+                out.chop(1);
+            break;
+        case u'\t':
+            out += QChar(c);
+            break;
+        default:
+            if (c >= 0x20 && c != 0x7f)
+                out += QChar(c);
+            break;
+        }
+    }
+    return out;
+}
+
 bool ToolDisplay::isExpectedFailure(const QString &toolName, const QString &error)
 {
     const QString lower = error.toLower();

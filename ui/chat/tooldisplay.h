@@ -20,6 +20,11 @@ public:
     static QString duration(qint64 nanoseconds);
     // Bash output shown under the card: stdout (and stderr when it failed).
     static QString bashOutput(const QJsonValue &output);
+    // Output as a terminal would show it, for the card: colour and other escape sequences go (a link's
+    // text stays), a line redrawn after a carriage return shows its last state (a progress bar), a
+    // backspace takes the character before it, other control characters go. What the model and the
+    // transcript get is unchanged.
+    static QString terminalText(const QString &raw);
     // Failures the reference hides (a missing file on read, a stale edit anchor).
     static bool isExpectedFailure(const QString &toolName, const QString &error);
 };
