@@ -9,6 +9,7 @@
 #include "chat/conversationsearch.h"
 #include "chat/findbar.h"
 #include "chat/inputeditor.h"
+#include "chat/listnumbering.h"
 
 #include "agent/agentsession.h"
 #include "scriptedllmclient.h"
@@ -302,7 +303,7 @@ void streamTurn(Fixture &fixture, const QString &text, const QString &which)
     for (int i = 1; i <= samples; ++i) {
         QTextDocument document;
         document.setDefaultFont(fixture.view()->font());
-        document.setMarkdown(text.left(text.size() * i / samples), QTextDocument::MarkdownDialectGitHub);
+        document.setMarkdown(text.left(text.size() * i / samples), ListNumbering::Dialect);
         document.setTextWidth(fixture.view()->viewport()->width() - 40);
         document.documentLayout()->documentSize();
     }

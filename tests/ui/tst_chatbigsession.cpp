@@ -3,6 +3,7 @@
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatview.h"
+#include "chat/listnumbering.h"
 
 #include "session/sessionstore.h"
 #include "testenvironment.h"
@@ -58,7 +59,7 @@ void TestChatBigSession::tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen()
     if (lastItem.kind == ChatItem::Kind::User)
         expected.setPlainText(lastItem.text);
     else
-        expected.setMarkdown(lastItem.text, QTextDocument::MarkdownDialectGitHub);
+        expected.setMarkdown(lastItem.text, ListNumbering::Dialect);
     QCOMPARE(delegate->shownText(last), expected.toPlainText());
 
     // Scrolling through the session lays out what it shows; the caches stay within their bounds.
@@ -109,7 +110,7 @@ void TestChatBigSession::aLongReplyPaintsOnlyWhatIsOnScreen()
     }
     // The row still holds all of the reply.
     QTextDocument expected;
-    expected.setMarkdown(reply, QTextDocument::MarkdownDialectGitHub);
+    expected.setMarkdown(reply, ListNumbering::Dialect);
     QCOMPARE(delegate->shownText(row), expected.toPlainText());
 }
 

@@ -7,6 +7,7 @@
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
 #include "chat/inputeditor.h"
+#include "chat/listnumbering.h"
 
 #include "agent/agentsession.h"
 #include "scriptedllmclient.h"
@@ -82,7 +83,7 @@ void TestChatStreaming::longReplyIsRenderedWholeAndIncrementally()
         parsed += delegate->markdownCounters(index).charsParsed;
     }
     QTextDocument whole;
-    whole.setMarkdown(text, QTextDocument::MarkdownDialectGitHub);
+    whole.setMarkdown(text, ListNumbering::Dialect);
     QVERIFY(rendered.join(QLatin1Char('\n')) == whole.toPlainText());
     // A full render per 8 ms flush would parse the reply hundreds of times over.
     QVERIFY2(parsed < 8 * text.size(), qPrintable(QString::number(parsed)));
@@ -180,7 +181,7 @@ void TestChatStreaming::aBurstIsRenderedInBoundedStepsPerEvent()
     QVERIFY2(sampler.mostParsed <= 2 * ChatDelegate::RenderStepChars + 2048,
              qPrintable(QString::number(sampler.mostParsed)));
     QTextDocument whole;
-    whole.setMarkdown(text, QTextDocument::MarkdownDialectGitHub);
+    whole.setMarkdown(text, ListNumbering::Dialect);
     QVERIFY(delegate->shownText(reply) == whole.toPlainText());
 
     // A reply whose turn ended before any of it was shown (all of it flushed and sealed at once) is streamed

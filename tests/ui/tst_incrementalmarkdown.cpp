@@ -2,6 +2,7 @@
 // update, and shows the same text as one render of the whole reply. Inline code is styled (issues 11 and 15).
 #include "chat/chatcolors.h"
 #include "chat/incrementalmarkdown.h"
+#include "chat/listnumbering.h"
 #include "chat/stackedtext.h"
 #include "workloads.h"
 
@@ -24,7 +25,7 @@ namespace {
 QString oneShotPlainText(const QString &markdown)
 {
     QTextDocument document;
-    document.setMarkdown(markdown, QTextDocument::MarkdownDialectGitHub);
+    document.setMarkdown(markdown, ListNumbering::Dialect);
     return document.toPlainText();
 }
 
@@ -69,6 +70,7 @@ private Q_SLOTS:
     void aTableAfterCodeOrAQuoteHasItsHeaderInPlace();
     void anEscapedPipeInATableCodeSpanIsAPipe();
     void aLongLineOfCodeWrapsAndStaysCode();
+    void tagsInAReplyShowAsTyped();
     void textThatDoesNotExtendIsRenderedAfresh();
     void rowCutAtABlockKeepsItsFinishedSegments();
     void inlineCodeIsMonospaceAndTintedInBothPalettes_data();
@@ -164,7 +166,7 @@ void TestIncrementalMarkdown::aTableAfterCodeOrAQuoteHasItsHeaderInPlace()
     QFETCH(QString, before);
     QTextDocument document;
     document.setMarkdown(before + QStringLiteral("| col A | col B |\n|---|---|\n| a | b |\n"),
-                         QTextDocument::MarkdownDialectGitHub);
+                         ListNumbering::Dialect);
     IncrementalMarkdown::style(document, QApplication::palette());
     QTextTable *table = firstTable(document);
     QVERIFY(table);
@@ -186,7 +188,7 @@ void TestIncrementalMarkdown::anEscapedPipeInATableCodeSpanIsAPipe()
     document.setMarkdown(
         QStringLiteral("| Command | What |\n|---|---|\n| `a \\| b` | pipes `x\\|y\\|z` and a\\|b |\n"
                        "\nOutside: `p \\| q`\n"),
-        QTextDocument::MarkdownDialectGitHub);
+        ListNumbering::Dialect);
     IncrementalMarkdown::style(document, QApplication::palette());
     QTextTable *table = firstTable(document);
     QVERIFY(table);
@@ -221,6 +223,27 @@ void TestIncrementalMarkdown::aLongLineOfCodeWrapsAndStaysCode()
     // A point low in the block (on a wrapped line) is in the code block, which is the whole code.
     QCOMPARE(markdown.codeBlockAt(QPointF(40, size.height() - fixed.height())),
              line + QLatin1Char('\n') + token);
+}
+
+// Found when tried: "The generic is Vec<String>" read "The generic is Vec", and "wrap it in a <div>
+// element" lost its tag: raw HTML in a reply was taken as HTML. Tags show as typed; an autolink still links.
+void TestIncrementalMarkdown::tagsInAReplyShowAsTyped()
+{
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(600);
+    markdown.setText(QStringLiteral("The generic is Vec<String>; wrap it in a <div> element, close it with "
+                                    "</div>, <b>not bold</b>.\n\n<details>\nhidden?\n</details>\n\n"
+                                    "See <https://example.com/docs>.\n"));
+    const QString shown = markdown.toPlainText();
+    for (const QString &typed :
+         {QStringLiteral("Vec<String>;"), QStringLiteral("a <div> element"), QStringLiteral("with </div>,"),
+          QStringLiteral("<b>not bold</b>"), QStringLiteral("<details>"), QStringLiteral("hidden?")})
+        QVERIFY2(shown.contains(typed), qPrintable(typed + QStringLiteral(" in: ") + shown));
+    QTextDocument document;
+    ListNumbering::setMarkdown(document, QStringLiteral("See <https://example.com/docs>.\n"));
+    QTextCursor link(&document);
+    link.setPosition(document.toPlainText().indexOf(QStringLiteral("example")) + 1);
+    QCOMPARE(link.charFormat().anchorHref(), QStringLiteral("https://example.com/docs"));
 }
 
 void TestIncrementalMarkdown::textThatDoesNotExtendIsRenderedAfresh()
@@ -273,7 +296,7 @@ void TestIncrementalMarkdown::inlineCodeIsMonospaceAndTintedInBothPalettes()
     QFETCH(QPalette, palette);
     QTextDocument document;
     document.setMarkdown(QStringLiteral("Call `parseLine()` now.\n\n```\nblock\n```\n"),
-                         QTextDocument::MarkdownDialectGitHub);
+                         ListNumbering::Dialect);
     IncrementalMarkdown::style(document, palette);
     const QTextBlock first = document.firstBlock();
     QTextCharFormat code;
@@ -326,7 +349,7 @@ void TestIncrementalMarkdown::streamedParagraphsKeepTheirSpacing()
     QTextDocument whole;
     whole.setDocumentMargin(0);
     whole.setDefaultFont(QApplication::font());
-    whole.setMarkdown(text, QTextDocument::MarkdownDialectGitHub);
+    whole.setMarkdown(text, ListNumbering::Dialect);
     IncrementalMarkdown::style(whole, QApplication::palette());
     whole.setTextWidth(800);
 

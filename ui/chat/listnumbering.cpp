@@ -237,10 +237,10 @@ void ListNumbering::setMarkdown(QTextDocument &document, const QString &markdown
 {
 #if QT_VERSION >= QT_VERSION_CHECK(6, 6, 0)
     // The reader sets each ordered list's start (QTextListFormat::setStart()); Qt numbers and draws from it.
-    document.setMarkdown(markdown, QTextDocument::MarkdownDialectGitHub);
+    document.setMarkdown(markdown, Dialect);
 #else
     const QString withMarks = marked(markdown);
-    document.setMarkdown(withMarks, QTextDocument::MarkdownDialectGitHub);
+    document.setMarkdown(withMarks, Dialect);
     if (withMarks.size() != markdown.size())
         takeMarks(document);
 #endif

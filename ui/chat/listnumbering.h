@@ -2,10 +2,10 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QString>
+#include <QTextDocument>
 
 class QPainter;
 class QTextBlock;
-class QTextDocument;
 
 namespace keen {
 
@@ -18,7 +18,13 @@ namespace keen {
 class ListNumbering
 {
 public:
-    // QTextDocument::setMarkdown(markdown, GitHub dialect), each ordered list starting at its own number.
+    // The Markdown of the chat: GitHub's, without raw HTML. A coding reply says "Vec<String>", "a <div>
+    // element" in plain prose; read as HTML those words vanished (found when tried), and an <img> in it
+    // named a file to read. Tags show as typed, as in other chat apps.
+    static constexpr QTextDocument::MarkdownFeatures Dialect =
+        QTextDocument::MarkdownFeatures(QTextDocument::MarkdownDialectGitHub | QTextDocument::MarkdownNoHTML);
+
+    // QTextDocument::setMarkdown(markdown, Dialect), each ordered list starting at its own number.
     static void setMarkdown(QTextDocument &document, const QString &markdown);
     // What the ordered list item block starts shows before its text ("3."), as drawn; otherwise Qt's item
     // text (empty for a bullet).
