@@ -1,6 +1,7 @@
 // The prompt editor: Enter sends, Shift+Enter is a newline, history at the edges, completion, Ctrl+C and Esc.
 #include "chat/inputeditor.h"
 #include "chat/slashcommands.h"
+#include "chat/workspacefileindex.h"
 
 #include "testenvironment.h"
 
@@ -8,7 +9,10 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCompleter>
+#include <QDir>
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace keen;
@@ -23,6 +27,7 @@ private Q_SLOTS:
     void upAndDownRecallHistoryAtTheEdges();
     void slashCompletesCommands();
     void atCompletesFiles();
+    void atCompletesAFileDeepInABigFolder();
     void ctrlCCopiesSelectionElseAsksToInterrupt();
     void escapeIsReported();
 
@@ -105,6 +110,48 @@ void TestInputEditor::atCompletesFiles()
     QTRY_VERIFY(editor.completer()->popup()->isVisible());
     QTest::keyClick(editor.completer()->popup(), Qt::Key_Return);
     QCOMPARE(editor.toPlainText(), QStringLiteral("look at @README.md "));
+}
+
+// Found when tried: in a folder of 50,000 files, "@dir17/file24" completed nothing: the index kept the
+// first 20,000 paths the walk met. A folder past that size is indexed whole (25,000 files on disk: writing
+// more only slows the suite), and completion finds a deep file among 250,000 paths, the index's limit.
+void TestInputEditor::atCompletesAFileDeepInABigFolder()
+{
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    for (int dir = 0; dir < 100; ++dir) {
+        const QString path = folder.filePath(QStringLiteral("dir%1").arg(dir));
+        QVERIFY(QDir().mkpath(path));
+        for (int file = 0; file < 250; ++file) {
+            QFile touched(QStringLiteral("%1/file%2.txt").arg(path).arg(file));
+            QVERIFY(touched.open(QIODevice::WriteOnly));
+        }
+    }
+    const QStringList scanned = WorkspaceFileIndex::scan(folder.path());
+    QCOMPARE(scanned.size(), 25000);
+    QVERIFY(scanned.contains(QStringLiteral("dir99/file249.txt")));
+
+    QStringList files;
+    files.reserve(WorkspaceFileIndex::MaxFiles);
+    for (int dir = 0; dir < 1000; ++dir) {
+        for (int file = 0; file < WorkspaceFileIndex::MaxFiles / 1000; ++file)
+            files << QStringLiteral("src/dir%1/file%2.txt").arg(dir).arg(file);
+    }
+    InputEditor editor;
+    editor.setFiles(files);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    for (const QString &wanted :
+         {QStringLiteral("src/dir17/file24.txt"), QStringLiteral("src/dir999/file249.txt")}) {
+        // Typed up to its last character, which asks for the completion (as the window does on every key).
+        const QString typed = QStringLiteral("look at @") + wanted.chopped(4);
+        editor.setPlainText(typed.chopped(1));
+        editor.moveCursor(QTextCursor::End);
+        QTest::keyClicks(&editor, typed.right(1));
+        QTRY_VERIFY(editor.completer()->popup()->isVisible());
+        QCOMPARE(editor.completer()->popup()->currentIndex().data().toString(), wanted);
+        QTest::keyClick(editor.completer()->popup(), Qt::Key_Escape);
+    }
 }
 
 void TestInputEditor::ctrlCCopiesSelectionElseAsksToInterrupt()

@@ -247,14 +247,15 @@ void InputEditor::updateCompletion()
                 candidates << name;
         }
     } else {
-        // Prefix matches of the path or of its file name first, then anything containing the text.
+        // Prefix matches of the path or of its file name first, then anything containing the text. Runs on
+        // every key over up to WorkspaceFileIndex::MaxFiles paths: views, no copies.
         QStringList contains;
         for (const QString &file : std::as_const(m_files)) {
-            const QString fileName = file.section(QLatin1Char('/'), -1);
+            const QStringView fileName = QStringView(file).sliced(file.lastIndexOf(QLatin1Char('/')) + 1);
             if (file.startsWith(prefix, Qt::CaseInsensitive) ||
                 fileName.startsWith(prefix, Qt::CaseInsensitive))
                 candidates << file;
-            else if (file.contains(prefix, Qt::CaseInsensitive))
+            else if (contains.size() < kMaxFileSuggestions && file.contains(prefix, Qt::CaseInsensitive))
                 contains << file;
             if (candidates.size() >= kMaxFileSuggestions)
                 break;

@@ -13,7 +13,8 @@ class WorkspaceFileIndex final : public QObject
     Q_DISABLE_COPY_MOVE(WorkspaceFileIndex)
 
 public:
-    static constexpr int MaxFiles = 20000;
+    // Enough for a large monorepo: at 20,000 a file deep in a repository of 50,000 never completed.
+    static constexpr int MaxFiles = 250000;
 
     explicit WorkspaceFileIndex(QObject *parent = nullptr);
     ~WorkspaceFileIndex() override;
