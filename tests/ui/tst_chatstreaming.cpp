@@ -19,6 +19,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QScrollBar>
+#include <QStyleOptionViewItem>
 #include <QTest>
 #include <QTextDocument>
 
@@ -32,6 +33,7 @@ class TestChatStreaming : public QObject
 private Q_SLOTS:
     void longReplyIsRenderedWholeAndIncrementally();
     void aBurstIsRenderedInBoundedStepsPerEvent();
+    void aLongTableStreamedInIsShownToItsEnd();
 };
 
 void TestChatStreaming::longReplyIsRenderedWholeAndIncrementally()
@@ -199,6 +201,54 @@ void TestChatStreaming::aBurstIsRenderedInBoundedStepsPerEvent()
     QVERIFY2(secondSampler.mostShown <= ChatDelegate::RenderStepChars + 1,
              qPrintable(QString::number(secondSampler.mostShown)));
     QVERIFY(delegate->shownText(second) == whole.toPlainText());
+}
+
+// Found when tried: a reply listing 800 files in a table streamed in, the turn ended, and the view stayed
+// at row 757 of the table: the row's height lagged behind its text, so the rest of the table and the line
+// after it were below the end of the scroll range. At the end every row is as tall as its text, and the view,
+// which followed the reply, shows its last line.
+void TestChatStreaming::aLongTableStreamedInIsShownToItsEnd()
+{
+    test::TestEnvironment env;
+    auto client = std::make_shared<ScriptedLlmClient>();
+    const std::unique_ptr<AgentSession> session = test::makeScriptedSession(env, client);
+    QString text = QStringLiteral("Files:\n\n| # | path | lines | note |\n|---|---|---|---|\n");
+    for (int i = 0; i < 800; ++i)
+        text += QStringLiteral("| %1 | src/module%1/file%1.cpp | %2 | `ok` |\n").arg(i).arg(i * 7);
+    text += QStringLiteral("\nDone listing.");
+    ScriptedLlmClient::Turn turn;
+    for (const QString &piece : test::Workloads::chunks(text, 7))
+        turn.append(ScriptedLlmClient::chunk(piece));
+    turn.append(ScriptedLlmClient::event(StreamEvent::done()));
+    client->addTurn(turn);
+
+    ChatPanel panel(session.get());
+    panel.resize(900, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto *view = panel.findChild<ChatView *>(QStringLiteral("chatView"));
+    QTest::keyClicks(panel.input(), QStringLiteral("list the files"));
+    QTest::keyClick(panel.input(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 120000);
+    ChatModel *model = panel.model();
+    QTRY_VERIFY(!model->hasPendingChunks());
+    QTRY_VERIFY(!view->chatDelegate()->isCatchingUp());
+    view->viewport()->grab();
+    QTest::qWait(100);
+    view->viewport()->grab();
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const QModelIndex index = model->index(row);
+        QCOMPARE(view->visualRect(index).height(),
+                 view->chatDelegate()->sizeHint(QStyleOptionViewItem(), index).height());
+    }
+    const QModelIndex last = model->index(model->rowCount() - 1);
+    QVERIFY(view->chatDelegate()->shownText(last).endsWith(QStringLiteral("Done listing.")));
+    QScrollBar *bar = view->verticalScrollBar();
+    QTRY_COMPARE(bar->value(), bar->maximum());
+    QTRY_VERIFY2(view->visualRect(last).bottom() <= view->viewport()->height() + 8,
+                 qPrintable(QStringLiteral("last row ends at %1 of %2")
+                                .arg(view->visualRect(last).bottom())
+                                .arg(view->viewport()->height())));
 }
 
 QTEST_MAIN(TestChatStreaming)

@@ -71,6 +71,11 @@ void ChatDelegate::catchUp()
     // The next turn of the event loop: the rows still behind get their next step when the view lays them
     // out again.
     m_stepTaken = false;
+    const QSet<quint64> resized = std::exchange(m_resized, {});
+    for (const quint64 id : resized) {
+        if (const int row = m_model->rowOf(id); row >= 0 && !m_behind.contains(id))
+            Q_EMIT sizeHintChanged(m_model->index(row));
+    }
     const QSet<quint64> behind = m_behind;
     for (const quint64 id : behind) {
         const int row = m_model->rowOf(id);
@@ -131,16 +136,22 @@ ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width,
             // A row of streamed text is rendered in steps from its first text on, also when its turn ended
             // before it was shown; a replayed one (the history of an opened session) whole, when it first
             // comes into view.
+            // A row behind waits for the next turn once this turn's step is taken, even for its last few
+            // characters: the view measures a row more than once in one layout, and a height that grows
+            // between those calls is left out of its scroll range (found when tried: the end of a long
+            // table below the end of the range).
+            const qsizetype remaining = item.text.size() - shown.size();
             const bool bigStep = render == Render::Bounded && (!shown.isEmpty() || item.streamed) &&
-                                 item.text.size() - shown.size() > RenderStepChars &&
+                                 (remaining > RenderStepChars ||
+                                  (remaining > 0 && m_stepTaken && m_behind.contains(item.id))) &&
                                  QStringView(item.text).startsWith(shown);
             if (bigStep) {
                 // Rendered a step further per turn (issue 11: the paint after a burst or the end of a turn
                 // would parse all of it at once); the row stays behind until it has all its text.
                 m_behind.insert(item.id);
                 if (!m_stepTaken) {
-                    qsizetype cut = shown.size() + RenderStepChars;
-                    if (item.text.at(cut - 1).isHighSurrogate())
+                    qsizetype cut = qMin(shown.size() + RenderStepChars, item.text.size());
+                    if (cut < item.text.size() && item.text.at(cut - 1).isHighSurrogate())
                         ++cut; // never between the halves of a surrogate pair
                     entry.markdown->setText(item.text.left(cut));
                     m_stepTaken = true;
@@ -359,8 +370,16 @@ QSize ChatDelegate::sizeHint(const QStyleOptionViewItem &, const QModelIndex &in
     if (m_documents.find(item.id)) {
         // Laid out before (a streamed row, a row on screen): measured, and kept up to date cheaply. A row
         // still behind its text keeps the revision it shows, so its height is asked for again.
+        const int before = known.width == width ? known.height : -1;
         const Entry &entry = entryFor(index, width);
-        known = SizeEntry{width, entry.revision, rowHeight(item, entry.height()), true};
+        SizeEntry &measured = m_sizes.get(item.id); // entryFor may have made room in the cache
+        measured = SizeEntry{width, entry.revision, rowHeight(item, entry.height()), true};
+        if (!m_viewLayingOut && before >= 0 && measured.height != before) {
+            m_resized.insert(item.id);
+            if (!m_catchUp.isActive())
+                m_catchUp.start();
+        }
+        return size + QSize(0, measured.height);
     } else {
         known = SizeEntry{width, item.revision, rowHeight(item, estimatedDocumentHeight(item, width)), false};
     }

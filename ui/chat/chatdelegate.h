@@ -82,6 +82,8 @@ public:
     QRect textLineRect(const QModelIndex &index, const QRect &rowRect, int position) const;
     void setTextSelection(const TextSelection &selection) { m_selection = selection; }
     const TextSelection &textSelection() const { return m_selection; }
+    // The view says when it lays its rows out: a height that changes then is taken in by that layout.
+    void setViewLayingOut(bool layingOut) { m_viewLayingOut = layingOut; }
     // For tests: what a row shows as plain text (laid out on demand), and how the caches work.
     QString shownText(const QModelIndex &index) const;
     IncrementalMarkdown::Counters markdownCounters(const QModelIndex &index) const;
@@ -140,6 +142,11 @@ private:
     mutable QSet<quint64> m_behind;   // ids of rows shown with less than their text
     mutable bool m_stepTaken = false; // a bounded render step ran in this turn of the event loop
     mutable QTimer m_catchUp;
+    // Rows whose height changed when asked outside a layout of the view (a visualRect, a paint): the view
+    // still counts their old height in its scroll range until told (found when tried: the end of a long
+    // table below the end of the range).
+    mutable QSet<quint64> m_resized;
+    bool m_viewLayingOut = false;
     TextSelection m_selection;
 };
 

@@ -420,7 +420,9 @@ void ChatView::doItemsLayout()
     const bool follow = m_follow;
     const ScrollAnchor anchor = m_scrollAnchor;
     m_layingOut = true;
+    m_delegate->setViewLayingOut(true);
     QListView::doItemsLayout();
+    m_delegate->setViewLayingOut(false);
     if (!follow && anchor.valid) {
         const int row = m_model->rowOf(anchor.itemId);
         if (row >= 0 && !isRowHidden(row)) {
