@@ -26,6 +26,18 @@
 using namespace keen;
 using test::ScriptedLlmClient;
 
+namespace {
+// A turn that streams text in chunks of 7 characters, as a fast provider sends them, then ends.
+ScriptedLlmClient::Turn replyInSmallChunks(const QString &text)
+{
+    ScriptedLlmClient::Turn turn;
+    for (const QString &piece : test::Workloads::chunks(text, 7))
+        turn.append(ScriptedLlmClient::chunk(piece));
+    turn.append(ScriptedLlmClient::event(StreamEvent::done()));
+    return turn;
+}
+} // namespace
+
 class TestChatStreaming : public QObject
 {
     Q_OBJECT
@@ -43,11 +55,7 @@ void TestChatStreaming::longReplyIsRenderedWholeAndIncrementally()
     const std::unique_ptr<AgentSession> session = test::makeScriptedSession(env, client);
 
     const QString text = test::Workloads::markdownReply(200000);
-    ScriptedLlmClient::Turn turn;
-    for (const QString &piece : test::Workloads::chunks(text, 7))
-        turn.append(ScriptedLlmClient::chunk(piece));
-    turn.append(ScriptedLlmClient::event(StreamEvent::done()));
-    client->addTurn(turn);
+    client->addTurn(replyInSmallChunks(text));
 
     ChatPanel panel(session.get());
     panel.resize(900, 700);
@@ -216,11 +224,7 @@ void TestChatStreaming::aLongTableStreamedInIsShownToItsEnd()
     for (int i = 0; i < 800; ++i)
         text += QStringLiteral("| %1 | src/module%1/file%1.cpp | %2 | `ok` |\n").arg(i).arg(i * 7);
     text += QStringLiteral("\nDone listing.");
-    ScriptedLlmClient::Turn turn;
-    for (const QString &piece : test::Workloads::chunks(text, 7))
-        turn.append(ScriptedLlmClient::chunk(piece));
-    turn.append(ScriptedLlmClient::event(StreamEvent::done()));
-    client->addTurn(turn);
+    client->addTurn(replyInSmallChunks(text));
 
     ChatPanel panel(session.get());
     panel.resize(900, 700);
