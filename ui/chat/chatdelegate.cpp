@@ -166,7 +166,12 @@ ChatDelegate::Entry &ChatDelegate::entryFor(const QModelIndex &index, int width,
                 return entry; // its revision stays behind the item's, so the next layout goes on
             }
             entry.markdown->setText(item.text);
-            m_behind.remove(item.id);
+            if (m_behind.remove(item.id) && !m_viewLayingOut) {
+                // Caught up outside a layout (a hover, a click): the view is told its height next turn.
+                m_resized.insert(item.id);
+                if (!m_catchUp.isActive())
+                    m_catchUp.start();
+            }
         } else {
             entry.markdown.reset();
             if (!entry.document)
