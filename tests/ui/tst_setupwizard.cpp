@@ -318,6 +318,10 @@ void TestSetupWizard::aServersModelsFillTheModelBoxOnceItsUrlIsEntered()
     QTRY_VERIFY2(said->text().startsWith(QStringLiteral("Could not ask the server for its models: ")),
                  qPrintable(said->text()));
     QVERIFY(!wizard->button(QWizard::FinishButton)->isEnabled());
+
+    // A hosted service whose models are not in the registry is not asked just for being picked.
+    const auto hosted = detailsFor(QStringLiteral("openrouter"));
+    QVERIFY(!hosted->findChild<QLabel *>(QStringLiteral("setupServerModels"))->isVisible());
 }
 
 QTEST_MAIN(TestSetupWizard)

@@ -178,7 +178,10 @@ void SetupWizard::listServerModels()
 {
     const ProviderCatalog::Provider *provider =
         ProviderCatalog::provider(m_provider->currentData().toString());
-    const bool asks = provider && provider->models != ModelListSource::Registry;
+    // A server the person runs or names (not a hosted service, which is asked only by Test Connection in
+    // the settings): nothing leaves the machine for a provider merely looked at.
+    const bool asks = provider && provider->models != ModelListSource::Registry &&
+                      !provider->defaultBaseUrl.startsWith(QLatin1String("https://"));
     const ClientConfig wanted = config();
     if (!asks || wanted.baseUrl.isEmpty()) {
         m_serverModels->hide();

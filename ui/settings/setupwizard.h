@@ -22,8 +22,9 @@ class LocalServerProbe;
 // enter, while SetupCheck finds something missing: a model always, the base URL of a server without a known
 // one, a key where one is required and none is in the environment or stored already, the ChatGPT sign-in for
 // Codex (run by the owner through chatGptSignInRequested, as in the settings dialog) unless one is stored.
-// For a server that lists its own models (a local server, an OpenAI-compatible one), the server is asked
-// for them as soon as a base URL is entered, and the first is chosen when no model is typed yet.
+// For a server that lists its own models (a local server, an OpenAI-compatible one; not a hosted service),
+// the server is asked for them as soon as a base URL is entered, and the first is chosen when no model is
+// typed yet.
 class SetupWizard final : public QWizard
 {
     Q_OBJECT
