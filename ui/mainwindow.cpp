@@ -274,7 +274,7 @@ void MainWindow::createActions()
     m_newSessionAction =
         makeAction(tr("&New Session"), QStringLiteral("newSessionAction"), QKeySequence::New);
     setIconName(m_newSessionAction, QStringLiteral("document-new"));
-    connect(m_newSessionAction, &QAction::triggered, m_chat, &ChatPanel::newSession);
+    connect(m_newSessionAction, &QAction::triggered, this, &MainWindow::newSession);
 
     m_openFolderAction =
         makeAction(tr("&Open Folder..."), QStringLiteral("openFolderAction"), QKeySequence::Open);
@@ -634,12 +634,33 @@ void MainWindow::showSessionBrowser()
 
 void MainWindow::openSession(const QString &sessionId)
 {
+    if (sessionId == m_session->sessionId() && !m_session->isOpening())
+        return; // already open: reading it again would only lose the scroll position
     if (m_session->isBusy()) {
-        m_chat->spinner()->showNotification(tr("Operation not permitted"));
+        if (m_sessionBrowser)
+            m_sessionBrowser->setOpenSession(m_session->sessionId()); // until the person decides
+        const QString title = m_sessionBrowser ? m_sessionBrowser->sessionTitle(sessionId) : QString();
+        askBeforeLeaving(QStringLiteral("switchSession"), tr("Open Another Session?"),
+                         title.isEmpty()
+                             ? tr("The agent is still working.\nStop it and open the other session?")
+                             : tr("The agent is still working.\nStop it and open “%1”?").arg(title),
+                         tr("Stop and Open"), [this, sessionId] { openSession(sessionId); });
         return;
     }
     m_session->openSessionAsync(sessionId); // read off the GUI thread; the chat panel shows the busy state
     updateMetrics();
+}
+
+void MainWindow::newSession()
+{
+    if (m_session->isBusy()) {
+        askBeforeLeaving(QStringLiteral("newSession"), tr("Start a New Session?"),
+                         tr("The agent is still working.\nStop it and start a new session?"),
+                         tr("Stop and Start New"), [this] { newSession(); });
+        return;
+    }
+    m_chat->newSession();
+    m_chat->setFocus();
 }
 
 void MainWindow::chooseFolder()
@@ -667,46 +688,47 @@ void MainWindow::openFolder(const QString &path)
         return;
     }
     if (m_session->isBusy()) {
-        askBeforeSwitching(folder);
+        askBeforeLeaving(QStringLiteral("switchFolder"), tr("Open Another Folder?"),
+                         tr("The agent is still working in %1.\nStop it and open %2?")
+                             .arg(displayPath(m_session->workspace()), displayPath(folder)),
+                         tr("Stop and Open"), [this, folder] { switchWorkspace(folder); });
         return;
     }
     switchWorkspace(folder);
 }
 
-void MainWindow::askBeforeSwitching(const QString &folder)
+void MainWindow::askBeforeLeaving(const QString &kind, const QString &title, const QString &text,
+                                  const QString &stopText, std::function<void()> leave)
 {
-    auto *box = new QMessageBox(QMessageBox::Question, tr("Open Another Folder?"),
-                                tr("The agent is still working in %1.\nStop it and open %2?")
-                                    .arg(displayPath(m_session->workspace()), displayPath(folder)),
-                                QMessageBox::NoButton, this);
-    box->setTextFormat(Qt::PlainText); // folder names
-    box->setObjectName(QStringLiteral("switchFolderQuestion"));
-    QPushButton *stop = box->addButton(tr("Stop and Open"), QMessageBox::AcceptRole);
-    stop->setObjectName(QStringLiteral("switchFolderStopButton"));
+    auto *box = new QMessageBox(QMessageBox::Question, title, text, QMessageBox::NoButton, this);
+    box->setTextFormat(Qt::PlainText); // folder names and session titles
+    box->setObjectName(kind + QStringLiteral("Question"));
+    QPushButton *stop = box->addButton(stopText, QMessageBox::AcceptRole);
+    stop->setObjectName(kind + QStringLiteral("StopButton"));
     QPushButton *keep = box->addButton(tr("Keep Working"), QMessageBox::RejectRole);
-    keep->setObjectName(QStringLiteral("switchFolderKeepButton"));
+    keep->setObjectName(kind + QStringLiteral("KeepButton"));
     box->setDefaultButton(keep);
     box->setAttribute(Qt::WA_DeleteOnClose);
-    connect(box, &QMessageBox::buttonClicked, this, [this, box, stop, folder](QAbstractButton *button) {
-        if (button != stop || box->clickedButton() != stop)
-            return;
-        if (!m_session->isBusy()) {
-            switchWorkspace(folder);
-            return;
-        }
-        // Switched once the turn has really ended (updateBusy).
-        m_pendingFolder = folder;
-        if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
-            m_session->cancelCompaction();
-        else
-            m_session->interrupt();
-    });
+    connect(box, &QMessageBox::buttonClicked, this,
+            [this, box, stop, leave = std::move(leave)](QAbstractButton *button) {
+                if (button != stop || box->clickedButton() != stop)
+                    return;
+                if (!m_session->isBusy()) {
+                    leave();
+                    return;
+                }
+                // Done once the turn has really ended (updateBusy); a later choice replaces an earlier one.
+                m_afterStop = leave;
+                if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
+                    m_session->cancelCompaction();
+                else
+                    m_session->interrupt();
+            });
     box->open();
 }
 
 void MainWindow::switchWorkspace(const QString &folder)
 {
-    m_pendingFolder.clear();
     m_chat->newSession();
     m_session->setWorkspace(folder);
     syncWorkspace();
@@ -1210,11 +1232,11 @@ void MainWindow::updateBusy(bool busy)
     if (!busy && !m_session->lastUsage())
         estimateHistory();
     updateMetrics();
-    if (!busy && !m_pendingFolder.isEmpty()) {
-        const QString folder = m_pendingFolder;
-        QTimer::singleShot(0, this, [this, folder] {
-            if (!m_session->isBusy() && m_pendingFolder == folder)
-                switchWorkspace(folder);
+    if (!busy && m_afterStop) {
+        // From the event loop: the session finishes its own bookkeeping for the turn first.
+        QTimer::singleShot(0, this, [this] {
+            if (!m_session->isBusy() && m_afterStop)
+                std::exchange(m_afterStop, {})();
         });
     }
 }

@@ -135,7 +135,11 @@ private:
 
     // Folders
     static QString initialWorkspace(const LaunchOptions &options, const Settings &settings, bool *ask);
-    void askBeforeSwitching(const QString &folder);
+    // While a turn or compaction runs, leaving the conversation (another folder, another session, a new
+    // session) asks first; "Stop and ..." stops it and does `leave` once it has really ended.
+    void askBeforeLeaving(const QString &kind, const QString &title, const QString &text,
+                          const QString &stopText, std::function<void()> leave);
+    void newSession();
     void switchWorkspace(const QString &folder);
     void syncWorkspace(); // the chat's file index, the sidebar, branch, status and title follow the session
     void rememberFolder(const QString &folder);
@@ -191,7 +195,7 @@ private:
     QString m_shownWorkspace; // the folder the chat, sidebar and title show
     QStringList m_recentFolders;
     std::optional<qint64> m_contextWindowSetting; // settings.json context_window, read at start
-    QString m_pendingFolder;                      // to open once the running turn has stopped
+    std::function<void()> m_afterStop; // what the person chose to do once the running turn has stopped
     QString m_sessionTitle;
     bool m_askForFolder = false;
     std::optional<qint64> m_estimate; // the history held, while no usage report measured it

@@ -1126,10 +1126,6 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <translation>&amp;Farbschema</translation>
     </message>
     <message>
-        <source>Operation not permitted</source>
-        <translation>Vorgang nicht erlaubt</translation>
-    </message>
-    <message>
         <source>Open Folder</source>
         <translation>Ordner öffnen</translation>
     </message>
@@ -1274,6 +1270,36 @@ Ihn anhalten und %2 öffnen?</translation>
     <message>
         <source>For a model whose name has a slash, name the provider first: /model %1/%2</source>
         <translation>Für ein Modell mit Schrägstrich im Namen zuerst den Anbieter nennen: /model %1/%2</translation>
+    </message>
+    <message>
+        <source>Open Another Session?</source>
+        <translation>Andere Sitzung öffnen?</translation>
+    </message>
+    <message>
+        <source>The agent is still working.
+Stop it and open the other session?</source>
+        <translation>Der Agent arbeitet noch.
+Ihn anhalten und die andere Sitzung öffnen?</translation>
+    </message>
+    <message>
+        <source>The agent is still working.
+Stop it and open “%1”?</source>
+        <translation>Der Agent arbeitet noch.
+Ihn anhalten und „%1“ öffnen?</translation>
+    </message>
+    <message>
+        <source>Start a New Session?</source>
+        <translation>Neue Sitzung beginnen?</translation>
+    </message>
+    <message>
+        <source>The agent is still working.
+Stop it and start a new session?</source>
+        <translation>Der Agent arbeitet noch.
+Ihn anhalten und eine neue Sitzung beginnen?</translation>
+    </message>
+    <message>
+        <source>Stop and Start New</source>
+        <translation>Anhalten und neu beginnen</translation>
     </message>
 </context>
 <context>

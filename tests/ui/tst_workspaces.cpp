@@ -31,6 +31,7 @@
 #include <QTest>
 #include <QToolBar>
 #include <QToolButton>
+#include <QTreeView>
 
 using namespace keen;
 using test::ScriptedLlmClient;
@@ -48,6 +49,7 @@ private Q_SLOTS:
     void openRecentListsTheOtherFoldersNotTheOpenOne();
     void droppedFolderIsOpened();
     void switchingDuringATurnAsksFirst();
+    void openingAnotherSessionOrANewOneDuringATurnAsksFirst();
     void sessionOptionOpensTheSessionReplayedAndTitlesTheWindow();
     void firstRunInTheHomeFolderAsksForAFolder();
     void sidebarIsShownTogglesAndIsRestored();
@@ -318,6 +320,106 @@ void TestWorkspaces::switchingDuringATurnAsksFirst()
     QTRY_COMPARE(m_window->session()->workspace(), beta);
     QVERIFY(!m_window->session()->isBusy());
     QVERIFY(!m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Working on it.")));
+}
+
+// Seen when tried: a click on another session in the sidebar while the agent worked only flashed
+// "Operation not permitted" for 2 s, and the sidebar showed the clicked session selected over the old
+// conversation. Now it asks, like switching folders, and New Session does too.
+void TestWorkspaces::openingAnotherSessionOrANewOneDuringATurnAsksFirst()
+{
+    auto *panel = m_window->findChild<SessionBrowserPanel *>(QStringLiteral("sessionBrowserPanel"));
+    QVERIFY(panel);
+    auto *tree = panel->findChild<QTreeView *>();
+    QVERIFY(tree);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("The parser is fixed.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("fix the parser"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    const QString first = m_window->session()->sessionId();
+    m_window->findChild<QAction *>(QStringLiteral("newSessionAction"))->trigger();
+    QTRY_VERIFY(m_window->session()->sessionId() != first);
+
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Still refactoring.")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("refactor everything"));
+    QTRY_VERIFY(m_window->session()->isBusy());
+    const QString second = m_window->session()->sessionId();
+    QTRY_COMPARE(panel->currentSessionId(), second);
+
+    auto question = [this](const QString &kind) -> QMessageBox * {
+        auto *box = m_window->findChild<QMessageBox *>(kind + QStringLiteral("Question"));
+        return box && box->isVisible() ? box : nullptr;
+    };
+    auto openFromTheSidebar = [&](const QString &title) {
+        QModelIndex row;
+        for (int group = 0; group < tree->model()->rowCount() && !row.isValid(); ++group) {
+            const QModelIndex groupIndex = tree->model()->index(group, 0);
+            for (int i = 0; i < tree->model()->rowCount(groupIndex); ++i) {
+                if (tree->model()->index(i, 0, groupIndex).data().toString().contains(title))
+                    row = tree->model()->index(i, 0, groupIndex);
+            }
+        }
+        QVERIFY(row.isValid());
+        tree->setCurrentIndex(row);
+        panel->findChild<QAction *>(QStringLiteral("openSessionAction"))->trigger();
+    };
+
+    // Keep Working: the turn goes on, and the sidebar shows the open conversation selected again.
+    openFromTheSidebar(QStringLiteral("fix the parser"));
+    QTRY_VERIFY(question(QStringLiteral("switchSession")));
+    QVERIFY2(question(QStringLiteral("switchSession"))->text().contains(QStringLiteral("fix the parser")),
+             qPrintable(question(QStringLiteral("switchSession"))->text()));
+    QCOMPARE(panel->currentSessionId(), second);
+    QTest::mouseClick(question(QStringLiteral("switchSession"))
+                          ->findChild<QPushButton *>(QStringLiteral("switchSessionKeepButton")),
+                      Qt::LeftButton);
+    QTRY_VERIFY(!question(QStringLiteral("switchSession")));
+    QVERIFY(m_window->session()->isBusy());
+    QCOMPARE(m_window->session()->sessionId(), second);
+
+    // New Session asks too; kept working.
+    m_window->findChild<QAction *>(QStringLiteral("newSessionAction"))->trigger();
+    QTRY_VERIFY(question(QStringLiteral("newSession")));
+    QTest::mouseClick(question(QStringLiteral("newSession"))
+                          ->findChild<QPushButton *>(QStringLiteral("newSessionKeepButton")),
+                      Qt::LeftButton);
+    QTRY_VERIFY(!question(QStringLiteral("newSession")));
+    QCOMPARE(m_window->session()->sessionId(), second);
+    QVERIFY(m_window->session()->isBusy());
+
+    // Stop and Open: the turn stops (its partial reply saved), then the other session opens replayed.
+    openFromTheSidebar(QStringLiteral("fix the parser"));
+    QTRY_VERIFY(question(QStringLiteral("switchSession")));
+    QTest::mouseClick(question(QStringLiteral("switchSession"))
+                          ->findChild<QPushButton *>(QStringLiteral("switchSessionStopButton")),
+                      Qt::LeftButton);
+    QTRY_COMPARE(m_window->session()->sessionId(), first);
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("The parser is fixed.")));
+    QVERIFY(!m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Still refactoring.")));
+    QVERIFY(!m_window->session()->isBusy());
+    QTRY_COMPARE(panel->currentSessionId(), first);
+
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Again.")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("one more"));
+    QTRY_VERIFY(m_window->session()->isBusy());
+    m_window->findChild<QAction *>(QStringLiteral("newSessionAction"))->trigger();
+    QTRY_VERIFY(question(QStringLiteral("newSession")));
+    QTest::mouseClick(question(QStringLiteral("newSession"))
+                          ->findChild<QPushButton *>(QStringLiteral("newSessionStopButton")),
+                      Qt::LeftButton);
+    QTRY_VERIFY(m_window->session()->sessionId() != first);
+    QVERIFY(!m_window->session()->isBusy());
+    QCOMPARE(m_window->chatPanel()->model()->rowCount(), 0);
+
+    m_window->findChild<QAction *>(QStringLiteral("newSessionAction"))->trigger(); // idle: no question
+    QVERIFY(!question(QStringLiteral("newSession")));
+    // Not busy: opens at once, and the stopped session kept what had arrived.
+    openFromTheSidebar(QStringLiteral("refactor everything"));
+    QTRY_COMPARE(m_window->session()->sessionId(), second);
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Still refactoring.")));
 }
 
 void TestWorkspaces::sessionOptionOpensTheSessionReplayedAndTitlesTheWindow()

@@ -318,6 +318,12 @@ void SessionBrowserPanel::setOpenSession(const QString &sessionId)
     updateActions();
 }
 
+QString SessionBrowserPanel::sessionTitle(const QString &sessionId) const
+{
+    const std::optional<SessionInfo> info = m_model->sessionAt(m_model->indexForSession(sessionId));
+    return info ? info->title : QString();
+}
+
 void SessionBrowserPanel::selectSession(const QString &sessionId)
 {
     const QModelIndex index = m_model->indexForSession(sessionId);

@@ -43,6 +43,8 @@ public:
     // The session the window shows: selected once the list has it; none selected for a new, unsaved one,
     // so Rename and Delete never act on a session the person has left.
     void setOpenSession(const QString &sessionId);
+    // The title the list shows for a session, or empty when it is not listed.
+    QString sessionTitle(const QString &sessionId) const;
 
 public Q_SLOTS:
     void focusSearch();
