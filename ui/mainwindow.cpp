@@ -1330,6 +1330,16 @@ void MainWindow::signInWithChatGpt(QObject *owner, std::function<void(bool, cons
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    // A turn saves what it did (its text, its tool runs) when it ends: quitting in the middle lost it all.
+    // Ask; Stop and Quit closes once the stopped turn is on disk. Closing again while it stops quits at once.
+    if (m_session->isBusy() && !m_afterStop) {
+        event->ignore();
+        askBeforeLeaving(
+            QStringLiteral("quit"), tr("Quit Keen Desktop?"),
+            tr("The agent is still working.\nStop it and quit? What it has done so far is saved."),
+            tr("Stop and Quit"), [this] { close(); });
+        return;
+    }
     QDir().mkpath(Settings::configDirectory());
     QSettings state(windowStatePath(), QSettings::IniFormat);
     state.setValue(QStringLiteral("window/geometry"), saveGeometry());

@@ -1301,6 +1301,20 @@ Ihn anhalten und eine neue Sitzung beginnen?</translation>
         <source>Stop and Start New</source>
         <translation>Anhalten und neu beginnen</translation>
     </message>
+    <message>
+        <source>Quit Keen Desktop?</source>
+        <translation>Keen Desktop beenden?</translation>
+    </message>
+    <message>
+        <source>The agent is still working.
+Stop it and quit? What it has done so far is saved.</source>
+        <translation>Der Agent arbeitet noch.
+Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translation>
+    </message>
+    <message>
+        <source>Stop and Quit</source>
+        <translation>Anhalten und beenden</translation>
+    </message>
 </context>
 <context>
     <name>keen::PermissionCard</name>

@@ -13,6 +13,7 @@
 #include "agent/agentsession.h"
 #include "config/settings.h"
 #include "scriptedllmclient.h"
+#include "session/sessionstore.h"
 #include "testenvironment.h"
 
 #include <QAction>
@@ -20,6 +21,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -50,6 +52,7 @@ private Q_SLOTS:
     void droppedFolderIsOpened();
     void switchingDuringATurnAsksFirst();
     void openingAnotherSessionOrANewOneDuringATurnAsksFirst();
+    void quittingDuringATurnAsksAndKeepsWhatTheTurnDid();
     void sessionOptionOpensTheSessionReplayedAndTitlesTheWindow();
     void firstRunInTheHomeFolderAsksForAFolder();
     void sidebarIsShownTogglesAndIsRestored();
@@ -343,7 +346,8 @@ void TestWorkspaces::openingAnotherSessionOrANewOneDuringATurnAsksFirst()
                        ScriptedLlmClient::gate(QStringLiteral("never")),
                        ScriptedLlmClient::event(StreamEvent::done())});
     send(QStringLiteral("refactor everything"));
-    QTRY_VERIFY(m_window->session()->isBusy());
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Still refactoring.")));
+    QVERIFY(m_window->session()->isBusy());
     const QString second = m_window->session()->sessionId();
     QTRY_COMPARE(panel->currentSessionId(), second);
 
@@ -420,6 +424,48 @@ void TestWorkspaces::openingAnotherSessionOrANewOneDuringATurnAsksFirst()
     openFromTheSidebar(QStringLiteral("refactor everything"));
     QTRY_COMPARE(m_window->session()->sessionId(), second);
     QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Still refactoring.")));
+}
+
+// Seen when tried: Ctrl+Q while the agent worked closed the window at once, and the transcript kept only
+// the prompt: the text and the tool runs of the turn, saved when a turn ends, were lost.
+void TestWorkspaces::quittingDuringATurnAsksAndKeepsWhatTheTurnDid()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Half of the migration is written.")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("write the migration"));
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Half of the migration")));
+    QVERIFY(m_window->session()->isBusy());
+    const QString id = m_window->session()->sessionId();
+    auto question = [this]() -> QMessageBox * {
+        auto *box = m_window->findChild<QMessageBox *>(QStringLiteral("quitQuestion"));
+        return box && box->isVisible() ? box : nullptr;
+    };
+
+    m_window->findChild<QAction *>(QStringLiteral("quitAction"))->trigger(); // File > Quit
+    QTRY_VERIFY(question());
+    QVERIFY(m_window->isVisible());
+    QTest::mouseClick(question()->findChild<QPushButton *>(QStringLiteral("quitKeepButton")), Qt::LeftButton);
+    QTRY_VERIFY(!question());
+    QVERIFY(m_window->isVisible());
+    QVERIFY(m_window->session()->isBusy());
+
+    QVERIFY(!m_window->close()); // the window manager's close button asks the same
+    QTRY_VERIFY(question());
+    QTest::mouseClick(question()->findChild<QPushButton *>(QStringLiteral("quitStopButton")), Qt::LeftButton);
+    QTRY_VERIFY(!m_window->isVisible());
+    QVERIFY(!m_window->session()->isBusy());
+
+    const auto loaded = SessionStore().load(id);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    const QByteArray last = QJsonDocument(loaded->events.last().toJson()).toJson(QJsonDocument::Compact);
+    QVERIFY2(last.contains("\"interrupted\":true") && last.contains("Half of the migration is written."),
+             last.constData());
+
+    // Idle, the window closes without a question.
+    makeWindow(defaultOptions());
+    QVERIFY(m_window->close());
+    QVERIFY(!question());
 }
 
 void TestWorkspaces::sessionOptionOpensTheSessionReplayedAndTitlesTheWindow()
