@@ -434,7 +434,8 @@ void TestWorkspaces::quittingDuringATurnAsksAndKeepsWhatTheTurnDid()
                        ScriptedLlmClient::gate(QStringLiteral("never")),
                        ScriptedLlmClient::event(StreamEvent::done())});
     send(QStringLiteral("write the migration"));
-    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Half of the migration")));
+    QTRY_VERIFY(
+        m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Half of the migration")));
     QVERIFY(m_window->session()->isBusy());
     const QString id = m_window->session()->sessionId();
     auto question = [this]() -> QMessageBox * {
