@@ -16,6 +16,13 @@ bool mergeable(const StreamEvent &last, const StreamEvent &next)
            (next.type == StreamEvent::Type::Chunk || next.type == StreamEvent::Type::ReasoningChunk);
 }
 
+// A command's output so far replaces the report of it that still waits: only the newest is shown.
+bool supersedes(const StreamEvent &last, const StreamEvent &next)
+{
+    return last.type == StreamEvent::Type::ToolOutput && next.type == StreamEvent::Type::ToolOutput &&
+           last.toolCall && next.toolCall && last.toolCall->callId == next.toolCall->callId;
+}
+
 } // namespace
 
 StreamRunner::StreamRunner(WorkerThread &worker, QObject *parent)
@@ -76,6 +83,8 @@ void StreamRunner::post(const StreamEvent &event)
         QMutexLocker lock(&m_mutex);
         if (!m_pending.isEmpty() && mergeable(m_pending.constLast(), event))
             m_pending.last().content += event.content;
+        else if (!m_pending.isEmpty() && supersedes(m_pending.constLast(), event))
+            m_pending.last() = event;
         else
             m_pending.append(event);
         if (m_drainPosted)

@@ -33,6 +33,8 @@ QString StreamEvent::typeName(Type type)
         return QStringLiteral("auto_compaction_failed");
     case Type::ToolRejected:
         return QStringLiteral("tool_rejected");
+    case Type::ToolOutput:
+        return QStringLiteral("tool_output");
     case Type::CompactionSliced:
         return QStringLiteral("compaction_sliced");
     case Type::Notice:

@@ -28,6 +28,10 @@ struct ToolCallInfo
     QString error;     // tool_end only; empty on success
     qint64 durationNs = 0;
     QString diff; // unified diff of a file change, when the tool made one
+    // tool_output only: the last lines a running command has printed so far (at most a few KB, whole
+    // lines, stdout and stderr as they arrived) and how many lines it printed before them.
+    QString recentOutput;
+    qint64 earlierLines = 0;
 };
 
 // The payload of the four auto_compaction_* events.
@@ -72,6 +76,9 @@ struct StreamEvent
         // A line for the person beside the reply, not part of it (content): the reply stopped at the
         // model's output limit, so it may be cut short.
         Notice,
+        // What a running command has printed so far (toolCall->recentOutput), a few times a second, for its
+        // card. Display only, like tool_rejected: never recorded; tool_end carries the result.
+        ToolOutput,
     };
 
     Type type = Type::Chunk;

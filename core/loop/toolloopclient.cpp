@@ -419,6 +419,14 @@ ToolOutcome ToolLoopClient::executeTool(Loop &loop, const ToolCallRequest &call,
 
     ToolContext context = loop.tools->context();
     context.cancel = loop.cancel;
+    context.outputProgress = [&](const QString &recentOutput, qint64 earlierLines) {
+        ToolCallInfo progress;
+        progress.callId = info.callId;
+        progress.name = info.name;
+        progress.recentOutput = recentOutput;
+        progress.earlierLines = earlierLines;
+        emitEvent(loop, StreamEvent::tool(StreamEvent::Type::ToolOutput, progress));
+    };
     context.running.start(); // started again when a person answers a permission request
     ToolResult result;
     if (loop.options.disableToolCalls)

@@ -1,6 +1,7 @@
 #include "tools/bashtool.h"
 
 #include "tools/bashcommandclassifier.h"
+#include "tools/recentoutput.h"
 #include "tools/toolinput.h"
 #include "tools/toolpermissions.h"
 
@@ -258,6 +259,23 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
     StreamCapture out(artifactDir, artifactBase + QStringLiteral(".stdout"));
     StreamCapture err(artifactDir, artifactBase + QStringLiteral(".stderr"));
 
+    // What the command prints so far goes to its card a few times a second: a build or a test run of
+    // minutes otherwise shows nothing but its command line until it ends.
+    RecentOutput recent;
+    bool unreported = false;
+    QElapsedTimer sinceReport;
+    auto capture = [&] {
+        const QByteArray stdoutBytes = process.readAllStandardOutput();
+        const QByteArray stderrBytes = process.readAllStandardError();
+        out.append(stdoutBytes);
+        err.append(stderrBytes);
+        if (!context.outputProgress || (stdoutBytes.isEmpty() && stderrBytes.isEmpty()))
+            return;
+        recent.append(stdoutBytes);
+        recent.append(stderrBytes);
+        unreported = true;
+    };
+
     QElapsedTimer timer;
     timer.start();
     bool cancelled = false;
@@ -265,10 +283,14 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
     while (process.state() != QProcess::NotRunning) {
         // Short slices so a cancel is noticed within ~50 ms.
         process.waitForFinished(50);
-        out.append(process.readAllStandardOutput());
-        err.append(process.readAllStandardError());
+        capture();
         if (process.state() == QProcess::NotRunning)
             break;
+        if (unreported && (!sinceReport.isValid() || sinceReport.elapsed() >= ProgressIntervalMs)) {
+            context.outputProgress(recent.text(), recent.earlierLines());
+            unreported = false;
+            sinceReport.start();
+        }
         if (context.cancel.isCancelled()) {
             cancelled = true;
         } else if (timer.elapsed() > m_timeoutMs) {
@@ -280,8 +302,7 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
         process.waitForFinished(1000);
         break;
     }
-    out.append(process.readAllStandardOutput());
-    err.append(process.readAllStandardError());
+    capture();
     out.finish();
     err.finish();
 

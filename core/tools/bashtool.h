@@ -18,6 +18,8 @@ public:
     static constexpr qint64 InlineLimit = 64 * 1024;
     static constexpr qint64 HeadBytes = 32 * 1024;
     static constexpr qint64 TailBytes = 16 * 1024;
+    // How often a running command's output so far is reported (ToolContext::outputProgress), at most.
+    static constexpr qint64 ProgressIntervalMs = 250;
 
     QString name() const override;
     QString description() const override;

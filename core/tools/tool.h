@@ -33,6 +33,9 @@ struct ToolContext
     AgentMode mode = AgentMode::Build;
     // ask_user: shows the questions and blocks until answered; returns {answers:[...], cancelled:bool}.
     std::function<QJsonObject(const QJsonObject &input, const CancellationToken &)> askUser;
+    // A running command reports what it has printed so far (its last lines, and how many came before them)
+    // through this, at most a few times a second; null: nobody watches.
+    std::function<void(const QString &recentOutput, qint64 earlierLines)> outputProgress;
     // How long the call has run: the tool loop starts it before execute(), ToolPermissions::ask starts it
     // again when the answer comes, so the duration a tool card shows leaves out the wait for a person.
     QElapsedTimer running;

@@ -1,6 +1,7 @@
 #include "testenvironment.h"
 #include "tools/bashtool.h"
 #include "tools/filesystemguard.h"
+#include "tools/recentoutput.h"
 #include "tooltestworkspace.h"
 
 #include <QDir>
@@ -70,6 +71,79 @@ private Q_SLOTS:
         QCOMPARE(out.value(QStringLiteral("stderr")).toString(), QStringLiteral("oops\n"));
         QCOMPARE(out.value(QStringLiteral("failed_command")).toString(),
                  QStringLiteral("echo out; echo oops >&2; exit 3"));
+    }
+
+    // Seen when tried: a command that ran for minutes showed only its command line until it ended. Its card
+    // now gets what it has printed so far, a few times a second: the last lines, whole, and how many came
+    // before them. A command printing 100,000 lines (about 1.2 MB) while it runs.
+    void aRunningCommandReportsItsOutputSoFar()
+    {
+        Fixture f;
+        BashTool tool;
+        struct Report
+        {
+            QString text;
+            qint64 earlierLines;
+            bool gateExisted;
+        };
+        QList<Report> reports;
+        const QString gate = QDir(f.ws.path()).filePath(QStringLiteral("go"));
+        f.context.outputProgress = [&](const QString &text, qint64 earlierLines) {
+            reports.append({text, earlierLines, QFile::exists(gate)});
+            if (text.contains(QStringLiteral("line 100000\n")) && !QFile::exists(gate))
+                QFile(gate).open(QIODevice::WriteOnly); // the command goes on only once this was reported
+        };
+        const ToolResult result = tool.execute(
+            {{QStringLiteral("command"),
+              QStringLiteral(
+                  "seq -f 'line %g' 1 100000; echo 'to stderr' >&2; "
+                  "for i in $(seq 1 400); do [ -e go ] && break; sleep 0.05; done; echo finished")}},
+            f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QVERIFY(result.output.toObject()
+                    .value(QStringLiteral("stdout"))
+                    .toString()
+                    .endsWith(QStringLiteral("finished\n")));
+
+        QVERIFY(!reports.isEmpty());
+        const auto seen = std::find_if(reports.cbegin(), reports.cend(), [](const Report &report) {
+            return report.text.endsWith(QStringLiteral("line 100000\n")) ||
+                   report.text.endsWith(QStringLiteral("line 100000\nto stderr\n"));
+        });
+        QVERIFY2(seen != reports.cend(), qPrintable(reports.constLast().text.right(200)));
+        QVERIFY(!seen->gateExisted); // reported while the command still waited
+        for (const Report &report : std::as_const(reports)) {
+            QVERIFY(report.text.size() <= RecentOutput::Capacity);
+            QVERIFY(report.text.startsWith(QStringLiteral("line ")));   // whole lines only
+            QVERIFY(!report.text.contains(QStringLiteral("finished"))); // the last comes with the result
+        }
+        // The lines before the kept ones are counted: the first kept line's number follows them.
+        const qsizetype firstNumber = seen->text.section(QLatin1Char('\n'), 0, 0).mid(5).toLongLong();
+        QCOMPARE(firstNumber, seen->earlierLines + 1);
+        QVERIFY(reports.size() < 200); // a few a second, not one per read
+    }
+
+    void recentOutputKeepsWholeLastLinesAndCountsTheRest()
+    {
+        RecentOutput recent;
+        QVERIFY(recent.isEmpty());
+        recent.append("first\nsecond\n");
+        QCOMPARE(recent.text(), QStringLiteral("first\nsecond\n"));
+        QCOMPARE(recent.earlierLines(), 0);
+        for (int i = 0; i < 5000; ++i)
+            recent.append(QByteArray("row ") + QByteArray::number(i) + '\n');
+        QVERIFY(recent.text().size() <= RecentOutput::Capacity);
+        QVERIFY(recent.text().endsWith(QStringLiteral("row 4999\n")));
+        const QString first = recent.text().section(QLatin1Char('\n'), 0, 0);
+        QVERIFY2(first.startsWith(QStringLiteral("row ")), qPrintable(first));
+        QCOMPARE(recent.earlierLines(), 2 + first.mid(4).toLongLong()); // first, second, row 0 ..
+
+        // One line longer than the capacity, of three-byte characters: its end is kept, decoded cleanly.
+        RecentOutput wide;
+        wide.append(QStringLiteral("\u2500").repeated(10000).toUtf8());
+        QVERIFY(wide.text().size() > 0);
+        QVERIFY(!wide.text().contains(QChar::ReplacementCharacter));
+        QCOMPARE(wide.text(), QStringLiteral("\u2500").repeated(wide.text().size()));
     }
 
     // Found trying it headless: a command could print the provider's API key from its environment into

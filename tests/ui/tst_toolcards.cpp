@@ -57,6 +57,7 @@ private Q_SLOTS:
     void colourCodesAndProgressLinesReadAsInATerminal_data();
     void colourCodesAndProgressLinesReadAsInATerminal();
     void aCommandsColouredOutputShowsWithoutItsCodes();
+    void aRunningCommandsCardShowsItsOutputAsItComes();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -362,6 +363,86 @@ void TestToolCards::aCardsDurationLeavesOutItsPermissionWait()
     QVERIFY(FakeProviderServer::spinUntil([&] { return cardRow() >= 0; }, 20000));
     QCOMPARE(model->item(cardRow()).durationNs, ran);
     QVERIFY(panel.view()->chatDelegate()->shownText(model->index(cardRow())).contains(duration));
+}
+
+// Seen when tried: a command that ran for minutes (a build, a test run) showed only "Run make..." with its
+// running dot until it ended. The real tool loop against the loopback provider: the card shows the
+// command's last lines, and how many are above them, while it still runs; the result replaces them when it
+// ends. A command interrupted with Stop keeps what it had printed.
+void TestToolCards::aRunningCommandsCardShowsItsOutputAsItComes()
+{
+    using test::FakeProviderServer;
+    FakeProviderServer server;
+    QVERIFY(server.isListening());
+    const QString build = QStringLiteral("for i in $(seq 1 40); do echo \"built target $i\"; done; "
+                                         "for i in $(seq 1 400); do [ -e go ] && break; sleep 0.05; done; "
+                                         "echo finished");
+    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
+        {QStringLiteral("Building.")}, QStringLiteral("call_1"), QStringLiteral("bash"),
+        {{QStringLiteral("command"), build}})));
+    server.enqueue(
+        FakeProviderServer::sseResponse(test::Workloads::chatCompletionsSse({QStringLiteral("Built.")})));
+    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
+        {QStringLiteral("Testing.")}, QStringLiteral("call_2"), QStringLiteral("bash"),
+        {{QStringLiteral("command"),
+          QStringLiteral("echo 'test 1 passed'; sleep 30; echo 'test 2 passed'")}})));
+
+    const std::unique_ptr<AgentSession> loop = loopbackSession(server, QStringLiteral("live-sessions"));
+    AgentSession &session = *loop;
+    session.setMode(AgentMode::Yolo); // no permission card: this is about the tool card
+    QFile::remove(QDir(session.workspace()).filePath(QStringLiteral("go")));
+    ChatPanel panel(&session);
+    panel.resize(800, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    ChatModel *model = panel.model();
+    auto lastCard = [model] {
+        for (int row = model->rowCount() - 1; row >= 0; --row) {
+            if (model->item(row).kind == ChatItem::Kind::Tool)
+                return row;
+        }
+        return -1;
+    };
+    auto shown = [&] {
+        const int row = lastCard();
+        return row < 0 ? QString() : panel.view()->chatDelegate()->shownText(model->index(row));
+    };
+
+    QTest::keyClicks(panel.input(), QStringLiteral("build it"));
+    QTest::keyClick(panel.input(), Qt::Key_Return);
+    QVERIFY2(FakeProviderServer::spinUntil(
+                 [&] { return shown().contains(QStringLiteral("built target 40")); }, 20000),
+             qPrintable(shown()));
+    QCOMPARE(model->item(lastCard()).toolState, ChatItem::ToolState::Running);
+    QVERIFY2(shown().contains(QStringLiteral("... 25 earlier lines\nbuilt target 26\n")),
+             qPrintable(shown()));
+    QVERIFY(
+        !shown().contains(QStringLiteral("built target 40\nfinished"))); // the command line says "finished"
+
+    QFile go(QDir(session.workspace()).filePath(QStringLiteral("go")));
+    QVERIFY(go.open(QIODevice::WriteOnly));
+    go.close();
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 20000));
+    QCOMPARE(model->item(lastCard()).toolState, ChatItem::ToolState::Done);
+    QVERIFY2(shown().contains(QStringLiteral("... 26 earlier lines\nbuilt target 27\n")),
+             qPrintable(shown()));
+    QVERIFY2(shown().contains(QStringLiteral("built target 40\nfinished")), qPrintable(shown()));
+
+    QTest::keyClicks(panel.input(), QStringLiteral("test it"));
+    QTest::keyClick(panel.input(), Qt::Key_Return);
+    QVERIFY2(
+        FakeProviderServer::spinUntil(
+            [&] { return shown().section(QLatin1Char('\n'), 1).contains(QStringLiteral("test 1 passed")); },
+            20000),
+        qPrintable(shown()));
+    QVERIFY(session.interrupt());
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 20000));
+    QVERIFY(model->item(lastCard()).toolState != ChatItem::ToolState::Running);
+    // The output under the command line (which names both).
+    const QString output = shown().section(QLatin1Char('\n'), 1);
+    QVERIFY2(output.contains(QStringLiteral("test 1 passed")), qPrintable(shown()));
+    QVERIFY(!output.contains(QStringLiteral("test 2 passed")));
+    QFile::remove(go.fileName());
 }
 
 // Found when tried: replacing a binary file asked "Allow Write?" over an empty card, and writing a file's

@@ -569,13 +569,15 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
         html += lineHtml(ChatColors::error(palette).name(), item.toolError);
     if (!item.output.isEmpty()) {
         QStringList lines = item.output.split(QLatin1Char('\n'));
-        QString prefix;
+        qint64 above = item.outputEarlierLines;
         if (lines.size() > kMaxOutputLines) {
-            const qsizetype above = lines.size() - kMaxOutputLines;
-            prefix = (above == 1 ? tr("... 1 earlier line") : tr("... %1 earlier lines").arg(above)) +
-                     QLatin1Char('\n');
+            above += lines.size() - kMaxOutputLines;
             lines = lines.mid(lines.size() - kMaxOutputLines);
         }
+        QString prefix;
+        if (above > 0)
+            prefix = (above == 1 ? tr("... 1 earlier line") : tr("... %1 earlier lines").arg(above)) +
+                     QLatin1Char('\n');
         const QString background = ChatColors::codeBlockBackground(m_view->palette()).name();
         html += QStringLiteral(
                     "<table width=\"100%\" cellspacing=\"0\" cellpadding=\"6\" style=\"margin-top:6px\">"

@@ -337,8 +337,12 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     item.result = info.output;
     if (!info.diff.isEmpty())
         item.setDiff(info.diff);
-    if (info.name == QLatin1String("bash"))
-        item.output = ToolDisplay::terminalText(ToolDisplay::bashOutput(info.output));
+    // A command that failed without output (cancelled, say) keeps showing what it printed while it ran.
+    const QString output = ToolDisplay::terminalText(ToolDisplay::bashOutput(info.output));
+    if (info.name == QLatin1String("bash") && (!output.isEmpty() || info.error.isEmpty())) {
+        item.output = output;
+        item.outputEarlierLines = 0;
+    }
     item.sealed = true;
     changed(row);
     m_attemptStart = int(m_items.size());
@@ -354,6 +358,22 @@ void ChatModel::toolRejected(const ToolCallInfo &info)
     item.sealed = true;
     changed(row);
     m_attemptStart = int(m_items.size());
+}
+
+void ChatModel::toolOutput(const ToolCallInfo &info)
+{
+    const int row = findRunningTool(info.callId, info.name);
+    if (row < 0)
+        return;
+    ChatItem &item = m_items[row];
+    QString shown = ToolDisplay::terminalText(info.recentOutput);
+    while (shown.endsWith(QLatin1Char('\n')))
+        shown.chop(1);
+    if (shown == item.output && info.earlierLines == item.outputEarlierLines)
+        return;
+    item.output = shown;
+    item.outputEarlierLines = info.earlierLines;
+    changed(row);
 }
 
 void ChatModel::endRunningTools()
@@ -411,6 +431,10 @@ void ChatModel::handleStreamEvent(const StreamEvent &event)
     case StreamEvent::Type::ToolRejected:
         if (event.toolCall)
             toolRejected(*event.toolCall);
+        break;
+    case StreamEvent::Type::ToolOutput:
+        if (event.toolCall)
+            toolOutput(*event.toolCall);
         break;
     case StreamEvent::Type::Retry:
         retry(event.attempt, event.error, event.retryDelayMs);

@@ -63,6 +63,7 @@ public:
     void toolFinished(const ToolCallInfo &info);
     // A call refused before it ran (unknown tool, invalid input): a card in its failed state.
     void toolRejected(const ToolCallInfo &info);
+    void toolOutput(const ToolCallInfo &info);
     // The turn ended while tools still ran (Ctrl+C, an error): their cards end as interrupted.
     void endRunningTools();
     // Drops the unsealed text and reasoning of the attempt that failed, then notes the retry.
