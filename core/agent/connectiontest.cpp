@@ -1,8 +1,10 @@
 #include "agent/connectiontest.h"
 
 #include "base/cancellationtoken.h"
+#include "base/secretredaction.h"
 #include "base/whenfinished.h"
 #include "loop/clientfactory.h"
+#include "providers/localserverhint.h"
 #include "providers/providerprotocol.h"
 
 #include <QNetworkAccessManager>
@@ -49,7 +51,7 @@ void ConnectionTest::start(const ClientConfig &config, int timeoutMs)
     const quint64 generation = ++m_generation;
     whenFinished(
         QtConcurrent::run(prepareRequest, config), this,
-        [this, generation, timeoutMs](const PreparedRequest &prepared) {
+        [this, generation, timeoutMs, apiKey = config.apiKey](const PreparedRequest &prepared) {
             if (generation != m_generation)
                 return;
             if (!prepared.spec) {
@@ -70,18 +72,32 @@ void ConnectionTest::start(const ClientConfig &config, int timeoutMs)
                 request.setRawHeader(name, value);
             QNetworkReply *reply = m_network->sendCustomRequest(request, spec.method, spec.body);
             connect(reply, &QNetworkReply::finished, this,
-                    [this, reply, generation, protocol = prepared.protocol] {
+                    [this, reply, generation, apiKey, protocol = prepared.protocol] {
                         reply->deleteLater();
                         if (generation != m_generation)
                             return;
                         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
                         const bool ok = reply->error() == QNetworkReply::NoError;
-                        // Qt's transport message or the HTTP status: never the request's headers, so never
-                        // the key.
-                        const QString message =
-                            ok ? tr("✓ Connected.")
-                               : (status > 0 ? tr("✗ The server answered HTTP %1.").arg(status)
-                                             : tr("✗ %1").arg(reply->errorString()));
+                        // What the chat would say: the provider's error as its protocol reads it, the hint
+                        // for a local server that is not running, else Qt's transport message. Never the
+                        // request's headers, so never the key.
+                        QString message = tr("✓ Connected.");
+                        if (!ok && status > 0) {
+                            HeaderList headers;
+                            for (const auto &[name, value] : reply->rawHeaderPairs())
+                                headers.append({name, value});
+                            // A provider may quote the key it refused.
+                            const QString why = SecretRedaction::redact(
+                                protocol->classifyHttpError(status, reply->readAll(), headers).message,
+                                apiKey);
+                            message = why.isEmpty() ? tr("✗ The server answered HTTP %1.").arg(status)
+                                                    : tr("✗ %1").arg(why);
+                        } else if (reply->error() == QNetworkReply::ConnectionRefusedError &&
+                                   LocalServerHint::isLocalHost(reply->url())) {
+                            message = tr("✗ %1").arg(LocalServerHint::connectionRefused(reply->url()));
+                        } else if (!ok) {
+                            message = tr("✗ %1").arg(reply->errorString());
+                        }
                         if (ok) {
                             const QStringList models = protocol->modelIds(reply->readAll());
                             if (!models.isEmpty())

@@ -9,6 +9,7 @@
 #include "loop/compactionslicer.h"
 #include "loop/contextbudget.h"
 #include "loop/droppeddetails.h"
+#include "providers/localserverhint.h"
 #include "providers/providertable.h"
 #include "stream/httpstreamer.h"
 #include "tools/outputcompressor.h"
@@ -52,34 +53,6 @@ qint64 jsonBytes(const QJsonValue &value)
 QString errorJson(const QString &message)
 {
     return serializeJson(QJsonObject{{QStringLiteral("error"), message}});
-}
-
-bool isLocalHost(const QUrl &url)
-{
-    const QString host = url.host().toLower();
-    return host == QLatin1String("localhost") || host.endsWith(QLatin1String(".localhost")) ||
-           host.startsWith(QLatin1String("127.")) || host == QLatin1String("::1") ||
-           host == QLatin1String("0.0.0.0");
-}
-
-// "connection refused at http://localhost:11434: is Ollama running?" when the port is a known local server's.
-QString connectionRefusedMessage(const QUrl &url)
-{
-    const QString address =
-        url.adjusted(QUrl::RemoveUserInfo | QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment)
-            .toString();
-    QString server;
-    for (const ProviderDescriptor &preset : ProviderTable::all()) {
-        const QUrl presetUrl(preset.defaultBaseUrl);
-        if (isLocalHost(presetUrl) && presetUrl.port() == url.port())
-            server = preset.name;
-    }
-    if (!server.isEmpty())
-        return QCoreApplication::translate("ToolLoopClient", "connection refused at %1: is %2 running?")
-            .arg(address, server);
-    return QCoreApplication::translate("ToolLoopClient",
-                                       "connection refused at %1: is the local server running on that port?")
-        .arg(address);
 }
 
 // The replayed pending state of an interrupted turn exists only in the native history. A sliced compaction
@@ -534,10 +507,10 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
                                                 " (the server at %1 may speak plain http: check base_url)")
                         .arg(request.url.host() + QLatin1Char(':') + QString::number(request.url.port(443)));
             error = ProviderError{ProviderError::Kind::InvalidRequest, message, 0, std::nullopt};
-        } else if (outcome.connectionRefused && isLocalHost(request.url)) {
+        } else if (outcome.connectionRefused && LocalServerHint::isLocalHost(request.url)) {
             // A local server that is not running will not start within the retries: say so at once.
-            error = ProviderError{ProviderError::Kind::InvalidRequest, connectionRefusedMessage(request.url),
-                                  0, std::nullopt};
+            error = ProviderError{ProviderError::Kind::InvalidRequest,
+                                  LocalServerHint::connectionRefused(request.url), 0, std::nullopt};
         } else if (outcome.status >= 300 ||
                    (outcome.status == 0 && outcome.networkError.isEmpty() && !outcome.stalled)) {
             error = m_protocol->classifyHttpError(outcome.status, outcome.errorBody, outcome.headers);

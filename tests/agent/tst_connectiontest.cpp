@@ -1,12 +1,14 @@
 // The settings dialog's connection test (issue 13): each provider's own protocol builds a models-list
 // request, so each gets its own authentication; sent to a loopback fake server, never to the network.
 #include "agent/connectiontest.h"
+#include "providers/localserverhint.h"
 #include "providers/providertable.h"
 
 #include "fakeproviderserver.h"
 #include "testenvironment.h"
 
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QTest>
 
 using namespace keen;
@@ -22,6 +24,7 @@ private Q_SLOTS:
     void requestCarriesTheProvidersOwnAuth();
     void bedrockWithoutKeySignsWithSigV4();
     void refusalNamesTheStatusNeverTheKey();
+    void aLocalServerThatIsNotRunningIsNamed();
     void codexWithoutSignInSaysSoAndSendsNothing();
     void listedModelsAreReadInTheProtocolsShape_data();
     void listedModelsAreReadInTheProtocolsShape();
@@ -141,7 +144,45 @@ void TestConnectionTest::refusalNamesTheStatusNeverTheKey()
     QVERIFY(finished.wait(10000));
     QCOMPARE(finished.at(0).at(0).toBool(), false);
     const QString message = finished.at(0).at(1).toString();
-    QCOMPARE(message, QStringLiteral("✗ The server answered HTTP 401."));
+    // What the chat would say of it: the provider's own words, with the key it quoted taken out.
+    QVERIFY2(message.startsWith(QStringLiteral("✗ ")) && message.contains(QStringLiteral("HTTP 401")) &&
+                 message.contains(QStringLiteral("bad key [redacted]")),
+             qPrintable(message));
+    QVERIFY(!message.contains(QStringLiteral("canary-key-7")));
+
+    // A body that says nothing: the status.
+    server.enqueue(FakeProviderServer::jsonResponse(503, QByteArray()));
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    QVERIFY2(finished.at(1).at(1).toString().contains(QStringLiteral("HTTP 503")),
+             qPrintable(finished.at(1).at(1).toString()));
+}
+
+// Seen when tried: Test Connection against a local server that was not running said only "✗ Connection
+// refused"; the chat says which server to start. Both say it now.
+void TestConnectionTest::aLocalServerThatIsNotRunningIsNamed()
+{
+    QTcpServer closed; // a port nothing listens on once this closes
+    QVERIFY(closed.listen(QHostAddress::LocalHost));
+    const quint16 port = closed.serverPort();
+    closed.close();
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    config.baseUrl = QStringLiteral("http://127.0.0.1:%1/v1").arg(port);
+    ConnectionTest test;
+    QSignalSpy finished(&test, &ConnectionTest::finished);
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.at(0).at(0).toBool(), false);
+    QCOMPARE(finished.at(0).at(1).toString(),
+             QStringLiteral(
+                 "✗ connection refused at http://127.0.0.1:%1: is the local server running on that port?")
+                 .arg(port));
+
+    // On Ollama's port, the server is named (the provider table's preset).
+    const QUrl ollama(ProviderTable::find(QStringLiteral("ollama"))->defaultBaseUrl);
+    QCOMPARE(LocalServerHint::connectionRefused(ollama),
+             QStringLiteral("connection refused at http://localhost:11434: is Ollama running?"));
 }
 
 void TestConnectionTest::codexWithoutSignInSaysSoAndSendsNothing()
