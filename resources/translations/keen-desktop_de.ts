@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>LongMessage</name>
+    <message>
+        <source>▾ Show less</source>
+        <translation>▾ Weniger zeigen</translation>
+    </message>
+    <message>
+        <source>▸ Show all %1 lines (%2)</source>
+        <translation>▸ Alle %1 Zeilen zeigen (%2)</translation>
+    </message>
+    <message>
+        <source>▸ Show all of it (%1)</source>
+        <translation>▸ Alles zeigen (%1)</translation>
+    </message>
+</context>
+<context>
     <name>ProviderCatalog</name>
     <message>
         <source>Required, for example http://localhost:8080/v1</source>

@@ -79,6 +79,7 @@ private Q_SLOTS:
     void aPictureInAReplyIsNeverReadFromDisk();
     void aPastedLogShowsToItsLastLine_data();
     void aPastedLogShowsToItsLastLine();
+    void aLongMessageIsFoldedUntilShown();
 
 private:
     test::TestEnvironment m_env;
@@ -1003,6 +1004,13 @@ void TestChatView::aPastedLogShowsToItsLastLine()
     model.addUserMessage(log);
     model.addLine(ChatItem::Kind::Status, QStringLiteral("done"));
     QTRY_VERIFY(!view.chatDelegate()->isCatchingUp());
+    // Folded at first (aLongMessageIsFoldedUntilShown); shown whole, all of it is there.
+    const QRect toggle = lineOf(view, 0, QStringLiteral("Show all"));
+    QVERIFY(toggle.isValid());
+    sendMouse(view, QEvent::MouseButtonPress, toggle.center(), Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, toggle.center(), Qt::NoButton);
+    QVERIFY(!model.item(0).collapsed);
+    QTRY_VERIFY(!view.chatDelegate()->isCatchingUp());
     view.setFocus();
     QTest::keyClick(&view, Qt::Key_End, Qt::ControlModifier);
     QScrollBar *bar = view.verticalScrollBar();
@@ -1033,6 +1041,82 @@ void TestChatView::aPastedLogShowsToItsLastLine()
     sendMouse(view, QEvent::MouseButtonDblClick, onLastLine, Qt::LeftButton);
     sendMouse(view, QEvent::MouseButtonRelease, onLastLine, Qt::NoButton);
     QCOMPARE(copiedWithCtrlC(view), QStringLiteral("line"));
+}
+
+// Seen when tried: a pasted log of 10,000 lines filled the conversation with the log (a scroll of 150,000
+// pixels past it to the reply), and a session whose message was a 100,000-line log kept the window busy
+// for one to three seconds while it laid the message out. A long message shows its first 20 lines and a
+// line to show all of it; a click on that line opens it, and on "Show less" folds it again. A click in its
+// text does not. Copy, Find and what was sent keep the whole message.
+void TestChatView::aLongMessageIsFoldedUntilShown()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QString log;
+    for (int i = 0; i < 100000; ++i)
+        log += QStringLiteral("line %1: some pasted log output\n").arg(i);
+    model.addUserMessage(log);
+    model.addUserMessage(QStringLiteral("twenty\nfive\nlines\n").repeated(8)); // 25 lines: shown whole
+    model.addLine(ChatItem::Kind::Status, QStringLiteral("done"));
+    QTRY_VERIFY(!view.chatDelegate()->isCatchingUp());
+    const QModelIndex message = model.index(0);
+    QString shown = view.chatDelegate()->shownText(message);
+    QVERIFY(shown.startsWith(QStringLiteral("line 0: some pasted log output\n")));
+    QVERIFY(shown.contains(QStringLiteral("line 19: ")));
+    QVERIFY(!shown.contains(QStringLiteral("line 20: ")));
+    QVERIFY2(shown.contains(QStringLiteral("Show all 100,000 lines (")), qPrintable(shown.right(80)));
+    QVERIFY2(view.visualRect(message).height() < 30 * view.fontMetrics().lineSpacing(),
+             qPrintable(QString::number(view.visualRect(message).height())));
+    QVERIFY(!view.chatDelegate()->shownText(model.index(1)).contains(QStringLiteral("Show all")));
+    QVERIFY(view.visualRect(model.index(2)).top() < view.viewport()->height()); // the next rows are in sight
+
+    // A click into the text selects, it does not open the message; the pointer says where a click does.
+    const QPoint inText = lineOf(view, 0, QStringLiteral("line 5:")).center();
+    sendMouse(view, QEvent::MouseButtonPress, inText, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, inText, Qt::NoButton);
+    QVERIFY(model.item(0).collapsed);
+    sendMouse(view, QEvent::MouseMove, inText, Qt::NoButton);
+    QCOMPARE(view.viewport()->cursor().shape(), Qt::IBeamCursor);
+    const QPoint onToggle = lineOf(view, 0, QStringLiteral("Show all")).center();
+    sendMouse(view, QEvent::MouseMove, onToggle, Qt::NoButton);
+    QCOMPARE(view.viewport()->cursor().shape(), Qt::PointingHandCursor);
+
+    // Copy message copies all of it.
+    const std::unique_ptr<QMenu> menu = view.contextMenuFor(inText);
+    QVERIFY(menu);
+    QAction *copyMessage = nullptr;
+    for (QAction *action : menu->actions()) {
+        if (action->text().remove(QLatin1Char('&')) == QStringLiteral("Copy message"))
+            copyMessage = action;
+    }
+    QVERIFY(copyMessage);
+    copyMessage->trigger();
+    QCOMPARE(QApplication::clipboard()->text(), log);
+
+    sendMouse(view, QEvent::MouseButtonPress, onToggle, Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, onToggle, Qt::NoButton);
+    QVERIFY(!model.item(0).collapsed);
+    shown = view.chatDelegate()->shownText(message);
+    QVERIFY(shown.contains(QStringLiteral("line 99999: some pasted log output")));
+    QVERIFY(shown.endsWith(QStringLiteral("Show less")) || shown.contains(QStringLiteral("▾ Show less")));
+    const QRect showLess = lineOf(view, 0, QStringLiteral("Show less"));
+    QVERIFY(showLess.isValid());
+    view.scrollTo(message, QAbstractItemView::PositionAtBottom);
+    const QRect showLessNow = lineOf(view, 0, QStringLiteral("Show less"));
+    sendMouse(view, QEvent::MouseButtonPress, showLessNow.center(), Qt::LeftButton);
+    sendMouse(view, QEvent::MouseButtonRelease, showLessNow.center(), Qt::NoButton);
+    QVERIFY(model.item(0).collapsed);
+    QVERIFY(!view.chatDelegate()->shownText(message).contains(QStringLiteral("line 20: ")));
+
+    // Find: a match in the folded part opens the message and is shown.
+    QVERIFY(view.showMatch(0, QStringLiteral("line 54321:"), 0));
+    QVERIFY(!model.item(0).collapsed);
+    const QRect match = lineOf(view, 0, QStringLiteral("line 54321:"));
+    QVERIFY2(match.top() >= 0 && match.bottom() <= view.viewport()->height(),
+             qPrintable(QStringLiteral("%1..%2").arg(match.top()).arg(match.bottom())));
 }
 
 // Found when tried: a link in a reply ("[the release notes](https://...)") was text only: no pointer, no way

@@ -4,6 +4,7 @@
 #include "chat/chatmodel.h"
 #include "chat/inerttextdocument.h"
 #include "chat/listnumbering.h"
+#include "chat/longmessage.h"
 #include "chat/tooldisplay.h"
 
 #include <QAbstractScrollArea>
@@ -12,6 +13,8 @@
 #include <QFontMetrics>
 #include <QPainter>
 #include <QPainterPath>
+#include <QTextCharFormat>
+#include <QTextCursor>
 #include <QTextDocument>
 
 #include <limits>
@@ -346,7 +349,10 @@ int ChatDelegate::estimatedDocumentHeight(const ChatItem &item, int width) const
     const qsizetype perLine = qMax(1, width / qMax(1, metrics.averageCharWidth()));
     const bool plain = item.kind == ChatItem::Kind::AssistantText || item.kind == ChatItem::Kind::Info ||
                        item.kind == ChatItem::Kind::User;
-    const QString text = plain ? item.text : item.plainText();
+    const bool folded = item.kind == ChatItem::Kind::User && item.collapsed && LongMessage::isLong(item.text);
+    const QString text = folded  ? LongMessage::head(item.text) + QStringLiteral("\n-")
+                         : plain ? item.text
+                                 : item.plainText();
     if (item.kind == ChatItem::Kind::Reasoning && item.collapsed)
         return 2 * metrics.lineSpacing();
     qsizetype lines = 0;
@@ -621,9 +627,19 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
     const QPalette palette = m_view->palette();
     const QString muted = palette.color(QPalette::PlaceholderText).name();
     switch (item.kind) {
-    case ChatItem::Kind::User:
-        document.setPlainText(item.text);
+    case ChatItem::Kind::User: {
+        const bool foldable = LongMessage::isLong(item.text);
+        document.setPlainText(foldable && item.collapsed ? LongMessage::head(item.text) : item.text);
+        if (foldable) {
+            QTextCursor cursor(&document);
+            cursor.movePosition(QTextCursor::End);
+            QTextCharFormat toggle;
+            toggle.setForeground(palette.color(QPalette::Link));
+            cursor.insertBlock();
+            cursor.insertText(LongMessage::toggleText(item.text, item.collapsed), toggle);
+        }
         return;
+    }
     case ChatItem::Kind::AssistantText:
     case ChatItem::Kind::Info:
         // Shown through IncrementalMarkdown; a plain document of it is styled the same way.

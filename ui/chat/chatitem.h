@@ -36,7 +36,7 @@ struct ChatItem
     quint64 revision = 0;  // bumped on every change, so a view cache knows what is stale
     bool sealed = false;   // part of a checkpoint or finished turn: a retry never drops it
     bool streamed = false; // its text came in live (flushed chunks), not from a replay: rendered in steps
-    bool collapsed = true; // reasoning only
+    bool collapsed = true; // reasoning, and a long user message (LongMessage)
     // Assistant text: this row goes on with the row before it, one reply cut at ChatModel::MaxRowChars.
     bool continued = false;
 

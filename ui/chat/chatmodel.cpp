@@ -1,6 +1,7 @@
 #include "chat/chatmodel.h"
 
 #include "chat/incrementalmarkdown.h"
+#include "chat/longmessage.h"
 #include "chat/tooldisplay.h"
 
 #include <QJsonArray>
@@ -560,7 +561,11 @@ void ChatModel::settleQuestion(quint64 questionId, const QString &outcome)
 
 void ChatModel::toggleCollapsed(int row)
 {
-    if (row < 0 || row >= m_items.size() || m_items.at(row).kind != ChatItem::Kind::Reasoning)
+    if (row < 0 || row >= m_items.size())
+        return;
+    const ChatItem &item = m_items.at(row);
+    if (item.kind != ChatItem::Kind::Reasoning &&
+        !(item.kind == ChatItem::Kind::User && LongMessage::isLong(item.text)))
         return;
     m_items[row].collapsed = !m_items.at(row).collapsed;
     changed(row);

@@ -2,6 +2,7 @@
 
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
+#include "chat/longmessage.h"
 #include "chat/permissioncard.h"
 #include "chat/questioncard.h"
 #include "conversation/historyreplay.h"
@@ -239,8 +240,9 @@ bool ChatView::showMatch(int row, const QString &needle, int occurrence)
     clearSelection();
     clearTextSelection();
     const ChatItem &item = m_model->item(row);
-    if (item.kind == ChatItem::Kind::Reasoning && item.collapsed)
-        m_model->toggleCollapsed(row); // a match in a folded thought is shown by opening it
+    if (item.collapsed && (item.kind == ChatItem::Kind::Reasoning ||
+                           (item.kind == ChatItem::Kind::User && LongMessage::isLong(item.text))))
+        m_model->toggleCollapsed(row); // a match in a folded thought or message is shown by opening it
     const auto found = m_delegate->findInRow(index, needle, occurrence);
     executeDelayedItemsLayout(); // the row may have been measured afresh: place it before scrolling to it
     if (!found) {
@@ -304,12 +306,26 @@ void ChatView::updatePointerShape(const QPoint &viewportPos)
     if (at.isValid()) {
         const ChatItem &item = m_model->item(at.row());
         shape = item.kind == ChatItem::Kind::Reasoning || !item.dropped.isEmpty() ||
-                        !m_delegate->linkAt(at, visualRect(at), viewportPos).isEmpty()
+                        !m_delegate->linkAt(at, visualRect(at), viewportPos).isEmpty() ||
+                        onLongMessageToggle(at, viewportPos)
                     ? Qt::PointingHandCursor
                     : Qt::IBeamCursor;
     }
     if (viewport()->cursor().shape() != shape)
         viewport()->setCursor(shape);
+}
+
+bool ChatView::onLongMessageToggle(const QModelIndex &at, const QPoint &viewportPos) const
+{
+    // A long message folds and opens on its last line ("Show all ... lines" / "Show less") only, so a click
+    // into its text to select does not lay out a pasted log of thousands of lines.
+    if (!at.isValid() || m_model->item(at.row()).kind != ChatItem::Kind::User ||
+        !LongMessage::isLong(m_model->item(at.row()).text))
+        return false;
+    const ChatItem &item = m_model->item(at.row());
+    const auto [first, last] =
+        m_delegate->blockAround(at, m_delegate->textPositionAt(at, visualRect(at), viewportPos));
+    return LongMessage::isToggleLine(m_delegate->textBetween(at, first, last), item.collapsed);
 }
 
 QString ChatView::linkAt(const QPoint &viewportPos) const
@@ -581,6 +597,8 @@ void ChatView::mouseReleaseEvent(QMouseEvent *event)
         if (onHeader)
             m_model->toggleCollapsed(at.row());
     }
+    if (plainClick && onLongMessageToggle(at, point))
+        m_model->toggleCollapsed(at.row());
     if (plainClick && at.isValid() && !m_model->item(at.row()).dropped.isEmpty())
         Q_EMIT droppedDetailsRequested(m_model->item(at.row()).id);
 }

@@ -108,6 +108,7 @@ private:
     // Moves the moving end of the text selection to the text under viewportPos (clamped into the view).
     void extendTextSelection(const QPoint &viewportPos);
     void applyTextSelection();
+    bool onLongMessageToggle(const QModelIndex &at, const QPoint &viewportPos) const;
     void updatePointerShape(const QPoint &viewportPos);
     QString linkAt(const QPoint &viewportPos) const;
     // Web and mail links only: a model's file: or custom-scheme link is not handed to the desktop.
