@@ -1111,6 +1111,14 @@ void TestChatView::aLongMessageIsFoldedUntilShown()
     QVERIFY(model.item(0).collapsed);
     QVERIFY(!view.chatDelegate()->shownText(message).contains(QStringLiteral("line 20: ")));
 
+    // From the keyboard: Enter on the message's row opens it, Space folds it again.
+    view.setFocus();
+    view.setCurrentIndex(message);
+    QTest::keyClick(&view, Qt::Key_Return);
+    QVERIFY(!model.item(0).collapsed);
+    QTest::keyClick(&view, Qt::Key_Space);
+    QVERIFY(model.item(0).collapsed);
+
     // Find: a match in the folded part opens the message and is shown.
     QVERIFY(view.showMatch(0, QStringLiteral("line 54321:"), 0));
     QVERIFY(!model.item(0).collapsed);

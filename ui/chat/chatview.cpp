@@ -403,10 +403,15 @@ void ChatView::keyPressEvent(QKeyEvent *event)
         Q_EMIT escapePressed();
         return;
     }
+    // Enter or Space folds and opens the current row: a thought, or a long message (LongMessage).
     if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter || event->key() == Qt::Key_Space) &&
-        currentIndex().isValid() && m_model->item(currentIndex().row()).kind == ChatItem::Kind::Reasoning) {
-        m_model->toggleCollapsed(currentIndex().row());
-        return;
+        currentIndex().isValid()) {
+        const ChatItem &item = m_model->item(currentIndex().row());
+        if (item.kind == ChatItem::Kind::Reasoning ||
+            (item.kind == ChatItem::Kind::User && LongMessage::isLong(item.text))) {
+            m_model->toggleCollapsed(currentIndex().row());
+            return;
+        }
     }
     if (scrollByKey(event))
         return;
