@@ -623,6 +623,12 @@ void MainWindow::installSessionBrowser()
     });
     // A rename in the sidebar renames the window too.
     connect(m_sessionBrowser, &SessionBrowserPanel::actionFinished, this, [this] { updateSessionTitle(); });
+    // Seen when tried: the deleted session stayed in the window, and the next message could not be saved
+    // ("Cannot open the transcript ...: No such file or directory"). The window starts a new one instead.
+    connect(m_sessionBrowser, &SessionBrowserPanel::sessionDeleted, this, [this](const QString &sessionId) {
+        if (sessionId == m_session->sessionId() && !m_session->isBusy())
+            newSession();
+    });
 }
 
 void MainWindow::showSessionBrowser()
@@ -1214,6 +1220,8 @@ void MainWindow::showStopAsCancelCompaction(bool cancelCompaction)
 
 void MainWindow::updateBusy(bool busy)
 {
+    if (m_sessionBrowser)
+        m_sessionBrowser->setBusySession(busy ? m_session->sessionId() : QString());
     m_stopAction->setEnabled(busy);
     m_compactAction->setEnabled(!busy);
     updateUndoCompaction();

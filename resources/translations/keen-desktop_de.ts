@@ -1585,6 +1585,14 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <source>The newest %1 of %2 matching sessions; add words to narrow the search.</source>
         <translation>Die neuesten %1 von %2 passenden Sitzungen; weitere Wörter grenzen die Suche ein.</translation>
     </message>
+    <message>
+        <source>The agent is working in “%1”. Stop it before deleting the session.</source>
+        <translation>Der Agent arbeitet in „%1“. Halten Sie ihn an, bevor Sie die Sitzung löschen.</translation>
+    </message>
+    <message>
+        <source>It is the conversation open in the window, which starts a new session. Its transcript is removed from disk. This cannot be undone.</source>
+        <translation>Es ist die im Fenster geöffnete Unterhaltung; das Fenster beginnt eine neue Sitzung. Ihr Protokoll wird von der Festplatte entfernt. Dies kann nicht rückgängig gemacht werden.</translation>
+    </message>
 </context>
 <context>
     <name>keen::SessionItemDelegate</name>

@@ -53,6 +53,7 @@ private Q_SLOTS:
     void switchingDuringATurnAsksFirst();
     void openingAnotherSessionOrANewOneDuringATurnAsksFirst();
     void quittingDuringATurnAsksAndKeepsWhatTheTurnDid();
+    void deletingTheOpenSessionStartsANewOne();
     void sessionOptionOpensTheSessionReplayedAndTitlesTheWindow();
     void firstRunInTheHomeFolderAsksForAFolder();
     void sidebarIsShownTogglesAndIsRestored();
@@ -467,6 +468,52 @@ void TestWorkspaces::quittingDuringATurnAsksAndKeepsWhatTheTurnDid()
     makeWindow(defaultOptions());
     QVERIFY(m_window->close());
     QVERIFY(!question());
+}
+
+// Seen when tried: deleting the session open in the window from the sidebar left its conversation shown,
+// and the next message failed: "could not save the message: Cannot open the transcript ...: No such file or
+// directory". The window starts a new session; while the agent works in it, the delete is refused.
+void TestWorkspaces::deletingTheOpenSessionStartsANewOne()
+{
+    auto *panel = m_window->findChild<SessionBrowserPanel *>(QStringLiteral("sessionBrowserPanel"));
+    QVERIFY(panel);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("A draft.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("draft to delete"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    const QString deleted = m_window->session()->sessionId();
+    QTRY_COMPARE(panel->currentSessionId(), deleted);
+
+    panel->findChild<QAction *>(QStringLiteral("deleteSessionAction"))->trigger();
+    QMessageBox *confirm = nullptr;
+    QTRY_VERIFY((confirm = panel->findChild<QMessageBox *>(QStringLiteral("deleteSessionConfirmation"))));
+    QVERIFY2(confirm->informativeText().contains(QStringLiteral("open in the window")),
+             qPrintable(confirm->informativeText()));
+    QTest::mouseClick(confirm->findChild<QPushButton *>(QStringLiteral("confirmDeleteButton")),
+                      Qt::LeftButton);
+    QTRY_VERIFY(m_window->session()->sessionId() != deleted);
+    QCOMPARE(m_window->chatPanel()->model()->rowCount(), 0);
+    QVERIFY(!SessionStore().find(deleted));
+
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Saved fine.")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("the next message"));
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Saved fine.")));
+    QVERIFY(!m_window->chatPanel()->model()->plainText().contains(QStringLiteral("could not save")));
+    const QString working = m_window->session()->sessionId();
+    QTRY_VERIFY(SessionStore().find(working));
+
+    // While the agent works in it: refused, with the reason, and nothing is deleted.
+    QTRY_COMPARE(panel->currentSessionId(), working);
+    panel->findChild<QAction *>(QStringLiteral("deleteSessionAction"))->trigger();
+    auto *status = panel->findChild<QLabel *>(QStringLiteral("sessionStatusLabel"));
+    QTRY_VERIFY2(status->text().contains(QStringLiteral("Stop it before deleting")),
+                 qPrintable(status->text()));
+    auto *second = panel->findChild<QMessageBox *>(QStringLiteral("deleteSessionConfirmation"));
+    QVERIFY(!second || !second->isVisible());
+    QVERIFY(SessionStore().find(working));
+    QCOMPARE(m_window->session()->sessionId(), working);
 }
 
 void TestWorkspaces::sessionOptionOpensTheSessionReplayedAndTitlesTheWindow()

@@ -312,6 +312,7 @@ void SessionBrowserPanel::refresh()
 
 void SessionBrowserPanel::setOpenSession(const QString &sessionId)
 {
+    m_openId = sessionId;
     m_selectedId = sessionId;
     m_tree->selectionModel()->clear();
     selectSession(sessionId); // a session not listed yet is selected when the refresh brings it
@@ -429,11 +430,19 @@ void SessionBrowserPanel::deleteCurrent()
     if (!info || !m_store)
         return;
     const QString title = m_tree->currentIndex().data(Qt::DisplayRole).toString();
+    if (!m_busyId.isEmpty() && info->id == m_busyId) {
+        showError(
+            tr("The agent is working in \u201c%1\u201d. Stop it before deleting the session.").arg(title));
+        return;
+    }
     auto *box = new QMessageBox(QMessageBox::Warning, tr("Delete Session"),
                                 tr("Delete \u201c%1\u201d?").arg(title), QMessageBox::NoButton, this);
     box->setTextFormat(Qt::PlainText); // the title is a prompt: never taken as rich text
     box->setObjectName(QStringLiteral("deleteSessionConfirmation"));
-    box->setInformativeText(tr("Its transcript is removed from disk. This cannot be undone."));
+    box->setInformativeText(info->id == m_openId
+                                ? tr("It is the conversation open in the window, which starts a new session. "
+                                     "Its transcript is removed from disk. This cannot be undone.")
+                                : tr("Its transcript is removed from disk. This cannot be undone."));
     QPushButton *remove = box->addButton(tr("Delete"), QMessageBox::DestructiveRole);
     remove->setObjectName(QStringLiteral("confirmDeleteButton"));
     QPushButton *cancel = box->addButton(QMessageBox::Cancel);
@@ -448,12 +457,14 @@ void SessionBrowserPanel::deleteCurrent()
                 auto store = m_store;
                 whenFinished(
                     QtConcurrent::run([store, sessionId] { return outcomeOf(store->remove(sessionId)); }),
-                    this, [this, title](const Outcome &outcome) {
+                    this, [this, title, sessionId](const Outcome &outcome) {
                         if (outcome.ok)
                             showMessage(tr("Deleted \u201c%1\u201d.").arg(title));
                         else
                             showError(outcome.error);
                         m_model->refresh();
+                        if (outcome.ok)
+                            Q_EMIT sessionDeleted(sessionId);
                     });
             });
     box->open();

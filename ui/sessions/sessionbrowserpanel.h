@@ -45,6 +45,9 @@ public:
     void setOpenSession(const QString &sessionId);
     // The title the list shows for a session, or empty when it is not listed.
     QString sessionTitle(const QString &sessionId) const;
+    // The session the agent is working in now (empty: none). Deleting it is refused until the turn ends:
+    // its writer would go on appending to a transcript that is gone.
+    void setBusySession(const QString &sessionId) { m_busyId = sessionId; }
 
 public Q_SLOTS:
     void focusSearch();
@@ -62,6 +65,8 @@ Q_SIGNALS:
     // A rename, delete or export finished (message for the status bar), or failed (error).
     void actionFinished(const QString &message);
     void actionFailed(const QString &error);
+    // A session's transcript was removed (the window leaves it if it is the one shown).
+    void sessionDeleted(const QString &sessionId);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -80,6 +85,8 @@ private:
     Scope m_scope = Scope::Workspace;
     QString m_message;
     QString m_selectedId;
+    QString m_openId; // the session the window shows (setOpenSession)
+    QString m_busyId;
 
     SessionListModel *m_model = nullptr;
     QLineEdit *m_search = nullptr;
