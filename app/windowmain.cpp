@@ -4,6 +4,7 @@
 #include "config/launchoptions.h"
 #include "config/qtarguments.h"
 #include "headless/commandline.h"
+#include "headless/signalwatcher.h"
 #include "mainwindow.h"
 #include "translations.h"
 
@@ -29,6 +30,9 @@ int main(int argc, char **argv)
         return 1;
     }
     keen::MainWindow window(*options);
+    // SIGTERM (a logout, `kill`) and SIGINT end the window as Quit does, after the running turn is stopped
+    // and saved: by default they killed it with the turn unsaved. The watcher's grace still ends a hung one.
+    const keen::SignalWatcher signalWatcher(window.shutdownToken());
     window.show();
     return app.exec();
 }

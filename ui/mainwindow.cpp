@@ -216,10 +216,14 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     if (!options.sessionId.isEmpty()) {
         QTimer::singleShot(0, this, [this] { openSession(m_options.sessionId); });
     }
+    // Runs on the thread that cancels (the signal watcher's): only a queued call crosses to this one.
+    m_shutdownCallback = m_session->shutdownToken().onCancelled(
+        [this] { QMetaObject::invokeMethod(this, &MainWindow::quitAfterStopping, Qt::QueuedConnection); });
 }
 
 MainWindow::~MainWindow()
 {
+    m_session->shutdownToken().removeCallback(m_shutdownCallback);
     // The Model box loses the focus while the widgets are destroyed, after the session: that is no choice.
     disconnect(m_modelCombo->lineEdit(), nullptr, this, nullptr);
 }
@@ -1334,6 +1338,29 @@ void MainWindow::signInWithChatGpt(QObject *owner, std::function<void(bool, cons
     }
     QDesktopServices::openUrl(*url);
     statusBar()->showMessage(tr("Finish signing in with ChatGPT in your browser..."));
+}
+
+CancellationToken MainWindow::shutdownToken() const
+{
+    return m_session->shutdownToken();
+}
+
+void MainWindow::quitAfterStopping()
+{
+    // A dialog left open would keep the application running after the window closes: quit it as well.
+    auto quit = [this] {
+        close();
+        QCoreApplication::quit();
+    };
+    if (!m_session->isBusy()) {
+        quit();
+        return;
+    }
+    m_afterStop = quit; // updateBusy runs it once the stopped turn is on disk
+    if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
+        m_session->cancelCompaction();
+    else
+        m_session->interrupt();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

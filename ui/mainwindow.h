@@ -1,5 +1,6 @@
 #pragma once
 
+#include "base/cancellationtoken.h"
 #include "config/launchoptions.h"
 #include "config/settings.h"
 #include "conversation/agentmode.h"
@@ -71,6 +72,11 @@ public:
     void switchProvider(const QString &providerId, const QString &model, ChoiceFrom from);
     // /model's argument: NAME, or PROVIDER/NAME (an unknown provider is reported with the valid ids).
     void chooseModel(const QString &choice);
+    // The session's shutdown token was cancelled (SIGTERM or SIGINT through SignalWatcher, a logout): the
+    // running turn is stopping already; quit once it is saved, at once when nothing runs.
+    void quitAfterStopping();
+    // Cancelled by SignalWatcher (app/windowmain.cpp); the session's turns descend from it.
+    CancellationToken shutdownToken() const;
 
 public Q_SLOTS:
     void showAbout();
@@ -196,6 +202,7 @@ private:
     QStringList m_recentFolders;
     std::optional<qint64> m_contextWindowSetting; // settings.json context_window, read at start
     std::function<void()> m_afterStop; // what the person chose to do once the running turn has stopped
+    int m_shutdownCallback = -1;       // on the session's shutdown token
     QString m_sessionTitle;
     bool m_askForFolder = false;
     std::optional<qint64> m_estimate; // the history held, while no usage report measured it

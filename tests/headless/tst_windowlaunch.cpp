@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
+
 namespace {
 
 struct Outcome
@@ -68,6 +70,7 @@ private Q_SLOTS:
     void windowArgumentsReachTheWindowProgram();
     void aMissingWindowProgramIsAClearError();
     void theKeychainModuleIsFoundOrNamed();
+    void theWindowQuitsCleanlyOnATerminationSignal();
 };
 
 void TestWindowLaunch::headlessProgramLoadsNoWindowLibrary()
@@ -144,6 +147,37 @@ void TestWindowLaunch::theKeychainModuleIsFoundOrNamed()
              missing.err.constData());
     QVERIFY2(missing.err.contains(QFile::encodeName(folder.path())), missing.err.constData());
     QVERIFY2(missing.err.contains("OPENAI_API_KEY"), missing.err.constData()); // what still works
+}
+
+// SIGTERM (a logout, `kill`) used to kill the window with the running turn unsaved. keen-desktop-window
+// catches it (SignalWatcher): the turn is stopped and saved (tst_workspaces
+// aTerminationSignalStopsTheTurnSavesItAndQuits), then the window quits as File > Quit does: a normal exit,
+// not the signal's, and not the watchdog's.
+void TestWindowLaunch::theWindowQuitsCleanlyOnATerminationSignal()
+{
+    QTemporaryDir home;
+    QProcess window;
+    window.setProcessEnvironment(environmentWith(home.path()));
+    window.start(QStringLiteral(KEEN_BINARY_PATH), {QStringLiteral("--workspace"), home.path()});
+    QVERIFY(window.waitForStarted(10000));
+    // Sent once the window program catches SIGTERM (bit 15 of SigCgt), not to the program it replaces.
+    auto catchesTerm = [&] {
+        QFile status(QStringLiteral("/proc/%1/status").arg(window.processId()));
+        if (!status.open(QIODevice::ReadOnly))
+            return false;
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (line.startsWith("SigCgt:"))
+                return (line.mid(7).trimmed().toULongLong(nullptr, 16) & (1ULL << (SIGTERM - 1))) != 0;
+        }
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(catchesTerm(), 30000);
+    ::kill(pid_t(window.processId()), SIGTERM);
+    QVERIFY(window.waitForFinished(10000));
+    const QByteArray err = window.readAllStandardError();
+    QCOMPARE(window.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(window.exitCode() == 0, err.constData());
+    QVERIFY2(!err.contains("Interrupted."), err.constData()); // the watchdog did not have to end it
 }
 
 QTEST_GUILESS_MAIN(TestWindowLaunch)

@@ -35,6 +35,8 @@
 #include <QToolButton>
 #include <QTreeView>
 
+#include <thread>
+
 using namespace keen;
 using test::ScriptedLlmClient;
 
@@ -54,6 +56,7 @@ private Q_SLOTS:
     void openingAnotherSessionOrANewOneDuringATurnAsksFirst();
     void quittingDuringATurnAsksAndKeepsWhatTheTurnDid();
     void deletingTheOpenSessionStartsANewOne();
+    void aTerminationSignalStopsTheTurnSavesItAndQuits();
     void sessionOptionOpensTheSessionReplayedAndTitlesTheWindow();
     void firstRunInTheHomeFolderAsksForAFolder();
     void sidebarIsShownTogglesAndIsRestored();
@@ -514,6 +517,35 @@ void TestWorkspaces::deletingTheOpenSessionStartsANewOne()
     QVERIFY(!second || !second->isVisible());
     QVERIFY(SessionStore().find(working));
     QCOMPARE(m_window->session()->sessionId(), working);
+}
+
+// Seen when tried: SIGTERM (a logout, `kill`) killed the window at once, and the transcript kept only the
+// prompt of the turn that ran. keen-desktop-window runs a SignalWatcher, which cancels the session's
+// shutdown token from its own thread (done here the same way): the turn stops, its interrupted
+// assistant_turn is saved, then the window closes and the application quits.
+void TestWorkspaces::aTerminationSignalStopsTheTurnSavesItAndQuits()
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Renamed 12 of 40 files.")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("rename the files"));
+    QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Renamed 12 of 40")));
+    QVERIFY(m_window->session()->isBusy());
+    const QString id = m_window->session()->sessionId();
+
+    std::thread([token = m_window->shutdownToken()] { token.cancel(); }).join();
+    QTRY_VERIFY(!m_window->isVisible());
+    QVERIFY(!m_window->session()->isBusy());
+    const auto loaded = SessionStore().load(id);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    const QByteArray last = QJsonDocument(loaded->events.last().toJson()).toJson(QJsonDocument::Compact);
+    QVERIFY2(last.contains("\"interrupted\":true") && last.contains("Renamed 12 of 40 files."),
+             last.constData());
+
+    // Idle, it closes at once.
+    makeWindow(defaultOptions());
+    std::thread([token = m_window->shutdownToken()] { token.cancel(); }).join();
+    QTRY_VERIFY(!m_window->isVisible());
 }
 
 void TestWorkspaces::sessionOptionOpensTheSessionReplayedAndTitlesTheWindow()
