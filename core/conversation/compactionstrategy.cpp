@@ -15,9 +15,17 @@ QString CompactionStrategy::describe() const
         parts.append(tr("summarised in %1 parts").arg(slices));
     if (cutOutputs > 0) {
         const QString characters = QLocale().toString(cutCharacters);
-        parts.append(cutOutputs == 1
-                         ? tr("1 long output cut by %1 characters").arg(characters)
-                         : tr("%1 long outputs cut by %2 characters").arg(cutOutputs).arg(characters));
+        if (cutMessages <= 0)
+            parts.append(cutOutputs == 1
+                             ? tr("1 long output cut by %1 characters").arg(characters)
+                             : tr("%1 long outputs cut by %2 characters").arg(cutOutputs).arg(characters));
+        else if (cutMessages >= cutOutputs)
+            parts.append(cutOutputs == 1
+                             ? tr("1 long message cut by %1 characters").arg(characters)
+                             : tr("%1 long messages cut by %2 characters").arg(cutOutputs).arg(characters));
+        else
+            parts.append(
+                tr("%1 long messages and outputs cut by %2 characters").arg(cutOutputs).arg(characters));
     }
     if (droppedOutputs > 0) {
         const QString characters = QLocale().toString(droppedCharacters);
@@ -47,6 +55,8 @@ QJsonObject CompactionStrategy::toJson() const
                        {QStringLiteral("cut_characters"), cutCharacters},
                        {QStringLiteral("dropped_outputs"), droppedOutputs},
                        {QStringLiteral("dropped_characters"), droppedCharacters}};
+    if (cutMessages > 0)
+        object.insert(QStringLiteral("cut_messages"), cutMessages);
     if (!dropped.isEmpty())
         object.insert(QStringLiteral("dropped"), QJsonArray::fromStringList(dropped));
     return object;
@@ -57,6 +67,8 @@ CompactionStrategy CompactionStrategy::fromJson(const QJsonObject &object)
     CompactionStrategy strategy;
     strategy.slices = qMax(1, object.value(QStringLiteral("slices")).toInt(1));
     strategy.cutOutputs = object.value(QStringLiteral("cut_outputs")).toInt();
+    strategy.cutMessages =
+        qBound(0, object.value(QStringLiteral("cut_messages")).toInt(), strategy.cutOutputs);
     strategy.cutCharacters = object.value(QStringLiteral("cut_characters")).toInteger();
     strategy.droppedOutputs = object.value(QStringLiteral("dropped_outputs")).toInt();
     strategy.droppedCharacters = object.value(QStringLiteral("dropped_characters")).toInteger();

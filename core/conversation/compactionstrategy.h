@@ -16,6 +16,7 @@ struct CompactionStrategy
 public:
     int slices = 1;           // summary requests sent, oldest part first, each merging the summary so far
     int cutOutputs = 0;       // tool outputs (or messages) cut to their head and tail to fit one request
+    int cutMessages = 0;      // of those, messages (a pasted log), so the row can say which
     qint64 cutCharacters = 0; // characters taken out of them
     int droppedOutputs = 0;   // oldest tool outputs left out entirely, as a last resort
     qint64 droppedCharacters = 0;
@@ -27,8 +28,8 @@ public:
     // For the checkpoint row: "summarised in 3 parts; 1 tool output cut by 52,000 characters"; what was
     // left out is named. Empty for the single request.
     QString describe() const;
-    // {"slices","cut_outputs","cut_characters","dropped_outputs","dropped_characters","dropped"?}; empty
-    // when single.
+    // {"slices","cut_outputs","cut_messages"?,"cut_characters","dropped_outputs","dropped_characters",
+    // "dropped"?}; empty when single.
     QJsonObject toJson() const;
     static CompactionStrategy fromJson(const QJsonObject &object);
 };

@@ -137,6 +137,8 @@ QString CompactionSlicer::nextPart(qint64 maxBytes)
             qint64 cut = 0;
             part = cutToFit(item.text, maxBytes - escapedBytes(Separator), &cut);
             ++m_strategy.cutOutputs;
+            if (!item.toolOutput)
+                ++m_strategy.cutMessages;
             m_strategy.cutCharacters += cut;
             ++m_next;
             break;

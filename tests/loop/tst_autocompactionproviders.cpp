@@ -40,6 +40,7 @@ class TestAutoCompactionProviders final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void aMessageCutToFitIsCalledAMessage();
     void triggerAndPromptCacheParity_S34_S35_S36_S37_S44_data();
     void triggerAndPromptCacheParity_S34_S35_S36_S37_S44();
     void toolCallsRefusedInOneShotCompaction_S14_S38_data();
@@ -1049,6 +1050,7 @@ void TestAutoCompactionProviders::manualCompactionIsSlicedToo()
     const CompactionStrategy strategy = sliced.first().autoCompaction->strategy;
     QVERIFY(strategy.slices >= 2);
     QCOMPARE(strategy.cutOutputs, 1);
+    QCOMPARE(strategy.cutMessages, 0); // the read's output, not a message
     QCOMPARE(strategy.droppedOutputs, 0);
     QCOMPARE(run.bodies.size(), strategy.slices);
     for (int i = 0; i < run.bodies.size(); ++i) {
@@ -1064,6 +1066,46 @@ void TestAutoCompactionProviders::manualCompactionIsSlicedToo()
     // What the private parts cost is reported with the strategy, so it counts as compaction usage.
     QVERIFY(sliced.first().autoCompaction->usage.has_value());
     QVERIFY(sliced.first().autoCompaction->usage->inputTokens > 0);
+}
+
+// Seen when tried: a pasted log of 7.6 MB, cut to fit a compaction request, was called "1 long output cut by
+// 7,516,440 characters" on the checkpoint row, as if a tool had printed it. A message cut to fit is called a
+// message; a tool output an output; both, both.
+void TestAutoCompactionProviders::aMessageCutToFitIsCalledAMessage()
+{
+    const QString log = QStringLiteral("a pasted log line\n").repeated(5000);
+    ToolActivity read;
+    read.tool = QStringLiteral("read_file");
+    read.status = QStringLiteral("success");
+    read.retainedOutput = QStringLiteral("file line\n").repeated(5000);
+    auto cutAll = [](const MessageList &conversation) {
+        CompactionSlicer slicer(conversation);
+        while (!slicer.atEnd())
+            slicer.nextPart(8000);
+        return slicer.strategy();
+    };
+    CompactionStrategy strategy = cutAll({Message::user(log), Message::assistant(QStringLiteral("Seen."))});
+    QCOMPARE(strategy.cutOutputs, 1);
+    QCOMPARE(strategy.cutMessages, 1);
+    QVERIFY2(strategy.describe().contains(QStringLiteral("1 long message cut by")),
+             qPrintable(strategy.describe()));
+
+    strategy = cutAll({Message::user(QStringLiteral("read it")),
+                       Message::assistant(QStringLiteral("Done."), TurnMemory{{read}})});
+    QCOMPARE(strategy.cutMessages, 0);
+    QVERIFY2(strategy.describe().contains(QStringLiteral("1 long output cut by")),
+             qPrintable(strategy.describe()));
+
+    strategy = cutAll({Message::user(log), Message::assistant(QStringLiteral("Done."), TurnMemory{{read}})});
+    QCOMPARE(strategy.cutOutputs, 2);
+    QCOMPARE(strategy.cutMessages, 1);
+    QVERIFY2(strategy.describe().contains(QStringLiteral("2 long messages and outputs cut by")),
+             qPrintable(strategy.describe()));
+    // Kept in the compaction_applied event (only when there is one), read back the same.
+    QCOMPARE(strategy.toJson().value(QStringLiteral("cut_messages")).toInt(), 1);
+    QCOMPARE(CompactionStrategy::fromJson(strategy.toJson()), strategy);
+    strategy.cutMessages = 0;
+    QVERIFY(!strategy.toJson().contains(QStringLiteral("cut_messages")));
 }
 
 QTEST_GUILESS_MAIN(TestAutoCompactionProviders)
