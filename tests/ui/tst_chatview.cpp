@@ -279,6 +279,26 @@ void TestChatView::settledCardLosesItsButtons()
     QVERIFY(!view.indexWidget(model.index(0)));
     QTRY_VERIFY(!view.findChild<QPushButton *>(QStringLiteral("allowButton")));
     QVERIFY(model.item(0).plainText().contains(QStringLiteral("Allowed")));
+
+    // Found when tried: an allowed write's settled card showed the request's raw unified diff ("---
+    // /dev/null",
+    // "+++ b/notes/new.txt", "+hello") below the same diff on the tool's card. It shows its question and
+    // outcome only; a denied one keeps the diff it refused, drawn as a diff.
+    const QString diff =
+        QStringLiteral("--- /dev/null\n+++ b/notes/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n");
+    model.addPermission(PermissionRequest{
+        10, QStringLiteral("write_file"), QStringLiteral("notes/new.txt"), {}, {}, {}, diff, false});
+    model.settlePermission(10, QStringLiteral("Allowed"), true);
+    const QString allowed = view.chatDelegate()->shownText(model.index(1));
+    QVERIFY2(allowed.contains(QStringLiteral("Allowed")), qPrintable(allowed));
+    QVERIFY2(!allowed.contains(QStringLiteral("+++")) && !allowed.contains(QStringLiteral("hello")),
+             qPrintable(allowed));
+    model.addPermission(PermissionRequest{
+        11, QStringLiteral("write_file"), QStringLiteral("notes/new.txt"), {}, {}, {}, diff, false});
+    model.settlePermission(11, QStringLiteral("Denied"));
+    const QString denied = view.chatDelegate()->shownText(model.index(2));
+    QVERIFY2(denied.contains(QStringLiteral("hello")) && !denied.contains(QStringLiteral("+++ b/")),
+             qPrintable(denied));
 }
 
 void TestChatView::reasoningHidesAndToggles()

@@ -508,8 +508,14 @@ void ChatModel::settlePermission(quint64 requestId, const QString &outcome, bool
                 return;
             item.settled = true;
             item.outcome = outcome;
-            if (allowed)
+            // Allowed, the change is shown by the tool's card: the settled card keeps its outcome only.
+            // (Found when tried: with its lines gone, the card fell back to the request's raw diff, "---
+            // /dev/null",
+            // "+++ b/...", below the same diff on the tool's card.) A note that is no diff stays.
+            if (allowed && !item.diff.isEmpty()) {
                 item.clearDiff();
+                item.permission.diff.clear();
+            }
             changed(row);
             return;
         }
