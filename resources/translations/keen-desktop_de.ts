@@ -933,6 +933,10 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>Message Keen (Enter sends, Shift+Enter adds a line)</source>
         <translation>Nachricht an Keen (Eingabetaste sendet, Umschalt+Eingabetaste fügt eine Zeile ein)</translation>
     </message>
+    <message>
+        <source>Message Keen</source>
+        <translation>Nachricht an Keen</translation>
+    </message>
 </context>
 <context>
     <name>keen::MainWindow</name>

@@ -23,6 +23,7 @@ class TestInputEditor : public QObject
 
 private Q_SLOTS:
     void enterSendsShiftEnterBreaksTheLine();
+    void theHintFitsTheBox();
     void whitespaceIsNotSent();
     void upAndDownRecallHistoryAtTheEdges();
     void slashCompletesCommands();
@@ -175,6 +176,28 @@ void TestInputEditor::escapeIsReported()
     QSignalSpy escape(&editor, &InputEditor::escapePressed);
     QTest::keyClick(&editor, Qt::Key_Escape);
     QCOMPARE(escape.count(), 1);
+}
+
+// Found when tried in a narrow window: "Message Keen (Enter sends, Shift+Enter adds a line)" wrapped to a
+// second line that the one-line box cut in half. Where the whole hint does not fit, a short one; the whole
+// one again when there is room, also after a zoom.
+void TestInputEditor::theHintFitsTheBox()
+{
+    InputEditor editor;
+    editor.resize(800, editor.sizeHint().height());
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    const QString full = QStringLiteral("Message Keen (Enter sends, Shift+Enter adds a line)");
+    QCOMPARE(editor.placeholderText(), full);
+    editor.resize(editor.fontMetrics().horizontalAdvance(full) / 2, editor.height());
+    QTRY_COMPARE(editor.placeholderText(), QStringLiteral("Message Keen"));
+    QVERIFY(editor.fontMetrics().horizontalAdvance(editor.placeholderText()) < editor.viewport()->width());
+    editor.resize(800, editor.height());
+    QTRY_COMPARE(editor.placeholderText(), full);
+    QFont big = editor.font();
+    big.setPointSizeF(big.pointSizeF() * 3);
+    editor.setFont(big);
+    QTRY_COMPARE(editor.placeholderText(), QStringLiteral("Message Keen"));
 }
 
 QTEST_MAIN(TestInputEditor)

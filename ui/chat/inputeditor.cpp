@@ -6,6 +6,7 @@
 #include <QScrollBar>
 #include <QStringListModel>
 #include <QTextBlock>
+#include <QtMath>
 
 namespace keen {
 
@@ -21,7 +22,7 @@ InputEditor::InputEditor(QWidget *parent)
 {
     setObjectName(QStringLiteral("inputEditor"));
     setAccessibleName(tr("Prompt"));
-    setPlaceholderText(tr("Message Keen (Enter sends, Shift+Enter adds a line)"));
+    updatePlaceholder();
     setTabChangesFocus(true);
     setLineWrapMode(QPlainTextEdit::WidgetWidth);
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
@@ -89,8 +90,27 @@ void InputEditor::updateHeight()
     setFixedHeight(sizeHint().height());
 }
 
+void InputEditor::resizeEvent(QResizeEvent *event)
+{
+    QPlainTextEdit::resizeEvent(event);
+    updatePlaceholder();
+}
+
+void InputEditor::updatePlaceholder()
+{
+    // Found when tried in a narrow window: the hint wrapped to a second line the one-line box cut in half.
+    // Where the whole hint does not fit, the short one.
+    const QString full = tr("Message Keen (Enter sends, Shift+Enter adds a line)");
+    const int room = viewport()->width() - 2 * qCeil(document()->documentMargin());
+    const QString text = fontMetrics().horizontalAdvance(full) <= room ? full : tr("Message Keen");
+    if (placeholderText() != text)
+        setPlaceholderText(text);
+}
+
 bool InputEditor::event(QEvent *event)
 {
+    if (event->type() == QEvent::FontChange)
+        updatePlaceholder();
     if (event->type() == QEvent::ShortcutOverride) {
         auto *key = static_cast<QKeyEvent *>(event);
         if (key->key() == Qt::Key_Escape || key->matches(QKeySequence::Copy)) {

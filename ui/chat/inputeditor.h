@@ -39,6 +39,7 @@ Q_SIGNALS:
 protected:
     bool event(QEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     enum class CompletionKind { None, Command, File };
@@ -48,6 +49,7 @@ private:
     void updateCompletion();
     void insertCompletion(const QString &completion);
     void updateHeight();
+    void updatePlaceholder();
 
     QCompleter *m_completer;
     QStringListModel *m_completionModel;
