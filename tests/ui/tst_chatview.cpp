@@ -6,6 +6,7 @@
 #include "chat/chatmodel.h"
 #include "chat/chatview.h"
 #include "chat/conversationsearch.h"
+#include "chat/elidinglabel.h"
 
 #include "testenvironment.h"
 
@@ -997,6 +998,40 @@ void TestChatView::questionCardAnswersWithTheChosenOptions()
     const QJsonObject answer = answered.at(0).at(1).toJsonObject();
     QCOMPARE(answer.value(QStringLiteral("answers")).toArray(), QJsonArray{QStringLiteral("Postgres")});
     QCOMPARE(answer.value(QStringLiteral("cancelled")).toBool(), false);
+
+    // Found when tried: two questions listed above "Answer 1:" and "Answer 2:" left the person to count.
+    // Each answer box sits beside its question, on the same line; a long question is elided there.
+    const QString longQuestion =
+        QStringLiteral("Should the importer also rewrite the old CSV files it finds in "
+                       "the archive folder, or leave them as they are for now?");
+    model.addQuestion(
+        12, QJsonObject{
+                {QStringLiteral("questions"),
+                 QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
+                                        {QStringLiteral("options"),
+                                         QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}},
+                            QJsonObject{{QStringLiteral("question"), longQuestion},
+                                        {QStringLiteral("options"),
+                                         QJsonArray{QStringLiteral("Rewrite"), QStringLiteral("Leave")}}}}}});
+    QWidget *card = view.indexWidget(model.index(1));
+    QVERIFY(card);
+    auto *first = card->findChild<ElidingLabel *>(QStringLiteral("questionLabel1"));
+    auto *second = card->findChild<ElidingLabel *>(QStringLiteral("questionLabel2"));
+    auto *secondChoice = card->findChild<QComboBox *>(QStringLiteral("questionChoice2"));
+    QVERIFY(first && second && secondChoice);
+    QCOMPARE(first->text(), QStringLiteral("Which database?"));
+    QCOMPARE(second->text(), longQuestion);
+    QTRY_VERIFY(second->isVisible() && card->width() <= view.viewport()->width()); // placed on its row
+    QVERIFY(qAbs(second->geometry().center().y() - secondChoice->geometry().center().y()) < 6);
+    QVERIFY(second->geometry().right() < secondChoice->geometry().left());
+    QVERIFY2(second->isElided(),
+             qPrintable(QStringLiteral("label %1 px of %2, card %3, answer at %4..%5")
+                            .arg(second->width())
+                            .arg(second->fontMetrics().horizontalAdvance(longQuestion))
+                            .arg(card->width())
+                            .arg(secondChoice->geometry().left())
+                            .arg(secondChoice->geometry().right()))); // wider than its room
+    QCOMPARE(secondChoice->currentText(), QStringLiteral("Rewrite"));
 }
 
 void TestChatView::aPastedLogShowsToItsLastLine_data()

@@ -1,7 +1,9 @@
 #include "chat/questioncard.h"
 
+#include "chat/elidinglabel.h"
+
 #include <QComboBox>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QLabel>
@@ -19,21 +21,32 @@ QuestionCard::QuestionCard(quint64 questionId, const QJsonObject &questions, QWi
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(20, 0, 20, 12);
     outer->addStretch();
-    auto *form = new QFormLayout;
-    outer->addLayout(form);
+    // Each answer beside its question (found when tried: "Answer 1:", "Answer 2:" under a list of questions
+    // left the person to count). A long question is elided there; the card above shows it whole.
+    auto *grid = new QGridLayout;
+    grid->setColumnStretch(2, 1); // the room left over goes after the answers
+    outer->addLayout(grid);
     const QJsonArray list = questions.value(QStringLiteral("questions")).toArray();
     int number = 1;
     for (const QJsonValue &value : list) {
         const QJsonObject question = value.toObject();
+        const QString text = question.value(QStringLiteral("question")).toString();
         auto *choice = new QComboBox(this);
         choice->setEditable(true);
         choice->setObjectName(QStringLiteral("questionChoice%1").arg(number));
-        choice->setAccessibleName(question.value(QStringLiteral("question")).toString());
+        choice->setAccessibleName(text);
         const QJsonArray options = question.value(QStringLiteral("options")).toArray();
         for (const QJsonValue &option : options)
             choice->addItem(option.toString());
         choice->setCurrentIndex(0);
-        form->addRow(tr("Answer %1:").arg(number++), choice);
+        choice->setMinimumWidth(fontMetrics().averageCharWidth() * 24);
+        auto *label = new ElidingLabel(this);
+        label->setObjectName(QStringLiteral("questionLabel%1").arg(number));
+        label->setText(text.isEmpty() ? tr("Answer %1:").arg(number) : text);
+        label->setBuddy(choice);
+        grid->addWidget(label, number - 1, 0);
+        grid->addWidget(choice, number - 1, 1);
+        ++number;
         m_choices.append(choice);
     }
     auto *row = new QHBoxLayout;
