@@ -113,6 +113,7 @@ ToolResult AskUserTool::execute(const QJsonObject &input, ToolContext &context)
     if (context.cancel.isCancelled())
         return ToolResult::failure(AskUserTool::tr("cancelled"));
     QJsonObject answer = context.askUser(input, context.cancel);
+    context.running.start(); // the card's time leaves out the person's, as after a permission request
     if (!answer.contains(QLatin1String("answers")))
         answer.insert(QStringLiteral("answers"), QJsonArray());
     if (!answer.contains(QLatin1String("cancelled")))

@@ -14,6 +14,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 using namespace keen;
 
@@ -255,6 +256,16 @@ private Q_SLOTS:
         QVERIFY(result.ok());
         QCOMPARE(result.output.toObject().value(QStringLiteral("answers")).toArray().first().toString(),
                  QStringLiteral("A"));
+
+        // Found when tried: the card of a question answered after a minute said "1m 10s", the person's time.
+        // The clock starts again when the answer comes, as after a permission request.
+        context.askUser = [](const QJsonObject &, const CancellationToken &) {
+            QThread::msleep(300); // the person reads and answers
+            return QJsonObject{{QStringLiteral("answers"), QJsonArray{QStringLiteral("B")}}};
+        };
+        context.running.start();
+        QVERIFY(tool.execute(input, context).ok());
+        QVERIFY2(context.running.elapsed() < 250, qPrintable(QString::number(context.running.elapsed())));
     }
 };
 

@@ -1032,6 +1032,17 @@ void TestChatView::questionCardAnswersWithTheChosenOptions()
                             .arg(secondChoice->geometry().left())
                             .arg(secondChoice->geometry().right()))); // wider than its room
     QCOMPARE(secondChoice->currentText(), QStringLiteral("Rewrite"));
+
+    // Answered, the card says which answer went to which question.
+    model.settleQuestion(12, QStringLiteral("Postgres; Leave"),
+                         {QStringLiteral("Postgres"), QStringLiteral("Leave")});
+    const QString settled = view.chatDelegate()->shownText(model.index(1));
+    QVERIFY2(settled.contains(QStringLiteral("Which database? Postgres")), qPrintable(settled));
+    QVERIFY2(settled.contains(longQuestion + QStringLiteral(" Leave")), qPrintable(settled));
+    // A cancelled one says so.
+    model.addQuestion(13, model.item(1).questions);
+    model.settleQuestion(13, QStringLiteral("Cancelled"));
+    QVERIFY(view.chatDelegate()->shownText(model.index(2)).endsWith(QStringLiteral("Cancelled")));
 }
 
 void TestChatView::aPastedLogShowsToItsLastLine_data()

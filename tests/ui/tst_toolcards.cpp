@@ -157,6 +157,11 @@ void TestToolCards::rejectedCallGetsAFailedCard()
     // The card sits between the text before and after the call.
     QVERIFY(text.indexOf(QStringLiteral("Reading the notes.")) < text.indexOf(QStringLiteral("✗ Read")));
     QVERIFY(text.indexOf(QStringLiteral("✗ Read")) < text.indexOf(QStringLiteral("That call was wrong")));
+
+    // Found when tried: a refused or instant call's card said "0ms". Under a millisecond, no time is shown.
+    QCOMPARE(ToolDisplay::duration(400 * 1000), QString());
+    QCOMPARE(ToolDisplay::duration(2 * 1000 * 1000), QStringLiteral("2ms"));
+    QCOMPARE(ToolDisplay::duration(qint64(70) * 1000 * 1000 * 1000), QStringLiteral("1m 10s"));
 }
 
 void TestToolCards::interruptedCommandEndsItsRunningDot()

@@ -671,6 +671,17 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
         return;
     case ChatItem::Kind::Question: {
         QString html = QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("The agent asks:")));
+        const QJsonArray questions = item.questions.value(QStringLiteral("questions")).toArray();
+        if (item.settled && !item.answers.isEmpty() && item.answers.size() == questions.size()) {
+            // Answered: each answer after its question, so the history says what was answered to what.
+            for (qsizetype i = 0; i < questions.size(); ++i)
+                html +=
+                    QStringLiteral("<div>%1 <b>%2</b></div>")
+                        .arg(escaped(questions.at(i).toObject().value(QStringLiteral("question")).toString()),
+                             escaped(item.answers.at(i)));
+            document.setHtml(html);
+            return;
+        }
         html += lineHtml(palette.color(QPalette::Text).name(), item.text);
         if (item.settled)
             html += lineHtml(muted, item.outcome, true);

@@ -78,7 +78,8 @@ struct ChatItem
     quint64 questionId = 0;
     QJsonObject questions;
     bool settled = false;
-    QString outcome; // "Allowed", "Denied", the answers...
+    QString outcome;     // "Allowed", "Denied", the answers...
+    QStringList answers; // a question's answers, one per question, when they were given
 
     // What a person would read, as plain text (copy, accessibility, tests).
     QString plainText() const;

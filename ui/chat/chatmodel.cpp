@@ -552,13 +552,14 @@ quint64 ChatModel::addQuestion(quint64 questionId, const QJsonObject &questions)
     return insert(std::move(item));
 }
 
-void ChatModel::settleQuestion(quint64 questionId, const QString &outcome)
+void ChatModel::settleQuestion(quint64 questionId, const QString &outcome, const QStringList &answers)
 {
     for (int row = int(m_items.size()) - 1; row >= 0; --row) {
         ChatItem &item = m_items[row];
         if (item.kind == ChatItem::Kind::Question && item.questionId == questionId && !item.settled) {
             item.settled = true;
             item.outcome = outcome;
+            item.answers = answers;
             changed(row);
             return;
         }

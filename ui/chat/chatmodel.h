@@ -85,7 +85,8 @@ public:
     bool hasPendingPermission() const;
     quint64 pendingPermissionId() const; // the oldest unsettled, or 0
     quint64 addQuestion(quint64 questionId, const QJsonObject &questions);
-    void settleQuestion(quint64 questionId, const QString &outcome);
+    // answers: one per question when they were given (each is then shown beside its question).
+    void settleQuestion(quint64 questionId, const QString &outcome, const QStringList &answers = {});
     void toggleCollapsed(int row);
 
     // Applies every queued chunk now (before a tool card, a checkpoint or the end of a turn).

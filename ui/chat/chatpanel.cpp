@@ -745,7 +745,8 @@ void ChatPanel::onQuestionAnswered(quint64 questionId, const QJsonObject &answer
     const QJsonArray list = answer.value(QStringLiteral("answers")).toArray();
     for (const QJsonValue &value : list)
         answers << value.toString();
-    m_model->settleQuestion(questionId, cancelled ? tr("Cancelled") : answers.join(QStringLiteral("; ")));
+    m_model->settleQuestion(questionId, cancelled ? tr("Cancelled") : answers.join(QStringLiteral("; ")),
+                            cancelled ? QStringList() : answers);
     m_session->answerQuestion(questionId, answer);
     m_input->setFocus(Qt::OtherFocusReason);
 }

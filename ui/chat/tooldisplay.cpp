@@ -108,8 +108,8 @@ QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputV
 
 QString ToolDisplay::duration(qint64 nanoseconds)
 {
-    if (nanoseconds <= 0)
-        return {};
+    if (nanoseconds < 1000000)
+        return {}; // "0ms" on a refused or instant call says nothing
     const qint64 ms = nanoseconds / 1000000;
     if (ms < 1000)
         return ToolDisplay::tr("%1ms").arg(ms);
