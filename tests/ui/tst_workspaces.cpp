@@ -69,6 +69,8 @@ private:
     QString folder(const QString &name) const;
     void send(const QString &text);
     QStringList recentMenuFolders() const;
+    // The last event of a session's transcript, as compact JSON.
+    static QByteArray lastEventOf(const QString &sessionId);
 
     test::TestEnvironment m_env;
     std::unique_ptr<MainWindow> m_window;
@@ -128,6 +130,14 @@ void TestWorkspaces::cleanup()
         QTRY_VERIFY(!m_window->session()->isBusy());
     }
     m_window.reset();
+}
+
+QByteArray TestWorkspaces::lastEventOf(const QString &sessionId)
+{
+    const auto loaded = SessionStore().load(sessionId);
+    if (!loaded || loaded->events.isEmpty())
+        return QByteArrayLiteral("no events: ") + (loaded ? QByteArray() : loaded.error().toUtf8());
+    return QJsonDocument(loaded->events.last().toJson()).toJson(QJsonDocument::Compact);
 }
 
 void TestWorkspaces::send(const QString &text)
@@ -461,9 +471,7 @@ void TestWorkspaces::quittingDuringATurnAsksAndKeepsWhatTheTurnDid()
     QTRY_VERIFY(!m_window->isVisible());
     QVERIFY(!m_window->session()->isBusy());
 
-    const auto loaded = SessionStore().load(id);
-    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
-    const QByteArray last = QJsonDocument(loaded->events.last().toJson()).toJson(QJsonDocument::Compact);
+    const QByteArray last = lastEventOf(id);
     QVERIFY2(last.contains("\"interrupted\":true") && last.contains("Half of the migration is written."),
              last.constData());
 
@@ -536,9 +544,7 @@ void TestWorkspaces::aTerminationSignalStopsTheTurnSavesItAndQuits()
     std::thread([token = m_window->shutdownToken()] { token.cancel(); }).join();
     QTRY_VERIFY(!m_window->isVisible());
     QVERIFY(!m_window->session()->isBusy());
-    const auto loaded = SessionStore().load(id);
-    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
-    const QByteArray last = QJsonDocument(loaded->events.last().toJson()).toJson(QJsonDocument::Compact);
+    const QByteArray last = lastEventOf(id);
     QVERIFY2(last.contains("\"interrupted\":true") && last.contains("Renamed 12 of 40 files."),
              last.constData());
 
