@@ -721,20 +721,24 @@ void MainWindow::askBeforeLeaving(const QString &kind, const QString &title, con
     box->setAttribute(Qt::WA_DeleteOnClose);
     connect(box, &QMessageBox::buttonClicked, this,
             [this, box, stop, leave = std::move(leave)](QAbstractButton *button) {
-                if (button != stop || box->clickedButton() != stop)
-                    return;
-                if (!m_session->isBusy()) {
-                    leave();
-                    return;
-                }
-                // Done once the turn has really ended (updateBusy); a later choice replaces an earlier one.
-                m_afterStop = leave;
-                if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
-                    m_session->cancelCompaction();
-                else
-                    m_session->interrupt();
+                if (button == stop && box->clickedButton() == stop)
+                    stopThen(leave);
             });
     box->open();
+}
+
+void MainWindow::stopThen(std::function<void()> leave)
+{
+    if (!m_session->isBusy()) {
+        leave();
+        return;
+    }
+    // Done once the turn has really ended and is saved (updateBusy); a later choice replaces an earlier one.
+    m_afterStop = std::move(leave);
+    if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
+        m_session->cancelCompaction();
+    else
+        m_session->interrupt();
 }
 
 void MainWindow::switchWorkspace(const QString &folder)
@@ -1352,15 +1356,7 @@ void MainWindow::quitAfterStopping()
         close();
         QCoreApplication::quit();
     };
-    if (!m_session->isBusy()) {
-        quit();
-        return;
-    }
-    m_afterStop = quit; // updateBusy runs it once the stopped turn is on disk
-    if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
-        m_session->cancelCompaction();
-    else
-        m_session->interrupt();
+    stopThen(quit); // the turn is stopping already: its token descends from the shutdown token
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

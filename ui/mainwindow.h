@@ -146,6 +146,9 @@ private:
     void askBeforeLeaving(const QString &kind, const QString &title, const QString &text,
                           const QString &stopText, std::function<void()> leave);
     void newSession();
+    // Runs leave at once when nothing runs, else stops the turn (or the manual compaction) and runs it once
+    // the stopped turn is saved.
+    void stopThen(std::function<void()> leave);
     void switchWorkspace(const QString &folder);
     void syncWorkspace(); // the chat's file index, the sidebar, branch, status and title follow the session
     void rememberFolder(const QString &folder);
