@@ -290,6 +290,14 @@ void TestChatModel::retryDropsUnsealedSegmentsOfTheAttempt()
     model.retry(3, QStringLiteral("HTTP 429: rate limited"), 2000);
     QCOMPARE(model.item(model.rowCount() - 1).text,
              QStringLiteral("Retrying in 2 s (attempt 3)... HTTP 429: rate limited"));
+
+    // Back-to-back retries update that one row instead of stacking a row per attempt.
+    const int rows = model.rowCount();
+    model.retry(4, QStringLiteral("HTTP 500: overloaded"), 3000);
+    model.retry(5, QStringLiteral("HTTP 500: overloaded"), 4000);
+    QCOMPARE(model.rowCount(), rows);
+    QCOMPARE(model.item(rows - 1).text,
+             QStringLiteral("Retrying in 4 s (attempt 5)... HTTP 500: overloaded"));
 }
 
 // proves S53 (the output before an automatic compaction is sealed where it is and shown once)

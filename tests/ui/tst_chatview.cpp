@@ -990,6 +990,11 @@ void TestChatView::questionCardAnswersWithTheChosenOptions()
     model.addQuestion(11, questions);
     auto *choice = view.findChild<QComboBox *>(QStringLiteral("questionChoice1"));
     QVERIFY(choice);
+    // Found when tried: the question was listed above the form and again beside its answer box. A question
+    // the form shows whole is written once, in the form.
+    QCOMPARE(view.chatDelegate()->shownText(model.index(0)).trimmed(), QStringLiteral("The agent asks:"));
+    QCOMPARE(view.findChild<ElidingLabel *>(QStringLiteral("questionLabel1"))->text(),
+             QStringLiteral("Which database?"));
     QCOMPARE(choice->currentText(), QStringLiteral("SQLite")); // the recommendation is preselected
     choice->setCurrentIndex(1);
     QTest::mouseClick(view.findChild<QPushButton *>(QStringLiteral("questionSubmitButton")), Qt::LeftButton);
@@ -1032,6 +1037,8 @@ void TestChatView::questionCardAnswersWithTheChosenOptions()
                             .arg(secondChoice->geometry().left())
                             .arg(secondChoice->geometry().right()))); // wider than its room
     QCOMPARE(secondChoice->currentText(), QStringLiteral("Rewrite"));
+    // The long one is also listed whole above the form, since its label cannot hold it.
+    QVERIFY(view.chatDelegate()->shownText(model.index(1)).contains(longQuestion));
 
     // Answered, the card says which answer went to which question.
     model.settleQuestion(12, QStringLiteral("Postgres; Leave"),

@@ -5,6 +5,7 @@
 #include "chat/inerttextdocument.h"
 #include "chat/listnumbering.h"
 #include "chat/longmessage.h"
+#include "chat/questioncard.h"
 #include "chat/tooldisplay.h"
 
 #include <QAbstractScrollArea>
@@ -679,6 +680,17 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
                     QStringLiteral("<div>%1 <b>%2</b></div>")
                         .arg(escaped(questions.at(i).toObject().value(QStringLiteral("question")).toString()),
                              escaped(item.answers.at(i)));
+            document.setHtml(html);
+            return;
+        }
+        // While it waits, the form below puts each question beside its answer; the list here repeated them
+        // (found when tried) and stays only when a question is too long for the form's one line.
+        const bool formShowsThemWhole =
+            std::all_of(questions.cbegin(), questions.cend(), [](const QJsonValue &question) {
+                return question.toObject().value(QStringLiteral("question")).toString().size() <=
+                       QuestionCard::WholeQuestionLength;
+            });
+        if (!item.settled && formShowsThemWhole) {
             document.setHtml(html);
             return;
         }

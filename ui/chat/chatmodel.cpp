@@ -409,6 +409,12 @@ void ChatModel::retry(int attempt, const QString &reason, int delayMs)
                        : tr("Retrying (attempt %1)...").arg(attempt);
     if (!reason.isEmpty())
         line += QLatin1Char(' ') + reason;
+    // One row tells the story of back-to-back retries; five stacked rows repeating the reason did not.
+    if (!m_items.isEmpty() && m_items.constLast().kind == ChatItem::Kind::Retry) {
+        m_items.last().text = line;
+        changed(int(m_items.size()) - 1);
+        return;
+    }
     addLine(ChatItem::Kind::Retry, line);
 }
 

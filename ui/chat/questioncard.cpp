@@ -22,7 +22,8 @@ QuestionCard::QuestionCard(quint64 questionId, const QJsonObject &questions, QWi
     outer->setContentsMargins(20, 0, 20, 12);
     outer->addStretch();
     // Each answer beside its question (found when tried: "Answer 1:", "Answer 2:" under a list of questions
-    // left the person to count). A long question is elided there; the card above shows it whole.
+    // left the person to count). A long question is elided there (its tooltip and the list above the form
+    // show it whole).
     auto *grid = new QGridLayout;
     grid->setColumnStretch(2, 1); // the room left over goes after the answers
     outer->addLayout(grid);

@@ -18,6 +18,10 @@ public:
     QuestionCard(quint64 questionId, const QJsonObject &questions, QWidget *parent = nullptr);
     ~QuestionCard() override;
 
+    // Questions up to this many characters fit the form's one-line labels in a window of ordinary width;
+    // longer ones are also listed whole above the form.
+    static constexpr qsizetype WholeQuestionLength = 80;
+
     void focusDefault();
 
 Q_SIGNALS:
