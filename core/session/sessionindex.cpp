@@ -294,6 +294,35 @@ struct Entry
     QString body;
 };
 
+// The longest text indexed as one row. SQLite's snippet() weighs every match in a row against every other,
+// so a pasted 100,000-line log that matched a word on each line took 100 s to show one snippet; passages
+// this long keep a snippet instant and still hold a paragraph or a screen of output for the words of a
+// query to meet in.
+constexpr qsizetype kPassageLength = 8192;
+
+// body cut into passages of at most kPassageLength characters, each ending at a line break (or else a
+// space) where there is one in its second half, so a cut rarely splits a word.
+QList<QStringView> passagesOf(const QString &body)
+{
+    QList<QStringView> passages;
+    QStringView rest(body);
+    while (rest.size() > kPassageLength) {
+        QStringView head = rest.first(kPassageLength);
+        qsizetype cut = head.lastIndexOf(QLatin1Char('\n'));
+        if (cut < kPassageLength / 2)
+            cut = head.lastIndexOf(QLatin1Char(' '));
+        if (cut < kPassageLength / 2)
+            cut = kPassageLength - 1;
+        if (cut + 1 < rest.size() && rest.at(cut).isHighSurrogate())
+            --cut; // a character outside the BMP stays whole
+        passages.append(rest.first(cut + 1));
+        rest = rest.sliced(cut + 1);
+    }
+    if (!rest.isEmpty())
+        passages.append(rest);
+    return passages;
+}
+
 // What a person would search for in one event. Reasoning is left out.
 QList<Entry> searchableEntries(const SessionEvent &event)
 {
@@ -505,13 +534,16 @@ bool indexTranscript(QSqlDatabase &db, QFile &file, const QString &path, Session
         }
         const QList<Entry> entries = searchableEntries(*event);
         for (const Entry &entry : entries) {
-            insert.addBindValue(path);
-            insert.addBindValue(qint64(seq));
-            insert.addBindValue(entry.source);
-            insert.addBindValue(entry.body);
-            if (!insert.exec()) {
-                qCWarning(LogCategories::sessionIndex) << "Cannot index" << path << insert.lastError().text();
-                return false;
+            for (const QStringView passage : passagesOf(entry.body)) {
+                insert.addBindValue(path);
+                insert.addBindValue(qint64(seq));
+                insert.addBindValue(entry.source);
+                insert.addBindValue(passage.toString());
+                if (!insert.exec()) {
+                    qCWarning(LogCategories::sessionIndex)
+                        << "Cannot index" << path << insert.lastError().text();
+                    return false;
+                }
             }
         }
     }

@@ -46,7 +46,9 @@ class SessionIndex
 public:
     // 2: automatic compaction summaries are no longer indexed (an index of version 1 holds them).
     // 3: tool inputs and outputs are indexed as their values, not as JSON (version 2 shows JSON snippets).
-    static constexpr int kSchemaVersion = 3;
+    // 4: long texts are indexed as passages of at most 8,192 characters (one row per text made a snippet of
+    //    a long pasted log take minutes).
+    static constexpr int kSchemaVersion = 4;
 
     explicit SessionIndex(const QString &sessionsRoot = SessionStore::defaultRoot(),
                           const QString &databasePath = QString());

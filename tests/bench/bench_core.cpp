@@ -308,6 +308,21 @@ void benchSessions()
     auto hits = index.search(QStringLiteral("parser session 77"));
     report("SessionIndex::search over every message", timer.nsecsElapsed(),
            QStringLiteral("%1 hits").arg(hits ? hits->size() : -1));
+
+    // A pasted 100,000-line log with the searched word on every line (100 s before passages).
+    auto pasted = store.create(QStringLiteral("/work/pasted"));
+    QString log;
+    for (int line = 0; line < 100000; ++line)
+        log += QStringLiteral("line %1: some pasted log output src/file%1.cpp:123 error E%1\n").arg(line);
+    store.append(*pasted, SessionEvent::userMessage(log));
+    timer.restart();
+    built = index.update();
+    report("SessionIndex::update: one 100,000-line message", timer.nsecsElapsed(),
+           built ? QStringLiteral("%1 MB").arg(log.size() / 1e6, 0, 'f', 1) : built.error());
+    timer.restart();
+    hits = index.search(QStringLiteral("pasted"));
+    report("SessionIndex::search: a word on each of its lines", timer.nsecsElapsed(),
+           QStringLiteral("%1 hits").arg(hits ? hits->size() : -1));
 }
 
 } // namespace
@@ -324,7 +339,7 @@ int main(int argc, char **argv)
         benchDiff();
     if (args.size() < 2 || args.contains(QStringLiteral("tools")))
         benchFileTools();
-    if (args.size() < 2)
+    if (args.size() < 2 || args.contains(QStringLiteral("sessions")))
         benchSessions();
     return 0;
 }

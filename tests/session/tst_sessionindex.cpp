@@ -30,6 +30,7 @@ private Q_SLOTS:
     void markdownSnippetsReadWithoutMarks();
     void searchFindsPreCompactionText();
     void searchRequiresEveryTermAsPrefix();
+    void aPastedLogOf100000LinesIsSearchedThrough();
     void searchResultsAreNewestFirst();
     void searchFiltersByWorkspace();
     void userInputIsNeverFtsSyntax_data();
@@ -293,6 +294,41 @@ void TestSessionIndex::searchRequiresEveryTermAsPrefix()
     QCOMPARE(index.search(QStringLiteral("kube nomad"))->size(), 0);
     QCOMPARE(index.search(QStringLiteral("KUBERNETES"))->size(), 1);
     QCOMPARE(index.search(QStringLiteral("   "))->size(), 0);
+}
+
+// Found when tried: a session holding a pasted 100,000-line log whose every line said "pasted" made a search
+// for that word take 100 s (the snippet of a text with 100,000 matches). Long texts are indexed in passages:
+// a word on the log's last lines is found with the lines around it, a word on every line is found once per
+// session, and the words of a query still meet in a passage.
+void TestSessionIndex::aPastedLogOf100000LinesIsSearchedThrough()
+{
+    QString log;
+    for (int line = 0; line < 100000; ++line)
+        log += QStringLiteral("line %1: some pasted log output src/file%1.cpp:123 error E%1\n").arg(line);
+    log += QStringLiteral("line 100000: the zeppelin crashed in src/final.cpp\n");
+    TranscriptWriter writer(root(), workspace(QStringLiteral("alpha")));
+    writer.user(log);
+    writer.assistant(QStringLiteral("The log ends in a crash."));
+    SessionIndex index(root());
+
+    int matching = 0;
+    const auto everyLine = index.search(QStringLiteral("pasted"), QString(), 200, &matching);
+    QVERIFY2(everyLine.ok(), qPrintable(everyLine.error()));
+    QCOMPARE(everyLine->size(), 1);
+    QCOMPARE(matching, 1);
+    const SessionSearchHit &first = everyLine->first();
+    QVERIFY2(first.snippet.contains(QStringLiteral("some pasted log")), qPrintable(first.snippet));
+    QVERIFY(first.snippet.size() < 400);
+
+    const auto last = index.search(QStringLiteral("zeppelin"));
+    QCOMPARE(last->size(), 1);
+    QVERIFY2(last->first().snippet.contains(QStringLiteral("zeppelin crashed in src/final.cpp")),
+             qPrintable(last->first().snippet));
+    QCOMPARE(last->first().seq, everyLine->first().seq); // the user message, not the reply
+    const auto twoWords = index.search(QStringLiteral("zeppelin final"));
+    QCOMPARE(twoWords->size(), 1);
+    QCOMPARE(index.search(QStringLiteral("zeppelin E5"))->size(), 0); // line 5 is far from the zeppelin
+    QCOMPARE(index.search(QStringLiteral("file77777"))->size(), 1);
 }
 
 void TestSessionIndex::searchResultsAreNewestFirst()

@@ -166,13 +166,23 @@ void TestSessionBrowserPanel::searchShowsSnippetAndOpensAtTheMatch()
     QCOMPARE(m_panel->model()->sessionCount(), 2);
 
     auto *search = m_panel->findChild<QLineEdit *>(QStringLiteral("sessionSearchField"));
+    auto *status = m_panel->findChild<QLabel *>(QStringLiteral("sessionStatusLabel"));
+    // Found when tried: while a slow search ran, the label counted the list still shown ("35 matching
+    // sessions") although none of it had been searched. While a search runs, the label says so.
+    QStringList statusWhileSearching;
+    connect(m_panel->model(), &SessionListModel::loadingChanged, this, [&](bool loading) {
+        if (loading)
+            statusWhileSearching.append(status->text());
+    });
     search->setFocus();
     QTest::keyClicks(search, QStringLiteral("gyro"));
     QTRY_VERIFY(m_panel->model()->isSearching());
     QTRY_COMPARE_WITH_TIMEOUT(m_panel->model()->sessionCount(), 1, 5000);
+    QVERIFY(!statusWhileSearching.isEmpty());
+    for (const QString &text : std::as_const(statusWhileSearching))
+        QCOMPARE(text, QStringLiteral("Searching…"));
     const QModelIndex index = m_panel->model()->indexForSession(hit.id());
     QVERIFY(index.data(SessionListModel::PreviewRole).toString().contains(QStringLiteral("gyroscope drift")));
-    auto *status = m_panel->findChild<QLabel *>(QStringLiteral("sessionStatusLabel"));
     QTRY_COMPARE(status->text(), QStringLiteral("1 matching session"));
 
     QSignalSpy opened(m_panel.get(), &SessionBrowserPanel::sessionOpenRequested);

@@ -351,10 +351,11 @@ void SessionBrowserPanel::updateStatus()
     } else if (!m_model->lastError().isEmpty() && count == 0) {
         text = m_model->lastError();
     } else if (m_model->isSearching()) {
-        if (count == 0)
-            text = m_model->isLoading()
-                       ? tr("Searching…")
-                       : tr("No sessions match \u201c%1\u201d.").arg(m_model->searchQuery().trimmed());
+        // The list shown while a search runs is the one before it: it does not match anything yet.
+        if (m_model->isLoading())
+            text = tr("Searching…");
+        else if (count == 0)
+            text = tr("No sessions match \u201c%1\u201d.").arg(m_model->searchQuery().trimmed());
         else if (m_model->matchingSessionCount() > count)
             text = tr("The newest %1 of %2 matching sessions; add words to narrow the search.")
                        .arg(count)
