@@ -19,6 +19,7 @@
 #include "session/sessionstore.h"
 #include "sessionnotifications.h"
 #include "sessions/sessionbrowserpanel.h"
+#include "sessions/sessionlistmodel.h"
 #include "settings/modelcombobox.h"
 #include "settings/providercatalog.h"
 #include "settings/settingsdialog.h"
@@ -605,8 +606,11 @@ void MainWindow::installSessionBrowser()
     auto pendingHit = std::make_shared<std::pair<QString, quint64>>();
     auto scrollToHit = [this](quint64 seq) {
         const int row = m_chat->model()->rowForSeq(seq);
-        if (row >= 0)
-            m_chat->view()->scrollTo(m_chat->model()->index(row), QAbstractItemView::PositionAtTop);
+        if (row < 0)
+            return;
+        m_chat->view()->scrollTo(m_chat->model()->index(row), QAbstractItemView::PositionAtTop);
+        // The row's start is not enough when the words are deep in a long message or tool output.
+        m_chat->showSearchHit(row, m_sessionBrowser->model()->searchQuery());
     };
     connect(m_sessionBrowser, &SessionBrowserPanel::searchMatchOpenRequested, this,
             [this, pendingHit, scrollToHit](const QString &sessionId, quint64 seq) {

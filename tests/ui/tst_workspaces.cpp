@@ -6,13 +6,17 @@
 // geometry restored by the next window.
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
+#include "chat/chatview.h"
+#include "chat/findbar.h"
 #include "chat/inputeditor.h"
 #include "mainwindow.h"
 #include "sessions/sessionbrowserpanel.h"
+#include "sessions/sessionlistmodel.h"
 
 #include "agent/agentsession.h"
 #include "config/settings.h"
 #include "scriptedllmclient.h"
+#include "session/sessionevent.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
 
@@ -23,6 +27,7 @@
 #include <QFileDialog>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -61,6 +66,7 @@ private Q_SLOTS:
     void firstRunInTheHomeFolderAsksForAFolder();
     void sidebarIsShownTogglesAndIsRestored();
     void sidebarSelectsTheOpenSession();
+    void aSearchHitDeepInALongMessageIsShown();
 
 private:
     // Shown and active, unless a question opens over it at once (then only shown).
@@ -705,6 +711,43 @@ void TestWorkspaces::sidebarSelectsTheOpenSession()
     QVERIFY(second != first);
     QTRY_COMPARE(panel->currentSessionId(), second);
     QVERIFY(rename->isEnabled());
+}
+
+// Found when tried: a search hit for a word on line 9,876 of a pasted log opened the session at the
+// message's first lines, folded, with nothing to say where the word was. The conversation's find bar opens on
+// the searched word at the match (the message unfolds to it); F3 goes on to the next one.
+void TestWorkspaces::aSearchHitDeepInALongMessageIsShown()
+{
+    SessionStore store;
+    auto session = store.create(folder(QStringLiteral("alpha")));
+    QVERIFY2(session.ok(), qPrintable(session.error()));
+    QString log;
+    for (int line = 0; line < 2000; ++line)
+        log += line == 1500 ? QStringLiteral("line 1500: the quokka escaped\n")
+                            : QStringLiteral("line %1: nothing to see\n").arg(line);
+    QVERIFY(store.append(*session, SessionEvent::userMessage(log)).ok());
+    QVERIFY(store
+                .append(*session,
+                        SessionEvent::assistantTurn({}, QStringLiteral("Noted."), std::nullopt, false, {}))
+                .ok());
+
+    auto *panel = m_window->findChild<SessionBrowserPanel *>(QStringLiteral("sessionBrowserPanel"));
+    auto *search = panel->findChild<QLineEdit *>(QStringLiteral("sessionSearchField"));
+    search->setFocus();
+    QTest::keyClicks(search, QStringLiteral("the quokka"));
+    auto *status = panel->findChild<QLabel *>(QStringLiteral("sessionStatusLabel"));
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), QStringLiteral("1 matching session"), 10000);
+    QTest::keyClick(search, Qt::Key_Return);
+    QTRY_COMPARE_WITH_TIMEOUT(m_window->session()->sessionId(), session->id, 10000);
+
+    FindBar *find = m_window->chatPanel()->findBar();
+    QTRY_VERIFY_WITH_TIMEOUT(find->isVisible(), 10000);
+    QCOMPARE(find->text(), QStringLiteral("quokka")); // the longest of the words searched
+    QCOMPARE(find->resultText(), QStringLiteral("1 of 1"));
+    ChatView *view = m_window->chatPanel()->view();
+    QCOMPARE(view->selectedText(), QStringLiteral("quokka"));
+    QTRY_VERIFY(view->isSelectionInView());
+    QVERIFY(m_window->chatPanel()->input()->hasFocus()); // as after any opening: ready for the next message
 }
 
 QTEST_MAIN(TestWorkspaces)

@@ -622,17 +622,31 @@ void ChatPanel::findInConversation()
     m_findBar->open(shortSelection ? selected : QString());
 }
 
+void ChatPanel::showSearchHit(int row, const QString &searchWords)
+{
+    QStringList words = searchWords.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+    if (words.isEmpty())
+        return;
+    std::stable_sort(words.begin(), words.end(),
+                     [](const QString &a, const QString &b) { return a.size() > b.size(); });
+    if (!m_findBar->isVisible())
+        m_search.prepare(*m_model);
+    m_findStartRow = row;
+    m_findBar->open(words.first(), FindBar::Focus::Leave);
+}
+
 void ChatPanel::runSearch(const QString &text)
 {
     m_findText = text;
     m_matches = m_search.find(*m_model, text, [this](int row) { return !m_view->isRowHidden(row); });
     m_matchesStale = false;
     m_currentMatch = -1;
+    const int startRow = std::exchange(m_findStartRow, -1);
     if (!m_matches.isEmpty()) {
         // Nearest to what the person reads: the first match from the top of the view down, else the last
         // one above it.
         const QModelIndex top = m_view->indexAt(QPoint(0, 0));
-        const int topRow = top.isValid() ? top.row() : 0;
+        const int topRow = startRow >= 0 ? startRow : top.isValid() ? top.row() : 0;
         m_currentMatch = int(m_matches.size()) - 1;
         for (int i = 0; i < m_matches.size(); ++i) {
             if (m_matches.at(i).row >= topRow) {

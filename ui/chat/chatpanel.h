@@ -61,6 +61,10 @@ public:
     QAction *zoomResetAction() const { return m_zoomResetAction; }
     int zoomPercent() const { return m_zoomPercent; }
     void setZoomPercent(int percent);
+    // A session search hit: the find bar opens on the longest of the search's words (the focus stays where
+    // it is: the input, after an opening) and shows its first match from row on, so a word deep in a long
+    // message or output is in view.
+    void showSearchHit(int row, const QString &searchWords);
     QStringList queue() const { return m_queue; }
     bool isBusy() const;
     bool showThinking() const { return m_showThinking; }
@@ -193,6 +197,7 @@ private:
     QList<ConversationSearch::Match> m_matches;
     int m_currentMatch = -1;
     bool m_matchesStale = false; // rows changed since the search ran
+    int m_findStartRow = -1;     // once: where the next search looks first, instead of the top of the view
     QTimer m_findRefresh;
     QAction *m_zoomInAction = nullptr;
     QAction *m_zoomOutAction = nullptr;

@@ -93,12 +93,13 @@ QString FindBar::resultText() const
     return m_result->text();
 }
 
-void FindBar::open(const QString &text)
+void FindBar::open(const QString &text, Focus focus)
 {
     if (!text.isEmpty())
         m_edit->setText(text);
     show();
-    m_edit->setFocus(Qt::ShortcutFocusReason);
+    if (focus == Focus::Take)
+        m_edit->setFocus(Qt::ShortcutFocusReason);
     m_edit->selectAll();
     m_debounce.stop();
     Q_EMIT searchChanged(this->text()); // the conversation may have changed since the bar was last open

@@ -27,8 +27,10 @@ public:
     // current: the match shown (from 0, -1 for none); total: how many there are (capped when capped).
     void setResult(int current, int total, bool capped = false);
     QString resultText() const;
+    enum class Focus { Take, Leave };
     // Shows the bar with text (the field's own text when empty), focused and selected, and searches.
-    void open(const QString &text = QString());
+    // Leave keeps the focus where it is (a search hit opened from the sessions sidebar).
+    void open(const QString &text = QString(), Focus focus = Focus::Take);
 
 Q_SIGNALS:
     void searchChanged(const QString &text);
