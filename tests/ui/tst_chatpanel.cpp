@@ -88,6 +88,7 @@ private Q_SLOTS:
     void turnStreamsIntoTheTranscript();
     void aSilentProviderIsNamedButARunningToolIsNot();
     void findInConversationGoesFromMatchToMatch();
+    void pageKeysInTheInputScrollTheConversation();
     void ctrlCAndEscLetGoOfASelectionBeforeTheTurn();
     void ctrlCWithASelectionOutOfSightInterrupts();
     void findFollowsTheConversationAndOpensFoldedThoughts();
@@ -286,6 +287,46 @@ void TestChatPanel::findInConversationGoesFromMatchToMatch()
     QVERIFY(!find->isVisible());
     QVERIFY(m_panel->input()->hasFocus());
     QVERIFY(!m_session->isBusy()); // Esc in the bar closes the bar, nothing else
+}
+
+// Found trying the window: PageUp in the input did nothing, so reading back meant reaching for the mouse.
+// PageUp and PageDown in the input scroll the conversation a page (as in chat apps and the reference's
+// terminal interface), and the draft is untouched. A find bar a session search hit opened (the input keeps
+// the focus) closes with Esc from the input.
+void TestChatPanel::pageKeysInTheInputScrollTheConversation()
+{
+    QString reply;
+    for (int i = 0; i < 120; ++i)
+        reply += QStringLiteral("Paragraph %1 says nothing much.\n\n").arg(i);
+    reply += QStringLiteral("Here the NEEDLE hides.\n");
+    m_client->addTurn({ScriptedLlmClient::chunk(reply), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("a long answer please"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    QScrollBar *bar = m_panel->view()->verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 1000);
+    QTRY_COMPARE(bar->value(), bar->maximum()); // followed the reply to its end
+
+    QTest::keyClicks(m_panel->input(), QStringLiteral("draft"));
+    const int bottom = bar->value();
+    QTest::keyClick(m_panel->input(), Qt::Key_PageUp);
+    QCOMPARE(bar->value(), bottom - bar->pageStep());
+    QTest::keyClick(m_panel->input(), Qt::Key_PageUp);
+    QCOMPARE(bar->value(), bottom - 2 * bar->pageStep());
+    QTest::keyClick(m_panel->input(), Qt::Key_PageDown);
+    QCOMPARE(bar->value(), bottom - bar->pageStep());
+    QVERIFY(m_panel->input()->hasFocus());
+    QCOMPARE(m_panel->input()->toPlainText(), QStringLiteral("draft"));
+
+    m_panel->showSearchHit(0, QStringLiteral("the needle"));
+    FindBar *find = m_panel->findBar();
+    QVERIFY(find->isVisible());
+    QCOMPARE(find->text(), QStringLiteral("needle"));
+    QCOMPARE(find->resultText(), QStringLiteral("1 of 1"));
+    QVERIFY(m_panel->input()->hasFocus());
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QVERIFY(!find->isVisible());
+    QCOMPARE(m_panel->input()->toPlainText(), QStringLiteral("draft"));
 }
 
 // Found trying the window: with a row of a running reply selected (or a found match highlighted) and the

@@ -152,6 +152,7 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
         else
             interrupt();
     });
+    connect(m_input, &InputEditor::pageRequested, m_view, &ChatView::scrollPage);
     connect(m_view, &ChatView::escapePressed, this, &ChatPanel::escape);
     connect(m_view, &ChatView::interruptRequested, this, &ChatPanel::interrupt);
     connect(m_view, &ChatView::permissionDecided, this, &ChatPanel::onPermissionDecided);
@@ -794,7 +795,11 @@ void ChatPanel::escape()
         m_queue.clear();
         updateQueueView();
         notify(tr("Queue cleared"));
+        return;
     }
+    // 4. Nothing running: a find bar opened by a session search hit (it leaves the focus in the input).
+    if (m_findBar->isVisible())
+        m_findBar->close();
 }
 
 void ChatPanel::interrupt()

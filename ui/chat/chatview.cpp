@@ -480,6 +480,12 @@ void ChatView::scrollTo(const QModelIndex &index, ScrollHint hint)
     QListView::scrollTo(index, hint);
 }
 
+void ChatView::scrollPage(int direction)
+{
+    verticalScrollBar()->triggerAction(direction < 0 ? QAbstractSlider::SliderPageStepSub
+                                                     : QAbstractSlider::SliderPageStepAdd);
+}
+
 bool ChatView::scrollByKey(QKeyEvent *event)
 {
     // A reply can be taller than many screens: the item view's own keys move from row to row (PageDown
@@ -490,10 +496,10 @@ bool ChatView::scrollByKey(QKeyEvent *event)
     QScrollBar *bar = verticalScrollBar();
     switch (event->key()) {
     case Qt::Key_PageDown:
-        bar->triggerAction(QAbstractSlider::SliderPageStepAdd);
+        scrollPage(1);
         return true;
     case Qt::Key_PageUp:
-        bar->triggerAction(QAbstractSlider::SliderPageStepSub);
+        scrollPage(-1);
         return true;
     case Qt::Key_End:
         bar->triggerAction(QAbstractSlider::SliderToMaximum);

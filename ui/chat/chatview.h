@@ -48,6 +48,8 @@ public:
     // Find in the conversation: selects occurrence number occurrence of needle in row and scrolls its line
     // to the middle of the view. False when the row does not show that many (it is scrolled to instead).
     bool showMatch(int row, const QString &needle, int occurrence);
+    // One page up (-1) or down (+1), by pixels as PageUp and PageDown in the view do.
+    void scrollPage(int direction);
     void selectAll() override;
     // Code blocks (fenced) of the Markdown text of a row, in order.
     static QStringList codeBlocks(const QString &markdown);

@@ -31,6 +31,8 @@ public:
     // Shows the bar with text (the field's own text when empty), focused and selected, and searches.
     // Leave keeps the focus where it is (a search hit opened from the sessions sidebar).
     void open(const QString &text = QString(), Focus focus = Focus::Take);
+    // Hides the bar (Esc in it, its close button, Esc in the input while nothing runs) and says closed().
+    void close();
 
 Q_SIGNALS:
     void searchChanged(const QString &text);
@@ -42,7 +44,6 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    void close();
     // A search typed but not run yet (the pause not over) runs now.
     void flush();
 

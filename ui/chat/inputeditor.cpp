@@ -170,6 +170,11 @@ void InputEditor::keyPressEvent(QKeyEvent *event)
             return;
         }
     }
+    if ((event->key() == Qt::Key_PageUp || event->key() == Qt::Key_PageDown) &&
+        (event->modifiers() & ~Qt::KeypadModifier) == Qt::NoModifier) {
+        Q_EMIT pageRequested(event->key() == Qt::Key_PageUp ? -1 : 1);
+        return;
+    }
     if (event->key() == Qt::Key_J && event->modifiers() == Qt::ControlModifier) {
         textCursor().insertText(QStringLiteral("\n"));
         return;

@@ -35,6 +35,9 @@ Q_SIGNALS:
     void submitted(const QString &text);
     void escapePressed();
     void interruptRequested(); // Ctrl+C with no selection
+    // PageUp (-1) or PageDown (+1): a composer's paging keys scroll the conversation, as in chat apps and
+    // the reference's terminal interface.
+    void pageRequested(int direction);
 
 protected:
     bool event(QEvent *event) override;
