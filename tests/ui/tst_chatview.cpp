@@ -74,6 +74,7 @@ private Q_SLOTS:
     void everyMatchFoundIsShown();
     void findKeepsUpWithEveryChange();
     void aFoundMatchFarUpStaysInView();
+    void theLineReadStaysOnTopWhenTheWidthChanges();
     void scrollingUpIntoUnmeasuredRowsMovesTheTextByTheStep();
     void questionCardAnswersWithTheChosenOptions();
     void aClickOnALinkOpensItInTheBrowser();
@@ -943,6 +944,54 @@ void TestChatView::aFoundMatchFarUpStaysInView()
     }
     QCOMPARE(measured, 1); // the reply above the match did change height: the test shows what it claims
     QCOMPARE(view.selectedText(), QStringLiteral("Question"));
+}
+
+// Found when tried: narrowing the window (or showing the sidebar) while reading the middle of a long reply
+// kept the reply's top where it was and rewrapped the text under it, so the paragraph read was far away.
+// The paragraph at the top of the view stays at the top through narrower and wider widths.
+void TestChatView::theLineReadStaysOnTopWhenTheWidthChanges()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(900, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.addUserMessage(QStringLiteral("explain every step"));
+    QString reply;
+    for (int i = 0; i < 600; ++i)
+        reply += QStringLiteral("Paragraph %1 explains one step of the build in words long enough to wrap "
+                                "onto a second line when the window is narrow.\n\n")
+                     .arg(i);
+    model.appendText(reply);
+    model.flush();
+    model.addUserMessage(QStringLiteral("thanks"));
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.chatDelegate()->isCatchingUp(), 10000); // the streamed text all shown
+    int row = 0;
+    while (row < model.rowCount() && !model.item(row).text.contains(QStringLiteral("Paragraph 400 ")))
+        ++row; // a long reply is shown in rows of some paragraphs each
+    QVERIFY(view.showMatch(row, QStringLiteral("Paragraph 400 "), 0));
+    QTest::qWait(50);
+
+    const auto paragraphOnTop = [&view, &model] {
+        const QModelIndex top = view.indexAt(QPoint(view.viewport()->width() / 2, 0));
+        if (model.item(top.row()).kind != ChatItem::Kind::AssistantText)
+            return QStringLiteral("row %1 on top").arg(top.row());
+        const int position = view.chatDelegate()->textPositionAt(top, view.visualRect(top), QPoint(40, 0));
+        const auto [from, to] = view.chatDelegate()->blockAround(top, position);
+        return view.chatDelegate()->textBetween(top, from, from + 14);
+    };
+    const QString before = paragraphOnTop();
+    QVERIFY2(before.startsWith(QStringLiteral("Paragraph 3")), qPrintable(before));
+    for (const int width : {500, 360, 1200, 900}) {
+        view.resize(width, 500);
+        QTest::qWait(50);
+        view.viewport()->repaint();
+        QTest::qWait(50);
+        const QString after = paragraphOnTop();
+        QVERIFY2(after == before, qPrintable(QStringLiteral("%1 px wide: %2").arg(width).arg(after)));
+    }
 }
 
 // Scrolling up a long conversation brings rows on screen whose heights were estimates; measuring them used to

@@ -246,12 +246,12 @@ StackedText ChatDelegate::stackOf(const Entry &entry)
     return StackedText({{entry.document.get(), 0}});
 }
 
-int ChatDelegate::textPositionAt(const QModelIndex &index, const QRect &rowRect,
-                                 const QPoint &viewportPos) const
+int ChatDelegate::textPositionAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos,
+                                 int width) const
 {
     if (!index.isValid())
         return 0;
-    const Entry &entry = entryFor(index, contentWidth());
+    const Entry &entry = entryFor(index, width > 0 ? width : contentWidth());
     return stackOf(entry).positionAt(QPointF(viewportPos - documentRect(rowRect, index).topLeft()));
 }
 
@@ -308,11 +308,12 @@ void ChatDelegate::noteLaidOutHeight(const QModelIndex &index, const Entry &entr
         Q_EMIT const_cast<ChatDelegate *>(this)->sizeHintChanged(index);
 }
 
-QRect ChatDelegate::textLineRect(const QModelIndex &index, const QRect &rowRect, int position) const
+QRect ChatDelegate::textLineRect(const QModelIndex &index, const QRect &rowRect, int position,
+                                 int width) const
 {
     if (!index.isValid())
         return {};
-    const QRectF line = stackOf(entryFor(index, contentWidth())).lineRect(position);
+    const QRectF line = stackOf(entryFor(index, width > 0 ? width : contentWidth())).lineRect(position);
     return line.toAlignedRect().translated(documentRect(rowRect, index).topLeft());
 }
 

@@ -66,8 +66,11 @@ public:
     // The code block of a Markdown row under viewportPos (rowRect: the row's rectangle), or empty.
     QString codeBlockAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos) const;
     void clearCache();
-    // The text position under viewportPos in a row as it is shown now (rowRect: the row's rectangle).
-    int textPositionAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos) const;
+    // The text position under viewportPos in a row as it is shown now (rowRect: the row's rectangle). width:
+    // the text width to measure at, 0 for the view's; the view passes the width before a resize, so the
+    // rows' layout is the one still on screen.
+    int textPositionAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos,
+                       int width = 0) const;
     // The target of a Markdown link under viewportPos ("https://..."), empty when there is none.
     QString linkAt(const QModelIndex &index, const QRect &rowRect, const QPoint &viewportPos) const;
     // The plain text a row shows between two positions; the word around a position.
@@ -78,8 +81,11 @@ public:
     // whole row out, and tells the view when that corrects its estimated height.
     std::optional<std::pair<int, int>> findInRow(const QModelIndex &index, const QString &needle,
                                                  int occurrence) const;
-    // The line of text position is on, in viewport coordinates (rowRect: the row's rectangle).
-    QRect textLineRect(const QModelIndex &index, const QRect &rowRect, int position) const;
+    // The line of text position is on, in viewport coordinates (rowRect: the row's rectangle; width as for
+    // textPositionAt).
+    QRect textLineRect(const QModelIndex &index, const QRect &rowRect, int position, int width = 0) const;
+    // The width rows' text is laid out at in the view as it is now.
+    int contentWidth() const;
     void setTextSelection(const TextSelection &selection) { m_selection = selection; }
     const TextSelection &textSelection() const { return m_selection; }
     // The view says when it lays its rows out: a height that changes then is taken in by that layout.
@@ -123,7 +129,6 @@ private:
     // view hears when that moves the rows below.
     void noteLaidOutHeight(const QModelIndex &index, const Entry &entry, int width) const;
     void catchUp();
-    int contentWidth() const;
     int rowHeight(const ChatItem &item, qreal documentHeight) const;
     int estimatedDocumentHeight(const ChatItem &item, int width) const;
     void buildDocument(QTextDocument &document, const ChatItem &item) const;

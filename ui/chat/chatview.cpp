@@ -15,6 +15,7 @@
 #include <QMenu>
 #include <QPainter>
 #include <QRegularExpression>
+#include <QResizeEvent>
 #include <QScrollBar>
 #include <QUrl>
 #include <QWheelEvent>
@@ -420,6 +421,8 @@ void ChatView::keyPressEvent(QKeyEvent *event)
 
 void ChatView::rememberScrollAnchor()
 {
+    if (m_widthChangePending)
+        return;
     if (m_follow) {
         m_scrollAnchor = {};
         return;
@@ -432,6 +435,16 @@ void ChatView::rememberScrollAnchor()
     const bool bottomEdge = row.top() < area.top() && row.bottom() < area.bottom();
     m_scrollAnchor =
         ScrollAnchor{m_model->item(index.row()).id, bottomEdge, bottomEdge ? row.bottom() : row.top(), true};
+    // Found when tried: narrowing the window (or showing the sidebar) in the middle of a long pasted log
+    // kept the log's top where it was, and the text rewrapped under it: the line read was thousands of lines
+    // away. In a row that reaches above the view, the line on top is remembered as a text position, which
+    // a new width wraps elsewhere.
+    if (row.top() < area.top()) {
+        m_scrollAnchor.textPosition =
+            m_delegate->textPositionAt(index, row, QPoint(row.left() + 1, area.top()));
+        m_scrollAnchor.lineY = m_delegate->textLineRect(index, row, m_scrollAnchor.textPosition).top();
+        m_scrollAnchor.width = m_delegate->contentWidth();
+    }
 }
 
 void ChatView::doItemsLayout()
@@ -441,14 +454,18 @@ void ChatView::doItemsLayout()
     const bool follow = m_follow;
     const ScrollAnchor anchor = m_scrollAnchor;
     m_layingOut = true;
+    m_widthChangePending = false;
     m_delegate->setViewLayingOut(true);
     QListView::doItemsLayout();
     m_delegate->setViewLayingOut(false);
     if (!follow && anchor.valid) {
         const int row = m_model->rowOf(anchor.itemId);
         if (row >= 0 && !isRowHidden(row)) {
-            const QRect rect = visualRect(m_model->index(row));
-            const int moved = (anchor.bottomEdge ? rect.bottom() : rect.top()) - anchor.y;
+            const QModelIndex index = m_model->index(row);
+            const QRect rect = visualRect(index);
+            int moved = (anchor.bottomEdge ? rect.bottom() : rect.top()) - anchor.y;
+            if (anchor.textPosition >= 0 && anchor.width != m_delegate->contentWidth())
+                moved = m_delegate->textLineRect(index, rect, anchor.textPosition).top() - anchor.lineY;
             if (moved != 0)
                 verticalScrollBar()->setValue(verticalScrollBar()->value() + moved);
         }
@@ -801,6 +818,9 @@ void ChatView::paintEvent(QPaintEvent *event)
 
 void ChatView::resizeEvent(QResizeEvent *event)
 {
+    // Until the rows are laid out at the new width, what is on screen is no place to remember.
+    if (event->oldSize().width() != event->size().width())
+        m_widthChangePending = true;
     QListView::resizeEvent(event);
     scheduleDelayedItemsLayout();
 }

@@ -128,6 +128,11 @@ private:
         bool bottomEdge = false;
         int y = 0; // of that edge, in viewport coordinates
         bool valid = false;
+        // A row reaching above the view: the text position at the top of the view, the y of its line and
+        // the text width then, so a new width keeps the same line on top.
+        int textPosition = -1;
+        int lineY = 0;
+        int width = 0;
     };
 
     ChatModel *m_model;
@@ -136,6 +141,7 @@ private:
     bool m_follow = true;
     ScrollAnchor m_scrollAnchor;
     bool m_layingOut = false;
+    bool m_widthChangePending = false; // resized, not laid out yet
     // The text selection: where the drag began (anchor) and where the pointer is (focus), row and position.
     int m_anchorRow = -1;
     int m_anchorPosition = 0;
