@@ -1206,6 +1206,16 @@ void TestChatView::aLongMessageIsFoldedUntilShown()
     sendMouse(view, QEvent::MouseMove, onToggle, Qt::NoButton);
     QCOMPARE(view.viewport()->cursor().shape(), Qt::PointingHandCursor);
 
+    // A selection from its lines into the next message copies the lines shown, not the toggle line.
+    drag(view, lineOf(view, 0, QStringLiteral("line 18:")).topLeft() + QPoint(1, 2),
+         firstLinePoint(view, 1, QStringLiteral("twenty")));
+    const QString copied = copiedWithCtrlC(view);
+    QVERIFY2(copied.startsWith(QStringLiteral("line 18: some pasted log output\nline 19: some pasted log "
+                                              "output\n\ntwenty")),
+             qPrintable(copied));
+    QVERIFY2(!copied.contains(QStringLiteral("Show all")), qPrintable(copied));
+    QVERIFY(model.item(0).collapsed);
+
     // Copy message copies all of it.
     const std::unique_ptr<QMenu> menu = view.contextMenuFor(inText);
     QVERIFY(menu);

@@ -202,7 +202,14 @@ QString ChatView::selectedText() const
         if (isRowHidden(row))
             continue;
         const auto [from, to] = selection.rangeIn(row);
-        const QString part = m_delegate->textBetween(m_model->index(row), from, to);
+        QString part = m_delegate->textBetween(m_model->index(row), from, to);
+        // A long message's "▸ Show all N lines" is a control, not its text (it was copied with the lines).
+        const ChatItem &item = m_model->item(row);
+        if (item.kind == ChatItem::Kind::User && LongMessage::isLong(item.text)) {
+            const qsizetype lastLine = part.lastIndexOf(QLatin1Char('\n')) + 1;
+            if (LongMessage::isToggleLine(part.mid(lastLine), item.collapsed))
+                part.truncate(qMax<qsizetype>(0, lastLine - 1));
+        }
         if (!part.isEmpty())
             parts << part;
     }
