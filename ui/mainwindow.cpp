@@ -47,6 +47,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
@@ -548,6 +549,36 @@ void MainWindow::createStatusBar()
     bar->addPermanentWidget(m_elapsedLabel);
 }
 
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    fitSidebar();
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // A width the sidebar takes while the conversation has room to spare is the person's (a drag of the
+    // separator, a restored state); one that leaves the conversation its minimum is fitSidebar()'s.
+    // Only a change of width counts: a taller window resizes the sidebar too, keeping a fitted width.
+    if (watched == m_sessionDock && event->type() == QEvent::Resize && !m_sessionDock->isFloating() &&
+        m_sessionDock->isVisible() && width() - m_sessionDock->width() > MinChatWidth + 8 &&
+        static_cast<QResizeEvent *>(event)->oldSize().width() != m_sessionDock->width())
+        m_sidebarWidth = m_sessionDock->width();
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::fitSidebar()
+{
+    // Found when tried: in a window of 640 px (half a laptop screen) the sidebar kept its 290 px and the
+    // conversation had 330 px, wrapping every line twice.
+    if (!m_sessionDock || !m_sessionDock->isVisible() || m_sessionDock->isFloating() || m_sidebarWidth <= 0)
+        return;
+    const int smallest = m_sessionDock->minimumSizeHint().width();
+    const int fitting = qMax(smallest, qMin(m_sidebarWidth, width() - MinChatWidth));
+    if (fitting != m_sessionDock->width())
+        resizeDocks({m_sessionDock}, {fitting}, Qt::Horizontal);
+}
+
 void MainWindow::installSessionBrowser()
 {
     m_sessionDock = new QDockWidget(tr("Sessions"), this);
@@ -560,6 +591,12 @@ void MainWindow::installSessionBrowser()
     m_sessionDock->setWidget(m_sessionBrowser);
     addDockWidget(Qt::LeftDockWidgetArea, m_sessionDock);
     resizeDocks({m_sessionDock}, {kSidebarWidth}, Qt::Horizontal);
+    m_sidebarWidth = kSidebarWidth;
+    m_sessionDock->installEventFilter(this);
+    connect(m_sessionDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible)
+            QTimer::singleShot(0, this, &MainWindow::fitSidebar);
+    });
 
     // View > Sessions and the toolbar's sidebar button: the dock's own toggle, so they never disagree.
     m_sessionsAction = m_sessionDock->toggleViewAction();

@@ -46,6 +46,9 @@ class MainWindow final : public QMainWindow
     Q_DISABLE_COPY_MOVE(MainWindow)
 
 public:
+    // The width the conversation keeps while the sessions sidebar can still narrow.
+    static constexpr int MinChatWidth = 480;
+
     explicit MainWindow(const LaunchOptions &options, QWidget *parent = nullptr);
     ~MainWindow() override;
 
@@ -93,6 +96,8 @@ protected:
     void changeEvent(QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void createActions();
@@ -198,6 +203,10 @@ private:
     QTimer m_elapsedTimer;
 
     QDockWidget *m_sessionDock = nullptr;
+    // The sidebar's width as the person left it; a narrow window narrows the sidebar first, down to its
+    // minimum, so the conversation keeps MinChatWidth, and a wider one gives this width back.
+    int m_sidebarWidth = 0;
+    void fitSidebar();
     SessionBrowserPanel *m_sessionBrowser = nullptr;
     bool m_updatingPickers = false;
 

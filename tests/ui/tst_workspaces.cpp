@@ -66,6 +66,7 @@ private Q_SLOTS:
     void firstRunInTheHomeFolderAsksForAFolder();
     void sidebarIsShownTogglesAndIsRestored();
     void sidebarSelectsTheOpenSession();
+    void aNarrowWindowNarrowsTheSidebarFirst();
     void aSearchHitDeepInALongMessageIsShown();
 
 private:
@@ -711,6 +712,40 @@ void TestWorkspaces::sidebarSelectsTheOpenSession()
     QVERIFY(second != first);
     QTRY_COMPARE(panel->currentSessionId(), second);
     QVERIFY(rename->isEnabled());
+}
+
+// Found when tried: in a window of 640 px (half a laptop screen) the sidebar kept its 290 px and the
+// conversation had 330 px. A narrow window narrows the sidebar first (to its own minimum), and a wider one
+// gives back the width the person chose.
+void TestWorkspaces::aNarrowWindowNarrowsTheSidebarFirst()
+{
+    auto *dock = m_window->findChild<QDockWidget *>(QStringLiteral("sessionBrowserDock"));
+    QVERIFY(dock && dock->isVisible());
+    m_window->resize(1000, 560);
+    m_window->resizeDocks({dock}, {340}, Qt::Horizontal); // as a drag of the separator does
+    QTRY_VERIFY2(qAbs(dock->width() - 340) <= 4, qPrintable(QString::number(dock->width())));
+    const int chosen = dock->width();
+
+    m_window->resize(640, 560);
+    QTRY_VERIFY2(m_window->centralWidget()->width() >= MainWindow::MinChatWidth - 8 ||
+                     dock->width() <= dock->minimumSizeHint().width(),
+                 qPrintable(QStringLiteral("chat %1, sidebar %2 (at least %3)")
+                                .arg(m_window->centralWidget()->width())
+                                .arg(dock->width())
+                                .arg(dock->minimumSizeHint().width())));
+    QVERIFY(dock->width() < chosen);
+    QVERIFY(dock->isVisible());
+
+    m_window->resize(1000, 640); // taller as well: the sidebar's height changes first, then its width
+    QTRY_VERIFY2(qAbs(dock->width() - chosen) <= 4, qPrintable(QString::number(dock->width())));
+
+    // Hidden and shown again in a narrow window, it comes back narrowed.
+    m_window->resize(640, 560);
+    m_window->findChild<QAction *>(QStringLiteral("sessionsAction"))->trigger();
+    QTRY_VERIFY(!dock->isVisible());
+    m_window->findChild<QAction *>(QStringLiteral("sessionsAction"))->trigger();
+    QTRY_VERIFY(dock->isVisible());
+    QTRY_VERIFY(dock->width() < chosen);
 }
 
 // Found when tried: a search hit for a word on line 9,876 of a pasted log opened the session at the
