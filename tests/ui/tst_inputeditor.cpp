@@ -11,9 +11,11 @@
 #include <QCompleter>
 #include <QDir>
 #include <QFile>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 using namespace keen;
 
@@ -31,6 +33,7 @@ private Q_SLOTS:
     void atCompletesAFileDeepInABigFolder();
     void ctrlCCopiesSelectionElseAsksToInterrupt();
     void escapeIsReported();
+    void droppedOrPastedFilesAreNamed();
 
 private:
     test::TestEnvironment m_env;
@@ -167,6 +170,50 @@ void TestInputEditor::ctrlCCopiesSelectionElseAsksToInterrupt()
     QTest::keyClick(&editor, Qt::Key_C, Qt::ControlModifier);
     QCOMPARE(interrupt.count(), 1);
     QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("selected words"));
+}
+
+// Found when tried: a file dragged from the file manager onto the input became "file:///home/...", a link
+// the model cannot use. Dropped or pasted files are named: @path inside the workspace (as the @ completion
+// writes it), the absolute path outside it, quoted when it holds a space. A dragged web link stays text.
+void TestInputEditor::droppedOrPastedFilesAreNamed()
+{
+    const QString workspace = QDir::cleanPath(m_env.path(QStringLiteral("work")));
+    InputEditor editor;
+    editor.setWorkspace(workspace);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    QTest::keyClicks(&editor, QStringLiteral("compare"));
+
+    auto *files = new QMimeData;
+    files->setUrls({QUrl::fromLocalFile(workspace + QStringLiteral("/src/main.cpp")),
+                    QUrl::fromLocalFile(workspace + QStringLiteral("/docs/read me.md")),
+                    QUrl::fromLocalFile(QStringLiteral("/etc/hosts"))});
+    QApplication::clipboard()->setMimeData(files);
+    QTest::keyClick(&editor, Qt::Key_V, Qt::ControlModifier);
+    QCOMPARE(editor.toPlainText(), QStringLiteral("compare @src/main.cpp @\"docs/read me.md\" /etc/hosts "));
+
+    editor.clear();
+    QPoint at = editor.viewport()->rect().center();
+    auto *link = new QMimeData;
+    link->setUrls({QUrl(QStringLiteral("https://example.org/page"))});
+    link->setText(QStringLiteral("https://example.org/page"));
+    QDragEnterEvent enter(at, Qt::CopyAction, link, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(editor.viewport(), &enter);
+    QDropEvent drop(at, Qt::CopyAction, link, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(editor.viewport(), &drop);
+    QCOMPARE(editor.toPlainText(), QStringLiteral("https://example.org/page"));
+
+    editor.clear();
+    auto *dropped = new QMimeData;
+    dropped->setUrls({QUrl::fromLocalFile(workspace + QStringLiteral("/notes.txt"))});
+    QDragEnterEvent enterFile(at, Qt::CopyAction, dropped, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(editor.viewport(), &enterFile);
+    QVERIFY(enterFile.isAccepted());
+    QDropEvent dropFile(at, Qt::CopyAction, dropped, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(editor.viewport(), &dropFile);
+    QCOMPARE(editor.toPlainText(), QStringLiteral("@notes.txt "));
+    delete link;
+    delete dropped;
 }
 
 void TestInputEditor::escapeIsReported()

@@ -359,6 +359,7 @@ bool ChatPanel::isBusy() const
 void ChatPanel::setWorkspace(const QString &workspace)
 {
     m_files->rescan(workspace);
+    m_input->setWorkspace(workspace);
 }
 
 void ChatPanel::notify(const QString &text)

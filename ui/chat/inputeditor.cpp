@@ -2,10 +2,13 @@
 
 #include <QAbstractItemView>
 #include <QCompleter>
+#include <QDir>
 #include <QKeyEvent>
+#include <QMimeData>
 #include <QScrollBar>
 #include <QStringListModel>
 #include <QTextBlock>
+#include <QUrl>
 #include <QtMath>
 
 namespace keen {
@@ -13,6 +16,21 @@ namespace keen {
 namespace {
 constexpr int kMaxHistory = 1000;
 constexpr int kMaxFileSuggestions = 10;
+
+// The local files of a drop or paste, or nothing when it holds anything else (a web link, text).
+QStringList localFiles(const QMimeData *source)
+{
+    QStringList files;
+    if (!source->hasUrls())
+        return files;
+    const QList<QUrl> urls = source->urls();
+    for (const QUrl &url : urls) {
+        if (!url.isLocalFile())
+            return {};
+        files.append(QDir::cleanPath(url.toLocalFile()));
+    }
+    return files;
+}
 } // namespace
 
 InputEditor::InputEditor(QWidget *parent)
@@ -119,6 +137,37 @@ bool InputEditor::event(QEvent *event)
         }
     }
     return QPlainTextEdit::event(event);
+}
+
+bool InputEditor::canInsertFromMimeData(const QMimeData *source) const
+{
+    return !localFiles(source).isEmpty() || QPlainTextEdit::canInsertFromMimeData(source);
+}
+
+void InputEditor::insertFromMimeData(const QMimeData *source)
+{
+    const QStringList files = localFiles(source);
+    if (files.isEmpty()) {
+        QPlainTextEdit::insertFromMimeData(source);
+        return;
+    }
+    const QDir workspace(m_workspace);
+    QStringList names;
+    for (const QString &file : files) {
+        const QString relative = workspace.relativeFilePath(file);
+        const bool inside = !m_workspace.isEmpty() && relative != QLatin1String("..") &&
+                            !relative.startsWith(QLatin1String("../")) && !QDir::isAbsolutePath(relative);
+        QString name = inside ? relative : file;
+        if (name.contains(QLatin1Char(' ')))
+            name = QLatin1Char('"') + name + QLatin1Char('"');
+        names.append(inside ? QLatin1Char('@') + name : name);
+    }
+    QTextCursor cursor = textCursor();
+    const QString before = cursor.block().text().left(cursor.positionInBlock());
+    const bool needsSpace = !before.isEmpty() && !before.back().isSpace();
+    cursor.insertText((needsSpace ? QStringLiteral(" ") : QString()) + names.join(QLatin1Char(' ')) +
+                      QLatin1Char(' '));
+    setTextCursor(cursor);
 }
 
 void InputEditor::keyPressEvent(QKeyEvent *event)

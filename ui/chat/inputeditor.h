@@ -24,6 +24,8 @@ public:
 
     void setCommandNames(const QStringList &names);
     void setFiles(const QStringList &files);
+    // The folder dropped or pasted files are named relative to (as @path), when they are inside it.
+    void setWorkspace(const QString &workspace) { m_workspace = workspace; }
     QStringList history() const { return m_history; }
     void setHistory(const QStringList &history);
     void addToHistory(const QString &text);
@@ -43,6 +45,10 @@ protected:
     bool event(QEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+    // Files dropped on the input, or copied in a file manager and pasted, are named, not read: "@src/a.cpp"
+    // inside the workspace (as the @ completion writes them), the absolute path outside it.
+    bool canInsertFromMimeData(const QMimeData *source) const override;
+    void insertFromMimeData(const QMimeData *source) override;
 
 private:
     enum class CompletionKind { None, Command, File };
@@ -58,6 +64,7 @@ private:
     QStringListModel *m_completionModel;
     QStringList m_commandNames;
     QStringList m_files;
+    QString m_workspace;
     CompletionKind m_completionKind = CompletionKind::None;
     int m_tokenStart = 0;
     QStringList m_history;
