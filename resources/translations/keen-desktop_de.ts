@@ -273,6 +273,10 @@
         <source>... 1 earlier line</source>
         <translation>... 1 frühere Zeile</translation>
     </message>
+    <message>
+        <source>↻ Try again</source>
+        <translation>↻ Erneut versuchen</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatGptSignInRow</name>

@@ -89,6 +89,7 @@ private Q_SLOTS:
     void aSilentProviderIsNamedButARunningToolIsNot();
     void findInConversationGoesFromMatchToMatch();
     void pageKeysInTheInputScrollTheConversation();
+    void aFailedTurnOffersToTryAgain();
     void ctrlCAndEscLetGoOfASelectionBeforeTheTurn();
     void ctrlCWithASelectionOutOfSightInterrupts();
     void findFollowsTheConversationAndOpensFoldedThoughts();
@@ -327,6 +328,68 @@ void TestChatPanel::pageKeysInTheInputScrollTheConversation()
     QTest::keyClick(m_panel->input(), Qt::Key_Escape);
     QVERIFY(!find->isVisible());
     QCOMPARE(m_panel->input()->toPlainText(), QStringLiteral("draft"));
+}
+
+// Found when tried: after "the provider is overloaded (HTTP 500)" with every retry used, the error row was
+// the end of the road; trying again meant knowing that Up recalls the prompt. The error a turn ends with
+// offers "↻ Try again" (a click on it, or Enter on its row), which sends the same words; the offer goes
+// once another turn starts. An incomplete turn (part of its work carried on) offers nothing.
+void TestChatPanel::aFailedTurnOffersToTryAgain()
+{
+    const QString failure = QStringLiteral("the provider is overloaded or failed (HTTP 500)");
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::failure(failure))});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("summarise the log"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    ChatModel *model = m_panel->model();
+    ChatView *view = m_panel->view();
+    const int errorRow = model->rowCount() - 1;
+    QCOMPARE(model->item(errorRow).kind, ChatItem::Kind::Error);
+    const QString shown = view->chatDelegate()->shownText(model->index(errorRow));
+    QVERIFY2(shown.contains(failure) && shown.contains(QStringLiteral("↻ Try again")), qPrintable(shown));
+
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Here is the summary.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    const QModelIndex index = model->index(errorRow);
+    const int at = int(shown.indexOf(QStringLiteral("↻ Try again")));
+    const QRect line = view->chatDelegate()->textLineRect(index, view->visualRect(index), at);
+    const QPoint onLink(line.left() + 30, line.center().y());
+    QTest::mouseMove(view->viewport(), onLink);
+    QTRY_COMPARE(view->viewport()->cursor().shape(), Qt::PointingHandCursor);
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, onLink);
+    QTRY_VERIFY(model->plainText().contains(QStringLiteral("Here is the summary.")));
+    QTRY_VERIFY(!m_session->isBusy());
+    int asked = 0;
+    for (int row = 0; row < model->rowCount(); ++row)
+        asked += model->item(row).kind == ChatItem::Kind::User &&
+                 model->item(row).text == QStringLiteral("summarise the log");
+    QCOMPARE(asked, 2);
+    QVERIFY(!view->chatDelegate()->shownText(model->index(errorRow)).contains(QStringLiteral("Try again")));
+    QVERIFY(m_panel->input()->hasFocus());
+
+    // Enter on the error's row takes the offer too.
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::failure(failure))});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("and the other log"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("The other one is fine.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    view->setFocus();
+    view->setCurrentIndex(model->index(model->rowCount() - 1));
+    QTest::keyClick(view, Qt::Key_Return);
+    QTRY_VERIFY(model->plainText().contains(QStringLiteral("The other one is fine.")));
+    QTRY_VERIFY(!m_session->isBusy());
+
+    // An incomplete turn: no offer.
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::incomplete(failure))});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("a third"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy());
+    QCOMPARE(model->item(model->rowCount() - 1).kind, ChatItem::Kind::Error);
+    QVERIFY(model->retryPrompt().isEmpty());
+    QVERIFY(!view->chatDelegate()
+                 ->shownText(model->index(model->rowCount() - 1))
+                 .contains(QStringLiteral("Try")));
 }
 
 // Found trying the window: with a row of a running reply selected (or a found match highlighted) and the

@@ -2,6 +2,7 @@
 
 #include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
+#include "chat/chatview.h"
 #include "chat/inerttextdocument.h"
 #include "chat/listnumbering.h"
 #include "chat/longmessage.h"
@@ -707,9 +708,14 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
     case ChatItem::Kind::Interrupted:
         document.setHtml(lineHtml(ChatColors::warning(palette).name(), item.text));
         return;
-    case ChatItem::Kind::Error:
-        document.setHtml(lineHtml(ChatColors::error(palette).name(), QStringLiteral("✗ ") + item.text));
+    case ChatItem::Kind::Error: {
+        QString html = lineHtml(ChatColors::error(palette).name(), QStringLiteral("✗ ") + item.text);
+        if (!item.retryPrompt.isEmpty())
+            html += QStringLiteral("<div><a href=\"%1\">%2</a></div>")
+                        .arg(ChatView::RetryLink, escaped(tr("↻ Try again")));
+        document.setHtml(html);
         return;
+    }
     case ChatItem::Kind::Status:
         document.setHtml(
             lineHtml(item.text.startsWith(QStringLiteral("✓")) ? ChatColors::success(palette).name() : muted,

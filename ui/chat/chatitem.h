@@ -78,6 +78,8 @@ struct ChatItem
     quint64 questionId = 0;
     QJsonObject questions;
     bool settled = false;
+    // An error that ended a turn: the prompt its "Try again" link sends once more (empty: no link).
+    QString retryPrompt;
     QString outcome;     // "Allowed", "Denied", the answers...
     QStringList answers; // a question's answers, one per question, when they were given
 

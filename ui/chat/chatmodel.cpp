@@ -487,6 +487,32 @@ quint64 ChatModel::addLine(ChatItem::Kind kind, const QString &text)
     return insert(std::move(item));
 }
 
+quint64 ChatModel::addTurnError(const QString &text, const QString &prompt)
+{
+    dropRetryOffer();
+    const quint64 id = addLine(ChatItem::Kind::Error, text);
+    if (!prompt.trimmed().isEmpty()) {
+        m_items.last().retryPrompt = prompt;
+        m_retryItem = id;
+    }
+    return id;
+}
+
+QString ChatModel::retryPrompt() const
+{
+    const int row = m_retryItem ? rowOf(m_retryItem) : -1;
+    return row >= 0 ? m_items.at(row).retryPrompt : QString();
+}
+
+void ChatModel::dropRetryOffer()
+{
+    const int row = m_retryItem ? rowOf(std::exchange(m_retryItem, 0)) : -1;
+    if (row < 0)
+        return;
+    m_items[row].retryPrompt.clear();
+    changed(row); // shown again, without its link
+}
+
 quint64 ChatModel::addInterrupted()
 {
     return addLine(ChatItem::Kind::Interrupted, tr("Interrupted...what should the agent do instead?"));
@@ -593,6 +619,7 @@ void ChatModel::clear()
     beginResetModel();
     m_items.clear();
     m_firstRowOfSeq.clear();
+    m_retryItem = 0;
     m_attemptStart = 0;
     m_sealedRows = 0;
     m_settledToolRows = 0;

@@ -78,6 +78,11 @@ public:
     // that streamed from row on, as the replayed transcript has it; tool cards before it stay.
     void replaceTrailingText(int row, const QString &text);
     quint64 addLine(ChatItem::Kind kind, const QString &text);
+    // The error a turn ended with, offering "Try again" with the turn's prompt; any earlier offer goes.
+    quint64 addTurnError(const QString &text, const QString &prompt);
+    // The prompt the open "Try again" offer would send, and taking the offer away (a turn starts).
+    QString retryPrompt() const;
+    void dropRetryOffer();
     quint64 addInterrupted();
     quint64 addPermission(const PermissionRequest &request);
     // An allowed change drops its diff from the card: the tool's card below shows the same diff.
@@ -176,6 +181,7 @@ private:
     QList<Pending> m_pending;
     QTimer m_flushTimer;
     quint64 m_nextId = 1;
+    quint64 m_retryItem = 0;   // the error row offering "Try again", 0 for none
     int m_attemptStart = 0;    // first row of the current provider request
     bool m_flushing = false;   // flushSome() is applying streamed chunks
     int m_sealedRows = 0;      // the rows before it are all sealed

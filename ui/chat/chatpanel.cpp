@@ -154,6 +154,13 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     });
     connect(m_input, &InputEditor::pageRequested, m_view, &ChatView::scrollPage);
     connect(m_view, &ChatView::escapePressed, this, &ChatPanel::escape);
+    connect(m_view, &ChatView::retryRequested, this, [this] {
+        const QString prompt = m_model->retryPrompt();
+        if (prompt.isEmpty() || m_session->isBusy())
+            return;
+        submitInput(prompt);
+        m_input->setFocus(Qt::OtherFocusReason);
+    });
     connect(m_view, &ChatView::interruptRequested, this, &ChatPanel::interrupt);
     connect(m_view, &ChatView::permissionDecided, this, &ChatPanel::onPermissionDecided);
     connect(m_view, &ChatView::questionAnswered, this, &ChatPanel::onQuestionAnswered);
@@ -378,6 +385,8 @@ void ChatPanel::setBusy(bool busy)
 void ChatPanel::onTurnStarted(const QString &text)
 {
     m_runKind = RunKind::Turn;
+    m_turnPrompt = text;
+    m_model->dropRetryOffer();
     m_model->addUserMessage(text);
     m_view->scrollToBottom();
     m_toolsRunning = 0;
@@ -433,6 +442,11 @@ void ChatPanel::onTurnFinished(AgentSession::TurnOutcome outcome, const QString 
             m_model->addInterrupted();
             break;
         case AgentSession::TurnOutcome::Error:
+            // The provider failed (retries used up, a cut connection): the same words can go again. An
+            // incomplete turn did part of its work, carried to the next request; the same prompt would
+            // start the task over, so it offers nothing.
+            m_model->addTurnError(error.isEmpty() ? tr("The request failed.") : error, m_turnPrompt);
+            break;
         case AgentSession::TurnOutcome::Incomplete:
             m_model->addLine(ChatItem::Kind::Error, error.isEmpty() ? tr("The request failed.") : error);
             break;

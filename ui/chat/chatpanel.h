@@ -193,6 +193,7 @@ private:
     QAction *m_findNextAction = nullptr;
     QAction *m_findPreviousAction = nullptr;
     QString m_findText;
+    QString m_turnPrompt; // the running (or last) turn's words, for "Try again" after an error
     ConversationSearch m_search;
     QList<ConversationSearch::Match> m_matches;
     int m_currentMatch = -1;

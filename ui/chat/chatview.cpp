@@ -411,13 +411,19 @@ void ChatView::keyPressEvent(QKeyEvent *event)
         Q_EMIT escapePressed();
         return;
     }
-    // Enter or Space folds and opens the current row: a thought, or a long message (LongMessage).
+    // Enter or Space folds and opens the current row: a thought, or a long message (LongMessage); Enter on
+    // an error offering "Try again" takes the offer.
     if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter || event->key() == Qt::Key_Space) &&
         currentIndex().isValid()) {
         const ChatItem &item = m_model->item(currentIndex().row());
         if (item.kind == ChatItem::Kind::Reasoning ||
             (item.kind == ChatItem::Kind::User && LongMessage::isLong(item.text))) {
             m_model->toggleCollapsed(currentIndex().row());
+            return;
+        }
+        if (item.kind == ChatItem::Kind::Error && !item.retryPrompt.isEmpty() &&
+            event->key() != Qt::Key_Space) {
+            Q_EMIT retryRequested();
             return;
         }
     }
@@ -620,7 +626,10 @@ void ChatView::mouseReleaseEvent(QMouseEvent *event)
     QListView::mouseReleaseEvent(event);
     const QString pressedLink = std::exchange(m_pressLink, QString());
     if (plainClick && !pressedLink.isEmpty() && linkAt(point) == pressedLink) {
-        openLink(pressedLink); // a click on a link, as in a browser
+        if (pressedLink == RetryLink)
+            Q_EMIT retryRequested();
+        else
+            openLink(pressedLink); // a click on a link, as in a browser
         return;
     }
     if (plainClick && at.isValid() && m_model->item(at.row()).kind == ChatItem::Kind::Reasoning) {
@@ -688,7 +697,7 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
     const QModelIndex at = indexAt(viewportPos);
     auto owned = std::make_unique<QMenu>(this);
     QMenu &menu = *owned;
-    if (const QString link = linkAt(viewportPos); !link.isEmpty()) {
+    if (const QString link = linkAt(viewportPos); !link.isEmpty() && link != RetryLink) {
         QAction *open = menu.addAction(tr("&Open Link"));
         open->setObjectName(QStringLiteral("openLinkAction"));
         open->setEnabled(isOpenableLink(link));

@@ -30,6 +30,9 @@ class ChatView final : public QListView
     Q_DISABLE_COPY_MOVE(ChatView)
 
 public:
+    // The link of "↻ Try again" on an error row: handled by the window, never opened.
+    static inline const QString RetryLink = QStringLiteral("keen:retry");
+
     explicit ChatView(ChatModel *model, QWidget *parent = nullptr);
     ~ChatView() override;
 
@@ -83,6 +86,8 @@ Q_SIGNALS:
     void droppedDetailsRequested(quint64 itemId);
     // Ctrl+wheel: steps of zoom, positive to enlarge.
     void zoomRequested(int steps);
+    // "↻ Try again" on the error a turn ended with (a click, or Enter on its row).
+    void retryRequested();
 
 protected:
     bool event(QEvent *event) override;
