@@ -555,6 +555,10 @@ Verfügbare Werkzeuge: %2</translation>
         <source>The conversation is unchanged.</source>
         <translation>Die Unterhaltung ist unverändert.</translation>
     </message>
+    <message>
+        <source>%1 (the work done so far goes along with your next message)</source>
+        <translation>%1 (die bisherige Arbeit geht mit Ihrer nächsten Nachricht weiter)</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>

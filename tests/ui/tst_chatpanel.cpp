@@ -335,7 +335,8 @@ void TestChatPanel::pageKeysInTheInputScrollTheConversation()
 // Found when tried: after "the provider is overloaded (HTTP 500)" with every retry used, the error row was
 // the end of the road; trying again meant knowing that Up recalls the prompt. The error a turn ends with
 // offers "↻ Try again" (a click on it, or Enter on its row), which sends the same words; the offer goes
-// once another turn starts. An incomplete turn (part of its work carried on) offers nothing.
+// once another turn starts. An incomplete turn (part of its work carried on) offers nothing, and says that
+// its work goes along with the next message.
 void TestChatPanel::aFailedTurnOffersToTryAgain()
 {
     const QString failure = QStringLiteral("the provider is overloaded or failed (HTTP 500)");
@@ -389,6 +390,8 @@ void TestChatPanel::aFailedTurnOffersToTryAgain()
     QTRY_VERIFY(!m_session->isBusy());
     QCOMPARE(model->item(model->rowCount() - 1).kind, ChatItem::Kind::Error);
     QVERIFY(model->retryPrompt().isEmpty());
+    QVERIFY(model->item(model->rowCount() - 1)
+                .text.endsWith(QStringLiteral("(the work done so far goes along with your next message)")));
     QVERIFY(!view->chatDelegate()
                  ->shownText(model->index(model->rowCount() - 1))
                  .contains(QStringLiteral("Try")));

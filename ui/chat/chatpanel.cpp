@@ -448,7 +448,10 @@ void ChatPanel::onTurnFinished(AgentSession::TurnOutcome outcome, const QString 
             m_model->addTurnError(error.isEmpty() ? tr("The request failed.") : error, m_turnPrompt);
             break;
         case AgentSession::TurnOutcome::Incomplete:
-            m_model->addLine(ChatItem::Kind::Error, error.isEmpty() ? tr("The request failed.") : error);
+            // Says what happens next: the turn's tool work is replayed before the next message.
+            m_model->addLine(ChatItem::Kind::Error,
+                             tr("%1 (the work done so far goes along with your next message)")
+                                 .arg(error.isEmpty() ? tr("The request failed.") : error));
             break;
         }
     }
