@@ -2,7 +2,6 @@
 
 #include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
-#include "chat/chatview.h"
 #include "chat/inerttextdocument.h"
 #include "chat/listnumbering.h"
 #include "chat/longmessage.h"
@@ -712,7 +711,7 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
         QString html = lineHtml(ChatColors::error(palette).name(), QStringLiteral("✗ ") + item.text);
         if (!item.retryPrompt.isEmpty())
             html += QStringLiteral("<div><a href=\"%1\">%2</a></div>")
-                        .arg(ChatView::RetryLink, escaped(tr("↻ Try again")));
+                        .arg(ChatItem::RetryLink, escaped(tr("↻ Try again")));
         document.setHtml(html);
         return;
     }

@@ -80,6 +80,8 @@ struct ChatItem
     bool settled = false;
     // An error that ended a turn: the prompt its "Try again" link sends once more (empty: no link).
     QString retryPrompt;
+    // The target of that link: the view takes it as the offer, never opens it.
+    static inline const QString RetryLink = QStringLiteral("keen:retry");
     QString outcome;     // "Allowed", "Denied", the answers...
     QStringList answers; // a question's answers, one per question, when they were given
 

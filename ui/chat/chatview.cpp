@@ -626,7 +626,7 @@ void ChatView::mouseReleaseEvent(QMouseEvent *event)
     QListView::mouseReleaseEvent(event);
     const QString pressedLink = std::exchange(m_pressLink, QString());
     if (plainClick && !pressedLink.isEmpty() && linkAt(point) == pressedLink) {
-        if (pressedLink == RetryLink)
+        if (pressedLink == ChatItem::RetryLink)
             Q_EMIT retryRequested();
         else
             openLink(pressedLink); // a click on a link, as in a browser
@@ -697,7 +697,7 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
     const QModelIndex at = indexAt(viewportPos);
     auto owned = std::make_unique<QMenu>(this);
     QMenu &menu = *owned;
-    if (const QString link = linkAt(viewportPos); !link.isEmpty() && link != RetryLink) {
+    if (const QString link = linkAt(viewportPos); !link.isEmpty() && link != ChatItem::RetryLink) {
         QAction *open = menu.addAction(tr("&Open Link"));
         open->setObjectName(QStringLiteral("openLinkAction"));
         open->setEnabled(isOpenableLink(link));

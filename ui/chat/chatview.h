@@ -30,9 +30,6 @@ class ChatView final : public QListView
     Q_DISABLE_COPY_MOVE(ChatView)
 
 public:
-    // The link of "↻ Try again" on an error row: handled by the window, never opened.
-    static inline const QString RetryLink = QStringLiteral("keen:retry");
-
     explicit ChatView(ChatModel *model, QWidget *parent = nullptr);
     ~ChatView() override;
 
