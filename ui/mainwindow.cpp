@@ -1349,6 +1349,7 @@ void MainWindow::showSettings()
     }
     dialog->setProvidersWithKeyInSettings(keysInSettings);
     dialog->setReviewCompaction(m_session->reviewManualCompaction());
+    dialog->setPinBudgetPercent(m_session->pinBudgetPercent());
     connect(dialog, &SettingsDialog::chatGptSignInRequested, dialog, [this, dialog] {
         signInWithChatGpt(
             dialog, [dialog](bool ok, const QString &message) { dialog->showChatGptSignIn(ok, message); });
@@ -1360,6 +1361,12 @@ void MainWindow::showSettings()
             m_session->setReviewManualCompaction(review);
             saveSettings([review](Settings &settings) { settings.reviewCompaction = review; });
         }
+        const int pinBudget = dialog->pinBudgetPercent();
+        if (pinBudget != m_session->pinBudgetPercent()) {
+            m_session->setPinBudgetPercent(pinBudget);
+            saveSettings([pinBudget](Settings &settings) { settings.pinBudgetPercent = pinBudget; });
+        }
+        m_chat->updatePinsButton(); // the budget follows the percent and the model's window
     });
     dialog->open();
 }

@@ -28,6 +28,7 @@
 #include <QDir>
 #include <QFuture>
 #include <QFutureWatcher>
+#include <QLocale>
 #include <QPromise>
 #include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
@@ -997,6 +998,11 @@ void AgentSession::setPinBudgetPercent(int percent)
     d->pinBudgetPercent = std::clamp(percent, 1, 100);
 }
 
+int AgentSession::pinBudgetPercent() const
+{
+    return d->pinBudgetPercent;
+}
+
 qint64 AgentSession::pinBudget() const
 {
     return ContextBudget::inputBudget(d->contextWindow()) * d->pinBudgetPercent / 100;
@@ -1026,11 +1032,10 @@ Result<void> AgentSession::addPin(Pin pin)
         // Never a silent drop: refused here, before anything is written, with what it would take.
         return Result<void>::failure(
             tr("This pin does not fit: the pins would take about %1 tokens of the %2-token pin budget "
-               "(%3% of the input budget). Unpin something, pin less, or raise pin_budget_percent in "
-               "settings.json.")
-                .arg(needed)
-                .arg(pinBudget())
-                .arg(d->pinBudgetPercent));
+               "(%3% of the input budget). Unpin something, pin less, or raise the pin budget (Settings, "
+               "or pin_budget_percent in settings.json).")
+                .arg(QLocale().toString(needed), QLocale().toString(pinBudget()),
+                     QString::number(d->pinBudgetPercent)));
     }
     if (auto opened = d->ensureSession(); !opened)
         return opened;

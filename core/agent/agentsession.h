@@ -113,6 +113,7 @@ public:
     // The pin budget is this share of the input budget (settings.json pin_budget_percent, default 10).
     static constexpr int DefaultPinBudgetPercent = 10;
     void setPinBudgetPercent(int percent);
+    int pinBudgetPercent() const;
     qint64 pinBudget() const;    // tokens
     qint64 pinnedTokens() const; // what the pins take in a replacement, estimated like the history (S1)
     static qint64 pinTokens(const PinList &pins);

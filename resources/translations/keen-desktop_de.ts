@@ -277,6 +277,10 @@
         <source>↻ Try again</source>
         <translation>↻ Erneut versuchen</translation>
     </message>
+    <message>
+        <source>↶ Undo compaction</source>
+        <translation>↶ Verdichtung rückgängig machen</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatGptSignInRow</name>
@@ -474,10 +478,6 @@
         <source>Pins</source>
         <translation>Angeheftet</translation>
     </message>
-    <message>
-        <source>The pins take about %1 tokens, more than their budget of %2 tokens. Every pin was kept after the compaction; unpin something in Conversation &gt; Pins, or raise pin_budget_percent in settings.json.</source>
-        <translation>Die angehefteten Einträge brauchen etwa %1 Tokens, mehr als ihr Budget von %2 Tokens. Nach der Verdichtung wurde jeder behalten; lösen Sie etwas unter Unterhaltung &gt; Angeheftet, oder erhöhen Sie pin_budget_percent in settings.json.</translation>
-    </message>
     <message numerus="yes">
         <source>Pins: %n · %1 of %2 tokens</source>
         <translation>
@@ -558,6 +558,10 @@ Verfügbare Werkzeuge: %2</translation>
     <message>
         <source>%1 (the work done so far goes along with your next message)</source>
         <translation>%1 (die bisherige Arbeit geht mit Ihrer nächsten Nachricht weiter)</translation>
+    </message>
+    <message>
+        <source>The pins take about %1 tokens, more than their budget of %2 tokens. Every pin was kept after the compaction; unpin something in Conversation &gt; Pins, or raise the pin budget in Settings.</source>
+        <translation>Die angehefteten Einträge belegen etwa %1 Tokens, mehr als ihr Budget von %2 Tokens. Alle wurden nach der Verdichtung behalten; lösen Sie etwas unter Unterhaltung &gt; Angeheftet, oder erhöhen Sie das Budget dafür in den Einstellungen.</translation>
     </message>
 </context>
 <context>
@@ -1760,6 +1764,18 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
     <message>
         <source>Stored unencrypted in %1 (no system keychain)</source>
         <translation>Unverschlüsselt in %1 gespeichert (kein Systemschlüsselbund)</translation>
+    </message>
+    <message>
+        <source>% of the input budget</source>
+        <translation>% des Eingabebudgets</translation>
+    </message>
+    <message>
+        <source>Pinned messages, code and notes travel verbatim after a compaction; a pin that would take more than this is refused</source>
+        <translation>Angeheftete Nachrichten, Code und Notizen bleiben nach einer Verdichtung wörtlich erhalten; was mehr als dies belegen würde, wird abgelehnt</translation>
+    </message>
+    <message>
+        <source>&amp;Pins may take up to</source>
+        <translation>&amp;Angeheftetes darf bis zu</translation>
     </message>
 </context>
 <context>

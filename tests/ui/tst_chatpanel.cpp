@@ -102,6 +102,7 @@ private Q_SLOTS:
     void undoCompactionFromItsRowAfterALaterTurn();
     void undoThatNoLongerFitsOffersToCompactAgain();
     void onlyTheLatestCompactionOffersUndo();
+    void theLatestCompactionsRowOffersUndoAsALink();
     void manualCompactionStreamsSummaryAndReportsStatus();
     void manualCompactionIgnoresCtrlCAndEscCancelsIt();
     void manualCompactionStreamsInViewWhenScrolledUp();
@@ -798,6 +799,74 @@ void TestChatPanel::onlyTheLatestCompactionOffersUndo()
     earlier = menuAt(first);
     QVERIFY(undoActionOf(earlier.get())->isEnabled());
     QCOMPARE(undoActionOf(earlier.get())->text().remove(QLatin1Char('&')), QStringLiteral("Undo Compaction"));
+}
+
+// Found when tried: Undo of a compaction was only in the row's context menu and the Conversation menu, where
+// nobody looks right after "✓ Context compacted.". The row of the latest compaction in effect says
+// "↶ Undo compaction" as a link while nothing runs; a click undoes it; an earlier compaction's row offers it
+// once the later one is undone; a running turn hides the offer until it ends.
+void TestChatPanel::theLatestCompactionsRowOffersUndoAsALink()
+{
+    const QString offer = QStringLiteral("↶ Undo compaction");
+    ChatModel *model = m_panel->model();
+    ChatView *view = m_panel->view();
+    auto shownAt = [&](quint64 seq) {
+        return view->chatDelegate()->shownText(model->index(compactionRow(model, seq)));
+    };
+    firstTurn();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFirst summary.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    const quint64 first = m_session->undoableCompaction();
+    QVERIFY(first > 0);
+    QTRY_VERIFY2(shownAt(first).contains(offer), qPrintable(shownAt(first)));
+
+    // While a turn runs, no offer; after it, again.
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Working.")),
+                       ScriptedLlmClient::gate(QStringLiteral("later")),
+                       ScriptedLlmClient::chunk(QStringLiteral(" Later answer.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("later question"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(model->plainText().contains(QStringLiteral("Working.")));
+    QVERIFY(m_session->isBusy());
+    QVERIFY2(!shownAt(first).contains(offer), qPrintable(shownAt(first)));
+    m_client->open(QStringLiteral("later"));
+    QTRY_VERIFY(!m_session->isBusy());
+    QTRY_VERIFY(shownAt(first).contains(offer));
+
+    // A second compaction: only its row offers Undo.
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSecond summary.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(!m_session->isBusy());
+    const quint64 second = m_session->undoableCompaction();
+    QVERIFY(second > first);
+    QTRY_VERIFY(shownAt(second).contains(offer));
+    QVERIFY2(!shownAt(first).contains(offer), qPrintable(shownAt(first)));
+
+    // A click on the link undoes the second; the first offers it then.
+    auto linkOf = [&](quint64 seq) {
+        const QModelIndex index = model->index(compactionRow(model, seq));
+        view->scrollTo(index);
+        const QRect line = view->chatDelegate()->textLineRect(index, view->visualRect(index),
+                                                              int(shownAt(seq).indexOf(offer)));
+        return QPoint(line.left() + 30, line.center().y());
+    };
+    const QPoint onLink = linkOf(second);
+    QTest::mouseMove(view->viewport(), onLink);
+    QTRY_COMPARE(view->viewport()->cursor().shape(), Qt::PointingHandCursor);
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, onLink);
+    QTRY_VERIFY(model->plainText().contains(ChatModel::compactionUndoneText()));
+    QTRY_VERIFY(!m_session->isBusy());
+    QCOMPARE(m_session->undoableCompaction(), first);
+    QVERIFY2(!shownAt(second).contains(offer), qPrintable(shownAt(second)));
+    QTRY_VERIFY(shownAt(first).contains(offer));
+    // The link is no address: the row's menu offers no Open Link or Copy Link Address on it.
+    const std::unique_ptr<QMenu> menu = view->contextMenuFor(linkOf(first));
+    QVERIFY(!menu->findChild<QAction *>(QStringLiteral("openLinkAction")));
+    QVERIFY(undoActionOf(menu.get()));
 }
 
 // Issue 16 point 2: when the restored history no longer fits the input budget, a dialog says so and offers

@@ -24,7 +24,9 @@
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTest>
+#include <QToolButton>
 
 #include <algorithm>
 
@@ -41,6 +43,7 @@ private Q_SLOTS:
     void cleanup();
     void offByDefaultAppliesAtOnce();
     void settingsDialogTurnsItOn();
+    void settingsDialogSetsThePinBudget();
     void acceptAppliesTheSummary();
     void editedSummaryIsWhatIsApplied();
     void regenerateRunsAgainWithTheFocus();
@@ -149,6 +152,38 @@ void TestCompactionReview::settingsDialogTurnsItOn()
     QFile file(Settings::defaultPath());
     QVERIFY(file.open(QIODevice::ReadOnly));
     QVERIFY(file.readAll().contains("\"compaction_review\": true"));
+}
+
+// Found when tried: a pin over its budget said "raise pin_budget_percent in settings.json", a file a person
+// of a desktop app does not edit. The settings dialog sets the pin budget (1 to 50% of the input budget);
+// OK takes effect at once, in the pins chip too, and is kept in settings.json.
+void TestCompactionReview::settingsDialogSetsThePinBudget()
+{
+    AgentSession *session = m_window->session();
+    Pin note;
+    note.text = QStringLiteral("Never edit vendor/ by hand.");
+    QVERIFY(session->addPin(note));
+    QTRY_COMPARE(session->pins().size(), 1);
+    auto *chip = m_window->findChild<QToolButton *>(QStringLiteral("pinsButton"));
+    QVERIFY(chip);
+    QTRY_VERIFY(chip->text().contains(QStringLiteral("1")));
+    const QString chipBefore = chip->text();
+    const qint64 budgetBefore = session->pinBudget();
+
+    m_window->findChild<QAction *>(QStringLiteral("settingsAction"))->trigger();
+    SettingsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<SettingsDialog *>()) != nullptr && dialog->isVisible());
+    auto *spin = dialog->findChild<QSpinBox *>(QStringLiteral("pinBudgetSpin"));
+    QVERIFY(spin);
+    QCOMPARE(spin->value(), AgentSession::DefaultPinBudgetPercent);
+    spin->selectAll();
+    QTest::keyClicks(spin, QStringLiteral("25"));
+    QCOMPARE(spin->value(), 25);
+    QTest::mouseClick(dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    QTRY_COMPARE(session->pinBudgetPercent(), 25);
+    QCOMPARE(session->pinBudget(), budgetBefore * 25 / 10);
+    QVERIFY2(chip->text() != chipBefore, qPrintable(chip->text()));
+    QTRY_COMPARE(Settings::loadOrDefaults().settings.pinBudgetPercent, std::optional<int>(25));
 }
 
 // proves S25, S28, S29: the summary streams in the chat, then waits in the review beside what it replaces;

@@ -442,7 +442,8 @@ void TestPins::aPinOverTheBudgetIsRefusedWithADialog()
     QTRY_VERIFY((box = m_panel->findChild<QMessageBox *>(QStringLiteral("pinRefusedDialog"))) != nullptr);
     QTRY_VERIFY(box->isVisible());
     QVERIFY2(box->text().contains(QStringLiteral("does not fit")), qPrintable(box->text()));
-    QVERIFY2(box->text().contains(QString::number(m_session->pinBudget())), qPrintable(box->text()));
+    QVERIFY2(box->text().contains(QLocale().toString(m_session->pinBudget())), qPrintable(box->text()));
+    QVERIFY2(box->text().contains(QStringLiteral("raise the pin budget (Settings")), qPrintable(box->text()));
     QVERIFY(m_session->pins().isEmpty());
     QVERIFY(m_session->sessionId().isEmpty()); // nothing written, not even a session
 }

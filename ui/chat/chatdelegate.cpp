@@ -715,11 +715,16 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
         document.setHtml(html);
         return;
     }
-    case ChatItem::Kind::Status:
-        document.setHtml(
+    case ChatItem::Kind::Status: {
+        QString html =
             lineHtml(item.text.startsWith(QStringLiteral("✓")) ? ChatColors::success(palette).name() : muted,
-                     item.text));
+                     item.text);
+        if (item.undoOffered)
+            html += QStringLiteral("<div><a href=\"%1\">%2</a></div>")
+                        .arg(ChatItem::UndoCompactionLink, escaped(tr("↶ Undo compaction")));
+        document.setHtml(html);
         return;
+    }
     }
 }
 

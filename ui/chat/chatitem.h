@@ -68,6 +68,9 @@ struct ChatItem
     // the compaction_applied it undoes (issue 16), and whether it was undone.
     quint64 compactionSeq = 0;
     bool compactionUndone = false;
+    // The latest compaction in effect, while nothing runs: its row offers "Undo" as a link.
+    bool undoOffered = false;
+    static inline const QString UndoCompactionLink = QStringLiteral("keen:undo-compaction");
     // Pinned from this row (issue 16): the row shows a pin mark.
     bool pinned = false;
     // The row under a compaction that lists what its summary left out (issue 16).
@@ -82,6 +85,8 @@ struct ChatItem
     QString retryPrompt;
     // The target of that link: the view takes it as the offer, never opens it.
     static inline const QString RetryLink = QStringLiteral("keen:retry");
+    // A link of the app's own (Try again, Undo): the view acts on it, never opens or copies it as an address.
+    static bool isActionLink(const QString &link) { return link.startsWith(QLatin1String("keen:")); }
     QString outcome;     // "Allowed", "Denied", the answers...
     QStringList answers; // a question's answers, one per question, when they were given
 

@@ -722,6 +722,20 @@ void ChatModel::markCompactionUndone(quint64 seq)
     }
 }
 
+void ChatModel::offerCompactionUndo(quint64 seq)
+{
+    for (ChatItem &item : m_prepend.items) // rows still to go above
+        item.undoOffered = seq != 0 && item.compactionSeq == seq && !item.compactionUndone;
+    for (int row = 0; row < m_items.size(); ++row) {
+        const ChatItem &item = m_items.at(row);
+        const bool offered = seq != 0 && item.compactionSeq == seq && !item.compactionUndone;
+        if (item.undoOffered != offered) {
+            m_items[row].undoOffered = offered;
+            changed(row);
+        }
+    }
+}
+
 QString ChatModel::compactionUndoneText()
 {
     return tr("↶ Compaction undone: the conversation continues from before it.");

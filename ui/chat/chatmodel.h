@@ -113,6 +113,8 @@ public:
     void markCompaction(quint64 seq);
     // That compaction was undone: its rows lose their Undo action.
     void markCompactionUndone(quint64 seq);
+    // The checkpoint row of this compaction offers Undo as a link; any other row's offer goes (0: none).
+    void offerCompactionUndo(quint64 seq);
     // Issue 16, what was dropped: a row after the compaction's rows that says how many details its summary
     // left out and holds them (its action opens the list). Nothing for an empty list.
     quint64 addDroppedDetails(const QList<DroppedDetail> &details);

@@ -192,6 +192,7 @@ void ChatPanel::connectSession()
         scheduleDrain();
     });
     connect(m_view, &ChatView::undoCompactionRequested, this, [this](quint64 seq) { undoCompaction(seq); });
+    connect(this, &ChatPanel::undoableCompactionChanged, this, &ChatPanel::updateUndoOffer);
     m_view->setUndoableCompaction([this] { return m_session->undoableCompaction(); });
     connect(m_session, &AgentSession::autoCompactionCheckpointed, this,
             &ChatPanel::onAutoCompactionCheckpointed);
@@ -294,10 +295,9 @@ void ChatPanel::connectSession()
         auto *box = new QMessageBox(
             QMessageBox::Warning, tr("Pins"),
             tr("The pins take about %1 tokens, more than their budget of %2 tokens. Every pin was kept "
-               "after the compaction; unpin something in Conversation > Pins, or raise pin_budget_percent "
-               "in settings.json.")
-                .arg(used)
-                .arg(budget),
+               "after the compaction; unpin something in Conversation > Pins, or raise the pin budget in "
+               "Settings.")
+                .arg(QLocale().toString(used), QLocale().toString(budget)),
             QMessageBox::Ok, this);
         box->setObjectName(QStringLiteral("pinsOverBudgetDialog"));
         box->setAttribute(Qt::WA_DeleteOnClose);
@@ -350,6 +350,7 @@ void ChatPanel::finishOpening()
         QThreadPool::globalInstance()->start([] { malloc_trim(0); });
 #endif
     m_completingHistory = false;
+    updateUndoOffer();
     if (m_spinner->isOpening()) {
         m_spinner->setOpening(false);
         m_input->setEnabled(true);
@@ -379,7 +380,14 @@ void ChatPanel::setBusy(bool busy)
     if (m_busy == busy)
         return;
     m_busy = busy;
+    updateUndoOffer();
     Q_EMIT busyChanged(busy);
+}
+
+void ChatPanel::updateUndoOffer()
+{
+    // Only while nothing runs, as Conversation > Undo Compaction: an undo cannot go under a running turn.
+    m_model->offerCompactionUndo(m_busy ? 0 : m_session->undoableCompaction());
 }
 
 void ChatPanel::onTurnStarted(const QString &text)

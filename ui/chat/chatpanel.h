@@ -69,6 +69,8 @@ public:
     bool isBusy() const;
     bool showThinking() const { return m_showThinking; }
     void setWorkspace(const QString &workspace);
+    // The pins chip says what the pins take of their budget: again after the budget changed.
+    void updatePinsButton();
 
 public Q_SLOTS:
     // What Enter in the input does: a command, a prompt, or a queued prompt.
@@ -157,8 +159,8 @@ private:
     void drainOne();
     void updateQueueView();
     void setBusy(bool busy);
+    void updateUndoOffer();
     void applyModeStyle();
-    void updatePinsButton();
 
     AgentSession *m_session;
     ChatModel *m_model;

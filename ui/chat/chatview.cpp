@@ -628,6 +628,8 @@ void ChatView::mouseReleaseEvent(QMouseEvent *event)
     if (plainClick && !pressedLink.isEmpty() && linkAt(point) == pressedLink) {
         if (pressedLink == ChatItem::RetryLink)
             Q_EMIT retryRequested();
+        else if (pressedLink == ChatItem::UndoCompactionLink && at.isValid())
+            Q_EMIT undoCompactionRequested(m_model->item(at.row()).compactionSeq);
         else
             openLink(pressedLink); // a click on a link, as in a browser
         return;
@@ -697,7 +699,7 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
     const QModelIndex at = indexAt(viewportPos);
     auto owned = std::make_unique<QMenu>(this);
     QMenu &menu = *owned;
-    if (const QString link = linkAt(viewportPos); !link.isEmpty() && link != ChatItem::RetryLink) {
+    if (const QString link = linkAt(viewportPos); !link.isEmpty() && !ChatItem::isActionLink(link)) {
         QAction *open = menu.addAction(tr("&Open Link"));
         open->setObjectName(QStringLiteral("openLinkAction"));
         open->setEnabled(isOpenableLink(link));

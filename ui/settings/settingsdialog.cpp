@@ -11,11 +11,13 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 namespace keen {
@@ -97,6 +99,20 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
                                       "replaces; nothing changes until you accept it"));
     layout->addWidget(m_reviewCompaction);
 
+    m_pinBudget = new QSpinBox(this);
+    m_pinBudget->setObjectName(QStringLiteral("pinBudgetSpin"));
+    m_pinBudget->setRange(1, 50);
+    m_pinBudget->setSuffix(tr("% of the input budget"));
+    m_pinBudget->setToolTip(tr("Pinned messages, code and notes travel verbatim after a compaction; a pin "
+                               "that would take more than this is refused"));
+    auto *pinRow = new QHBoxLayout;
+    auto *pinLabel = new QLabel(tr("&Pins may take up to"), this);
+    pinLabel->setBuddy(m_pinBudget);
+    pinRow->addWidget(pinLabel);
+    pinRow->addWidget(m_pinBudget);
+    pinRow->addStretch();
+    layout->addLayout(pinRow);
+
     m_missing = new QLabel(this);
     m_missing->setObjectName(QStringLiteral("settingsMissing"));
     m_missing->setWordWrap(true);
@@ -143,6 +159,16 @@ bool SettingsDialog::reviewCompaction() const
 void SettingsDialog::setReviewCompaction(bool review)
 {
     m_reviewCompaction->setChecked(review);
+}
+
+int SettingsDialog::pinBudgetPercent() const
+{
+    return m_pinBudget->value();
+}
+
+void SettingsDialog::setPinBudgetPercent(int percent)
+{
+    m_pinBudget->setValue(percent);
 }
 
 void SettingsDialog::setConfig(const ClientConfig &config)

@@ -12,6 +12,7 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QSpinBox;
 
 namespace keen {
 
@@ -37,6 +38,9 @@ public:
     // Issue 16: "Review manual compaction summaries before they apply" (settings.json compaction_review).
     bool reviewCompaction() const;
     void setReviewCompaction(bool review);
+    // Issue 16: the share of the input budget pins may take (settings.json pin_budget_percent).
+    int pinBudgetPercent() const;
+    void setPinBudgetPercent(int percent);
     // What must still be entered before OK, one sentence each (SetupCheck); empty when OK is enabled.
     QStringList missing() const;
     // Providers whose settings.json entry has an api_key or api_key_helper: they need no key typed here.
@@ -82,6 +86,7 @@ private:
     QLabel *m_testResult;
     QString m_testedProvider; // whose models the running connection test lists
     QCheckBox *m_reviewCompaction;
+    QSpinBox *m_pinBudget;
     ConnectionTest *m_connectionTest;
 };
 
