@@ -103,8 +103,11 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     const Settings &settings = loaded.settings;
     m_recentFolders = settings.recentFolders;
     m_contextWindowSetting = settings.contextWindow;
-    for (auto it = settings.providers.cbegin(); it != settings.providers.cend(); ++it)
+    for (auto it = settings.providers.cbegin(); it != settings.providers.cend(); ++it) {
         m_configuredModels.insert(it.key(), it->models);
+        if (it->contextWindow)
+            m_providerContextWindows.insert(it.key(), *it->contextWindow);
+    }
 
     m_colorScheme = new ColorSchemeController(this);
     m_colorScheme->setScheme(settings.colorScheme);
@@ -1111,9 +1114,12 @@ void MainWindow::chooseModel(const QString &choice)
 void MainWindow::applyClientConfig(const ClientConfig &config)
 {
     ClientConfig applied = config;
-    // As ConfigResolver has it: --context-window, else settings.json's context_window, else the registry.
+    // As ConfigResolver has it: --context-window, else settings.json's providers.<id>.context_window, else
+    // its context_window, else the registry.
     if (m_options.contextWindow)
         applied.contextWindow = *m_options.contextWindow;
+    else if (m_providerContextWindows.contains(applied.providerId))
+        applied.contextWindow = m_providerContextWindows.value(applied.providerId);
     else if (m_contextWindowSetting)
         applied.contextWindow = *m_contextWindowSetting;
     else if (!applied.providerId.isEmpty())
@@ -1350,11 +1356,27 @@ void MainWindow::showSettings()
     dialog->setProvidersWithKeyInSettings(keysInSettings);
     dialog->setReviewCompaction(m_session->reviewManualCompaction());
     dialog->setPinBudgetPercent(m_session->pinBudgetPercent());
+    dialog->setContextWindows({m_providerContextWindows, m_contextWindowSetting, m_options.contextWindow});
     connect(dialog, &SettingsDialog::chatGptSignInRequested, dialog, [this, dialog] {
         signInWithChatGpt(
             dialog, [dialog](bool ok, const QString &message) { dialog->showChatGptSignIn(ok, message); });
     });
     connect(dialog, &SettingsDialog::configAccepted, this, [this, dialog](const ClientConfig &config) {
+        // Saved before the setup is used, which reads the provider's window.
+        const std::optional<qint64> window = dialog->contextWindowSetting();
+        if (window != (m_providerContextWindows.contains(config.providerId)
+                           ? std::optional<qint64>(m_providerContextWindows.value(config.providerId))
+                           : std::nullopt)) {
+            if (window)
+                m_providerContextWindows.insert(config.providerId, *window);
+            else
+                m_providerContextWindows.remove(config.providerId);
+            saveSettings([&config, window](Settings &settings) {
+                ProviderSettings provider = settings.provider(config.providerId);
+                provider.contextWindow = window;
+                settings.providers.insert(config.providerId, provider);
+            });
+        }
         useChosenSetup(config);
         const bool review = dialog->reviewCompaction();
         if (review != m_session->reviewManualCompaction()) {

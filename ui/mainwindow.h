@@ -212,7 +212,8 @@ private:
 
     QString m_shownWorkspace; // the folder the chat, sidebar and title show
     QStringList m_recentFolders;
-    std::optional<qint64> m_contextWindowSetting; // settings.json context_window, read at start
+    std::optional<qint64> m_contextWindowSetting;   // settings.json context_window, read at start
+    QMap<QString, qint64> m_providerContextWindows; // providers.<id>.context_window, kept as saved
     std::function<void()> m_afterStop; // what the person chose to do once the running turn has stopped
     int m_shutdownCallback = -1;       // on the session's shutdown token
     QString m_sessionTitle;

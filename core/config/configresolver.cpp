@@ -108,8 +108,8 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
 
     if (options.contextWindow)
         config.contextWindow = *options.contextWindow;
-    else if (m_settings.contextWindow)
-        config.contextWindow = *m_settings.contextWindow;
+    else if (const auto window = m_settings.contextWindowFor(providerId))
+        config.contextWindow = *window;
     else
         config.contextWindow = m_registry.contextWindow(providerId, model);
 

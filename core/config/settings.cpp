@@ -69,6 +69,19 @@ private:
     QString m_error;
 };
 
+// A window of tokens: a whole number from 1 to 2^53, range-checked before the cast (converting a double
+// outside qint64, 1e300, is undefined behaviour).
+std::optional<qint64> readContextWindow(Reader &reader, const QJsonValue &value, const QString &keyPath)
+{
+    const double window = value.toDouble();
+    if (value.isDouble() && window >= 1 && window <= double(qint64(1) << 53) &&
+        window == double(qint64(window)))
+        return qint64(window);
+    if (!value.isUndefined() && !value.isNull())
+        reader.fail(keyPath, Settings::tr("a positive whole number of tokens"));
+    return std::nullopt;
+}
+
 ProviderSettings readProvider(Reader &reader, const QString &id, const QJsonObject &object)
 {
     const QString prefix = kProviders + QLatin1Char('.') + id + QLatin1Char('.');
@@ -76,6 +89,7 @@ ProviderSettings readProvider(Reader &reader, const QString &id, const QJsonObje
     provider.baseUrl = reader.string(object, kBaseUrl, prefix + kBaseUrl);
     provider.apiKeyHelper = reader.string(object, kApiKeyHelper, prefix + kApiKeyHelper);
     provider.apiKey = reader.string(object, kApiKey, prefix + kApiKey);
+    provider.contextWindow = readContextWindow(reader, object.value(kContextWindow), prefix + kContextWindow);
 
     const QJsonValue headers = object.value(kHeaders);
     if (headers.isObject()) {
@@ -102,7 +116,7 @@ ProviderSettings readProvider(Reader &reader, const QString &id, const QJsonObje
         reader.fail(prefix + kModels, Settings::tr("a list of model ids"));
     }
 
-    static const QStringList known{kBaseUrl, kHeaders, kModels, kApiKeyHelper, kApiKey};
+    static const QStringList known{kBaseUrl, kHeaders, kModels, kApiKeyHelper, kApiKey, kContextWindow};
     for (auto it = object.begin(); it != object.end(); ++it) {
         if (!known.contains(it.key()))
             provider.extra.insert(it.key(), it.value());
@@ -121,6 +135,14 @@ Result<void> ensurePrivateFolder(const QString &path)
 }
 
 } // namespace
+
+std::optional<qint64> Settings::contextWindowFor(const QString &providerId) const
+{
+    if (const auto provider = providers.constFind(providerId);
+        provider != providers.cend() && provider->contextWindow)
+        return provider->contextWindow;
+    return contextWindow;
+}
 
 QString Settings::configDirectory()
 {
@@ -254,14 +276,7 @@ Settings Settings::parse(const QByteArray &json, const QString &path, QString *p
     else if (!toolHistory.isUndefined() && !toolHistory.isNull())
         reader.fail(kToolHistory, Settings::tr("\"none\" or \"full\""));
 
-    const QJsonValue contextWindow = root.value(kContextWindow);
-    // Range-checked before the cast: converting a double outside qint64 (1e300) is undefined behaviour.
-    const double window = contextWindow.toDouble();
-    if (contextWindow.isDouble() && window >= 1 && window <= double(qint64(1) << 53) &&
-        window == double(qint64(window)))
-        settings.contextWindow = qint64(window);
-    else if (!contextWindow.isUndefined() && !contextWindow.isNull())
-        reader.fail(kContextWindow, Settings::tr("a positive whole number of tokens"));
+    settings.contextWindow = readContextWindow(reader, root.value(kContextWindow), kContextWindow);
 
     const QJsonValue pinBudget = root.value(kPinBudgetPercent);
     const double percent = pinBudget.toDouble();
@@ -351,6 +366,8 @@ QByteArray Settings::toJson() const
             object.insert(kApiKeyHelper, provider.apiKeyHelper);
         if (!provider.apiKey.isEmpty())
             object.insert(kApiKey, provider.apiKey);
+        if (provider.contextWindow)
+            object.insert(kContextWindow, *provider.contextWindow);
         providerObject.insert(it.key(), object);
     }
     root.insert(kProviders, providerObject);

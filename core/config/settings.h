@@ -20,7 +20,10 @@ struct ProviderSettings
     QMap<QString, QString> headers;
     QStringList models;
     QString apiKeyHelper;
-    QString apiKey;    // only when the user chose to keep the key in this file instead of the keychain
+    QString apiKey; // only when the user chose to keep the key in this file instead of the keychain
+    // The window of this provider's models, over the top-level context_window and the registry: a local
+    // server's is the context size it was started with, which no registry knows.
+    std::optional<qint64> contextWindow;
     QJsonObject extra; // keys this version does not know, kept so a save does not drop them
 
     bool operator==(const ProviderSettings &) const = default;
@@ -59,6 +62,9 @@ public:
     QJsonObject extra; // unknown top-level keys, kept on save
 
     bool operator==(const Settings &) const = default;
+
+    // providers.<id>.context_window, else context_window; empty: the registry's window.
+    std::optional<qint64> contextWindowFor(const QString &providerId) const;
 
     static QString configDirectory();
     static QString defaultPath();

@@ -1777,6 +1777,22 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <source>&amp;Pins may take up to</source>
         <translation>&amp;Angeheftetes darf bis zu</translation>
     </message>
+    <message>
+        <source> tokens</source>
+        <translation> Tokens</translation>
+    </message>
+    <message>
+        <source>How many tokens the model can take in. For a local server, the context size it was started with (llama.cpp -c, Ollama&apos;s context length)</source>
+        <translation>Wie viele Tokens das Modell aufnehmen kann. Bei einem lokalen Server die Kontextgröße, mit der er gestartet wurde (llama.cpp -c, Kontextlänge von Ollama)</translation>
+    </message>
+    <message>
+        <source>Context &amp;window:</source>
+        <translation>Kontext&amp;fenster:</translation>
+    </message>
+    <message>
+        <source>Set by --context-window for this run</source>
+        <translation>Für diesen Start mit --context-window festgelegt</translation>
+    </message>
 </context>
 <context>
     <name>keen::SetupWizard</name>

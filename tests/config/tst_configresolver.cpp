@@ -128,6 +128,26 @@ void TestConfigResolver::contextWindowPrecedence()
                  .resolveWithoutKey(options)
                  ->config.contextWindow,
              50000); // flag
+    ProviderSettings anthropic = settings.provider(QStringLiteral("anthropic"));
+    anthropic.contextWindow = 120000;
+    settings.providers.insert(QStringLiteral("anthropic"), anthropic);
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(options)
+                 ->config.contextWindow,
+             50000); // the flag over the provider's
+    options.contextWindow.reset();
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(options)
+                 ->config.contextWindow,
+             120000); // the provider's over the top-level one
+    LaunchOptions otherProvider;
+    otherProvider.provider = QStringLiteral("openai");
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(otherProvider)
+                 ->config.contextWindow,
+             300000); // another provider: the top-level one
+    anthropic.contextWindow.reset();
+    settings.providers.insert(QStringLiteral("anthropic"), anthropic);
     settings.contextWindow.reset();
     options.contextWindow.reset();
     options.model = QStringLiteral("claude-unknown");

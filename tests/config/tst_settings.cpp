@@ -81,7 +81,8 @@ void TestSettings::readsReferenceShapedFile()
         "providers": {
             "anthropic": {"models": ["claude-sonnet-4-6"], "api_key_helper": "pass show anthropic",
                           "headers": {"x-team": "core"}},
-            "openai-compatible": {"base_url": "http://localhost:11434/v1", "models": ["qwen3"]}
+            "openai-compatible": {"base_url": "http://localhost:11434/v1", "models": ["qwen3"],
+                                  "context_window": 32768}
         }})");
     const auto settings = Settings::load();
     QVERIFY2(settings.ok(), qPrintable(settings.error()));
@@ -98,6 +99,11 @@ void TestSettings::readsReferenceShapedFile()
     QCOMPARE(anthropic.headers.value(QStringLiteral("x-team")), QStringLiteral("core"));
     QCOMPARE(settings->provider(QStringLiteral("openai-compatible")).baseUrl,
              QStringLiteral("http://localhost:11434/v1"));
+    // A provider's own window wins over the top-level one, for that provider only.
+    QCOMPARE(settings->provider(QStringLiteral("openai-compatible")).contextWindow,
+             std::optional<qint64>(32768));
+    QCOMPARE(settings->contextWindowFor(QStringLiteral("openai-compatible")), std::optional<qint64>(32768));
+    QCOMPARE(settings->contextWindowFor(QStringLiteral("anthropic")), std::optional<qint64>(150000));
     QCOMPARE(settings->extra.value(QStringLiteral("adversary_provider")).toString(),
              QStringLiteral("openai"));
 }
@@ -117,6 +123,7 @@ void TestSettings::saveRoundTripsAndKeepsUnknownKeys()
     provider.headers.insert(QStringLiteral("x-a"), QStringLiteral("b"));
     provider.models = {QStringLiteral("gpt-5.5"), QStringLiteral("gpt-5.4")};
     provider.extra.insert(QStringLiteral("future_field"), 7);
+    provider.contextWindow = 400000;
     settings.providers.insert(QStringLiteral("openai"), provider);
     settings.extra.insert(QStringLiteral("adversary_model"), QStringLiteral("x"));
     QVERIFY(settings.save().ok());
@@ -179,6 +186,9 @@ void TestSettings::wrongTypesNameFileAndKey_data()
                               << QStringLiteral("providers.openai");
     QTest::newRow("models") << QByteArray(R"({"providers": {"openai": {"models": "gpt"}}})")
                             << QStringLiteral("providers.openai.models");
+    QTest::newRow("provider context_window")
+        << QByteArray(R"({"providers": {"ollama": {"context_window": "8k"}}})")
+        << QStringLiteral("providers.ollama.context_window");
     QTest::newRow("headers") << QByteArray(R"({"providers": {"openai": {"headers": {"x": 1}}}})")
                              << QStringLiteral("providers.openai.headers.x");
     QTest::newRow("recent_folders") << QByteArray(R"({"recent_folders": "/tmp"})")

@@ -12,6 +12,7 @@
 #include "contextmeter.h"
 #include "icons.h"
 #include "mainwindow.h"
+#include "settings/providercatalog.h"
 #include "settings/settingsdialog.h"
 #include "settings/setupwizard.h"
 #include "tokenformat.h"
@@ -40,6 +41,7 @@
 #include <QMenuBar>
 #include <QScopeGuard>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTest>
 #include <QToolBar>
@@ -112,6 +114,7 @@ private Q_SLOTS:
     void firstRunSetupUsesTheKeyFromTheEnvironment();
     void settingsSwitchToAProviderWithItsKeyElsewhereUsesThatKey();
     void contextWindowFromSettingsJsonIsTheWindowsToo();
+    void settingsSetALocalServersContextWindow();
 
 private:
     test::TestEnvironment m_env;
@@ -1163,6 +1166,75 @@ void TestMainWindow::contextWindowFromSettingsJsonIsTheWindowsToo()
     window.chatPanel()->runCommand(QStringLiteral("/model llama3"));
     QTRY_COMPARE(window.session()->clientConfig().model, QStringLiteral("llama3"));
     QCOMPARE(window.session()->clientConfig().contextWindow, 60000);
+}
+
+// Found when tried: against a local server the window was the registry's 200,000 tokens, and nothing in the
+// window could change it (only settings.json's context_window, for every provider at once), so automatic
+// compaction came long after a server started with 8,192 had cut the conversation. Settings has "Context
+// window" for the chosen provider: kept as providers.<id>.context_window, used at once and after a model
+// change; another provider keeps its own; set back to the default, the entry goes.
+void TestMainWindow::settingsSetALocalServersContextWindow()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    Settings settings;
+    settings.activeProvider = QStringLiteral("ollama");
+    settings.activeModel = QStringLiteral("qwen3-coder");
+    QVERIFY(settings.save());
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    window.show();
+    const qint64 registry =
+        ProviderCatalog::contextWindow(QStringLiteral("ollama"), QStringLiteral("qwen3-coder"));
+    QCOMPARE(window.session()->clientConfig().contextWindow, registry);
+
+    auto openSettings = [&window] {
+        window.showSettings();
+        SettingsDialog *dialog = nullptr;
+        [&] { QTRY_VERIFY((dialog = window.findChild<SettingsDialog *>()) && dialog->isVisible()); }();
+        return dialog;
+    };
+    auto typeWindow = [](QSpinBox *spin, qint64 tokens) {
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, QString::number(tokens));
+    };
+    SettingsDialog *dialog = openSettings();
+    QVERIFY(dialog);
+    auto *spin = dialog->findChild<QSpinBox *>(QStringLiteral("settingsContextWindow"));
+    QVERIFY(spin);
+    QVERIFY(spin->isEnabled());
+    QCOMPARE(spin->value(), registry);
+    typeWindow(spin, 8192);
+    QCOMPARE(spin->value(), 8192);
+    QTest::keyClick(dialog, Qt::Key_Return);
+    QTRY_VERIFY(!window.findChild<SettingsDialog *>());
+    QCOMPARE(window.session()->clientConfig().contextWindow, 8192);
+    QCOMPARE(Settings::loadOrDefaults().settings.provider(QStringLiteral("ollama")).contextWindow,
+             std::optional<qint64>(8192));
+    window.chatPanel()->runCommand(QStringLiteral("/model llama3"));
+    QTRY_COMPARE(window.session()->clientConfig().model, QStringLiteral("llama3"));
+    QCOMPARE(window.session()->clientConfig().contextWindow, 8192);
+
+    // Another provider in the dialog shows its own window; back on this one, 8,192 again.
+    dialog = openSettings();
+    spin = dialog->findChild<QSpinBox *>(QStringLiteral("settingsContextWindow"));
+    QCOMPARE(spin->value(), 8192);
+    auto *provider = dialog->findChild<QComboBox *>(QStringLiteral("settingsProvider"));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("anthropic")));
+    QCOMPARE(spin->value(),
+             ProviderCatalog::contextWindow(QStringLiteral("anthropic"), dialog->config().model));
+    provider->setCurrentIndex(provider->findData(QStringLiteral("ollama")));
+    QCOMPARE(spin->value(), 8192);
+
+    // Set back to what it would be anyway: the entry goes, the registry's window is used again.
+    typeWindow(spin, ProviderCatalog::contextWindow(QStringLiteral("ollama"), dialog->config().model));
+    QTest::keyClick(dialog, Qt::Key_Return);
+    QTRY_VERIFY(!window.findChild<SettingsDialog *>());
+    QCOMPARE(
+        window.session()->clientConfig().contextWindow,
+        ProviderCatalog::contextWindow(QStringLiteral("ollama"), window.session()->clientConfig().model));
+    QVERIFY(!Settings::loadOrDefaults().settings.provider(QStringLiteral("ollama")).contextWindow);
 }
 
 // Found when tried: Tab in the prompt went to the toolbar's Mode box, where the next Down switched to

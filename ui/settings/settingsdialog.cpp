@@ -20,6 +20,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace keen {
 
 SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
@@ -78,6 +80,18 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     m_thinking = new QComboBox(this);
     m_thinking->setObjectName(QStringLiteral("settingsThinking"));
     form->addRow(tr("&Thinking effort:"), m_thinking);
+
+    // A local server's window is the context size it was started with, which no registry knows; too large
+    // a number here and automatic compaction comes after the server has already cut the conversation.
+    m_contextWindow = new QSpinBox(this);
+    m_contextWindow->setObjectName(QStringLiteral("settingsContextWindow"));
+    m_contextWindow->setRange(1024, 100'000'000);
+    m_contextWindow->setSingleStep(1024);
+    m_contextWindow->setGroupSeparatorShown(true);
+    m_contextWindow->setSuffix(tr(" tokens"));
+    m_contextWindow->setToolTip(tr("How many tokens the model can take in. For a local server, the context "
+                                   "size it was started with (llama.cpp -c, Ollama's context length)"));
+    form->addRow(tr("Context &window:"), m_contextWindow);
 
     auto *buttonsRow = new QHBoxLayout;
     m_test = new QPushButton(tr("&Test Connection"), this);
@@ -169,6 +183,36 @@ int SettingsDialog::pinBudgetPercent() const
 void SettingsDialog::setPinBudgetPercent(int percent)
 {
     m_pinBudget->setValue(percent);
+}
+
+void SettingsDialog::setContextWindows(const ContextWindows &windows)
+{
+    m_contextWindows = windows;
+    m_contextWindow->setEnabled(!windows.thisRun);
+    if (windows.thisRun)
+        m_contextWindow->setToolTip(tr("Set by --context-window for this run"));
+    showContextWindow();
+}
+
+qint64 SettingsDialog::defaultContextWindow() const
+{
+    return m_contextWindows.everyProvider.value_or(ProviderCatalog::contextWindow(
+        m_provider->currentData().toString(), m_model->currentText().trimmed()));
+}
+
+void SettingsDialog::showContextWindow()
+{
+    const qint64 window = m_contextWindows.thisRun.value_or(
+        m_contextWindows.perProvider.value(m_provider->currentData().toString(), defaultContextWindow()));
+    m_contextWindow->setValue(
+        int(std::clamp<qint64>(window, m_contextWindow->minimum(), m_contextWindow->maximum())));
+}
+
+std::optional<qint64> SettingsDialog::contextWindowSetting() const
+{
+    if (m_contextWindows.thisRun || m_contextWindow->value() == defaultContextWindow())
+        return std::nullopt;
+    return m_contextWindow->value();
 }
 
 void SettingsDialog::setConfig(const ClientConfig &config)
@@ -351,6 +395,7 @@ void SettingsDialog::onModelChanged()
     const int index = m_thinking->findText(current);
     if (index >= 0)
         m_thinking->setCurrentIndex(index);
+    showContextWindow();
     updateMissing();
 }
 
@@ -370,7 +415,7 @@ ClientConfig SettingsDialog::config() const
             config.headers.append(
                 {line.left(colon).trimmed().toUtf8(), line.mid(colon + 1).trimmed().toUtf8()});
     }
-    config.contextWindow = ProviderCatalog::contextWindow(config.providerId, config.model);
+    config.contextWindow = m_contextWindow->value();
     return config;
 }
 

@@ -3,6 +3,9 @@
 #include "providers/clientconfig.h"
 
 #include <QDialog>
+#include <QMap>
+
+#include <optional>
 
 class QCheckBox;
 
@@ -41,6 +44,17 @@ public:
     // Issue 16: the share of the input budget pins may take (settings.json pin_budget_percent).
     int pinBudgetPercent() const;
     void setPinBudgetPercent(int percent);
+    // Where the window of a provider's models comes from, besides the registry (settings.json).
+    struct ContextWindows
+    {
+        QMap<QString, qint64> perProvider;   // providers.<id>.context_window
+        std::optional<qint64> everyProvider; // context_window
+        std::optional<qint64> thisRun;       // --context-window: the field shows it and cannot change it
+    };
+    void setContextWindows(const ContextWindows &windows);
+    // The window typed for the chosen provider when it differs from what it would be without one (the
+    // top-level context_window, else the registry's): what providers.<id>.context_window should hold.
+    std::optional<qint64> contextWindowSetting() const;
     // What must still be entered before OK, one sentence each (SetupCheck); empty when OK is enabled.
     QStringList missing() const;
     // Providers whose settings.json entry has an api_key or api_key_helper: they need no key typed here.
@@ -62,6 +76,9 @@ private:
     void refreshStoredKey();
     void removeStoredKey();
     void onModelChanged();
+    // The window without a providers.<id>.context_window of the chosen provider, and with it.
+    qint64 defaultContextWindow() const;
+    void showContextWindow();
     void updateMissing();
     // After a connection test: the models the server listed join the Model list.
     void offerListedModels(const QStringList &models);
@@ -87,6 +104,8 @@ private:
     QString m_testedProvider; // whose models the running connection test lists
     QCheckBox *m_reviewCompaction;
     QSpinBox *m_pinBudget;
+    QSpinBox *m_contextWindow;
+    ContextWindows m_contextWindows;
     ConnectionTest *m_connectionTest;
 };
 
