@@ -22,6 +22,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -1531,7 +1532,7 @@ void TestHeadlessCompaction::pinThatDoesNotFitIsRefused()
     large.launch.workspace = rig.workspace();
     QCOMPARE(refused.runGuarded(large), int(HeadlessRunner::Failure));
     QVERIFY2(refused.err.contains(QStringLiteral("does not fit")), qPrintable(refused.err));
-    QVERIFY2(refused.err.contains(QString::number(budget)), qPrintable(refused.err));
+    QVERIFY2(refused.err.contains(QLocale().toString(budget)), qPrintable(refused.err));
     QCOMPARE(readAll(refused.runner.session().transcriptPath()), transcript); // nothing written
     QCOMPARE(refused.runner.session().pins().size(), 1);
 

@@ -289,6 +289,15 @@ void TestChatPanel::findInConversationGoesFromMatchToMatch()
     QVERIFY(!find->isVisible());
     QVERIFY(m_panel->input()->hasFocus());
     QVERIFY(!m_session->isBusy()); // Esc in the bar closes the bar, nothing else
+
+    // Found when tried: a bar left open stayed over the empty conversation of a New Session, with the old
+    // session's count. A new session closes it.
+    QTest::keyClick(m_panel->input(), Qt::Key_F, Qt::ControlModifier);
+    QTest::keyClicks(find->lineEdit(), QStringLiteral("needle"));
+    QTRY_VERIFY2(find->resultText().endsWith(QStringLiteral(" of 3")), qPrintable(find->resultText()));
+    m_panel->newSession();
+    QVERIFY(!find->isVisible());
+    QVERIFY(m_panel->input()->hasFocus());
 }
 
 // Found trying the window: PageUp in the input did nothing, so reading back meant reaching for the mouse.

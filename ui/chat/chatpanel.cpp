@@ -940,6 +940,8 @@ void ChatPanel::newSession()
     m_model->clear();
     if (m_completingHistory)
         finishOpening();
+    if (m_findBar->isVisible())
+        m_findBar->close(); // nothing to find in an empty conversation, and the search was the other one's
     m_queue.clear();
     updateQueueView();
     Q_EMIT metricsChanged();
