@@ -893,7 +893,8 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
     QTimer::singleShot(0, this, [this] {
         auto *wizard = new SetupWizard(this);
         wizard->setAttribute(Qt::WA_DeleteOnClose);
-        connect(wizard, &SetupWizard::configured, this, &MainWindow::useChosenSetup);
+        connect(wizard, &SetupWizard::configured, this,
+                [this](const ClientConfig &config) { useChosenSetup(config, KeyEntered::Yes); });
         connect(wizard, &SetupWizard::chatGptSignInRequested, wizard, [this, wizard] {
             signInWithChatGpt(wizard, [wizard](bool ok, const QString &message) {
                 wizard->showChatGptSignIn(ok, message);
@@ -904,10 +905,10 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
     });
 }
 
-void MainWindow::useChosenSetup(const ClientConfig &config)
+void MainWindow::useChosenSetup(const ClientConfig &config, KeyEntered keyEntered)
 {
     applyClientConfig(config);
-    persistClientConfig(config);
+    persistClientConfig(config, keyEntered);
     if (config.apiKey.isEmpty()) {
         // The setup or settings found a key elsewhere (environment, keychain, settings.json's api_key or
         // api_key_helper): resolve it as at start, or the next request goes out without one.
@@ -948,7 +949,7 @@ void MainWindow::saveSettings(const std::function<void(Settings &)> &change)
         m_chat->model()->addLine(ChatItem::Kind::Error, saved.error());
 }
 
-void MainWindow::persistClientConfig(const ClientConfig &config)
+void MainWindow::persistClientConfig(const ClientConfig &config, KeyEntered keyEntered)
 {
     if (config.providerId.isEmpty())
         return;
@@ -963,6 +964,8 @@ void MainWindow::persistClientConfig(const ClientConfig &config)
             provider.headers.insert(QString::fromUtf8(header.first), QString::fromUtf8(header.second));
         settings.providers.insert(config.providerId, provider);
     });
+    if (keyEntered == KeyEntered::No)
+        return; // the key in use came from elsewhere: copied into the keychain it would win over its source
     if (!config.apiKey.isEmpty()) {
         SecretStore::storeKeyAsync(config.providerId, config.apiKey, SecretStore::FileFallback::Allow, this,
                                    [this](const Result<QString> &stored) {
@@ -1377,7 +1380,7 @@ void MainWindow::showSettings()
                 settings.providers.insert(config.providerId, provider);
             });
         }
-        useChosenSetup(config);
+        useChosenSetup(config, dialog->keyEntered() ? KeyEntered::Yes : KeyEntered::No);
         const bool review = dialog->reviewCompaction();
         if (review != m_session->reviewManualCompaction()) {
             m_session->setReviewManualCompaction(review);

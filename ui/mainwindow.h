@@ -109,7 +109,9 @@ private:
     void connectNotifications();
     void loadInitialConfig(const LoadedSettings &loaded);
     // Saves the provider choice in settings.json and the key in the keychain (off the GUI thread).
-    void persistClientConfig(const ClientConfig &config);
+    // Saves the setup to settings.json; a key the person entered (KeyEntered::Yes) goes to the keychain.
+    enum class KeyEntered { No, Yes };
+    void persistClientConfig(const ClientConfig &config, KeyEntered keyEntered);
     // Saves the active provider, model and thinking effort; a model of a provider whose models come from
     // settings.json (openai-compatible, a custom server, the local servers) joins its "models".
     void persistModelChoice(const ClientConfig &config);
@@ -119,7 +121,7 @@ private:
     // set unless the person switched provider or typed a key meanwhile.
     // A configuration chosen in the first-run setup or the settings: applied, saved, and its key looked up
     // when none was typed.
-    void useChosenSetup(const ClientConfig &config);
+    void useChosenSetup(const ClientConfig &config, KeyEntered keyEntered);
     void adoptKeyWhenResolved(const ConfigResolver &resolver, const LaunchOptions &options);
     // Runs the ChatGPT sign-in (browser, loopback callback) for the settings dialog or the first-run setup,
     // owned by owner; report receives its end, which the status bar shows too.

@@ -18,6 +18,7 @@
 #include "tokenformat.h"
 
 #include "agent/agentsession.h"
+#include "config/secretstore.h"
 #include "config/settings.h"
 #include "fakeproviderserver.h"
 #include "scriptedllmclient.h"
@@ -115,6 +116,7 @@ private Q_SLOTS:
     void settingsSwitchToAProviderWithItsKeyElsewhereUsesThatKey();
     void contextWindowFromSettingsJsonIsTheWindowsToo();
     void settingsSetALocalServersContextWindow();
+    void okInSettingsKeepsOnlyAKeyTypedThere();
 
 private:
     test::TestEnvironment m_env;
@@ -1235,6 +1237,62 @@ void TestMainWindow::settingsSetALocalServersContextWindow()
         window.session()->clientConfig().contextWindow,
         ProviderCatalog::contextWindow(QStringLiteral("ollama"), window.session()->clientConfig().model));
     QVERIFY(!Settings::loadOrDefaults().settings.provider(QStringLiteral("ollama")).contextWindow);
+}
+
+// Found when tried: Settings opens with the key the session uses in its field, wherever it came from, and
+// OK stored it in the keychain (here, without a keychain, in secrets.json): a key kept in settings.json's
+// api_key was copied to a second file, which then won over settings.json once the key there was changed
+// (the keychain comes first). OK keeps only a key typed into the dialog.
+void TestMainWindow::okInSettingsKeepsOnlyAKeyTypedThere()
+{
+    qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+    const auto restore = qScopeGuard([] {
+        qunsetenv("KEEN_DISABLE_KEYCHAIN");
+        QFile::remove(Settings::defaultPath());
+        QFile::remove(SecretStore::secretsFilePath());
+    });
+    QFile::remove(SecretStore::secretsFilePath());
+    Settings settings;
+    settings.activeProvider = QStringLiteral("openai-compatible");
+    settings.activeModel = QStringLiteral("local");
+    ProviderSettings server;
+    server.baseUrl = QStringLiteral("http://127.0.0.1:9/v1");
+    server.models = {QStringLiteral("local")};
+    server.apiKey = QStringLiteral("sk-in-settings-json-1111");
+    settings.providers.insert(QStringLiteral("openai-compatible"), server);
+    QVERIFY(settings.save());
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    window.show();
+    QTRY_COMPARE(window.session()->clientConfig().apiKey, QStringLiteral("sk-in-settings-json-1111"));
+
+    auto okInSettings = [&window](const QString &typed) {
+        window.showSettings();
+        SettingsDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = window.findChild<SettingsDialog *>()) && dialog->isVisible());
+        auto *field = dialog->findChild<QLineEdit *>(QStringLiteral("settingsApiKey"));
+        QCOMPARE(field->text(), QStringLiteral("sk-in-settings-json-1111"));
+        if (!typed.isEmpty()) {
+            field->selectAll();
+            QTest::keyClicks(field, typed);
+        }
+        QTest::keyClick(dialog, Qt::Key_Return);
+        QTRY_VERIFY(!window.findChild<SettingsDialog *>());
+    };
+    auto secrets = [] {
+        QFile file(SecretStore::secretsFilePath());
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    okInSettings(QString());
+    QTest::qWait(300); // a store would have been written on a worker by now
+    QVERIFY(!secrets().contains("sk-in-settings-json"));
+    QCOMPARE(window.session()->clientConfig().apiKey, QStringLiteral("sk-in-settings-json-1111"));
+
+    okInSettings(QStringLiteral("sk-typed-here-2222"));
+    QTRY_VERIFY(secrets().contains("sk-typed-here-2222"));
+    QCOMPARE(window.session()->clientConfig().apiKey, QStringLiteral("sk-typed-here-2222"));
+    QVERIFY(!secrets().contains("sk-in-settings-json"));
 }
 
 // Found when tried: Tab in the prompt went to the toolbar's Mode box, where the next Down switched to

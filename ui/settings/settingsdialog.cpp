@@ -419,6 +419,13 @@ ClientConfig SettingsDialog::config() const
     return config;
 }
 
+bool SettingsDialog::keyEntered() const
+{
+    const QString key = m_apiKey->text();
+    return !key.isEmpty() &&
+           !(m_provider->currentData().toString() == m_base.providerId && key == m_base.apiKey);
+}
+
 void SettingsDialog::testConnection()
 {
     m_test->setEnabled(false);

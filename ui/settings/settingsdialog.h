@@ -37,6 +37,9 @@ public:
     ~SettingsDialog() override;
 
     ClientConfig config() const;
+    // The key field holds a key the person typed or pasted, not the one the dialog opened with (which may
+    // come from the environment, settings.json or a helper, and is not to be copied into the keychain).
+    bool keyEntered() const;
     void setConfig(const ClientConfig &config);
     // Issue 16: "Review manual compaction summaries before they apply" (settings.json compaction_review).
     bool reviewCompaction() const;
