@@ -870,6 +870,7 @@ void TestChatPanel::theLatestCompactionsRowOffersUndoAsALink()
     QTRY_VERIFY(model->plainText().contains(ChatModel::compactionUndoneText()));
     QTRY_VERIFY(!m_session->isBusy());
     QCOMPARE(m_session->undoableCompaction(), first);
+    QVERIFY(m_panel->input()->hasFocus());
     QVERIFY2(!shownAt(second).contains(offer), qPrintable(shownAt(second)));
     QTRY_VERIFY(shownAt(first).contains(offer));
     // The link is no address: the row's menu offers no Open Link or Copy Link Address on it.

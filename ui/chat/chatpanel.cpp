@@ -191,7 +191,11 @@ void ChatPanel::connectSession()
         setBusy(m_session->isBusy());
         scheduleDrain();
     });
-    connect(m_view, &ChatView::undoCompactionRequested, this, [this](quint64 seq) { undoCompaction(seq); });
+    connect(m_view, &ChatView::undoCompactionRequested, this, [this](quint64 seq) {
+        undoCompaction(seq);
+        m_input->setFocus(
+            Qt::OtherFocusReason); // the conversation goes on from the input, as after Try again
+    });
     connect(this, &ChatPanel::undoableCompactionChanged, this, &ChatPanel::updateUndoOffer);
     m_view->setUndoableCompaction([this] { return m_session->undoableCompaction(); });
     connect(m_session, &AgentSession::autoCompactionCheckpointed, this,
