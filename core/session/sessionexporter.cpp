@@ -1,5 +1,7 @@
 #include "session/sessionexporter.h"
 
+#include "conversation/tooloutputtext.h"
+
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -76,8 +78,11 @@ QString toolBlock(const QString &name, const QJsonValue &input, const QJsonValue
     const QString inputText = prettyJson(input);
     if (!inputText.isEmpty())
         md += fenced(inputText, input.isObject() || input.isArray() ? QStringLiteral("json") : QString());
-    const QString outputText = prettyJson(output);
-    if (!outputText.isEmpty())
+    // As the tool's card showed it (a read's text, a command's output), not the JSON the model got.
+    QString outputText = ToolOutputText::shown(output);
+    if (outputText.trimmed().isEmpty())
+        outputText = prettyJson(output);
+    if (!outputText.trimmed().isEmpty())
         md += SessionExporter::tr("Output:") + QStringLiteral("\n\n") + fenced(shortened(outputText));
     if (!error.isEmpty())
         md += SessionExporter::tr("Error:") + QStringLiteral("\n\n") + fenced(shortened(error));
@@ -216,7 +221,8 @@ QString SessionExporter::toMarkdown(const SessionInfo &info, const QList<Session
             break;
         }
         case SessionEvent::Kind::CompactionApplied: {
-            md += QStringLiteral("---\n\n");
+            if (!md.endsWith(QStringLiteral("---\n\n"))) // one rule between two compactions, not two
+                md += QStringLiteral("---\n\n");
             const QString status = event.status();
             if (status.isEmpty()) {
                 // The automatic summary is the model's private context; only the fact is shown.

@@ -31,6 +31,7 @@ private Q_SLOTS:
     void automaticSummaryIsNeverExported();
     void manualCompactionShowsStatusAndSummary();
     void pinnedToolResultReadsAsItsCardShowedIt();
+    void toolOutputsReadAsTheirCardsShowedThem();
     void missingSessionIsAnError();
 
 private:
@@ -235,6 +236,46 @@ void TestSessionExporter::pinnedToolResultReadsAsItsCardShowedIt()
              qPrintable(markdown));
     QVERIFY2(!markdown.contains(QStringLiteral("\"content\"")), qPrintable(markdown));
     QVERIFY(!markdown.contains(QStringLiteral("1:c6f|")));
+}
+
+// Found when tried: a read_file's output in the export was the JSON the model got, cut after its first lines:
+// "{", "\"bytes_read\": 13890," and "… 7 more lines", nothing of the file. Outputs read as their cards in the
+// chat showed them (the file's text without the line:hash| prefixes, a search's matches); two compactions in
+// a row are parted by one rule, not two.
+void TestSessionExporter::toolOutputsReadAsTheirCardsShowedThem()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("read it"));
+    writer.assistantWithTool(
+        QStringLiteral("Reading."), QStringLiteral("read_file"),
+        QJsonObject{{QStringLiteral("path"), QStringLiteral("src/main.cpp")}},
+        QJsonObject{{QStringLiteral("bytes_read"), 40},
+                    {QStringLiteral("content"),
+                     QStringLiteral("1:c6f|int main()\n2:a01|{\n3:9bd|    return 0;\n4:e3b|}")},
+                    {QStringLiteral("path"), QStringLiteral("src/main.cpp")},
+                    {QStringLiteral("total_lines"), 4}});
+    const QJsonObject match{{QStringLiteral("file"), QString(workspace() + QStringLiteral("/src/main.cpp"))},
+                            {QStringLiteral("line_number"), 1},
+                            {QStringLiteral("line"), QStringLiteral("int main()")}};
+    QJsonObject found;
+    found.insert(QStringLiteral("base_path"), workspace());
+    found.insert(QStringLiteral("matches"), QJsonArray{match});
+    writer.assistantWithTool(QString(), QStringLiteral("grep"),
+                             QJsonObject{{QStringLiteral("pattern"), QStringLiteral("main")}}, found);
+    writer.compaction(QStringLiteral("Context compacted."), QStringLiteral("first"),
+                      QStringLiteral("First."));
+    writer.compaction(QStringLiteral("Context compacted."), QStringLiteral("second"),
+                      QStringLiteral("Second."));
+    const QString markdown = exported(writer);
+    QVERIFY2(markdown.contains(QStringLiteral("Output:\n\n```\nint main()\n{\n    return 0;\n}\n```\n")),
+             qPrintable(markdown));
+    QVERIFY2(markdown.contains(QStringLiteral("Output:\n\n```\nsrc/main.cpp:1: int main()\n```\n")),
+             qPrintable(markdown));
+    QVERIFY(!markdown.contains(QStringLiteral("bytes_read")));
+    QVERIFY(!markdown.contains(QStringLiteral("1:c6f|")));
+    QVERIFY2(markdown.contains(QStringLiteral("> First.\n\n---\n\n*✓ Context compacted.*\n\n> Second.")),
+             qPrintable(markdown));
+    QVERIFY(!markdown.contains(QStringLiteral("---\n\n---")));
 }
 
 void TestSessionExporter::missingSessionIsAnError()

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+
+namespace keen {
+
+// A tool's result as its card in the chat shows it, not as the JSON the model got: a read's file text
+// without the "NUMBER:HASH|" prefixes, a command's output, a search's matches, a tool's error. Pins and the
+// Markdown export read results this way.
+struct ToolOutputText
+{
+    // The text for a result of a known shape, else empty.
+    static QString readable(const QJsonObject &output);
+    // readable(), else the object's plain values one "key: value" a line; a string result as it is.
+    static QString shown(const QJsonValue &output);
+};
+
+} // namespace keen
