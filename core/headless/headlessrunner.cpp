@@ -611,8 +611,8 @@ int HeadlessRunner::runPinChanges()
             m_out << QJsonDocument(pinsJson()).toJson(QJsonDocument::Compact) << '\n';
         } else if (m_options.listPins) {
             for (const Pin &pin : m_session->pins())
-                m_out << pin.id << '\t' << Pin::kindName(pin.kind) << '\t'
-                      << pin.shownText().trimmed().section(QLatin1Char('\n'), 0, 0) << '\n';
+                m_out << pin.id << '\t' << Pin::kindName(pin.kind) << '\t' << pin.headline()
+                      << '\n'; // named as the window's Pins dialog names it
             const qsizetype pinCount = m_session->pins().size();
             m_err << (pinCount == 1 ? tr("1 pin, about %1 of %2 pin-budget tokens.")
                                     : tr("%1 pins, about %2 of %3 pin-budget tokens.").arg(pinCount))

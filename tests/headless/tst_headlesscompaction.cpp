@@ -4,6 +4,7 @@
 // the wire, stdout and stderr, the transcript, the history.
 #include "fakeproviderserver.h"
 #include "providerscript.h"
+#include "sessionfixtures.h"
 #include "testenvironment.h"
 
 #include "agent/agentsession.h"
@@ -127,6 +128,7 @@ private Q_SLOTS:
     void pinnedNoteTravelsAfterEveryCompactionAcrossResume_data();
     void pinnedNoteTravelsAfterEveryCompactionAcrossResume();
     void pinThatDoesNotFitIsRefused();
+    void pinsAreListedByTheLineThatNamesThem();
     void droppedDetailsAreRecordedAndReported_data();
     void droppedDetailsAreRecordedAndReported();
     void pinsSurviveALongToolLoop_data();
@@ -173,10 +175,12 @@ public:
         };
     }
 
+    QString sessionsRoot() const { return m_env.path(QStringLiteral("sessions")); }
+
     void setUp(AgentSession &session)
     {
         session.setWorkspace(workspace());
-        session.setSessionStore(std::make_shared<SessionStore>(m_env.path(QStringLiteral("sessions"))));
+        session.setSessionStore(std::make_shared<SessionStore>(sessionsRoot()));
         session.setClientConfig(config());
         session.setClientFactory(factory());
     }
@@ -1379,6 +1383,34 @@ QTEST_GUILESS_MAIN(TestHeadlessCompaction)
 void TestHeadlessCompaction::pinnedNoteTravelsAfterEveryCompactionAcrossResume_data()
 {
     ProviderScript::addProviderRows();
+}
+
+// Found when tried: `run --session ID --pins` listed a pinned detail ("Pin the Original" of file2.txt) as
+// "read_file", the first line of its excerpt, where the window's Pins dialog names it by the line that holds
+// the detail. The list names every pin as the dialog does (Pin::headline).
+void TestHeadlessCompaction::pinsAreListedByTheLineThatNamesThem()
+{
+    Rig rig(QStringLiteral("openai-compatible"), SmallWindow);
+    keen::test::TranscriptWriter writer(rig.sessionsRoot(), rig.workspace());
+    writer.user(QStringLiteral("read file2.txt"));
+    writer.appendPayload(QStringLiteral("pin_added"),
+                         QJsonObject{{QStringLiteral("id"), QStringLiteral("pin-1")},
+                                     {QStringLiteral("kind"), QStringLiteral("detail")},
+                                     {QStringLiteral("text"), QStringLiteral("read_file\npath: file2.txt")},
+                                     {QStringLiteral("source"), QStringLiteral("path file2.txt")}});
+    writer.appendPayload(QStringLiteral("pin_added"),
+                         QJsonObject{{QStringLiteral("id"), QStringLiteral("pin-2")},
+                                     {QStringLiteral("kind"), QStringLiteral("note")},
+                                     {QStringLiteral("text"), QString(300, QLatin1Char('n'))}});
+    HeadlessRun list(rig);
+    HeadlessRunner::Options listing;
+    listing.listPins = true;
+    listing.launch.sessionId = writer.id();
+    listing.launch.workspace = rig.workspace();
+    QCOMPARE(list.runGuarded(listing), int(HeadlessRunner::Success));
+    QCOMPARE(list.out, QStringLiteral("pin-1\tdetail\tpath: file2.txt\npin-2\tnote\t") +
+                           QString(119, QLatin1Char('n')) + QStringLiteral("…\n"));
+    QVERIFY2(list.err.contains(QStringLiteral("2 pins")), qPrintable(list.err));
 }
 
 // Issue 16, pins; proves S41, S42, S28, S62 with pins. `run --pin` pins a typed note (a new session, no
