@@ -659,8 +659,25 @@ void TestWorkspaces::sidebarIsShownTogglesAndIsRestored()
     QTest::mouseClick(button, Qt::LeftButton);
     QTRY_VERIFY(!dock->isVisible());
     QVERIFY(!toggle->isChecked());
-    QTest::keyClick(m_window.get(), Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+    // Pressed where a person is: in the prompt.
+    InputEditor *input = m_window->chatPanel()->input();
+    QTRY_VERIFY(input->hasFocus());
+    QTest::keyClick(input, Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
     QTRY_VERIFY(dock->isVisible());
+    // Shown from the keyboard, its search field has the focus, so the words typed next search; hidden again,
+    // the prompt has it.
+    auto *search = dock->findChild<QLineEdit *>(QStringLiteral("sessionSearchField"));
+    QTRY_VERIFY(search->hasFocus());
+    QTest::keyClicks(search, QStringLiteral("alpha"));
+    QCOMPARE(search->text(), QStringLiteral("alpha"));
+    QVERIFY(input->toPlainText().isEmpty());
+    search->clear();
+    QTest::keyClick(search, Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+    QTRY_VERIFY(!dock->isVisible());
+    QTRY_VERIFY(input->hasFocus());
+    QTest::keyClick(input, Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+    QTRY_VERIFY(dock->isVisible());
+    QTRY_VERIFY(search->hasFocus());
 
     // Width and window geometry survive a restart; so does a hidden sidebar. (Sizes fit the offscreen
     // platform's 800x600 screen, which restoreGeometry respects.)
