@@ -2,6 +2,7 @@
 
 #include "base/logcategories.h"
 #include "base/regularfile.h"
+#include "conversation/tooloutputtext.h"
 #include "session/sessionevent.h"
 
 #include <QCoreApplication>
@@ -279,6 +280,24 @@ QString readableJson(const QJsonValue &value)
     return (strings + numbers).join(QLatin1Char(' '));
 }
 
+// A tool's output as its card showed it where its shape is known: a read's text without the "NUMBER:HASH|"
+// prefixes (a search for "add", "bad" or "fed" found a hash on every line of every file read), a command's
+// output, a search's matches. Any other output as readableJson() reads it.
+QString readableOutput(const QJsonValue &output)
+{
+    QJsonValue value = output;
+    if (output.isString() && output.toString().trimmed().startsWith(QLatin1Char('{'))) {
+        const QJsonDocument document = QJsonDocument::fromJson(output.toString().toUtf8());
+        if (document.isObject())
+            value = document.object();
+    }
+    if (value.isObject()) {
+        if (QString text = ToolOutputText::readable(value.toObject()); !text.trimmed().isEmpty())
+            return text;
+    }
+    return readableJson(output);
+}
+
 void appendPart(QString &body, const QString &part)
 {
     if (part.trimmed().isEmpty())
@@ -347,7 +366,7 @@ QList<Entry> searchableEntries(const SessionEvent &event)
             appendPart(toolInput, item.name + QLatin1Char(' ') + readableJson(item.input));
             break;
         case TranscriptItem::Kind::ToolEnd:
-            appendPart(toolOutput, readableJson(item.output));
+            appendPart(toolOutput, readableOutput(item.output));
             appendPart(toolOutput, item.error);
             break;
         case TranscriptItem::Kind::Bash:

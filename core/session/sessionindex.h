@@ -48,7 +48,8 @@ public:
     // 3: tool inputs and outputs are indexed as their values, not as JSON (version 2 shows JSON snippets).
     // 4: long texts are indexed as passages of at most 8,192 characters (one row per text made a snippet of
     //    a long pasted log take minutes).
-    static constexpr int kSchemaVersion = 4;
+    // 5: a read's output is indexed as the file's text, without the "NUMBER:HASH|" line prefixes.
+    static constexpr int kSchemaVersion = 5;
 
     explicit SessionIndex(const QString &sessionsRoot = SessionStore::defaultRoot(),
                           const QString &databasePath = QString());

@@ -175,6 +175,23 @@ void TestSessionIndex::toolSnippetsReadAsValuesNotJson()
              qPrintable(input->first().snippet));
     noJson(input->first());
 
+    // Found when tried: a read's output is its file's text with a "NUMBER:HASH|" prefix on each line, and a
+    // search for "abc" (or "add", "bad", "fed") found the hash of a line in every file read, with snippets
+    // like "215:abc|line 214". The text is indexed without the prefixes.
+    const quint64 hashedSeq = writer.assistantWithTool(
+        QStringLiteral("Reading the notes."), QStringLiteral("read_file"),
+        QJsonObject{{QStringLiteral("path"), QStringLiteral("notes.txt")}},
+        QJsonObject{{QStringLiteral("content"), QStringLiteral("1:add|first note\n2:bad|second zebra note")},
+                    {QStringLiteral("total_lines"), 2}});
+    QVERIFY(index.update().ok());
+    const auto hashes = index.search(QStringLiteral("add"));
+    QVERIFY2(hashes.ok(), qPrintable(hashes.error()));
+    QVERIFY(hashes->isEmpty());
+    const auto zebra = index.search(QStringLiteral("zebra"));
+    QCOMPARE(zebra->size(), 1);
+    QCOMPARE(zebra->first().seq, hashedSeq);
+    QCOMPARE(zebra->first().snippet, QStringLiteral("first note second zebra note"));
+
     const auto output = index.search(QStringLiteral("frobnicate"));
     QCOMPARE(output->size(), 1);
     QCOMPARE(output->first().source, QStringLiteral("tool_output"));
