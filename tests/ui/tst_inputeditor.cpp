@@ -93,12 +93,18 @@ void TestInputEditor::upAndDownRecallHistoryAtTheEdges()
 void TestInputEditor::slashCompletesCommands()
 {
     InputEditor editor;
-    editor.setCommandNames(SlashCommands::names());
+    editor.setCommands(SlashCommands::all());
     editor.show();
     QVERIFY(QTest::qWaitForWindowExposed(&editor));
     QTest::keyClicks(&editor, QStringLiteral("/comp"));
     QTRY_VERIFY(editor.completer()->popup()->isVisible());
     QCOMPARE(editor.completer()->completionModel()->rowCount(), 1);
+    // Found when tried: the list read "/compact", "/context", "/clear"... with nothing to say what each does.
+    // Each row gives the command's arguments and what it does; the choice inserts the name.
+    const SlashCommands::Command &compact = SlashCommands::command(SlashCommands::Id::Compact);
+    const QString row = editor.completer()->completionModel()->index(0, 0).data(Qt::DisplayRole).toString();
+    QVERIFY2(row.startsWith(QStringLiteral("/compact [focus]")) && row.contains(compact.description),
+             qPrintable(row));
     QTest::keyClick(editor.completer()->popup(), Qt::Key_Return);
     QCOMPARE(editor.toPlainText(), QStringLiteral("/compact "));
 }

@@ -52,7 +52,7 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
     m_inputFrame->setObjectName(QStringLiteral("inputFrame"));
     m_inputFrame->setFrameShape(QFrame::NoFrame);
     m_input = new InputEditor(m_inputFrame);
-    m_input->setCommandNames(SlashCommands::names());
+    m_input->setCommands(SlashCommands::all());
     // Issue 16: the pins and their budget, above the input while there are any.
     m_pinsButton = new QToolButton(m_inputFrame);
     m_pinsButton->setObjectName(QStringLiteral("pinsButton"));

@@ -6,7 +6,7 @@
 #include <QKeyEvent>
 #include <QMimeData>
 #include <QScrollBar>
-#include <QStringListModel>
+#include <QStandardItemModel>
 #include <QTextBlock>
 #include <QUrl>
 #include <QtMath>
@@ -36,7 +36,7 @@ QStringList localFiles(const QMimeData *source)
 InputEditor::InputEditor(QWidget *parent)
     : QPlainTextEdit(parent)
     , m_completer(new QCompleter(this))
-    , m_completionModel(new QStringListModel(this))
+    , m_completionModel(new QStandardItemModel(this))
 {
     setObjectName(QStringLiteral("inputEditor"));
     setAccessibleName(tr("Prompt"));
@@ -46,6 +46,7 @@ InputEditor::InputEditor(QWidget *parent)
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
 
     m_completer->setModel(m_completionModel);
+    m_completer->setCompletionRole(Qt::UserRole);
     m_completer->setWidget(this);
     m_completer->setCompletionMode(QCompleter::PopupCompletion);
     m_completer->setCaseSensitivity(Qt::CaseInsensitive);
@@ -63,9 +64,9 @@ InputEditor::InputEditor(QWidget *parent)
 
 InputEditor::~InputEditor() = default;
 
-void InputEditor::setCommandNames(const QStringList &names)
+void InputEditor::setCommands(const QList<SlashCommands::Command> &commands)
 {
-    m_commandNames = names;
+    m_commands = commands;
 }
 
 void InputEditor::setFiles(const QStringList &files)
@@ -180,7 +181,7 @@ void InputEditor::keyPressEvent(QKeyEvent *event)
         case Qt::Key_Tab: {
             const QModelIndex current = m_completer->popup()->currentIndex();
             const QString choice =
-                current.isValid() ? current.data().toString() : m_completer->currentCompletion();
+                current.isValid() ? current.data(Qt::UserRole).toString() : m_completer->currentCompletion();
             m_completer->popup()->hide();
             if (!choice.isEmpty()) {
                 insertCompletion(choice);
@@ -315,10 +316,14 @@ void InputEditor::updateCompletion()
         return;
     }
     QStringList candidates;
+    QStringList shown; // what each candidate's row reads, when it is not the candidate itself
     if (kind == CompletionKind::Command) {
-        for (const QString &name : std::as_const(m_commandNames)) {
-            if (name.startsWith(prefix, Qt::CaseInsensitive))
-                candidates << name;
+        // A command with its arguments and what it does, so the list tells which one to pick.
+        for (const SlashCommands::Command &command : std::as_const(m_commands)) {
+            if (command.name.startsWith(prefix, Qt::CaseInsensitive)) {
+                candidates << command.name;
+                shown << command.usage + QStringLiteral("  —  ") + command.description;
+            }
         }
     } else {
         // Prefix matches of the path or of its file name first, then anything containing the text. Runs on
@@ -342,10 +347,17 @@ void InputEditor::updateCompletion()
         m_completer->popup()->hide();
         return;
     }
-    m_completionModel->setStringList(candidates);
+    m_completionModel->clear();
+    for (qsizetype i = 0; i < candidates.size(); ++i) {
+        auto *item = new QStandardItem(shown.value(i, candidates.at(i)));
+        item->setData(candidates.at(i), Qt::UserRole);
+        item->setToolTip(item->text());
+        m_completionModel->appendRow(item);
+    }
     m_completer->setCompletionPrefix(QString());
     QRect rect = cursorRect();
-    rect.setWidth(qMax(240, width() / 2));
+    // Wide enough for a command's description; the rest is elided (and in the tooltip).
+    rect.setWidth(qMax(240, kind == CompletionKind::Command ? width() * 3 / 4 : width() / 2));
     m_completer->complete(rect);
     m_completer->popup()->setCurrentIndex(m_completer->completionModel()->index(0, 0));
 }

@@ -1,10 +1,12 @@
 #pragma once
 
+#include "chat/slashcommands.h"
+
 #include <QPlainTextEdit>
 #include <QStringList>
 
 class QCompleter;
-class QStringListModel;
+class QStandardItemModel;
 
 namespace keen {
 
@@ -22,7 +24,8 @@ public:
     explicit InputEditor(QWidget *parent = nullptr);
     ~InputEditor() override;
 
-    void setCommandNames(const QStringList &names);
+    // The slash commands "/" completes, each shown with its arguments and what it does.
+    void setCommands(const QList<SlashCommands::Command> &commands);
     void setFiles(const QStringList &files);
     // The folder dropped or pasted files are named relative to (as @path), when they are inside it.
     void setWorkspace(const QString &workspace) { m_workspace = workspace; }
@@ -61,8 +64,8 @@ private:
     void updatePlaceholder();
 
     QCompleter *m_completer;
-    QStringListModel *m_completionModel;
-    QStringList m_commandNames;
+    QStandardItemModel *m_completionModel; // shown text; Qt::UserRole: what a choice inserts
+    QList<SlashCommands::Command> m_commands;
     QStringList m_files;
     QString m_workspace;
     CompletionKind m_completionKind = CompletionKind::None;

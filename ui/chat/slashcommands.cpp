@@ -59,14 +59,6 @@ const SlashCommands::Command &SlashCommands::command(Id id)
     return all().constFirst();
 }
 
-QStringList SlashCommands::names()
-{
-    QStringList list;
-    for (const Command &entry : all())
-        list << entry.name;
-    return list;
-}
-
 bool SlashCommands::looksLikeCommand(const QString &text)
 {
     const QString trimmed = text.trimmed();

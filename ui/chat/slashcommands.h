@@ -51,8 +51,6 @@ public:
 
     static const QList<Command> &all();
     static const Command &command(Id id);
-    // The names for completion ("/compact", ...).
-    static QStringList names();
     static bool looksLikeCommand(const QString &text); // starts with "/" followed by a letter
     // nullopt for an unknown command.
     static std::optional<Parsed> parse(const QString &text);
