@@ -28,17 +28,8 @@ QString ToolOutputText::readable(const QJsonObject &output)
                                                QRegularExpression::MultilineOption);
         return content.toString().remove(prefix);
     }
-    if (output.contains(QStringLiteral("stdout")) || output.contains(QStringLiteral("stderr"))) {
-        // bash: its output, stderr after stdout.
-        QString text = string("stdout");
-        const QString errors = string("stderr");
-        if (!errors.isEmpty())
-            text += (text.isEmpty() || text.endsWith(QLatin1Char('\n')) ? QString() : QStringLiteral("\n")) +
-                    errors;
-        while (text.endsWith(QLatin1Char('\n')))
-            text.chop(1);
-        return text;
-    }
+    if (output.contains(QStringLiteral("stdout")) || output.contains(QStringLiteral("stderr")))
+        return commandOutput(output); // bash
     if (const QJsonValue matches = output.value(QStringLiteral("matches")); matches.isArray()) {
         // grep: "file:line: text", as a search's output reads.
         QStringList lines;
@@ -63,6 +54,18 @@ QString ToolOutputText::readable(const QJsonObject &output)
     if (string("status") == QLatin1String("error") && !string("message").isEmpty())
         return string("message");
     return {};
+}
+
+QString ToolOutputText::commandOutput(const QJsonObject &output)
+{
+    QString text = output.value(QStringLiteral("stdout")).toString();
+    const QString errors = output.value(QStringLiteral("stderr")).toString();
+    if (!errors.isEmpty())
+        text +=
+            (text.isEmpty() || text.endsWith(QLatin1Char('\n')) ? QString() : QStringLiteral("\n")) + errors;
+    while (text.endsWith(QLatin1Char('\n')))
+        text.chop(1);
+    return text;
 }
 
 QString ToolOutputText::shown(const QJsonValue &output)

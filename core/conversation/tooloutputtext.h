@@ -13,6 +13,8 @@ struct ToolOutputText
 {
     // The text for a result of a known shape, else empty.
     static QString readable(const QJsonObject &output);
+    // A command's output: stdout, then stderr on a line of its own, without trailing line breaks.
+    static QString commandOutput(const QJsonObject &output);
     // readable(), else the object's plain values one "key: value" a line; a string result as it is.
     static QString shown(const QJsonValue &output);
 };

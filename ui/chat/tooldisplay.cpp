@@ -1,5 +1,7 @@
 #include "chat/tooldisplay.h"
 
+#include "conversation/tooloutputtext.h"
+
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -126,15 +128,7 @@ QString ToolDisplay::bashOutput(const QJsonValue &outputValue)
             return outputValue.toString();
         return bashOutput(document.object());
     }
-    const QJsonObject output = outputValue.toObject();
-    QString text = output.value(QStringLiteral("stdout")).toString();
-    const QString stderrText = output.value(QStringLiteral("stderr")).toString();
-    if (!stderrText.isEmpty())
-        text += (text.isEmpty() || text.endsWith(QLatin1Char('\n')) ? QString() : QStringLiteral("\n")) +
-                stderrText;
-    while (text.endsWith(QLatin1Char('\n')))
-        text.chop(1);
-    return text;
+    return ToolOutputText::commandOutput(outputValue.toObject());
 }
 
 QString ToolDisplay::terminalText(const QString &raw)
