@@ -119,6 +119,8 @@ private Q_SLOTS:
 private:
     void startPanel();
     void firstTurn(); // gives the history one exchange so /compact has something to summarize
+    // Compact with this summary and wait until it applied: the compaction_applied seq it can undo.
+    quint64 compactWithSummary(const QString &summary);
     QString lastText() const;
 
     std::unique_ptr<test::TestEnvironment> m_env;
@@ -165,6 +167,15 @@ void TestChatPanel::firstTurn()
     QTest::keyClick(m_panel->input(), Qt::Key_Return);
     QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Hello there.")));
     QTRY_VERIFY(!m_session->isBusy());
+}
+
+quint64 TestChatPanel::compactWithSummary(const QString &summary)
+{
+    m_client->addTurn({ScriptedLlmClient::chunk(summary), ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    if (!QTest::qWaitFor([this] { return !m_session->isBusy(); }))
+        return 0;
+    return m_session->undoableCompaction();
 }
 
 QString TestChatPanel::lastText() const
@@ -712,11 +723,7 @@ QAction *undoActionOf(QMenu *menu)
 void TestChatPanel::undoCompactionFromItsRowAfterALaterTurn()
 {
     firstTurn();
-    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSay hello.")),
-                       ScriptedLlmClient::event(StreamEvent::done())});
-    m_panel->compact();
-    QTRY_VERIFY(!m_session->isBusy());
-    const quint64 seq = m_session->undoableCompaction();
+    const quint64 seq = compactWithSummary(QStringLiteral("## Goal\nSay hello."));
     QVERIFY(seq > 0);
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Later answer.")),
                        ScriptedLlmClient::event(StreamEvent::done())});
@@ -772,21 +779,13 @@ void TestChatPanel::undoCompactionFromItsRowAfterALaterTurn()
 void TestChatPanel::onlyTheLatestCompactionOffersUndo()
 {
     firstTurn();
-    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFirst summary.")),
-                       ScriptedLlmClient::event(StreamEvent::done())});
-    m_panel->compact();
-    QTRY_VERIFY(!m_session->isBusy());
-    const quint64 first = m_session->undoableCompaction();
+    const quint64 first = compactWithSummary(QStringLiteral("## Goal\nFirst summary."));
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Later answer.")),
                        ScriptedLlmClient::event(StreamEvent::done())});
     QTest::keyClicks(m_panel->input(), QStringLiteral("later question"));
     QTest::keyClick(m_panel->input(), Qt::Key_Return);
     QTRY_VERIFY(!m_session->isBusy());
-    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSecond summary.")),
-                       ScriptedLlmClient::event(StreamEvent::done())});
-    m_panel->compact();
-    QTRY_VERIFY(!m_session->isBusy());
-    const quint64 second = m_session->undoableCompaction();
+    const quint64 second = compactWithSummary(QStringLiteral("## Goal\nSecond summary."));
     QVERIFY(first > 0 && second > first);
 
     ChatView *view = m_panel->view();
@@ -823,11 +822,7 @@ void TestChatPanel::theLatestCompactionsRowOffersUndoAsALink()
         return view->chatDelegate()->shownText(model->index(compactionRow(model, seq)));
     };
     firstTurn();
-    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFirst summary.")),
-                       ScriptedLlmClient::event(StreamEvent::done())});
-    m_panel->compact();
-    QTRY_VERIFY(!m_session->isBusy());
-    const quint64 first = m_session->undoableCompaction();
+    const quint64 first = compactWithSummary(QStringLiteral("## Goal\nFirst summary."));
     QVERIFY(first > 0);
     QTRY_VERIFY2(shownAt(first).contains(offer), qPrintable(shownAt(first)));
 
@@ -846,11 +841,7 @@ void TestChatPanel::theLatestCompactionsRowOffersUndoAsALink()
     QTRY_VERIFY(shownAt(first).contains(offer));
 
     // A second compaction: only its row offers Undo.
-    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSecond summary.")),
-                       ScriptedLlmClient::event(StreamEvent::done())});
-    m_panel->compact();
-    QTRY_VERIFY(!m_session->isBusy());
-    const quint64 second = m_session->undoableCompaction();
+    const quint64 second = compactWithSummary(QStringLiteral("## Goal\nSecond summary."));
     QVERIFY(second > first);
     QTRY_VERIFY(shownAt(second).contains(offer));
     QVERIFY2(!shownAt(first).contains(offer), qPrintable(shownAt(first)));
