@@ -40,6 +40,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFuture>
+#include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
@@ -57,6 +58,20 @@
 namespace keen {
 
 namespace {
+
+// A toolbar field and its label in one widget: a narrow window moves them into the toolbar's overflow menu
+// together, never a label without its box. The label's mnemonic focuses the box.
+QWidget *labelledField(const QString &label, QWidget *field, QToolBar *bar)
+{
+    auto *box = new QWidget(bar);
+    auto *layout = new QHBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *text = new QLabel(label, box);
+    text->setBuddy(field);
+    layout->addWidget(text);
+    layout->addWidget(field);
+    return box;
+}
 constexpr int kSidebarWidth = 300;
 
 // Window geometry and the sidebar's place and width: beside settings.json, so KEEN_HOME keeps them too.
@@ -460,8 +475,7 @@ void MainWindow::createToolBar()
     m_modeCombo->setFocusPolicy(Qt::StrongFocus);
     connect(m_modeCombo, &QComboBox::activated, this,
             [this](int index) { m_chat->setMode(AgentMode(m_modeCombo->itemData(index).toInt())); });
-    bar->addWidget(new QLabel(tr(" Mode: "), bar));
-    bar->addWidget(m_modeCombo);
+    bar->addWidget(labelledField(tr(" Mode: "), m_modeCombo, bar));
     bar->addSeparator();
 
     m_providerCombo = new QComboBox(bar);
@@ -511,10 +525,8 @@ void MainWindow::createToolBar()
         if (!m_updatingPickers && !m_modelCombo->view()->isVisible())
             useModel(m_modelCombo->currentText(), ChoiceFrom::Toolbar);
     });
-    bar->addWidget(new QLabel(tr(" Provider: "), bar));
-    bar->addWidget(m_providerCombo);
-    bar->addWidget(new QLabel(tr(" Model: "), bar));
-    bar->addWidget(m_modelCombo);
+    bar->addWidget(labelledField(tr(" Provider: "), m_providerCombo, bar));
+    bar->addWidget(labelledField(tr(" Model: "), m_modelCombo, bar));
     bar->addSeparator();
     bar->addAction(m_settingsAction);
     if (QWidget *button = bar->widgetForAction(m_settingsAction))

@@ -117,6 +117,7 @@ private Q_SLOTS:
     void contextWindowFromSettingsJsonIsTheWindowsToo();
     void settingsSetALocalServersContextWindow();
     void okInSettingsKeepsOnlyAKeyTypedThere();
+    void aNarrowWindowKeepsEachToolbarLabelWithItsBox();
 
 private:
     test::TestEnvironment m_env;
@@ -1293,6 +1294,34 @@ void TestMainWindow::okInSettingsKeepsOnlyAKeyTypedThere()
     QTRY_VERIFY(secrets().contains("sk-typed-here-2222"));
     QCOMPARE(window.session()->clientConfig().apiKey, QStringLiteral("sk-typed-here-2222"));
     QVERIFY(!secrets().contains("sk-in-settings-json"));
+}
+
+// Found when tried: in a window 800 pixels wide the toolbar ended in "Model:" and its overflow arrow, the
+// model box itself in the overflow menu. Each label goes with its box: both shown or both in the overflow.
+void TestMainWindow::aNarrowWindowKeepsEachToolbarLabelWithItsBox()
+{
+    auto *bar = m_window->findChild<QToolBar *>(QStringLiteral("mainToolBar"));
+    QVERIFY(bar);
+    for (const int width : {1300, 800, 640}) {
+        m_window->resize(width, 600);
+        QTRY_COMPARE(m_window->width(), width);
+        for (const char *name : {"modeCombo", "providerCombo", "modelCombo"}) {
+            auto *box = bar->findChild<QComboBox *>(QLatin1String(name));
+            QVERIFY2(box, name);
+            QLabel *label = nullptr;
+            for (QLabel *candidate : bar->findChildren<QLabel *>()) {
+                if (candidate->buddy() == box)
+                    label = candidate;
+            }
+            QVERIFY2(label, name);
+            QTRY_COMPARE(label->isVisible(), box->isVisible());
+            if (box->isVisible()) // side by side, the label first
+                QVERIFY(label->mapTo(bar, QPoint(label->width(), 0)).x() <=
+                        box->mapTo(bar, QPoint(0, 0)).x());
+        }
+    }
+    // At 640 pixels the model box is in the overflow menu, with its label.
+    QVERIFY(!bar->findChild<QComboBox *>(QStringLiteral("modelCombo"))->isVisible());
 }
 
 // Found when tried: Tab in the prompt went to the toolbar's Mode box, where the next Down switched to
