@@ -2,6 +2,7 @@
 
 #include "agent/agentsession.h"
 #include "agent/workspaceinfo.h"
+#include "base/logcategories.h"
 #include "base/whenfinished.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
@@ -11,6 +12,7 @@
 #include "colorschemecontroller.h"
 #include "config/chatgptsignin.h"
 #include "config/configresolver.h"
+#include "config/inputhistory.h"
 #include "config/secretstore.h"
 #include "contextmeter.h"
 #include "desktopnotifier.h"
@@ -138,6 +140,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     m_session->setPinBudgetPercent(settings.pinBudgetPercent.value_or(AgentSession::DefaultPinBudgetPercent));
 
     m_chat = new ChatPanel(m_session, this);
+    keepInputHistory();
     m_chat->setShowThinking(settings.showThinking);
     m_chat->setZoomPercent(settings.zoomPercent);
     setCentralWidget(m_chat);
@@ -952,6 +955,21 @@ void MainWindow::adoptKeyWhenResolved(const ConfigResolver &resolver, const Laun
                               config.apiKey = resolved->config.apiKey;
                               m_session->setClientConfig(config);
                           });
+}
+
+void MainWindow::keepInputHistory()
+{
+    // Up in the input reaches the prompts of earlier runs too (reference 6.8), read and written off the GUI
+    // thread; one worker keeps the writes in the order the prompts were sent.
+    m_historyFile.setMaxThreadCount(1);
+    whenFinished(QtConcurrent::run(&m_historyFile, [] { return InputHistory::load(); }), this,
+                 [this](const QStringList &earlier) { m_chat->input()->addEarlierHistory(earlier); });
+    connect(m_chat->input(), &InputEditor::historyAdded, this, [this](const QString &prompt) {
+        m_historyFile.start([prompt] {
+            if (const Result<void> saved = InputHistory::append(prompt); !saved)
+                qCWarning(LogCategories::agent()).noquote() << saved.error();
+        });
+    });
 }
 
 void MainWindow::saveSettings(const std::function<void(Settings &)> &change)

@@ -9,6 +9,7 @@
 #include <QElapsedTimer>
 #include <QHash>
 #include <QMainWindow>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <functional>
@@ -127,6 +128,7 @@ private:
     // owned by owner; report receives its end, which the status bar shows too.
     void signInWithChatGpt(QObject *owner, std::function<void(bool ok, const QString &message)> report);
     // Changes settings.json in place; a broken file is reported in the chat, never overwritten.
+    void keepInputHistory();
     void saveSettings(const std::function<void(Settings &)> &change);
     void updateStatus();
     void updateTitle();
@@ -216,6 +218,8 @@ private:
     QStringList m_recentFolders;
     std::optional<qint64> m_contextWindowSetting;   // settings.json context_window, read at start
     QMap<QString, qint64> m_providerContextWindows; // providers.<id>.context_window, kept as saved
+    // Reads and writes the input history of earlier runs on one worker thread, in the order asked.
+    QThreadPool m_historyFile;
     std::function<void()> m_afterStop; // what the person chose to do once the running turn has stopped
     int m_shutdownCallback = -1;       // on the session's shutdown token
     QString m_sessionTitle;

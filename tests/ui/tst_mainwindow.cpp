@@ -18,6 +18,7 @@
 #include "tokenformat.h"
 
 #include "agent/agentsession.h"
+#include "config/inputhistory.h"
 #include "config/secretstore.h"
 #include "config/settings.h"
 #include "fakeproviderserver.h"
@@ -118,6 +119,7 @@ private Q_SLOTS:
     void settingsSetALocalServersContextWindow();
     void okInSettingsKeepsOnlyAKeyTypedThere();
     void aNarrowWindowKeepsEachToolbarLabelWithItsBox();
+    void upRecallsThePromptsOfEarlierRuns();
 
 private:
     test::TestEnvironment m_env;
@@ -1322,6 +1324,40 @@ void TestMainWindow::aNarrowWindowKeepsEachToolbarLabelWithItsBox()
     }
     // At 640 pixels the model box is in the overflow menu, with its label.
     QVERIFY(!bar->findChild<QComboBox *>(QStringLiteral("modelCombo"))->isVisible());
+}
+
+// Found when tried: after a restart, Up in the empty input brought back nothing, where the reference agent
+// recalls the prompts of earlier runs (its input-history). The window keeps them beside settings.json, off
+// the GUI thread; a new window's Up goes back through them, newest first, a prompt of several lines whole.
+void TestMainWindow::upRecallsThePromptsOfEarlierRuns()
+{
+    QFile::remove(InputHistory::defaultPath());
+    const auto removeHistory = qScopeGuard([] { QFile::remove(InputHistory::defaultPath()); });
+    const QStringList prompts{QStringLiteral("explain the build"),
+                              QStringLiteral("now fix it:\n- keep the tests green")};
+    for (const QString &prompt : prompts) {
+        m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Done.")),
+                           ScriptedLlmClient::event(StreamEvent::done())});
+        InputEditor *input = m_window->chatPanel()->input();
+        input->setPlainText(prompt);
+        QTest::keyClick(input, Qt::Key_Return);
+        QTRY_VERIFY(!m_window->session()->isBusy());
+    }
+    QTRY_COMPARE(InputHistory::load(), prompts);
+
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow later(options);
+    later.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&later));
+    InputEditor *input = later.chatPanel()->input();
+    QTRY_COMPARE(input->history(), prompts);
+    input->setFocus();
+    QTest::keyClick(input, Qt::Key_Up);
+    QCOMPARE(input->toPlainText(), prompts.at(1));
+    input->moveCursor(QTextCursor::Start);
+    QTest::keyClick(input, Qt::Key_Up);
+    QCOMPARE(input->toPlainText(), prompts.at(0));
 }
 
 // Found when tried: Tab in the prompt went to the toolbar's Mode box, where the next Down switched to

@@ -1,5 +1,7 @@
 #include "chat/inputeditor.h"
 
+#include "config/inputhistory.h"
+
 #include <QAbstractItemView>
 #include <QCompleter>
 #include <QDir>
@@ -14,7 +16,7 @@
 namespace keen {
 
 namespace {
-constexpr int kMaxHistory = 1000;
+constexpr int kMaxHistory = InputHistory::MaxEntries;
 constexpr int kMaxFileSuggestions = 10;
 
 // The local files of a drop or paste, or nothing when it holds anything else (a web link, text).
@@ -80,15 +82,28 @@ void InputEditor::setHistory(const QStringList &history)
     m_historyIndex = -1;
 }
 
+void InputEditor::addEarlierHistory(const QStringList &earlier)
+{
+    QStringList history = earlier;
+    for (const QString &text : std::as_const(m_history)) {
+        if (history.isEmpty() || history.constLast() != text)
+            history.append(text);
+    }
+    setHistory(history.mid(qMax<qsizetype>(0, history.size() - kMaxHistory)));
+}
+
 void InputEditor::addToHistory(const QString &text)
 {
     if (text.trimmed().isEmpty())
         return;
-    if (m_history.isEmpty() || m_history.constLast() != text)
+    const bool added = m_history.isEmpty() || m_history.constLast() != text;
+    if (added)
         m_history.append(text);
     while (m_history.size() > kMaxHistory)
         m_history.removeFirst();
     m_historyIndex = -1;
+    if (added)
+        Q_EMIT historyAdded(text);
 }
 
 QSize InputEditor::sizeHint() const

@@ -31,6 +31,8 @@ public:
     void setWorkspace(const QString &workspace) { m_workspace = workspace; }
     QStringList history() const { return m_history; }
     void setHistory(const QStringList &history);
+    // Prompts of earlier runs, older than any sent in this one: Up reaches them after this run's.
+    void addEarlierHistory(const QStringList &earlier);
     void addToHistory(const QString &text);
     QCompleter *completer() const { return m_completer; }
     QSize sizeHint() const override;
@@ -38,6 +40,8 @@ public:
 
 Q_SIGNALS:
     void submitted(const QString &text);
+    // A sent prompt joined the history (not one sent twice in a row): for the history of later runs.
+    void historyAdded(const QString &text);
     void escapePressed();
     void interruptRequested(); // Ctrl+C with no selection
     // PageUp (-1) or PageDown (+1): a composer's paging keys scroll the conversation, as in chat apps and
