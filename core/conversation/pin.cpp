@@ -2,8 +2,6 @@
 
 #include "conversation/tooloutputtext.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QStringList>
 #include <QUuid>
 
@@ -45,10 +43,8 @@ QString Pin::shownText() const
 {
     if (kind != Kind::ToolResult)
         return text;
-    const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8());
-    if (!document.isObject())
-        return text; // the output as text already (bash), or what a tool returned as text
-    const QString shown = ToolOutputText::shown(document.object());
+    // The output as text already (bash), or what a tool returned as text, stays as it is.
+    const QString shown = ToolOutputText::shown(text);
     return shown.trimmed().isEmpty() ? text : shown;
 }
 

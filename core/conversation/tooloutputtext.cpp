@@ -1,6 +1,7 @@
 #include "conversation/tooloutputtext.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QRegularExpression>
 #include <QStringList>
 
@@ -70,11 +71,16 @@ QString ToolOutputText::commandOutput(const QJsonObject &output)
 
 QString ToolOutputText::shown(const QJsonValue &output)
 {
-    if (output.isString())
-        return output.toString();
-    if (!output.isObject())
+    QJsonObject object = output.toObject();
+    if (output.isString()) {
+        // A result kept as JSON text (a transcript's, a pin's) reads as the object it holds.
+        const QJsonDocument document = QJsonDocument::fromJson(output.toString().toUtf8());
+        if (!document.isObject())
+            return output.toString();
+        object = document.object();
+    } else if (!output.isObject()) {
         return {};
-    const QJsonObject object = output.toObject();
+    }
     if (QString text = readable(object); !text.trimmed().isEmpty())
         return text;
     // Another tool: its values, one "key: value" a line, as the card's details read.

@@ -15,7 +15,8 @@ struct ToolOutputText
     static QString readable(const QJsonObject &output);
     // A command's output: stdout, then stderr on a line of its own, without trailing line breaks.
     static QString commandOutput(const QJsonObject &output);
-    // readable(), else the object's plain values one "key: value" a line; a string result as it is.
+    // readable(), else the object's plain values one "key: value" a line; a string holding a JSON object is
+    // read as that object, any other string as it is.
     static QString shown(const QJsonValue &output);
 };
 

@@ -644,6 +644,10 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>Copy &amp;Link Address</source>
         <translation>&amp;Linkadresse kopieren</translation>
     </message>
+    <message>
+        <source>Copy &amp;Output</source>
+        <translation>Aus&amp;gabe kopieren</translation>
+    </message>
 </context>
 <context>
     <name>keen::CompactionReviewDialog</name>

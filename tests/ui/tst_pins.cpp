@@ -19,6 +19,8 @@
 #include "testenvironment.h"
 #include "workloads.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -201,6 +203,12 @@ void TestPins::pinToolResultOfAReadPinsWhatItReturned()
 
     ChatModel *model = m_panel->model();
     std::unique_ptr<QMenu> menu = menuAt(rowOfKind(model, ChatItem::Kind::Tool));
+    // Found when tried: Copy message on a read's card copied its line, "✓ Read parser.h 1 line". Copy Output
+    // copies what the read gave back as the card reads it: the file's text, without the line:hash| prefixes.
+    QVERIFY(action(menu.get(), "copyToolOutputAction"));
+    action(menu.get(), "copyToolOutputAction")->trigger();
+    QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("int parse(const char *text);"));
+    QApplication::clipboard()->clear();
     QVERIFY(action(menu.get(), "pinToolResultAction"));
     action(menu.get(), "pinToolResultAction")->trigger();
     QTRY_COMPARE(m_session->pins().size(), 1);
@@ -210,6 +218,8 @@ void TestPins::pinToolResultOfAReadPinsWhatItReturned()
 
     model->replay(transcript());
     menu = menuAt(rowOfKind(model, ChatItem::Kind::Tool));
+    action(menu.get(), "copyToolOutputAction")->trigger(); // the same from the transcript
+    QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("int parse(const char *text);"));
     QVERIFY(action(menu.get(), "pinToolResultAction"));
     action(menu.get(), "pinToolResultAction")->trigger();
     QTRY_COMPARE(m_session->pins().size(), 2);

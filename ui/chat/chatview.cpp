@@ -6,6 +6,7 @@
 #include "chat/permissioncard.h"
 #include "chat/questioncard.h"
 #include "conversation/historyreplay.h"
+#include "conversation/tooloutputtext.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -736,6 +737,18 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
         whole.text = m_model->wholeText(at.row());
         connect(copyMessage, &QAction::triggered, this,
                 [text = whole.plainText()] { QApplication::clipboard()->setText(text); });
+        if (item.kind == ChatItem::Kind::Tool && item.toolState != ChatItem::ToolState::Running) {
+            // What the tool gave back as its card reads it (a read's file text, a search's matches, a
+            // command's output): the card's line is all Copy message has.
+            const QString output =
+                item.output.isEmpty() ? ToolOutputText::shown(item.result).trimmed() : item.output;
+            if (!output.isEmpty()) {
+                QAction *copyOutput = menu.addAction(tr("Copy &Output"));
+                copyOutput->setObjectName(QStringLiteral("copyToolOutputAction"));
+                connect(copyOutput, &QAction::triggered, this,
+                        [output] { QApplication::clipboard()->setText(output); });
+            }
+        }
         const QStringList blocks = codeBlocks(item.text);
         if (item.kind == ChatItem::Kind::AssistantText && !blocks.isEmpty()) {
             for (qsizetype i = 0; i < blocks.size(); ++i) {
