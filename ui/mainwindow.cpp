@@ -908,8 +908,10 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
     QTimer::singleShot(0, this, [this] {
         auto *wizard = new SetupWizard(this);
         wizard->setAttribute(Qt::WA_DeleteOnClose);
-        connect(wizard, &SetupWizard::configured, this,
-                [this](const ClientConfig &config) { useChosenSetup(config, KeyEntered::Yes); });
+        connect(wizard, &SetupWizard::configured, this, [this, wizard](const ClientConfig &config) {
+            rememberContextWindow(config.providerId, wizard->contextWindowSetting());
+            useChosenSetup(config, KeyEntered::Yes);
+        });
         connect(wizard, &SetupWizard::chatGptSignInRequested, wizard, [this, wizard] {
             signInWithChatGpt(wizard, [wizard](bool ok, const QString &message) {
                 wizard->showChatGptSignIn(ok, message);
@@ -955,6 +957,25 @@ void MainWindow::adoptKeyWhenResolved(const ConfigResolver &resolver, const Laun
                               config.apiKey = resolved->config.apiKey;
                               m_session->setClientConfig(config);
                           });
+}
+
+void MainWindow::rememberContextWindow(const QString &providerId, std::optional<qint64> window)
+{
+    const std::optional<qint64> saved =
+        m_providerContextWindows.contains(providerId)
+            ? std::optional<qint64>(m_providerContextWindows.value(providerId))
+            : std::nullopt;
+    if (window == saved)
+        return;
+    if (window)
+        m_providerContextWindows.insert(providerId, *window);
+    else
+        m_providerContextWindows.remove(providerId);
+    saveSettings([&providerId, window](Settings &settings) {
+        ProviderSettings provider = settings.provider(providerId);
+        provider.contextWindow = window;
+        settings.providers.insert(providerId, provider);
+    });
 }
 
 void MainWindow::keepInputHistory()
@@ -1396,20 +1417,7 @@ void MainWindow::showSettings()
     });
     connect(dialog, &SettingsDialog::configAccepted, this, [this, dialog](const ClientConfig &config) {
         // Saved before the setup is used, which reads the provider's window.
-        const std::optional<qint64> window = dialog->contextWindowSetting();
-        if (window != (m_providerContextWindows.contains(config.providerId)
-                           ? std::optional<qint64>(m_providerContextWindows.value(config.providerId))
-                           : std::nullopt)) {
-            if (window)
-                m_providerContextWindows.insert(config.providerId, *window);
-            else
-                m_providerContextWindows.remove(config.providerId);
-            saveSettings([&config, window](Settings &settings) {
-                ProviderSettings provider = settings.provider(config.providerId);
-                provider.contextWindow = window;
-                settings.providers.insert(config.providerId, provider);
-            });
-        }
+        rememberContextWindow(config.providerId, dialog->contextWindowSetting());
         useChosenSetup(config, dialog->keyEntered() ? KeyEntered::Yes : KeyEntered::No);
         const bool review = dialog->reviewCompaction();
         if (review != m_session->reviewManualCompaction()) {

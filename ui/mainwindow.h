@@ -129,6 +129,8 @@ private:
     void signInWithChatGpt(QObject *owner, std::function<void(bool ok, const QString &message)> report);
     // Changes settings.json in place; a broken file is reported in the chat, never overwritten.
     void keepInputHistory();
+    // providers.<id>.context_window: saved, or removed when empty (the window then follows the registry).
+    void rememberContextWindow(const QString &providerId, std::optional<qint64> window);
     void saveSettings(const std::function<void(Settings &)> &change);
     void updateStatus();
     void updateTitle();

@@ -847,6 +847,17 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
     </message>
 </context>
 <context>
+    <name>keen::ContextWindowSpinBox</name>
+    <message>
+        <source> tokens</source>
+        <translation> Tokens</translation>
+    </message>
+    <message>
+        <source>How many tokens the model can take in. For a local server, the context size it was started with (llama.cpp -c, Ollama&apos;s context length)</source>
+        <translation>Wie viele Tokens das Modell aufnehmen kann. Bei einem lokalen Server die Kontextgröße, mit der er gestartet wurde (llama.cpp -c, Kontextlänge von Ollama)</translation>
+    </message>
+</context>
+<context>
     <name>keen::DesktopNotifier</name>
     <message>
         <source>Show</source>
@@ -1782,14 +1793,6 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <translation>&amp;Angeheftetes darf bis zu</translation>
     </message>
     <message>
-        <source> tokens</source>
-        <translation> Tokens</translation>
-    </message>
-    <message>
-        <source>How many tokens the model can take in. For a local server, the context size it was started with (llama.cpp -c, Ollama&apos;s context length)</source>
-        <translation>Wie viele Tokens das Modell aufnehmen kann. Bei einem lokalen Server die Kontextgröße, mit der er gestartet wurde (llama.cpp -c, Kontextlänge von Ollama)</translation>
-    </message>
-    <message>
         <source>Context &amp;window:</source>
         <translation>Kontext&amp;fenster:</translation>
     </message>
@@ -1883,6 +1886,10 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
     <message>
         <source>The server has %1 models.</source>
         <translation>Der Server hat %1 Modelle.</translation>
+    </message>
+    <message>
+        <source>Context &amp;window:</source>
+        <translation>Kontext&amp;fenster:</translation>
     </message>
 </context>
 <context>

@@ -120,6 +120,7 @@ private Q_SLOTS:
     void okInSettingsKeepsOnlyAKeyTypedThere();
     void aNarrowWindowKeepsEachToolbarLabelWithItsBox();
     void upRecallsThePromptsOfEarlierRuns();
+    void firstRunWithALocalServerAsksItsContextWindow();
 
 private:
     test::TestEnvironment m_env;
@@ -1358,6 +1359,45 @@ void TestMainWindow::upRecallsThePromptsOfEarlierRuns()
     input->moveCursor(QTextCursor::Start);
     QTest::keyClick(input, Qt::Key_Up);
     QCOMPARE(input->toPlainText(), prompts.at(0));
+}
+
+// The first run with a local server asks for its context window (the registry knows none: 200,000 would let
+// a server started with 8,192 cut the conversation long before automatic compaction); a hosted provider's
+// comes from the registry and the field is not shown. What is entered is the window's, and Settings'.
+void TestMainWindow::firstRunWithALocalServerAsksItsContextWindow()
+{
+    QFile::remove(Settings::defaultPath());
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    window.show();
+    SetupWizard *wizard = nullptr;
+    QTRY_VERIFY((wizard = window.findChild<SetupWizard *>()) && wizard->isVisible());
+    QTRY_VERIFY(!wizard->findChild<QLabel *>(QStringLiteral("probeStatus"))
+                     ->text()
+                     .startsWith(QStringLiteral("Looking")));
+    auto *provider = wizard->findChild<QComboBox *>(QStringLiteral("setupProvider"));
+    auto *spin = wizard->findChild<QSpinBox *>(QStringLiteral("setupContextWindow"));
+    QVERIFY(spin);
+    provider->setCurrentIndex(provider->findData(QStringLiteral("anthropic")));
+    wizard->next();
+    QVERIFY(!spin->isVisible());
+    QVERIFY(!wizard->contextWindowSetting());
+    wizard->back();
+    provider->setCurrentIndex(provider->findData(QStringLiteral("ollama")));
+    wizard->next();
+    QTRY_VERIFY(spin->isVisible());
+    auto *model = wizard->findChild<QComboBox *>(QStringLiteral("setupModel"));
+    model->setCurrentText(QStringLiteral("qwen3-coder"));
+    spin->setFocus();
+    spin->selectAll();
+    QTest::keyClicks(spin, QStringLiteral("8192"));
+    QTRY_VERIFY(wizard->button(QWizard::FinishButton)->isEnabled());
+    QTest::mouseClick(wizard->button(QWizard::FinishButton), Qt::LeftButton);
+    QTRY_COMPARE(window.session()->clientConfig().providerId, QStringLiteral("ollama"));
+    QCOMPARE(window.session()->clientConfig().contextWindow, 8192);
+    QCOMPARE(Settings::load()->provider(QStringLiteral("ollama")).contextWindow, std::optional<qint64>(8192));
 }
 
 // Found when tried: Tab in the prompt went to the toolbar's Mode box, where the next Down switched to

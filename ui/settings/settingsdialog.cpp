@@ -3,6 +3,7 @@
 #include "agent/connectiontest.h"
 #include "config/secretstore.h"
 #include "settings/chatgptsigninrow.h"
+#include "settings/contextwindowspinbox.h"
 #include "settings/modelcombobox.h"
 #include "settings/providercatalog.h"
 #include "settings/setupcheck.h"
@@ -81,16 +82,8 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
     m_thinking->setObjectName(QStringLiteral("settingsThinking"));
     form->addRow(tr("&Thinking effort:"), m_thinking);
 
-    // A local server's window is the context size it was started with, which no registry knows; too large
-    // a number here and automatic compaction comes after the server has already cut the conversation.
-    m_contextWindow = new QSpinBox(this);
+    m_contextWindow = new ContextWindowSpinBox(this);
     m_contextWindow->setObjectName(QStringLiteral("settingsContextWindow"));
-    m_contextWindow->setRange(1024, 100'000'000);
-    m_contextWindow->setSingleStep(1024);
-    m_contextWindow->setGroupSeparatorShown(true);
-    m_contextWindow->setSuffix(tr(" tokens"));
-    m_contextWindow->setToolTip(tr("How many tokens the model can take in. For a local server, the context "
-                                   "size it was started with (llama.cpp -c, Ollama's context length)"));
     form->addRow(tr("Context &window:"), m_contextWindow);
 
     auto *buttonsRow = new QHBoxLayout;
@@ -204,8 +197,7 @@ void SettingsDialog::showContextWindow()
 {
     const qint64 window = m_contextWindows.thisRun.value_or(
         m_contextWindows.perProvider.value(m_provider->currentData().toString(), defaultContextWindow()));
-    m_contextWindow->setValue(
-        int(std::clamp<qint64>(window, m_contextWindow->minimum(), m_contextWindow->maximum())));
+    m_contextWindow->setWindow(window);
 }
 
 std::optional<qint64> SettingsDialog::contextWindowSetting() const

@@ -20,6 +20,7 @@ class QSpinBox;
 namespace keen {
 
 class ChatGptSignInRow;
+class ContextWindowSpinBox;
 class ConnectionTest;
 
 // Provider settings: provider, API key (masked; a key already in the keychain is shown as a hint and can be
@@ -107,7 +108,7 @@ private:
     QString m_testedProvider; // whose models the running connection test lists
     QCheckBox *m_reviewCompaction;
     QSpinBox *m_pinBudget;
-    QSpinBox *m_contextWindow;
+    ContextWindowSpinBox *m_contextWindow;
     ContextWindows m_contextWindows;
     ConnectionTest *m_connectionTest;
 };

@@ -3,6 +3,7 @@
 #include "agent/connectiontest.h"
 #include "config/secretstore.h"
 #include "settings/chatgptsigninrow.h"
+#include "settings/contextwindowspinbox.h"
 #include "settings/localserverprobe.h"
 #include "settings/modelcombobox.h"
 #include "settings/providercatalog.h"
@@ -13,9 +14,12 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QWizardPage>
+
+#include <algorithm>
 
 namespace keen {
 
@@ -74,6 +78,7 @@ SetupWizard::SetupWizard(QWidget *parent)
     m_detailsPage = detailsPage;
     detailsPage->setTitle(tr("Key and model"));
     auto *form = new QFormLayout(detailsPage);
+    m_detailsForm = form;
     m_apiKey = new QLineEdit(detailsPage);
     m_apiKey->setObjectName(QStringLiteral("setupApiKey"));
     m_apiKey->setEchoMode(QLineEdit::Password);
@@ -85,6 +90,9 @@ SetupWizard::SetupWizard(QWidget *parent)
     form->addRow(tr("API &key:"), m_apiKey);
     form->addRow(tr("&Base URL:"), m_baseUrl);
     form->addRow(tr("&Model:"), m_model);
+    m_contextWindow = new ContextWindowSpinBox(detailsPage); // a local server's only; Settings has it too
+    m_contextWindow->setObjectName(QStringLiteral("setupContextWindow"));
+    form->addRow(tr("Context &window:"), m_contextWindow);
     form->addRow(m_signIn);
     m_missing = new QLabel(detailsPage);
     m_missing->setObjectName(QStringLiteral("setupMissing"));
@@ -170,20 +178,26 @@ void SetupWizard::initializePage(int id)
         models = item->data(Qt::UserRole + 2).toStringList() + models;
     }
     m_model->addItems(models);
+    m_detailsForm->setRowVisible(m_contextWindow, choseLocalServer());
+    m_contextWindow->setWindow(ProviderCatalog::contextWindow(providerId, m_model->currentText().trimmed()));
     updateMissing();
     listServerModels();
 }
 
-void SetupWizard::listServerModels()
+bool SetupWizard::choseLocalServer() const
 {
     const ProviderCatalog::Provider *provider =
         ProviderCatalog::provider(m_provider->currentData().toString());
+    return provider && provider->models != ModelListSource::Registry &&
+           !provider->defaultBaseUrl.startsWith(QLatin1String("https://"));
+}
+
+void SetupWizard::listServerModels()
+{
     // A server the person runs or names (not a hosted service, which is asked only by Test Connection in
     // the settings): nothing leaves the machine for a provider merely looked at.
-    const bool asks = provider && provider->models != ModelListSource::Registry &&
-                      !provider->defaultBaseUrl.startsWith(QLatin1String("https://"));
     const ClientConfig wanted = config();
-    if (!asks || wanted.baseUrl.isEmpty()) {
+    if (!choseLocalServer() || wanted.baseUrl.isEmpty()) {
         m_serverModels->hide();
         return;
     }
@@ -265,8 +279,18 @@ ClientConfig SetupWizard::config() const
     config.apiKey = m_apiKey->text();
     config.baseUrl = m_baseUrl->text().trimmed();
     config.model = m_model->currentText().trimmed();
-    config.contextWindow = ProviderCatalog::contextWindow(config.providerId, config.model);
+    config.contextWindow =
+        contextWindowSetting().value_or(ProviderCatalog::contextWindow(config.providerId, config.model));
     return config;
+}
+
+std::optional<qint64> SetupWizard::contextWindowSetting() const
+{
+    if (!choseLocalServer() ||
+        m_contextWindow->value() == ProviderCatalog::contextWindow(m_provider->currentData().toString(),
+                                                                   m_model->currentText().trimmed()))
+        return std::nullopt;
+    return m_contextWindow->value();
 }
 
 } // namespace keen

@@ -4,7 +4,10 @@
 
 #include <QWizard>
 
+#include <optional>
+
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -14,6 +17,7 @@ class QWizardPage;
 namespace keen {
 
 class ChatGptSignInRow;
+class ContextWindowSpinBox;
 class ConnectionTest;
 class LocalServerProbe;
 
@@ -36,6 +40,9 @@ public:
 
     LocalServerProbe *probe() const { return m_probe; }
     ClientConfig config() const;
+    // A local server's window as entered, when it differs from the registry's: what
+    // providers.<id>.context_window should hold. Empty for a hosted provider.
+    std::optional<qint64> contextWindowSetting() const;
     // What must still be entered on the key-and-model page, one sentence each; empty when it can finish.
     QStringList missing() const;
 
@@ -58,6 +65,9 @@ private:
     // registry); the answer fills the Model box and the line under the form.
     void listServerModels();
     void offerListedModels(const QStringList &listed);
+    // A server the person runs (not a hosted service): it is asked for its models, and its window is theirs
+    // to enter.
+    bool choseLocalServer() const;
 
     LocalServerProbe *m_probe;
     QListWidget *m_found;
@@ -66,6 +76,8 @@ private:
     QLineEdit *m_apiKey;
     QLineEdit *m_baseUrl;
     QComboBox *m_model;
+    ContextWindowSpinBox *m_contextWindow;
+    QFormLayout *m_detailsForm;
     ChatGptSignInRow *m_signIn;
     QLabel *m_missing;
     QLabel *m_serverModels; // what asking the server for its models gave
