@@ -1088,6 +1088,23 @@ void TestMainWindow::toolbarProviderBoxNeverCarriesTheKeyOver()
     QCOMPARE(Settings::load()->activeProvider, QStringLiteral("openai"));
 }
 
+namespace {
+
+// The first-run setup of a window without settings.json, once its look for local servers is over (a server
+// found would choose itself as the provider); nullptr when it does not show.
+SetupWizard *firstRunSetup(const MainWindow &window)
+{
+    SetupWizard *wizard = nullptr;
+    if (!QTest::qWaitFor([&] { return (wizard = window.findChild<SetupWizard *>()) && wizard->isVisible(); }))
+        return nullptr;
+    auto *status = wizard->findChild<QLabel *>(QStringLiteral("probeStatus"));
+    if (!QTest::qWaitFor([status] { return !status->text().startsWith(QStringLiteral("Looking")); }))
+        return nullptr;
+    return wizard;
+}
+
+} // namespace
+
 // A key in the environment lets the first-run setup finish without typing it; the window then uses that key
 // (it used to send requests with none).
 void TestMainWindow::firstRunSetupUsesTheKeyFromTheEnvironment()
@@ -1098,12 +1115,8 @@ void TestMainWindow::firstRunSetupUsesTheKeyFromTheEnvironment()
     options.workspace = m_env.path(QStringLiteral("project"));
     MainWindow window(options);
     window.show();
-    SetupWizard *wizard = nullptr;
-    QTRY_VERIFY((wizard = window.findChild<SetupWizard *>()) && wizard->isVisible());
-    // The window's setup looks for local servers; a server found would choose itself as the provider.
-    QTRY_VERIFY(!wizard->findChild<QLabel *>(QStringLiteral("probeStatus"))
-                     ->text()
-                     .startsWith(QStringLiteral("Looking")));
+    SetupWizard *wizard = firstRunSetup(window);
+    QVERIFY(wizard);
     auto *provider = wizard->findChild<QComboBox *>(QStringLiteral("setupProvider"));
     provider->setCurrentIndex(provider->findData(QStringLiteral("anthropic")));
     wizard->next();
@@ -1372,11 +1385,8 @@ void TestMainWindow::firstRunWithALocalServerAsksItsContextWindow()
     options.workspace = m_env.path(QStringLiteral("project"));
     MainWindow window(options);
     window.show();
-    SetupWizard *wizard = nullptr;
-    QTRY_VERIFY((wizard = window.findChild<SetupWizard *>()) && wizard->isVisible());
-    QTRY_VERIFY(!wizard->findChild<QLabel *>(QStringLiteral("probeStatus"))
-                     ->text()
-                     .startsWith(QStringLiteral("Looking")));
+    SetupWizard *wizard = firstRunSetup(window);
+    QVERIFY(wizard);
     auto *provider = wizard->findChild<QComboBox *>(QStringLiteral("setupProvider"));
     auto *spin = wizard->findChild<QSpinBox *>(QStringLiteral("setupContextWindow"));
     QVERIFY(spin);
