@@ -111,15 +111,13 @@ void PinsDialog::refresh()
 {
     m_list->clear();
     for (const Pin &pin : m_session->pins()) {
-        // A tool result reads as its card showed it; the model gets it as the tool returned it.
+        // A tool result reads as its card showed it; the model gets it as the tool returned it. Named as the
+        // chat's pin row and `run --pins` name it: a detail by the line that holds it.
         const QString shown = pin.shownText();
-        QString firstLine = shown.trimmed().section(QLatin1Char('\n'), 0, 0);
-        if (firstLine.size() > 100)
-            firstLine = firstLine.left(99) + QStringLiteral("…");
         QString title = kindTitle(pin.kind);
         if (!pin.source.isEmpty())
             title += QStringLiteral(" (") + pin.source + QLatin1Char(')');
-        auto *item = new QListWidgetItem(title + QStringLiteral(": ") + firstLine, m_list);
+        auto *item = new QListWidgetItem(title + QStringLiteral(": ") + pin.headline(), m_list);
         item->setData(Qt::UserRole, pin.id);
         item->setToolTip(Qt::convertFromPlainText(shown.left(2000), Qt::WhiteSpaceNormal));
     }

@@ -612,7 +612,7 @@ int HeadlessRunner::runPinChanges()
         } else if (m_options.listPins) {
             for (const Pin &pin : m_session->pins())
                 m_out << pin.id << '\t' << Pin::kindName(pin.kind) << '\t' << pin.headline()
-                      << '\n'; // named as the window's Pins dialog names it
+                      << '\n'; // named as the chat's pin row names it
             const qsizetype pinCount = m_session->pins().size();
             m_err << (pinCount == 1 ? tr("1 pin, about %1 of %2 pin-budget tokens.")
                                     : tr("%1 pins, about %2 of %3 pin-budget tokens.").arg(pinCount))

@@ -1386,8 +1386,8 @@ void TestHeadlessCompaction::pinnedNoteTravelsAfterEveryCompactionAcrossResume_d
 }
 
 // Found when tried: `run --session ID --pins` listed a pinned detail ("Pin the Original" of file2.txt) as
-// "read_file", the first line of its excerpt, where the window's Pins dialog names it by the line that holds
-// the detail. The list names every pin as the dialog does (Pin::headline).
+// "read_file", the first line of its excerpt, where the chat's pin row names it by the line that holds the
+// detail. The list names every pin as that row does (Pin::headline).
 void TestHeadlessCompaction::pinsAreListedByTheLineThatNamesThem()
 {
     Rig rig(QStringLiteral("openai-compatible"), SmallWindow);

@@ -527,6 +527,17 @@ void TestPins::droppedDetailsRowListsThemAndPinsTheOriginal()
     QVERIFY2(!pinned.text.startsWith(QStringLiteral("src/")), qPrintable(pinned.text));
     QTRY_COMPARE(model->item(model->rowCount() - 1).text,
                  QStringLiteral("Pinned: src/parser/lexer.cpp:88: error: unexpected token at offset 4711"));
+    // Found when tried: the Pins dialog still named it by the excerpt's first line ("Original text (path
+    // file2.txt): read_file"). It names it as the chat's row does.
+    m_panel->showPinsDialog();
+    PinsDialog *pinsDialog = nullptr;
+    QTRY_VERIFY((pinsDialog = m_panel->findChild<PinsDialog *>()) != nullptr && pinsDialog->isVisible());
+    auto *pinsList = pinsDialog->findChild<QListWidget *>(QStringLiteral("pinsList"));
+    QCOMPARE(pinsList->count(), 1);
+    QVERIFY2(pinsList->item(0)->text().endsWith(
+                 QStringLiteral(": src/parser/lexer.cpp:88: error: unexpected token at offset 4711")),
+             qPrintable(pinsList->item(0)->text()));
+    pinsDialog->close();
 
     // Kept with the compaction: a reopened session shows the same row.
     auto loaded = m_session->sessionStore().load(m_session->sessionId());
