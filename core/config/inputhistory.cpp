@@ -14,16 +14,27 @@ namespace keen {
 
 namespace {
 
-// Longer than MaxEntries escaped entries of MaxEntryChars can be: a bigger file is not ours to read.
-constexpr qint64 MaxFileBytes =
-    qint64(InputHistory::MaxEntries) * 2 * (InputHistory::MaxEntryChars * 2 + 1) * 4;
+// Read from its end, whatever its size: a file someone else made huge costs no more than ours.
+constexpr qint64 AnySize = qint64(1) << 50;
 
-QStringList linesOf(const QByteArray &bytes)
+// The whole lines of the last tailBytes of the file (a line cut by the start of the tail is left out), or
+// nothing when it cannot be read (missing, not a regular file).
+QStringList lastLines(const QString &path, qint64 tailBytes)
 {
-    QStringList lines = QString::fromUtf8(bytes).split(QLatin1Char('\n'));
+    const RegularFile::Read read = RegularFile::readTail(path, AnySize, tailBytes);
+    if (!read.ok())
+        return {};
+    QStringList lines = QString::fromUtf8(read.bytes).split(QLatin1Char('\n'));
     if (!lines.isEmpty() && lines.constLast().isEmpty())
         lines.removeLast(); // the file ends with a line break
+    if (read.offset > 0 && !lines.isEmpty())
+        lines.removeFirst();
     return lines;
+}
+
+QString cannotSave(const QString &path, const QString &reason)
+{
+    return InputHistory::tr("Cannot save the input history %1: %2").arg(path, reason);
 }
 
 } // namespace
@@ -73,11 +84,8 @@ QString InputHistory::unescaped(const QString &line)
 
 QStringList InputHistory::load(const QString &path)
 {
-    const RegularFile::Read read = RegularFile::read(path, MaxFileBytes);
-    if (!read.ok())
-        return {};
     QStringList prompts;
-    const QStringList lines = linesOf(read.bytes);
+    const QStringList lines = lastLines(path, MaxFileBytes);
     for (qsizetype i = qMax<qsizetype>(0, lines.size() - MaxEntries); i < lines.size(); ++i) {
         if (!lines.at(i).isEmpty())
             prompts.append(unescaped(lines.at(i)));
@@ -92,31 +100,25 @@ Result<void> InputHistory::append(const QString &prompt, const QString &path)
     QDir().mkpath(QFileInfo(path).absolutePath());
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Append))
-        return Result<void>::failure(
-            tr("Cannot save the input history %1: %2").arg(path, file.errorString()));
+        return Result<void>::failure(cannotSave(path, file.errorString()));
     ::fchmod(file.handle(), 0600);
     if (file.write((escaped(prompt) + QLatin1Char('\n')).toUtf8()) < 0)
-        return Result<void>::failure(
-            tr("Cannot save the input history %1: %2").arg(path, file.errorString()));
+        return Result<void>::failure(cannotSave(path, file.errorString()));
+    const qint64 size = file.size();
     file.close();
+    if (size <= MaxFileBytes)
+        return {};
 
-    // Kept short: rewritten with the newest MaxEntries once it holds twice as many.
-    const RegularFile::Read read = RegularFile::read(path, MaxFileBytes);
-    if (!read.ok())
-        return {};
-    const QStringList lines = linesOf(read.bytes);
-    if (lines.size() < 2 * MaxEntries)
-        return {};
+    // Kept short: the newest MaxEntries of its last half.
+    const QStringList lines = lastLines(path, MaxFileBytes / 2);
     QSaveFile rewrite(path);
     if (!rewrite.open(QIODevice::WriteOnly))
-        return Result<void>::failure(
-            tr("Cannot save the input history %1: %2").arg(path, rewrite.errorString()));
+        return Result<void>::failure(cannotSave(path, rewrite.errorString()));
     rewrite.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    rewrite.write(
-        (lines.mid(lines.size() - MaxEntries).join(QLatin1Char('\n')) + QLatin1Char('\n')).toUtf8());
+    const QStringList kept = lines.mid(qMax<qsizetype>(0, lines.size() - MaxEntries));
+    rewrite.write((kept.join(QLatin1Char('\n')) + QLatin1Char('\n')).toUtf8());
     if (!rewrite.commit())
-        return Result<void>::failure(
-            tr("Cannot save the input history %1: %2").arg(path, rewrite.errorString()));
+        return Result<void>::failure(cannotSave(path, rewrite.errorString()));
     return {};
 }
 

@@ -43,19 +43,30 @@ void TestInputHistory::promptsOfSeveralLinesComeBackAsTheyWere()
              QFileDevice::Permissions());
 }
 
-// 2,500 prompts: Up reaches the newest 1,000, and the file never holds more than twice as many.
+// 2,500 prompts: Up reaches the newest 1,000. Then 600 long ones (15,000 characters, 9 MB in all): the file
+// never grows past MaxFileBytes, and the newest prompts stay, in order.
 void TestInputHistory::theNewestThousandAreKeptAndTheFileStaysShort()
 {
     test::TestEnvironment env;
     for (int i = 1; i <= 2500; ++i)
         QVERIFY(InputHistory::append(QStringLiteral("prompt %1").arg(i)).ok());
-    const QStringList loaded = InputHistory::load();
+    QStringList loaded = InputHistory::load();
     QCOMPARE(loaded.size(), InputHistory::MaxEntries);
     QCOMPARE(loaded.constFirst(), QStringLiteral("prompt 1501"));
     QCOMPARE(loaded.constLast(), QStringLiteral("prompt 2500"));
-    QFile file(InputHistory::defaultPath());
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    QVERIFY(file.readAll().count('\n') < 2 * InputHistory::MaxEntries);
+
+    for (int i = 1; i <= 600; ++i) {
+        QVERIFY(
+            InputHistory::append(QStringLiteral("long %1 ").arg(i) + QString(15000, QLatin1Char('x'))).ok());
+        QVERIFY(QFileInfo(InputHistory::defaultPath()).size() <= InputHistory::MaxFileBytes);
+    }
+    loaded = InputHistory::load();
+    QVERIFY(loaded.size() > 100);
+    for (qsizetype i = 0; i < loaded.size(); ++i) {
+        const int number = int(600 - loaded.size() + 1 + i);
+        QVERIFY2(loaded.at(i).startsWith(QStringLiteral("long %1 ").arg(number)),
+                 qPrintable(loaded.at(i).left(20)));
+    }
 }
 
 // Blank prompts are nothing to recall, and a pasted log (here 100,000 lines) would bring back only a wall of
