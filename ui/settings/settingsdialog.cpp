@@ -21,8 +21,6 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include <algorithm>
-
 namespace keen {
 
 SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
