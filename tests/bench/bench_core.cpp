@@ -4,6 +4,7 @@
 #include "providers/openai/chatcompletionsstreamdecoder.h"
 #include "session/diffline.h"
 #include "session/sessionevent.h"
+#include "session/sessionexporter.h"
 #include "session/sessionindex.h"
 #include "session/sessionstore.h"
 #include "stream/sseparser.h"
@@ -21,6 +22,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -325,6 +327,35 @@ void benchSessions()
            QStringLiteral("%1 hits").arg(hits ? hits->size() : -1));
 }
 
+// A 10,000-event, about 30 MB session (tool calls, diffs, compactions): exported to Markdown and indexed,
+// both of which read every tool output as its card shows it (ToolOutputText).
+void benchBigSession()
+{
+    QTemporaryDir dir;
+    const QString root = dir.filePath(QStringLiteral("sessions"));
+    const QString path = test::Workloads::writeBigSession(root, QStringLiteral("/work/big"), 10000);
+    SessionStore store(root);
+    const auto listed = store.list();
+    if (listed.isEmpty())
+        qFatal("the big session is not listed");
+    QElapsedTimer timer;
+    timer.start();
+    const auto loaded = store.load(listed.constFirst().id);
+    if (!loaded)
+        qFatal("load failed: %s", qPrintable(loaded.error()));
+    report("SessionStore::load, 10,000 events", timer.nsecsElapsed(),
+           QStringLiteral("%1 MB").arg(QFileInfo(path).size() / 1e6, 0, 'f', 1));
+    timer.restart();
+    const QString markdown = SessionExporter::toMarkdown(listed.constFirst(), loaded->events);
+    report("SessionExporter::toMarkdown, 10,000 events", timer.nsecsElapsed(),
+           QStringLiteral("%1 MB of Markdown").arg(markdown.toUtf8().size() / 1e6, 0, 'f', 1));
+    SessionIndex index(root, dir.filePath(QStringLiteral("index/sessions.sqlite")));
+    timer.restart();
+    const auto built = index.update();
+    report("SessionIndex::update: the 10,000-event session", timer.nsecsElapsed(),
+           built ? QStringLiteral("ok") : built.error());
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -341,5 +372,7 @@ int main(int argc, char **argv)
         benchFileTools();
     if (args.size() < 2 || args.contains(QStringLiteral("sessions")))
         benchSessions();
+    if (args.size() < 2 || args.contains(QStringLiteral("bigsession")))
+        benchBigSession();
     return 0;
 }
