@@ -16,6 +16,7 @@
 #include "config/secretstore.h"
 #include "contextmeter.h"
 #include "desktopnotifier.h"
+#include "displaypath.h"
 #include "icons.h"
 #include "providers/providertable.h"
 #include "session/sessionstore.h"
@@ -80,16 +81,6 @@ constexpr int kSidebarWidth = 300;
 QString windowStatePath()
 {
     return QDir(Settings::configDirectory()).filePath(QStringLiteral("window.ini"));
-}
-
-// "~/src/project" for a folder under the home folder.
-QString displayPath(const QString &path)
-{
-    QString shown = QDir::toNativeSeparators(path);
-    const QString home = QDir::toNativeSeparators(QDir::homePath());
-    if (shown == home || shown.startsWith(home + QDir::separator()))
-        shown = QStringLiteral("~") + shown.mid(home.size());
-    return shown;
 }
 
 // The one local folder a drag carries, or nothing.

@@ -54,14 +54,19 @@ int runHeadless(const QStringList &arguments, QTextStream &out, QTextStream &err
     runner.session().setPinBudgetPercent(
         settings.settings.pinBudgetPercent.value_or(AgentSession::DefaultPinBudgetPercent));
     const Settings loaded = settings.settings;
-    runner.setConfigResolver([loaded, &err](const LaunchOptions &launch) -> Result<ClientConfig> {
-        auto resolved = ConfigResolver(loaded).resolve(launch, SecretStore::FileFallback::Allow);
-        if (!resolved)
-            return Result<ClientConfig>::failure(resolved.error());
-        if (!resolved->warning.isEmpty())
-            err << "Warning: " << resolved->warning << "\n";
-        return resolved->config;
-    });
+    // --pins, --pin or --unpin without a prompt, and --undo-compaction, read the provider's context window
+    // and send nothing: a warning about where the key is kept would be noise there.
+    const bool sendsRequest =
+        !options->undoCompaction && (options->compact || !options->prompt.trimmed().isEmpty());
+    runner.setConfigResolver(
+        [loaded, sendsRequest, &err](const LaunchOptions &launch) -> Result<ClientConfig> {
+            auto resolved = ConfigResolver(loaded).resolve(launch, SecretStore::FileFallback::Allow);
+            if (!resolved)
+                return Result<ClientConfig>::failure(resolved.error());
+            if (sendsRequest && !resolved->warning.isEmpty())
+                err << "Warning: " << resolved->warning << "\n";
+            return resolved->config;
+        });
     const SignalWatcher watcher(runner.session().shutdownToken());
     return runner.run(*options);
 }

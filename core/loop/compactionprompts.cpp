@@ -139,6 +139,21 @@ QString originalUserText(const QString &content)
     return content.mid(start, content.size() - ReplacementTail.size() - start);
 }
 
+bool isAutomaticReplacement(const QString &content)
+{
+    return content.startsWith(ReplacementHead) && content.endsWith(ReplacementTail);
+}
+
+bool isPinnedContext(const QString &content)
+{
+    return content.startsWith(PinnedHead) && content.trimmed().endsWith(PinnedTail);
+}
+
+qsizetype pinCount(const QString &pinnedContext)
+{
+    return pinnedContext.count(QStringLiteral("\n<pin kind=\""));
+}
+
 QString pinnedContext(const PinList &pins)
 {
     if (pins.isEmpty())

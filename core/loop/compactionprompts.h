@@ -54,5 +54,12 @@ QString pinnedContext(const PinList &pins);
 // unchanged when it is not a replacement.
 QString originalUserText(const QString &content);
 
+// Whether content is an automatic replacement (automaticReplacement()) or a pinned_context message
+// (pinnedContext()), so that a list of the history can name them instead of showing their tags.
+bool isAutomaticReplacement(const QString &content);
+bool isPinnedContext(const QString &content);
+// The number of <pin> elements in a pinnedContext() block.
+qsizetype pinCount(const QString &pinnedContext);
+
 } // namespace CompactionPrompts
 } // namespace keen

@@ -38,7 +38,6 @@ const QString kTranscriptName = QStringLiteral("transcript_events.jsonl");
 const QString kTitleName = QStringLiteral("title.txt");
 constexpr mode_t kDirectoryMode = 0700;
 constexpr QFileDevice::Permissions kPrivateFile = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
-constexpr qsizetype kTitleLength = 80; // characters of the first prompt when a session has no title
 
 QString errnoText(int error)
 {
@@ -391,7 +390,7 @@ std::optional<SessionInfo> summarize(const QString &directory)
     info.lastUserMessage = SessionInfo::preview(info.lastUserMessage);
     info.title = readTitle(directory);
     if (info.title.isEmpty())
-        info.title = SessionInfo::preview(firstUserMessage, kTitleLength);
+        info.title = SessionInfo::preview(firstUserMessage, SessionInfo::TitleLength);
     return info;
 }
 
@@ -466,6 +465,11 @@ QString SessionInfo::preview(const QString &text, qsizetype length)
     if (cut > 0 && collapsed.at(cut - 1).isHighSurrogate())
         --cut;
     return collapsed.left(cut).trimmed() + QChar(0x2026);
+}
+
+bool SessionInfo::previewRepeatsTitle() const
+{
+    return !lastUserMessage.isEmpty() && preview(lastUserMessage, TitleLength) == title;
 }
 
 SessionStore::SessionStore(const QString &root)

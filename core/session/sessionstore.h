@@ -43,6 +43,11 @@ struct SessionInfo
     // the session list, seconds each time.
     static constexpr qsizetype PreviewLength = 200;
     static QString preview(const QString &text, qsizetype length = PreviewLength);
+    // A session without a title of its own is named by this much of its first prompt.
+    static constexpr qsizetype TitleLength = 80;
+    // The latest prompt reads as the title: the session has one prompt (or asked the same again), and a
+    // list showing both would say the same thing twice.
+    bool previewRepeatsTitle() const;
 };
 
 struct LoadedSession

@@ -715,6 +715,18 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>(%1 tool calls)</source>
         <translation>(%1 Werkzeugaufrufe)</translation>
     </message>
+    <message>
+        <source>Pinned: 1 item</source>
+        <translation>Angeheftet: 1 Eintrag</translation>
+    </message>
+    <message>
+        <source>Pinned: %1 items</source>
+        <translation>Angeheftet: %1 Einträge</translation>
+    </message>
+    <message>
+        <source>Summary of the earlier conversation, then you: %1</source>
+        <translation>Zusammenfassung des bisherigen Gesprächs, dann Sie: %1</translation>
+    </message>
 </context>
 <context>
     <name>keen::ContextDialog</name>

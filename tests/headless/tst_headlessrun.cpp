@@ -82,6 +82,7 @@ private Q_SLOTS:
     void damagedSettingsAreNamedAndTheRunGoesOn_data();
     void damagedSettingsAreNamedAndTheRunGoesOn();
     void sessionsJsonKeepsEveryCharacterOfATitle();
+    void aKeyInSettingsIsWarnedAboutOnlyWhenItIsSent();
 
 private:
     struct Outcome
@@ -1421,6 +1422,37 @@ void TestHeadlessRun::damagedSettingsAreNamedAndTheRunGoesOn()
 
     const Outcome listed = runKeen({QStringLiteral("sessions")});
     QCOMPARE(listed.exitCode, 0); // no hang on a FIFO either
+}
+
+// Found when tried: `run --session ID --pins` printed "The API key ... is stored unencrypted" though it sends
+// nothing. The warning comes with a request that uses the key, and only then.
+void TestHeadlessRun::aKeyInSettingsIsWarnedAboutOnlyWhenItIsSent()
+{
+    const QString path = QDir(m_home->path()).filePath(QStringLiteral("settings.json"));
+    {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"providers": {"openai-compatible": {"api_key": "test-key-not-secret"}}})");
+    }
+    const QString sessionId = createSession(QStringLiteral("hi"), QStringLiteral("hello"));
+    QVERIFY(!sessionId.isEmpty());
+    const QString unencrypted = QStringLiteral("stored unencrypted");
+
+    const QStringList session{QStringLiteral("--session"), sessionId};
+    for (const QStringList &flags :
+         {QStringList{QStringLiteral("--pin"), QStringLiteral("keep port 8080")},
+          QStringList{QStringLiteral("--pins")}, QStringList{QStringLiteral("--undo-compaction")}}) {
+        const Outcome run = runKeen(QStringList{QStringLiteral("run")} + providerArgs() + session + flags);
+        QVERIFY2(!run.err.contains(unencrypted), qPrintable(flags.join(u' ') + QLatin1Char('\n') + run.err));
+    }
+    QCOMPARE(m_server->requests().size(), 1); // only the turn that created the session
+
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("again")})));
+    const Outcome turn = runKeen(QStringList{QStringLiteral("run")} + providerArgs() + session +
+                                 QStringList{QStringLiteral("go on")});
+    QVERIFY2(turn.exitCode == 0, qPrintable(turn.err));
+    QVERIFY2(turn.err.contains(unencrypted) && turn.err.contains(path), qPrintable(turn.err));
+    QVERIFY(!turn.err.contains(QLatin1String("test-key-not-secret")));
 }
 
 } // namespace keen

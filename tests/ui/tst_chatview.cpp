@@ -1044,6 +1044,17 @@ void TestChatView::questionCardAnswersWithTheChosenOptions()
     QCOMPARE(view.chatDelegate()->shownText(model.index(0)).trimmed(), QStringLiteral("The agent asks:"));
     QCOMPARE(view.findChild<ElidingLabel *>(QStringLiteral("questionLabel1"))->text(),
              QStringLiteral("Which database?"));
+    // Found when tried: a line's gap between "The agent asks:" and the form. The form follows the heading
+    // as a paragraph follows another.
+    QTRY_VERIFY(choice->isVisible());
+    const QRect heading =
+        view.chatDelegate()->textLineRect(model.index(0), view.visualRect(model.index(0)), 0);
+    const int formTop = choice->mapTo(view.viewport(), QPoint(0, 0)).y();
+    QVERIFY2(formTop > heading.bottom() && formTop - heading.bottom() < view.fontMetrics().lineSpacing(),
+             qPrintable(
+                 QStringLiteral("heading ends at %1, form starts at %2").arg(heading.bottom()).arg(formTop)));
+    QVERIFY(view.indexWidget(model.index(0))->geometry().bottom() <=
+            view.visualRect(model.index(0)).bottom());
     QCOMPARE(choice->currentText(), QStringLiteral("SQLite")); // the recommendation is preselected
     choice->setCurrentIndex(1);
     QTest::mouseClick(view.findChild<QPushButton *>(QStringLiteral("questionSubmitButton")), Qt::LeftButton);

@@ -48,6 +48,7 @@ private Q_SLOTS:
     void editedSummaryIsWhatIsApplied();
     void regenerateRunsAgainWithTheFocus();
     void cancelAppliesNothing();
+    void replacedListNamesPinsAndEarlierSummaries();
     void cancelledReviewLeavesNoEmptyHeading_data();
     void cancelledReviewLeavesNoEmptyHeading();
 
@@ -223,6 +224,44 @@ void TestCompactionReview::acceptAppliesTheSummary()
     QVERIFY(!loaded->events.constLast().compaction()->summaryEdited); // accepted as it streamed
     QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("✓ Context compacted.")));
     QVERIFY(!ChatModel::replayRows(loaded->events).items.constLast().text.contains(QStringLiteral("edited")));
+}
+
+// proves S25, S41: the list of what a summary replaces names a pin block and an earlier automatic summary
+// for what they are, never by their tags ("You: <pinned_context>" was shown).
+void TestCompactionReview::replacedListNamesPinsAndEarlierSummaries()
+{
+    m_window->session()->setReviewManualCompaction(true);
+    converse();
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("/pin the server listens on port 8080"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_COMPARE(m_window->session()->pins().size(), 1);
+    QTRY_COMPARE(m_window->session()->messages().size(), 3);
+    CompactionReviewDialog *dialog = compactAndReview(QStringLiteral("## Goal\nFind the parser."));
+    QVERIFY(dialog);
+    auto *replaced = dialog->findChild<QListWidget *>(QStringLiteral("reviewReplaced"));
+    QVERIFY(replaced);
+    QStringList rows;
+    for (int i = 0; i < replaced->count(); ++i)
+        rows.append(replaced->item(i)->text());
+    QCOMPARE(rows, QStringList({QStringLiteral("You: where is the parser?"),
+                                QStringLiteral("Assistant: Hello, the parser is in src/parse.cpp."),
+                                QStringLiteral("Pinned: 1 item")}));
+    QVERIFY(!rows.join(QLatin1Char('\n')).contains(QLatin1Char('<')));
+
+    // A second automatic compaction replaces the first one's message: it reads as the summary and the
+    // person's own words it kept.
+    const auto earlier = CompactionPrompts::automaticReplacement(
+        QStringLiteral("## Goal\nShip it."), {Message::user(QStringLiteral("fix the build\nplease"))},
+        CompactionPrompts::pinnedContext(
+            {Pin{QStringLiteral("p1"), Pin::Kind::Note, QStringLiteral("a"), {}},
+             Pin{QStringLiteral("p2"), Pin::Kind::Note, QStringLiteral("b"), {}}}));
+    QVERIFY(earlier);
+    QCOMPARE(CompactionReviewDialog::describe(earlier->constLast()),
+             QStringLiteral("Summary of the earlier conversation, then you: fix the build"));
+    QCOMPARE(CompactionReviewDialog::describe(Message::user(CompactionPrompts::pinnedContext(
+                 {Pin{QStringLiteral("p1"), Pin::Kind::Note, QStringLiteral("a"), {}},
+                  Pin{QStringLiteral("p2"), Pin::Kind::Note, QStringLiteral("b"), {}}}))),
+             QStringLiteral("Pinned: 2 items"));
 }
 
 // proves S28, S29, S33 with an edited summary: it is what is applied, saved (messages and the replayed

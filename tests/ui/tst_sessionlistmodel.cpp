@@ -1,4 +1,5 @@
 // The session browser's model: day groups, search results, minimal updates, live refresh from the disk.
+#include "displaypath.h"
 #include "sessions/sessionlistmodel.h"
 
 #include "sessionfixtures.h"
@@ -288,8 +289,11 @@ void TestSessionListModel::workspaceFilterAndSearchReload()
     model.setSearchQuery(QString());
     QVERIFY(waitForRefresh(model));
     QCOMPARE(model.sessionCount(), 2);
-    QCOMPARE(model.indexForSession(beta.id()).data(SessionListModel::PreviewRole).toString(),
+    // One prompt, which is the title: the row's second line names its folder instead of repeating it.
+    QCOMPARE(model.indexForSession(beta.id()).data(Qt::DisplayRole).toString(),
              QStringLiteral("llamas in beta"));
+    QCOMPARE(model.indexForSession(beta.id()).data(SessionListModel::PreviewRole).toString(),
+             displayPath(workspace(QStringLiteral("beta")))); // "~/..." under the home folder
 }
 
 void TestSessionListModel::liveUpdateWhenASessionAppends()
@@ -302,7 +306,7 @@ void TestSessionListModel::liveUpdateWhenASessionAppends()
     model.setSessionsRoot(root());
     QVERIFY(waitForRefresh(model));
     QCOMPARE(model.indexForSession(writer.id()).data(SessionListModel::PreviewRole).toString(),
-             QStringLiteral("first"));
+             displayPath(workspace(QStringLiteral("alpha")))); // not "first" twice
 
     writer.user(QStringLiteral("second, appended"));
     QTRY_COMPARE_WITH_TIMEOUT(

@@ -44,6 +44,17 @@ int questionCount(const ChatItem &item)
     return int(item.questions.value(QStringLiteral("questions")).toArray().size());
 }
 
+// The room of a waiting card's widgets under its text. A question's form lines have their own spacing
+// and the form's buttons their own margin, so the form takes the text's bottom padding and some of the
+// strip's (a line's gap was left between the heading and the form).
+int actionStripHeight(const ChatItem &item)
+{
+    if (item.kind == ChatItem::Kind::Question)
+        return ChatDelegate::ActionStripHeight + QuestionCard::QuestionRowHeight * questionCount(item) -
+               2 * kPaddingY;
+    return ChatDelegate::ActionStripHeight;
+}
+
 QString escaped(const QString &text)
 {
     return text.toHtmlEscaped();
@@ -322,12 +333,8 @@ QRect ChatDelegate::documentRect(const QRect &rowRect, const QModelIndex &index)
     const ChatItem &item = m_model->item(index.row());
     const int padY = isCard(item.kind) ? kPaddingY : 3;
     QRect rect = rowRect.adjusted(CardMargin + kPaddingX, 3 + padY, -CardMargin - kPaddingX, -3 - padY);
-    if (hasActionStrip(item)) {
-        int strip = ActionStripHeight;
-        if (item.kind == ChatItem::Kind::Question)
-            strip += 34 * questionCount(item);
-        rect.setBottom(rect.bottom() - strip);
-    }
+    if (hasActionStrip(item))
+        rect.setBottom(rect.bottom() - actionStripHeight(item));
     return rect;
 }
 
@@ -335,11 +342,8 @@ int ChatDelegate::rowHeight(const ChatItem &item, qreal documentHeight) const
 {
     const int padY = isCard(item.kind) ? kPaddingY : 3;
     int height = qCeil(documentHeight) + 2 * padY + 6;
-    if (hasActionStrip(item)) {
-        height += ActionStripHeight;
-        if (item.kind == ChatItem::Kind::Question)
-            height += 34 * questionCount(item);
-    }
+    if (hasActionStrip(item))
+        height += actionStripHeight(item);
     return height;
 }
 

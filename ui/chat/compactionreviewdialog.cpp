@@ -1,5 +1,7 @@
 #include "chat/compactionreviewdialog.h"
 
+#include "agent/historymessage.h"
+
 #include <QDialogButtonBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -126,13 +128,18 @@ bool CompactionReviewDialog::isEdited() const
 
 QString CompactionReviewDialog::describe(const Message &message)
 {
-    QString first = message.content.trimmed().section(QLatin1Char('\n'), 0, 0);
+    const HistoryMessage shown = HistoryMessage::of(message);
+    if (shown.kind == HistoryMessage::Kind::PinnedContext)
+        return shown.pins == 1 ? tr("Pinned: 1 item") : tr("Pinned: %1 items").arg(shown.pins);
+    QString first = shown.text.trimmed().section(QLatin1Char('\n'), 0, 0);
     if (first.size() > 120)
         first = first.left(119) + QChar(0x2026);
     QString row;
     switch (message.role) {
     case Message::Role::User:
-        row = tr("You: %1").arg(first);
+        row = shown.kind == HistoryMessage::Kind::CompactedContext
+                  ? tr("Summary of the earlier conversation, then you: %1").arg(first)
+                  : tr("You: %1").arg(first);
         break;
     case Message::Role::Assistant:
         row = tr("Assistant: %1").arg(first);

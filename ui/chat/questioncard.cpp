@@ -26,6 +26,7 @@ QuestionCard::QuestionCard(quint64 questionId, const QJsonObject &questions, QWi
     // show it whole).
     auto *grid = new QGridLayout;
     grid->setColumnStretch(2, 1); // the room left over goes after the answers
+    grid->setVerticalSpacing(0);  // each line is QuestionRowHeight high, as the chat's row counts it
     outer->addLayout(grid);
     const QJsonArray list = questions.value(QStringLiteral("questions")).toArray();
     int number = 1;
@@ -47,6 +48,7 @@ QuestionCard::QuestionCard(quint64 questionId, const QJsonObject &questions, QWi
         label->setBuddy(choice);
         grid->addWidget(label, number - 1, 0);
         grid->addWidget(choice, number - 1, 1);
+        grid->setRowMinimumHeight(number - 1, QuestionRowHeight);
         ++number;
         m_choices.append(choice);
     }

@@ -21,6 +21,9 @@ public:
     // Questions up to this many characters fit the form's one-line labels in a window of ordinary width;
     // longer ones are also listed whole above the form.
     static constexpr qsizetype WholeQuestionLength = 80;
+    // The height of one question's line of the form: the chat's row reserves this much per question, and
+    // the form keeps to it, so it sits right under the card's heading (a line's gap was left above it).
+    static constexpr int QuestionRowHeight = 34;
 
     void focusDefault();
 

@@ -1,5 +1,7 @@
 #include "sessions/sessionlistmodel.h"
 
+#include "displaypath.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -279,8 +281,13 @@ void SessionListModel::setSessions(const QList<SessionInfo> &sessions)
 {
     QList<Entry> entries;
     entries.reserve(sessions.size());
-    for (const SessionInfo &info : sessions)
-        entries.append(Entry{info, info.lastUserMessage, {}, 0});
+    for (const SessionInfo &info : sessions) {
+        // A one-prompt session would read its title twice: its folder says more.
+        const QString preview = info.previewRepeatsTitle() && !info.workspace.isEmpty()
+                                    ? displayPath(info.workspace)
+                                    : info.lastUserMessage;
+        entries.append(Entry{info, preview, {}, 0});
+    }
     apply(entries);
 }
 
