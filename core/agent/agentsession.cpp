@@ -2,6 +2,7 @@
 
 #include "agent/contextestimator.h"
 #include "agent/interactionbroker.h"
+#include "agent/shellcommand.h"
 #include "agent/streamrunner.h"
 #include "agent/systemprompt.h"
 #include "agent/turnrecorder.h"
@@ -104,11 +105,12 @@ struct AgentSession::Private
     qint64 totalInput = 0;
     qint64 totalOutput = 0;
     TokenUsage compactionUsage;
-    CompactionStrategy manualStrategy; // how the running manual compaction fit the input budget (issue 16)
-    quint64 undoableSeq = 0;           // the compaction_applied in effect, for undo (issue 16)
-    bool undoing = false;              // undoCompaction() is reading or writing
-    PinList pins;                      // issue 16: in effect, as the transcript says
-    qsizetype turnHistoryStart = 0;    // the history's size before the running turn added to it
+    CompactionStrategy manualStrategy;   // how the running manual compaction fit the input budget (issue 16)
+    quint64 undoableSeq = 0;             // the compaction_applied in effect, for undo (issue 16)
+    bool undoing = false;                // undoCompaction() is reading or writing
+    std::unique_ptr<ShellCommand> shell; // a `!command` running
+    PinList pins;                        // issue 16: in effect, as the transcript says
+    qsizetype turnHistoryStart = 0;      // the history's size before the running turn added to it
     // Turns that ran tools and did not finish, carried by the client's pending state (finishTurn), with the
     // history's size when each ended: where the transcript has them. Dropped when the history is replaced.
     struct CarriedTurn
@@ -872,6 +874,26 @@ Result<void> AgentSession::submit(const QString &text)
     return {};
 }
 
+Result<void> AgentSession::runShellCommand(const QString &command)
+{
+    if (isBusy())
+        return Result<void>::failure(tr("Operation not permitted"));
+    if (command.trimmed().isEmpty())
+        return Result<void>::failure(tr("Usage: !<command>"));
+    d->shell = std::make_unique<ShellCommand>(command, d->tools->context(), d->shutdown.child());
+    connect(d->shell.get(), &ShellCommand::toolEvent, this, &AgentSession::streamEvent);
+    connect(d->shell.get(), &ShellCommand::finished, this, [this] {
+        // Deleted later: this runs in the command's own signal.
+        ShellCommand *done = d->shell.release();
+        const bool cancelled = done->isCancelled();
+        done->deleteLater();
+        Q_EMIT shellCommandFinished(cancelled);
+    });
+    Q_EMIT shellCommandStarted(command);
+    d->shell->start();
+    return {};
+}
+
 Result<void> AgentSession::compact(const QString &focus)
 {
     if (isBusy())
@@ -1178,6 +1200,10 @@ CancellationToken AgentSession::shutdownToken() const
 
 bool AgentSession::interrupt()
 {
+    if (d->shell) {
+        d->shell->cancel();
+        return true;
+    }
     if (!d->runner || d->compaction == CompactionMode::Manual)
         return false;         // ignored during a manual compaction
     d->parentCancel.cancel(); // S51
@@ -1372,7 +1398,7 @@ QString AgentSession::transcriptPath() const
 
 bool AgentSession::isBusy() const
 {
-    return d->runner != nullptr || d->undoing || d->review.has_value() || d->applyingManual;
+    return d->runner != nullptr || d->undoing || d->review.has_value() || d->applyingManual || d->shell;
 }
 
 AgentSession::CompactionMode AgentSession::compactionMode() const

@@ -76,6 +76,11 @@ public:
     // --- conversation ---
     // Starts a turn with the user's text. Fails (nothing changes) when busy or the client is not ready.
     Result<void> submit(const QString &text);
+    // `!command` (reference 6.1): runs command with bash in the workspace, for the person, without the model
+    // and without a prompt (ShellCommand). Its card follows from streamEvent's tool events between
+    // shellCommandStarted() and shellCommandFinished(); interrupt() stops it. Nothing is added to the history
+    // or the transcript. Fails when busy ("Operation not permitted") or the command is empty.
+    Result<void> runShellCommand(const QString &command);
     // Manual compaction (/compact [focus], the Compact button). Fails when busy or the history is empty.
     Result<void> compact(const QString &focus = QString());
     // Undoes a compaction (issue 16): appliedSeq names its compaction_applied, 0 the latest one in effect. An
@@ -98,7 +103,8 @@ public:
     void cancelCompactionReview();
     // Esc: cancels a running compaction (manual, or only the automatic child). Returns true if it did.
     bool cancelCompaction();
-    // Stop / Ctrl+C: interrupts the parent turn. Ignored during a manual compaction. Returns true if it did.
+    // Stop / Ctrl+C: interrupts the parent turn, or a shell command. Ignored during a manual compaction.
+    // Returns true if it did.
     bool interrupt();
     // Every turn's and compaction's token descends from this one. Cancelling it, from any thread and even
     // while this object's thread is busy, stops whatever runs now and everything started after
@@ -162,6 +168,8 @@ Q_SIGNALS:
     void streamEvent(const keen::StreamEvent &event);
     // A turn (or a manual compaction) ended.
     void turnFinished(keen::AgentSession::TurnOutcome outcome, const QString &error);
+    void shellCommandStarted(const QString &command);
+    void shellCommandFinished(bool cancelled);
     void compactionStarted(keen::AgentSession::CompactionMode mode);
     // A manual compaction's summary waits for review (reviewManualCompaction()); replaced is the history it
     // would replace.

@@ -124,6 +124,10 @@
         <source>Use this model of the current provider, or switch provider and model; alone: open the provider settings</source>
         <translation>Dieses Modell des aktuellen Anbieters verwenden oder Anbieter und Modell wechseln; ohne Angabe: die Anbietereinstellungen öffnen</translation>
     </message>
+    <message>
+        <source>Run a shell command in the working folder yourself; the model does not see it</source>
+        <translation>Einen Shell-Befehl selbst im Arbeitsordner ausführen; das Modell sieht ihn nicht</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -562,6 +566,10 @@ Verfügbare Werkzeuge: %2</translation>
     <message>
         <source>The pins take about %1 tokens, more than their budget of %2 tokens. Every pin was kept after the compaction; unpin something in Conversation &gt; Pins, or raise the pin budget in Settings.</source>
         <translation>Die angehefteten Einträge belegen etwa %1 Tokens, mehr als ihr Budget von %2 Tokens. Alle wurden nach der Verdichtung behalten; lösen Sie etwas unter Unterhaltung &gt; Angeheftet, oder erhöhen Sie das Budget dafür in den Einstellungen.</translation>
+    </message>
+    <message>
+        <source>Ran in the shell: the model does not see it (Pin Tool Result in the card&apos;s menu gives it the output).</source>
+        <translation>In der Shell ausgeführt: Das Modell sieht es nicht („Werkzeugergebnis anheften“ im Menü der Karte gibt ihm die Ausgabe).</translation>
     </message>
 </context>
 <context>

@@ -24,6 +24,7 @@
 #include <QCompleter>
 #include <QDeadlineTimer>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -35,6 +36,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSysInfo>
@@ -115,6 +117,8 @@ private Q_SLOTS:
     void nothingToCompactDoesNotStayForTheNextConversation();
     void aSessionInUseElsewhereSaysSoWhenItOpens();
     void allowAndResetPermissionCommandsEditTheProjectAllowList();
+    void bangRunsACommandForThePersonOnly();
+    void bangWhileBusyIsRefusedAndEscStopsIt();
 
 private:
     void startPanel();
@@ -1075,6 +1079,116 @@ void TestChatPanel::queueIsLimitedAndCommandsCannotQueue()
     QTest::mouseClick(remove, Qt::LeftButton);
     QCOMPARE(m_panel->queue().size(), ChatPanel::MaxQueue - 1);
     QCOMPARE(m_panel->queue().constFirst(), QStringLiteral("q2"));
+}
+
+namespace {
+const ChatItem *lastToolCard(const ChatModel *model)
+{
+    for (int row = model->rowCount() - 1; row >= 0; --row) {
+        if (model->item(row).kind == ChatItem::Kind::Tool)
+            return &model->item(row);
+    }
+    return nullptr;
+}
+} // namespace
+
+// `!command` (reference 6.1): runs in the workspace for the person, shown as a command card, and nothing of
+// it reaches the model, the history or a transcript.
+void TestChatPanel::bangRunsACommandForThePersonOnly()
+{
+    // The providers' key variables are hidden from it, as from the bash tool.
+    qputenv("OPENAI_API_KEY", "canary-key-for-the-test");
+    const auto restore = qScopeGuard([] { qunsetenv("OPENAI_API_KEY"); });
+    const QString command = QStringLiteral("!echo hello from the shell; pwd; echo key=[$OPENAI_API_KEY]");
+    QTest::keyClicks(m_panel->input(), command);
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_session->isBusy() || lastToolCard(m_panel->model()));
+    QTRY_VERIFY(!m_session->isBusy());
+    QCOMPARE(m_panel->model()->item(0).kind, ChatItem::Kind::User);
+    QCOMPARE(m_panel->model()->item(0).text, command);
+    const ChatItem *card = lastToolCard(m_panel->model());
+    QVERIFY(card);
+    QCOMPARE(card->toolState, ChatItem::ToolState::Done);
+    QVERIFY2(card->output.contains(QStringLiteral("hello from the shell\n") + m_session->workspace() +
+                                   QStringLiteral("\nkey=[]")),
+             qPrintable(card->output));
+    QVERIFY(lastText().contains(QStringLiteral("the model does not see it")));
+    QVERIFY(m_panel->input()->toPlainText().isEmpty());
+    QVERIFY(m_session->messages().isEmpty());
+    QVERIFY(m_session->sessionId().isEmpty()); // no session, nothing written
+    QVERIFY(m_client->requests().isEmpty());
+
+    // A command that fails says so on its card, with what it printed.
+    QTest::keyClicks(m_panel->input(), QStringLiteral("!ls no-such-file-here"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_session->isBusy() && lastToolCard(m_panel->model()) != card);
+    QCOMPARE(lastToolCard(m_panel->model())->metadata, QStringLiteral("exit 2")); // as a tool call's card
+    QVERIFY2(lastToolCard(m_panel->model())->output.contains(QStringLiteral("no-such-file-here")),
+             qPrintable(lastToolCard(m_panel->model())->output));
+
+    // "!" alone says how it is used and runs nothing.
+    const int rows = m_panel->model()->rowCount();
+    QTest::keyClicks(m_panel->input(), QStringLiteral("!"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Usage: !<command>"));
+    QCOMPARE(m_panel->model()->rowCount(), rows);
+    // /help lists it, though it is no slash command.
+    m_panel->runCommand(QStringLiteral("/help"));
+    QVERIFY(lastText().contains(QStringLiteral("`!<command>`")));
+}
+
+// Not while a turn runs, and never queued (it would run on whatever the turn left); while it runs, prompts
+// queue, and Esc stops it at once (its process group is killed) and the queue goes on.
+void TestChatPanel::bangWhileBusyIsRefusedAndEscStopsIt()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::gate(QStringLiteral("held")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("busy"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(m_session->isBusy());
+    QTest::keyClicks(m_panel->input(), QStringLiteral("!echo now"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Operation not permitted"));
+    QCOMPARE(m_panel->input()->toPlainText(), QStringLiteral("!echo now")); // kept
+    QVERIFY(m_panel->queue().isEmpty());
+    m_panel->input()->clear();
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(!m_session->isBusy());
+
+    QTest::keyClicks(m_panel->input(), QStringLiteral("!echo started; sleep 30; echo never"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QTRY_VERIFY(lastToolCard(m_panel->model()) &&
+                lastToolCard(m_panel->model())->output.contains(QStringLiteral("started")));
+    QVERIFY(m_session->isBusy());
+    QVERIFY(m_panel->spinner()->isRunning());
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Queued answer.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_panel->input(), QStringLiteral("after the command"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QCOMPARE(m_panel->queue(), QStringList{QStringLiteral("after the command")});
+
+    QElapsedTimer stopping;
+    stopping.start();
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Queued answer.")));
+    QVERIFY2(stopping.elapsed() < 10000, qPrintable(QString::number(stopping.elapsed())));
+    const ChatItem *stopped = nullptr;
+    for (int row = 0; row < m_panel->model()->rowCount(); ++row) {
+        const ChatItem &item = m_panel->model()->item(row);
+        if (item.kind == ChatItem::Kind::Tool && item.output.contains(QStringLiteral("started")))
+            stopped = &item;
+    }
+    QVERIFY(stopped);
+    QCOMPARE(stopped->toolState, ChatItem::ToolState::Failed);
+    QCOMPARE(stopped->toolError, QStringLiteral("Command cancelled."));
+    QVERIFY(!stopped->output.contains(QStringLiteral("never")));
+    // The card says it was cancelled; no turn was, so no row says so (the first turn's row stays one).
+    QCOMPARE(m_panel->model()->plainText().count(QStringLiteral("what should the agent do instead")), 1);
+    // The queued prompt went to the model without the command.
+    QTRY_VERIFY(!m_session->isBusy());
+    const MessageList sent = m_client->requests().constLast();
+    for (const Message &message : sent)
+        QVERIFY(!message.content.contains(QStringLiteral("sleep 30")));
 }
 
 // /allow-permission and /reset-permission (reference 2.3), typed: without names the usage and the tools; an

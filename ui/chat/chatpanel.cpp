@@ -181,6 +181,8 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::turnStarted, this, &ChatPanel::onTurnStarted);
     connect(m_session, &AgentSession::streamEvent, this, &ChatPanel::onStreamEvent);
     connect(m_session, &AgentSession::turnFinished, this, &ChatPanel::onTurnFinished);
+    connect(m_session, &AgentSession::shellCommandStarted, this, &ChatPanel::onShellCommandStarted);
+    connect(m_session, &AgentSession::shellCommandFinished, this, &ChatPanel::onShellCommandFinished);
     connect(m_session, &AgentSession::compactionStarted, this, &ChatPanel::onCompactionStarted);
     connect(m_session, &AgentSession::compactionFinished, this, &ChatPanel::onCompactionFinished);
     connect(m_session, &AgentSession::compactionReviewRequested, this,
@@ -472,6 +474,34 @@ void ChatPanel::onTurnFinished(AgentSession::TurnOutcome outcome, const QString 
     m_spinner->stop();
     setBusy(false);
     Q_EMIT metricsChanged();
+    scheduleDrain();
+}
+
+void ChatPanel::onShellCommandStarted(const QString &command)
+{
+    m_runKind = RunKind::Shell;
+    m_model->dropRetryOffer();
+    m_model->addUserMessage(QLatin1Char('!') + command);
+    m_view->scrollToBottom();
+    m_toolsRunning = 0;
+    m_spinner->start();
+    setBusy(true);
+}
+
+void ChatPanel::onShellCommandFinished(bool cancelled)
+{
+    // The card says how it ended ("Command cancelled." after Esc or Stop): no turn was interrupted.
+    Q_UNUSED(cancelled)
+    m_model->endRunningTools();
+    // Said every time: the row above looks like a prompt, and the model saw nothing of it.
+    m_model->addLine(
+        ChatItem::Kind::Status,
+        tr("Ran in the shell: the model does not see it (Pin Tool Result in the card's menu gives "
+           "it the output)."));
+    m_model->seal();
+    m_runKind = RunKind::None;
+    m_spinner->stop();
+    setBusy(false);
     scheduleDrain();
 }
 
@@ -856,6 +886,17 @@ void ChatPanel::submitInput(const QString &text)
         return;
     if (SlashCommands::looksLikeCommand(text)) {
         runCommand(text);
+        return;
+    }
+    if (text.startsWith(QLatin1Char('!'))) {
+        // `!command` runs in the shell for the person (reference 6.1); not while anything runs, and never
+        // queued: it would run later, on whatever the turn left behind.
+        const Result<void> ran = m_session->runShellCommand(text.mid(1).trimmed());
+        if (!ran) {
+            notify(ran.error());
+            if (m_input->toPlainText().isEmpty())
+                m_input->setPlainText(text); // keep what was typed
+        }
         return;
     }
     if (m_session->isBusy()) {

@@ -119,13 +119,15 @@ private:
     // /allow-permission and /reset-permission: usage and the tool list without names, an error naming
     // unknown tools, else the session writes the project allow-list.
     void changeProjectPermissions(bool allow, const QString &usage, const QString &argument);
-    enum class RunKind { None, Turn, ManualCompaction };
+    enum class RunKind { None, Turn, ManualCompaction, Shell };
 
     void connectSession();
     void finishOpening();
     void onTurnStarted(const QString &text);
     void onStreamEvent(const StreamEvent &event);
     void onTurnFinished(AgentSession::TurnOutcome outcome, const QString &error);
+    void onShellCommandStarted(const QString &command);
+    void onShellCommandFinished(bool cancelled);
     void onCompactionStarted(AgentSession::CompactionMode mode);
     void onCompactionUndone(quint64 appliedSeq, qint64 estimatedTokens, qint64 inputBudget);
     // Added to the row of a manual compaction that was cancelled or failed.

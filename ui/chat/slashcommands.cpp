@@ -89,6 +89,11 @@ QString SlashCommands::helpMarkdown()
         text += QStringLiteral("| `") + usage + QStringLiteral("` | ") + entry.description +
                 QStringLiteral(" |\n");
     }
+    // Not a slash command, so not in the completion list; listed here so it can be found.
+    text +=
+        QStringLiteral("| `!<command>` | ") +
+        SlashCommands::tr("Run a shell command in the working folder yourself; the model does not see it") +
+        QStringLiteral(" |\n");
     return text;
 }
 
