@@ -153,6 +153,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     connect(m_session, &AgentSession::historyReplaced, this, &MainWindow::updateUndoCompaction);
     connect(m_chat, &ChatPanel::metricsChanged, this, &MainWindow::updateMetrics);
     connect(m_chat, &ChatPanel::settingsRequested, this, &MainWindow::showSettings);
+    connect(m_chat, &ChatPanel::quitRequested, this, &MainWindow::close);
     connect(m_chat, &ChatPanel::modelRequested, this, &MainWindow::chooseModel);
     connect(m_chat, &ChatPanel::sessionsRequested, this, &MainWindow::showSessionBrowser);
     connect(m_chat, &ChatPanel::modeChanged, this, [this](AgentMode mode) {

@@ -1449,4 +1449,14 @@ QStringList AgentSession::toolNames() const
     return d->tools->names();
 }
 
+QString AgentSession::globalMemoryPath() const
+{
+    return SystemPromptBuilder::globalMemoryPath(dataDirectory());
+}
+
+QString AgentSession::projectMemoryPath() const
+{
+    return SystemPromptBuilder::projectMemoryPath(d->workspace);
+}
+
 } // namespace keen

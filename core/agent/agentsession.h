@@ -161,6 +161,9 @@ public:
     // The tools the model gets (sorted by name).
     const ToolRegistry &tools() const;
     QStringList toolNames() const; // for the window, which does not see the tools folder
+    // The memory files the system prompt reads (reference 7.4), for /memory.
+    QString globalMemoryPath() const;
+    QString projectMemoryPath() const;
 
 Q_SIGNALS:
     void turnStarted(const QString &userText);

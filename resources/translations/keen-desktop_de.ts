@@ -128,6 +128,18 @@
         <source>Run a shell command in the working folder yourself; the model does not see it</source>
         <translation>Einen Shell-Befehl selbst im Arbeitsordner ausführen; das Modell sieht ihn nicht</translation>
     </message>
+    <message>
+        <source>List the memory files the agent reads, or show one</source>
+        <translation>Die Gedächtnisdateien des Agenten auflisten oder eine zeigen</translation>
+    </message>
+    <message>
+        <source>Remove the prompts waiting in the queue</source>
+        <translation>Die wartenden Eingaben aus der Warteschlange entfernen</translation>
+    </message>
+    <message>
+        <source>Quit Keen Desktop</source>
+        <translation>Keen Desktop beenden</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -570,6 +582,10 @@ Verfügbare Werkzeuge: %2</translation>
     <message>
         <source>Ran in the shell: the model does not see it (Pin Tool Result in the card&apos;s menu gives it the output).</source>
         <translation>In der Shell ausgeführt: Das Modell sieht es nicht („Werkzeugergebnis anheften“ im Menü der Karte gibt ihm die Ausgabe).</translation>
+    </message>
+    <message>
+        <source>Queue is empty</source>
+        <translation>Warteschlange ist leer</translation>
     </message>
 </context>
 <context>

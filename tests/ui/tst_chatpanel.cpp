@@ -26,11 +26,13 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -119,6 +121,8 @@ private Q_SLOTS:
     void allowAndResetPermissionCommandsEditTheProjectAllowList();
     void bangRunsACommandForThePersonOnly();
     void bangWhileBusyIsRefusedAndEscStopsIt();
+    void memoryListsAndShowsTheMemoryFiles();
+    void emptyqClearsTheQueueAndExitAsksToQuit();
 
 private:
     void startPanel();
@@ -1189,6 +1193,83 @@ void TestChatPanel::bangWhileBusyIsRefusedAndEscStopsIt()
     const MessageList sent = m_client->requests().constLast();
     for (const Message &message : sent)
         QVERIFY(!message.content.contains(QStringLiteral("sleep 30")));
+}
+
+// /memory (reference 6.1, 7.4): the two files the system prompt reads, whether they exist, and one shown as
+// it is (read on a worker, so the row comes a moment later).
+void TestChatPanel::memoryListsAndShowsTheMemoryFiles()
+{
+    const QString project = m_session->projectMemoryPath();
+    QCOMPARE(project, QDir(m_session->workspace()).filePath(QStringLiteral(".keen/MEMORY.md")));
+    QVERIFY(QDir().mkpath(QFileInfo(project).path()));
+    const QByteArray remembered = "# Notes\n- the server listens on port 8080\n```sh\nmake check\n```\n";
+    {
+        QFile file(project);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(remembered);
+    }
+    const auto type = [this](const QString &text) {
+        QTest::keyClicks(m_panel->input(), text);
+        m_panel->input()->completer()->popup()->hide();
+        QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    };
+    type(QStringLiteral("/memory"));
+    QTRY_VERIFY(lastText().contains(m_session->globalMemoryPath()));
+    const QString listed = lastText();
+    QVERIFY2(listed.contains(QStringLiteral("| Global memory | `") + m_session->globalMemoryPath() +
+                             QStringLiteral("` | not created |")),
+             qPrintable(listed));
+    QVERIFY2(listed.contains(QStringLiteral("| Project memory | `") + project + QStringLiteral("` | ") +
+                             QLocale().formattedDataSize(remembered.size()) + QStringLiteral(" |")),
+             qPrintable(listed));
+
+    type(QStringLiteral("/memory show project"));
+    QTRY_VERIFY(lastText().contains(QStringLiteral("port 8080")));
+    // Verbatim, its own code fence included: the block around it is longer.
+    QVERIFY2(lastText().contains(QStringLiteral("````markdown\n") + QString::fromUtf8(remembered) +
+                                 QStringLiteral("````")),
+             qPrintable(lastText()));
+    QVERIFY(m_panel->view()
+                ->chatDelegate()
+                ->shownText(m_panel->model()->index(m_panel->model()->rowCount() - 1))
+                .contains(QStringLiteral("```sh")));
+
+    type(QStringLiteral("/memory show global"));
+    QTRY_VERIFY(lastText().contains(QStringLiteral("Not created yet.")));
+
+    const int rows = m_panel->model()->rowCount();
+    type(QStringLiteral("/memory show everything"));
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Usage: /memory [show global|project]"));
+    QTest::qWait(50);
+    QCOMPARE(m_panel->model()->rowCount(), rows);
+    QVERIFY(m_session->messages().isEmpty()); // nothing of it is sent
+}
+
+void TestChatPanel::emptyqClearsTheQueueAndExitAsksToQuit()
+{
+    const auto type = [this](const QString &text) {
+        QTest::keyClicks(m_panel->input(), text);
+        m_panel->input()->completer()->popup()->hide();
+        QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    };
+    m_client->addTurn(
+        {ScriptedLlmClient::gate(QStringLiteral("held")), ScriptedLlmClient::event(StreamEvent::done())});
+    type(QStringLiteral("busy"));
+    QTRY_VERIFY(m_session->isBusy());
+    type(QStringLiteral("first waiting"));
+    type(QStringLiteral("second waiting"));
+    QCOMPARE(m_panel->queue().size(), 2);
+    type(QStringLiteral("/emptyq"));
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Queue cleared"));
+    QVERIFY(m_panel->queue().isEmpty());
+    QVERIFY(m_panel->findChildren<QAbstractButton *>(QStringLiteral("queueChipRemove")).isEmpty());
+    type(QStringLiteral("/emptyq"));
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Queue is empty"));
+    QVERIFY(m_session->isBusy()); // the turn goes on
+
+    QSignalSpy quit(m_panel.get(), &ChatPanel::quitRequested);
+    type(QStringLiteral("/exit"));
+    QCOMPARE(quit.count(), 1);
 }
 
 // /allow-permission and /reset-permission (reference 2.3), typed: without names the usage and the tools; an

@@ -1,5 +1,6 @@
 #include "chat/chatpanel.h"
 
+#include "agent/memoryreport.h"
 #include "base/whenfinished.h"
 #include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
@@ -1200,10 +1201,51 @@ void ChatPanel::runCommand(const QString &text)
                 .arg(m_session->toolHistoryFull() ? QStringLiteral("full") : QStringLiteral("none")));
         break;
     }
+    case SlashCommands::Id::Memory:
+        showMemory(argument, command.usage);
+        break;
+    case SlashCommands::Id::EmptyQueue:
+        notify(m_queue.isEmpty() ? tr("Queue is empty") : tr("Queue cleared"));
+        m_queue.clear();
+        updateQueueView();
+        break;
+    case SlashCommands::Id::Exit:
+        Q_EMIT quitRequested(); // the window asks first when something runs
+        break;
     case SlashCommands::Id::Help:
         m_model->addLine(ChatItem::Kind::Info, SlashCommands::helpMarkdown());
         break;
     }
+}
+
+void ChatPanel::showMemory(const QString &argument, const QString &usage)
+{
+    const QStringList words = argument.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    std::optional<MemoryReport::Scope> scope;
+    if (words.size() == 2 && words.at(0).toLower() == QLatin1String("show")) {
+        const QString which = words.at(1).toLower();
+        if (which == QLatin1String("global"))
+            scope = MemoryReport::Scope::Global;
+        else if (which == QLatin1String("project"))
+            scope = MemoryReport::Scope::Project;
+    }
+    if (!words.isEmpty() && !scope) {
+        notify(tr("Usage: %1").arg(usage));
+        return;
+    }
+    // Read on a worker: a memory file can be on a slow or hung network folder.
+    const QString global = m_session->globalMemoryPath();
+    const QString project = m_session->projectMemoryPath();
+    whenFinished(QtConcurrent::run([scope, global, project] {
+                     if (!scope)
+                         return MemoryReport::list(global, project);
+                     return MemoryReport::show(*scope,
+                                               *scope == MemoryReport::Scope::Global ? global : project);
+                 }),
+                 this, [this](const QString &markdown) {
+                     m_model->addLine(ChatItem::Kind::Info, markdown);
+                     m_view->scrollToBottom();
+                 });
 }
 
 } // namespace keen

@@ -107,6 +107,7 @@ Q_SIGNALS:
     void toolHistoryChanged(bool full); // /tool-history full|none
     void zoomChanged(int percent);
     void settingsRequested();
+    void quitRequested(); // /exit
     void sessionsRequested();
     void thinkingRequested(const QString &effort);
     // /model NAME (the current provider's model) or /model PROVIDER/NAME; /model alone asks for the settings.
@@ -119,6 +120,8 @@ private:
     // /allow-permission and /reset-permission: usage and the tool list without names, an error naming
     // unknown tools, else the session writes the project allow-list.
     void changeProjectPermissions(bool allow, const QString &usage, const QString &argument);
+    // /memory [show global|project]: the memory files, read on a worker.
+    void showMemory(const QString &argument, const QString &usage);
     enum class RunKind { None, Turn, ManualCompaction, Shell };
 
     void connectSession();

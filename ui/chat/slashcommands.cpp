@@ -44,6 +44,12 @@ const QList<SlashCommands::Command> &SlashCommands::all()
         {Id::ResetPermission, QStringLiteral("/reset-permission"),
          QStringLiteral("/reset-permission <tools…>"),
          SlashCommands::tr("Make these tools ask again in this folder"), true},
+        {Id::Memory, QStringLiteral("/memory"), QStringLiteral("/memory [show global|project]"),
+         SlashCommands::tr("List the memory files the agent reads, or show one"), true},
+        {Id::EmptyQueue, QStringLiteral("/emptyq"), QStringLiteral("/emptyq"),
+         SlashCommands::tr("Remove the prompts waiting in the queue"), true},
+        {Id::Exit, QStringLiteral("/exit"), QStringLiteral("/exit"), SlashCommands::tr("Quit Keen Desktop"),
+         true},
         {Id::Help, QStringLiteral("/help"), QStringLiteral("/help"), SlashCommands::tr("List the commands"),
          true},
     };

@@ -31,6 +31,9 @@ public:
         Pins,
         AllowPermission,
         ResetPermission,
+        Memory,
+        EmptyQueue,
+        Exit,
         Help
     };
 
