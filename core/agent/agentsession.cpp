@@ -1,4 +1,5 @@
 #include "agent/agentsession.h"
+#include "agent/asidequestion.h"
 
 #include "agent/contextestimator.h"
 #include "agent/interactionbroker.h"
@@ -105,12 +106,13 @@ struct AgentSession::Private
     qint64 totalInput = 0;
     qint64 totalOutput = 0;
     TokenUsage compactionUsage;
-    CompactionStrategy manualStrategy;   // how the running manual compaction fit the input budget (issue 16)
-    quint64 undoableSeq = 0;             // the compaction_applied in effect, for undo (issue 16)
-    bool undoing = false;                // undoCompaction() is reading or writing
-    std::unique_ptr<ShellCommand> shell; // a `!command` running
-    PinList pins;                        // issue 16: in effect, as the transcript says
-    qsizetype turnHistoryStart = 0;      // the history's size before the running turn added to it
+    CompactionStrategy manualStrategy;    // how the running manual compaction fit the input budget (issue 16)
+    quint64 undoableSeq = 0;              // the compaction_applied in effect, for undo (issue 16)
+    bool undoing = false;                 // undoCompaction() is reading or writing
+    std::unique_ptr<ShellCommand> shell;  // a `!command` running
+    std::unique_ptr<AsideQuestion> aside; // a /btw question being answered
+    PinList pins;                         // issue 16: in effect, as the transcript says
+    qsizetype turnHistoryStart = 0;       // the history's size before the running turn added to it
     // Turns that ran tools and did not finish, carried by the client's pending state (finishTurn), with the
     // history's size when each ended: where the transcript has them. Dropped when the history is replaced.
     struct CarriedTurn
@@ -892,6 +894,51 @@ Result<void> AgentSession::runShellCommand(const QString &command)
     Q_EMIT shellCommandStarted(command);
     d->shell->start();
     return {};
+}
+
+Result<void> AgentSession::askAside(const QString &question)
+{
+    if (question.trimmed().isEmpty())
+        return Result<void>::failure(tr("Usage: /btw <question>"));
+    if (d->aside)
+        return Result<void>::failure(tr("A side question is being answered; Esc cancels it."));
+    if (d->config.providerId.isEmpty())
+        return Result<void>::failure(tr("No provider is configured yet. Open the provider settings to choose "
+                                        "one."));
+    // A client of its own: the turn's client keeps its pending state and its connection to itself.
+    auto client = d->factory(d->config);
+    if (!client)
+        return Result<void>::failure(client.error());
+    d->aside = std::make_unique<AsideQuestion>(*client, d->shutdown.child());
+    connect(d->aside.get(), &AsideQuestion::event, this, [this](const StreamEvent &event) {
+        if (event.type == StreamEvent::Type::Usage && event.usage) {
+            d->totalInput = TokenUsage::add(d->totalInput, event.usage->inputTokens);
+            d->totalOutput = TokenUsage::add(d->totalOutput, event.usage->outputTokens);
+            Q_EMIT usageChanged();
+        }
+        Q_EMIT asideEvent(event);
+    });
+    connect(d->aside.get(), &AsideQuestion::finished, this, [this](const QString &error, bool cancelled) {
+        // Deleted later: this runs in its own signal.
+        d->aside.release()->deleteLater();
+        Q_EMIT asideFinished(error, cancelled);
+    });
+    Q_EMIT asideStarted(question);
+    d->aside->start(AsideQuestion::request(d->history, question, d->workspace));
+    return {};
+}
+
+bool AgentSession::isAsideRunning() const
+{
+    return d->aside != nullptr;
+}
+
+bool AgentSession::cancelAside()
+{
+    if (!d->aside || d->aside->isCancelled())
+        return false;
+    d->aside->cancel();
+    return true;
 }
 
 Result<void> AgentSession::compact(const QString &focus)

@@ -81,6 +81,14 @@ public:
     // shellCommandStarted() and shellCommandFinished(); interrupt() stops it. Nothing is added to the history
     // or the transcript. Fails when busy ("Operation not permitted") or the command is empty.
     Result<void> runShellCommand(const QString &command);
+    // /btw <question> (reference 6.1): asks on the side, also while a turn runs (AsideQuestion: the recent
+    // conversation as text, no tools, a client and thread of its own). asideEvent() streams the answer,
+    // asideFinished() ends it; its usage counts in the token totals, never in the context meter. Nothing is
+    // stored. Fails for an empty question, while another is answered, or without a provider.
+    Result<void> askAside(const QString &question);
+    bool isAsideRunning() const;
+    // Esc / Ctrl+C while it runs: true when there was one to cancel.
+    bool cancelAside();
     // Manual compaction (/compact [focus], the Compact button). Fails when busy or the history is empty.
     Result<void> compact(const QString &focus = QString());
     // Undoes a compaction (issue 16): appliedSeq names its compaction_applied, 0 the latest one in effect. An
@@ -171,6 +179,9 @@ Q_SIGNALS:
     void streamEvent(const keen::StreamEvent &event);
     // A turn (or a manual compaction) ended.
     void turnFinished(keen::AgentSession::TurnOutcome outcome, const QString &error);
+    void asideStarted(const QString &question);
+    void asideEvent(const keen::StreamEvent &event);
+    void asideFinished(const QString &error, bool cancelled);
     void shellCommandStarted(const QString &command);
     void shellCommandFinished(bool cancelled);
     void compactionStarted(keen::AgentSession::CompactionMode mode);

@@ -140,6 +140,10 @@
         <source>Quit Keen Desktop</source>
         <translation>Keen Desktop beenden</translation>
     </message>
+    <message>
+        <source>Ask a quick side question, also while the agent works; it is not kept</source>
+        <translation>Eine kurze Nebenfrage stellen, auch während der Agent arbeitet; sie wird nicht gespeichert</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -382,6 +386,18 @@
     <message>
         <source>Unpinned: %1</source>
         <translation>Nicht mehr angeheftet: %1</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>Abgebrochen.</translation>
+    </message>
+    <message>
+        <source>The side question failed: %1</source>
+        <translation>Die Nebenfrage ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>No answer came.</source>
+        <translation>Es kam keine Antwort.</translation>
     </message>
 </context>
 <context>

@@ -122,6 +122,7 @@ private Q_SLOTS:
     void bangRunsACommandForThePersonOnly();
     void bangWhileBusyIsRefusedAndEscStopsIt();
     void memoryListsAndShowsTheMemoryFiles();
+    void btwAnswersOnTheSideWhileATurnRuns();
     void emptyqClearsTheQueueAndExitAsksToQuit();
 
 private:
@@ -1193,6 +1194,75 @@ void TestChatPanel::bangWhileBusyIsRefusedAndEscStopsIt()
     const MessageList sent = m_client->requests().constLast();
     for (const Message &message : sent)
         QVERIFY(!message.content.contains(QStringLiteral("sleep 30")));
+}
+
+// /btw (reference 6.1): a side question answered while the turn goes on, from the conversation so far (the
+// prompt being answered left out) with no tools; it is not kept, and Esc cancels it before the turn.
+void TestChatPanel::btwAnswersOnTheSideWhileATurnRuns()
+{
+    const auto type = [this](const QString &text) {
+        QTest::keyClicks(m_panel->input(), text);
+        m_panel->input()->completer()->popup()->hide();
+        QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    };
+    firstTurn();
+    m_client->addTurn(
+        {ScriptedLlmClient::gate(QStringLiteral("held")), ScriptedLlmClient::event(StreamEvent::done())});
+    type(QStringLiteral("now refactor the parser"));
+    QTRY_COMPARE(m_client->requests().size(), 2); // the turn has its request out, and waits
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("It is in ")),
+                       ScriptedLlmClient::chunk(QStringLiteral("`src/parse.cpp`.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    type(QStringLiteral("/btw where is the *parser*?"));
+    QTRY_VERIFY(!m_session->isAsideRunning());
+    QVERIFY(m_session->isBusy()); // the turn goes on
+    const QString row = lastText();
+    QVERIFY2(row.startsWith(QStringLiteral("**btw** where is the \\*parser\\*?\n\n")), qPrintable(row));
+    QVERIFY2(row.endsWith(QStringLiteral("It is in `src/parse.cpp`.")), qPrintable(row));
+    QVERIFY(m_panel->view()
+                ->chatDelegate()
+                ->shownText(m_panel->model()->index(m_panel->model()->rowCount() - 1))
+                .contains(QStringLiteral("where is the *parser*?")));
+
+    const MessageList asked = m_client->requests().at(2);
+    QCOMPARE(asked.size(), 4);
+    QCOMPARE(asked.at(0).role, Message::Role::System);
+    QVERIFY(asked.at(0).content.startsWith(QStringLiteral("You answer a quick side question")));
+    QVERIFY(asked.at(0).content.endsWith(QStringLiteral("Working directory: ") + m_session->workspace()));
+    QCOMPARE(asked.at(1), Message::user(QStringLiteral("hi")));
+    QCOMPARE(asked.at(2), Message::assistant(QStringLiteral("Hello there.")));
+    QCOMPARE(asked.at(3), Message::user(QStringLiteral("where is the *parser*?")));
+    const StreamOptions options = m_client->options().at(2);
+    QVERIFY(options.oneShot && options.disableToolCalls && options.disableAutoCompaction);
+    for (const Message &message : m_session->messages())
+        QVERIFY(!message.content.contains(QStringLiteral("parser*?")));
+
+    // Esc cancels a side question first, and the turn only with the next press.
+    m_client->addTurn(
+        {ScriptedLlmClient::gate(QStringLiteral("aside")), ScriptedLlmClient::event(StreamEvent::done())});
+    type(QStringLiteral("/btw and the tests?"));
+    QTRY_VERIFY(m_session->isAsideRunning());
+    QTRY_COMPARE(m_client->requests().size(), 4);
+    type(QStringLiteral("/btw one more"));
+    QCOMPARE(m_panel->spinner()->notification(),
+             QStringLiteral("A side question is being answered; Esc cancels it."));
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(!m_session->isAsideRunning());
+    QVERIFY(lastText().endsWith(QStringLiteral("*Cancelled.*")));
+    QVERIFY(m_session->isBusy());
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(!m_session->isBusy());
+
+    // Not kept: the transcript has the turns, not the side questions.
+    QFile transcript(m_session->transcriptPath());
+    QVERIFY(transcript.open(QIODevice::ReadOnly));
+    const QByteArray saved = transcript.readAll();
+    QVERIFY(saved.contains("now refactor the parser"));
+    QVERIFY(!saved.contains("where is the") && !saved.contains("src/parse.cpp") &&
+            !saved.contains("the tests?"));
+
+    type(QStringLiteral("/btw"));
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Usage: /btw <question>"));
 }
 
 // /memory (reference 6.1, 7.4): the two files the system prompt reads, whether they exist, and one shown as

@@ -487,6 +487,56 @@ quint64 ChatModel::addLine(ChatItem::Kind kind, const QString &text)
     return insert(std::move(item));
 }
 
+namespace {
+QString asideHeading(const QString &question)
+{
+    // The question as the person typed it, not as Markdown: "*" or "#" in it stay what they are.
+    QString escaped;
+    for (const QChar c : question.simplified()) {
+        if (QStringLiteral("\\`*_{}[]()#+-.!|<>~").contains(c))
+            escaped += QLatin1Char('\\');
+        escaped += c;
+    }
+    return QStringLiteral("**btw** ") + escaped + QStringLiteral("\n\n");
+}
+} // namespace
+
+quint64 ChatModel::addAside(const QString &question)
+{
+    return addLine(ChatItem::Kind::Info, asideHeading(question));
+}
+
+void ChatModel::appendAside(quint64 id, const QString &chunk)
+{
+    const int row = rowOf(id);
+    if (row < 0 || chunk.isEmpty())
+        return;
+    m_items[row].text += chunk;
+    changed(row);
+}
+
+void ChatModel::finishAside(quint64 id, const QString &error, bool cancelled)
+{
+    const int row = rowOf(id);
+    if (row < 0)
+        return;
+    ChatItem &item = m_items[row];
+    // The heading is one line (the question simplified) and a blank line; the answer is what follows.
+    const qsizetype body = item.text.indexOf(QStringLiteral("\n\n")) + 2;
+    const bool answered = body >= 2 && !QStringView(item.text).sliced(body).trimmed().isEmpty();
+    QString note;
+    if (cancelled)
+        note = tr("Cancelled.");
+    else if (!error.isEmpty())
+        note = tr("The side question failed: %1").arg(error);
+    else if (!answered)
+        note = tr("No answer came.");
+    if (note.isEmpty())
+        return;
+    item.text += (answered ? QStringLiteral("\n\n*") : QStringLiteral("*")) + note + QLatin1Char('*');
+    changed(row);
+}
+
 quint64 ChatModel::addTurnError(const QString &text, const QString &prompt)
 {
     dropRetryOffer();

@@ -78,6 +78,11 @@ public:
     // that streamed from row on, as the replayed transcript has it; tool cards before it stay.
     void replaceTrailingText(int row, const QString &text);
     quint64 addLine(ChatItem::Kind kind, const QString &text);
+    // /btw: a row with a side question, then its answer as it streams; it is no part of the turn around it.
+    quint64 addAside(const QString &question);
+    void appendAside(quint64 id, const QString &chunk);
+    // Says how it ended when it did not answer: failed (error), cancelled, or nothing came.
+    void finishAside(quint64 id, const QString &error, bool cancelled);
     // The error a turn ended with, offering "Try again" with the turn's prompt; any earlier offer goes.
     quint64 addTurnError(const QString &text, const QString &prompt);
     // The prompt the open "Try again" offer would send, and taking the offer away (a turn starts).

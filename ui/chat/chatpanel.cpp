@@ -182,6 +182,12 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::turnStarted, this, &ChatPanel::onTurnStarted);
     connect(m_session, &AgentSession::streamEvent, this, &ChatPanel::onStreamEvent);
     connect(m_session, &AgentSession::turnFinished, this, &ChatPanel::onTurnFinished);
+    connect(m_session, &AgentSession::asideStarted, this, &ChatPanel::onAsideStarted);
+    connect(m_session, &AgentSession::asideEvent, this, [this](const StreamEvent &event) {
+        if (event.type == StreamEvent::Type::Chunk)
+            m_model->appendAside(m_asideRow, event.content);
+    });
+    connect(m_session, &AgentSession::asideFinished, this, &ChatPanel::onAsideFinished);
     connect(m_session, &AgentSession::shellCommandStarted, this, &ChatPanel::onShellCommandStarted);
     connect(m_session, &AgentSession::shellCommandFinished, this, &ChatPanel::onShellCommandFinished);
     connect(m_session, &AgentSession::compactionStarted, this, &ChatPanel::onCompactionStarted);
@@ -476,6 +482,18 @@ void ChatPanel::onTurnFinished(AgentSession::TurnOutcome outcome, const QString 
     setBusy(false);
     Q_EMIT metricsChanged();
     scheduleDrain();
+}
+
+void ChatPanel::onAsideStarted(const QString &question)
+{
+    m_asideRow = m_model->addAside(question);
+    m_view->scrollToBottom();
+}
+
+void ChatPanel::onAsideFinished(const QString &error, bool cancelled)
+{
+    m_model->finishAside(m_asideRow, error, cancelled);
+    m_asideRow = 0;
 }
 
 void ChatPanel::onShellCommandStarted(const QString &command)
@@ -847,7 +865,9 @@ void ChatPanel::escape()
             return;
         }
     }
-    // 3. The turn.
+    // 3. A side question (/btw), then the turn.
+    if (m_session->cancelAside())
+        return;
     if (m_session->isBusy()) {
         m_session->interrupt();
         return;
@@ -865,6 +885,9 @@ void ChatPanel::escape()
 
 void ChatPanel::interrupt()
 {
+    // A side question first, as Esc does (reference 6.3), also during a manual compaction.
+    if (m_session->cancelAside())
+        return;
     // Ignored during a manual compaction (reference 4.2); during an automatic one it stops the parent (S51).
     if (m_session->compactionMode() == AgentSession::CompactionMode::Manual)
         return;
@@ -980,6 +1003,7 @@ void ChatPanel::newSession()
         notify(tr("Operation not permitted"));
         return;
     }
+    m_session->cancelAside(); // its row goes with the conversation
     m_session->newSession();
     ++m_historyGeneration; // rows of an opened session still being built belong to the conversation that went
     m_preview.reset();
@@ -1201,6 +1225,10 @@ void ChatPanel::runCommand(const QString &text)
                 .arg(m_session->toolHistoryFull() ? QStringLiteral("full") : QStringLiteral("none")));
         break;
     }
+    case SlashCommands::Id::Btw:
+        if (const Result<void> asked = m_session->askAside(argument); !asked)
+            notify(asked.error());
+        break;
     case SlashCommands::Id::Memory:
         showMemory(argument, command.usage);
         break;

@@ -129,6 +129,8 @@ private:
     void onTurnStarted(const QString &text);
     void onStreamEvent(const StreamEvent &event);
     void onTurnFinished(AgentSession::TurnOutcome outcome, const QString &error);
+    void onAsideStarted(const QString &question);
+    void onAsideFinished(const QString &error, bool cancelled);
     void onShellCommandStarted(const QString &command);
     void onShellCommandFinished(bool cancelled);
     void onCompactionStarted(AgentSession::CompactionMode mode);
@@ -179,6 +181,7 @@ private:
     QStringList m_queue;
     QHash<quint64, QString> m_decisions;
     RunKind m_runKind = RunKind::None;
+    quint64 m_asideRow = 0;        // the /btw row being answered, 0 when none
     QString m_manualCompactionHow; // how the running manual compaction fit the input budget (issue 16)
     int m_summaryFirstRow = 0;     // the first row the running manual compaction's summary streams into
     // An opening session's last screen (AgentSession::sessionPreviewed): the event its rows start at, how

@@ -44,6 +44,8 @@ const QList<SlashCommands::Command> &SlashCommands::all()
         {Id::ResetPermission, QStringLiteral("/reset-permission"),
          QStringLiteral("/reset-permission <tools…>"),
          SlashCommands::tr("Make these tools ask again in this folder"), true},
+        {Id::Btw, QStringLiteral("/btw"), QStringLiteral("/btw <question>"),
+         SlashCommands::tr("Ask a quick side question, also while the agent works; it is not kept"), true},
         {Id::Memory, QStringLiteral("/memory"), QStringLiteral("/memory [show global|project]"),
          SlashCommands::tr("List the memory files the agent reads, or show one"), true},
         {Id::EmptyQueue, QStringLiteral("/emptyq"), QStringLiteral("/emptyq"),

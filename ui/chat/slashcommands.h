@@ -31,6 +31,7 @@ public:
         Pins,
         AllowPermission,
         ResetPermission,
+        Btw,
         Memory,
         EmptyQueue,
         Exit,
