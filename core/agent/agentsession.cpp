@@ -7,6 +7,7 @@
 #include "agent/streamrunner.h"
 #include "agent/systemprompt.h"
 #include "agent/turnrecorder.h"
+#include "agent/usageledger.h"
 #include "agent/workerthread.h"
 #include "base/logcategories.h"
 #include "base/whenfinished.h"
@@ -154,6 +155,8 @@ struct AgentSession::Private
     void commitAutoCompaction(const AutoCompactionInfo &info, const MessageList &persisted,
                               const QString &checkpointMessage, const Result<QList<quint64>> &written);
     void addUsage(const TokenUsage &usage);
+    // Every request's usage goes to the usage ledger (/usage), whatever it was for.
+    void recordUsage(const QString &kind, const TokenUsage &usage) const;
     void addCompactionUsage(const std::optional<TokenUsage> &usage);
     void applyOpened(LoadedSession loaded, MessageList projected);
     qint64 contextWindow() const
@@ -322,8 +325,17 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
     runner->start(client, request, tools, options, parentCancel, std::move(prepare));
 }
 
+void AgentSession::Private::recordUsage(const QString &kind, const TokenUsage &usage) const
+{
+    // The client that made the request (an aside uses one built from the same configuration).
+    const ClientConfig &made = clientBuiltFor.providerId.isEmpty() ? config : clientBuiltFor;
+    UsageLedger::record(UsageLedger::defaultPath(dataDirectory()),
+                        {QDateTime::currentDateTimeUtc(), made.providerId, made.model, kind, usage});
+}
+
 void AgentSession::Private::addUsage(const TokenUsage &usage)
 {
+    recordUsage(QStringLiteral("turn"), usage);
     lastUsage = usage;
     totalInput = TokenUsage::add(totalInput, usage.inputTokens); // saturating: counts are untrusted
     totalOutput = TokenUsage::add(totalOutput, usage.outputTokens);
@@ -334,6 +346,7 @@ void AgentSession::Private::addCompactionUsage(const std::optional<TokenUsage> &
 {
     if (!usage)
         return;
+    recordUsage(QStringLiteral("compaction"), *usage);
     compactionUsage += *usage;
     Q_EMIT q->usageChanged();
 }
@@ -733,6 +746,8 @@ AgentSession::~AgentSession()
 {
     d->broker->cancelAll();
     d->runner.reset();
+    d->aside.reset();
+    UsageLedger::flush(); // a headless run exits after this: its usage is on disk
 }
 
 void AgentSession::setWorkspace(const QString &absolutePath)
@@ -912,6 +927,7 @@ Result<void> AgentSession::askAside(const QString &question)
     d->aside = std::make_unique<AsideQuestion>(*client, d->shutdown.child());
     connect(d->aside.get(), &AsideQuestion::event, this, [this](const StreamEvent &event) {
         if (event.type == StreamEvent::Type::Usage && event.usage) {
+            d->recordUsage(QStringLiteral("aside"), *event.usage);
             d->totalInput = TokenUsage::add(d->totalInput, event.usage->inputTokens);
             d->totalOutput = TokenUsage::add(d->totalOutput, event.usage->outputTokens);
             Q_EMIT usageChanged();
@@ -1504,6 +1520,11 @@ QString AgentSession::globalMemoryPath() const
 QString AgentSession::projectMemoryPath() const
 {
     return SystemPromptBuilder::projectMemoryPath(d->workspace);
+}
+
+QString AgentSession::usageLedgerPath() const
+{
+    return UsageLedger::defaultPath(dataDirectory());
 }
 
 } // namespace keen

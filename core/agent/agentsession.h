@@ -172,6 +172,8 @@ public:
     // The memory files the system prompt reads (reference 7.4), for /memory.
     QString globalMemoryPath() const;
     QString projectMemoryPath() const;
+    // The usage ledger every request's tokens are written to (UsageLedger), for /usage.
+    QString usageLedgerPath() const;
 
 Q_SIGNALS:
     void turnStarted(const QString &userText);

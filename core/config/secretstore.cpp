@@ -1,6 +1,7 @@
 #include "config/secretstore.h"
 
 #include "auth/keychain.h"
+#include "base/privatefolder.h"
 #include "base/whenfinished.h"
 #include "providers/providertable.h"
 
@@ -52,11 +53,8 @@ Result<QJsonObject> readSecretsFile(const QString &path)
 Result<void> writeSecretsFile(const QString &path, const QJsonObject &keys)
 {
     const QString folder = QFileInfo(path).absolutePath();
-    if (!QFileInfo(folder).isDir()) {
-        if (!QDir().mkpath(folder))
-            return Result<void>::failure(SecretStore::tr("Cannot create the folder %1").arg(folder));
-        ::chmod(QFile::encodeName(folder).constData(), 0700);
-    }
+    if (Result<void> made = PrivateFolder::ensure(folder); !made)
+        return Result<void>::failure(SecretStore::tr("Cannot create the folder %1").arg(made.error()));
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return Result<void>::failure(

@@ -1,5 +1,6 @@
 #include "config/settings.h"
 
+#include "base/privatefolder.h"
 #include "base/regularfile.h"
 
 #include <QCoreApplication>
@@ -126,11 +127,9 @@ ProviderSettings readProvider(Reader &reader, const QString &id, const QJsonObje
 
 Result<void> ensurePrivateFolder(const QString &path)
 {
-    if (QFileInfo(path).isDir())
-        return {};
-    if (!QDir().mkpath(path))
-        return Result<void>::failure(Settings::tr("Cannot create the settings folder %1").arg(path));
-    ::chmod(QFile::encodeName(path).constData(), 0700);
+    Result<void> made = PrivateFolder::ensure(path);
+    if (!made)
+        return Result<void>::failure(Settings::tr("Cannot create the settings folder %1").arg(made.error()));
     return {};
 }
 

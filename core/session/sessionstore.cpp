@@ -1,6 +1,7 @@
 #include "session/sessionstore.h"
 
 #include "base/logcategories.h"
+#include "base/privatefolder.h"
 #include "base/regularfile.h"
 #include "session/compactionundo.h"
 #include "session/sessionwriter.h"
@@ -36,7 +37,6 @@ namespace {
 
 const QString kTranscriptName = QStringLiteral("transcript_events.jsonl");
 const QString kTitleName = QStringLiteral("title.txt");
-constexpr mode_t kDirectoryMode = 0700;
 constexpr QFileDevice::Permissions kPrivateFile = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
 
 QString errnoText(int error)
@@ -49,26 +49,13 @@ QByteArray encodedPath(const QString &path)
     return QFile::encodeName(path);
 }
 
-// Creates every missing level with 0700 so a session folder is never briefly readable by others.
+// A session folder is never briefly readable by others (PrivateFolder).
 Result<void> ensureDirectory(const QString &path)
 {
-    const QFileInfo info(path);
-    if (info.isDir())
-        return {};
-    if (info.exists())
+    Result<void> made = PrivateFolder::ensure(path);
+    if (!made)
         return Result<void>::failure(
-            SessionStore::tr("Cannot create the session folder %1: a file is in the way").arg(path));
-    const QString parent = QFileInfo(QDir::cleanPath(path)).path();
-    if (parent != path) {
-        Result<void> made = ensureDirectory(parent);
-        if (!made)
-            return made;
-    }
-    if (::mkdir(encodedPath(path).constData(), kDirectoryMode) != 0 && errno != EEXIST)
-        return Result<void>::failure(
-            SessionStore::tr("Cannot create the session folder %1: %2").arg(path, errnoText(errno)));
-    // The umask may have narrowed the mode further; never widen past 0700.
-    ::chmod(encodedPath(path).constData(), kDirectoryMode);
+            SessionStore::tr("Cannot create the session folder %1").arg(made.error()));
     return {};
 }
 

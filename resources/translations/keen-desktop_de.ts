@@ -144,6 +144,10 @@
         <source>Ask a quick side question, also while the agent works; it is not kept</source>
         <translation>Eine kurze Nebenfrage stellen, auch während der Agent arbeitet; sie wird nicht gespeichert</translation>
     </message>
+    <message>
+        <source>Tokens used per model over the last 7 and 30 days and in all</source>
+        <translation>Verbrauchte Tokens je Modell in den letzten 7 und 30 Tagen und insgesamt</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>

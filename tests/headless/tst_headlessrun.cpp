@@ -483,6 +483,14 @@ void TestHeadlessRun::jsonOutputUsesTheLastUsageEvent()
     QVERIFY(!sessionId.isEmpty());
     QVERIFY(!transcriptFor(sessionId).isEmpty());
     QCOMPARE(m_server->requests().size(), 2);
+    // The run's usage is in the ledger /usage sums, written before it exited.
+    QFile ledger(QDir(m_home->path()).filePath(QStringLiteral("usage/usage.jsonl")));
+    QVERIFY(ledger.open(QIODevice::ReadOnly));
+    const QByteArray recorded = ledger.readAll();
+    QVERIFY2(recorded.contains("\"model\":\"test\"") && recorded.contains("\"input_tokens\":123") &&
+                 recorded.contains("\"output_tokens\":45") &&
+                 recorded.contains("\"provider\":\"openai-compatible\""),
+             recorded.constData());
 }
 
 void TestHeadlessRun::providerHttpErrorExitsOne()

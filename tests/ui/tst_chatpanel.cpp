@@ -123,6 +123,7 @@ private Q_SLOTS:
     void bangWhileBusyIsRefusedAndEscStopsIt();
     void memoryListsAndShowsTheMemoryFiles();
     void btwAnswersOnTheSideWhileATurnRuns();
+    void usageSumsTheTokensOfEveryRequest();
     void emptyqClearsTheQueueAndExitAsksToQuit();
 
 private:
@@ -1263,6 +1264,45 @@ void TestChatPanel::btwAnswersOnTheSideWhileATurnRuns()
 
     type(QStringLiteral("/btw"));
     QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Usage: /btw <question>"));
+}
+
+// /usage (reference 6.1, 8.3): every request's tokens are kept in the ledger, turns and side questions alike,
+// and /usage sums them per model.
+void TestChatPanel::usageSumsTheTokensOfEveryRequest()
+{
+    const auto type = [this](const QString &text) {
+        QTest::keyClicks(m_panel->input(), text);
+        m_panel->input()->completer()->popup()->hide();
+        QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    };
+    type(QStringLiteral("/usage"));
+    QTRY_VERIFY(lastText().contains(QStringLiteral("No requests recorded yet.")));
+
+    TokenUsage turn;
+    turn.inputTokens = 1200;
+    turn.outputTokens = 34;
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Hello there.")),
+                       ScriptedLlmClient::event(StreamEvent::usageReport(turn)),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    type(QStringLiteral("hi"));
+    QTRY_VERIFY(!m_session->isBusy());
+    TokenUsage aside;
+    aside.inputTokens = 300;
+    aside.outputTokens = 6;
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Four.")),
+                       ScriptedLlmClient::event(StreamEvent::usageReport(aside)),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    type(QStringLiteral("/btw 2+2?"));
+    QTRY_VERIFY(!m_session->isAsideRunning());
+    QCOMPARE(m_session->totalInputTokens(), 1500);
+
+    type(QStringLiteral("/usage"));
+    QTRY_VERIFY(lastText().contains(QStringLiteral("`anthropic/test-model`")));
+    const QString expected = QLocale().toString(1500) + QStringLiteral(" ↑ / 40 ↓ (2 requests)");
+    QVERIFY2(lastText().contains(QStringLiteral("| `anthropic/test-model` | ") + expected +
+                                 QStringLiteral(" | ") + expected + QStringLiteral(" | ") + expected +
+                                 QStringLiteral(" |")),
+             qPrintable(lastText()));
 }
 
 // /memory (reference 6.1, 7.4): the two files the system prompt reads, whether they exist, and one shown as

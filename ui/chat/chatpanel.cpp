@@ -1,6 +1,7 @@
 #include "chat/chatpanel.h"
 
 #include "agent/memoryreport.h"
+#include "agent/usageledger.h"
 #include "base/whenfinished.h"
 #include "chat/chatcolors.h"
 #include "chat/chatmodel.h"
@@ -1229,6 +1230,20 @@ void ChatPanel::runCommand(const QString &text)
         if (const Result<void> asked = m_session->askAside(argument); !asked)
             notify(asked.error());
         break;
+    case SlashCommands::Id::Usage: {
+        // The ledger can hold years of requests: summed on a worker.
+        const QString path = m_session->usageLedgerPath();
+        whenFinished(QtConcurrent::run([path] {
+                         UsageLedger::flush(); // what this window recorded last is counted too
+                         return UsageLedger::markdown(
+                             UsageLedger::summarize(path, QDateTime::currentDateTimeUtc()));
+                     }),
+                     this, [this](const QString &markdown) {
+                         m_model->addLine(ChatItem::Kind::Info, markdown);
+                         m_view->scrollToBottom();
+                     });
+        break;
+    }
     case SlashCommands::Id::Memory:
         showMemory(argument, command.usage);
         break;

@@ -32,6 +32,7 @@ public:
         AllowPermission,
         ResetPermission,
         Btw,
+        Usage,
         Memory,
         EmptyQueue,
         Exit,
