@@ -132,6 +132,8 @@ private:
     // Compact with this summary and wait until it applied: the compaction_applied seq it can undo.
     quint64 compactWithSummary(const QString &summary);
     QString lastText() const;
+    // Types text into the input (no completion popup left open) and presses Enter.
+    void typeAndSend(const QString &text);
 
     std::unique_ptr<test::TestEnvironment> m_env;
     std::unique_ptr<AgentSession> m_session;
@@ -186,6 +188,13 @@ quint64 TestChatPanel::compactWithSummary(const QString &summary)
     if (!QTest::qWaitFor([this] { return !m_session->isBusy(); }))
         return 0;
     return m_session->undoableCompaction();
+}
+
+void TestChatPanel::typeAndSend(const QString &text)
+{
+    QTest::keyClicks(m_panel->input(), text);
+    m_panel->input()->completer()->popup()->hide();
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
 }
 
 QString TestChatPanel::lastText() const
@@ -1201,20 +1210,15 @@ void TestChatPanel::bangWhileBusyIsRefusedAndEscStopsIt()
 // prompt being answered left out) with no tools; it is not kept, and Esc cancels it before the turn.
 void TestChatPanel::btwAnswersOnTheSideWhileATurnRuns()
 {
-    const auto type = [this](const QString &text) {
-        QTest::keyClicks(m_panel->input(), text);
-        m_panel->input()->completer()->popup()->hide();
-        QTest::keyClick(m_panel->input(), Qt::Key_Return);
-    };
     firstTurn();
     m_client->addTurn(
         {ScriptedLlmClient::gate(QStringLiteral("held")), ScriptedLlmClient::event(StreamEvent::done())});
-    type(QStringLiteral("now refactor the parser"));
+    typeAndSend(QStringLiteral("now refactor the parser"));
     QTRY_COMPARE(m_client->requests().size(), 2); // the turn has its request out, and waits
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("It is in ")),
                        ScriptedLlmClient::chunk(QStringLiteral("`src/parse.cpp`.")),
                        ScriptedLlmClient::event(StreamEvent::done())});
-    type(QStringLiteral("/btw where is the *parser*?"));
+    typeAndSend(QStringLiteral("/btw where is the *parser*?"));
     QTRY_VERIFY(!m_session->isAsideRunning());
     QVERIFY(m_session->isBusy()); // the turn goes on
     const QString row = lastText();
@@ -1241,10 +1245,10 @@ void TestChatPanel::btwAnswersOnTheSideWhileATurnRuns()
     // Esc cancels a side question first, and the turn only with the next press.
     m_client->addTurn(
         {ScriptedLlmClient::gate(QStringLiteral("aside")), ScriptedLlmClient::event(StreamEvent::done())});
-    type(QStringLiteral("/btw and the tests?"));
+    typeAndSend(QStringLiteral("/btw and the tests?"));
     QTRY_VERIFY(m_session->isAsideRunning());
     QTRY_COMPARE(m_client->requests().size(), 4);
-    type(QStringLiteral("/btw one more"));
+    typeAndSend(QStringLiteral("/btw one more"));
     QCOMPARE(m_panel->spinner()->notification(),
              QStringLiteral("A side question is being answered; Esc cancels it."));
     QTest::keyClick(m_panel->input(), Qt::Key_Escape);
@@ -1262,7 +1266,7 @@ void TestChatPanel::btwAnswersOnTheSideWhileATurnRuns()
     QVERIFY(!saved.contains("where is the") && !saved.contains("src/parse.cpp") &&
             !saved.contains("the tests?"));
 
-    type(QStringLiteral("/btw"));
+    typeAndSend(QStringLiteral("/btw"));
     QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Usage: /btw <question>"));
 }
 
@@ -1270,12 +1274,7 @@ void TestChatPanel::btwAnswersOnTheSideWhileATurnRuns()
 // and /usage sums them per model.
 void TestChatPanel::usageSumsTheTokensOfEveryRequest()
 {
-    const auto type = [this](const QString &text) {
-        QTest::keyClicks(m_panel->input(), text);
-        m_panel->input()->completer()->popup()->hide();
-        QTest::keyClick(m_panel->input(), Qt::Key_Return);
-    };
-    type(QStringLiteral("/usage"));
+    typeAndSend(QStringLiteral("/usage"));
     QTRY_VERIFY(lastText().contains(QStringLiteral("No requests recorded yet.")));
 
     TokenUsage turn;
@@ -1284,7 +1283,7 @@ void TestChatPanel::usageSumsTheTokensOfEveryRequest()
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Hello there.")),
                        ScriptedLlmClient::event(StreamEvent::usageReport(turn)),
                        ScriptedLlmClient::event(StreamEvent::done())});
-    type(QStringLiteral("hi"));
+    typeAndSend(QStringLiteral("hi"));
     QTRY_VERIFY(!m_session->isBusy());
     TokenUsage aside;
     aside.inputTokens = 300;
@@ -1292,11 +1291,11 @@ void TestChatPanel::usageSumsTheTokensOfEveryRequest()
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Four.")),
                        ScriptedLlmClient::event(StreamEvent::usageReport(aside)),
                        ScriptedLlmClient::event(StreamEvent::done())});
-    type(QStringLiteral("/btw 2+2?"));
+    typeAndSend(QStringLiteral("/btw 2+2?"));
     QTRY_VERIFY(!m_session->isAsideRunning());
     QCOMPARE(m_session->totalInputTokens(), 1500);
 
-    type(QStringLiteral("/usage"));
+    typeAndSend(QStringLiteral("/usage"));
     QTRY_VERIFY(lastText().contains(QStringLiteral("`anthropic/test-model`")));
     const QString expected = QLocale().toString(1500) + QStringLiteral(" ↑ / 40 ↓ (2 requests)");
     QVERIFY2(lastText().contains(QStringLiteral("| `anthropic/test-model` | ") + expected +
@@ -1318,12 +1317,7 @@ void TestChatPanel::memoryListsAndShowsTheMemoryFiles()
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(remembered);
     }
-    const auto type = [this](const QString &text) {
-        QTest::keyClicks(m_panel->input(), text);
-        m_panel->input()->completer()->popup()->hide();
-        QTest::keyClick(m_panel->input(), Qt::Key_Return);
-    };
-    type(QStringLiteral("/memory"));
+    typeAndSend(QStringLiteral("/memory"));
     QTRY_VERIFY(lastText().contains(m_session->globalMemoryPath()));
     const QString listed = lastText();
     QVERIFY2(listed.contains(QStringLiteral("| Global memory | `") + m_session->globalMemoryPath() +
@@ -1333,7 +1327,7 @@ void TestChatPanel::memoryListsAndShowsTheMemoryFiles()
                              QLocale().formattedDataSize(remembered.size()) + QStringLiteral(" |")),
              qPrintable(listed));
 
-    type(QStringLiteral("/memory show project"));
+    typeAndSend(QStringLiteral("/memory show project"));
     QTRY_VERIFY(lastText().contains(QStringLiteral("port 8080")));
     // Verbatim, its own code fence included: the block around it is longer.
     QVERIFY2(lastText().contains(QStringLiteral("````markdown\n") + QString::fromUtf8(remembered) +
@@ -1344,11 +1338,11 @@ void TestChatPanel::memoryListsAndShowsTheMemoryFiles()
                 ->shownText(m_panel->model()->index(m_panel->model()->rowCount() - 1))
                 .contains(QStringLiteral("```sh")));
 
-    type(QStringLiteral("/memory show global"));
+    typeAndSend(QStringLiteral("/memory show global"));
     QTRY_VERIFY(lastText().contains(QStringLiteral("Not created yet.")));
 
     const int rows = m_panel->model()->rowCount();
-    type(QStringLiteral("/memory show everything"));
+    typeAndSend(QStringLiteral("/memory show everything"));
     QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Usage: /memory [show global|project]"));
     QTest::qWait(50);
     QCOMPARE(m_panel->model()->rowCount(), rows);
@@ -1357,28 +1351,23 @@ void TestChatPanel::memoryListsAndShowsTheMemoryFiles()
 
 void TestChatPanel::emptyqClearsTheQueueAndExitAsksToQuit()
 {
-    const auto type = [this](const QString &text) {
-        QTest::keyClicks(m_panel->input(), text);
-        m_panel->input()->completer()->popup()->hide();
-        QTest::keyClick(m_panel->input(), Qt::Key_Return);
-    };
     m_client->addTurn(
         {ScriptedLlmClient::gate(QStringLiteral("held")), ScriptedLlmClient::event(StreamEvent::done())});
-    type(QStringLiteral("busy"));
+    typeAndSend(QStringLiteral("busy"));
     QTRY_VERIFY(m_session->isBusy());
-    type(QStringLiteral("first waiting"));
-    type(QStringLiteral("second waiting"));
+    typeAndSend(QStringLiteral("first waiting"));
+    typeAndSend(QStringLiteral("second waiting"));
     QCOMPARE(m_panel->queue().size(), 2);
-    type(QStringLiteral("/emptyq"));
+    typeAndSend(QStringLiteral("/emptyq"));
     QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Queue cleared"));
     QVERIFY(m_panel->queue().isEmpty());
     QVERIFY(m_panel->findChildren<QAbstractButton *>(QStringLiteral("queueChipRemove")).isEmpty());
-    type(QStringLiteral("/emptyq"));
+    typeAndSend(QStringLiteral("/emptyq"));
     QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Queue is empty"));
     QVERIFY(m_session->isBusy()); // the turn goes on
 
     QSignalSpy quit(m_panel.get(), &ChatPanel::quitRequested);
-    type(QStringLiteral("/exit"));
+    typeAndSend(QStringLiteral("/exit"));
     QCOMPARE(quit.count(), 1);
 }
 
@@ -1387,11 +1376,6 @@ void TestChatPanel::emptyqClearsTheQueueAndExitAsksToQuit()
 void TestChatPanel::allowAndResetPermissionCommandsEditTheProjectAllowList()
 {
     const QString path = PermissionPolicy::allowListPath(m_session->workspace());
-    const auto type = [this](const QString &text) {
-        QTest::keyClicks(m_panel->input(), text);
-        m_panel->input()->completer()->popup()->hide();
-        QTest::keyClick(m_panel->input(), Qt::Key_Return);
-    };
     const auto allowList = [path] {
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
@@ -1403,22 +1387,22 @@ void TestChatPanel::allowAndResetPermissionCommandsEditTheProjectAllowList()
         return names;
     };
 
-    type(QStringLiteral("/allow-permission"));
+    typeAndSend(QStringLiteral("/allow-permission"));
     QTRY_VERIFY(lastText().startsWith(QStringLiteral("Usage: /allow-permission <tools…>")));
     QVERIFY2(lastText().contains(QStringLiteral("Available tools: ")) &&
                  lastText().contains(QStringLiteral("bash")),
              qPrintable(lastText()));
 
-    type(QStringLiteral("/allow-permission bash rm_everything"));
+    typeAndSend(QStringLiteral("/allow-permission bash rm_everything"));
     QTRY_COMPARE(m_panel->model()->item(m_panel->model()->rowCount() - 1).kind, ChatItem::Kind::Error);
     QVERIFY2(lastText().startsWith(QStringLiteral("Unknown tool: rm_everything.")), qPrintable(lastText()));
     QVERIFY(!QFile::exists(path));
 
-    type(QStringLiteral("/allow-permission bash, grep"));
+    typeAndSend(QStringLiteral("/allow-permission bash, grep"));
     QTRY_COMPARE(lastText(), QStringLiteral("✓ Allowed: bash, grep"));
     QCOMPARE(allowList(), (QStringList{QStringLiteral("bash"), QStringLiteral("grep")}));
 
-    type(QStringLiteral("/reset-permission bash"));
+    typeAndSend(QStringLiteral("/reset-permission bash"));
     QTRY_COMPARE(lastText(), QStringLiteral("✓ Reset: bash"));
     QCOMPARE(allowList(), QStringList{QStringLiteral("grep")});
 
@@ -1427,7 +1411,7 @@ void TestChatPanel::allowAndResetPermissionCommandsEditTheProjectAllowList()
     QVERIFY(damaged.open(QIODevice::WriteOnly | QIODevice::Truncate));
     damaged.write(R"({"allow": ["grep",)");
     damaged.close();
-    type(QStringLiteral("/allow-permission bash"));
+    typeAndSend(QStringLiteral("/allow-permission bash"));
     QTRY_VERIFY(lastText().contains(QStringLiteral("was not changed")));
     QVERIFY(lastText().contains(path));
     QVERIFY(damaged.open(QIODevice::ReadOnly));
