@@ -151,6 +151,8 @@ QString UsageLedger::markdown(const Summary &summary)
     const auto cell = [](const Totals &totals) {
         if (totals.requests == 0)
             return QStringLiteral("–");
+        if (totals.requests == 1)
+            return tr("%1 ↑ / %2 ↓ (1 request)").arg(number(totals.input), number(totals.output));
         return tr("%1 ↑ / %2 ↓ (%3 requests)")
             .arg(number(totals.input), number(totals.output), number(totals.requests));
     };

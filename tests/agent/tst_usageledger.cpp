@@ -60,7 +60,7 @@ void TestUsageLedger::sumsPerModelOverTheWindows()
 
     const QString table = UsageLedger::markdown(summary);
     QVERIFY2(table.contains(QStringLiteral("| `openai/gpt-a` | ") + QLocale().toString(4000) +
-                            QStringLiteral(" ↑ / 400 ↓ (1 requests) | ")),
+                            QStringLiteral(" ↑ / 400 ↓ (1 request) | ")),
              qPrintable(table));
     QVERIFY(table.contains(QLocale().toString(7000) + QStringLiteral(" ↑ / 700 ↓ (3 requests) |")));
 }
