@@ -52,6 +52,14 @@ SessionNotifications::SessionNotifications(AgentSession *session, QWidget *windo
                     break; // the person stopped it
                 }
             });
+    // A `!command` started and left to run (a build, the tests): its end is worth knowing about.
+    connect(session, &AgentSession::shellCommandStarted, this,
+            [this](const QString &command) { m_shellCommand = command; });
+    connect(session, &AgentSession::shellCommandFinished, this, [this](bool cancelled) {
+        const QString command = std::exchange(m_shellCommand, QString());
+        if (!cancelled)
+            notifyIfAway(tr("Command finished"), command);
+    });
     connect(session, &AgentSession::permissionRequested, this, [this](const PermissionRequest &request) {
         const QString body = !request.command.isEmpty()
                                  ? tr("Run %1?").arg(request.command)

@@ -31,6 +31,7 @@ private:
     QPointer<QWidget> m_window;
     QPointer<Notifier> m_notifier;
     bool m_manualCompaction = false;
+    QString m_shellCommand; // the `!command` running
 };
 
 } // namespace keen

@@ -1749,6 +1749,10 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <source>The agent has a question</source>
         <translation>Der Agent hat eine Frage</translation>
     </message>
+    <message>
+        <source>Command finished</source>
+        <translation>Befehl beendet</translation>
+    </message>
 </context>
 <context>
     <name>keen::SettingsDialog</name>

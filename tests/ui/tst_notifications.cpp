@@ -54,6 +54,7 @@ private Q_SLOTS:
     void finishedReplyNotifiesWhileAway();
     void permissionRequestAndCompactionNotify();
     void stoppedTurnDoesNotNotify();
+    void aShellCommandThatEndsWhileAwayNotifies();
     void clickingTheNotificationFocusesTheSession();
 
 private:
@@ -202,6 +203,25 @@ void TestNotifications::stoppedTurnDoesNotNotify()
     QTRY_COMPARE(m_notifier->sent.size(), 1);
     QCOMPARE(m_notifier->sent.first().summary, QStringLiteral("The reply failed"));
     QVERIFY(m_notifier->sent.first().body.contains(QStringLiteral("overloaded")));
+}
+
+void TestNotifications::aShellCommandThatEndsWhileAwayNotifies()
+{
+    send(QStringLiteral("!sleep 1; echo built"));
+    QTRY_VERIFY(m_window->session()->isBusy());
+    goAway();
+    QTRY_VERIFY_WITH_TIMEOUT(!m_window->session()->isBusy(), 10000);
+    QTRY_COMPARE(m_notifier->sent.size(), 1);
+    QCOMPARE(m_notifier->sent.first().summary, QStringLiteral("Command finished"));
+    QCOMPARE(m_notifier->sent.first().body, QStringLiteral("sleep 1; echo built"));
+    QCOMPARE(m_notifier->attention, QList<QWidget *>{m_window.get()});
+
+    // Stopped by the person: nothing to say.
+    send(QStringLiteral("!sleep 30"));
+    QTRY_VERIFY(m_window->session()->isBusy());
+    m_window->session()->interrupt();
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QCOMPARE(m_notifier->sent.size(), 1);
 }
 
 void TestNotifications::clickingTheNotificationFocusesTheSession()
