@@ -154,6 +154,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     connect(m_chat, &ChatPanel::metricsChanged, this, &MainWindow::updateMetrics);
     connect(m_chat, &ChatPanel::settingsRequested, this, &MainWindow::showSettings);
     connect(m_chat, &ChatPanel::quitRequested, this, &MainWindow::close);
+    connect(m_chat, &ChatPanel::logoutRequested, this, &MainWindow::signOutOfChatGpt);
     connect(m_chat, &ChatPanel::modelRequested, this, &MainWindow::chooseModel);
     connect(m_chat, &ChatPanel::sessionsRequested, this, &MainWindow::showSessionBrowser);
     connect(m_chat, &ChatPanel::modeChanged, this, [this](AgentMode mode) {
@@ -1445,6 +1446,26 @@ void MainWindow::signInWithChatGpt(QObject *owner, std::function<void(bool, cons
     }
     QDesktopServices::openUrl(*url);
     statusBar()->showMessage(tr("Finish signing in with ChatGPT in your browser..."));
+}
+
+void MainWindow::signOutOfChatGpt()
+{
+    // Reference /logout: only a provider signed in with an account has something to sign out of.
+    const ProviderDescriptor *provider = ProviderTable::find(m_session->clientConfig().providerId);
+    if (!provider || provider->auth != AuthMode::OAuth) {
+        m_chat->notify(tr("/logout signs out of ChatGPT; %1 uses no sign-in.")
+                           .arg(provider ? provider->name : m_session->clientConfig().providerId));
+        return;
+    }
+    m_chat->notify(tr("Signing out of ChatGPT…")); // the keychain may take a moment to answer
+    ChatGptSignIn::signOutAsync(this, [this](const QString &error) {
+        if (!error.isEmpty()) {
+            m_chat->model()->addLine(ChatItem::Kind::Error, error);
+            return;
+        }
+        m_chat->model()->addLine(ChatItem::Kind::Status,
+                                 tr("Signed out of ChatGPT. Sign in again in Settings to go on."));
+    });
 }
 
 CancellationToken MainWindow::shutdownToken() const

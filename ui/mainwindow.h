@@ -127,6 +127,8 @@ private:
     // Runs the ChatGPT sign-in (browser, loopback callback) for the settings dialog or the first-run setup,
     // owned by owner; report receives its end, which the status bar shows too.
     void signInWithChatGpt(QObject *owner, std::function<void(bool ok, const QString &message)> report);
+    // /logout: the ChatGPT sign-in is removed; says so when the provider has none.
+    void signOutOfChatGpt();
     // Changes settings.json in place; a broken file is reported in the chat, never overwritten.
     void keepInputHistory();
     // providers.<id>.context_window: saved, or removed when empty (the window then follows the registry).

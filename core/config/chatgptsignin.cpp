@@ -64,4 +64,15 @@ void ChatGptSignIn::storedAsync(QObject *context, std::function<void(bool)> done
                  context, std::move(done));
 }
 
+void ChatGptSignIn::signOutAsync(QObject *context, std::function<void(const QString &)> done)
+{
+    whenFinished(QtConcurrent::run([] {
+                     KeychainCredentialStorage storage(std::make_shared<FileCredentialStorage>());
+                     const Result<void> removed = storage.remove();
+                     return removed ? QString()
+                                    : tr("Could not sign out of ChatGPT: %1").arg(removed.error());
+                 }),
+                 context, std::move(done));
+}
+
 } // namespace keen

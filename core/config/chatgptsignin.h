@@ -28,6 +28,9 @@ public:
     // Whether a sign-in is stored (keychain, else auth.json). Read on a worker thread; done is called on
     // context's thread, never once context is gone.
     static void storedAsync(QObject *context, std::function<void(bool signedIn)> done);
+    // Signs out (reference /logout): the stored sign-in goes from the keychain and auth.json, on a worker
+    // thread; done gets an empty error on success. The next request to ChatGPT then asks to sign in again.
+    static void signOutAsync(QObject *context, std::function<void(const QString &error)> done);
 
 Q_SIGNALS:
     // ok: signed in and saved (message may still carry the plain-file warning). Never carries a token.

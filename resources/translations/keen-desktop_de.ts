@@ -148,6 +148,10 @@
         <source>Tokens used per model over the last 7 and 30 days and in all</source>
         <translation>Verbrauchte Tokens je Modell in den letzten 7 und 30 Tagen und insgesamt</translation>
     </message>
+    <message>
+        <source>Sign out of ChatGPT (the ChatGPT sign-in provider)</source>
+        <translation>Von ChatGPT abmelden (der Anbieter mit ChatGPT-Anmeldung)</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -319,6 +323,14 @@
     <message>
         <source>Signed in with ChatGPT.</source>
         <translation>Mit ChatGPT angemeldet.</translation>
+    </message>
+    <message>
+        <source>Sign &amp;Out</source>
+        <translation>&amp;Abmelden</translation>
+    </message>
+    <message>
+        <source>Signed out of ChatGPT.</source>
+        <translation>Von ChatGPT abgemeldet.</translation>
     </message>
 </context>
 <context>
@@ -1416,6 +1428,18 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
     <message>
         <source>Stop and Quit</source>
         <translation>Anhalten und beenden</translation>
+    </message>
+    <message>
+        <source>/logout signs out of ChatGPT; %1 uses no sign-in.</source>
+        <translation>/logout meldet von ChatGPT ab; %1 verwendet keine Anmeldung.</translation>
+    </message>
+    <message>
+        <source>Signing out of ChatGPT…</source>
+        <translation>Abmeldung von ChatGPT …</translation>
+    </message>
+    <message>
+        <source>Signed out of ChatGPT. Sign in again in Settings to go on.</source>
+        <translation>Von ChatGPT abgemeldet. Melden Sie sich in den Einstellungen erneut an, um fortzufahren.</translation>
     </message>
 </context>
 <context>

@@ -18,6 +18,7 @@
 #include "tokenformat.h"
 
 #include "agent/agentsession.h"
+#include "auth/filecredentialstorage.h"
 #include "config/inputhistory.h"
 #include "config/secretstore.h"
 #include "config/settings.h"
@@ -120,6 +121,7 @@ private Q_SLOTS:
     void okInSettingsKeepsOnlyAKeyTypedThere();
     void aNarrowWindowKeepsEachToolbarLabelWithItsBox();
     void upRecallsThePromptsOfEarlierRuns();
+    void logoutSignsOutOfChatGptOnly();
     void firstRunWithALocalServerAsksItsContextWindow();
 
 private:
@@ -1429,6 +1431,40 @@ void TestMainWindow::tabGoesFromThePromptToTheConversation()
     QCOMPARE(m_window->session()->mode(), AgentMode::Build);
     QTest::keyClick(view, Qt::Key_Tab);
     QTRY_VERIFY(!view->hasFocus() && !input->hasFocus());
+}
+
+// /logout (reference 6.1): signs out of ChatGPT when the provider signs in with an account; any other
+// provider has nothing to sign out of, and the command says so.
+void TestMainWindow::logoutSignsOutOfChatGptOnly()
+{
+    ChatPanel *chat = m_window->chatPanel();
+    chat->runCommand(QStringLiteral("/logout"));
+    QCOMPARE(chat->spinner()->notification(),
+             QStringLiteral("/logout signs out of ChatGPT; Anthropic uses no sign-in."));
+
+    // No keychain here (as on the test machines): the sign-in lives in auth.json.
+    qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+    CodexCredentials credentials;
+    credentials.accessToken = QStringLiteral("access-token");
+    credentials.refreshToken = QStringLiteral("refresh-token");
+    credentials.expiresAt = QDateTime::currentDateTimeUtc().addDays(1);
+    FileCredentialStorage storage;
+    QVERIFY(storage.save(credentials).ok());
+    const auto cleanUp = qScopeGuard([&storage] {
+        storage.remove();
+        qunsetenv("KEEN_DISABLE_KEYCHAIN");
+    });
+    ClientConfig config = m_window->session()->clientConfig();
+    config.providerId = QStringLiteral("openai-codex");
+    config.model = QStringLiteral("gpt-5-codex");
+    config.apiKey.clear();
+    m_window->applyClientConfig(config);
+    QCOMPARE(m_window->session()->clientConfig().providerId, QStringLiteral("openai-codex"));
+    chat->runCommand(QStringLiteral("/logout"));
+    QCOMPARE(chat->spinner()->notification(), QStringLiteral("Signing out of ChatGPT…"));
+    QTRY_VERIFY(chat->model()->plainText().contains(
+        QStringLiteral("Signed out of ChatGPT. Sign in again in Settings to go on.")));
+    QVERIFY(!storage.load().has_value());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -595,6 +595,17 @@ void TestSettingsDialog::codexOkWaitsForAChatGptSignInUnlessOneIsStored()
     QCOMPARE(missingLine(dialog), QString());
     QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("chatGptSignInStatus"))->text(),
              QStringLiteral("Signed in with ChatGPT."));
+
+    // Signed in, the row offers Sign Out: the stored sign-in goes, and OK waits for a new one.
+    auto *signOutButton = dialog.findChild<QPushButton *>(QStringLiteral("chatGptSignOutButton"));
+    QVERIFY(signOutButton && signOutButton->isVisible());
+    QTest::mouseClick(signOutButton, Qt::LeftButton);
+    QTRY_COMPARE(dialog.findChild<QLabel *>(QStringLiteral("chatGptSignInStatus"))->text(),
+                 QStringLiteral("Signed out of ChatGPT."));
+    QVERIFY(!signOutButton->isVisible());
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QCOMPARE(missingLine(dialog), QStringLiteral("Sign in with ChatGPT."));
+    QVERIFY(!storage.load().has_value());
 }
 
 // Tried as a user: "claude-fable-5" typed in the Model box and Enter saved "claude-fable-5-1", the first

@@ -1252,6 +1252,9 @@ void ChatPanel::runCommand(const QString &text)
         m_queue.clear();
         updateQueueView();
         break;
+    case SlashCommands::Id::Logout:
+        Q_EMIT logoutRequested(); // the window knows the provider and its sign-in
+        break;
     case SlashCommands::Id::Exit:
         Q_EMIT quitRequested(); // the window asks first when something runs
         break;

@@ -76,6 +76,8 @@ public Q_SLOTS:
     // What Enter in the input does: a command, a prompt, or a queued prompt.
     void submitInput(const QString &text);
     void runCommand(const QString &text);
+    // A short notice in the line above the input ("Queue cleared", a command's usage), gone after a moment.
+    void notify(const QString &text);
     void escape();
     // Stop / Ctrl+C without a selection.
     void interrupt();
@@ -107,7 +109,8 @@ Q_SIGNALS:
     void toolHistoryChanged(bool full); // /tool-history full|none
     void zoomChanged(int percent);
     void settingsRequested();
-    void quitRequested(); // /exit
+    void quitRequested();   // /exit
+    void logoutRequested(); // /logout
     void sessionsRequested();
     void thinkingRequested(const QString &effort);
     // /model NAME (the current provider's model) or /model PROVIDER/NAME; /model alone asks for the settings.
@@ -160,7 +163,6 @@ private:
     void updateProviderWait();
     void onPermissionDecided(quint64 requestId, PermissionDecision decision);
     void onQuestionAnswered(quint64 questionId, const QJsonObject &answer);
-    void notify(const QString &text);
     void enqueue(const QString &text);
     void scheduleDrain();
     void drainOne();

@@ -52,6 +52,8 @@ const QList<SlashCommands::Command> &SlashCommands::all()
          SlashCommands::tr("List the memory files the agent reads, or show one"), true},
         {Id::EmptyQueue, QStringLiteral("/emptyq"), QStringLiteral("/emptyq"),
          SlashCommands::tr("Remove the prompts waiting in the queue"), true},
+        {Id::Logout, QStringLiteral("/logout"), QStringLiteral("/logout"),
+         SlashCommands::tr("Sign out of ChatGPT (the ChatGPT sign-in provider)"), false},
         {Id::Exit, QStringLiteral("/exit"), QStringLiteral("/exit"), SlashCommands::tr("Quit Keen Desktop"),
          true},
         {Id::Help, QStringLiteral("/help"), QStringLiteral("/help"), SlashCommands::tr("List the commands"),

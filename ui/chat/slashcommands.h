@@ -35,6 +35,7 @@ public:
         Usage,
         Memory,
         EmptyQueue,
+        Logout,
         Exit,
         Help
     };

@@ -35,6 +35,7 @@ private:
     void setSignedIn(bool signedIn);
 
     QPushButton *m_button;
+    QPushButton *m_signOut; // shown while signed in
     QLabel *m_status;
     bool m_signedIn = false;
     quint64 m_query = 0; // only the newest answer counts
