@@ -1,5 +1,6 @@
 // On-demand benchmarks of the core's hot paths. Prints numbers; asserts nothing about speed.
 // Run: cmake --build build --target keen_benchmarks && ./build/tests/bench/keen_bench_core
+#include "agent/usageledger.h"
 #include "conversation/message.h"
 #include "providers/openai/chatcompletionsstreamdecoder.h"
 #include "session/diffline.h"
@@ -356,6 +357,38 @@ void benchBigSession()
            built ? QStringLiteral("ok") : built.error());
 }
 
+// A year of heavy use in the usage ledger: 200,000 requests (about 40 MB, more than /usage reads), recorded
+// one by one as the app does, then summed as /usage sums them.
+void benchUsageLedger()
+{
+    QTemporaryDir dir;
+    const QString path = UsageLedger::defaultPath(dir.path());
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    QElapsedTimer timer;
+    timer.start();
+    constexpr int requests = 200000;
+    for (int i = 0; i < requests; ++i) {
+        TokenUsage usage;
+        usage.inputTokens = 20000 + i % 5000;
+        usage.outputTokens = 300 + i % 700;
+        UsageLedger::record(path,
+                            {now.addSecs(-qint64(i) * 150), QStringLiteral("anthropic"),
+                             i % 3 ? QStringLiteral("claude-fable-5-1") : QStringLiteral("claude-haiku"),
+                             QStringLiteral("turn"), usage});
+    }
+    UsageLedger::flush();
+    report("UsageLedger::record, 200,000 requests (each)", timer.nsecsElapsed() / requests,
+           QStringLiteral("%1 MB").arg(QFileInfo(path).size() / 1e6, 0, 'f', 1));
+    timer.restart();
+    const UsageLedger::Summary summary = UsageLedger::summarize(path, now);
+    report("UsageLedger::summarize (the newest 32 MiB)", timer.nsecsElapsed(),
+           QStringLiteral("%1 models, %2 requests counted")
+               .arg(summary.rows.size())
+               .arg(summary.rows.isEmpty()
+                        ? 0
+                        : summary.rows.constFirst().all.requests + summary.rows.constLast().all.requests));
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -374,5 +407,7 @@ int main(int argc, char **argv)
         benchSessions();
     if (args.size() < 2 || args.contains(QStringLiteral("bigsession")))
         benchBigSession();
+    if (args.size() < 2 || args.contains(QStringLiteral("usage")))
+        benchUsageLedger();
     return 0;
 }

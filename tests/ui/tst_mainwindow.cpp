@@ -18,12 +18,12 @@
 #include "tokenformat.h"
 
 #include "agent/agentsession.h"
-#include "auth/filecredentialstorage.h"
 #include "config/inputhistory.h"
 #include "config/secretstore.h"
 #include "config/settings.h"
 #include "fakeproviderserver.h"
 #include "scriptedllmclient.h"
+#include "storedchatgptsignin.h"
 #include "testenvironment.h"
 
 #include <QAbstractItemView>
@@ -1444,16 +1444,9 @@ void TestMainWindow::logoutSignsOutOfChatGptOnly()
 
     // No keychain here (as on the test machines): the sign-in lives in auth.json.
     qputenv("KEEN_DISABLE_KEYCHAIN", "1");
-    CodexCredentials credentials;
-    credentials.accessToken = QStringLiteral("access-token");
-    credentials.refreshToken = QStringLiteral("refresh-token");
-    credentials.expiresAt = QDateTime::currentDateTimeUtc().addDays(1);
-    FileCredentialStorage storage;
-    QVERIFY(storage.save(credentials).ok());
-    const auto cleanUp = qScopeGuard([&storage] {
-        storage.remove();
-        qunsetenv("KEEN_DISABLE_KEYCHAIN");
-    });
+    const auto restore = qScopeGuard([] { qunsetenv("KEEN_DISABLE_KEYCHAIN"); });
+    const test::StoredChatGptSignIn signIn;
+    QVERIFY(signIn.wasStored());
     ClientConfig config = m_window->session()->clientConfig();
     config.providerId = QStringLiteral("openai-codex");
     config.model = QStringLiteral("gpt-5-codex");
@@ -1464,7 +1457,7 @@ void TestMainWindow::logoutSignsOutOfChatGptOnly()
     QCOMPARE(chat->spinner()->notification(), QStringLiteral("Signing out of ChatGPT…"));
     QTRY_VERIFY(chat->model()->plainText().contains(
         QStringLiteral("Signed out of ChatGPT. Sign in again in Settings to go on.")));
-    QVERIFY(!storage.load().has_value());
+    QVERIFY(!signIn.isStillStored());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,5 +1,4 @@
 // Settings, first-run probing of local servers and the /context table.
-#include "auth/filecredentialstorage.h"
 #include "config/modelregistry.h"
 #include "config/secretstore.h"
 #include "contextdialog.h"
@@ -8,6 +7,7 @@
 #include "settings/settingsdialog.h"
 #include "settings/setupwizard.h"
 
+#include "storedchatgptsignin.h"
 #include "testenvironment.h"
 
 #include <QAbstractItemView>
@@ -582,13 +582,8 @@ void TestSettingsDialog::codexOkWaitsForAChatGptSignInUnlessOneIsStored()
         QCOMPARE(missingLine(dialog), QString());
     }
 
-    CodexCredentials credentials;
-    credentials.accessToken = QStringLiteral("access-token");
-    credentials.refreshToken = QStringLiteral("refresh-token");
-    credentials.expiresAt = QDateTime::currentDateTimeUtc().addDays(1);
-    FileCredentialStorage storage;
-    QVERIFY(storage.save(credentials).ok());
-    const auto signOut = qScopeGuard([&storage] { storage.remove(); });
+    const test::StoredChatGptSignIn signIn;
+    QVERIFY(signIn.wasStored());
     SettingsDialog dialog(config);
     dialog.show();
     QTRY_VERIFY(okButton(dialog)->isEnabled());
@@ -605,7 +600,7 @@ void TestSettingsDialog::codexOkWaitsForAChatGptSignInUnlessOneIsStored()
     QVERIFY(!signOutButton->isVisible());
     QVERIFY(!okButton(dialog)->isEnabled());
     QCOMPARE(missingLine(dialog), QStringLiteral("Sign in with ChatGPT."));
-    QVERIFY(!storage.load().has_value());
+    QVERIFY(!signIn.isStillStored());
 }
 
 // Tried as a user: "claude-fable-5" typed in the Model box and Enter saved "claude-fable-5-1", the first

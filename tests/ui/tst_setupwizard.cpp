@@ -1,11 +1,11 @@
 // The first-run setup: Finish waits until every field the chosen provider needs (ProviderDescriptor) is
 // filled, and a line under the fields says what is still missing.
-#include "auth/filecredentialstorage.h"
 #include "providers/providertable.h"
 #include "settings/localserverprobe.h"
 #include "settings/setupwizard.h"
 
 #include "fakeproviderserver.h"
+#include "storedchatgptsignin.h"
 #include "testenvironment.h"
 
 #include <QAbstractButton>
@@ -202,13 +202,8 @@ void TestSetupWizard::chatGptFinishesOnlyAfterASuccessfulSignIn()
 // A ChatGPT sign-in stored earlier (the keychain, here its file fallback in KEEN_HOME) is enough.
 void TestSetupWizard::chatGptFinishesAtOnceWithAStoredSignIn()
 {
-    CodexCredentials credentials;
-    credentials.accessToken = QStringLiteral("access-token");
-    credentials.refreshToken = QStringLiteral("refresh-token");
-    credentials.expiresAt = QDateTime::currentDateTimeUtc().addDays(1);
-    FileCredentialStorage storage;
-    QVERIFY(storage.save(credentials).ok());
-    const auto signOut = qScopeGuard([&storage] { storage.remove(); });
+    const test::StoredChatGptSignIn signIn;
+    QVERIFY(signIn.wasStored());
 
     const auto wizard = detailsFor(QStringLiteral("openai-codex"));
     QTRY_VERIFY(wizard->button(QWizard::FinishButton)->isEnabled());
