@@ -123,6 +123,8 @@ struct AgentSession::Private
     };
     QList<CarriedTurn> carriedTurns;
     int pinBudgetPercent = AgentSession::DefaultPinBudgetPercent;
+    SkillCatalog skills;
+    quint64 skillsGeneration = 0; // a newer reload (or another folder) wins over a slower earlier one
 
     void rebuildTools();
     void writePolicy();
@@ -1525,6 +1527,51 @@ QString AgentSession::projectMemoryPath() const
 QString AgentSession::usageLedgerPath() const
 {
     return UsageLedger::defaultPath(dataDirectory());
+}
+
+const SkillCatalog &AgentSession::skills() const
+{
+    return d->skills;
+}
+
+void AgentSession::reloadSkills()
+{
+    const quint64 generation = ++d->skillsGeneration;
+    whenFinished(QtConcurrent::run([workspace = d->workspace, dataDir = dataDirectory()] {
+                     return SkillCatalog::discover(workspace, dataDir, QDir::homePath());
+                 }),
+                 this, [this, generation](const SkillCatalog &catalog) {
+                     if (generation != d->skillsGeneration)
+                         return;
+                     d->skills = catalog;
+                     Q_EMIT skillsChanged();
+                 });
+}
+
+Result<void> AgentSession::setSkillEnabled(const QString &name, bool enabled)
+{
+    if (!d->skills.find(name))
+        return Result<void>::failure(tr("No such skill: %1").arg(name));
+    whenFinished(QtConcurrent::run([dataDir = dataDirectory(), name, enabled] {
+                     return SkillCatalog::setEnabled(dataDir, name, enabled);
+                 }),
+                 this, [this](const Result<void> &saved) {
+                     if (!saved)
+                         Q_EMIT notification(saved.error());
+                     reloadSkills();
+                 });
+    return {};
+}
+
+Result<QString> AgentSession::skillActivation(const QString &name, const QString &arguments) const
+{
+    const std::optional<SkillCatalog::Skill> skill = d->skills.find(name);
+    if (!skill)
+        return Result<QString>::failure(tr("No such skill found: %1").arg(name));
+    if (!skill->enabled)
+        return Result<QString>::failure(
+            tr("The skill %1 is disabled; /skills enable %1 offers it again").arg(name));
+    return SkillCatalog::activationText(*skill, arguments);
 }
 
 } // namespace keen

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/contextbreakdown.h"
+#include "agent/skillcatalog.h"
 #include "base/result.h"
 #include "conversation/agentmode.h"
 #include "conversation/compactionpolicy.h"
@@ -174,6 +175,15 @@ public:
     QString projectMemoryPath() const;
     // The usage ledger every request's tokens are written to (UsageLedger), for /usage.
     QString usageLedgerPath() const;
+    // The skills (reference 7.2) as the folders held them when last read. reloadSkills() reads them again on
+    // a worker and emits skillsChanged; the system prompt reads them itself for every request.
+    const SkillCatalog &skills() const;
+    void reloadSkills();
+    // Saved to the skills' config.json on a worker, then read again (skillsChanged, or notification on
+    // error).
+    Result<void> setSkillEnabled(const QString &name, bool enabled);
+    // The message that activates a skill (`/<name> [arguments]`): an error for an unknown or disabled skill.
+    Result<QString> skillActivation(const QString &name, const QString &arguments) const;
 
 Q_SIGNALS:
     void turnStarted(const QString &userText);
@@ -221,6 +231,7 @@ Q_SIGNALS:
     // A change of policy was written to the transcript (its chat row).
     void compactionPolicySaved(const keen::CompactionPolicy &policy);
     void usageChanged();
+    void skillsChanged();
     void historyReplaced();
     void sessionChanged(const QString &sessionId);
     // A saved session was opened: its events, for the chat view to replay.

@@ -1,5 +1,7 @@
 #include "agent/systemprompt.h"
 
+#include "agent/skillcatalog.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -143,6 +145,10 @@ QString SystemPromptBuilder::build(const QString &workspace, const QString &data
     QString prompt = basePrompt() + QStringLiteral("\n\nWorking directory: ") + absolute;
     if (const QString instructions = projectInstructions(absolute); !instructions.isEmpty())
         prompt += QStringLiteral("\n\n") + instructions;
+    // The enabled skills, read again for every request like the files around them (S33).
+    if (const QString skills = SkillCatalog::discover(absolute, dataDir, QDir::homePath()).promptSection();
+        !skills.isEmpty())
+        prompt += QStringLiteral("\n\n") + skills;
     if (const QString memory = memorySection(absolute, dataDir); !memory.isEmpty())
         prompt += QStringLiteral("\n\n") + memory;
     if (const QString modeText = modeSection(mode); !modeText.isEmpty())

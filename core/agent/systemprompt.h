@@ -7,8 +7,8 @@
 namespace keen {
 
 // The system prompt (reference 7.1): the base prompt, the working directory, the nearest project
-// instructions file, the memory files and, last, the agent mode (S20). Built fresh for every request; the
-// mode comes last so a mode switch keeps the cached prefix before it.
+// instructions file, the catalog of enabled skills, the memory files and, last, the agent mode (S20). Built
+// fresh for every request; the mode comes last so a mode switch keeps the cached prefix before it.
 class SystemPromptBuilder
 {
 public:

@@ -444,7 +444,14 @@ QString SessionInfo::preview(const QString &text, qsizetype length)
 {
     // Only the start is collapsed: enough for length characters unless it is nearly all whitespace.
     const qsizetype head = length * 8 + 64;
-    const QString collapsed = text.left(head).simplified();
+    QString collapsed = text.left(head).simplified();
+    // A skill's activation (`[Activate skill: commit]` and its instructions) reads as the command typed.
+    static const QString skillMarker = QStringLiteral("[Activate skill: ");
+    if (collapsed.startsWith(skillMarker)) {
+        if (const qsizetype end = collapsed.indexOf(QLatin1Char(']')); end > skillMarker.size())
+            collapsed = QLatin1Char('/') + collapsed.mid(skillMarker.size(), end - skillMarker.size()) +
+                        QStringLiteral(" · ") + collapsed.mid(end + 1).trimmed();
+    }
     const bool more = text.size() > head && !QStringView(text).sliced(head).trimmed().isEmpty();
     if (collapsed.size() <= length && !more)
         return collapsed;

@@ -152,6 +152,18 @@
         <source>Sign out of ChatGPT (the ChatGPT sign-in provider)</source>
         <translation>Von ChatGPT abmelden (der Anbieter mit ChatGPT-Anmeldung)</translation>
     </message>
+    <message>
+        <source>List the skills, read them again, or choose which the model is offered</source>
+        <translation>Skills auflisten, neu einlesen oder auswählen, welche dem Modell angeboten werden</translation>
+    </message>
+    <message>
+        <source>Use a skill: its instructions are sent as your message (see /skills)</source>
+        <translation>Einen Skill verwenden: seine Anweisungen werden als Ihre Nachricht gesendet (siehe /skills)</translation>
+    </message>
+    <message>
+        <source>Skill: %1</source>
+        <translation>Skill: %1</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -463,10 +475,6 @@
         <translation>Vorgang nicht erlaubt</translation>
     </message>
     <message>
-        <source>No such command: %1</source>
-        <translation>Unbekannter Befehl: %1</translation>
-    </message>
-    <message>
         <source>Mode: %1</source>
         <translation>Modus: %1</translation>
     </message>
@@ -618,6 +626,18 @@ Verfügbare Werkzeuge: %2</translation>
     <message>
         <source>Queue is empty</source>
         <translation>Warteschlange ist leer</translation>
+    </message>
+    <message>
+        <source>No such command or skill: %1</source>
+        <translation>Unbekannter Befehl oder Skill: %1</translation>
+    </message>
+    <message>
+        <source>✓ Enabled: %1</source>
+        <translation>✓ Aktiviert: %1</translation>
+    </message>
+    <message>
+        <source>✓ Disabled: %1</source>
+        <translation>✓ Deaktiviert: %1</translation>
     </message>
 </context>
 <context>

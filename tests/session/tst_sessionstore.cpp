@@ -972,6 +972,11 @@ void TestSessionStore::listTitleIsShortenedFirstUserMessage()
     QCOMPARE(
         SessionInfo::preview(QStringLiteral("a") + QString(5000, QLatin1Char(' ')) + QStringLiteral("b")),
         QStringLiteral("a") + QChar(0x2026));
+    // A session started with a skill is named by the command, not by its marker.
+    QCOMPARE(SessionInfo::preview(QStringLiteral("[Activate skill: changelog]\n\nAdd an entry."), 80),
+             QStringLiteral("/changelog · Add an entry."));
+    QCOMPARE(SessionInfo::preview(QStringLiteral("[Activate skill: ]"), 80),
+             QStringLiteral("[Activate skill: ]"));
 }
 
 void TestSessionStore::renameOverridesTitleAndCanBeCleared()

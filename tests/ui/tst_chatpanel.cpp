@@ -125,6 +125,7 @@ private Q_SLOTS:
     void btwAnswersOnTheSideWhileATurnRuns();
     void usageSumsTheTokensOfEveryRequest();
     void emptyqClearsTheQueueAndExitAsksToQuit();
+    void skillsAreListedActivatedAndQueued();
 
 private:
     void startPanel();
@@ -1594,6 +1595,88 @@ void TestChatPanel::aSessionInUseElsewhereSaysSoWhenItOpens()
     QTest::qWait(300);
     QCOMPARE(inUse.size(), 1);
     QVERIFY(!m_panel->model()->plainText().contains(QStringLiteral("is in use by another")));
+}
+
+// Skills (reference 6.1, 6.2, 7.2): /skills lists the folder's and the bundled skills, the completion list
+// offers them, /<name> sends the skill's instructions as the message (queued like a prompt while a turn
+// runs), the system prompt names them, and a disabled skill is refused.
+void TestChatPanel::skillsAreListedActivatedAndQueued()
+{
+    const QString skillPath = m_session->workspace() + QStringLiteral("/.agents/skills/lint/SKILL.md");
+    QVERIFY(QDir().mkpath(QFileInfo(skillPath).absolutePath()));
+    QFile skill(skillPath);
+    QVERIFY(skill.open(QIODevice::WriteOnly));
+    skill.write("---\nname: lint\ndescription: Lint the sources and fix what the linter reports\n---\n"
+                "Lint $1 and report. Everything: $ARGUMENTS\n");
+    skill.close();
+    m_panel->setWorkspace(m_session->workspace()); // what the window does when a folder opens
+    QTRY_VERIFY(m_session->skills().find(QStringLiteral("lint")));
+
+    typeAndSend(QStringLiteral("/skills"));
+    QVERIFY2(
+        lastText().contains(QStringLiteral("| `/lint` | ✓ enabled | Lint the sources and fix what the linter "
+                                           "reports |")),
+        qPrintable(lastText()));
+    QVERIFY(lastText().contains(QStringLiteral("| `/commit` | ✓ enabled |")));
+
+    QTest::keyClicks(m_panel->input(), QStringLiteral("/li"));
+    QCompleter *completer = m_panel->input()->completer();
+    QTRY_VERIFY(completer->popup()->isVisible());
+    QStringList offered;
+    for (int row = 0; row < completer->completionModel()->rowCount(); ++row)
+        offered << completer->completionModel()->index(row, 0).data(Qt::EditRole).toString();
+    QVERIFY2(offered.contains(
+                 QStringLiteral("/lint [arguments]  —  Skill: Lint the sources and fix what the linter "
+                                "reports")),
+             qPrintable(offered.join(QLatin1Char(','))));
+    completer->popup()->hide();
+    m_panel->input()->clear();
+
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Linted.")), ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("/lint src/ \"two words\""));
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Linted.")));
+    QTRY_VERIFY(!m_session->isBusy());
+    const MessageList sent = m_client->requests().constLast();
+    QCOMPARE(sent.constLast(),
+             Message::user(QStringLiteral("[Activate skill: lint]\n\nLint src/ and report. Everything: src/ "
+                                          "\"two words\"")));
+    QVERIFY2(
+        sent.constFirst().content.contains(
+            QStringLiteral("- lint: Lint the sources and fix what the linter reports → read ") + skillPath),
+        qPrintable(sent.constFirst().content));
+
+    // While a turn runs, a skill waits in the queue like a prompt.
+    m_client->addTurn(
+        {ScriptedLlmClient::gate(QStringLiteral("held")), ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("a long task"));
+    QTRY_VERIFY(m_session->isBusy());
+    typeAndSend(QStringLiteral("/commit only the parser"));
+    QCOMPARE(m_panel->queue().size(), 1);
+    QVERIFY(m_panel->queue().constFirst().startsWith(QStringLiteral("[Activate skill: commit]\n\n# Commit")));
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Committed.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->open(QStringLiteral("held"));
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Committed.")));
+    QVERIFY(m_client->requests().constLast().constLast().content.contains(QStringLiteral("only the parser")));
+    QTRY_VERIFY(!m_session->isBusy());
+
+    typeAndSend(QStringLiteral("/skills disable lint"));
+    QTRY_COMPARE(m_panel->spinner()->notification(), QStringLiteral("✓ Disabled: lint"));
+    const qsizetype requests = m_client->requests().size();
+    typeAndSend(QStringLiteral("/lint src/"));
+    QCOMPARE(m_panel->spinner()->notification(),
+             QStringLiteral("The skill lint is disabled; /skills enable lint offers it again"));
+    QCOMPARE(m_client->requests().size(), requests);
+    typeAndSend(QStringLiteral("/skills status"));
+    QVERIFY(lastText().contains(QStringLiteral("| `/lint` | ✗ disabled | `") + skillPath));
+
+    typeAndSend(QStringLiteral("/nosuch thing"));
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("No such command or skill: /nosuch"));
+    typeAndSend(QStringLiteral("/skills frobnicate"));
+    QCOMPARE(m_panel->spinner()->notification(),
+             QStringLiteral("Usage: /skills [list|status|reload|enable <name>|disable <name>]"));
+    QCOMPARE(m_client->requests().size(), requests);
 }
 
 QTEST_MAIN(TestChatPanel)

@@ -226,6 +226,7 @@ void ChatPanel::connectSession()
         m_model->addLine(ChatItem::Kind::Status, ChatModel::compactionPolicyText(policy));
     });
     connect(m_session, &AgentSession::usageChanged, this, &ChatPanel::metricsChanged);
+    connect(m_session, &AgentSession::skillsChanged, this, &ChatPanel::onSkillsChanged);
     connect(m_model, &ChatModel::historyCompleted, this, &ChatPanel::finishOpening);
     connect(m_session, &AgentSession::sessionPreviewed, this, [this](const QList<SessionEvent> &lastEvents) {
         // The last screen at once, while the rest of the session is read (issue 11).
@@ -382,6 +383,7 @@ void ChatPanel::setWorkspace(const QString &workspace)
 {
     m_files->rescan(workspace);
     m_input->setWorkspace(workspace);
+    m_session->reloadSkills(); // the folder's own skills
 }
 
 void ChatPanel::notify(const QString &text)
@@ -1121,7 +1123,8 @@ void ChatPanel::runCommand(const QString &text)
 {
     const auto parsed = SlashCommands::parse(text);
     if (!parsed) {
-        notify(tr("No such command: %1").arg(text.trimmed().section(QLatin1Char(' '), 0, 0)));
+        if (!activateSkill(text))
+            notify(tr("No such command or skill: %1").arg(text.trimmed().section(QLatin1Char(' '), 0, 0)));
         return;
     }
     const SlashCommands::Command &command = SlashCommands::command(parsed->id);
@@ -1255,6 +1258,11 @@ void ChatPanel::runCommand(const QString &text)
     case SlashCommands::Id::Logout:
         Q_EMIT logoutRequested(); // the window knows the provider and its sign-in
         break;
+    case SlashCommands::Id::Skills:
+        runSkillsCommand(argument, command.usage);
+        break;
+    case SlashCommands::Id::Skill: // never parsed: skills are looked up in activateSkill
+        break;
     case SlashCommands::Id::Exit:
         Q_EMIT quitRequested(); // the window asks first when something runs
         break;
@@ -1292,6 +1300,78 @@ void ChatPanel::showMemory(const QString &argument, const QString &usage)
                      m_model->addLine(ChatItem::Kind::Info, markdown);
                      m_view->scrollToBottom();
                  });
+}
+
+void ChatPanel::runSkillsCommand(const QString &argument, const QString &usage)
+{
+    const QStringList words = argument.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const QString verb = words.isEmpty() ? QStringLiteral("list") : words.constFirst().toLower();
+    if ((verb == QLatin1String("list") || verb == QLatin1String("status")) && words.size() <= 1) {
+        m_model->addLine(ChatItem::Kind::Info,
+                         m_session->skills().markdownTable(verb == QLatin1String("list")
+                                                               ? SkillCatalog::View::List
+                                                               : SkillCatalog::View::Status));
+        m_view->scrollToBottom();
+        return;
+    }
+    if (verb == QLatin1String("reload") && words.size() == 1) {
+        m_skillsReport = SkillCatalog::View::List;
+        m_session->reloadSkills();
+        return;
+    }
+    if ((verb == QLatin1String("enable") || verb == QLatin1String("disable")) && words.size() == 2) {
+        const bool enable = verb == QLatin1String("enable");
+        const QString name = words.at(1);
+        if (const Result<void> set = m_session->setSkillEnabled(name, enable); !set) {
+            notify(set.error());
+            return;
+        }
+        m_skillsNotice = enable ? tr("✓ Enabled: %1").arg(name) : tr("✓ Disabled: %1").arg(name);
+        return;
+    }
+    notify(tr("Usage: %1").arg(usage));
+}
+
+bool ChatPanel::activateSkill(const QString &text)
+{
+    const QString trimmed = text.trimmed();
+    const qsizetype space = trimmed.indexOf(QRegularExpression(QStringLiteral("\\s")));
+    const QString name = (space < 0 ? trimmed : trimmed.left(space)).mid(1);
+    if (!m_session->skills().find(name))
+        return false;
+    const Result<QString> activation =
+        m_session->skillActivation(name, space < 0 ? QString() : trimmed.mid(space + 1));
+    if (!activation) {
+        notify(activation.error());
+        return true;
+    }
+    if (m_session->isBusy()) {
+        enqueue(*activation); // like a prompt (reference 6.2)
+        return true;
+    }
+    if (const Result<void> sent = m_session->submit(*activation); !sent) {
+        m_model->addLine(ChatItem::Kind::Error, sent.error());
+        m_input->setPlainText(text);
+    }
+    return true;
+}
+
+void ChatPanel::onSkillsChanged()
+{
+    QList<SlashCommands::Command> commands = SlashCommands::all();
+    for (const SkillCatalog::Skill &skill : m_session->skills().skills()) {
+        // A built-in command of the same name comes first; a disabled skill is not offered.
+        if (skill.enabled && !SlashCommands::parse(QLatin1Char('/') + skill.name))
+            commands.append(SlashCommands::skillCommand(skill.name, skill.description));
+    }
+    m_input->setCommands(commands);
+    if (m_skillsReport) {
+        m_model->addLine(ChatItem::Kind::Info, m_session->skills().markdownTable(*m_skillsReport));
+        m_view->scrollToBottom();
+        m_skillsReport.reset();
+    }
+    if (!m_skillsNotice.isEmpty())
+        notify(std::exchange(m_skillsNotice, QString()));
 }
 
 } // namespace keen

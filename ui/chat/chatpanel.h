@@ -125,6 +125,12 @@ private:
     void changeProjectPermissions(bool allow, const QString &usage, const QString &argument);
     // /memory [show global|project]: the memory files, read on a worker.
     void showMemory(const QString &argument, const QString &usage);
+    // /skills [list|status|reload|enable <name>|disable <name>].
+    void runSkillsCommand(const QString &argument, const QString &usage);
+    // `/<skill> [arguments]`: sends (or queues) the skill's activation; false when no skill has that name.
+    bool activateSkill(const QString &text);
+    // The completion list: the commands, then the skills.
+    void onSkillsChanged();
     enum class RunKind { None, Turn, ManualCompaction, Shell };
 
     void connectSession();
@@ -198,6 +204,9 @@ private:
     ChatModel::Rows m_beforePreview;
     quint64 m_historyGeneration = 0; // moves on whenever the rows are replaced wholesale
     bool m_completingHistory = false;
+    // What to show once the skills were read again (/skills reload, enable, disable).
+    std::optional<SkillCatalog::View> m_skillsReport;
+    QString m_skillsNotice;
     bool m_busy = false;
     int m_toolsRunning = 0; // tools started and not ended in this turn
     FindBar *m_findBar = nullptr;

@@ -54,6 +54,9 @@ const QList<SlashCommands::Command> &SlashCommands::all()
          SlashCommands::tr("Remove the prompts waiting in the queue"), true},
         {Id::Logout, QStringLiteral("/logout"), QStringLiteral("/logout"),
          SlashCommands::tr("Sign out of ChatGPT (the ChatGPT sign-in provider)"), false},
+        {Id::Skills, QStringLiteral("/skills"),
+         QStringLiteral("/skills [list|status|reload|enable <name>|disable <name>]"),
+         SlashCommands::tr("List the skills, read them again, or choose which the model is offered"), true},
         {Id::Exit, QStringLiteral("/exit"), QStringLiteral("/exit"), SlashCommands::tr("Quit Keen Desktop"),
          true},
         {Id::Help, QStringLiteral("/help"), QStringLiteral("/help"), SlashCommands::tr("List the commands"),
@@ -101,12 +104,27 @@ QString SlashCommands::helpMarkdown()
         text += QStringLiteral("| `") + usage + QStringLiteral("` | ") + entry.description +
                 QStringLiteral(" |\n");
     }
+    text += QStringLiteral("| `/<skill> [arguments]` | ") +
+            SlashCommands::tr("Use a skill: its instructions are sent as your message (see /skills)") +
+            QStringLiteral(" |\n");
     // Not a slash command, so not in the completion list; listed here so it can be found.
     text +=
         QStringLiteral("| `!<command>` | ") +
         SlashCommands::tr("Run a shell command in the working folder yourself; the model does not see it") +
         QStringLiteral(" |\n");
     return text;
+}
+
+SlashCommands::Command SlashCommands::skillCommand(const QString &name, const QString &description)
+{
+    constexpr int Words = 12;
+    const QStringList words = description.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    QString shown = words.mid(0, Words).join(QLatin1Char(' '));
+    if (words.size() > Words)
+        shown += QStringLiteral(" …");
+    // Queued like a prompt while a turn runs (reference 6.2).
+    return {Id::Skill, QLatin1Char('/') + name, QLatin1Char('/') + name + QStringLiteral(" [arguments]"),
+            SlashCommands::tr("Skill: %1").arg(shown), true};
 }
 
 } // namespace keen

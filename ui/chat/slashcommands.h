@@ -36,8 +36,10 @@ public:
         Memory,
         EmptyQueue,
         Logout,
+        Skills,
         Exit,
-        Help
+        Help,
+        Skill // `/<skill-name>`: not in all(), made by skillCommand() for the completion list
     };
 
     struct Command
@@ -62,6 +64,8 @@ public:
     static std::optional<Parsed> parse(const QString &text);
     // The /help table as Markdown.
     static QString helpMarkdown();
+    // A skill's `/<name>` entry for the completion list: its description shortened.
+    static Command skillCommand(const QString &name, const QString &description);
 };
 
 } // namespace keen

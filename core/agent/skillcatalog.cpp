@@ -1,0 +1,365 @@
+#include "agent/skillcatalog.h"
+
+#include "base/privatefolder.h"
+#include "base/regularfile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSaveFile>
+
+namespace keen {
+
+namespace {
+
+const QString BundledResources = QStringLiteral(":/keen/skills");
+const QString ActivationPrefix = QStringLiteral("[Activate skill: ");
+constexpr qint64 MaxConfigBytes = 1024 * 1024;
+
+bool validName(const QString &name)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"));
+    return pattern.match(name).hasMatch();
+}
+
+QString unquote(const QString &value)
+{
+    if (value.size() >= 2 && value.startsWith(QLatin1Char('"')) && value.endsWith(QLatin1Char('"'))) {
+        QString inner = value.mid(1, value.size() - 2);
+        inner.replace(QStringLiteral("\\\""), QStringLiteral("\""));
+        inner.replace(QStringLiteral("\\n"), QStringLiteral("\n"));
+        inner.replace(QStringLiteral("\\\\"), QStringLiteral("\\"));
+        return inner;
+    }
+    if (value.size() >= 2 && value.startsWith(QLatin1Char('\'')) && value.endsWith(QLatin1Char('\'')))
+        return value.mid(1, value.size() - 2).replace(QStringLiteral("''"), QStringLiteral("'"));
+    return value;
+}
+
+bool isIndented(const QString &line)
+{
+    return line.startsWith(QLatin1Char(' ')) || line.startsWith(QLatin1Char('\t'));
+}
+
+// The top-level `key: value` pairs of a YAML front matter, the subset SKILL.md files use: plain and quoted
+// scalars, plain scalars continued on indented lines, and `|` or `>` block scalars. Lists and nested maps
+// (allowed-tools, metadata) are skipped.
+QHash<QString, QString> frontMatterFields(const QStringList &lines)
+{
+    QHash<QString, QString> fields;
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        const QString &line = lines.at(i);
+        if (line.trimmed().isEmpty() || line.trimmed().startsWith(QLatin1Char('#')) || isIndented(line))
+            continue;
+        const qsizetype colon = line.indexOf(QLatin1Char(':'));
+        if (colon <= 0)
+            continue;
+        const QString key = line.left(colon).trimmed();
+        const QString value = line.mid(colon + 1).trimmed();
+        QStringList continuation;
+        while (i + 1 < lines.size() && (isIndented(lines.at(i + 1)) || lines.at(i + 1).trimmed().isEmpty())) {
+            continuation.append(lines.at(i + 1).trimmed());
+            ++i;
+        }
+        while (!continuation.isEmpty() && continuation.constLast().isEmpty())
+            continuation.removeLast();
+        if (value.startsWith(QLatin1Char('|'))) {
+            fields.insert(key, continuation.join(QLatin1Char('\n')));
+        } else if (value.startsWith(QLatin1Char('>'))) {
+            // Folded: lines join with spaces, an empty line stays a line break.
+            QString folded;
+            for (const QString &part : std::as_const(continuation)) {
+                if (part.isEmpty())
+                    folded += QLatin1Char('\n');
+                else
+                    folded += (folded.isEmpty() || folded.endsWith(QLatin1Char('\n')) ? QString()
+                                                                                      : QStringLiteral(" ")) +
+                              part;
+            }
+            fields.insert(key, folded);
+        } else {
+            continuation.prepend(value);
+            continuation.removeAll(QString());
+            fields.insert(key, unquote(continuation.join(QLatin1Char(' '))));
+        }
+    }
+    return fields;
+}
+
+QString firstWords(const QString &text, int count)
+{
+    const QStringList words = text.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    if (words.size() <= count)
+        return words.join(QLatin1Char(' '));
+    return words.mid(0, count).join(QLatin1Char(' ')) + QStringLiteral(" …");
+}
+
+QString tableCell(QString text)
+{
+    return text.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+}
+
+// Like everything in the data folder, readable by its owner only.
+bool writePrivate(QSaveFile &file, const QByteArray &bytes)
+{
+    return file.open(QIODevice::WriteOnly) &&
+           file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) &&
+           file.write(bytes) == bytes.size() && file.commit();
+}
+
+QJsonObject readConfig(const QString &path)
+{
+    const RegularFile::Read read = RegularFile::read(path, MaxConfigBytes);
+    return read.ok() ? QJsonDocument::fromJson(read.bytes).object() : QJsonObject();
+}
+
+// Shipped skills are files in the program; the model reads skills with read_file, so they are copied to the
+// data folder. Rewritten only when the program's copy differs (a newer version of the app).
+void installBundled(const QString &dataDir, QStringList &warnings)
+{
+    const QDir resources(BundledResources);
+    const QString target = QDir(dataDir).filePath(QStringLiteral("skills/bundled"));
+    for (const QString &name : resources.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        QFile source(resources.filePath(name + QStringLiteral("/SKILL.md")));
+        if (!source.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray bytes = source.readAll();
+        const QString folder = target + QLatin1Char('/') + name;
+        const QString path = folder + QStringLiteral("/SKILL.md");
+        QFile existing(path);
+        if (existing.open(QIODevice::ReadOnly) && existing.readAll() == bytes)
+            continue;
+        existing.close();
+        QSaveFile file(path);
+        if (const Result<void> made = PrivateFolder::ensure(folder); !made) {
+            warnings.append(
+                SkillCatalog::tr("Cannot install the bundled skill %1: %2").arg(name, made.error()));
+            continue;
+        }
+        if (!writePrivate(file, bytes))
+            warnings.append(
+                SkillCatalog::tr("Cannot install the bundled skill %1: %2").arg(path, file.errorString()));
+    }
+}
+
+} // namespace
+
+QStringList SkillCatalog::roots(const QString &workspace, const QString &dataDir, const QString &home)
+{
+    QStringList roots;
+    const auto add = [&roots](const QString &path) {
+        const QString clean = QDir::cleanPath(path);
+        if (!path.isEmpty() && !roots.contains(clean))
+            roots.append(clean);
+    };
+    if (!workspace.isEmpty()) {
+        const QDir project(QFileInfo(workspace).absoluteFilePath());
+        add(project.filePath(QStringLiteral(".agents/skills")));
+        add(project.filePath(QStringLiteral(".keen/skills")));
+        add(project.filePath(QStringLiteral(".claude/skills")));
+    }
+    if (!home.isEmpty())
+        add(QDir(home).filePath(QStringLiteral(".agents/skills")));
+    if (!dataDir.isEmpty())
+        add(QDir(dataDir).filePath(QStringLiteral("skills")));
+    if (!home.isEmpty()) {
+        // Skills written for the reference agent, whose data folder is ~/.keen.
+        add(QDir(home).filePath(QStringLiteral(".keen/skills")));
+        add(QDir(home).filePath(QStringLiteral(".claude/skills")));
+    }
+    if (!dataDir.isEmpty())
+        add(QDir(dataDir).filePath(QStringLiteral("skills/bundled")));
+    return roots;
+}
+
+SkillCatalog SkillCatalog::discover(const QString &workspace, const QString &dataDir, const QString &home)
+{
+    SkillCatalog catalog;
+    if (!dataDir.isEmpty())
+        installBundled(dataDir, catalog.m_warnings);
+    const QJsonObject enabled =
+        readConfig(configPath(dataDir)).value(QStringLiteral("is_enabled")).toObject();
+    const QString bundledRoot = QDir::cleanPath(QDir(dataDir).filePath(QStringLiteral("skills/bundled")));
+    for (const QString &root : roots(workspace, dataDir, home)) {
+        const QDir dir(root);
+        for (const QString &entry : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+            const QString path = dir.filePath(entry + QStringLiteral("/SKILL.md"));
+            if (!QFileInfo::exists(path))
+                continue; // a folder that is not a skill (bundled/ inside <dataDir>/skills, for one)
+            const RegularFile::Read read = RegularFile::read(path, MaxSkillBytes);
+            if (!read.ok()) {
+                catalog.m_warnings.append(read.problem == RegularFile::Problem::TooLarge
+                                              ? tr("%1 is larger than %2 KiB and is not offered")
+                                                    .arg(path)
+                                                    .arg(MaxSkillBytes / 1024)
+                                              : read.error);
+                continue;
+            }
+            Result<Skill> parsed = parse(path, read.bytes);
+            if (!parsed) {
+                catalog.m_warnings.append(parsed.error());
+                continue;
+            }
+            Skill skill = *parsed;
+            if (const std::optional<Skill> first = catalog.find(skill.name)) {
+                catalog.m_warnings.append(tr("The skill %1 in %2 is hidden by the one in %3")
+                                              .arg(skill.name, skill.path, first->path));
+                continue;
+            }
+            skill.enabled = enabled.value(skill.name).toBool(true);
+            skill.bundled = root == bundledRoot;
+            catalog.m_skills.append(skill);
+        }
+    }
+    return catalog;
+}
+
+Result<SkillCatalog::Skill> SkillCatalog::parse(const QString &path, const QByteArray &bytes)
+{
+    using R = Result<Skill>;
+    QString text = QString::fromUtf8(bytes);
+    if (text.startsWith(QChar(0xFEFF)))
+        text.remove(0, 1);
+    text.replace(QStringLiteral("\r\n"), QStringLiteral("\n"));
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    if (lines.isEmpty() || lines.constFirst().trimmed() != QLatin1String("---"))
+        return R::failure(tr("%1 has no front matter: it must start with a line \"---\", then name: and "
+                             "description:, then \"---\"")
+                              .arg(path));
+    const qsizetype end = lines.indexOf(QStringLiteral("---"), 1);
+    if (end < 0)
+        return R::failure(tr("%1: the front matter has no closing \"---\" line").arg(path));
+    const QHash<QString, QString> fields = frontMatterFields(lines.mid(1, end - 1));
+    Skill skill;
+    skill.path = QFileInfo(path).absoluteFilePath();
+    skill.name = fields.value(QStringLiteral("name")).trimmed();
+    skill.description = fields.value(QStringLiteral("description")).trimmed();
+    if (skill.name.isEmpty())
+        return R::failure(tr("%1: the front matter has no name").arg(path));
+    if (!validName(skill.name))
+        return R::failure(tr("%1: the name \"%2\" must be one word of letters, digits, '-', '_', '.' or ':'")
+                              .arg(path, skill.name));
+    if (skill.description.isEmpty())
+        return R::failure(tr("%1: the front matter has no description").arg(path));
+    skill.body = lines.mid(end + 1).join(QLatin1Char('\n')).trimmed();
+    return skill;
+}
+
+QString SkillCatalog::activationText(const Skill &skill, const QString &arguments)
+{
+    const QString trimmed = arguments.trimmed();
+    const QStringList words = QProcess::splitCommand(trimmed);
+    QString body = skill.body;
+    bool placed = body.contains(QLatin1String("$ARGUMENTS"));
+    body.replace(QLatin1String("$ARGUMENTS"), trimmed);
+    static const QRegularExpression positional(QStringLiteral("\\$([1-9])(?![0-9])"));
+    QString result;
+    qsizetype last = 0;
+    for (auto it = positional.globalMatch(body); it.hasNext();) {
+        const QRegularExpressionMatch match = it.next();
+        const int index = match.captured(1).toInt() - 1;
+        result += QStringView(body).mid(last, match.capturedStart() - last);
+        result += index < words.size() ? words.at(index) : QString();
+        last = match.capturedEnd();
+        placed = true;
+    }
+    result += QStringView(body).mid(last);
+    QString text = ActivationPrefix + skill.name + QStringLiteral("]\n\n") + result;
+    if (!placed && !trimmed.isEmpty())
+        text += QStringLiteral("\n\nARGUMENTS: ") + trimmed;
+    return text;
+}
+
+bool SkillCatalog::isActivation(const QString &message)
+{
+    return message.startsWith(ActivationPrefix);
+}
+
+QString SkillCatalog::configPath(const QString &dataDir)
+{
+    return QDir(dataDir).filePath(QStringLiteral("skills/config.json"));
+}
+
+Result<void> SkillCatalog::setEnabled(const QString &dataDir, const QString &name, bool enabled)
+{
+    const QString path = configPath(dataDir);
+    QJsonObject config = readConfig(path);
+    QJsonObject states = config.value(QStringLiteral("is_enabled")).toObject();
+    states.insert(name, enabled);
+    config.insert(QStringLiteral("is_enabled"), states);
+    if (const Result<void> made = PrivateFolder::ensure(QFileInfo(path).absolutePath()); !made)
+        return made;
+    QSaveFile file(path);
+    const QByteArray bytes = QJsonDocument(config).toJson(QJsonDocument::Indented);
+    if (!writePrivate(file, bytes))
+        return Result<void>::failure(tr("Cannot save %1: %2").arg(path, file.errorString()));
+    return {};
+}
+
+std::optional<SkillCatalog::Skill> SkillCatalog::find(const QString &name) const
+{
+    for (const Skill &skill : m_skills) {
+        if (skill.name == name)
+            return skill;
+    }
+    return std::nullopt;
+}
+
+QString SkillCatalog::promptSection() const
+{
+    QString list;
+    for (const Skill &skill : m_skills) {
+        if (skill.enabled)
+            list += QStringLiteral("- %1: %2 → read %3\n")
+                        .arg(skill.name, skill.description.simplified(), skill.path);
+    }
+    if (list.isEmpty())
+        return {};
+    // Instructions to the model, in English like the rest of the prompt.
+    return QStringLiteral("## Available Skills\n\n"
+                          "You have access to specialized skills. To activate a skill, use the read_file "
+                          "tool to read the "
+                          "skill's SKILL.md file when the task matches its description, then follow its "
+                          "instructions.\n\n") +
+           list +
+           QStringLiteral("\nA user message that starts with [Activate skill: <name>] already contains that "
+                          "skill's instructions; follow them without reading its SKILL.md.");
+}
+
+QString SkillCatalog::markdownTable(View view) const
+{
+    QString text = QStringLiteral("**") + tr("Skills") + QStringLiteral("**\n\n");
+    if (m_skills.isEmpty()) {
+        text += tr("No skills found. A skill is a folder with a SKILL.md in .agents/skills, .keen/skills or "
+                   ".claude/skills of this folder or of your home folder.");
+    } else {
+        text += QStringLiteral("| ") + tr("Skill") + QStringLiteral(" | ") + tr("Status") +
+                QStringLiteral(" | ") + (view == View::List ? tr("Description") : tr("File")) +
+                QStringLiteral(" |\n|---|---|---|\n");
+        for (const Skill &skill : m_skills) {
+            const QString last =
+                view == View::List ? tableCell(firstWords(skill.description, TableDescriptionWords))
+                                   : QStringLiteral("`") + tableCell(skill.path) + QStringLiteral("`") +
+                                         (skill.bundled ? QStringLiteral(" ") + tr("(bundled)") : QString());
+            text += QStringLiteral("| `/") + tableCell(skill.name) + QStringLiteral("` | ") +
+                    (skill.enabled ? tr("✓ enabled") : tr("✗ disabled")) + QStringLiteral(" | ") + last +
+                    QStringLiteral(" |\n");
+        }
+        text +=
+            QStringLiteral("\n") +
+            tr("Type /<skill> [arguments] to use one. `/skills enable <name>` and `/skills disable <name>` "
+               "choose which are offered to the model; `/skills reload` reads the folders again.");
+    }
+    if (!m_warnings.isEmpty()) {
+        text += QStringLiteral("\n\n**") + tr("Warnings") + QStringLiteral("**\n");
+        for (const QString &warning : m_warnings)
+            text += QStringLiteral("\n- ") + warning;
+    }
+    return text;
+}
+
+} // namespace keen
