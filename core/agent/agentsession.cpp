@@ -133,6 +133,8 @@ struct AgentSession::Private
     // Fills the request's empty system message on the stream's worker: building the prompt reads the project
     // instructions and memory files, which stays off this thread.
     StreamRunner::Prepare systemPromptOnWorker() const;
+    // The client and connections of a /btw question or a /adversary review; refused while one runs.
+    Result<void> createAside(const QString &usageKind);
     Result<void> ensureClient();
     Result<void> ensureSession();
     QString userWriteError() const;
@@ -917,32 +919,55 @@ Result<void> AgentSession::askAside(const QString &question)
 {
     if (question.trimmed().isEmpty())
         return Result<void>::failure(tr("Usage: /btw <question>"));
-    if (d->aside)
-        return Result<void>::failure(tr("A side question is being answered; Esc cancels it."));
-    if (d->config.providerId.isEmpty())
-        return Result<void>::failure(tr("No provider is configured yet. Open the provider settings to choose "
-                                        "one."));
-    // A client of its own: the turn's client keeps its pending state and its connection to itself.
-    auto client = d->factory(d->config);
-    if (!client)
-        return Result<void>::failure(client.error());
-    d->aside = std::make_unique<AsideQuestion>(*client, d->shutdown.child());
-    connect(d->aside.get(), &AsideQuestion::event, this, [this](const StreamEvent &event) {
-        if (event.type == StreamEvent::Type::Usage && event.usage) {
-            d->recordUsage(QStringLiteral("aside"), *event.usage);
-            d->totalInput = TokenUsage::add(d->totalInput, event.usage->inputTokens);
-            d->totalOutput = TokenUsage::add(d->totalOutput, event.usage->outputTokens);
-            Q_EMIT usageChanged();
-        }
-        Q_EMIT asideEvent(event);
-    });
-    connect(d->aside.get(), &AsideQuestion::finished, this, [this](const QString &error, bool cancelled) {
-        // Deleted later: this runs in its own signal.
-        d->aside.release()->deleteLater();
-        Q_EMIT asideFinished(error, cancelled);
-    });
+    if (const Result<void> created = d->createAside(QStringLiteral("aside")); !created)
+        return created;
     Q_EMIT asideStarted(question);
     d->aside->start(AsideQuestion::request(d->history, question, d->workspace));
+    return {};
+}
+
+Result<void> AgentSession::reviewConversation(const QString &focus)
+{
+    if (isBusy())
+        return Result<void>::failure(tr("Operation not permitted"));
+    if (d->history.isEmpty())
+        return Result<void>::failure(tr("Nothing to review yet: the conversation is empty."));
+    if (const Result<void> created = d->createAside(QStringLiteral("review")); !created)
+        return created;
+    Q_EMIT reviewStarted(focus);
+    d->aside->startReview(AsideQuestion::reviewRequest(d->history, focus, d->workspace,
+                                                       ContextBudget::inputBudget(d->contextWindow())),
+                          *d->tools);
+    return {};
+}
+
+Result<void> AgentSession::Private::createAside(const QString &usageKind)
+{
+    if (aside)
+        return Result<void>::failure(AgentSession::tr("A side question is being answered; Esc cancels it."));
+    if (config.providerId.isEmpty())
+        return Result<void>::failure(
+            AgentSession::tr("No provider is configured yet. Open the provider settings to choose "
+                             "one."));
+    // A client of its own: the turn's client keeps its pending state and its connection to itself.
+    auto client = factory(config);
+    if (!client)
+        return Result<void>::failure(client.error());
+    aside = std::make_unique<AsideQuestion>(*client, shutdown.child());
+    QObject::connect(aside.get(), &AsideQuestion::event, q, [this, usageKind](const StreamEvent &event) {
+        if (event.type == StreamEvent::Type::Usage && event.usage) {
+            recordUsage(usageKind, *event.usage);
+            totalInput = TokenUsage::add(totalInput, event.usage->inputTokens);
+            totalOutput = TokenUsage::add(totalOutput, event.usage->outputTokens);
+            Q_EMIT q->usageChanged();
+        }
+        Q_EMIT q->asideEvent(event);
+    });
+    QObject::connect(aside.get(), &AsideQuestion::finished, q, [this](const QString &error, bool cancelled) {
+        // Deleted later: this runs in its own signal.
+        aside.release()->deleteLater();
+        Q_EMIT q->asideFinished(error, cancelled);
+    });
     return {};
 }
 

@@ -87,6 +87,10 @@ public:
     // asideFinished() ends it; its usage counts in the token totals, never in the context meter. Nothing is
     // stored. Fails for an empty question, while another is answered, or without a provider.
     Result<void> askAside(const QString &question);
+    // /adversary [focus] (reference 6.1): a critical review of the conversation so far, on the side like a
+    // /btw answer (asideEvent, asideFinished; isAsideRunning, cancelAside), by a model that may read and
+    // search the project but change nothing. Not while a turn runs (the window queues it).
+    Result<void> reviewConversation(const QString &focus = QString());
     bool isAsideRunning() const;
     // Esc / Ctrl+C while it runs: true when there was one to cancel.
     bool cancelAside();
@@ -192,6 +196,7 @@ Q_SIGNALS:
     // A turn (or a manual compaction) ended.
     void turnFinished(keen::AgentSession::TurnOutcome outcome, const QString &error);
     void asideStarted(const QString &question);
+    void reviewStarted(const QString &focus);
     void asideEvent(const keen::StreamEvent &event);
     void asideFinished(const QString &error, bool cancelled);
     void shellCommandStarted(const QString &command);

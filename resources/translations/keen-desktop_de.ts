@@ -164,6 +164,10 @@
         <source>Skill: %1</source>
         <translation>Skill: %1</translation>
     </message>
+    <message>
+        <source>A second look critically reviews the conversation; it may read the project but changes nothing, and it is not kept</source>
+        <translation>Ein zweiter Blick prüft das Gespräch kritisch; er darf das Projekt lesen, ändert aber nichts und wird nicht gespeichert</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -426,6 +430,14 @@
     <message>
         <source>No answer came.</source>
         <translation>Es kam keine Antwort.</translation>
+    </message>
+    <message>
+        <source>of the conversation so far</source>
+        <translation>des bisherigen Gesprächs</translation>
+    </message>
+    <message>
+        <source>The review failed: %1</source>
+        <translation>Die Prüfung ist fehlgeschlagen: %1</translation>
     </message>
 </context>
 <context>

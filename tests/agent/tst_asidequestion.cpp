@@ -1,6 +1,10 @@
 // /btw (reference 6.1): what a side question sends. The last ten messages as text, never the prompt the
-// running turn answers, no tool activity, then the question.
+// running turn answers, no tool activity, then the question. /adversary: what a review sends.
 #include "agent/asidequestion.h"
+#include "loop/contextbudget.h"
+
+#include <QJsonObject>
+#include <QRegularExpression>
 
 #include <QTest>
 
@@ -13,6 +17,8 @@ class TestAsideQuestion : public QObject
 private Q_SLOTS:
     void requestHoldsTheLastTenMessagesAsText();
     void aConversationWithoutMessagesSendsTheQuestionAlone();
+    void reviewSendsTheConversationAsTextWithItsToolCalls();
+    void reviewOfALongConversationKeepsTheNewestWithinABudget();
 };
 
 void TestAsideQuestion::requestHoldsTheLastTenMessagesAsText()
@@ -53,6 +59,65 @@ void TestAsideQuestion::aConversationWithoutMessagesSendsTheQuestionAlone()
     const MessageList request = AsideQuestion::request({}, QStringLiteral("hello?"), QStringLiteral("/w"));
     QCOMPARE(request.size(), 2);
     QCOMPARE(request.at(1), Message::user(QStringLiteral("hello?")));
+}
+
+void TestAsideQuestion::reviewSendsTheConversationAsTextWithItsToolCalls()
+{
+    TurnMemory memory;
+    ToolActivity edit;
+    edit.tool = QStringLiteral("edit_file");
+    edit.status = QStringLiteral("error");
+    edit.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("a.cpp")},
+                             {QStringLiteral("content"), QString(2000, QLatin1Char('x'))}};
+    memory.toolActivity.append(edit);
+    const MessageList history{Message::system(QStringLiteral("main system prompt")),
+                              Message::user(QStringLiteral("fix a.cpp")),
+                              Message::assistant(QStringLiteral("Fixed it."), memory)};
+    const MessageList request =
+        AsideQuestion::reviewRequest(history, QString(), QStringLiteral("/tmp/project"), 100000);
+    QCOMPARE(request.size(), 2);
+    QCOMPARE(request.at(0),
+             Message::system(AsideQuestion::reviewSystemPrompt(QStringLiteral("/tmp/project"))));
+    QVERIFY(request.at(0).content.endsWith(QStringLiteral("Working directory: /tmp/project")));
+    const QString text = request.at(1).content;
+    QVERIFY2(
+        text.startsWith(QStringLiteral("The conversation to review:\n\n[user]: fix a.cpp\n\n[main agent]: "
+                                       "Fixed it.\n[main agent used edit_file {")),
+        qPrintable(text));
+    // A tool's input is cut (a whole file written is not the point of a review); its outcome stays.
+    QVERIFY(text.contains(QStringLiteral("…: error]")));
+    QVERIFY(text.size() < 1000);
+    QVERIFY(text.endsWith(QStringLiteral("\n\n---\n\nReview this conversation.")));
+    QVERIFY(!text.contains(QStringLiteral("main system prompt")));
+    QCOMPARE(AsideQuestion::reviewToolNames(),
+             (QStringList{QStringLiteral("glob"), QStringLiteral("grep"), QStringLiteral("read_file")}));
+}
+
+void TestAsideQuestion::reviewOfALongConversationKeepsTheNewestWithinABudget()
+{
+    // 2,000 turns of about 3,000 characters: far more than a third of a 30,000-token budget.
+    MessageList history;
+    for (int i = 0; i < 1000; ++i) {
+        history.append(
+            Message::user(QStringLiteral("question %1 ").arg(i) + QString(3000, QLatin1Char('q'))));
+        history.append(
+            Message::assistant(QStringLiteral("answer %1 ").arg(i) + QString(3000, QLatin1Char('a'))));
+    }
+    const qint64 budget = 30000;
+    const QString text =
+        AsideQuestion::reviewRequest(history, QStringLiteral("the last answer"), QStringLiteral("/w"), budget)
+            .at(1)
+            .content;
+    QVERIFY(ContextBudget::estimateTokens(ContextBudget::utf8Bytes(text)) <= budget / 3 + 100);
+    QVERIFY(text.contains(QStringLiteral("[main agent]: answer 999 ")));
+    QVERIFY(!text.contains(QStringLiteral("question 990 ")));
+    const QRegularExpression leftOut(QStringLiteral("\\((\\d+) earlier messages are left out\\.\\)"));
+    const QRegularExpressionMatch match = leftOut.match(text);
+    QVERIFY2(match.hasMatch(), qPrintable(text.left(200)));
+    const int kept =
+        int(text.count(QStringLiteral("[user]: ")) + text.count(QStringLiteral("[main agent]: ")));
+    QCOMPARE(match.captured(1).toInt() + kept, 2000);
+    QVERIFY(text.endsWith(QStringLiteral("---\n\nthe last answer")));
 }
 
 QTEST_GUILESS_MAIN(TestAsideQuestion)

@@ -39,6 +39,18 @@ QList<StreamOptions> ScriptedLlmClient::options() const
     return m_options;
 }
 
+QList<QStringList> ScriptedLlmClient::toolNames() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_toolNames;
+}
+
+QList<ToolCallInfo> ScriptedLlmClient::toolResults() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_toolResults;
+}
+
 int ScriptedLlmClient::resetCount() const
 {
     QMutexLocker lock(&m_mutex);
@@ -83,6 +95,7 @@ void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegist
         QMutexLocker lock(&m_mutex);
         m_requests.append(messages);
         m_options.append(options);
+        m_toolNames.append(tools ? tools->names() : QStringList());
         if (!m_turns.isEmpty())
             turn = m_turns.takeFirst();
     }
@@ -124,6 +137,26 @@ void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegist
                 call.output = QJsonObject{{QStringLiteral("output"), QString()}};
             else
                 call.error = QStringLiteral("permission denied");
+            send(StreamEvent::tool(StreamEvent::Type::ToolEnd, call));
+            break;
+        }
+        case Step::Kind::RunTool: {
+            send(step.event);
+            ToolCallInfo call = *step.event.toolCall;
+            const std::shared_ptr<Tool> tool = tools ? tools->find(call.name) : nullptr;
+            if (tool) {
+                ToolContext context = tools->context();
+                context.cancel = cancel;
+                const ToolResult result = tool->execute(call.input, context);
+                call.output = result.output;
+                call.error = result.error;
+            } else {
+                call.error = QStringLiteral("unknown tool: ") + call.name;
+            }
+            {
+                QMutexLocker lock(&m_mutex);
+                m_toolResults.append(call);
+            }
             send(StreamEvent::tool(StreamEvent::Type::ToolEnd, call));
             break;
         }

@@ -27,7 +27,9 @@ public:
     {
         // Tool: what the tool loop does for a call that asks the person: its tool_start, a permission
         // request through the session's tools (the window's prompt), then its tool_end with the decision.
-        enum class Kind { Event, Gate, AutoCompaction, Tool };
+        // RunTool: runs the call with the real tool of the registry the stream got (as the tool loop does,
+        // without the loop's checks) and sends tool_start and tool_end; an unknown tool ends in an error.
+        enum class Kind { Event, Gate, AutoCompaction, Tool, RunTool };
         Kind kind = Kind::Event;
         StreamEvent event;
         QString gate;            // Gate: wait until open(gate) or the stream is cancelled (then stop)
@@ -46,6 +48,15 @@ public:
     {
         return Step{Step::Kind::Tool, StreamEvent::tool(StreamEvent::Type::ToolStart, call), {}, {}, {}, {}};
     }
+    static Step runTool(const QString &name, const QJsonObject &input)
+    {
+        ToolCallInfo call;
+        call.callId = name + QStringLiteral("-call");
+        call.name = name;
+        call.input = input;
+        return Step{
+            Step::Kind::RunTool, StreamEvent::tool(StreamEvent::Type::ToolStart, call), {}, {}, {}, {}};
+    }
     static Step autoCompaction(const MessageList &replacement, const QString &waitGate = QString(),
                                const QString &failWith = QString())
     {
@@ -62,6 +73,10 @@ public:
     // What each call received.
     QList<MessageList> requests() const;
     QList<StreamOptions> options() const;
+    // The names of the tools each call was offered.
+    QList<QStringList> toolNames() const;
+    // What each RunTool step's tool_end carried.
+    QList<ToolCallInfo> toolResults() const;
     int resetCount() const;
     // How many Tool steps have sent their tool_start and are about to ask.
     int toolsStarted() const;
@@ -81,6 +96,8 @@ private:
     QSet<QString> m_open;
     QList<MessageList> m_requests;
     QList<StreamOptions> m_options;
+    QList<QStringList> m_toolNames;
+    QList<ToolCallInfo> m_toolResults;
     int m_resets = 0;
     int m_toolsStarted = 0;
     bool m_commitRejected = false;

@@ -9,6 +9,7 @@
 #include "chat/spinnerline.h"
 
 #include "agent/agentsession.h"
+#include "conversation/historyreplay.h"
 #include "loop/compactionprompts.h"
 #include "scriptedllmclient.h"
 #include "scriptedsession.h"
@@ -126,6 +127,7 @@ private Q_SLOTS:
     void usageSumsTheTokensOfEveryRequest();
     void emptyqClearsTheQueueAndExitAsksToQuit();
     void skillsAreListedActivatedAndQueued();
+    void adversaryReviewsTheConversationReadOnly();
 
 private:
     void startPanel();
@@ -1677,6 +1679,93 @@ void TestChatPanel::skillsAreListedActivatedAndQueued()
     QCOMPARE(m_panel->spinner()->notification(),
              QStringLiteral("Usage: /skills [list|status|reload|enable <name>|disable <name>]"));
     QCOMPARE(m_client->requests().size(), requests);
+}
+
+// /adversary (reference 6.1, 6.2): a second look reviews the conversation on the side. It gets the
+// conversation as text in one request and only the reading tools: a read inside the folder works, one outside
+// is refused without asking anyone. Its row shows its reads and its findings; nothing of it is kept; while a
+// turn runs it waits in the queue; Esc cancels it.
+void TestChatPanel::adversaryReviewsTheConversationReadOnly()
+{
+    typeAndSend(QStringLiteral("/adversary"));
+    QCOMPARE(m_panel->spinner()->notification(),
+             QStringLiteral("Nothing to review yet: the conversation is empty."));
+    firstTurn();
+    const QString source = m_session->workspace() + QStringLiteral("/src/parser.cpp");
+    QVERIFY(QDir().mkpath(QFileInfo(source).absolutePath()));
+    QFile file(source);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("int parse() { return 0; }\n");
+    file.close();
+    const QString outside = m_env->path(QStringLiteral("outside.txt"));
+    QFile other(outside);
+    QVERIFY(other.open(QIODevice::WriteOnly));
+    other.write("not for the reviewer\n");
+    other.close();
+
+    QSignalSpy asked(m_session.get(), &AgentSession::permissionRequested);
+    m_client->addTurn(
+        {ScriptedLlmClient::runTool(QStringLiteral("read_file"),
+                                    {{QStringLiteral("path"), QStringLiteral("src/parser.cpp")}}),
+         ScriptedLlmClient::runTool(QStringLiteral("read_file"), {{QStringLiteral("path"), outside}}),
+         ScriptedLlmClient::runTool(QStringLiteral("bash"),
+                                    {{QStringLiteral("command"), QStringLiteral("ls")}}),
+         ScriptedLlmClient::chunk(QStringLiteral("`parse()` ignores errors.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("/adversary focus on error handling"));
+    QTRY_VERIFY(!m_session->isAsideRunning());
+    const QString row = lastText();
+    QVERIFY2(row.startsWith(QStringLiteral("**review** focus on error handling\n\n")), qPrintable(row));
+    QVERIFY2(row.contains(QStringLiteral("> Read src/parser.cpp")), qPrintable(row));
+    QVERIFY(row.endsWith(QStringLiteral("`parse()` ignores errors.")));
+
+    const MessageList request = m_client->requests().constLast();
+    QCOMPARE(request.size(), 2);
+    QVERIFY(request.at(0).content.startsWith(QStringLiteral("You are a critical reviewer")));
+    QCOMPARE(request.at(1), Message::user(QStringLiteral("The conversation to review:\n\n[user]: hi\n\n"
+                                                         "[main agent]: Hello there.\n\n---\n\n"
+                                                         "focus on error handling")));
+    QCOMPARE(m_client->toolNames().constLast(),
+             (QStringList{QStringLiteral("glob"), QStringLiteral("grep"), QStringLiteral("read_file")}));
+    const StreamOptions options = m_client->options().constLast();
+    QVERIFY(options.oneShot && options.disableAutoCompaction && !options.disableToolCalls);
+    const QList<ToolCallInfo> results = m_client->toolResults();
+    QCOMPARE(results.size(), 3);
+    QVERIFY2(results.at(0).error.isEmpty(), qPrintable(results.at(0).error));
+    QVERIFY(serializeJson(results.at(0).output).contains(QStringLiteral("int parse()")));
+    QVERIFY2(results.at(1).error.contains(QStringLiteral("outside the workspace")),
+             qPrintable(results.at(1).error));
+    QVERIFY(!serializeJson(results.at(1).output).contains(QStringLiteral("not for the reviewer")));
+    QCOMPARE(results.at(2).error, QStringLiteral("unknown tool: bash"));
+    QCOMPARE(asked.size(), 0); // nobody was asked
+
+    // Not kept: the history and the transcript have the turn only.
+    QCOMPARE(m_session->messages().size(), 2);
+    QFile transcript(m_session->transcriptPath());
+    QVERIFY(transcript.open(QIODevice::ReadOnly));
+    QVERIFY(!transcript.readAll().contains("ignores errors"));
+
+    // While a turn runs, the review waits for it, then reviews what it did.
+    m_client->addTurn({ScriptedLlmClient::gate(QStringLiteral("held")),
+                       ScriptedLlmClient::chunk(QStringLiteral("Work done.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn({ScriptedLlmClient::gate(QStringLiteral("review")),
+                       ScriptedLlmClient::chunk(QStringLiteral("Looks fine.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("work more"));
+    QTRY_VERIFY(m_session->isBusy());
+    typeAndSend(QStringLiteral("/adversary"));
+    QCOMPARE(m_panel->queue(), QStringList{QStringLiteral("/adversary")});
+    m_client->open(QStringLiteral("held"));
+    QTRY_VERIFY(m_session->isAsideRunning());
+    QVERIFY(m_panel->queue().isEmpty());
+    QVERIFY(lastText().startsWith(QStringLiteral("**review** of the conversation so far\n\n")));
+    QTRY_COMPARE(m_client->requests().size(), 4);
+    QVERIFY(m_client->requests().constLast().at(1).content.contains(
+        QStringLiteral("[main agent]: Work done.\n\n---\n\nReview this conversation.")));
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(!m_session->isAsideRunning());
+    QVERIFY(lastText().endsWith(QStringLiteral("*Cancelled.*")));
 }
 
 QTEST_MAIN(TestChatPanel)

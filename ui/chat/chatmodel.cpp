@@ -488,7 +488,9 @@ quint64 ChatModel::addLine(ChatItem::Kind kind, const QString &text)
 }
 
 namespace {
-QString asideHeading(const QString &question)
+const QString ReviewLabel = QStringLiteral("**review** ");
+
+QString asideHeading(const QString &question, ChatModel::Aside kind)
 {
     // The question as the person typed it, not as Markdown: "*" or "#" in it stay what they are.
     QString escaped;
@@ -497,13 +499,16 @@ QString asideHeading(const QString &question)
             escaped += QLatin1Char('\\');
         escaped += c;
     }
+    if (kind == ChatModel::Aside::Review)
+        return ReviewLabel + (escaped.isEmpty() ? ChatModel::tr("of the conversation so far") : escaped) +
+               QStringLiteral("\n\n");
     return QStringLiteral("**btw** ") + escaped + QStringLiteral("\n\n");
 }
 } // namespace
 
-quint64 ChatModel::addAside(const QString &question)
+quint64 ChatModel::addAside(const QString &question, Aside kind)
 {
-    return addLine(ChatItem::Kind::Info, asideHeading(question));
+    return addLine(ChatItem::Kind::Info, asideHeading(question, kind));
 }
 
 void ChatModel::appendAside(quint64 id, const QString &chunk)
@@ -528,7 +533,8 @@ void ChatModel::finishAside(quint64 id, const QString &error, bool cancelled)
     if (cancelled)
         note = tr("Cancelled.");
     else if (!error.isEmpty())
-        note = tr("The side question failed: %1").arg(error);
+        note = item.text.startsWith(ReviewLabel) ? tr("The review failed: %1").arg(error)
+                                                 : tr("The side question failed: %1").arg(error);
     else if (!answered)
         note = tr("No answer came.");
     if (note.isEmpty())

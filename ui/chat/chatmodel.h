@@ -79,7 +79,9 @@ public:
     void replaceTrailingText(int row, const QString &text);
     quint64 addLine(ChatItem::Kind kind, const QString &text);
     // /btw: a row with a side question, then its answer as it streams; it is no part of the turn around it.
-    quint64 addAside(const QString &question);
+    // A /btw question's row ("btw" and the question), or a /adversary review's ("review" and its focus).
+    enum class Aside { Question, Review };
+    quint64 addAside(const QString &question, Aside kind = Aside::Question);
     void appendAside(quint64 id, const QString &chunk);
     // Says how it ended when it did not answer: failed (error), cancelled, or nothing came.
     void finishAside(quint64 id, const QString &error, bool cancelled);

@@ -12,6 +12,7 @@
 #include "chat/queuechips.h"
 #include "chat/slashcommands.h"
 #include "chat/spinnerline.h"
+#include "chat/tooldisplay.h"
 #include "chat/workspacefileindex.h"
 #include "config/settings.h"
 #include "contextdialog.h"
@@ -184,9 +185,20 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::streamEvent, this, &ChatPanel::onStreamEvent);
     connect(m_session, &AgentSession::turnFinished, this, &ChatPanel::onTurnFinished);
     connect(m_session, &AgentSession::asideStarted, this, &ChatPanel::onAsideStarted);
+    connect(m_session, &AgentSession::reviewStarted, this, [this](const QString &focus) {
+        m_asideRow = m_model->addAside(focus, ChatModel::Aside::Review);
+        m_view->scrollToBottom();
+    });
     connect(m_session, &AgentSession::asideEvent, this, [this](const StreamEvent &event) {
         if (event.type == StreamEvent::Type::Chunk)
             m_model->appendAside(m_asideRow, event.content);
+        else if (event.type == StreamEvent::Type::ToolStart && event.toolCall)
+            // A review's reads, one quoted line each between its paragraphs.
+            m_model->appendAside(m_asideRow,
+                                 QStringLiteral("\n\n> ") + ToolDisplay::label(event.toolCall->name) +
+                                     QLatin1Char(' ') +
+                                     ToolDisplay::detail(event.toolCall->name, event.toolCall->input) +
+                                     QStringLiteral("\n\n"));
     });
     connect(m_session, &AgentSession::asideFinished, this, &ChatPanel::onAsideFinished);
     connect(m_session, &AgentSession::shellCommandStarted, this, &ChatPanel::onShellCommandStarted);
@@ -979,9 +991,26 @@ void ChatPanel::drainOne()
         return;
     const QString text = m_queue.takeFirst();
     updateQueueView();
+    if (SlashCommands::looksLikeCommand(text)) {
+        reviewConversation(text); // the only command that queues
+        return;
+    }
     const Result<void> result = m_session->submit(text);
     if (!result)
         m_model->addLine(ChatItem::Kind::Error, result.error());
+}
+
+void ChatPanel::reviewConversation(const QString &command)
+{
+    // Reviews what the running turn will have done: queued behind it (reference 6.2).
+    if (m_session->isBusy()) {
+        enqueue(command.trimmed());
+        return;
+    }
+    const auto parsed = SlashCommands::parse(command);
+    if (const Result<void> started = m_session->reviewConversation(parsed ? parsed->argument : QString());
+        !started)
+        notify(started.error());
 }
 
 void ChatPanel::compact(const QString &focus)
@@ -1232,6 +1261,9 @@ void ChatPanel::runCommand(const QString &text)
     case SlashCommands::Id::Btw:
         if (const Result<void> asked = m_session->askAside(argument); !asked)
             notify(asked.error());
+        break;
+    case SlashCommands::Id::Adversary:
+        reviewConversation(text);
         break;
     case SlashCommands::Id::Usage: {
         // The ledger can hold years of requests: summed on a worker.

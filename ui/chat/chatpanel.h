@@ -125,6 +125,8 @@ private:
     void changeProjectPermissions(bool allow, const QString &usage, const QString &argument);
     // /memory [show global|project]: the memory files, read on a worker.
     void showMemory(const QString &argument, const QString &usage);
+    // /adversary [focus]: started now, or queued while a turn runs.
+    void reviewConversation(const QString &command);
     // /skills [list|status|reload|enable <name>|disable <name>].
     void runSkillsCommand(const QString &argument, const QString &usage);
     // `/<skill> [arguments]`: sends (or queues) the skill's activation; false when no skill has that name.

@@ -32,6 +32,7 @@ public:
         AllowPermission,
         ResetPermission,
         Btw,
+        Adversary,
         Usage,
         Memory,
         EmptyQueue,
