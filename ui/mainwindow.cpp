@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "agent/agentsession.h"
+#include "agent/datacleanup.h"
 #include "agent/workspaceinfo.h"
 #include "base/logcategories.h"
 #include "base/whenfinished.h"
@@ -155,6 +156,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     connect(m_chat, &ChatPanel::settingsRequested, this, &MainWindow::showSettings);
     connect(m_chat, &ChatPanel::quitRequested, this, &MainWindow::close);
     connect(m_chat, &ChatPanel::logoutRequested, this, &MainWindow::signOutOfChatGpt);
+    connect(m_chat, &ChatPanel::cleanupRequested, this, &MainWindow::cleanUpOldData);
     connect(m_chat, &ChatPanel::modelRequested, this, &MainWindow::chooseModel);
     connect(m_chat, &ChatPanel::sessionsRequested, this, &MainWindow::showSessionBrowser);
     connect(m_chat, &ChatPanel::modeChanged, this, [this](AgentMode mode) {
@@ -406,6 +408,8 @@ void MainWindow::createMenus()
     m_recentMenu->setIcon(Icons::icon(QStringLiteral("document-open-recent"), palette()));
     rebuildRecentMenu();
     fileMenu->addSeparator();
+    QAction *cleanup = fileMenu->addAction(tr("Clean &Up Old Data..."), this, &MainWindow::cleanUpOldData);
+    cleanup->setObjectName(QStringLiteral("cleanupAction"));
     fileMenu->addAction(m_settingsAction);
     fileMenu->addSeparator();
     QAction *quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
@@ -1466,6 +1470,60 @@ void MainWindow::signOutOfChatGpt()
         m_chat->model()->addLine(ChatItem::Kind::Status,
                                  tr("Signed out of ChatGPT. Sign in again in Settings to go on."));
     });
+}
+
+void MainWindow::cleanUpOldData()
+{
+    if (m_cleaningUp || !m_store)
+        return;
+    m_cleaningUp = true;
+    m_chat->notify(tr("Cleaning up…"));
+    auto store = m_store;
+    whenFinished(
+        QtConcurrent::run([store, dataDir = AgentSession::dataFolder(), open = m_session->sessionId()] {
+            return DataCleanup::plan(dataDir, *store, QDateTime::currentDateTimeUtc(), open);
+        }),
+        this, [this, store](const DataCleanup::Plan &plan) {
+            if (plan.isEmpty()) {
+                m_cleaningUp = false;
+                m_chat->model()->addLine(
+                    ChatItem::Kind::Status,
+                    tr("Nothing to clean up: no command output older than %1 days and no session "
+                       "unused for %2 days.")
+                        .arg(DataCleanup::ArtifactDays)
+                        .arg(DataCleanup::SessionDays));
+                return;
+            }
+            auto *box = new QMessageBox(QMessageBox::Question, tr("Clean Up Old Data"),
+                                        tr("Delete this old data?"), QMessageBox::NoButton, this);
+            box->setObjectName(QStringLiteral("cleanupConfirmation"));
+            box->setTextFormat(Qt::PlainText);
+            box->setInformativeText(DataCleanup::describe(plan) + QStringLiteral("\n\n") +
+                                    tr("This cannot be undone."));
+            QPushButton *remove = box->addButton(tr("Delete"), QMessageBox::DestructiveRole);
+            remove->setObjectName(QStringLiteral("confirmCleanupButton"));
+            box->setDefaultButton(box->addButton(QMessageBox::Cancel));
+            box->setAttribute(Qt::WA_DeleteOnClose);
+            connect(box, &QMessageBox::buttonClicked, this,
+                    [this, remove, store, plan](QAbstractButton *clicked) {
+                        if (clicked != remove) {
+                            m_cleaningUp = false;
+                            m_chat->notify(tr("Nothing was removed."));
+                            return;
+                        }
+                        whenFinished(
+                            QtConcurrent::run([store, plan] { return DataCleanup::apply(plan, *store); }),
+                            this, [this](const DataCleanup::Outcome &outcome) {
+                                m_cleaningUp = false;
+                                m_chat->model()->addLine(outcome.problems.isEmpty() ? ChatItem::Kind::Status
+                                                                                    : ChatItem::Kind::Error,
+                                                         DataCleanup::report(outcome));
+                                if (m_sessionBrowser)
+                                    m_sessionBrowser->refresh();
+                            });
+                    });
+            box->open();
+        });
 }
 
 CancellationToken MainWindow::shutdownToken() const

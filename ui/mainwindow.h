@@ -129,6 +129,8 @@ private:
     void signInWithChatGpt(QObject *owner, std::function<void(bool ok, const QString &message)> report);
     // /logout: the ChatGPT sign-in is removed; says so when the provider has none.
     void signOutOfChatGpt();
+    // /cleanup and File > Clean Up Old Data: finds what is old on a worker, asks, deletes on a worker.
+    void cleanUpOldData();
     // Changes settings.json in place; a broken file is reported in the chat, never overwritten.
     void keepInputHistory();
     // providers.<id>.context_window: saved, or removed when empty (the window then follows the registry).
@@ -228,6 +230,7 @@ private:
     int m_shutdownCallback = -1;       // on the session's shutdown token
     QString m_sessionTitle;
     bool m_askForFolder = false;
+    bool m_cleaningUp = false;
     std::optional<qint64> m_estimate; // the history held, while no usage report measured it
 };
 

@@ -1549,6 +1549,11 @@ QString AgentSession::projectMemoryPath() const
     return SystemPromptBuilder::projectMemoryPath(d->workspace);
 }
 
+QString AgentSession::dataFolder()
+{
+    return dataDirectory();
+}
+
 QString AgentSession::usageLedgerPath() const
 {
     return UsageLedger::defaultPath(dataDirectory());

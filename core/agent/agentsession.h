@@ -177,6 +177,8 @@ public:
     // The memory files the system prompt reads (reference 7.4), for /memory.
     QString globalMemoryPath() const;
     QString projectMemoryPath() const;
+    // Where the app keeps sessions, command output and the rest (KEEN_HOME, or the platform's data folder).
+    static QString dataFolder();
     // The usage ledger every request's tokens are written to (UsageLedger), for /usage.
     QString usageLedgerPath() const;
     // The skills (reference 7.2) as the folders held them when last read. reloadSkills() reads them again on

@@ -889,28 +889,6 @@ Result<void> SessionStore::remove(const QString &sessionId)
     return {};
 }
 
-int SessionStore::pruneExpired(const QDateTime &cutoff)
-{
-    int removed = 0;
-    const QStringList namespaces = subdirectories(m_root);
-    for (const QString &name : namespaces) {
-        const QString namespaceDir = QDir(m_root).filePath(name);
-        const QStringList ids = subdirectories(namespaceDir);
-        for (const QString &id : ids) {
-            const QString directory = QDir(namespaceDir).filePath(id);
-            const QFileInfo transcript(QDir(directory).filePath(kTranscriptName));
-            if (!transcript.isFile() || transcript.lastModified() >= cutoff)
-                continue;
-            if (QDir(directory).removeRecursively())
-                ++removed;
-            else
-                qCWarning(LogCategories::sessionStore) << "could not remove the expired session" << directory;
-        }
-        QDir().rmdir(namespaceDir); // only succeeds once it is empty
-    }
-    return removed;
-}
-
 // S62: compaction_applied replaces everything before it with a copy of its messages; S63: the events before
 // it stay in the transcript for replay, they just stop contributing to the conversation.
 MessageList buildConversation(const QList<SessionEvent> &events)

@@ -117,8 +117,6 @@ public:
     // Rename is kept in a file beside the transcript (title.txt), so the transcript schema is untouched.
     Result<void> rename(const QString &sessionId, const QString &title);
     Result<void> remove(const QString &sessionId);
-    // Removes sessions whose transcript was last modified before cutoff. Returns how many.
-    int pruneExpired(const QDateTime &cutoff);
 
 private:
     Result<QString> transcriptOf(const QString &idOrPath) const;

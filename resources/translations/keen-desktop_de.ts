@@ -168,6 +168,10 @@
         <source>A second look critically reviews the conversation; it may read the project but changes nothing, and it is not kept</source>
         <translation>Ein zweiter Blick prüft das Gespräch kritisch; er darf das Projekt lesen, ändert aber nichts und wird nicht gespeichert</translation>
     </message>
+    <message>
+        <source>Delete old command output (7 days) and sessions not used for 14 days, after asking</source>
+        <translation>Alte Befehlsausgaben (7 Tage) und seit 14 Tagen nicht genutzte Sitzungen nach Rückfrage löschen</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -1472,6 +1476,38 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
     <message>
         <source>Signed out of ChatGPT. Sign in again in Settings to go on.</source>
         <translation>Von ChatGPT abgemeldet. Melden Sie sich in den Einstellungen erneut an, um fortzufahren.</translation>
+    </message>
+    <message>
+        <source>Clean &amp;Up Old Data...</source>
+        <translation>Alte &amp;Daten aufräumen...</translation>
+    </message>
+    <message>
+        <source>Cleaning up…</source>
+        <translation>Räume auf…</translation>
+    </message>
+    <message>
+        <source>Nothing to clean up: no command output older than %1 days and no session unused for %2 days.</source>
+        <translation>Nichts aufzuräumen: keine Befehlsausgabe älter als %1 Tage und keine Sitzung seit %2 Tagen ungenutzt.</translation>
+    </message>
+    <message>
+        <source>Clean Up Old Data</source>
+        <translation>Alte Daten aufräumen</translation>
+    </message>
+    <message>
+        <source>Delete this old data?</source>
+        <translation>Diese alten Daten löschen?</translation>
+    </message>
+    <message>
+        <source>This cannot be undone.</source>
+        <translation>Dies kann nicht rückgängig gemacht werden.</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <source>Nothing was removed.</source>
+        <translation>Es wurde nichts entfernt.</translation>
     </message>
 </context>
 <context>

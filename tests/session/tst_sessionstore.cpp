@@ -175,7 +175,6 @@ private Q_SLOTS:
     void listTitleIsShortenedFirstUserMessage();
     void renameOverridesTitleAndCanBeCleared();
     void removeDeletesTheSessionFolder();
-    void pruneExpiredRemovesOnlyOldSessions();
     void listIsFastForAThousandSessions();
     void listEqualsAFullParseOfEveryLine();
 
@@ -1007,19 +1006,6 @@ void TestSessionStore::removeDeletesTheSessionFolder()
     QVERIFY(!m_store->remove(drop->id).ok());
     QVERIFY(!m_store->remove(QStringLiteral("..")).ok());
     QVERIFY(QFileInfo::exists(m_store->root()));
-}
-
-void TestSessionStore::pruneExpiredRemovesOnlyOldSessions()
-{
-    auto old = m_store->create(m_workspace);
-    auto fresh = m_store->create(m_workspace);
-    QVERIFY(old.ok() && fresh.ok());
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    setMtime(old->transcriptPath, now.addDays(-15));
-    QCOMPARE(m_store->pruneExpired(now.addDays(-14)), 1);
-    QVERIFY(!QFileInfo::exists(old->directory));
-    QVERIFY(QFileInfo::exists(fresh->transcriptPath));
-    QCOMPARE(m_store->pruneExpired(now.addDays(-14)), 0);
 }
 
 void TestSessionStore::listIsFastForAThousandSessions()

@@ -23,6 +23,9 @@
 #include "config/settings.h"
 #include "fakeproviderserver.h"
 #include "scriptedllmclient.h"
+#include "sessionfixtures.h"
+#include "sessions/sessionbrowserpanel.h"
+#include "sessions/sessionlistmodel.h"
 #include "storedchatgptsignin.h"
 #include "testenvironment.h"
 
@@ -42,6 +45,8 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QScopeGuard>
 #include <QSettings>
 #include <QSpinBox>
@@ -122,6 +127,7 @@ private Q_SLOTS:
     void aNarrowWindowKeepsEachToolbarLabelWithItsBox();
     void upRecallsThePromptsOfEarlierRuns();
     void logoutSignsOutOfChatGptOnly();
+    void cleanupDeletesOldDataAfterAsking();
     void firstRunWithALocalServerAsksItsContextWindow();
 
 private:
@@ -1458,6 +1464,67 @@ void TestMainWindow::logoutSignsOutOfChatGptOnly()
     QTRY_VERIFY(chat->model()->plainText().contains(
         QStringLiteral("Signed out of ChatGPT. Sign in again in Settings to go on.")));
     QVERIFY(!signIn.isStillStored());
+}
+
+// /cleanup and File > Clean Up Old Data (reference 6.1): what is old is listed in a confirmation first;
+// Cancel removes nothing, Delete removes it and the sidebar follows; newer data and the open conversation
+// stay.
+void TestMainWindow::cleanupDeletesOldDataAfterAsking()
+{
+    const QString root = m_window->session()->sessionStore().root();
+    const QString workspace = m_env.path(QStringLiteral("project"));
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    test::TranscriptWriter old(root, workspace);
+    old.user(QStringLiteral("ancient task"));
+    old.setModified(now.addDays(-30));
+    test::TranscriptWriter fresh(root, workspace);
+    fresh.user(QStringLiteral("fresh task"));
+    const QString output = AgentSession::dataFolder() + QStringLiteral("/bash/keen-bash-cleanup-test.stdout");
+    QVERIFY(QDir().mkpath(QFileInfo(output).absolutePath()));
+    QFile file(output);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray(2048, 'x'));
+    QVERIFY(file.flush());
+    QVERIFY(file.setFileTime(now.addDays(-10), QFileDevice::FileModificationTime));
+    file.close();
+    auto *sidebar = m_window->findChild<SessionBrowserPanel *>();
+    QVERIFY(sidebar);
+    sidebar->refresh();
+    QTRY_VERIFY(sidebar->model()->indexForSession(old.id()).isValid());
+
+    ChatPanel *chat = m_window->chatPanel();
+    chat->runCommand(QStringLiteral("/cleanup"));
+    QCOMPARE(chat->spinner()->notification(), QStringLiteral("Cleaning up…"));
+    QMessageBox *box = nullptr;
+    QTRY_VERIFY((box = m_window->findChild<QMessageBox *>(QStringLiteral("cleanupConfirmation"))) &&
+                box->isVisible());
+    const QString listed = box->informativeText();
+    QVERIFY2(listed.contains(QStringLiteral("1 file of command output, tool artifacts and logs")),
+             qPrintable(listed));
+    QVERIFY(listed.contains(QStringLiteral("1 session not used for 14 days")));
+    QVERIFY(listed.contains(QStringLiteral("• ancient task (")));
+    QVERIFY(!listed.contains(QStringLiteral("fresh task")));
+    QTest::mouseClick(box->button(QMessageBox::Cancel), Qt::LeftButton);
+    QTRY_COMPARE(chat->spinner()->notification(), QStringLiteral("Nothing was removed."));
+    QVERIFY(QFile::exists(old.path()) && QFile::exists(output));
+
+    auto *action = m_window->findChild<QAction *>(QStringLiteral("cleanupAction"));
+    QVERIFY(action);
+    action->trigger();
+    QTRY_VERIFY((box = m_window->findChild<QMessageBox *>(QStringLiteral("cleanupConfirmation"))) &&
+                box->isVisible());
+    QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("confirmCleanupButton")), Qt::LeftButton);
+    QTRY_VERIFY2(chat->model()->plainText().contains(QStringLiteral("Removed 1 file and 1 session (")),
+                 qPrintable(chat->model()->plainText()));
+    QVERIFY(!QFile::exists(old.path()) && !QFile::exists(output));
+    QVERIFY(QFile::exists(fresh.path()));
+    QTRY_VERIFY(!sidebar->model()->indexForSession(old.id()).isValid());
+    QVERIFY(sidebar->model()->indexForSession(fresh.id()).isValid());
+
+    chat->runCommand(QStringLiteral("/cleanup"));
+    QTRY_VERIFY(chat->model()->plainText().contains(QStringLiteral(
+        "Nothing to clean up: no command output older than 7 days and no session unused for 14 "
+        "days.")));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1293,6 +1293,9 @@ void ChatPanel::runCommand(const QString &text)
     case SlashCommands::Id::Skills:
         runSkillsCommand(argument, command.usage);
         break;
+    case SlashCommands::Id::Cleanup:
+        Q_EMIT cleanupRequested();
+        break;
     case SlashCommands::Id::Skill: // never parsed: skills are looked up in activateSkill
         break;
     case SlashCommands::Id::Exit:

@@ -109,8 +109,9 @@ Q_SIGNALS:
     void toolHistoryChanged(bool full); // /tool-history full|none
     void zoomChanged(int percent);
     void settingsRequested();
-    void quitRequested();   // /exit
-    void logoutRequested(); // /logout
+    void quitRequested();    // /exit
+    void logoutRequested();  // /logout
+    void cleanupRequested(); // /cleanup: the window has the session store and the sidebar
     void sessionsRequested();
     void thinkingRequested(const QString &effort);
     // /model NAME (the current provider's model) or /model PROVIDER/NAME; /model alone asks for the settings.

@@ -61,6 +61,10 @@ const QList<SlashCommands::Command> &SlashCommands::all()
         {Id::Skills, QStringLiteral("/skills"),
          QStringLiteral("/skills [list|status|reload|enable <name>|disable <name>]"),
          SlashCommands::tr("List the skills, read them again, or choose which the model is offered"), true},
+        {Id::Cleanup, QStringLiteral("/cleanup"), QStringLiteral("/cleanup"),
+         SlashCommands::tr(
+             "Delete old command output (7 days) and sessions not used for 14 days, after asking"),
+         false},
         {Id::Exit, QStringLiteral("/exit"), QStringLiteral("/exit"), SlashCommands::tr("Quit Keen Desktop"),
          true},
         {Id::Help, QStringLiteral("/help"), QStringLiteral("/help"), SlashCommands::tr("List the commands"),

@@ -38,6 +38,7 @@ public:
         EmptyQueue,
         Logout,
         Skills,
+        Cleanup,
         Exit,
         Help,
         Skill // `/<skill-name>`: not in all(), made by skillCommand() for the completion list
