@@ -1593,15 +1593,9 @@ Result<void> AgentSession::setSkillEnabled(const QString &name, bool enabled)
     return {};
 }
 
-Result<QString> AgentSession::skillActivation(const QString &name, const QString &arguments) const
+std::optional<Result<QString>> AgentSession::skillActivation(const QString &text) const
 {
-    const std::optional<SkillCatalog::Skill> skill = d->skills.find(name);
-    if (!skill)
-        return Result<QString>::failure(tr("No such skill found: %1").arg(name));
-    if (!skill->enabled)
-        return Result<QString>::failure(
-            tr("The skill %1 is disabled; /skills enable %1 offers it again").arg(name));
-    return SkillCatalog::activationText(*skill, arguments);
+    return d->skills.activate(text);
 }
 
 } // namespace keen

@@ -188,8 +188,8 @@ public:
     // Saved to the skills' config.json on a worker, then read again (skillsChanged, or notification on
     // error).
     Result<void> setSkillEnabled(const QString &name, bool enabled);
-    // The message that activates a skill (`/<name> [arguments]`): an error for an unknown or disabled skill.
-    Result<QString> skillActivation(const QString &name, const QString &arguments) const;
+    // The message that activates the skill text names (`/<name> [arguments]`, SkillCatalog::activate).
+    std::optional<Result<QString>> skillActivation(const QString &text) const;
 
 Q_SIGNALS:
     void turnStarted(const QString &userText);

@@ -309,6 +309,22 @@ std::optional<SkillCatalog::Skill> SkillCatalog::find(const QString &name) const
     return std::nullopt;
 }
 
+std::optional<Result<QString>> SkillCatalog::activate(const QString &text) const
+{
+    const QString trimmed = text.trimmed();
+    if (!trimmed.startsWith(QLatin1Char('/')))
+        return std::nullopt;
+    static const QRegularExpression space(QStringLiteral("\\s"));
+    const qsizetype end = trimmed.indexOf(space);
+    const std::optional<Skill> skill = find((end < 0 ? trimmed : trimmed.left(end)).mid(1));
+    if (!skill)
+        return std::nullopt;
+    if (!skill->enabled)
+        return Result<QString>::failure(
+            tr("The skill %1 is disabled; /skills enable %1 offers it again").arg(skill->name));
+    return Result<QString>(activationText(*skill, end < 0 ? QString() : trimmed.mid(end + 1)));
+}
+
 QString SkillCatalog::promptSection() const
 {
     QString list;

@@ -56,6 +56,9 @@ public:
     // Duplicates, front matter that is missing or wrong, files that cannot be read: each names the file.
     const QStringList &warnings() const { return m_warnings; }
     std::optional<Skill> find(const QString &name) const;
+    // `/<name> [arguments]` naming a skill of this catalog: its activation text, or an error for a disabled
+    // skill; nullopt when text names no skill (a prompt that starts with a path, say).
+    std::optional<Result<QString>> activate(const QString &text) const;
     // The `## Available Skills` section of the system prompt; empty when no skill is enabled.
     QString promptSection() const;
     // What /skills shows: a table of the skills and their state, with the description (List) or the file

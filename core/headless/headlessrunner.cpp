@@ -1,6 +1,7 @@
 #include "headless/headlessrunner.h"
 
 #include "agent/agentsession.h"
+#include "agent/skillcatalog.h"
 #include "base/jsonlist.h"
 #include "conversation/droppeddetail.h"
 #include "conversation/streamevent.h"
@@ -536,8 +537,19 @@ int HeadlessRunner::run(const Options &options)
                 loop.quit();
             });
 
+    QString prompt = options.prompt;
+    if (!options.compact) {
+        // `run "/review src/"` uses a skill as the window's input does.
+        const SkillCatalog skills =
+            SkillCatalog::discover(m_session->workspace(), AgentSession::dataFolder(), QDir::homePath());
+        if (const std::optional<Result<QString>> activation = skills.activate(prompt)) {
+            if (!*activation)
+                return fail(activation->error());
+            prompt = **activation;
+        }
+    }
     const Result<void> started =
-        options.compact ? m_session->compact(options.compactFocus) : m_session->submit(options.prompt);
+        options.compact ? m_session->compact(options.compactFocus) : m_session->submit(prompt);
     if (!started)
         return fail(started.error());
     loop.exec();

@@ -45,6 +45,7 @@ private Q_SLOTS:
     void versionAndHelpExitZero();
     void textOutputPromptWordsAndProgress();
     void pipedStdinIsAppendedOnANewLine();
+    void aSkillIsUsedAsInTheWindow();
     void wordsAfterDoubleDashAreThePromptNotFlags();
     void jsonOutputUsesTheLastUsageEvent();
     void providerHttpErrorExitsOne();
@@ -451,6 +452,51 @@ void TestHeadlessRun::pipedStdinIsAppendedOnANewLine()
     QCOMPARE(run.out, QStringLiteral("ok\n"));
     QCOMPARE(lastMessageContent(m_server->lastRequest()),
              QStringLiteral("summarize this:\nline one\nline two"));
+}
+
+// `run "/review src/"` (reference 7.2): a skill of the folder is activated as the window's input does, and
+// every run's system prompt lists the enabled skills; a prompt that starts with a path is sent as it is.
+void TestHeadlessRun::aSkillIsUsedAsInTheWindow()
+{
+    const QString skillPath = m_workspace->filePath(QStringLiteral(".agents/skills/triage/SKILL.md"));
+    QVERIFY(QDir().mkpath(QFileInfo(skillPath).absolutePath()));
+    QFile skill(skillPath);
+    QVERIFY(skill.open(QIODevice::WriteOnly));
+    skill.write(
+        "---\nname: triage\ndescription: Sort the open bugs by impact\n---\nTriage the bugs in $1.\n");
+    skill.close();
+
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("Triaged.")})));
+    Outcome run = runKeen(QStringList{QStringLiteral("run")} + providerArgs() +
+                          QStringList{QStringLiteral("/triage"), QStringLiteral("src/")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(lastMessageContent(m_server->lastRequest()),
+             QStringLiteral("[Activate skill: triage]\n\nTriage the bugs in src/."));
+    const QString system = requestMessages(m_server->lastRequest())
+                               .first()
+                               .toObject()
+                               .value(QStringLiteral("content"))
+                               .toString();
+    QVERIFY2(system.contains(QStringLiteral("- triage: Sort the open bugs by impact → read ") +
+                             QFileInfo(skillPath).absoluteFilePath()),
+             qPrintable(system));
+
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("It is fine.")})));
+    run = runKeen(QStringList{QStringLiteral("run")} + providerArgs() +
+                  QStringList{QStringLiteral("/etc/hosts"), QStringLiteral("looks odd")});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QCOMPARE(lastMessageContent(m_server->lastRequest()), QStringLiteral("/etc/hosts looks odd"));
+
+    QFile config(m_home->filePath(QStringLiteral("skills/config.json")));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(R"({"is_enabled":{"triage":false}})");
+    config.close();
+    const qsizetype requests = m_server->requests().size();
+    run =
+        runKeen(QStringList{QStringLiteral("run")} + providerArgs() + QStringList{QStringLiteral("/triage")});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("The skill triage is disabled")), qPrintable(run.err));
+    QCOMPARE(m_server->requests().size(), requests);
 }
 
 void TestHeadlessRun::jsonOutputUsesTheLastUsageEvent()

@@ -1369,22 +1369,18 @@ void ChatPanel::runSkillsCommand(const QString &argument, const QString &usage)
 
 bool ChatPanel::activateSkill(const QString &text)
 {
-    const QString trimmed = text.trimmed();
-    const qsizetype space = trimmed.indexOf(QRegularExpression(QStringLiteral("\\s")));
-    const QString name = (space < 0 ? trimmed : trimmed.left(space)).mid(1);
-    if (!m_session->skills().find(name))
+    const std::optional<Result<QString>> activation = m_session->skillActivation(text);
+    if (!activation)
         return false;
-    const Result<QString> activation =
-        m_session->skillActivation(name, space < 0 ? QString() : trimmed.mid(space + 1));
-    if (!activation) {
-        notify(activation.error());
+    if (!*activation) {
+        notify(activation->error());
         return true;
     }
     if (m_session->isBusy()) {
-        enqueue(*activation); // like a prompt (reference 6.2)
+        enqueue(**activation); // like a prompt (reference 6.2)
         return true;
     }
-    if (const Result<void> sent = m_session->submit(*activation); !sent) {
+    if (const Result<void> sent = m_session->submit(**activation); !sent) {
         m_model->addLine(ChatItem::Kind::Error, sent.error());
         m_input->setPlainText(text);
     }
