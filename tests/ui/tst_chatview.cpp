@@ -48,6 +48,7 @@ private Q_SLOTS:
     void initTestCase();
     void delegateRebuildsOnlyTheChangedRow();
     void paletteChangeRebuildsRowsInTheNewColours();
+    void sideStreamsHaveABarOfTheirOwn();
     void permissionButtonsEmitTheirDecision_data();
     void permissionButtonsEmitTheirDecision();
     void dangerousCommandsOfferNoSessionAllow();
@@ -183,6 +184,30 @@ void TestChatView::paletteChangeRebuildsRowsInTheNewColours()
     const QImage again = view.viewport()->grab().toImage();
     QVERIFY(pixelsOf(again, lightBlock) > 5000);
     QVERIFY(pixelsOf(again, darkBlock) < 50);
+}
+
+// A /btw answer and a /adversary review are not part of the conversation: their rows have a teal bar at the
+// left (reference 6.8), in both palettes; a command's info row (/help) has none.
+void TestChatView::sideStreamsHaveABarOfTheirOwn()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    model.addLine(ChatItem::Kind::Info, QStringLiteral("**Available Commands**\n\nline one\n\nline two"));
+    QTRY_VERIFY(view.chatDelegate()->cacheSize() > 0);
+    const QColor bar = ChatColors::aside(view.palette());
+    QCOMPARE(pixelsOf(view.viewport()->grab().toImage(), bar), 0);
+
+    const quint64 review = model.addAside(QStringLiteral("check the parser"), ChatModel::Aside::Review);
+    model.appendAside(review, QStringLiteral("First finding.\n\nSecond finding.\n\nThird finding."));
+    QCOMPARE(model.item(model.rowCount() - 1).text.left(31),
+             QStringLiteral("**review** check the parser\n\nFi"));
+    // 3 pixels wide, the row's height (once the view has laid the new row out)
+    QTRY_VERIFY(pixelsOf(view.viewport()->grab().toImage(), bar) > 3 * 60);
+    view.setPalette(AppPalette::dark());
+    QTRY_VERIFY(pixelsOf(view.viewport()->grab().toImage(), ChatColors::aside(AppPalette::dark())) > 3 * 60);
 }
 
 void TestChatView::permissionButtonsEmitTheirDecision_data()

@@ -70,6 +70,11 @@ QColor ChatColors::success(const QPalette &palette)
     return isDark(palette) ? QColor(0x5c, 0xc4, 0x6c) : QColor(0x2e, 0x8b, 0x3e);
 }
 
+QColor ChatColors::aside(const QPalette &palette)
+{
+    return isDark(palette) ? QColor(0x4f, 0xc1, 0xc1) : QColor(0x17, 0x8a, 0x8a); // teal
+}
+
 QColor ChatColors::warning(const QPalette &palette)
 {
     return isDark(palette) ? QColor(0xe8, 0xa3, 0x3d) : QColor(0xc0, 0x74, 0x10);

@@ -28,6 +28,8 @@ public:
     static QColor warning(const QPalette &palette);
     static QColor error(const QPalette &palette);
     static QColor muted(const QPalette &palette);
+    // The bar beside a side stream (a /btw answer, a /adversary review): not part of the conversation.
+    static QColor aside(const QPalette &palette);
 };
 
 } // namespace keen

@@ -441,6 +441,9 @@ void ChatDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
                               palette.color(QPalette::Highlight));
         }
     }
+    if (item.aside)
+        painter->fillRect(QRectF(card.left(), card.top() + 2, 3, card.height() - 4),
+                          ChatColors::aside(palette));
     if (option.state & QStyle::State_HasFocus) {
         painter->setPen(QPen(palette.color(QPalette::Highlight), 1, Qt::DotLine));
         painter->setBrush(Qt::NoBrush);

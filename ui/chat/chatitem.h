@@ -39,6 +39,8 @@ struct ChatItem
     bool collapsed = true; // reasoning, and a long user message (LongMessage)
     // Assistant text: this row goes on with the row before it, one reply cut at ChatModel::MaxRowChars.
     bool continued = false;
+    // Info: a side stream's row (a /btw answer, a /adversary review), drawn with a bar of its own.
+    bool aside = false;
 
     // Tool card
     QString callId;

@@ -508,7 +508,13 @@ QString asideHeading(const QString &question, ChatModel::Aside kind)
 
 quint64 ChatModel::addAside(const QString &question, Aside kind)
 {
-    return addLine(ChatItem::Kind::Info, asideHeading(question, kind));
+    flush();
+    ChatItem item;
+    item.kind = ChatItem::Kind::Info;
+    item.text = asideHeading(question, kind);
+    item.sealed = true;
+    item.aside = true;
+    return insert(std::move(item));
 }
 
 void ChatModel::appendAside(quint64 id, const QString &chunk)
