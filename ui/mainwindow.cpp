@@ -200,7 +200,8 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     });
     connect(m_session, &AgentSession::turnStarted, this, [this](const QString &text) {
         if (m_sessionTitle.isEmpty()) {
-            m_sessionTitle = text.simplified();
+            // As the sidebar names it: a skill's activation by its command, a pasted log by its start.
+            m_sessionTitle = SessionInfo::preview(text, SessionInfo::TitleLength);
             updateTitle();
         }
     });

@@ -129,7 +129,13 @@ struct AgentSession::Private
     void rebuildTools();
     void writePolicy();
     // Fresh for every request, the mode included (S20, S33).
-    QString systemPrompt() const { return SystemPromptBuilder::build(workspace, dataDirectory(), mode); }
+    // The system prompt for estimates on this thread (/context, the meter). Building it reads the folder's
+    // files (instructions, skills, memory), so it is built on a worker when the folder opens, skills are read
+    // again and a turn ends, and kept here in build mode; the mode's section is added when it is used.
+    QString promptCache;
+    quint64 promptGeneration = 0;
+    void refreshPromptCache();
+    QString estimatedSystemPrompt();
     // Fills the request's empty system message on the stream's worker: building the prompt reads the project
     // instructions and memory files, which stays off this thread.
     StreamRunner::Prepare systemPromptOnWorker() const;
@@ -279,6 +285,26 @@ bool AgentSession::Private::sessionNeverCreated() const
         return false;
     const QFuture<Result<QList<quint64>>> created = writer->created();
     return created.isFinished() && created.resultCount() > 0 && !created.result();
+}
+
+void AgentSession::Private::refreshPromptCache()
+{
+    const quint64 generation = ++promptGeneration;
+    whenFinished(QtConcurrent::run([workspace = workspace, dataDir = dataDirectory()] {
+                     return SystemPromptBuilder::build(workspace, dataDir, AgentMode::Build);
+                 }),
+                 q, [this, generation](const QString &prompt) {
+                     if (generation == promptGeneration)
+                         promptCache = prompt;
+                 });
+}
+
+QString AgentSession::Private::estimatedSystemPrompt()
+{
+    if (promptCache.isEmpty()) // asked before the first worker build came back: once, here
+        promptCache = SystemPromptBuilder::build(workspace, dataDirectory(), AgentMode::Build);
+    const QString modeText = SystemPromptBuilder::modeSection(mode);
+    return modeText.isEmpty() ? promptCache : promptCache + QStringLiteral("\n\n") + modeText;
 }
 
 StreamRunner::Prepare AgentSession::Private::systemPromptOnWorker() const
@@ -605,6 +631,7 @@ void AgentSession::Private::finishTurn()
 void AgentSession::Private::endTurn(TurnOutcome outcome, const QString &error)
 {
     releaseFinishedRunner();
+    refreshPromptCache(); // the turn may have written the memory or the instructions
     Q_EMIT q->turnFinished(outcome, error);
 }
 
@@ -758,6 +785,8 @@ void AgentSession::setWorkspace(const QString &absolutePath)
 {
     d->workspace = QDir(absolutePath).absolutePath();
     d->rebuildTools();
+    d->promptCache.clear(); // another folder's files
+    d->refreshPromptCache();
 }
 
 QString AgentSession::workspace() const
@@ -1523,8 +1552,8 @@ TokenUsage AgentSession::compactionUsage() const
 
 ContextBreakdown AgentSession::contextBreakdown() const
 {
-    ContextBreakdown breakdown = d->contextEstimator.estimate(d->systemPrompt(), *d->tools, d->history,
-                                                              d->config.contextWindow, d->lastUsage);
+    ContextBreakdown breakdown = d->contextEstimator.estimate(
+        d->estimatedSystemPrompt(), *d->tools, d->history, d->config.contextWindow, d->lastUsage);
     breakdown.compactionUsage = d->compactionUsage;
     return breakdown;
 }
@@ -1574,6 +1603,7 @@ void AgentSession::reloadSkills()
                      if (generation != d->skillsGeneration)
                          return;
                      d->skills = catalog;
+                     d->refreshPromptCache(); // the prompt lists the enabled skills
                      Q_EMIT skillsChanged();
                  });
 }

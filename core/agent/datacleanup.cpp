@@ -81,18 +81,21 @@ DataCleanup::Outcome DataCleanup::apply(const Plan &plan, SessionStore &store)
         }
     }
     for (const SessionInfo &info : plan.sessions) {
-        // Held by a window that has it open (here or in another process): it is in use, not old.
-        QLockFile lock(SessionWriter::lockPath(info.path));
-        if (!lock.tryLock(0)) {
-            outcome.problems.append(tr("Kept \u201c%1\u201d: it is open in another window.").arg(info.title));
-            continue;
+        // Held by a window that has it open (here or in another process): it is in use, not old. Let go at
+        // once: the lock file goes with the folder, and a QLockFile whose file vanished complains.
+        {
+            QLockFile lock(SessionWriter::lockPath(info.path));
+            if (!lock.tryLock(0)) {
+                outcome.problems.append(
+                    tr("Kept \u201c%1\u201d: it is open in another window.").arg(info.title));
+                continue;
+            }
         }
         const qint64 size = folderSize(info.directory);
         if (const Result<void> removed = store.remove(info.id); !removed) {
             outcome.problems.append(removed.error());
             continue;
         }
-        lock.unlock(); // its file went with the folder
         ++outcome.sessionsRemoved;
         outcome.bytesFreed += size;
     }

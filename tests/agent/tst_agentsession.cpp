@@ -6,6 +6,7 @@
 #include "agent/systemprompt.h"
 #include "conversation/metatypes.h"
 #include "loop/compactionprompts.h"
+#include "loop/contextbudget.h"
 #include "scriptedllmclient.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
@@ -17,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
+#include <QThreadPool>
 #include <QWaitCondition>
 
 #include <functional>
@@ -143,6 +145,7 @@ private Q_SLOTS:
     void hostileUsageTotalsSaturate();
     void compactionUsageIsCountedApartFromTurns();
     void contextEstimateFollowsCompactionAndUndo();
+    void contextEstimateReadsTheFolderOnAWorker();
     void planModeGoesIntoTheSystemPromptNotTheMessage();
     void modeSavedByAnOlderVersionIsDroppedOnOpen();
     void transcriptWritesRunOffTheGuiThread();
@@ -664,6 +667,34 @@ void TestAgentSession::compactionUsageIsCountedApartFromTurns()
 
     m_session->newSession();
     QCOMPARE(m_session->compactionUsage(), TokenUsage());
+}
+
+// The estimate's system prompt is built from the folder's files (instructions, skills, memory) on a worker:
+// when the folder opens, when skills are read again and when a turn ends. /context on the GUI thread reads
+// no file; what a turn wrote is counted once it ends.
+void TestAgentSession::contextEstimateReadsTheFolderOnAWorker()
+{
+    const auto writeInstructions = [this](const QByteArray &text) {
+        QFile file(m_workspace->filePath(QStringLiteral("AGENTS.md")));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(text);
+    };
+    writeInstructions("Use tabs.\n");
+    m_session->setWorkspace(m_workspace->path()); // the folder opens (again)
+    QThreadPool::globalInstance()->waitForDone(); // its worker has read the folder
+    QCoreApplication::processEvents();
+    const qint64 small = m_session->contextBreakdown().systemPromptTokens;
+    writeInstructions(QByteArray("Write long comments. ").repeated(300));
+    QCOMPARE(m_session->contextBreakdown().systemPromptTokens, small); // not read on this thread
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("done")), ScriptedLlmClient::event(StreamEvent::done())});
+    QTRY_VERIFY(m_session->contextBreakdown().systemPromptTokens > small + 1000); // 6,300 bytes / 3
+    // The mode's section is added to what was read, without reading again.
+    const qint64 build = m_session->contextBreakdown().systemPromptTokens;
+    m_session->setMode(AgentMode::Plan);
+    const QString modeText = QStringLiteral("\n\n") + SystemPromptBuilder::modeSection(AgentMode::Plan);
+    const qint64 modeTokens = ContextBudget::estimateTokens(ContextBudget::utf8Bytes(modeText));
+    QVERIFY(qAbs(m_session->contextBreakdown().systemPromptTokens - (build + modeTokens)) <= 1); // rounding
 }
 
 // Issue 11: /context remembers each message's estimate between calls. After a tool turn, a manual

@@ -1,5 +1,8 @@
 // On-demand benchmarks of the core's hot paths. Prints numbers; asserts nothing about speed.
 // Run: cmake --build build --target keen_benchmarks && ./build/tests/bench/keen_bench_core
+#include "agent/datacleanup.h"
+#include "agent/skillcatalog.h"
+#include "agent/systemprompt.h"
 #include "agent/usageledger.h"
 #include "conversation/message.h"
 #include "providers/openai/chatcompletionsstreamdecoder.h"
@@ -389,6 +392,77 @@ void benchUsageLedger()
                         : summary.rows.constFirst().all.requests + summary.rows.constLast().all.requests));
 }
 
+// A folder with 300 skills (2 KB each): what every request pays to list them in the system prompt.
+void benchSkills()
+{
+    QTemporaryDir project;
+    QTemporaryDir data;
+    QTemporaryDir home;
+    const QByteArray body =
+        QByteArray("Step of the procedure, with enough words to be a real line.\n").repeated(32);
+    for (int i = 0; i < 300; ++i) {
+        const QString path = project.filePath(QStringLiteral(".agents/skills/skill-%1/SKILL.md").arg(i));
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            qFatal("cannot write %s", qPrintable(path));
+        file.write("---\nname: skill-" + QByteArray::number(i) + "\ndescription: Does task number " +
+                   QByteArray::number(i) + " of the project's release procedure\n---\n" + body);
+    }
+    QElapsedTimer timer;
+    timer.start();
+    const SkillCatalog first = SkillCatalog::discover(project.path(), data.path(), home.path());
+    report("SkillCatalog::discover, 300 skills (first: bundled ones installed)", timer.nsecsElapsed(),
+           QStringLiteral("%1 skills").arg(first.skills().size()));
+    timer.restart();
+    const SkillCatalog again = SkillCatalog::discover(project.path(), data.path(), home.path());
+    report("SkillCatalog::discover, 300 skills (again)", timer.nsecsElapsed(),
+           QStringLiteral("%1 skills").arg(again.skills().size()));
+    timer.restart();
+    const QString prompt = SystemPromptBuilder::build(project.path(), data.path());
+    report("SystemPromptBuilder::build with 300 skills (each request)", timer.nsecsElapsed(),
+           QStringLiteral("%1 KB").arg(prompt.size() / 1024));
+}
+
+// /cleanup over 1,000 sessions (half of them a month old) and 2,000 command outputs (half old).
+void benchCleanup()
+{
+    QTemporaryDir data;
+    SessionStore store(QDir(data.path()).filePath(QStringLiteral("sessions")));
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (int i = 0; i < 1000; ++i) {
+        auto session = store.create(QStringLiteral("/work/project-%1").arg(i % 10));
+        if (!session)
+            qFatal("create failed: %s", qPrintable(session.error()));
+        store.append(*session, SessionEvent::userMessage(QStringLiteral("question %1").arg(i)));
+        QFile transcript(session->transcriptPath);
+        if (i % 2 && (!transcript.open(QIODevice::ReadWrite) ||
+                      !transcript.setFileTime(now.addDays(-30), QFileDevice::FileModificationTime)))
+            qFatal("cannot age %s", qPrintable(session->transcriptPath));
+    }
+    for (int i = 0; i < 2000; ++i) {
+        QFile file(QDir(data.path()).filePath(QStringLiteral("bash/keen-bash-%1.stdout").arg(i)));
+        QDir().mkpath(QFileInfo(file).absolutePath());
+        if (!file.open(QIODevice::WriteOnly))
+            qFatal("cannot write an artifact");
+        file.write(QByteArray(4096, 'x'));
+        file.flush();
+        if (i % 2)
+            file.setFileTime(now.addDays(-10), QFileDevice::FileModificationTime);
+    }
+    QElapsedTimer timer;
+    timer.start();
+    const DataCleanup::Plan plan = DataCleanup::plan(data.path(), store, now, QString());
+    report("DataCleanup::plan, 1,000 sessions and 2,000 outputs", timer.nsecsElapsed(),
+           QStringLiteral("%1 sessions, %2 files planned").arg(plan.sessions.size()).arg(plan.files.size()));
+    timer.restart();
+    const DataCleanup::Outcome outcome = DataCleanup::apply(plan, store);
+    report("DataCleanup::apply", timer.nsecsElapsed(),
+           QStringLiteral("%1 sessions, %2 files removed")
+               .arg(outcome.sessionsRemoved)
+               .arg(outcome.filesRemoved));
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -409,5 +483,9 @@ int main(int argc, char **argv)
         benchBigSession();
     if (args.size() < 2 || args.contains(QStringLiteral("usage")))
         benchUsageLedger();
+    if (args.size() < 2 || args.contains(QStringLiteral("skills")))
+        benchSkills();
+    if (args.size() < 2 || args.contains(QStringLiteral("cleanup")))
+        benchCleanup();
     return 0;
 }

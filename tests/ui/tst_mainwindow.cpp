@@ -128,6 +128,7 @@ private Q_SLOTS:
     void upRecallsThePromptsOfEarlierRuns();
     void logoutSignsOutOfChatGptOnly();
     void cleanupDeletesOldDataAfterAsking();
+    void aSkillsSessionIsTitledByItsCommand();
     void firstRunWithALocalServerAsksItsContextWindow();
 
 private:
@@ -1525,6 +1526,27 @@ void TestMainWindow::cleanupDeletesOldDataAfterAsking()
     QTRY_VERIFY(chat->model()->plainText().contains(QStringLiteral(
         "Nothing to clean up: no command output older than 7 days and no session unused for 14 "
         "days.")));
+}
+
+// A conversation started with a skill is named by the command in the title bar, as in the sidebar, not by the
+// "[Activate skill: …]" marker the model gets.
+void TestMainWindow::aSkillsSessionIsTitledByItsCommand()
+{
+    const QString path = m_env.path(QStringLiteral("project/.agents/skills/greet/SKILL.md"));
+    QVERIFY(QDir().mkpath(QFileInfo(path).absolutePath()));
+    QFile skill(path);
+    QVERIFY(skill.open(QIODevice::WriteOnly));
+    skill.write("---\nname: greet\ndescription: Greet the team\n---\nSay hello to $ARGUMENTS.\n");
+    skill.close();
+    const auto removeSkill = qScopeGuard([path] { QFile::remove(path); });
+    m_window->session()->reloadSkills();
+    QTRY_VERIFY(m_window->session()->skills().find(QStringLiteral("greet")));
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Hello!")), ScriptedLlmClient::event(StreamEvent::done())});
+    m_window->chatPanel()->runCommand(QStringLiteral("/greet the team"));
+    QTRY_VERIFY2(m_window->windowTitle().startsWith(QStringLiteral("/greet · Say hello to the team.")),
+                 qPrintable(m_window->windowTitle()));
+    QTRY_VERIFY(!m_window->session()->isBusy());
 }
 
 QTEST_MAIN(TestMainWindow)
