@@ -38,6 +38,8 @@ public:
         if (data.isEmpty())
             return;
         m_total += data.size();
+        m_newlines += data.count('\n');
+        m_endsWithNewline = data.endsWith('\n');
         if (!m_spilled && m_head.size() + data.size() <= BashTool::InlineLimit) {
             m_head += data;
             return;
@@ -64,6 +66,8 @@ public:
     }
 
     bool truncated() const { return m_total > BashTool::InlineLimit; }
+    // Lines written, a last one without a line break counted too: what a preview cannot say.
+    qint64 lines() const { return m_newlines + (m_total > 0 && !m_endsWithNewline ? 1 : 0); }
     QString artifactPath() const { return m_file ? m_path : QString(); }
 
     QString text(const QString &streamName) const
@@ -124,6 +128,8 @@ private:
     QByteArray m_head;
     QByteArray m_tail;
     qint64 m_total = 0;
+    qint64 m_newlines = 0;
+    bool m_endsWithNewline = false;
     bool m_spilled = false;
     std::unique_ptr<QFile> m_file;
 };
@@ -319,12 +325,18 @@ ToolResult BashTool::execute(const QJsonObject &input, ToolContext &context)
         {QStringLiteral("stdout"), out.text(QStringLiteral("stdout"))},
         {QStringLiteral("truncated"), out.truncated() || (exitCode != 0 && err.truncated())},
     };
-    if (out.truncated() && !out.artifactPath().isEmpty())
-        output.insert(QStringLiteral("stdout_file"), out.artifactPath());
+    if (out.truncated()) {
+        output.insert(QStringLiteral("stdout_lines"), out.lines());
+        if (!out.artifactPath().isEmpty())
+            output.insert(QStringLiteral("stdout_file"), out.artifactPath());
+    }
     if (exitCode != 0) {
         output.insert(QStringLiteral("stderr"), err.text(QStringLiteral("stderr")));
-        if (err.truncated() && !err.artifactPath().isEmpty())
-            output.insert(QStringLiteral("stderr_file"), err.artifactPath());
+        if (err.truncated()) {
+            output.insert(QStringLiteral("stderr_lines"), err.lines());
+            if (!err.artifactPath().isEmpty())
+                output.insert(QStringLiteral("stderr_file"), err.artifactPath());
+        }
         output.insert(QStringLiteral("failed_command"), command);
     } else {
         err.discardArtifact();

@@ -232,6 +232,25 @@ private Q_SLOTS:
             out.value(QStringLiteral("stderr")).toString().contains(QStringLiteral("full stderr saved to")));
     }
 
+    // A log of 300,001 lines keeps its start and end; how many lines it had is said, for the model and the
+    // card ("... 299986 earlier lines"), which the preview alone cannot tell.
+    void aLongOutputSaysHowManyLinesItHad()
+    {
+        Fixture f;
+        BashTool tool;
+        const ToolResult result = tool.execute(
+            {{QStringLiteral("command"), QStringLiteral("seq 1 300000; printf 'no newline'")}}, f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        const QJsonObject out = result.output.toObject();
+        QVERIFY(out.value(QStringLiteral("truncated")).toBool());
+        QCOMPARE(out.value(QStringLiteral("stdout_lines")).toInteger(), 300001);
+        QVERIFY(!out.contains(QStringLiteral("stderr_lines"))); // it succeeded: stderr is not kept
+        const QJsonObject small =
+            tool.execute({{QStringLiteral("command"), QStringLiteral("seq 1 3")}}, f.context)
+                .output.toObject();
+        QVERIFY(!small.contains(QStringLiteral("stdout_lines"))); // whole: nothing to say
+    }
+
     void cancellingKillsTheProcessGroup()
     {
         Fixture f;

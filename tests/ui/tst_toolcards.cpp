@@ -51,6 +51,7 @@ private Q_SLOTS:
     void aWholeFileRewriteShowsItsFirstDiffLines();
     void aLongCommandOutputSaysHowManyLinesAreAbove_data();
     void aLongCommandOutputSaysHowManyLinesAreAbove();
+    void aCutCommandOutputCountsEveryLineAbove();
     void aCardsDurationLeavesOutItsPermissionWait();
     void aWriteWithoutDiffLinesSaysWhatItDoes();
     void aLongOutputLineWrapsInItsCard();
@@ -304,6 +305,43 @@ void TestToolCards::aLongCommandOutputSaysHowManyLinesAreAbove()
     const QString shown = view->chatDelegate()->shownText(m_panel->model()->index(row));
     QVERIFY2(shown.contains(note + QStringLiteral("output line %1\n").arg(lines - 14)), qPrintable(shown));
     QVERIFY(shown.contains(QStringLiteral("output line %1").arg(lines)));
+}
+
+// A command whose output was cut (its start and end kept, the whole saved to a file) says how many lines are
+// above the last ones shown from the line count the tool gives, not from the kept text: found trying the
+// window, 300,001 lines read "... 9103 earlier lines".
+void TestToolCards::aCutCommandOutputCountsEveryLineAbove()
+{
+    QStringList head;
+    QStringList tail;
+    for (int i = 1; i <= 2000; ++i)
+        head << QString::number(i);
+    for (int i = 298001; i <= 300001; ++i)
+        tail << QString::number(i);
+    const QString kept =
+        head.join(QLatin1Char('\n')) +
+        QStringLiteral("\n... (2000000 bytes omitted; full stdout saved to /tmp/x.stdout) ...\n") +
+        tail.join(QLatin1Char('\n'));
+    ToolCallInfo run = call(QStringLiteral("b1"), QStringLiteral("bash"),
+                            {{QStringLiteral("command"), QStringLiteral("seq")}});
+    ToolCallInfo ran = run;
+    ran.output = QJsonObject{{QStringLiteral("command"), QStringLiteral("seq")},
+                             {QStringLiteral("exit_code"), 0},
+                             {QStringLiteral("stdout"), kept},
+                             {QStringLiteral("truncated"), true},
+                             {QStringLiteral("stdout_lines"), 300001}};
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, run)),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, ran)),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("count"));
+    QTRY_VERIFY(!m_session->isBusy());
+    int row = 0;
+    while (m_panel->model()->item(row).kind != ChatItem::Kind::Tool)
+        ++row;
+    auto *view = m_panel->findChild<ChatView *>(QStringLiteral("chatView"));
+    const QString shown = view->chatDelegate()->shownText(m_panel->model()->index(row));
+    QVERIFY2(shown.contains(QStringLiteral("... 299986 earlier lines\n299987\n")), qPrintable(shown));
+    QVERIFY(shown.contains(QStringLiteral("300001")));
 }
 
 // Found in the tool cards: the clock of a card started at the tool's start, before its permission card, so a

@@ -342,7 +342,7 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     const QString output = ToolDisplay::terminalText(ToolDisplay::bashOutput(info.output));
     if (info.name == QLatin1String("bash") && (!output.isEmpty() || info.error.isEmpty())) {
         item.output = output;
-        item.outputEarlierLines = 0;
+        item.outputEarlierLines = ToolDisplay::omittedOutputLines(info.output, output);
     }
     item.sealed = true;
     changed(row);

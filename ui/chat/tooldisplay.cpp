@@ -131,6 +131,21 @@ QString ToolDisplay::bashOutput(const QJsonValue &outputValue)
     return ToolOutputText::commandOutput(outputValue.toObject());
 }
 
+qint64 ToolDisplay::omittedOutputLines(const QJsonValue &output, const QString &shownText)
+{
+    const QJsonObject object = output.toObject();
+    qint64 total = object.value(QStringLiteral("stdout_lines")).toInteger() +
+                   object.value(QStringLiteral("stderr_lines")).toInteger();
+    if (total <= 0 || shownText.isEmpty())
+        return 0;
+    // Errors short enough to be kept whole are shown below the output and not counted by the tool.
+    if (const QString errors = object.value(QStringLiteral("stderr")).toString();
+        !errors.isEmpty() && !object.contains(QStringLiteral("stderr_lines")))
+        total += errors.count(QLatin1Char('\n')) + (errors.endsWith(QLatin1Char('\n')) ? 0 : 1);
+    // The shown text has the kept lines and the line saying what was left out; near enough either way.
+    return qMax<qint64>(0, total - (shownText.count(QLatin1Char('\n')) + 1));
+}
+
 QString ToolDisplay::terminalText(const QString &raw)
 {
     constexpr char16_t Escape = 0x1b;

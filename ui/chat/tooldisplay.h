@@ -20,6 +20,10 @@ public:
     static QString duration(qint64 nanoseconds);
     // Bash output shown under the card: stdout (and stderr when it failed).
     static QString bashOutput(const QJsonValue &output);
+    // The lines of a long command's output its card does not have (shownText is the card's text of
+    // bashOutput): the tool keeps the start and the end of it and counts the lines (stdout_lines,
+    // stderr_lines). 0 when nothing was left out.
+    static qint64 omittedOutputLines(const QJsonValue &output, const QString &shownText);
     // Output as a terminal would show it, for the card: colour and other escape sequences go (a link's
     // text stays), a line redrawn after a carriage return shows its last state (a progress bar), a
     // backspace takes the character before it, other control characters go. What the model and the
