@@ -3,6 +3,7 @@
 #include "tools/bashtool.h"
 
 #include <QPointer>
+#include <QThreadPool>
 #include <QtConcurrent>
 
 #include <atomic>
@@ -54,6 +55,23 @@ ShellCommand::~ShellCommand()
     }
 }
 
+namespace {
+
+// A thread of its own: a command may run for minutes, and on the shared pool (two threads on a two-core
+// machine) it would hold one of the workers every disk read of the window waits for.
+QThreadPool &commandThread()
+{
+    static QThreadPool pool;
+    static const bool configured = [] {
+        pool.setMaxThreadCount(1); // AgentSession runs one `!command` at a time
+        return true;
+    }();
+    Q_UNUSED(configured)
+    return pool;
+}
+
+} // namespace
+
 void ShellCommand::start()
 {
     Q_EMIT toolEvent(StreamEvent::tool(StreamEvent::Type::ToolStart, m_info));
@@ -79,7 +97,7 @@ void ShellCommand::start()
     m_context.running.start();
     context.running = m_context.running;
     const QJsonObject input = m_info.input;
-    m_watcher.setFuture(QtConcurrent::run([input, context]() mutable {
+    m_watcher.setFuture(QtConcurrent::run(&commandThread(), [input, context]() mutable {
         BashTool tool;
         tool.setTimeoutMs(TimeoutMs);
         return tool.execute(input, context);

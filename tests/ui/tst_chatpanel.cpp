@@ -45,6 +45,7 @@
 #include <QSysInfo>
 #include <QTest>
 #include <QThread>
+#include <QThreadPool>
 
 using namespace keen;
 using test::ScriptedLlmClient;
@@ -1179,6 +1180,14 @@ void TestChatPanel::bangWhileBusyIsRefusedAndEscStopsIt()
                 lastToolCard(m_panel->model())->output.contains(QStringLiteral("started")));
     QVERIFY(m_session->isBusy());
     QVERIFY(m_panel->spinner()->isRunning());
+    // The command has a thread of its own: even with the shared pool at one thread (a one-core machine),
+    // what the window reads on it meanwhile (here /memory) is not held up for the command's 30 s.
+    const int sharedThreads = QThreadPool::globalInstance()->maxThreadCount();
+    QThreadPool::globalInstance()->setMaxThreadCount(1);
+    const auto restoreThreads =
+        qScopeGuard([sharedThreads] { QThreadPool::globalInstance()->setMaxThreadCount(sharedThreads); });
+    typeAndSend(QStringLiteral("/memory"));
+    QTRY_VERIFY_WITH_TIMEOUT(lastText().contains(QStringLiteral("Project memory")), 3000);
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Queued answer.")),
                        ScriptedLlmClient::event(StreamEvent::done())});
     QTest::keyClicks(m_panel->input(), QStringLiteral("after the command"));
