@@ -54,14 +54,13 @@ const QStringList &AsideQuestion::reviewToolNames()
 QString AsideQuestion::reviewSystemPrompt(const QString &workspace)
 {
     return QStringLiteral(
-               "You are a critical reviewer of the work of another AI coding agent (the main agent), done "
-               "for "
-               "the user in their project. Critically review the main agent's work for bugs, logic errors, "
-               "security issues, missed edge cases, risks and flawed assumptions. Check its claims against "
-               "the "
-               "files: you can read and search the project with read_file, glob and grep, but you cannot "
-               "change anything or run commands. Report concrete findings, most severe first, each with the "
-               "file and line when there is one and what should be done instead. Do not repeat what is fine; "
+               "You are a critical reviewer of the work of another AI coding agent (the main agent), "
+               "done for the user in their project. Critically review the main agent's work for bugs, "
+               "logic errors, security issues, missed edge cases, risks and flawed assumptions. Check its "
+               "claims against the files: you can read and search the project with read_file, glob and "
+               "grep, but you cannot change anything or run commands. Report concrete findings, most "
+               "severe first, each with the file and line when there is one and what should be done "
+               "instead. Do not repeat what is fine; "
                "if you find nothing that matters, say so plainly.\n\nWorking directory: ") +
            QDir(workspace).absolutePath();
 }

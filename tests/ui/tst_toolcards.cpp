@@ -67,6 +67,8 @@ private:
     std::unique_ptr<AgentSession> loopbackSession(const test::FakeProviderServer &server,
                                                   const QString &storeName) const;
     void send(const QString &text);
+    // One scripted bash call that returns output; the card's text as the view shows it.
+    QString commandCard(const QJsonObject &output);
 
     std::unique_ptr<test::TestEnvironment> m_env;
     std::unique_ptr<AgentSession> m_session;
@@ -270,6 +272,25 @@ void TestToolCards::aWholeFileRewriteShowsItsFirstDiffLines()
     checkCard();
 }
 
+QString TestToolCards::commandCard(const QJsonObject &output)
+{
+    const ToolCallInfo run = call(QStringLiteral("b1"), QStringLiteral("bash"),
+                                  {{QStringLiteral("command"), output.value(QStringLiteral("command"))}});
+    ToolCallInfo ran = run;
+    ran.output = output;
+    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, run)),
+                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, ran)),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("run it"));
+    if (!QTest::qWaitFor([this] { return !m_session->isBusy(); }))
+        return {};
+    int row = 0;
+    while (row < m_panel->model()->rowCount() && m_panel->model()->item(row).kind != ChatItem::Kind::Tool)
+        ++row;
+    auto *view = m_panel->findChild<ChatView *>(QStringLiteral("chatView"));
+    return view->chatDelegate()->shownText(m_panel->model()->index(row));
+}
+
 void TestToolCards::aLongCommandOutputSaysHowManyLinesAreAbove_data()
 {
     QTest::addColumn<int>("lines");
@@ -287,22 +308,10 @@ void TestToolCards::aLongCommandOutputSaysHowManyLinesAreAbove()
     QStringList stdoutLines;
     for (int i = 1; i <= lines; ++i)
         stdoutLines << QStringLiteral("output line %1").arg(i);
-    ToolCallInfo run = call(QStringLiteral("b1"), QStringLiteral("bash"),
-                            {{QStringLiteral("command"), QStringLiteral("make")}});
-    ToolCallInfo ran = run;
-    ran.output = QJsonObject{{QStringLiteral("command"), QStringLiteral("make")},
-                             {QStringLiteral("exit_code"), 0},
-                             {QStringLiteral("stdout"), stdoutLines.join(QLatin1Char('\n'))}};
-    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, run)),
-                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, ran)),
-                       ScriptedLlmClient::event(StreamEvent::done())});
-    send(QStringLiteral("build it"));
-    QTRY_VERIFY(!m_session->isBusy());
-    int row = 0;
-    while (m_panel->model()->item(row).kind != ChatItem::Kind::Tool)
-        ++row;
-    auto *view = m_panel->findChild<ChatView *>(QStringLiteral("chatView"));
-    const QString shown = view->chatDelegate()->shownText(m_panel->model()->index(row));
+    const QString shown =
+        commandCard(QJsonObject{{QStringLiteral("command"), QStringLiteral("make")},
+                                {QStringLiteral("exit_code"), 0},
+                                {QStringLiteral("stdout"), stdoutLines.join(QLatin1Char('\n'))}});
     QVERIFY2(shown.contains(note + QStringLiteral("output line %1\n").arg(lines - 14)), qPrintable(shown));
     QVERIFY(shown.contains(QStringLiteral("output line %1").arg(lines)));
 }
@@ -322,24 +331,11 @@ void TestToolCards::aCutCommandOutputCountsEveryLineAbove()
         head.join(QLatin1Char('\n')) +
         QStringLiteral("\n... (2000000 bytes omitted; full stdout saved to /tmp/x.stdout) ...\n") +
         tail.join(QLatin1Char('\n'));
-    ToolCallInfo run = call(QStringLiteral("b1"), QStringLiteral("bash"),
-                            {{QStringLiteral("command"), QStringLiteral("seq")}});
-    ToolCallInfo ran = run;
-    ran.output = QJsonObject{{QStringLiteral("command"), QStringLiteral("seq")},
-                             {QStringLiteral("exit_code"), 0},
-                             {QStringLiteral("stdout"), kept},
-                             {QStringLiteral("truncated"), true},
-                             {QStringLiteral("stdout_lines"), 300001}};
-    m_client->addTurn({ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, run)),
-                       ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, ran)),
-                       ScriptedLlmClient::event(StreamEvent::done())});
-    send(QStringLiteral("count"));
-    QTRY_VERIFY(!m_session->isBusy());
-    int row = 0;
-    while (m_panel->model()->item(row).kind != ChatItem::Kind::Tool)
-        ++row;
-    auto *view = m_panel->findChild<ChatView *>(QStringLiteral("chatView"));
-    const QString shown = view->chatDelegate()->shownText(m_panel->model()->index(row));
+    const QString shown = commandCard(QJsonObject{{QStringLiteral("command"), QStringLiteral("seq")},
+                                                  {QStringLiteral("exit_code"), 0},
+                                                  {QStringLiteral("stdout"), kept},
+                                                  {QStringLiteral("truncated"), true},
+                                                  {QStringLiteral("stdout_lines"), 300001}});
     QVERIFY2(shown.contains(QStringLiteral("... 299986 earlier lines\n299987\n")), qPrintable(shown));
     QVERIFY(shown.contains(QStringLiteral("300001")));
 }
