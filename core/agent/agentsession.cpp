@@ -631,7 +631,9 @@ void AgentSession::Private::finishTurn()
 void AgentSession::Private::endTurn(TurnOutcome outcome, const QString &error)
 {
     releaseFinishedRunner();
-    refreshPromptCache(); // the turn may have written the memory or the instructions
+    // The turn may have written the memory, the instructions or a skill: read the folder again (the prompt
+    // for the estimate follows the skills).
+    q->reloadSkills();
     Q_EMIT q->turnFinished(outcome, error);
 }
 

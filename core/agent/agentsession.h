@@ -181,8 +181,9 @@ public:
     static QString dataFolder();
     // The usage ledger every request's tokens are written to (UsageLedger), for /usage.
     QString usageLedgerPath() const;
-    // The skills (reference 7.2) as the folders held them when last read. reloadSkills() reads them again on
-    // a worker and emits skillsChanged; the system prompt reads them itself for every request.
+    // The skills (reference 7.2) as the folders held them when last read: when the window opens a folder,
+    // after each turn and on reloadSkills(), which reads them again on a worker and emits skillsChanged. The
+    // system prompt reads them itself for every request.
     const SkillCatalog &skills() const;
     void reloadSkills();
     // Saved to the skills' config.json on a worker, then read again (skillsChanged, or notification on

@@ -1672,6 +1672,21 @@ void TestChatPanel::skillsAreListedActivatedAndQueued()
     QVERIFY(m_client->requests().constLast().constLast().content.contains(QStringLiteral("only the parser")));
     QTRY_VERIFY(!m_session->isBusy());
 
+    // A skill written meanwhile (by the person, or by the agent in a turn) is offered once a turn has ended.
+    QThreadPool::globalInstance()->waitForDone(); // the last turn's reading of the folder is done
+    QCoreApplication::processEvents();
+    const QString laterPath = m_session->workspace() + QStringLiteral("/.keen/skills/later/SKILL.md");
+    QVERIFY(QDir().mkpath(QFileInfo(laterPath).absolutePath()));
+    QFile later(laterPath);
+    QVERIFY(later.open(QIODevice::WriteOnly));
+    later.write("---\nname: later\ndescription: Added while the window was open\n---\nDo it later.\n");
+    later.close();
+    QVERIFY(!m_session->skills().find(QStringLiteral("later")));
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Noted.")), ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("anything new?"));
+    QTRY_VERIFY(m_session->skills().find(QStringLiteral("later")));
+
     typeAndSend(QStringLiteral("/skills disable lint"));
     QTRY_COMPARE(m_panel->spinner()->notification(), QStringLiteral("✓ Disabled: lint"));
     const qsizetype requests = m_client->requests().size();
