@@ -181,9 +181,13 @@ SkillCatalog SkillCatalog::discover(const QString &workspace, const QString &dat
     SkillCatalog catalog;
     if (!dataDir.isEmpty())
         installBundled(dataDir, catalog.m_warnings);
+    // Without a data folder nothing is switched off (and no relative path is read).
     const QJsonObject enabled =
-        readConfig(configPath(dataDir)).value(QStringLiteral("is_enabled")).toObject();
-    const QString bundledRoot = QDir::cleanPath(QDir(dataDir).filePath(QStringLiteral("skills/bundled")));
+        dataDir.isEmpty() ? QJsonObject()
+                          : readConfig(configPath(dataDir)).value(QStringLiteral("is_enabled")).toObject();
+    const QString bundledRoot =
+        dataDir.isEmpty() ? QString()
+                          : QDir::cleanPath(QDir(dataDir).filePath(QStringLiteral("skills/bundled")));
     for (const QString &root : roots(workspace, dataDir, home)) {
         const QDir dir(root);
         for (const QString &entry : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {

@@ -20,13 +20,7 @@ class TestSkillCatalog : public QObject
     Q_OBJECT
 
 private:
-    static void write(const QString &path, const QByteArray &bytes)
-    {
-        QDir().mkpath(QFileInfo(path).absolutePath());
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(bytes);
-    }
+    static void write(const QString &path, const QByteArray &bytes) { QVERIFY(test::writeFile(path, bytes)); }
 
     static QByteArray skillFile(const QByteArray &name, const QByteArray &description,
                                 const QByteArray &body = "Do the thing.")
@@ -221,6 +215,23 @@ private Q_SLOTS:
                  qPrintable(warnings));
         QVERIFY(warnings.contains(fifo));
         QVERIFY(warnings.contains(QStringLiteral("named pipe")));
+    }
+
+    // Without a data folder nothing is switched off, and no config.json is looked for where the program runs.
+    void noDataFolderReadsNoRelativeConfig()
+    {
+        QTemporaryDir cwd;
+        QTemporaryDir home;
+        QTemporaryDir project;
+        write(cwd.filePath(QStringLiteral("skills/config.json")), R"({"is_enabled":{"lint":false}})");
+        write(project.filePath(QStringLiteral(".agents/skills/lint/SKILL.md")), skillFile("lint", "Lint"));
+        const QString previous = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(cwd.path()));
+        const SkillCatalog catalog = SkillCatalog::discover(project.path(), QString(), home.path());
+        QVERIFY(QDir::setCurrent(previous));
+        QVERIFY(catalog.find(QStringLiteral("lint"))->enabled);
+        QVERIFY(!catalog.find(QStringLiteral("lint"))->bundled);
+        QVERIFY(!catalog.find(QStringLiteral("commit"))); // nowhere to copy the bundled ones to
     }
 
     void systemPromptOffersEnabledSkills()
