@@ -1,6 +1,8 @@
 #include "testenvironment.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -25,6 +27,13 @@ TestEnvironment::~TestEnvironment()
 QString fixturePath(const QString &relativePath)
 {
     return QStringLiteral(KEEN_FIXTURES_DIR "/") + relativePath;
+}
+
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
 }
 
 QByteArray readFixture(const QString &relativePath)

@@ -20,6 +20,9 @@ private:
     bool m_hadHome = false;
 };
 
+// Writes bytes to path, making the folders above it; false when it cannot.
+bool writeFile(const QString &path, const QByteArray &bytes);
+
 // Reads a file from tests/fixtures (relative path), failing the test when it is missing.
 QByteArray readFixture(const QString &relativePath);
 QString fixturePath(const QString &relativePath);

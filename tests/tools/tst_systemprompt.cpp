@@ -13,13 +13,7 @@ class TestSystemPrompt : public QObject
     Q_OBJECT
 
 private:
-    static void write(const QString &path, const QByteArray &bytes)
-    {
-        QDir().mkpath(QFileInfo(path).absolutePath());
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(bytes);
-    }
+    static void write(const QString &path, const QByteArray &bytes) { QVERIFY(test::writeFile(path, bytes)); }
 
 private Q_SLOTS:
     void layoutAndByteStability()
