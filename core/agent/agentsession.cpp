@@ -2,6 +2,7 @@
 #include "agent/asidequestion.h"
 
 #include "agent/contextestimator.h"
+#include "agent/delegatetasktool.h"
 #include "agent/interactionbroker.h"
 #include "agent/shellcommand.h"
 #include "agent/streamrunner.h"
@@ -11,6 +12,7 @@
 #include "agent/workerthread.h"
 #include "base/logcategories.h"
 #include "base/whenfinished.h"
+#include "config/configresolver.h"
 #include "conversation/heldpins.h"
 #include "loop/clientfactory.h"
 #include "loop/compactioncommit.h"
@@ -124,9 +126,14 @@ struct AgentSession::Private
     QList<CarriedTurn> carriedTurns;
     int pinBudgetPercent = AgentSession::DefaultPinBudgetPercent;
     SkillCatalog skills;
+    SubagentCatalog subagents;
     quint64 skillsGeneration = 0; // a newer reload (or another folder) wins over a slower earlier one
 
     void rebuildTools();
+    // delegate_task's children: a client for a profile (its provider and model, or this session's), and
+    // their usage in the ledger. Both run on the worker and hold copies, never this object.
+    DelegateTaskTool::ClientMaker subagentClientMaker() const;
+    DelegateTaskTool::UsageRecorder subagentUsageRecorder() const;
     void writePolicy();
     // Fresh for every request, the mode included (S20, S33).
     // The system prompt for estimates on this thread (/context, the meter). Building it reads the folder's
@@ -185,6 +192,9 @@ struct AgentSession::Private
 void AgentSession::Private::rebuildTools()
 {
     tools = std::make_shared<ToolRegistry>(createDefaultTools(interactive));
+    if (!subagents.isEmpty())
+        tools->add(std::make_shared<DelegateTaskTool>(subagentClientMaker(), subagentUsageRecorder(),
+                                                      QDir::homePath()));
     if (!policy) {
         policy = std::make_unique<PermissionPolicy>(workspace, broker, !interactive);
         // A damaged permissions.json is read on the worker; the person hears of it here.
@@ -212,6 +222,44 @@ void AgentSession::Private::rebuildTools()
         };
     }
     tools->setContext(context);
+}
+
+DelegateTaskTool::ClientMaker AgentSession::Private::subagentClientMaker() const
+{
+    return [config = config, factory = factory](const SubagentCatalog::Profile &profile) {
+        using R = Result<std::shared_ptr<LlmClient>>;
+        ClientConfig child = config;
+        if (!profile.provider.isEmpty() && profile.provider == config.providerId) {
+            child.model = profile.model;
+        } else if (!profile.provider.isEmpty()) {
+            LaunchOptions options;
+            options.provider = profile.provider;
+            options.model = profile.model;
+            const Result<ResolvedClientConfig> resolved =
+                ConfigResolver(Settings::loadOrDefaults().settings)
+                    .resolve(options, SecretStore::FileFallback::Allow);
+            if (!resolved)
+                return R::failure(tr("the subagent %1 needs %2/%3: %4")
+                                      .arg(profile.name, profile.provider, profile.model, resolved.error()));
+            child = resolved->config;
+        }
+        if (!profile.thinkingEffort.isEmpty())
+            child.thinkingEffort = profile.thinkingEffort;
+        if (child.providerId.isEmpty())
+            return R::failure(tr("No provider is configured yet. Open the provider settings to choose one."));
+        return factory(child);
+    };
+}
+
+DelegateTaskTool::UsageRecorder AgentSession::Private::subagentUsageRecorder() const
+{
+    return [config = config, ledger = UsageLedger::defaultPath(dataDirectory())](
+               const SubagentCatalog::Profile &profile, const TokenUsage &usage) {
+        const QString provider = profile.provider.isEmpty() ? config.providerId : profile.provider;
+        const QString model = profile.model.isEmpty() ? config.model : profile.model;
+        UsageLedger::record(
+            ledger, {QDateTime::currentDateTimeUtc(), provider, model, QStringLiteral("subagent"), usage});
+    };
 }
 
 void AgentSession::Private::writePolicy()
@@ -633,7 +681,7 @@ void AgentSession::Private::endTurn(TurnOutcome outcome, const QString &error)
     releaseFinishedRunner();
     // The turn may have written the memory, the instructions or a skill: read the folder again (the prompt
     // for the estimate follows the skills).
-    q->reloadSkills();
+    q->reloadCatalogs();
     Q_EMIT q->turnFinished(outcome, error);
 }
 
@@ -799,6 +847,8 @@ QString AgentSession::workspace() const
 void AgentSession::setClientConfig(const ClientConfig &config)
 {
     d->config = config;
+    if (!d->subagents.isEmpty())
+        d->rebuildTools(); // delegate_task's children run on this configuration
 }
 
 const ClientConfig &AgentSession::clientConfig() const
@@ -810,6 +860,8 @@ void AgentSession::setClientFactory(ClientFactory factory)
 {
     d->factory = std::move(factory);
     d->client.reset();
+    if (!d->subagents.isEmpty())
+        d->rebuildTools();
 }
 
 void AgentSession::setSessionStore(std::shared_ptr<SessionStore> store)
@@ -1595,17 +1647,32 @@ const SkillCatalog &AgentSession::skills() const
     return d->skills;
 }
 
-void AgentSession::reloadSkills()
+const SubagentCatalog &AgentSession::subagents() const
+{
+    return d->subagents;
+}
+
+void AgentSession::setSubagents(const SubagentCatalog &catalog)
+{
+    const bool offered = !d->subagents.isEmpty();
+    d->subagents = catalog;
+    if (offered != !catalog.isEmpty())
+        d->rebuildTools(); // delegate_task comes or goes with the profiles
+}
+
+void AgentSession::reloadCatalogs()
 {
     const quint64 generation = ++d->skillsGeneration;
     whenFinished(QtConcurrent::run([workspace = d->workspace, dataDir = dataDirectory()] {
-                     return SkillCatalog::discover(workspace, dataDir, QDir::homePath());
+                     return std::pair(SkillCatalog::discover(workspace, dataDir, QDir::homePath()),
+                                      SubagentCatalog::discover(workspace, dataDir, QDir::homePath()));
                  }),
-                 this, [this, generation](const SkillCatalog &catalog) {
+                 this, [this, generation](const std::pair<SkillCatalog, SubagentCatalog> &catalogs) {
                      if (generation != d->skillsGeneration)
                          return;
-                     d->skills = catalog;
-                     d->refreshPromptCache(); // the prompt lists the enabled skills
+                     d->skills = catalogs.first;
+                     setSubagents(catalogs.second);
+                     d->refreshPromptCache(); // the prompt lists the enabled skills and the subagents
                      Q_EMIT skillsChanged();
                  });
 }
@@ -1620,7 +1687,7 @@ Result<void> AgentSession::setSkillEnabled(const QString &name, bool enabled)
                  this, [this](const Result<void> &saved) {
                      if (!saved)
                          Q_EMIT notification(saved.error());
-                     reloadSkills();
+                     reloadCatalogs();
                  });
     return {};
 }

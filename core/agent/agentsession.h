@@ -2,6 +2,7 @@
 
 #include "agent/contextbreakdown.h"
 #include "agent/skillcatalog.h"
+#include "agent/subagentcatalog.h"
 #include "base/result.h"
 #include "conversation/agentmode.h"
 #include "conversation/compactionpolicy.h"
@@ -181,11 +182,15 @@ public:
     static QString dataFolder();
     // The usage ledger every request's tokens are written to (UsageLedger), for /usage.
     QString usageLedgerPath() const;
-    // The skills (reference 7.2) as the folders held them when last read: when the window opens a folder,
-    // after each turn and on reloadSkills(), which reads them again on a worker and emits skillsChanged. The
-    // system prompt reads them itself for every request.
+    // The skills (reference 7.2) and subagent profiles (7.3) as the folders held them when last read: when
+    // the window opens a folder, after each turn and on reloadCatalogs(), which reads both again on a worker
+    // and emits skillsChanged. The system prompt reads them itself for every request; the delegate_task tool
+    // is offered while at least one profile exists.
     const SkillCatalog &skills() const;
-    void reloadSkills();
+    const SubagentCatalog &subagents() const;
+    // For a headless run, which reads the folders before its one turn instead of on a worker.
+    void setSubagents(const SubagentCatalog &catalog);
+    void reloadCatalogs();
     // Saved to the skills' config.json on a worker, then read again (skillsChanged, or notification on
     // error).
     Result<void> setSkillEnabled(const QString &name, bool enabled);

@@ -1,5 +1,8 @@
 #include "agent/skillcatalog.h"
 
+#include "agent/frontmatter.h"
+#include "agent/markdowntable.h"
+
 #include "base/privatefolder.h"
 #include "base/regularfile.h"
 
@@ -19,89 +22,6 @@ namespace {
 const QString BundledResources = QStringLiteral(":/keen/skills");
 const QString ActivationPrefix = QStringLiteral("[Activate skill: ");
 constexpr qint64 MaxConfigBytes = 1024 * 1024;
-
-bool validName(const QString &name)
-{
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"));
-    return pattern.match(name).hasMatch();
-}
-
-QString unquote(const QString &value)
-{
-    if (value.size() >= 2 && value.startsWith(QLatin1Char('"')) && value.endsWith(QLatin1Char('"'))) {
-        QString inner = value.mid(1, value.size() - 2);
-        inner.replace(QStringLiteral("\\\""), QStringLiteral("\""));
-        inner.replace(QStringLiteral("\\n"), QStringLiteral("\n"));
-        inner.replace(QStringLiteral("\\\\"), QStringLiteral("\\"));
-        return inner;
-    }
-    if (value.size() >= 2 && value.startsWith(QLatin1Char('\'')) && value.endsWith(QLatin1Char('\'')))
-        return value.mid(1, value.size() - 2).replace(QStringLiteral("''"), QStringLiteral("'"));
-    return value;
-}
-
-bool isIndented(const QString &line)
-{
-    return line.startsWith(QLatin1Char(' ')) || line.startsWith(QLatin1Char('\t'));
-}
-
-// The top-level `key: value` pairs of a YAML front matter, the subset SKILL.md files use: plain and quoted
-// scalars, plain scalars continued on indented lines, and `|` or `>` block scalars. Lists and nested maps
-// (allowed-tools, metadata) are skipped.
-QHash<QString, QString> frontMatterFields(const QStringList &lines)
-{
-    QHash<QString, QString> fields;
-    for (qsizetype i = 0; i < lines.size(); ++i) {
-        const QString &line = lines.at(i);
-        if (line.trimmed().isEmpty() || line.trimmed().startsWith(QLatin1Char('#')) || isIndented(line))
-            continue;
-        const qsizetype colon = line.indexOf(QLatin1Char(':'));
-        if (colon <= 0)
-            continue;
-        const QString key = line.left(colon).trimmed();
-        const QString value = line.mid(colon + 1).trimmed();
-        QStringList continuation;
-        while (i + 1 < lines.size() && (isIndented(lines.at(i + 1)) || lines.at(i + 1).trimmed().isEmpty())) {
-            continuation.append(lines.at(i + 1).trimmed());
-            ++i;
-        }
-        while (!continuation.isEmpty() && continuation.constLast().isEmpty())
-            continuation.removeLast();
-        if (value.startsWith(QLatin1Char('|'))) {
-            fields.insert(key, continuation.join(QLatin1Char('\n')));
-        } else if (value.startsWith(QLatin1Char('>'))) {
-            // Folded: lines join with spaces, an empty line stays a line break.
-            QString folded;
-            for (const QString &part : std::as_const(continuation)) {
-                if (part.isEmpty())
-                    folded += QLatin1Char('\n');
-                else
-                    folded += (folded.isEmpty() || folded.endsWith(QLatin1Char('\n')) ? QString()
-                                                                                      : QStringLiteral(" ")) +
-                              part;
-            }
-            fields.insert(key, folded);
-        } else {
-            continuation.prepend(value);
-            continuation.removeAll(QString());
-            fields.insert(key, unquote(continuation.join(QLatin1Char(' '))));
-        }
-    }
-    return fields;
-}
-
-QString firstWords(const QString &text, int count)
-{
-    const QStringList words = text.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
-    if (words.size() <= count)
-        return words.join(QLatin1Char(' '));
-    return words.mid(0, count).join(QLatin1Char(' ')) + QStringLiteral(" …");
-}
-
-QString tableCell(QString text)
-{
-    return text.replace(QLatin1Char('|'), QStringLiteral("\\|"));
-}
 
 // Like everything in the data folder, readable by its owner only.
 bool writePrivate(QSaveFile &file, const QByteArray &bytes)
@@ -225,31 +145,21 @@ SkillCatalog SkillCatalog::discover(const QString &workspace, const QString &dat
 Result<SkillCatalog::Skill> SkillCatalog::parse(const QString &path, const QByteArray &bytes)
 {
     using R = Result<Skill>;
-    QString text = QString::fromUtf8(bytes);
-    if (text.startsWith(QChar(0xFEFF)))
-        text.remove(0, 1);
-    text.replace(QStringLiteral("\r\n"), QStringLiteral("\n"));
-    const QStringList lines = text.split(QLatin1Char('\n'));
-    if (lines.isEmpty() || lines.constFirst().trimmed() != QLatin1String("---"))
-        return R::failure(tr("%1 has no front matter: it must start with a line \"---\", then name: and "
-                             "description:, then \"---\"")
-                              .arg(path));
-    const qsizetype end = lines.indexOf(QStringLiteral("---"), 1);
-    if (end < 0)
-        return R::failure(tr("%1: the front matter has no closing \"---\" line").arg(path));
-    const QHash<QString, QString> fields = frontMatterFields(lines.mid(1, end - 1));
+    const Result<FrontMatter> front = FrontMatter::parse(path, bytes);
+    if (!front)
+        return R::failure(front.error());
     Skill skill;
     skill.path = QFileInfo(path).absoluteFilePath();
-    skill.name = fields.value(QStringLiteral("name")).trimmed();
-    skill.description = fields.value(QStringLiteral("description")).trimmed();
+    skill.name = front->value(QStringLiteral("name"));
+    skill.description = front->value(QStringLiteral("description"));
     if (skill.name.isEmpty())
         return R::failure(tr("%1: the front matter has no name").arg(path));
-    if (!validName(skill.name))
+    if (!FrontMatter::isValidName(skill.name))
         return R::failure(tr("%1: the name \"%2\" must be one word of letters, digits, '-', '_', '.' or ':'")
                               .arg(path, skill.name));
     if (skill.description.isEmpty())
         return R::failure(tr("%1: the front matter has no description").arg(path));
-    skill.body = lines.mid(end + 1).join(QLatin1Char('\n')).trimmed();
+    skill.body = front->body();
     return skill;
 }
 
@@ -362,10 +272,11 @@ QString SkillCatalog::markdownTable(View view) const
                 QStringLiteral(" |\n|---|---|---|\n");
         for (const Skill &skill : m_skills) {
             const QString last =
-                view == View::List ? tableCell(firstWords(skill.description, TableDescriptionWords))
-                                   : QStringLiteral("`") + tableCell(skill.path) + QStringLiteral("`") +
-                                         (skill.bundled ? QStringLiteral(" ") + tr("(bundled)") : QString());
-            text += QStringLiteral("| `/") + tableCell(skill.name) + QStringLiteral("` | ") +
+                view == View::List
+                    ? MarkdownTable::cell(MarkdownTable::firstWords(skill.description, TableDescriptionWords))
+                    : QStringLiteral("`") + MarkdownTable::cell(skill.path) + QStringLiteral("`") +
+                          (skill.bundled ? QStringLiteral(" ") + tr("(bundled)") : QString());
+            text += QStringLiteral("| `/") + MarkdownTable::cell(skill.name) + QStringLiteral("` | ") +
                     (skill.enabled ? tr("✓ enabled") : tr("✗ disabled")) + QStringLiteral(" | ") + last +
                     QStringLiteral(" |\n");
         }

@@ -7,8 +7,9 @@
 namespace keen {
 
 // The system prompt (reference 7.1): the base prompt, the working directory, the nearest project
-// instructions file, the catalog of enabled skills, the memory files and, last, the agent mode (S20). Built
-// fresh for every request; the mode comes last so a mode switch keeps the cached prefix before it.
+// instructions file, the catalogs of enabled skills and of subagents, the memory files and, last, the agent
+// mode (S20). Built fresh for every request; the mode comes last so a mode switch keeps the cached prefix
+// before it.
 class SystemPromptBuilder
 {
 public:
@@ -20,6 +21,11 @@ public:
     static QString build(const QString &workspace, const QString &dataDir, AgentMode mode = AgentMode::Build);
 
     static QString basePrompt();
+    // A subagent's system prompt (reference 7.3): security instructions, the working directory, the project
+    // instructions, the skills, the profile's instructions, the subagent boundary and the parent's mode. No
+    // memory and no subagent catalog: a child does not delegate.
+    static QString subagent(const QString &name, const QString &instructions, const QString &workspace,
+                            const QString &dataDir, AgentMode mode);
     // `# Project Instructions (from <path>)\n\n<content>` for the first non-empty AGENTS.md, CLAUDE.md or
     // GEMINI.md found from workspace upward; empty when there is none.
     static QString projectInstructions(const QString &workspace);

@@ -1,5 +1,7 @@
 #include "agent/usageledger.h"
 
+#include "agent/markdowntable.h"
+
 #include "base/privatefolder.h"
 #include "base/regularfile.h"
 
@@ -160,15 +162,13 @@ QString UsageLedger::markdown(const Summary &summary)
             QStringLiteral(" | ") + tr("Last 30 days") + QStringLiteral(" | ") + tr("All time") +
             QStringLiteral(" |\n|---|---|---|---|\n");
     for (const Row &row : summary.rows) {
-        QString model = row.model;
-        model.replace(QLatin1Char('|'), QStringLiteral("\\|"));
-        text += QStringLiteral("| `") + model + QStringLiteral("` | ") + cell(row.week) +
-                QStringLiteral(" | ") + cell(row.month) + QStringLiteral(" | ") + cell(row.all) +
-                QStringLiteral(" |\n");
+        text += QStringLiteral("| `") + MarkdownTable::cell(row.model) + QStringLiteral("` | ") +
+                cell(row.week) + QStringLiteral(" | ") + cell(row.month) + QStringLiteral(" | ") +
+                cell(row.all) + QStringLiteral(" |\n");
     }
     text += QStringLiteral("\n") +
-            tr("↑ input and ↓ output tokens as the providers reported them, compactions and side questions "
-               "included.");
+            tr("↑ input and ↓ output tokens as the providers reported them, compactions, side questions and "
+               "subagents included.");
     if (summary.damagedLines > 0)
         text +=
             QLatin1Char(' ') + tr("%1 damaged lines of the ledger were skipped.").arg(summary.damagedLines);

@@ -2,6 +2,7 @@
 
 #include "agent/agentsession.h"
 #include "agent/skillcatalog.h"
+#include "agent/subagentcatalog.h"
 #include "base/jsonlist.h"
 #include "conversation/droppeddetail.h"
 #include "conversation/streamevent.h"
@@ -548,6 +549,9 @@ int HeadlessRunner::run(const Options &options)
             prompt = **activation;
         }
     }
+    // Subagent profiles in the folder offer delegate_task to this turn.
+    m_session->setSubagents(
+        SubagentCatalog::discover(m_session->workspace(), AgentSession::dataFolder(), QDir::homePath()));
     const Result<void> started =
         options.compact ? m_session->compact(options.compactFocus) : m_session->submit(prompt);
     if (!started)

@@ -172,6 +172,10 @@
         <source>Delete old command output (7 days) and sessions not used for 14 days, after asking</source>
         <translation>Alte Befehlsausgaben (7 Tage) und seit 14 Tagen nicht genutzte Sitzungen nach Rückfrage löschen</translation>
     </message>
+    <message>
+        <source>List the subagents the model can hand tasks to (delegate_task)</source>
+        <translation>Die Subagenten auflisten, denen das Modell Aufgaben übergeben kann (delegate_task)</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -285,6 +289,18 @@
     <message>
         <source>unchanged</source>
         <translation>unverändert</translation>
+    </message>
+    <message>
+        <source>%1: completed in %2, 1 tool call</source>
+        <translation>%1: fertig in %2, 1 Werkzeugaufruf</translation>
+    </message>
+    <message>
+        <source>%1: completed in %2, %3 tool calls</source>
+        <translation>%1: fertig in %2, %3 Werkzeugaufrufe</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
     </message>
 </context>
 <context>

@@ -147,6 +147,15 @@ void ScriptedLlmClient::streamChat(const MessageList &messages, const ToolRegist
             if (tool) {
                 ToolContext context = tools->context();
                 context.cancel = cancel;
+                // As the tool loop does: what a running tool reports goes out as tool_output events.
+                context.outputProgress = [&](const QString &recentOutput, qint64 earlierLines) {
+                    ToolCallInfo progress;
+                    progress.callId = call.callId;
+                    progress.name = call.name;
+                    progress.recentOutput = recentOutput;
+                    progress.earlierLines = earlierLines;
+                    send(StreamEvent::tool(StreamEvent::Type::ToolOutput, progress));
+                };
                 const ToolResult result = tool->execute(call.input, context);
                 call.output = result.output;
                 call.error = result.error;

@@ -129,6 +129,7 @@ private Q_SLOTS:
     void emptyqClearsTheQueueAndExitAsksToQuit();
     void skillsAreListedActivatedAndQueued();
     void adversaryReviewsTheConversationReadOnly();
+    void subagentsAreListedAndDelegatedTasksShowOnTheirCard();
 
 private:
     void startPanel();
@@ -1790,6 +1791,71 @@ void TestChatPanel::adversaryReviewsTheConversationReadOnly()
     QTest::keyClick(m_panel->input(), Qt::Key_Escape);
     QTRY_VERIFY(!m_session->isAsideRunning());
     QVERIFY(lastText().endsWith(QStringLiteral("*Cancelled.*")));
+}
+
+// Subagents (reference 6.1, 7.3): /subagents lists the folder's profiles; a delegate_task call asks once in
+// build mode when a child may change files, shows what the children do on its card while they run, and ends
+// with a line per task; the model gets the children's answers.
+void TestChatPanel::subagentsAreListedAndDelegatedTasksShowOnTheirCard()
+{
+    const QString profile = m_session->workspace() + QStringLiteral("/.agents/agents/fixer.md");
+    QVERIFY(test::writeFile(profile, "---\nname: fixer\ndescription: Fixes small bugs\n"
+                                     "permissions: [read, write]\n---\nFix it.\n"));
+    typeAndSend(QStringLiteral("/subagents"));
+    QTRY_VERIFY(lastText().contains(QStringLiteral("| `fixer` | Fixes small bugs | this conversation's | "
+                                                   "read, write |")));
+    QTRY_VERIFY(m_session->subagents().find(QStringLiteral("fixer")));
+
+    // The parent's turn calls delegate_task; the child (the same scripted provider) answers after a gate.
+    m_client->addTurn(
+        {ScriptedLlmClient::runTool(
+             QStringLiteral("delegate_task"),
+             {{QStringLiteral("tasks"),
+               QJsonArray{QJsonObject{{QStringLiteral("agent"), QStringLiteral("fixer")},
+                                      {QStringLiteral("task"), QStringLiteral("Fix the typo.")}}}}}),
+         ScriptedLlmClient::chunk(QStringLiteral("The fixer fixed it.")),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Looking.")),
+                       ScriptedLlmClient::gate(QStringLiteral("child")),
+                       ScriptedLlmClient::chunk(QStringLiteral("Fixed the typo in README.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("fix the typo"));
+    const ChatModel *model = m_panel->model();
+    QTRY_VERIFY(model->hasPendingPermission());
+    int card = -1;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        if (model->item(row).kind == ChatItem::Kind::Tool)
+            card = row;
+    }
+    QVERIFY(card >= 0);
+    QCOMPARE(model->item(card).label, QStringLiteral("Delegate"));
+    const ChatItem &asked = model->item(model->rowCount() - 1);
+    QCOMPARE(asked.kind, ChatItem::Kind::Permission);
+    QCOMPARE(asked.permission.command, QStringLiteral("fixer: Fix the typo."));
+    Q_EMIT m_panel->view()->permissionDecided(model->pendingPermissionId(), PermissionDecision::Allow);
+
+    // While the child works, its activity is on the card.
+    QTRY_VERIFY(model->item(card).output.contains(QStringLiteral("[fixer] started")));
+    QCOMPARE(model->item(card).toolState, ChatItem::ToolState::Running);
+    m_client->open(QStringLiteral("child"));
+    QTRY_VERIFY(!m_session->isBusy());
+    QCOMPARE(model->item(card).toolState, ChatItem::ToolState::Done);
+    QCOMPARE(model->item(card).metadata, QStringLiteral("1 completed, 0 failed"));
+    QVERIFY2(model->item(card).output.startsWith(QStringLiteral("fixer: completed in ")),
+             qPrintable(model->item(card).output));
+    QVERIFY(model->item(card).output.endsWith(QStringLiteral(", 0 tool calls")));
+    QCOMPARE(lastText(), QStringLiteral("The fixer fixed it."));
+    // The child got a fresh context: its own prompt and the task only.
+    const QList<MessageList> requests = m_client->requests();
+    const MessageList child = requests.at(requests.size() - 1);
+    QCOMPARE(child.size(), 2);
+    QVERIFY(child.at(0).content.contains(QStringLiteral("# Mandatory Subagent Boundary")));
+    QCOMPARE(child.at(1), Message::user(QStringLiteral("Fix the typo.")));
+    QVERIFY(requests.at(requests.size() - 2)
+                .constFirst()
+                .content.contains(QStringLiteral("- fixer: Fixes small bugs")));
+    const QList<ToolCallInfo> results = m_client->toolResults();
+    QVERIFY(serializeJson(results.constLast().output).contains(QStringLiteral("Fixed the typo in README.")));
 }
 
 QTEST_MAIN(TestChatPanel)

@@ -1539,7 +1539,7 @@ void TestMainWindow::aSkillsSessionIsTitledByItsCommand()
     skill.write("---\nname: greet\ndescription: Greet the team\n---\nSay hello to $ARGUMENTS.\n");
     skill.close();
     const auto removeSkill = qScopeGuard([path] { QFile::remove(path); });
-    m_window->session()->reloadSkills();
+    m_window->session()->reloadCatalogs();
     QTRY_VERIFY(m_window->session()->skills().find(QStringLiteral("greet")));
     m_client->addTurn(
         {ScriptedLlmClient::chunk(QStringLiteral("Hello!")), ScriptedLlmClient::event(StreamEvent::done())});

@@ -344,6 +344,11 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
         item.output = output;
         item.outputEarlierLines = ToolDisplay::omittedOutputLines(info.output, output);
     }
+    // Delegated tasks end with a line each in place of their live activity.
+    if (const QString summary = ToolDisplay::delegationSummary(info.name, info.output); !summary.isEmpty()) {
+        item.output = summary;
+        item.outputEarlierLines = 0;
+    }
     item.sealed = true;
     changed(row);
     m_attemptStart = int(m_items.size());

@@ -395,7 +395,7 @@ void ChatPanel::setWorkspace(const QString &workspace)
 {
     m_files->rescan(workspace);
     m_input->setWorkspace(workspace);
-    m_session->reloadSkills(); // the folder's own skills
+    m_session->reloadCatalogs(); // the folder's own skills
 }
 
 void ChatPanel::notify(const QString &text)
@@ -1293,6 +1293,15 @@ void ChatPanel::runCommand(const QString &text)
     case SlashCommands::Id::Skills:
         runSkillsCommand(argument, command.usage);
         break;
+    case SlashCommands::Id::Subagents:
+        if (!argument.isEmpty() && argument.toLower() != QLatin1String("list")) {
+            notify(tr("Usage: %1").arg(command.usage));
+            break;
+        }
+        // Read the folders again first: a profile written since the last turn is listed too.
+        m_subagentsReport = true;
+        m_session->reloadCatalogs();
+        break;
     case SlashCommands::Id::Cleanup:
         Q_EMIT cleanupRequested();
         break;
@@ -1351,7 +1360,7 @@ void ChatPanel::runSkillsCommand(const QString &argument, const QString &usage)
     }
     if (verb == QLatin1String("reload") && words.size() == 1) {
         m_skillsReport = SkillCatalog::View::List;
-        m_session->reloadSkills();
+        m_session->reloadCatalogs();
         return;
     }
     if ((verb == QLatin1String("enable") || verb == QLatin1String("disable")) && words.size() == 2) {
@@ -1400,6 +1409,10 @@ void ChatPanel::onSkillsChanged()
         m_model->addLine(ChatItem::Kind::Info, m_session->skills().markdownTable(*m_skillsReport));
         m_view->scrollToBottom();
         m_skillsReport.reset();
+    }
+    if (std::exchange(m_subagentsReport, false)) {
+        m_model->addLine(ChatItem::Kind::Info, m_session->subagents().markdownTable());
+        m_view->scrollToBottom();
     }
     if (!m_skillsNotice.isEmpty())
         notify(std::exchange(m_skillsNotice, QString()));

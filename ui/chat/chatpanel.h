@@ -210,6 +210,7 @@ private:
     // What to show once the skills were read again (/skills reload, enable, disable).
     std::optional<SkillCatalog::View> m_skillsReport;
     QString m_skillsNotice;
+    bool m_subagentsReport = false; // /subagents: the table, once the folders were read again
     bool m_busy = false;
     int m_toolsRunning = 0; // tools started and not ended in this turn
     FindBar *m_findBar = nullptr;

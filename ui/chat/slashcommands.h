@@ -38,6 +38,7 @@ public:
         EmptyQueue,
         Logout,
         Skills,
+        Subagents,
         Cleanup,
         Exit,
         Help,

@@ -202,6 +202,28 @@ QString ToolDisplay::terminalText(const QString &raw)
     return out;
 }
 
+QString ToolDisplay::delegationSummary(const QString &toolName, const QJsonValue &output)
+{
+    if (toolName != QLatin1String("delegate_task"))
+        return {};
+    QStringList lines;
+    for (const QJsonValue &value : output.toObject().value(QStringLiteral("results")).toArray()) {
+        const QJsonObject result = value.toObject();
+        const QString agent = result.value(QStringLiteral("agent")).toString();
+        const QString seconds = duration(result.value(QStringLiteral("duration_ms")).toInteger() * 1000000);
+        const int calls = result.value(QStringLiteral("tool_calls")).toInt();
+        if (result.value(QStringLiteral("status")).toString() == QLatin1String("completed"))
+            lines.append(
+                calls == 1
+                    ? ToolDisplay::tr("%1: completed in %2, 1 tool call").arg(agent, seconds)
+                    : ToolDisplay::tr("%1: completed in %2, %3 tool calls").arg(agent, seconds).arg(calls));
+        else
+            lines.append(
+                ToolDisplay::tr("%1: %2").arg(agent, result.value(QStringLiteral("error")).toString()));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 bool ToolDisplay::isExpectedFailure(const QString &toolName, const QString &error)
 {
     const QString lower = error.toLower();

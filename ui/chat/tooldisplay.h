@@ -29,6 +29,9 @@ public:
     // backspace takes the character before it, other control characters go. What the model and the
     // transcript get is unchanged.
     static QString terminalText(const QString &raw);
+    // delegate_task's card once it ended: a line per task, "reviewer: completed in 12 s, 5 tool calls" or
+    // "tester: timed out after 60 s". Empty for other tools and when the output has no results.
+    static QString delegationSummary(const QString &toolName, const QJsonValue &output);
     // Failures the reference hides (a missing file on read, a stale edit anchor).
     static bool isExpectedFailure(const QString &toolName, const QString &error);
 };

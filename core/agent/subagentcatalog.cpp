@@ -1,0 +1,224 @@
+#include "agent/subagentcatalog.h"
+
+#include "agent/frontmatter.h"
+#include "agent/markdowntable.h"
+#include "base/regularfile.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace keen {
+
+namespace {
+
+const QStringList &permissionWords()
+{
+    static const QStringList words = {QStringLiteral("read"), QStringLiteral("write"), QStringLiteral("bash"),
+                                      QStringLiteral("web")};
+    return words;
+}
+
+} // namespace
+
+QStringList SubagentCatalog::roots(const QString &workspace, const QString &dataDir, const QString &home)
+{
+    QStringList roots;
+    const auto add = [&roots](const QString &path) {
+        const QString clean = QDir::cleanPath(path);
+        if (!path.isEmpty() && !roots.contains(clean))
+            roots.append(clean);
+    };
+    if (!workspace.isEmpty()) {
+        const QDir project(QFileInfo(workspace).absoluteFilePath());
+        add(project.filePath(QStringLiteral(".agents/agents")));
+        add(project.filePath(QStringLiteral(".keen/agents")));
+        add(project.filePath(QStringLiteral(".claude/agents")));
+    }
+    if (!home.isEmpty())
+        add(QDir(home).filePath(QStringLiteral(".agents/agents")));
+    if (!dataDir.isEmpty())
+        add(QDir(dataDir).filePath(QStringLiteral("agents")));
+    if (!home.isEmpty()) {
+        // Profiles written for the reference agent, whose data folder is ~/.keen.
+        add(QDir(home).filePath(QStringLiteral(".keen/agents")));
+        add(QDir(home).filePath(QStringLiteral(".claude/agents")));
+    }
+    return roots;
+}
+
+SubagentCatalog SubagentCatalog::discover(const QString &workspace, const QString &dataDir,
+                                          const QString &home)
+{
+    SubagentCatalog catalog;
+    for (const QString &root : roots(workspace, dataDir, home)) {
+        const QDir dir(root);
+        for (const QString &entry : dir.entryList({QStringLiteral("*.md")}, QDir::Files, QDir::Name)) {
+            const QString path = dir.filePath(entry);
+            const RegularFile::Read read = RegularFile::read(path, MaxProfileBytes);
+            if (!read.ok()) {
+                catalog.m_warnings.append(read.problem == RegularFile::Problem::TooLarge
+                                              ? tr("%1 is larger than %2 KiB and is not offered")
+                                                    .arg(path)
+                                                    .arg(MaxProfileBytes / 1024)
+                                              : read.error);
+                continue;
+            }
+            Result<Profile> parsed = parse(path, read.bytes);
+            if (!parsed) {
+                catalog.m_warnings.append(parsed.error());
+                continue;
+            }
+            if (const std::optional<Profile> first = catalog.find(parsed->name)) {
+                catalog.m_warnings.append(tr("The subagent %1 in %2 is hidden by the one in %3")
+                                              .arg(parsed->name, parsed->path, first->path));
+                continue;
+            }
+            catalog.m_profiles.append(*parsed);
+        }
+    }
+    return catalog;
+}
+
+Result<SubagentCatalog::Profile> SubagentCatalog::parse(const QString &path, const QByteArray &bytes)
+{
+    using R = Result<Profile>;
+    const Result<FrontMatter> front = FrontMatter::parse(path, bytes);
+    if (!front)
+        return R::failure(front.error());
+    Profile profile;
+    profile.path = QFileInfo(path).absoluteFilePath();
+    profile.name = front->value(QStringLiteral("name"));
+    profile.description = front->value(QStringLiteral("description"));
+    if (profile.name.isEmpty())
+        return R::failure(tr("%1: the front matter has no name").arg(path));
+    if (!FrontMatter::isValidName(profile.name))
+        return R::failure(tr("%1: the name \"%2\" must be one word of letters, digits, '-', '_', '.' or ':'")
+                              .arg(path, profile.name));
+    if (profile.description.isEmpty())
+        return R::failure(tr("%1: the front matter has no description").arg(path));
+    profile.provider = front->value(QStringLiteral("provider"));
+    profile.model = front->value(QStringLiteral("model"));
+    // Claude Code's profiles say `model: inherit` for the parent's model.
+    if (profile.provider.isEmpty() && profile.model == QLatin1String("inherit"))
+        profile.model.clear();
+    if (profile.provider.isEmpty() != profile.model.isEmpty())
+        return R::failure(tr("%1: provider and model go together; give both or neither").arg(path));
+    profile.thinkingEffort = front->value(QStringLiteral("thinking_effort"));
+    if (front->contains(QStringLiteral("permissions"))) {
+        profile.permissions = front->list(QStringLiteral("permissions"));
+        if (profile.permissions.isEmpty())
+            return R::failure(tr("%1: permissions is empty; leave it out to give the subagent this "
+                                 "conversation's tools")
+                                  .arg(path));
+        for (const QString &word : std::as_const(profile.permissions)) {
+            if (!permissionWords().contains(word))
+                return R::failure(
+                    tr("%1: unknown permission \"%2\" (use read, write, bash or web)").arg(path, word));
+        }
+        profile.permissions.removeDuplicates();
+    }
+    if (const QString timeout = front->value(QStringLiteral("timeout_seconds")); !timeout.isEmpty()) {
+        bool ok = false;
+        const int seconds = timeout.toInt(&ok);
+        if (!ok || seconds <= 0)
+            return R::failure(tr("%1: timeout_seconds must be a positive number of seconds, not \"%2\"")
+                                  .arg(path, timeout));
+        profile.timeoutSeconds = seconds;
+    }
+    const QString hidden = front->value(QStringLiteral("hidden")).toLower();
+    profile.hidden = hidden == QLatin1String("true") || hidden == QLatin1String("yes");
+    profile.body = front->body();
+    return profile;
+}
+
+QStringList SubagentCatalog::toolsFor(const QString &permission)
+{
+    if (permission == QLatin1String("read"))
+        return {QStringLiteral("glob"), QStringLiteral("grep"), QStringLiteral("read_file")};
+    if (permission == QLatin1String("write"))
+        return {QStringLiteral("edit_file"), QStringLiteral("write_file")};
+    if (permission == QLatin1String("bash"))
+        return {QStringLiteral("bash")};
+    if (permission == QLatin1String("web"))
+        return {QStringLiteral("web_fetch")};
+    return {};
+}
+
+QList<SubagentCatalog::Profile> SubagentCatalog::visibleProfiles() const
+{
+    QList<Profile> visible;
+    for (const Profile &profile : m_profiles) {
+        if (!profile.hidden)
+            visible.append(profile);
+    }
+    return visible;
+}
+
+std::optional<SubagentCatalog::Profile> SubagentCatalog::find(const QString &name) const
+{
+    for (const Profile &profile : m_profiles) {
+        if (profile.name == name)
+            return profile;
+    }
+    return std::nullopt;
+}
+
+QString SubagentCatalog::promptSection() const
+{
+    QString list;
+    for (const Profile &profile : m_profiles) {
+        if (!profile.hidden)
+            list += QStringLiteral("- %1: %2\n").arg(profile.name, profile.description.simplified());
+    }
+    if (list.isEmpty())
+        return {};
+    // Instructions to the model, in English like the rest of the prompt.
+    return QStringLiteral("## Available Subagents\n\n"
+                          "You can hand self-contained tasks to these subagents with the delegate_task tool. "
+                          "Each one works on its own with a fresh context: it does not see this "
+                          "conversation, so write every task with all it needs (the goal, the files, the "
+                          "constraints and what to report back). Tasks given in one call run in parallel. "
+                          "Delegate work that is large or separable, such as a review or an investigation "
+                          "across many files; do small steps yourself.\n\n") +
+           list.chopped(1);
+}
+
+QString SubagentCatalog::markdownTable() const
+{
+    QString text = QStringLiteral("**") + tr("Subagents") + QStringLiteral("**\n\n");
+    const QList<Profile> visible = visibleProfiles();
+    if (visible.isEmpty()) {
+        text +=
+            tr("No subagents found. A subagent is a Markdown file with name: and description: in its front "
+               "matter, in .agents/agents, .keen/agents or .claude/agents of this folder or of your home "
+               "folder.");
+    } else {
+        text += QStringLiteral("| ") + tr("Subagent") + QStringLiteral(" | ") + tr("Description") +
+                QStringLiteral(" | ") + tr("Model") + QStringLiteral(" | ") + tr("Tools") +
+                QStringLiteral(" |\n|---|---|---|---|\n");
+        for (const Profile &profile : visible) {
+            const QString model =
+                profile.model.isEmpty()
+                    ? tr("this conversation's")
+                    : MarkdownTable::cell(profile.provider + QLatin1Char('/') + profile.model);
+            const QString tools = profile.permissions.isEmpty()
+                                      ? tr("this conversation's")
+                                      : profile.permissions.join(QStringLiteral(", "));
+            text +=
+                QStringLiteral("| `") + MarkdownTable::cell(profile.name) + QStringLiteral("` | ") +
+                MarkdownTable::cell(MarkdownTable::firstWords(profile.description, TableDescriptionWords)) +
+                QStringLiteral(" | ") + model + QStringLiteral(" | ") + tools + QStringLiteral(" |\n");
+        }
+        text += QStringLiteral("\n") +
+                tr("The model hands tasks to them with the delegate_task tool; each runs on "
+                   "its own, without this conversation, and reports back.");
+    }
+    if (!m_warnings.isEmpty()) {
+        text += QStringLiteral("\n\n**") + tr("Warnings") + QStringLiteral("**\n");
+        for (const QString &warning : m_warnings)
+            text += QStringLiteral("\n- ") + warning;
+    }
+    return text;
+}
+
+} // namespace keen
