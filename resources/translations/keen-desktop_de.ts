@@ -345,6 +345,14 @@
         <source>↶ Undo compaction</source>
         <translation>↶ Verdichtung rückgängig machen</translation>
     </message>
+    <message>
+        <source>Hand these tasks to subagents?</source>
+        <translation>Diese Aufgaben an Subagenten übergeben?</translation>
+    </message>
+    <message>
+        <source>They change files and run commands without asking you; dangerous commands and paths outside the folder are refused.</source>
+        <translation>Sie ändern Dateien und führen Befehle aus, ohne Sie zu fragen; gefährliche Befehle und Pfade außerhalb des Ordners werden abgelehnt.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatGptSignInRow</name>

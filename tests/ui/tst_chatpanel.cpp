@@ -1829,6 +1829,7 @@ void TestChatPanel::subagentsAreListedAndDelegatedTasksShowOnTheirCard()
     }
     QVERIFY(card >= 0);
     QCOMPARE(model->item(card).label, QStringLiteral("Delegate"));
+    QCOMPARE(model->item(card).detail, QStringLiteral("fixer"));
     const ChatItem &asked = model->item(model->rowCount() - 1);
     QCOMPARE(asked.kind, ChatItem::Kind::Permission);
     QCOMPARE(asked.permission.command, QStringLiteral("fixer: Fix the typo."));

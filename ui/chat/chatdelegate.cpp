@@ -609,7 +609,15 @@ QString ChatDelegate::permissionHtml(const ChatItem &item) const
     const PermissionRequest &request = item.permission;
     const QString muted = m_view->palette().color(QPalette::PlaceholderText).name();
     QString html;
-    if (!request.command.isEmpty()) {
+    if (request.toolName == QLatin1String("delegate_task")) {
+        // A line per task: "agent: the task's first line".
+        html += QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("Hand these tasks to subagents?")));
+        html += QStringLiteral("<pre style=\"margin-top:4px; white-space:pre-wrap\">%1</pre>")
+                    .arg(escaped(request.command));
+        html += lineHtml(muted,
+                         tr("They change files and run commands without asking you; dangerous commands and "
+                            "paths outside the folder are refused."));
+    } else if (!request.command.isEmpty()) {
         html += QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("Run this command?")));
         html += QStringLiteral("<pre style=\"margin-top:4px; white-space:pre-wrap\">$ %1</pre>")
                     .arg(escaped(request.command));

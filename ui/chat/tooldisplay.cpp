@@ -46,6 +46,15 @@ QString ToolDisplay::detail(const QString &toolName, const QJsonObject &input)
     }
     if (toolName == QLatin1String("web_fetch"))
         return input.value(QStringLiteral("url")).toString();
+    if (toolName == QLatin1String("delegate_task")) {
+        QStringList agents;
+        for (const QJsonValue &task : input.value(QStringLiteral("tasks")).toArray()) {
+            const QString agent = task.toObject().value(QStringLiteral("agent")).toString();
+            if (!agents.contains(agent))
+                agents.append(agent);
+        }
+        return agents.join(QStringLiteral(", "));
+    }
     if (toolName == QLatin1String("ask_user")) {
         const QJsonArray questions = input.value(QStringLiteral("questions")).toArray();
         return questions.isEmpty()
