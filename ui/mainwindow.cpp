@@ -175,6 +175,13 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
             settings.toolHistory = full ? Settings::ToolHistory::Full : Settings::ToolHistory::None;
         });
     });
+    connect(m_chat, &ChatPanel::reviewerModelChanged, this,
+            [this](const QString &provider, const QString &model) {
+                saveSettings([provider, model](Settings &settings) {
+                    settings.adversaryProvider = provider;
+                    settings.adversaryModel = model;
+                });
+            });
     connect(m_chat, &ChatPanel::thinkingRequested, this, [this](const QString &effort) {
         const ClientConfig config = m_session->clientConfig();
         const QStringList efforts = ProviderCatalog::thinkingEfforts(config.providerId, config.model);
@@ -892,6 +899,7 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
     if (!loaded.problem.isEmpty())
         m_chat->model()->addLine(ChatItem::Kind::Error, loaded.problem);
     const Settings &settings = loaded.settings;
+    m_session->setReviewerModel(settings.adversaryProvider, settings.adversaryModel);
     const ConfigResolver resolver(settings);
     // Everything but the key now (no I/O); the key arrives from the keychain off the GUI thread.
     const Result<ResolvedClientConfig> base = resolver.resolveWithoutKey(m_options);

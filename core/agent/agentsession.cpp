@@ -114,8 +114,26 @@ struct AgentSession::Private
     bool undoing = false;                 // undoCompaction() is reading or writing
     std::unique_ptr<ShellCommand> shell;  // a `!command` running
     std::unique_ptr<AsideQuestion> aside; // a /btw question being answered
-    PinList pins;                         // issue 16: in effect, as the transcript says
-    qsizetype turnHistoryStart = 0;       // the history's size before the running turn added to it
+    QString reviewerProvider;             // /adversary model; empty: the conversation's
+    QString reviewerModel;
+    bool reviewerResolving = false; // a review waits for its provider's configuration
+    quint64 reviewerRequest = 0;    // moves on when a waiting review is cancelled or replaced
+    AgentSession::ConfigLookup configLookup = [](const QString &provider, const QString &model) {
+        LaunchOptions options;
+        options.provider = provider;
+        options.model = model;
+        const Result<ResolvedClientConfig> resolved = ConfigResolver(Settings::loadOrDefaults().settings)
+                                                          .resolve(options, SecretStore::FileFallback::Allow);
+        return resolved ? Result<ClientConfig>(resolved->config)
+                        : Result<ClientConfig>::failure(resolved.error());
+    };
+    // The configuration for provider and model (empty provider: current's): the same provider keeps the key
+    // and settings and changes the model; another is looked up (blocking: call it on a worker).
+    static Result<ClientConfig> configFor(const ClientConfig &current,
+                                          const AgentSession::ConfigLookup &lookup, const QString &provider,
+                                          const QString &model);
+    PinList pins;                   // issue 16: in effect, as the transcript says
+    qsizetype turnHistoryStart = 0; // the history's size before the running turn added to it
     // Turns that ran tools and did not finish, carried by the client's pending state (finishTurn), with the
     // history's size when each ended: where the transcript has them. Dropped when the history is replaced.
     struct CarriedTurn
@@ -146,8 +164,13 @@ struct AgentSession::Private
     // Fills the request's empty system message on the stream's worker: building the prompt reads the project
     // instructions and memory files, which stays off this thread.
     StreamRunner::Prepare systemPromptOnWorker() const;
-    // The client and connections of a /btw question or a /adversary review; refused while one runs.
-    Result<void> createAside(const QString &usageKind);
+    // One side stream at a time, and only with a provider.
+    Result<void> asideAllowed() const;
+    // The client and connections of a /btw question or a /adversary review, on made (its usage is recorded
+    // under made's provider and model).
+    Result<void> createAside(const QString &usageKind, const ClientConfig &made);
+    // Sends the review request, within the input budget of made's window.
+    void startReview(const QString &focus, const ClientConfig &made);
     Result<void> ensureClient();
     Result<void> ensureSession();
     QString userWriteError() const;
@@ -174,6 +197,7 @@ struct AgentSession::Private
     void addUsage(const TokenUsage &usage);
     // Every request's usage goes to the usage ledger (/usage), whatever it was for.
     void recordUsage(const QString &kind, const TokenUsage &usage) const;
+    void recordUsage(const QString &kind, const TokenUsage &usage, const ClientConfig &made) const;
     void addCompactionUsage(const std::optional<TokenUsage> &usage);
     void applyOpened(LoadedSession loaded, MessageList projected);
     qint64 contextWindow() const
@@ -226,29 +250,32 @@ void AgentSession::Private::rebuildTools()
 
 DelegateTaskTool::ClientMaker AgentSession::Private::subagentClientMaker() const
 {
-    return [config = config, factory = factory](const SubagentCatalog::Profile &profile) {
+    return [config = config, factory = factory,
+            lookup = configLookup](const SubagentCatalog::Profile &profile) {
         using R = Result<std::shared_ptr<LlmClient>>;
-        ClientConfig child = config;
-        if (!profile.provider.isEmpty() && profile.provider == config.providerId) {
-            child.model = profile.model;
-        } else if (!profile.provider.isEmpty()) {
-            LaunchOptions options;
-            options.provider = profile.provider;
-            options.model = profile.model;
-            const Result<ResolvedClientConfig> resolved =
-                ConfigResolver(Settings::loadOrDefaults().settings)
-                    .resolve(options, SecretStore::FileFallback::Allow);
-            if (!resolved)
-                return R::failure(tr("the subagent %1 needs %2/%3: %4")
-                                      .arg(profile.name, profile.provider, profile.model, resolved.error()));
-            child = resolved->config;
-        }
+        Result<ClientConfig> child = configFor(config, lookup, profile.provider, profile.model);
+        if (!child)
+            return R::failure(tr("the subagent %1 needs %2/%3: %4")
+                                  .arg(profile.name, profile.provider, profile.model, child.error()));
         if (!profile.thinkingEffort.isEmpty())
-            child.thinkingEffort = profile.thinkingEffort;
-        if (child.providerId.isEmpty())
+            child->thinkingEffort = profile.thinkingEffort;
+        if (child->providerId.isEmpty())
             return R::failure(tr("No provider is configured yet. Open the provider settings to choose one."));
-        return factory(child);
+        return factory(*child);
     };
+}
+
+Result<ClientConfig> AgentSession::Private::configFor(const ClientConfig &current,
+                                                      const AgentSession::ConfigLookup &lookup,
+                                                      const QString &provider, const QString &model)
+{
+    if (provider.isEmpty() || provider == current.providerId) {
+        ClientConfig same = current;
+        if (!model.isEmpty())
+            same.model = model;
+        return same;
+    }
+    return lookup(provider, model);
 }
 
 DelegateTaskTool::UsageRecorder AgentSession::Private::subagentUsageRecorder() const
@@ -405,8 +432,13 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
 
 void AgentSession::Private::recordUsage(const QString &kind, const TokenUsage &usage) const
 {
-    // The client that made the request (an aside uses one built from the same configuration).
-    const ClientConfig &made = clientBuiltFor.providerId.isEmpty() ? config : clientBuiltFor;
+    // The client that made the request.
+    recordUsage(kind, usage, clientBuiltFor.providerId.isEmpty() ? config : clientBuiltFor);
+}
+
+void AgentSession::Private::recordUsage(const QString &kind, const TokenUsage &usage,
+                                        const ClientConfig &made) const
+{
     UsageLedger::record(UsageLedger::defaultPath(dataDirectory()),
                         {QDateTime::currentDateTimeUtc(), made.providerId, made.model, kind, usage});
 }
@@ -1002,7 +1034,9 @@ Result<void> AgentSession::askAside(const QString &question)
 {
     if (question.trimmed().isEmpty())
         return Result<void>::failure(tr("Usage: /btw <question>"));
-    if (const Result<void> created = d->createAside(QStringLiteral("aside")); !created)
+    if (const Result<void> free = d->asideAllowed(); !free)
+        return free;
+    if (const Result<void> created = d->createAside(QStringLiteral("aside"), d->config); !created)
         return created;
     Q_EMIT asideStarted(question);
     d->aside->start(AsideQuestion::request(d->history, question, d->workspace));
@@ -1015,37 +1049,99 @@ Result<void> AgentSession::reviewConversation(const QString &focus)
         return Result<void>::failure(tr("Operation not permitted"));
     if (d->history.isEmpty())
         return Result<void>::failure(tr("Nothing to review yet: the conversation is empty."));
-    if (const Result<void> created = d->createAside(QStringLiteral("review")); !created)
-        return created;
+    if (const Result<void> free = d->asideAllowed(); !free)
+        return free;
+    if (d->reviewerProvider.isEmpty() || d->reviewerProvider == d->config.providerId) {
+        const Result<ClientConfig> made =
+            Private::configFor(d->config, d->configLookup, d->reviewerProvider, d->reviewerModel);
+        if (const Result<void> created = d->createAside(QStringLiteral("review"), *made); !created)
+            return created;
+        Q_EMIT reviewStarted(focus);
+        d->startReview(focus, *made);
+        return {};
+    }
+    // Another provider: its key is looked up off this thread; the review's row shows meanwhile.
+    d->reviewerResolving = true;
+    const quint64 request = ++d->reviewerRequest;
     Q_EMIT reviewStarted(focus);
-    d->aside->startReview(AsideQuestion::reviewRequest(d->history, focus, d->workspace,
-                                                       ContextBudget::inputBudget(d->contextWindow())),
-                          *d->tools);
+    const QString provider = d->reviewerProvider;
+    const QString model = d->reviewerModel;
+    whenFinished(
+        QtConcurrent::run([current = d->config, lookup = d->configLookup, provider, model] {
+            return Private::configFor(current, lookup, provider, model);
+        }),
+        this, [this, request, focus, provider, model](const Result<ClientConfig> &made) {
+            if (request != d->reviewerRequest)
+                return; // cancelled meanwhile
+            d->reviewerResolving = false;
+            if (!made) {
+                Q_EMIT asideFinished(
+                    tr("The reviewer %1/%2 cannot be used: %3").arg(provider, model, made.error()), false);
+                return;
+            }
+            if (const Result<void> created = d->createAside(QStringLiteral("review"), *made); !created) {
+                Q_EMIT asideFinished(created.error(), false);
+                return;
+            }
+            d->startReview(focus, *made);
+        });
     return {};
 }
 
-Result<void> AgentSession::Private::createAside(const QString &usageKind)
+void AgentSession::Private::startReview(const QString &focus, const ClientConfig &made)
 {
-    if (aside)
+    const qint64 window = made.contextWindow > 0 ? made.contextWindow : contextWindow();
+    aside->startReview(
+        AsideQuestion::reviewRequest(history, focus, workspace, ContextBudget::inputBudget(window)), *tools);
+}
+
+void AgentSession::setReviewerModel(const QString &provider, const QString &model)
+{
+    d->reviewerProvider = provider;
+    d->reviewerModel = provider.isEmpty() ? QString() : model;
+}
+
+QString AgentSession::reviewerModel() const
+{
+    return d->reviewerProvider.isEmpty() ? QString()
+                                         : d->reviewerProvider + QLatin1Char('/') + d->reviewerModel;
+}
+
+void AgentSession::setConfigLookup(ConfigLookup lookup)
+{
+    d->configLookup = std::move(lookup);
+    if (!d->subagents.isEmpty())
+        d->rebuildTools(); // delegate_task's children look up their providers with it
+}
+
+Result<void> AgentSession::Private::asideAllowed() const
+{
+    if (aside || reviewerResolving)
         return Result<void>::failure(AgentSession::tr("A side question is being answered; Esc cancels it."));
     if (config.providerId.isEmpty())
         return Result<void>::failure(
             AgentSession::tr("No provider is configured yet. Open the provider settings to choose "
                              "one."));
+    return {};
+}
+
+Result<void> AgentSession::Private::createAside(const QString &usageKind, const ClientConfig &made)
+{
     // A client of its own: the turn's client keeps its pending state and its connection to itself.
-    auto client = factory(config);
+    auto client = factory(made);
     if (!client)
         return Result<void>::failure(client.error());
     aside = std::make_unique<AsideQuestion>(*client, shutdown.child());
-    QObject::connect(aside.get(), &AsideQuestion::event, q, [this, usageKind](const StreamEvent &event) {
-        if (event.type == StreamEvent::Type::Usage && event.usage) {
-            recordUsage(usageKind, *event.usage);
-            totalInput = TokenUsage::add(totalInput, event.usage->inputTokens);
-            totalOutput = TokenUsage::add(totalOutput, event.usage->outputTokens);
-            Q_EMIT q->usageChanged();
-        }
-        Q_EMIT q->asideEvent(event);
-    });
+    QObject::connect(aside.get(), &AsideQuestion::event, q,
+                     [this, usageKind, made](const StreamEvent &event) {
+                         if (event.type == StreamEvent::Type::Usage && event.usage) {
+                             recordUsage(usageKind, *event.usage, made);
+                             totalInput = TokenUsage::add(totalInput, event.usage->inputTokens);
+                             totalOutput = TokenUsage::add(totalOutput, event.usage->outputTokens);
+                             Q_EMIT q->usageChanged();
+                         }
+                         Q_EMIT q->asideEvent(event);
+                     });
     QObject::connect(aside.get(), &AsideQuestion::finished, q, [this](const QString &error, bool cancelled) {
         // Deleted later: this runs in its own signal.
         aside.release()->deleteLater();
@@ -1056,11 +1152,18 @@ Result<void> AgentSession::Private::createAside(const QString &usageKind)
 
 bool AgentSession::isAsideRunning() const
 {
-    return d->aside != nullptr;
+    return d->aside != nullptr || d->reviewerResolving;
 }
 
 bool AgentSession::cancelAside()
 {
+    if (d->reviewerResolving) {
+        // Its provider was still being looked up: nothing runs yet.
+        d->reviewerResolving = false;
+        ++d->reviewerRequest;
+        Q_EMIT asideFinished(QString(), true);
+        return true;
+    }
     if (!d->aside || d->aside->isCancelled())
         return false;
     d->aside->cancel();

@@ -91,7 +91,18 @@ public:
     // /adversary [focus] (reference 6.1): a critical review of the conversation so far, on the side like a
     // /btw answer (asideEvent, asideFinished; isAsideRunning, cancelAside), by a model that may read and
     // search the project but change nothing. Not while a turn runs (the window queues it).
+    // With a reviewer model set (/adversary model) the review runs on it; another provider's key is looked
+    // up on a worker first, and a failure ends the review's row with the reason.
     Result<void> reviewConversation(const QString &focus = QString());
+    // /adversary model (reference 6.1, adversary_provider and adversary_model in settings.json): the provider
+    // and model reviews run on; both empty: the conversation's.
+    void setReviewerModel(const QString &provider, const QString &model);
+    // "provider/model", or empty for the conversation's.
+    QString reviewerModel() const;
+    // How another provider's configuration (its key) is found, on a worker. Default: ConfigResolver over
+    // settings.json, the keychain and the environment. Tests give their own.
+    using ConfigLookup = std::function<Result<ClientConfig>(const QString &provider, const QString &model)>;
+    void setConfigLookup(ConfigLookup lookup);
     bool isAsideRunning() const;
     // Esc / Ctrl+C while it runs: true when there was one to cancel.
     bool cancelAside();

@@ -22,6 +22,8 @@ const QString kProviders = QStringLiteral("providers");
 const QString kActiveProvider = QStringLiteral("active_provider");
 const QString kActiveModel = QStringLiteral("active_model");
 const QString kThinkingEffort = QStringLiteral("thinking_effort");
+const QString kAdversaryProvider = QStringLiteral("adversary_provider");
+const QString kAdversaryModel = QStringLiteral("adversary_model");
 const QString kShowThinking = QStringLiteral("show_thinking");
 const QString kCompactionReview = QStringLiteral("compaction_review");
 const QString kToolHistory = QStringLiteral("tool_history");
@@ -254,6 +256,8 @@ Settings Settings::parse(const QByteArray &json, const QString &path, QString *p
     settings.activeProvider = reader.string(root, kActiveProvider, kActiveProvider);
     settings.activeModel = reader.string(root, kActiveModel, kActiveModel);
     settings.thinkingEffort = reader.string(root, kThinkingEffort, kThinkingEffort);
+    settings.adversaryProvider = reader.string(root, kAdversaryProvider, kAdversaryProvider);
+    settings.adversaryModel = reader.string(root, kAdversaryModel, kAdversaryModel);
 
     const QJsonValue showThinking = root.value(kShowThinking);
     if (showThinking.isBool())
@@ -335,9 +339,10 @@ Settings Settings::parse(const QByteArray &json, const QString &path, QString *p
     if (reader.failed())
         *problem = reader.error();
 
-    static const QStringList known{kProviders,    kActiveProvider,   kActiveModel,   kThinkingEffort,
-                                   kShowThinking, kToolHistory,      kContextWindow, kRecentFolders,
-                                   kColorScheme,  kPinBudgetPercent, kZoomPercent,   kCompactionReview};
+    static const QStringList known{kProviders,         kActiveProvider,   kActiveModel,   kThinkingEffort,
+                                   kShowThinking,      kToolHistory,      kContextWindow, kRecentFolders,
+                                   kColorScheme,       kPinBudgetPercent, kZoomPercent,   kCompactionReview,
+                                   kAdversaryProvider, kAdversaryModel};
     for (auto it = root.begin(); it != root.end(); ++it) {
         if (!known.contains(it.key()))
             settings.extra.insert(it.key(), it.value());
@@ -373,6 +378,10 @@ QByteArray Settings::toJson() const
     root.insert(kActiveProvider, activeProvider);
     root.insert(kActiveModel, activeModel);
     root.insert(kThinkingEffort, thinkingEffort);
+    if (!adversaryProvider.isEmpty()) {
+        root.insert(kAdversaryProvider, adversaryProvider);
+        root.insert(kAdversaryModel, adversaryModel);
+    }
     root.insert(kShowThinking, showThinking);
     root.insert(kToolHistory, toolHistoryName(toolHistory));
     if (contextWindow)

@@ -46,6 +46,10 @@ public:
     QString activeProvider;
     QString activeModel;
     QString thinkingEffort;
+    // /adversary model: the provider and model reviews run on (the reference agent's adversary_provider and
+    // adversary_model); both empty: the conversation's.
+    QString adversaryProvider;
+    QString adversaryModel;
     bool showThinking = true;
     ToolHistory toolHistory = ToolHistory::None;
     std::optional<qint64> contextWindow; // overrides the registry's window

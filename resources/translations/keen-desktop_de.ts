@@ -165,16 +165,16 @@
         <translation>Skill: %1</translation>
     </message>
     <message>
-        <source>A second look critically reviews the conversation; it may read the project but changes nothing, and it is not kept</source>
-        <translation>Ein zweiter Blick prüft das Gespräch kritisch; er darf das Projekt lesen, ändert aber nichts und wird nicht gespeichert</translation>
-    </message>
-    <message>
         <source>Delete old command output (7 days) and sessions not used for 14 days, after asking</source>
         <translation>Alte Befehlsausgaben (7 Tage) und seit 14 Tagen nicht genutzte Sitzungen nach Rückfrage löschen</translation>
     </message>
     <message>
         <source>List the subagents the model can hand tasks to (delegate_task)</source>
         <translation>Die Subagenten auflisten, denen das Modell Aufgaben übergeben kann (delegate_task)</translation>
+    </message>
+    <message>
+        <source>A second look critically reviews the conversation; it may read the project but changes nothing, and it is not kept. /adversary model picks the model that reviews</source>
+        <translation>Ein zweiter Blick prüft das Gespräch kritisch; er darf das Projekt lesen, ändert aber nichts und wird nicht gespeichert. /adversary model wählt das prüfende Modell</translation>
     </message>
 </context>
 <context>
@@ -678,6 +678,30 @@ Verfügbare Werkzeuge: %2</translation>
     <message>
         <source>✓ Disabled: %1</source>
         <translation>✓ Deaktiviert: %1</translation>
+    </message>
+    <message>
+        <source>`/adversary model &lt;provider&gt;/&lt;model&gt;` picks the model that reviews, `/adversary model default` goes back to this conversation&apos;s model.</source>
+        <translation>`/adversary model &lt;Anbieter&gt;/&lt;Modell&gt;` wählt das prüfende Modell, `/adversary model default` kehrt zum Modell dieses Gesprächs zurück.</translation>
+    </message>
+    <message>
+        <source>Reviews run on this conversation&apos;s model.</source>
+        <translation>Prüfungen laufen mit dem Modell dieses Gesprächs.</translation>
+    </message>
+    <message>
+        <source>Reviews run on `%1`.</source>
+        <translation>Prüfungen laufen mit `%1`.</translation>
+    </message>
+    <message>
+        <source>✓ Reviews run on this conversation&apos;s model</source>
+        <translation>✓ Prüfungen laufen mit dem Modell dieses Gesprächs</translation>
+    </message>
+    <message>
+        <source>Usage: /adversary model &lt;provider&gt;/&lt;model&gt; | default</source>
+        <translation>Verwendung: /adversary model &lt;Anbieter&gt;/&lt;Modell&gt; | default</translation>
+    </message>
+    <message>
+        <source>✓ Reviews run on %1/%2</source>
+        <translation>✓ Prüfungen laufen mit %1/%2</translation>
     </message>
 </context>
 <context>

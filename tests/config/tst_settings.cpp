@@ -77,7 +77,7 @@ void TestSettings::readsReferenceShapedFile()
     writeFile(Settings::defaultPath(), R"({
         "active_provider": "anthropic", "active_model": "claude-sonnet-4-6",
         "thinking_effort": "high", "show_thinking": false, "tool_history": "full", "context_window": 150000,
-        "adversary_provider": "openai",
+        "adversary_provider": "openai", "adversary_model": "gpt-5.5", "future_key": "kept",
         "providers": {
             "anthropic": {"models": ["claude-sonnet-4-6"], "api_key_helper": "pass show anthropic",
                           "headers": {"x-team": "core"}},
@@ -104,8 +104,10 @@ void TestSettings::readsReferenceShapedFile()
              std::optional<qint64>(32768));
     QCOMPARE(settings->contextWindowFor(QStringLiteral("openai-compatible")), std::optional<qint64>(32768));
     QCOMPARE(settings->contextWindowFor(QStringLiteral("anthropic")), std::optional<qint64>(150000));
-    QCOMPARE(settings->extra.value(QStringLiteral("adversary_provider")).toString(),
-             QStringLiteral("openai"));
+    // /adversary model's choice, as the reference agent names it; a key this version does not know is kept.
+    QCOMPARE(settings->adversaryProvider, QStringLiteral("openai"));
+    QCOMPARE(settings->adversaryModel, QStringLiteral("gpt-5.5"));
+    QCOMPARE(settings->extra.value(QStringLiteral("future_key")).toString(), QStringLiteral("kept"));
 }
 
 void TestSettings::saveRoundTripsAndKeepsUnknownKeys()
@@ -125,7 +127,9 @@ void TestSettings::saveRoundTripsAndKeepsUnknownKeys()
     provider.extra.insert(QStringLiteral("future_field"), 7);
     provider.contextWindow = 400000;
     settings.providers.insert(QStringLiteral("openai"), provider);
-    settings.extra.insert(QStringLiteral("adversary_model"), QStringLiteral("x"));
+    settings.adversaryProvider = QStringLiteral("anthropic");
+    settings.adversaryModel = QStringLiteral("claude-opus-4-5");
+    settings.extra.insert(QStringLiteral("future_key"), QStringLiteral("x"));
     QVERIFY(settings.save().ok());
     const auto loaded = Settings::load();
     QVERIFY2(loaded.ok(), qPrintable(loaded.error()));

@@ -130,6 +130,7 @@ private Q_SLOTS:
     void skillsAreListedActivatedAndQueued();
     void adversaryReviewsTheConversationReadOnly();
     void subagentsAreListedAndDelegatedTasksShowOnTheirCard();
+    void adversaryModelPicksTheReviewer();
 
 private:
     void startPanel();
@@ -1857,6 +1858,83 @@ void TestChatPanel::subagentsAreListedAndDelegatedTasksShowOnTheirCard()
                 .content.contains(QStringLiteral("- fixer: Fixes small bugs")));
     const QList<ToolCallInfo> results = m_client->toolResults();
     QVERIFY(serializeJson(results.constLast().output).contains(QStringLiteral("Fixed the typo in README.")));
+}
+
+// /adversary model (reference 6.1): a review can run on another model, of the same provider (its key and
+// settings kept) or of another one (its configuration looked up off the GUI thread); a provider that cannot
+// be used ends the review's row with the reason; the choice is announced for the window to save.
+void TestChatPanel::adversaryModelPicksTheReviewer()
+{
+    QList<ClientConfig> made;
+    m_session->setClientFactory([this, &made](const ClientConfig &config) {
+        made.append(config);
+        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(m_client));
+    });
+    QStringList lookedUp;
+    m_session->setConfigLookup([&lookedUp](const QString &provider, const QString &model) {
+        lookedUp.append(provider + QLatin1Char('/') + model); // on a worker; read after the review ends
+        if (provider == QLatin1String("nokey"))
+            return Result<ClientConfig>::failure(QStringLiteral("no API key for nokey"));
+        ClientConfig config;
+        config.providerId = provider;
+        config.model = model;
+        config.apiKey = QStringLiteral("other-key");
+        config.contextWindow = 50000;
+        return Result<ClientConfig>(config);
+    });
+    QSignalSpy chosen(m_panel.get(), &ChatPanel::reviewerModelChanged);
+    firstTurn();
+    const ClientConfig conversation = m_session->clientConfig();
+
+    typeAndSend(QStringLiteral("/adversary model"));
+    QVERIFY2(lastText().startsWith(QStringLiteral("Reviews run on this conversation's model.")),
+             qPrintable(lastText()));
+
+    // Another model of the conversation's provider.
+    typeAndSend(QStringLiteral("/adversary model ") + conversation.providerId + QStringLiteral("/big-model"));
+    QCOMPARE(m_panel->spinner()->notification(),
+             QStringLiteral("✓ Reviews run on ") + conversation.providerId + QStringLiteral("/big-model"));
+    QCOMPARE(chosen.size(), 1);
+    QCOMPARE(chosen.constLast(), (QVariantList{conversation.providerId, QStringLiteral("big-model")}));
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Review one.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("/adversary"));
+    QTRY_VERIFY(!m_session->isAsideRunning());
+    QVERIFY(lastText().endsWith(QStringLiteral("Review one.")));
+    QCOMPARE(made.constLast().model, QStringLiteral("big-model"));
+    QCOMPARE(made.constLast().providerId, conversation.providerId);
+    QCOMPARE(made.constLast().apiKey, conversation.apiKey);
+    QVERIFY(lookedUp.isEmpty());
+    QCOMPARE(m_session->clientConfig().model, conversation.model); // the conversation keeps its own
+
+    // Another provider: looked up, then reviewed on it.
+    typeAndSend(QStringLiteral("/adversary model openai/gpt-5.5"));
+    QCOMPARE(m_session->reviewerModel(), QStringLiteral("openai/gpt-5.5"));
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Review two.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("/adversary"));
+    QTRY_VERIFY(!m_session->isAsideRunning());
+    QVERIFY(lastText().endsWith(QStringLiteral("Review two.")));
+    QCOMPARE(lookedUp, QStringList{QStringLiteral("openai/gpt-5.5")});
+    QCOMPARE(made.constLast().providerId, QStringLiteral("openai"));
+    QCOMPARE(made.constLast().apiKey, QStringLiteral("other-key"));
+
+    // A provider that cannot be used: the row says why, and nothing was sent.
+    const qsizetype requests = m_client->requests().size();
+    typeAndSend(QStringLiteral("/adversary model nokey/m"));
+    typeAndSend(QStringLiteral("/adversary"));
+    QTRY_VERIFY(!m_session->isAsideRunning());
+    QVERIFY2(lastText().contains(QStringLiteral("The reviewer nokey/m cannot be used: no API key for nokey")),
+             qPrintable(lastText()));
+    QCOMPARE(m_client->requests().size(), requests);
+
+    typeAndSend(QStringLiteral("/adversary model default"));
+    QCOMPARE(m_session->reviewerModel(), QString());
+    QCOMPARE(chosen.constLast(), (QVariantList{QString(), QString()}));
+    typeAndSend(QStringLiteral("/adversary model nothing"));
+    QCOMPARE(m_panel->spinner()->notification(),
+             QStringLiteral("Usage: /adversary model <provider>/<model> | default"));
+    QCOMPARE(chosen.size(), 4);
 }
 
 QTEST_MAIN(TestChatPanel)

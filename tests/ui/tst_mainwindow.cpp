@@ -542,6 +542,7 @@ void TestMainWindow::contextMeterUpdatesRightAfterAutomaticCompaction()
     QVERIFY(!meter->isEstimated());
 }
 
+// The reviewer of /adversary model too (adversary_provider, adversary_model).
 void TestMainWindow::showThinkingAndToolHistoryLiveInSettingsJson()
 {
     QSettings().clear();
@@ -557,6 +558,10 @@ void TestMainWindow::showThinkingAndToolHistoryLiveInSettingsJson()
     QVERIFY(m_window->session()->toolHistoryFull());
     settings = Settings::load();
     QCOMPARE(settings->toolHistory, Settings::ToolHistory::Full);
+    m_window->chatPanel()->runCommand(QStringLiteral("/adversary model openai/gpt-5.5"));
+    settings = Settings::load();
+    QCOMPARE(settings->adversaryProvider, QStringLiteral("openai"));
+    QCOMPARE(settings->adversaryModel, QStringLiteral("gpt-5.5"));
     // Nothing of it in QSettings.
     QVERIFY(QSettings().allKeys().filter(QStringLiteral("hinking")).isEmpty());
 
@@ -568,6 +573,7 @@ void TestMainWindow::showThinkingAndToolHistoryLiveInSettingsJson()
     QVERIFY(!m_window->chatPanel()->showThinking());
     QVERIFY(!m_window->findChild<QAction *>(QStringLiteral("showThinkingAction"))->isChecked());
     QVERIFY(m_window->session()->toolHistoryFull());
+    QCOMPARE(m_window->session()->reviewerModel(), QStringLiteral("openai/gpt-5.5"));
     m_window->chatPanel()->runCommand(QStringLiteral("/show-thinking on"));
     m_window->chatPanel()->runCommand(QStringLiteral("/tool-history none"));
     settings = Settings::load();

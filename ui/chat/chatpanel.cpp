@@ -1002,15 +1002,52 @@ void ChatPanel::drainOne()
 
 void ChatPanel::reviewConversation(const QString &command)
 {
+    const auto parsed = SlashCommands::parse(command);
+    const QStringList words =
+        parsed ? parsed->argument.split(QLatin1Char(' '), Qt::SkipEmptyParts) : QStringList();
+    if (!words.isEmpty() && words.constFirst() == QLatin1String("model")) {
+        chooseReviewerModel(words.mid(1));
+        return;
+    }
     // Reviews what the running turn will have done: queued behind it (reference 6.2).
     if (m_session->isBusy()) {
         enqueue(command.trimmed());
         return;
     }
-    const auto parsed = SlashCommands::parse(command);
     if (const Result<void> started = m_session->reviewConversation(parsed ? parsed->argument : QString());
         !started)
         notify(started.error());
+}
+
+void ChatPanel::chooseReviewerModel(const QStringList &words)
+{
+    const QString usage = tr("`/adversary model <provider>/<model>` picks the model that reviews, "
+                             "`/adversary model default` goes back to this conversation's model.");
+    if (words.isEmpty()) {
+        const QString current = m_session->reviewerModel();
+        m_model->addLine(ChatItem::Kind::Info,
+                         (current.isEmpty() ? tr("Reviews run on this conversation's model.")
+                                            : tr("Reviews run on `%1`.").arg(current)) +
+                             QStringLiteral("\n\n") + usage);
+        m_view->scrollToBottom();
+        return;
+    }
+    if (words.size() == 1 && words.constFirst() == QLatin1String("default")) {
+        m_session->setReviewerModel(QString(), QString());
+        Q_EMIT reviewerModelChanged(QString(), QString());
+        notify(tr("✓ Reviews run on this conversation's model"));
+        return;
+    }
+    const qsizetype slash = words.size() == 1 ? words.constFirst().indexOf(QLatin1Char('/')) : -1;
+    if (slash <= 0 || slash == words.constFirst().size() - 1) {
+        notify(tr("Usage: /adversary model <provider>/<model> | default"));
+        return;
+    }
+    const QString provider = words.constFirst().left(slash);
+    const QString model = words.constFirst().mid(slash + 1);
+    m_session->setReviewerModel(provider, model);
+    Q_EMIT reviewerModelChanged(provider, model);
+    notify(tr("✓ Reviews run on %1/%2").arg(provider, model));
 }
 
 void ChatPanel::compact(const QString &focus)

@@ -107,6 +107,8 @@ Q_SIGNALS:
     void modeChanged(keen::AgentMode mode);
     void showThinkingChanged(bool show);
     void toolHistoryChanged(bool full); // /tool-history full|none
+    // /adversary model: the reviewer's provider and model, both empty for the conversation's (to be saved).
+    void reviewerModelChanged(const QString &provider, const QString &model);
     void zoomChanged(int percent);
     void settingsRequested();
     void quitRequested();    // /exit
@@ -130,6 +132,8 @@ private:
     void reviewConversation(const QString &command);
     // /skills [list|status|reload|enable <name>|disable <name>].
     void runSkillsCommand(const QString &argument, const QString &usage);
+    // /adversary model [<provider>/<model>|default]: shows or sets the reviewer.
+    void chooseReviewerModel(const QStringList &words);
     // `/<skill> [arguments]`: sends (or queues) the skill's activation; false when no skill has that name.
     bool activateSkill(const QString &text);
     // The completion list: the commands, then the skills.

@@ -46,9 +46,11 @@ const QList<SlashCommands::Command> &SlashCommands::all()
          SlashCommands::tr("Make these tools ask again in this folder"), true},
         {Id::Btw, QStringLiteral("/btw"), QStringLiteral("/btw <question>"),
          SlashCommands::tr("Ask a quick side question, also while the agent works; it is not kept"), true},
-        {Id::Adversary, QStringLiteral("/adversary"), QStringLiteral("/adversary [focus]"),
-         SlashCommands::tr("A second look critically reviews the conversation; it may read the project but "
-                           "changes nothing, and it is not kept"),
+        {Id::Adversary, QStringLiteral("/adversary"),
+         QStringLiteral("/adversary [focus] | model [<provider>/<model>|default]"),
+         SlashCommands::tr(
+             "A second look critically reviews the conversation; it may read the project but "
+             "changes nothing, and it is not kept. /adversary model picks the model that reviews"),
          true},
         {Id::Usage, QStringLiteral("/usage"), QStringLiteral("/usage"),
          SlashCommands::tr("Tokens used per model over the last 7 and 30 days and in all"), true},
