@@ -68,6 +68,7 @@ private Q_SLOTS:
     void buildModeAsksOncePlanModeKeepsChildrenReadOnly();
     void childrenCannotDelegateAskOrRunDangerousCommands();
     void unknownAgentsAndBadInput();
+    void tenChildrenAndLongAnswers();
     void headlessRunDelegates_data();
     void headlessRunDelegates();
 };
@@ -676,6 +677,54 @@ void TestSubagents::unknownAgentsAndBadInput()
                                             context);
     QCOMPARE(unknown.error, QStringLiteral("no subagent named \"ghost\"; available: reviewer"));
     QVERIFY(children.made.isEmpty()); // nothing started for a call that names a missing profile
+}
+
+// The most a call may hand over (10 tasks) all run, and a child's answer of 200,000 characters in 7-character
+// chunks reaches the model as its start and end with the count of what was left out.
+void TestSubagents::tenChildrenAndLongAnswers()
+{
+    Folder folder;
+    Children children;
+    QList<QPair<QString, QString>> list;
+    for (int i = 0; i < DelegateTaskTool::MaxTasks; ++i) {
+        const QByteArray name = "agent" + QByteArray::number(i);
+        folder.add(name, "permissions: [read]\n");
+        ScriptedLlmClient::Turn turn;
+        if (i == 0) {
+            const QString line = QStringLiteral("finding 1234\n"); // 13 characters
+            QString answer;
+            while (answer.size() < 200000)
+                answer += line;
+            for (qsizetype at = 0; at < answer.size(); at += 7)
+                turn.append(ScriptedLlmClient::chunk(answer.mid(at, 7)));
+        } else {
+            turn.append(ScriptedLlmClient::chunk(QStringLiteral("answer %1").arg(i)));
+        }
+        turn.append(ScriptedLlmClient::event(StreamEvent::done()));
+        children.client(QString::fromUtf8(name))->addTurn(turn);
+        list.append({QString::fromUtf8(name), QStringLiteral("Task %1").arg(i)});
+    }
+    DelegateTaskTool tool(children.maker(), {}, folder.home.path());
+    ToolContext context = folder.context(nullptr);
+    const QJsonObject input = tasks(list);
+    QCOMPARE(tool.validateInput(input), QString());
+    const ToolResult result = tool.execute(input, context);
+    QVERIFY2(result.ok(), qPrintable(result.error));
+    const QJsonObject output = result.output.toObject();
+    QCOMPARE(output.value(QStringLiteral("completed")).toInt(), DelegateTaskTool::MaxTasks);
+    QCOMPARE(children.made.size(), DelegateTaskTool::MaxTasks);
+    QCOMPARE(resultFor(output, QStringLiteral("agent9")).value(QStringLiteral("output")).toString(),
+             QStringLiteral("answer 9"));
+    const QString longAnswer =
+        resultFor(output, QStringLiteral("agent0")).value(QStringLiteral("output")).toString();
+    QVERIFY(longAnswer.size() <= DelegateTaskTool::MaxAnswerChars + 100);
+    QVERIFY(longAnswer.startsWith(QStringLiteral("finding 1234\nfinding 1234\n")));
+    QVERIFY(longAnswer.endsWith(QStringLiteral("finding 1234")));
+    const qsizetype total = (200000 + 12) / 13 * 13 - 1; // the trimmed answer
+    QVERIFY2(
+        longAnswer.contains(
+            QStringLiteral("... (%1 characters omitted) ...").arg(total - DelegateTaskTool::MaxAnswerChars)),
+        qPrintable(longAnswer.mid(DelegateTaskTool::MaxAnswerChars * 3 / 4 - 10, 80)));
 }
 
 void TestSubagents::headlessRunDelegates_data()
