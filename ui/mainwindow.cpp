@@ -1574,8 +1574,13 @@ void MainWindow::changeEvent(QEvent *event)
     // Bundled icons are drawn in the palette's colours (the chat view rebuilds its own documents).
     if (event->type() == QEvent::PaletteChange)
         refreshIcons();
-    if (event->type() == QEvent::ActivationChange && isActiveWindow() && m_notifier)
-        m_notifier->withdraw();
+    if (event->type() == QEvent::ActivationChange && isActiveWindow()) {
+        if (m_notifier)
+            m_notifier->withdraw();
+        // Back from the editor where a skill or a subagent profile was written: offer it now, not only
+        // after the next turn (read on a worker).
+        m_session->reloadCatalogs();
+    }
     QMainWindow::changeEvent(event);
 }
 

@@ -217,6 +217,12 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
             m_err << (event.toolCall->error.isEmpty() ? "✓ " : "✗ ") << event.toolCall->name;
             if (!event.toolCall->error.isEmpty())
                 m_err << ": " << event.toolCall->error;
+            else if (event.toolCall->name == QLatin1String("delegate_task"))
+                m_err << ' '
+                      << tr("(%1 completed, %2 failed)")
+                             .arg(
+                                 event.toolCall->output.toObject().value(QStringLiteral("completed")).toInt())
+                             .arg(event.toolCall->output.toObject().value(QStringLiteral("failed")).toInt());
             m_err << '\n';
             m_err.flush();
             m_progressLineOpen = false;
@@ -224,6 +230,25 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
         break;
     case StreamEvent::Type::ToolStart:
         m_sealedLength = m_currentText.size();
+        m_activityLinesShown = 0;
+        break;
+    case StreamEvent::Type::ToolOutput:
+        // What delegated subagents do, a line each as it happens ("  [scout] read_file src/a.cpp"); a
+        // command's running output is not printed (its result is).
+        if (!m_options.json && event.toolCall && event.toolCall->name == QLatin1String("delegate_task")) {
+            const QStringList lines =
+                event.toolCall->recentOutput.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+            const qint64 total = event.toolCall->earlierLines + lines.size();
+            const qsizetype fresh = qsizetype(std::min<qint64>(lines.size(), total - m_activityLinesShown));
+            if (fresh > 0 && m_progressLineOpen)
+                m_err << '\n';
+            for (qsizetype i = lines.size() - fresh; i < lines.size(); ++i) {
+                m_err << "  " << lines.at(i) << '\n';
+                m_progressLineOpen = false;
+            }
+            m_err.flush();
+            m_activityLinesShown = std::max(m_activityLinesShown, total);
+        }
         break;
     case StreamEvent::Type::Retry:
         m_currentText.truncate(m_sealedLength); // the failed attempt's text is dropped

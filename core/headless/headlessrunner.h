@@ -97,6 +97,7 @@ private:
     QJsonArray m_compactions;            // the compactions this run applied, for --format json (issue 16)
     bool m_interrupted = false;
     bool m_progressLineOpen = false;
+    qint64 m_activityLinesShown = 0; // delegate_task: the activity lines of the running call printed so far
 };
 
 } // namespace keen

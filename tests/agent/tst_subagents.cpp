@@ -796,6 +796,12 @@ void TestSubagents::headlessRunDelegates()
             !child.contains("delegate_task"));
     QVERIFY(!child.contains("Find the TODOs.")); // nothing of the parent's conversation
     QVERIFY(requests.at(2).body.contains("Two TODOs, in src/a.cpp and src/b.cpp."));
+    // stderr follows the child and ends with the counts.
+    errStream.flush();
+    QVERIFY2(err.contains(QStringLiteral("  [scout] started\n")) &&
+                 err.contains(QStringLiteral("  [scout] done\n")),
+             qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("✓ delegate_task (1 completed, 0 failed)\n")), qPrintable(err));
     QThreadPool::globalInstance()->waitForDone(); // the folder read after the turn, before env goes
 }
 

@@ -29,6 +29,8 @@
 #include "storedchatgptsignin.h"
 #include "testenvironment.h"
 
+#include <QThreadPool>
+
 #include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
@@ -129,6 +131,7 @@ private Q_SLOTS:
     void logoutSignsOutOfChatGptOnly();
     void cleanupDeletesOldDataAfterAsking();
     void aSkillsSessionIsTitledByItsCommand();
+    void skillsAndSubagentsWrittenElsewhereAreOfferedWhenTheWindowIsActivated();
     void firstRunWithALocalServerAsksItsContextWindow();
 
 private:
@@ -1553,6 +1556,35 @@ void TestMainWindow::aSkillsSessionIsTitledByItsCommand()
     QTRY_VERIFY2(m_window->windowTitle().startsWith(QStringLiteral("/greet · Say hello to the team.")),
                  qPrintable(m_window->windowTitle()));
     QTRY_VERIFY(!m_window->session()->isBusy());
+}
+
+// A person writes a skill or a subagent profile in their editor and comes back to the window: both are
+// offered at once (the completion list, /subagents, delegate_task), without waiting for a turn.
+void TestMainWindow::skillsAndSubagentsWrittenElsewhereAreOfferedWhenTheWindowIsActivated()
+{
+    m_window->show();
+    QWidget editor;
+    editor.show();
+    editor.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&editor));
+    QThreadPool::globalInstance()->waitForDone(); // the reads of the folder when it opened
+    QCoreApplication::processEvents();
+    const QString skill = m_env.path(QStringLiteral("project/.agents/skills/later/SKILL.md"));
+    const QString agent = m_env.path(QStringLiteral("project/.agents/agents/scout.md"));
+    const auto remove = qScopeGuard([skill, agent] {
+        QFile::remove(skill);
+        QFile::remove(agent);
+    });
+    QVERIFY(test::writeFile(skill, "---\nname: later\ndescription: Written in an editor\n---\nDo it.\n"));
+    QVERIFY(test::writeFile(agent, "---\nname: scout\ndescription: Looks around\n---\nLook.\n"));
+    QTest::qWait(100);
+    QVERIFY(!m_window->session()->skills().find(QStringLiteral("later")));
+    QVERIFY(m_window->session()->subagents().isEmpty());
+
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+    QTRY_VERIFY(m_window->session()->skills().find(QStringLiteral("later")));
+    QVERIFY(m_window->session()->subagents().find(QStringLiteral("scout")));
 }
 
 QTEST_MAIN(TestMainWindow)
