@@ -456,7 +456,12 @@ private:
             m_inHead = false; // text ends the head, as in a browser
         if (skipping())
             return;
-        const QString decoded = raw.contains(u'&') ? HtmlToMarkdown::decodeEntities(raw) : raw.toString();
+        QString holder; // only text with entities is copied
+        QStringView decoded = raw;
+        if (raw.contains(u'&')) {
+            holder = HtmlToMarkdown::decodeEntities(raw);
+            decoded = holder;
+        }
         if (m_preDepth > 0) {
             m_preBuffer += decoded;
             return;
@@ -474,9 +479,11 @@ private:
                 ++j;
             if (m_pendingSpace && !atLineStart() && !m_afterOpenMarker)
                 put(u" ");
-            QString word = decoded.sliced(i, j - i);
-            word.replace(QChar(0xA0), u' '); // a no-break space reads as a space
-            put(word);
+            const QStringView word = decoded.sliced(i, j - i);
+            if (word.contains(QChar(0xA0)))
+                put(word.toString().replace(QChar(0xA0), u' ')); // a no-break space reads as a space
+            else
+                put(word);
             m_pendingSpace = false;
             m_afterOpenMarker = false;
             i = j;

@@ -331,6 +331,9 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
         if (!hop.networkError.isEmpty())
             return ToolResult::failure(
                 WebFetchTool::tr("Could not fetch %1: %2.").arg(given, hop.networkError));
+        if (hop.status == 0)
+            return ToolResult::failure(
+                WebFetchTool::tr("Could not fetch %1: the server sent no HTTP response.").arg(given));
         if (hop.status < 300 || hop.status >= 400 || hop.location.isEmpty())
             break;
         const QUrl target = current.resolved(QUrl::fromEncoded(hop.location));
