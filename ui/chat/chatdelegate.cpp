@@ -585,7 +585,16 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
     if (!item.output.isEmpty()) {
         QStringList lines = item.output.split(QLatin1Char('\n'));
         qint64 above = item.outputEarlierLines;
-        if (lines.size() > kMaxOutputLines) {
+        QString suffix;
+        if (item.toolName == QLatin1String("web_fetch")) {
+            // A page is read from its top: the first lines, and how many more Copy Output has.
+            if (lines.size() > kMaxOutputLines) {
+                const qsizetype below = lines.size() - kMaxOutputLines;
+                lines = lines.mid(0, kMaxOutputLines);
+                suffix = QLatin1Char('\n') +
+                         (below == 1 ? tr("... 1 more line") : tr("... %1 more lines").arg(below));
+            }
+        } else if (lines.size() > kMaxOutputLines) {
             above += lines.size() - kMaxOutputLines;
             lines = lines.mid(lines.size() - kMaxOutputLines);
         }
@@ -598,7 +607,7 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
                     "<table width=\"100%\" cellspacing=\"0\" cellpadding=\"6\" style=\"margin-top:6px\">"
                     "<tr><td bgcolor=\"%1\"><pre style=\"margin:0; white-space:pre-wrap\">%2</pre></td></tr>"
                     "</table>")
-                    .arg(background, escaped(prefix + lines.join(QLatin1Char('\n'))));
+                    .arg(background, escaped(prefix + lines.join(QLatin1Char('\n')) + suffix));
     }
     html += diffHtml(item);
     return html;
