@@ -587,12 +587,11 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
         qint64 above = item.outputEarlierLines;
         QString suffix;
         if (item.toolName == QLatin1String("web_fetch")) {
-            // A page is read from its top: the first lines, and how many more Copy Output has.
+            // A page is read from its top: its first lines (the card's size says how much there is, Copy
+            // Output has all of it).
             if (lines.size() > kMaxOutputLines) {
-                const qsizetype below = lines.size() - kMaxOutputLines;
                 lines = lines.mid(0, kMaxOutputLines);
-                suffix = QLatin1Char('\n') +
-                         (below == 1 ? tr("... 1 more line") : tr("... %1 more lines").arg(below));
+                suffix = QStringLiteral("\n…");
             }
         } else if (lines.size() > kMaxOutputLines) {
             above += lines.size() - kMaxOutputLines;

@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLocale>
 
 #include <algorithm>
 
@@ -101,18 +102,13 @@ QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputV
                                                     : QString();
     }
     if (toolName == QLatin1String("web_fetch")) {
-        // "200 · 12 KB": the status and how much text came back; a cut or cached page says so.
+        // "200 · 12 KB": the status and how much text came back (a cut page's text ends by saying so).
         const int status = output.value(QStringLiteral("status_code")).toInt();
         if (status <= 0)
             return {};
         const qint64 bytes = output.value(QStringLiteral("content")).toString().toUtf8().size();
-        QStringList parts{QString::number(status), bytes < 1024 ? ToolDisplay::tr("%1 bytes").arg(bytes)
-                                                                : ToolDisplay::tr("%1 KB").arg(bytes / 1024)};
-        if (output.value(QStringLiteral("truncated")).toBool())
-            parts << ToolDisplay::tr("truncated");
-        if (output.value(QStringLiteral("cached")).toBool())
-            parts << ToolDisplay::tr("cached");
-        return parts.join(QStringLiteral(" · "));
+        return QString::number(status) + QStringLiteral(" · ") +
+               QLocale().formattedDataSize(bytes, 0, QLocale::DataSizeTraditionalFormat);
     }
     if (toolName == QLatin1String("delegate_task")) {
         return ToolDisplay::tr("%1 completed, %2 failed")
