@@ -222,7 +222,7 @@ QString WebFetchTool::description() const
         "Fetch a web page over http or https and return it as Markdown text (HTML is converted; plain "
         "text, JSON and XML come back as they are). Use it to read documentation, issues, changelogs and "
         "API references the user points to or you need; not for downloading binaries, pictures or "
-        "archives. The user is asked before the first request. Timeout 30 s. Content over 128 KB is cut "
+        "archives. Each fetch needs the user's permission. Timeout 30 s. Content over 128 KB is cut "
         "and the whole text saved to a file you can read with read_file. Set checkCache to true to get "
         "a page already fetched in this session without a new request.");
 }
@@ -371,7 +371,9 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
         QString error = WebFetchTool::tr("HTTP %1 %2 from %3")
                             .arg(QString::number(hop.status), hop.reason, finalUrl)
                             .trimmed();
-        const QString excerpt = content.trimmed().left(ErrorExcerptChars);
+        QString excerpt = content.trimmed().left(ErrorExcerptChars);
+        if (!excerpt.isEmpty() && excerpt.back().isHighSurrogate())
+            excerpt.chop(1); // never half a character
         if (!excerpt.isEmpty())
             error += QStringLiteral("\n\n") + excerpt;
         return ToolResult::failure(error);

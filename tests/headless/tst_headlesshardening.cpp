@@ -565,7 +565,7 @@ void TestHeadlessHardening::aFetchedPageReachesTheModelButTheKeyNeverReachesTheP
         QVERIFY2(lower != "authorization" && lower != "x-api-key" && lower != "cookie", name.constData());
         expectNoCanary(value, QStringLiteral("the page request's %1 header").arg(QString::fromLatin1(name)));
     }
-    QVERIFY(requests.at(1).header("user-agent").startsWith("KeenDesktop/"));
+    QCOMPARE(requests.at(1).header("user-agent"), QByteArray("KeenDesktop/" KEEN_VERSION));
     // The tool's result is JSON text inside the request's JSON: line breaks are escaped twice.
     const QByteArray expected = "# Release notes\\\\n\\\\nSee [the upgrade guide](" +
                                 m_server->baseUrl().toString().toUtf8() + "/docs/upgrade.html).";
