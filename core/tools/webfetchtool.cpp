@@ -292,7 +292,8 @@ void WebFetchTool::remember(const QStringList &urls, const QJsonObject &output)
 ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
 {
     const QString given = input.value(QLatin1String("url")).toString().trimmed();
-    const QUrl requested(given, QUrl::StrictMode);
+    // Tolerant: a model writes a space or a non-ASCII letter as it reads; they are encoded, not refused.
+    const QUrl requested(given);
     if (!requested.isValid() || requested.scheme().isEmpty())
         return ToolResult::failure(
             WebFetchTool::tr("%1 is not a valid URL; web_fetch needs a full http:// or https:// address.")
@@ -341,14 +342,14 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
             return ToolResult::failure(
                 WebFetchTool::tr("%1 redirects to %2, which web_fetch does not follow: "
                                  "only http and https URLs are fetched.")
-                    .arg(current.toString(), target.toString()));
+                    .arg(current.toString(QUrl::FullyEncoded), target.toString(QUrl::FullyEncoded)));
         if (redirects == MaxRedirects)
             return ToolResult::failure(
                 WebFetchTool::tr("Could not fetch %1: more than %2 redirects (the last one to %3).")
-                    .arg(given, QString::number(MaxRedirects), target.toString()));
+                    .arg(given, QString::number(MaxRedirects), target.toString(QUrl::FullyEncoded)));
         current = target;
     }
-    const QString finalUrl = current.toString();
+    const QString finalUrl = current.toString(QUrl::FullyEncoded); // as it can be fetched again
 
     const QByteArray mime = mimeTypeOf(hop.contentType);
     const bool html = isHtmlType(mime) || (isUntyped(mime) && looksLikeHtml(hop.body));
@@ -368,9 +369,10 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
         content = html ? HtmlToMarkdown::convert(decoded, current) : decoded;
     }
     if (!ok) {
-        QString error = WebFetchTool::tr("HTTP %1 %2 from %3")
-                            .arg(QString::number(hop.status), hop.reason, finalUrl)
-                            .trimmed();
+        QString error = hop.reason.isEmpty()
+                            ? WebFetchTool::tr("HTTP %1 from %2").arg(QString::number(hop.status), finalUrl)
+                            : WebFetchTool::tr("HTTP %1 %2 from %3")
+                                  .arg(QString::number(hop.status), hop.reason, finalUrl);
         QString excerpt = content.trimmed().left(ErrorExcerptChars);
         if (!excerpt.isEmpty() && excerpt.back().isHighSurrogate())
             excerpt.chop(1); // never half a character
@@ -427,7 +429,7 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
     if (truncated)
         output.insert(QStringLiteral("truncated"), true);
     if (!truncated && utf8.size() <= MaxCachedBytes)
-        remember({key, current.toString(QUrl::FullyEncoded)}, output);
+        remember({key, finalUrl}, output);
     return ToolResult::success(output);
 }
 

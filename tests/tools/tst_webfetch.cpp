@@ -365,6 +365,7 @@ private Q_SLOTS:
         server.add(QStringLiteral("/notes.txt"), page("line 1\n<b>not markup</b>\n", "text/plain"));
         server.add(QStringLiteral("/data.json"),
                    page(R"({"name": "keen", "tags": ["a"]})", "application/json"));
+        server.add(QStringLiteral("/K%C3%B6ln%20Dom"), page("<p>encoded</p>"));
         server.add(QStringLiteral("/latin1"),
                    page("<p>Caf\xe9 cr\xe8me</p>", "text/html; charset=iso-8859-1"));
         server.add(
@@ -381,6 +382,8 @@ private Q_SLOTS:
         QCOMPARE(content(QStringLiteral("/notes.txt")), QStringLiteral("line 1\n<b>not markup</b>\n"));
         QCOMPARE(content(QStringLiteral("/data.json")), QStringLiteral(R"({"name": "keen", "tags": ["a"]})"));
         QCOMPARE(content(QStringLiteral("/latin1")), QStringLiteral("Café crème"));
+        // A URL as a person writes it (a space, a non-ASCII letter) is sent encoded.
+        QCOMPARE(content(QStringLiteral("/Köln Dom")), QStringLiteral("encoded"));
         QCOMPARE(content(QStringLiteral("/meta-charset")), QStringLiteral("“quoted”"));
         QCOMPARE(content(QStringLiteral("/bad-utf8")), QStringLiteral("ok \uFFFD\uFFFD end"));
         QCOMPARE(content(QStringLiteral("/untyped-html")), QStringLiteral("# Sniffed"));
