@@ -194,7 +194,9 @@ ToolResult DelegateTaskTool::execute(const QJsonObject &input, ToolContext &cont
     bool mayChange = false;
     for (const Task &task : tasks) {
         registries.append(childTools(task.profile, context, &approver));
-        for (const char *toolName : {"bash", "edit_file", "write_file"})
+        // What the person would be asked about one by one: changes, commands, and pages fetched (a URL can
+        // carry what a child read).
+        for (const char *toolName : {"bash", "edit_file", "write_file", "web_fetch"})
             mayChange = mayChange || registries.constLast().find(QLatin1String(toolName));
     }
     if (mayChange && context.mode == AgentMode::Build) {
@@ -204,7 +206,7 @@ ToolResult DelegateTaskTool::execute(const QJsonObject &input, ToolContext &cont
         for (const Task &task : tasks)
             lines.append(task.label + QStringLiteral(": ") + task.text.section(QLatin1Char('\n'), 0, 0));
         request.command = lines.join(QLatin1Char('\n'));
-        request.summary = tr("Subagents change files and run commands without asking");
+        request.summary = tr("Subagents change files, run commands and fetch pages without asking");
         const PermissionDecision decision = ToolPermissions::ask(context, request);
         if (decision != PermissionDecision::Allow && decision != PermissionDecision::AllowForSession)
             return ToolPermissions::refusal(decision, request, context);

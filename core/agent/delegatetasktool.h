@@ -19,8 +19,8 @@ class LlmClient;
 // one-shot tool loop with a fresh context and its own client, and returns their answers. Children cannot
 // delegate or ask the person; their tool calls are approved without asking, as in a headless run: the
 // filesystem guard holds, dangerous commands and paths outside the folder are refused (except in yolo
-// mode), and plan mode keeps them read-only. In build mode, when a child may change files or run commands,
-// the person is asked once for the whole call.
+// mode), and plan mode keeps them read-only. In build mode, when a child may change files, run commands or
+// fetch pages, the person is asked once for the whole call.
 class DelegateTaskTool final : public Tool
 {
     Q_DECLARE_TR_FUNCTIONS(DelegateTaskTool)

@@ -6,6 +6,7 @@
 #include "tools/globtool.h"
 #include "tools/greptool.h"
 #include "tools/readfiletool.h"
+#include "tools/webfetchtool.h"
 #include "tools/writefiletool.h"
 
 namespace keen {
@@ -19,6 +20,7 @@ ToolRegistry createDefaultTools(bool interactive)
     registry.add(std::make_shared<GlobTool>());
     registry.add(std::make_shared<GrepTool>());
     registry.add(std::make_shared<BashTool>());
+    registry.add(std::make_shared<WebFetchTool>());
     if (interactive)
         registry.add(std::make_shared<AskUserTool>());
     return registry;

@@ -350,8 +350,8 @@
         <translation>Diese Aufgaben an Subagenten übergeben?</translation>
     </message>
     <message>
-        <source>They change files and run commands without asking you; dangerous commands and paths outside the folder are refused.</source>
-        <translation>Sie ändern Dateien und führen Befehle aus, ohne Sie zu fragen; gefährliche Befehle und Pfade außerhalb des Ordners werden abgelehnt.</translation>
+        <source>They may change files, run commands and fetch web pages without asking you; dangerous commands and paths outside the folder are refused.</source>
+        <translation>Sie dürfen Dateien ändern, Befehle ausführen und Webseiten abrufen, ohne Sie zu fragen; gefährliche Befehle und Pfade außerhalb des Ordners werden abgelehnt.</translation>
     </message>
 </context>
 <context>

@@ -548,6 +548,7 @@ void TestSubagents::buildModeAsksOncePlanModeKeepsChildrenReadOnly()
     Folder folder;
     folder.add("writer", "permissions: [read, write]\n");
     folder.add("reader", "permissions: [read]\n");
+    folder.add("browser", "permissions: [read, web]\n");
     Children children;
     DelegateTaskTool tool(children.maker(), {}, folder.home.path());
 
@@ -565,6 +566,12 @@ void TestSubagents::buildModeAsksOncePlanModeKeepsChildrenReadOnly()
     QCOMPARE(asked.command, QStringLiteral("writer: Fix the typo\nreader: Read it."));
     QVERIFY(!asked.isDangerous);
     QVERIFY(children.made.isEmpty()); // no child started
+    // A page fetched could carry what a child read: asked for too.
+    QVERIFY(
+        !tool.execute(tasks({{QStringLiteral("browser"), QStringLiteral("Read the docs page.")}}), context)
+             .ok());
+    QCOMPARE(denying.requests().size(), 2);
+    QVERIFY(children.made.isEmpty());
 
     RecordingRequester allowing(PermissionDecision::Allow);
     context = folder.context(&allowing);

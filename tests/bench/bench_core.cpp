@@ -16,6 +16,7 @@
 #include "tools/filesystemguard.h"
 #include "tools/greptool.h"
 #include "tools/hashline.h"
+#include "tools/htmltomarkdown.h"
 #include "tools/permissionrequester.h"
 #include "tools/readfiletool.h"
 #include "tools/unifieddiff.h"
@@ -463,6 +464,25 @@ void benchCleanup()
                .arg(outcome.filesRemoved));
 }
 
+// web_fetch's HTML to Markdown over a page of 100,000 lines (about 5 MB): a long changelog or log page.
+void benchWebFetch()
+{
+    QString html =
+        QStringLiteral("<!doctype html><html><head><title>Changelog</title><style>p{}</style></head>"
+                       "<body><h1>Changelog</h1><ul>\n");
+    for (int i = 1; i <= 100000; ++i)
+        html += QStringLiteral("<li><a href=\"/c/%1\">item %1</a> &amp; <b>ok</b></li>\n").arg(i);
+    html += QStringLiteral("</ul></body></html>");
+    QElapsedTimer timer;
+    timer.start();
+    const QString markdown = HtmlToMarkdown::convert(html, QUrl(QStringLiteral("https://example.org/log")));
+    const qint64 elapsed = timer.nsecsElapsed(); // before the sizes below are counted
+    report("HtmlToMarkdown::convert, 100,000 lines", elapsed,
+           QStringLiteral("%1 MB of HTML, %2 MB of Markdown")
+               .arg(html.toUtf8().size() / 1e6, 0, 'f', 1)
+               .arg(markdown.toUtf8().size() / 1e6, 0, 'f', 1));
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -487,5 +507,7 @@ int main(int argc, char **argv)
         benchSkills();
     if (args.size() < 2 || args.contains(QStringLiteral("cleanup")))
         benchCleanup();
+    if (args.size() < 2 || args.contains(QStringLiteral("webfetch")))
+        benchWebFetch();
     return 0;
 }

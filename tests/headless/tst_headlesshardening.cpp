@@ -111,6 +111,7 @@ private Q_SLOTS:
     void dangerousCommandNeedsYolo();
     void leavingTheWorkspaceIsRefusedEvenWithYolo();
     void gitignoreFailsClosedWhenLibgit2CannotLoad();
+    void aFetchedPageReachesTheModelButTheKeyNeverReachesThePage();
 
 private:
     struct Outcome
@@ -535,6 +536,41 @@ void TestHeadlessHardening::gitignoreFailsClosedWhenLibgit2CannotLoad()
     const QByteArray last = m_server->requests().at(2).body;
     QCOMPARE(last.count("the .gitignore rules cannot be checked: cannot load " KEEN_LIBGIT2_SONAME), 2);
     QVERIFY2(last.contains("invalid ELF header") || last.contains("file too short"), last.constData());
+}
+
+// web_fetch in a headless run: allowed without a question, the page reaches the model as Markdown, and the
+// request for the page carries nothing of the provider's: no key, no cookie.
+void TestHeadlessHardening::aFetchedPageReachesTheModelButTheKeyNeverReachesThePage()
+{
+    QProcessEnvironment key;
+    key.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));
+    const QString url = m_server->baseUrl().toString() + QStringLiteral("/docs/notes.html");
+    m_server->enqueue(toolCall(QStringLiteral("web_fetch"), {{QStringLiteral("url"), url}}));
+    FakeProviderServer::Response page;
+    page.contentType = "text/html; charset=utf-8";
+    page.body = "<html><head><title>Notes</title></head><body><h1>Release notes</h1>"
+                "<p>See <a href=\"/docs/upgrade.html\">the upgrade guide</a>.</p></body></html>";
+    m_server->enqueue(page);
+    m_server->enqueue(text(QStringLiteral("read it")));
+    const Outcome outcome = run(deepseekArgs() + QStringList{QStringLiteral("read the notes")}, key);
+    QCOMPARE(outcome.exitCode, 0);
+    QVERIFY2(outcome.out.contains("read it"), outcome.out.constData());
+
+    const QList<FakeProviderServer::Request> requests = m_server->requests();
+    QCOMPARE(requests.size(), 3);
+    QCOMPARE(requests.at(1).method, QByteArray("GET"));
+    QCOMPARE(requests.at(1).path, QByteArray("/docs/notes.html"));
+    for (const auto &[name, value] : requests.at(1).headers) {
+        const QByteArray lower = name.toLower();
+        QVERIFY2(lower != "authorization" && lower != "x-api-key" && lower != "cookie", name.constData());
+        expectNoCanary(value, QStringLiteral("the page request's %1 header").arg(QString::fromLatin1(name)));
+    }
+    QCOMPARE(requests.at(1).header("user-agent"), QByteArray("KeenDesktop/" KEEN_VERSION));
+    // The tool's result is JSON text inside the request's JSON: line breaks are escaped twice.
+    const QByteArray expected = "# Release notes\\\\n\\\\nSee [the upgrade guide](" +
+                                m_server->baseUrl().toString().toUtf8() + "/docs/upgrade.html).";
+    QVERIFY2(requests.at(2).body.contains(expected), requests.at(2).body.constData());
+    expectHomeCleanAndPrivate(1);
 }
 
 } // namespace keen

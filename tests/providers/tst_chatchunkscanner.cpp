@@ -65,6 +65,12 @@ void TestChatChunkScanner::readsWhatTheFullParseReads_data()
         << QByteArray(
                "{\"choices\":[{\"delta\":{\"content\":\"caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80\"}}]}")
         << QStringLiteral("caf\u00e9 \u4e2d \U0001F600") << QString() << QString();
+    // Found by fuzz_chatchunkscanner: a text with escapes starting with U+FEFF lost it, which Qt's full parse
+    // keeps (it drops the mark only from a text without escapes, through QString::fromUtf8).
+    QTest::newRow("byte order mark first")
+        << QByteArray("{\"choices\":[{\"delta\":{\"content\":\"\xef\xbb\xbfx\",\"reasoning\":"
+                      "\"\xef\xbb\xbf\\ty\"}}]}")
+        << QStringLiteral("x") << QStringLiteral("\uFEFF\ty") << QString();
     QTest::newRow("whitespace everywhere")
         << QByteArray(
                " {\r\n \"choices\" : [ { \"index\" : 0 , \"delta\" : { \"content\" : \"x\" } } ] \t} \n")

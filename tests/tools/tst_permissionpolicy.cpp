@@ -199,7 +199,7 @@ private Q_SLOTS:
         QCOMPARE(interactive.names(),
                  (QStringList{QStringLiteral("ask_user"), QStringLiteral("bash"), QStringLiteral("edit_file"),
                               QStringLiteral("glob"), QStringLiteral("grep"), QStringLiteral("read_file"),
-                              QStringLiteral("write_file")}));
+                              QStringLiteral("web_fetch"), QStringLiteral("write_file")}));
         QVERIFY(!createDefaultTools(false).names().contains(QStringLiteral("ask_user")));
         for (const auto &tool : interactive.all()) {
             QVERIFY(!tool->description().isEmpty());

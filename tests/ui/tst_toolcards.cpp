@@ -59,6 +59,7 @@ private Q_SLOTS:
     void colourCodesAndProgressLinesReadAsInATerminal();
     void aCommandsColouredOutputShowsWithoutItsCodes();
     void aRunningCommandsCardShowsItsOutputAsItComes();
+    void aFetchCardShowsTheUrlItsStatusAndThePage();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -644,6 +645,80 @@ void TestToolCards::aCommandsColouredOutputShowsWithoutItsCodes()
     QTRY_VERIFY(!shownCard(m_panel->model()).isEmpty());
     card = shownCard(m_panel->model());
     QVERIFY2(card.contains(QStringLiteral("    Finished dev")) && !card.contains(esc), qPrintable(card));
+}
+
+// web_fetch: the card names the URL, then the status and the size; under it the start of the page. A failed
+// fetch shows its error line, and the error page's text below it. Its permission card shows the URL.
+void TestToolCards::aFetchCardShowsTheUrlItsStatusAndThePage()
+{
+    const QString url = QStringLiteral("https://docs.example.org/guide");
+    const QString missing = url + QStringLiteral("/missing");
+    QStringList lines{QStringLiteral("# Guide"), QString()};
+    for (int i = 1; i <= 40; ++i)
+        lines << QStringLiteral("Line %1 of the guide's text.").arg(i);
+    const QString content = lines.join(QLatin1Char('\n'));
+    QVERIFY(content.toUtf8().size() / 1024 == 1);
+    const ToolCallInfo fetch =
+        call(QStringLiteral("f1"), QStringLiteral("web_fetch"), {{QStringLiteral("url"), url}});
+    ToolCallInfo fetched = fetch;
+    fetched.output = QJsonObject{{QStringLiteral("url"), url},
+                                 {QStringLiteral("status_code"), 200},
+                                 {QStringLiteral("content"), content}};
+    const ToolCallInfo fetchMissing =
+        call(QStringLiteral("f2"), QStringLiteral("web_fetch"), {{QStringLiteral("url"), missing}});
+    const ToolCallInfo failed =
+        call(QStringLiteral("f2"), QStringLiteral("web_fetch"), {{QStringLiteral("url"), missing}},
+             QStringLiteral("HTTP 404 Not Found from %1\n\n# Not here\n\nNo such page.").arg(missing));
+    m_client->addTurn(
+        {ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, fetch)),
+         ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, fetched)),
+         ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolStart, fetchMissing)),
+         ScriptedLlmClient::event(StreamEvent::tool(StreamEvent::Type::ToolEnd, failed)),
+         ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("read the guide"));
+    QTRY_VERIFY(!m_session->isBusy());
+
+    const QList<const ChatItem *> cards = toolCards();
+    QCOMPARE(cards.size(), 2);
+    QCOMPARE(cards.at(0)->label, QStringLiteral("Fetch"));
+    QCOMPARE(cards.at(0)->detail, url);
+    QCOMPARE(cards.at(0)->metadata, QStringLiteral("200 · 1 kB"));
+    QCOMPARE(cards.at(1)->toolState, ChatItem::ToolState::Failed);
+    QCOMPARE(cards.at(1)->toolError, QStringLiteral("HTTP 404 Not Found from %1").arg(missing));
+    const QString text = m_panel->model()->plainText();
+    QVERIFY2(text.contains(QStringLiteral("✓ Fetch %1 200 · 1 kB\n# Guide\n").arg(url)), qPrintable(text));
+    QVERIFY2(
+        text.contains(QStringLiteral("✗ Fetch %1\nHTTP 404 Not Found from %1\n# Not here\n\nNo such page.")
+                          .arg(missing)),
+        qPrintable(text));
+
+    // The page's first lines, and a mark that more follow.
+    auto *view = m_panel->findChild<ChatView *>(QStringLiteral("chatView"));
+    int row = 0;
+    while (m_panel->model()->item(row).kind != ChatItem::Kind::Tool)
+        ++row;
+    const QString shown = view->chatDelegate()->shownText(m_panel->model()->index(row));
+    QVERIFY2(shown.contains(QStringLiteral("# Guide\n\nLine 1 of")), qPrintable(shown));
+    QVERIFY2(shown.contains(QStringLiteral("Line 13 of the guide's text.\n…")), qPrintable(shown));
+    QVERIFY(!shown.contains(QStringLiteral("Line 14 ")));
+
+    // Asked for: the permission card shows the URL.
+    PermissionRequest request;
+    request.id = 77;
+    request.toolName = QStringLiteral("web_fetch");
+    request.path = url;
+    m_panel->model()->addPermission(request);
+    const int last = m_panel->model()->rowCount() - 1;
+    QVERIFY2(view->chatDelegate()
+                 ->shownText(m_panel->model()->index(last))
+                 .startsWith(QStringLiteral("Allow Fetch? %1").arg(url)),
+             qPrintable(view->chatDelegate()->shownText(m_panel->model()->index(last))));
+
+    // A small page's size is in bytes.
+    QCOMPARE(ToolDisplay::metadata(QStringLiteral("web_fetch"),
+                                   QJsonObject{{QStringLiteral("status_code"), 203},
+                                               {QStringLiteral("content"), QStringLiteral("ok")}}),
+             QStringLiteral("203 · 2 bytes"));
 }
 
 QTEST_MAIN(TestToolCards)

@@ -585,7 +585,15 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
     if (!item.output.isEmpty()) {
         QStringList lines = item.output.split(QLatin1Char('\n'));
         qint64 above = item.outputEarlierLines;
-        if (lines.size() > kMaxOutputLines) {
+        QString suffix;
+        if (item.toolName == QLatin1String("web_fetch")) {
+            // A page is read from its top: its first lines (the card's size says how much there is, Copy
+            // Output has all of it).
+            if (lines.size() > kMaxOutputLines) {
+                lines = lines.mid(0, kMaxOutputLines);
+                suffix = QStringLiteral("\n…");
+            }
+        } else if (lines.size() > kMaxOutputLines) {
             above += lines.size() - kMaxOutputLines;
             lines = lines.mid(lines.size() - kMaxOutputLines);
         }
@@ -598,7 +606,7 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
                     "<table width=\"100%\" cellspacing=\"0\" cellpadding=\"6\" style=\"margin-top:6px\">"
                     "<tr><td bgcolor=\"%1\"><pre style=\"margin:0; white-space:pre-wrap\">%2</pre></td></tr>"
                     "</table>")
-                    .arg(background, escaped(prefix + lines.join(QLatin1Char('\n'))));
+                    .arg(background, escaped(prefix + lines.join(QLatin1Char('\n')) + suffix));
     }
     html += diffHtml(item);
     return html;
@@ -614,9 +622,9 @@ QString ChatDelegate::permissionHtml(const ChatItem &item) const
         html += QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("Hand these tasks to subagents?")));
         html += QStringLiteral("<pre style=\"margin-top:4px; white-space:pre-wrap\">%1</pre>")
                     .arg(escaped(request.command));
-        html += lineHtml(muted,
-                         tr("They change files and run commands without asking you; dangerous commands and "
-                            "paths outside the folder are refused."));
+        html +=
+            lineHtml(muted, tr("They may change files, run commands and fetch web pages without asking you; "
+                               "dangerous commands and paths outside the folder are refused."));
     } else if (!request.command.isEmpty()) {
         html += QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("Run this command?")));
         html += QStringLiteral("<pre style=\"margin-top:4px; white-space:pre-wrap\">$ %1</pre>")

@@ -60,8 +60,9 @@ struct ChatItem
     qsizetype diffOmitted = 0;
     qsizetype diffGapAt = -1;
     qsizetype diffGap = 0;
-    QString command;               // bash
-    QString output;                // bash output: the result's, or while it runs what it has printed so far
+    QString command; // bash
+    // bash output: the result's, or while it runs what it has printed so far; web_fetch: the page's text
+    QString output;
     qint64 outputEarlierLines = 0; // while it runs: lines printed before those in output
     // What the tool returned, as the model got it (issue 16: Pin Tool Result pins it verbatim).
     QJsonValue result;

@@ -331,6 +331,9 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     ChatItem &item = m_items[row];
     item.toolState = info.error.isEmpty() ? ChatItem::ToolState::Done : ChatItem::ToolState::Failed;
     item.toolError = info.error;
+    if (const QString fetched = ToolDisplay::fetchedText(info.name, info.output, info.error, &item.toolError);
+        !fetched.isEmpty())
+        item.output = fetched;
     item.durationNs = info.durationNs;
     if (item.detail.isEmpty())
         item.detail = ToolDisplay::detail(info.name, info.input);

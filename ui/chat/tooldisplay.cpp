@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLocale>
 
 #include <algorithm>
 
@@ -109,6 +110,15 @@ QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputV
         return code.isDouble() && code.toInt() != 0 ? ToolDisplay::tr("exit %1").arg(code.toInt())
                                                     : QString();
     }
+    if (toolName == QLatin1String("web_fetch")) {
+        // "200 · 12 KB": the status and how much text came back (a cut page's text ends by saying so).
+        const int status = output.value(QStringLiteral("status_code")).toInt();
+        if (status <= 0)
+            return {};
+        const qint64 bytes = output.value(QStringLiteral("content")).toString().toUtf8().size();
+        return QString::number(status) + QStringLiteral(" · ") +
+               QLocale().formattedDataSize(bytes, 0, QLocale::DataSizeTraditionalFormat);
+    }
     if (toolName == QLatin1String("delegate_task")) {
         return ToolDisplay::tr("%1 completed, %2 failed")
             .arg(output.value(QStringLiteral("completed")).toInt())
@@ -127,6 +137,29 @@ QString ToolDisplay::duration(qint64 nanoseconds)
     if (ms < 60000)
         return ToolDisplay::tr("%1s").arg(QString::number(ms / 1000.0, 'f', 1));
     return ToolDisplay::tr("%1m %2s").arg(ms / 60000).arg((ms % 60000) / 1000);
+}
+
+QString ToolDisplay::fetchedText(const QString &toolName, const QJsonValue &outputValue, const QString &error,
+                                 QString *errorLine)
+{
+    *errorLine = error;
+    if (toolName != QLatin1String("web_fetch"))
+        return {};
+    if (!error.isEmpty()) {
+        // "HTTP 404 Not Found from <url>", then the error page's text for the model: one line on the card,
+        // the page below it.
+        const qsizetype cut = error.indexOf(QLatin1Char('\n'));
+        if (cut < 0)
+            return {};
+        *errorLine = error.left(cut);
+        return error.mid(cut).trimmed();
+    }
+    QJsonObject output = outputValue.toObject();
+    if (outputValue.isString()) {
+        const QJsonDocument document = QJsonDocument::fromJson(outputValue.toString().toUtf8());
+        output = document.object();
+    }
+    return output.value(QStringLiteral("content")).toString().trimmed();
 }
 
 QString ToolDisplay::bashOutput(const QJsonValue &outputValue)

@@ -15,6 +15,16 @@ constexpr int MaxDepth = 32;
 constexpr int MaxNumberLength = 20;
 
 // RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF.
+// QString::fromUtf8 drops a byte order mark at the start. Qt's full parse reads a string without escapes
+// that way too, but decodes one with escapes itself and keeps the mark (U+FEFF): this is for the latter.
+QString textKeepingByteOrderMark(const char *utf8, qsizetype size)
+{
+    QString text = QString::fromUtf8(utf8, size);
+    if (size >= 3 && uchar(utf8[0]) == 0xEF && uchar(utf8[1]) == 0xBB && uchar(utf8[2]) == 0xBF)
+        text.prepend(QChar(0xFEFF));
+    return text;
+}
+
 bool isValidUtf8(const uchar *p, const uchar *end)
 {
     while (p < end) {
@@ -239,7 +249,7 @@ public:
                          reinterpret_cast<const uchar *>(utf8.constData() + utf8.size())))
             return false;
         if (text)
-            *text = QString::fromUtf8(utf8);
+            *text = textKeepingByteOrderMark(utf8.constData(), utf8.size());
         return true;
     }
 

@@ -1,0 +1,436 @@
+#include "tools/webfetchtool.h"
+
+#include "base/cancellationwatch.h"
+#include "base/privatefolder.h"
+#include "tools/htmltomarkdown.h"
+#include "tools/toolinput.h"
+#include "tools/toolpermissions.h"
+
+#include <QCryptographicHash>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QSaveFile>
+#include <QStringDecoder>
+#include <QTimer>
+
+#include <cctype>
+#include <memory>
+
+namespace keen {
+
+namespace {
+
+const QString Required = QStringLiteral("{\"url\":\"https://...\"}");
+
+// What one GET ended with.
+struct Hop
+{
+    int status = 0;
+    QString reason;
+    QByteArray contentType;
+    QByteArray location;
+    QByteArray body;
+    bool truncated = false; // stopped at MaxDownloadBytes
+    bool cancelled = false;
+    bool timedOut = false;
+    bool notText = false; // stopped early: the reply is a picture, an archive...
+    QString networkError;
+};
+
+// "text/html" from "text/html; charset=utf-8".
+QByteArray mimeTypeOf(const QByteArray &contentType)
+{
+    return contentType.split(';').constFirst().trimmed().toLower();
+}
+
+QByteArray charsetOf(const QByteArray &contentType)
+{
+    for (const QByteArray &parameter : contentType.split(';')) {
+        const QByteArray trimmed = parameter.trimmed();
+        if (trimmed.toLower().startsWith("charset="))
+            return trimmed.mid(8).replace('"', "").replace('\'', "").trimmed();
+    }
+    return {};
+}
+
+bool isHtmlType(const QByteArray &mime)
+{
+    return mime == "text/html" || mime == "application/xhtml+xml";
+}
+
+bool isTextType(const QByteArray &mime)
+{
+    return mime.startsWith("text/") || mime.endsWith("json") || mime.endsWith("+xml") ||
+           mime == "application/xml" || mime == "application/javascript" ||
+           mime == "application/ecmascript" || mime.endsWith("yaml") || mime == "application/toml" ||
+           mime == "application/x-sh";
+}
+
+// No type, or the generic one: the body says whether it is a page.
+bool isUntyped(const QByteArray &mime)
+{
+    return mime.isEmpty() || mime == "application/octet-stream";
+}
+
+bool looksLikeHtml(const QByteArray &body)
+{
+    QByteArray start = body.left(1024);
+    if (start.startsWith("\xEF\xBB\xBF"))
+        start.remove(0, 3);
+    start = start.trimmed().left(16).toLower();
+    return start.startsWith("<!doctype html") || start.startsWith("<html");
+}
+
+// A charset named in a <meta> near the top of a page whose Content-Type names none.
+QByteArray metaCharset(const QByteArray &body)
+{
+    const QByteArray head = body.left(2048).toLower();
+    const qsizetype at = head.indexOf("charset=");
+    if (at < 0)
+        return {};
+    qsizetype start = at + 8;
+    while (start < head.size() && (head.at(start) == '"' || head.at(start) == '\''))
+        ++start;
+    qsizetype end = start;
+    while (end < head.size() && (std::isalnum(static_cast<unsigned char>(head.at(end))) ||
+                                 head.at(end) == '-' || head.at(end) == '_'))
+        ++end;
+    return head.mid(start, end - start);
+}
+
+QString decode(const QByteArray &body, QByteArray charset)
+{
+    if (charset.isEmpty())
+        charset = "UTF-8";
+    QStringDecoder decoder(charset.constData());
+    if (!decoder.isValid()) // a charset this Qt does not know: UTF-8 is the best guess
+        return QString::fromUtf8(body);
+    return decoder.decode(body); // invalid bytes become U+FFFD
+}
+
+QByteArray userAgent()
+{
+    const QString version = QCoreApplication::applicationVersion();
+    return version.isEmpty() ? QByteArrayLiteral("KeenDesktop")
+                             : QByteArrayLiteral("KeenDesktop/") + version.toUtf8();
+}
+
+bool isWebScheme(const QUrl &url)
+{
+    return url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https");
+}
+
+// One GET, without following a redirect, on this thread's event loop.
+Hop get(QNetworkAccessManager &network, const QUrl &url, const CancellationToken &cancel,
+        const QDeadlineTimer &deadline)
+{
+    Hop hop;
+    QNetworkRequest request(url);
+    request.setRawHeader("User-Agent", userAgent());
+    request.setRawHeader("Accept", "text/html, text/plain, text/markdown, application/json;q=0.9, */*;q=0.5");
+    // Each redirect is checked here (scheme, count); nothing of the person's goes along: no cookies, no
+    // credentials.
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    request.setAttribute(QNetworkRequest::CookieLoadControlAttribute, QNetworkRequest::Manual);
+    request.setAttribute(QNetworkRequest::CookieSaveControlAttribute, QNetworkRequest::Manual);
+    request.setAttribute(QNetworkRequest::AuthenticationReuseAttribute, QNetworkRequest::Manual);
+
+    QEventLoop loop;
+    std::unique_ptr<QNetworkReply> reply(network.get(request));
+    auto stop = [&reply](bool &why) {
+        why = true;
+        reply->abort();
+    };
+    const CancellationWatch watch(cancel, [&] { stop(hop.cancelled); });
+    QTimer timer;
+    timer.setSingleShot(true);
+    QObject::connect(&timer, &QTimer::timeout, &loop, [&] { stop(hop.timedOut); });
+    timer.start(int(std::max<qint64>(0, deadline.remainingTime())));
+
+    auto success = [&reply] {
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        return status >= 200 && status < 300;
+    };
+    QObject::connect(reply.get(), &QNetworkReply::metaDataChanged, &loop, [&] {
+        // A picture or an archive is not read at all.
+        const QByteArray mime = mimeTypeOf(reply->header(QNetworkRequest::ContentTypeHeader).toByteArray());
+        if (success() && !isUntyped(mime) && !isHtmlType(mime) && !isTextType(mime))
+            stop(hop.notText);
+    });
+    auto read = [&] {
+        if (hop.truncated || hop.notText || !reply->isOpen())
+            return;
+        hop.body += reply->readAll();
+        if (hop.body.size() > WebFetchTool::MaxDownloadBytes) {
+            hop.body.truncate(WebFetchTool::MaxDownloadBytes);
+            stop(hop.truncated);
+            return;
+        }
+        const QByteArray mime = mimeTypeOf(reply->header(QNetworkRequest::ContentTypeHeader).toByteArray());
+        if (success() && isUntyped(mime) && hop.body.size() >= 1024 && !looksLikeHtml(hop.body))
+            stop(hop.notText);
+    };
+    QObject::connect(reply.get(), &QNetworkReply::readyRead, &loop, read);
+    QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    if (!reply->isFinished())
+        loop.exec();
+    read();
+
+    hop.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    hop.reason =
+        QString::fromUtf8(reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toByteArray());
+    hop.contentType = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
+    hop.location = reply->rawHeader("Location");
+    const bool stopped = hop.cancelled || hop.timedOut || hop.truncated || hop.notText;
+    if (reply->error() != QNetworkReply::NoError && !stopped && hop.status == 0)
+        hop.networkError = reply->errorString();
+    return hop;
+}
+
+// The start of text, at most maxBytes of UTF-8, cut at a line break when one is in its second half.
+QString cutText(const QByteArray &utf8, qsizetype maxBytes)
+{
+    qsizetype cut = maxBytes;
+    while (cut > 0 && (static_cast<unsigned char>(utf8.at(cut)) & 0xC0) == 0x80)
+        --cut; // never inside a character
+    const qsizetype line = utf8.lastIndexOf('\n', cut - 1);
+    if (line > cut / 2)
+        cut = line;
+    QString text = QString::fromUtf8(utf8.left(cut));
+    while (text.endsWith(QLatin1Char('\n')))
+        text.chop(1);
+    return text;
+}
+
+} // namespace
+
+QString WebFetchTool::name() const
+{
+    return QStringLiteral("web_fetch");
+}
+
+QString WebFetchTool::description() const
+{
+    return QStringLiteral(
+        "Fetch a web page over http or https and return it as Markdown text (HTML is converted; plain "
+        "text, JSON and XML come back as they are). Use it to read documentation, issues, changelogs and "
+        "API references the user points to or you need; not for downloading binaries, pictures or "
+        "archives. Each fetch needs the user's permission. Timeout 30 s. Content over 128 KB is cut "
+        "and the whole text saved to a file you can read with read_file. Set checkCache to true to get "
+        "a page already fetched in this session without a new request.");
+}
+
+QJsonObject WebFetchTool::inputSchema() const
+{
+    return QJsonObject{
+        {QStringLiteral("type"), QStringLiteral("object")},
+        {QStringLiteral("properties"),
+         QJsonObject{
+             {QStringLiteral("url"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                          {QStringLiteral("description"), QStringLiteral("The http or https URL to fetch")}}},
+             {QStringLiteral("checkCache"),
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")},
+                          {QStringLiteral("description"),
+                           QStringLiteral("Return this session's earlier result for the URL, if any, "
+                                          "instead of fetching it again")}}},
+         }},
+        {QStringLiteral("required"), QJsonArray{QStringLiteral("url")}},
+        {QStringLiteral("additionalProperties"), false},
+    };
+}
+
+QString WebFetchTool::validateInput(const QJsonObject &input) const
+{
+    const QString tool = name();
+    if (QString error = ToolInput::requireStrings(tool, input, {QStringLiteral("url")}, Required);
+        !error.isEmpty())
+        return error;
+    if (QString error =
+            ToolInput::unknownParameters(tool, input, {QStringLiteral("url"), QStringLiteral("checkCache")});
+        !error.isEmpty())
+        return error;
+    const QJsonValue checkCache = input.value(QLatin1String("checkCache"));
+    if (!checkCache.isUndefined() && !checkCache.isNull() && !checkCache.isBool())
+        return ToolInput::wrongType(tool, QStringLiteral("checkCache"), WebFetchTool::tr("a boolean"));
+    return {};
+}
+
+QString WebFetchTool::artifactPath(const QString &dataDir, const QString &url, const QString &content)
+{
+    const QByteArray hash =
+        QCryptographicHash::hash((url + QLatin1Char('\n') + content).toUtf8(), QCryptographicHash::Sha256)
+            .toHex()
+            .left(16);
+    const QString base = dataDir.isEmpty() ? QDir::tempPath() : dataDir;
+    return QDir(base).filePath(
+        QStringLiteral("web-fetch-artifacts/keen-web-fetch-%1.txt").arg(QString::fromLatin1(hash)));
+}
+
+std::optional<QJsonObject> WebFetchTool::cached(const QString &url) const
+{
+    const QMutexLocker lock(&m_cacheMutex);
+    if (const QJsonObject *output = m_cache.object(url))
+        return *output;
+    return std::nullopt;
+}
+
+void WebFetchTool::remember(const QStringList &urls, const QJsonObject &output)
+{
+    const QMutexLocker lock(&m_cacheMutex);
+    for (const QString &url : urls)
+        m_cache.insert(url, new QJsonObject(output));
+}
+
+ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
+{
+    const QString given = input.value(QLatin1String("url")).toString().trimmed();
+    // Tolerant: a model writes a space or a non-ASCII letter as it reads; they are encoded, not refused.
+    const QUrl requested(given);
+    if (!requested.isValid() || requested.scheme().isEmpty())
+        return ToolResult::failure(
+            WebFetchTool::tr("%1 is not a valid URL; web_fetch needs a full http:// or https:// address.")
+                .arg(given));
+    if (!isWebScheme(requested) || requested.host().isEmpty())
+        return ToolResult::failure(
+            WebFetchTool::tr("web_fetch fetches only http and https URLs; %1 is not one.").arg(given));
+    const QString key = requested.toString(QUrl::FullyEncoded);
+
+    // A page fetched earlier in this session: no request, and no second question.
+    if (input.value(QLatin1String("checkCache")).toBool()) {
+        if (std::optional<QJsonObject> output = cached(key)) {
+            output->insert(QStringLiteral("cached"), true);
+            return ToolResult::success(*output);
+        }
+    }
+
+    PermissionRequest request;
+    request.toolName = name();
+    request.path = given;
+    const PermissionDecision decision = ToolPermissions::ask(context, request);
+    if (decision != PermissionDecision::Allow)
+        return ToolPermissions::refusal(decision, request, context);
+
+    QNetworkAccessManager network;
+    const QDeadlineTimer deadline(m_timeoutMs);
+    QUrl current = requested;
+    Hop hop;
+    for (int redirects = 0;; ++redirects) {
+        hop = get(network, current, context.cancel, deadline);
+        if (hop.cancelled)
+            return ToolResult::failure(WebFetchTool::tr("Cancelled while fetching %1.").arg(given));
+        if (hop.timedOut)
+            return ToolResult::failure(WebFetchTool::tr("Could not fetch %1: timed out after %2 s.")
+                                           .arg(given, QString::number(m_timeoutMs / 1000.0)));
+        if (!hop.networkError.isEmpty())
+            return ToolResult::failure(
+                WebFetchTool::tr("Could not fetch %1: %2.").arg(given, hop.networkError));
+        if (hop.status == 0)
+            return ToolResult::failure(
+                WebFetchTool::tr("Could not fetch %1: the server sent no HTTP response.").arg(given));
+        if (hop.status < 300 || hop.status >= 400 || hop.location.isEmpty())
+            break;
+        const QUrl target = current.resolved(QUrl::fromEncoded(hop.location));
+        if (!isWebScheme(target))
+            return ToolResult::failure(
+                WebFetchTool::tr("%1 redirects to %2, which web_fetch does not follow: "
+                                 "only http and https URLs are fetched.")
+                    .arg(current.toString(QUrl::FullyEncoded), target.toString(QUrl::FullyEncoded)));
+        if (redirects == MaxRedirects)
+            return ToolResult::failure(
+                WebFetchTool::tr("Could not fetch %1: more than %2 redirects (the last one to %3).")
+                    .arg(given, QString::number(MaxRedirects), target.toString(QUrl::FullyEncoded)));
+        current = target;
+    }
+    const QString finalUrl = current.toString(QUrl::FullyEncoded); // as it can be fetched again
+
+    const QByteArray mime = mimeTypeOf(hop.contentType);
+    const bool html = isHtmlType(mime) || (isUntyped(mime) && looksLikeHtml(hop.body));
+    const bool text = html || isTextType(mime);
+    const bool ok = hop.status >= 200 && hop.status < 300;
+    if (ok && (hop.notText || !text))
+        return ToolResult::failure(WebFetchTool::tr("web_fetch reads text pages; %1 is %2.")
+                                       .arg(finalUrl, mime.isEmpty() ? WebFetchTool::tr("of unknown type")
+                                                                     : QString::fromLatin1(mime)));
+
+    QString content;
+    if (text) {
+        QByteArray charset = charsetOf(hop.contentType);
+        if (charset.isEmpty() && html)
+            charset = metaCharset(hop.body);
+        const QString decoded = decode(hop.body, charset);
+        content = html ? HtmlToMarkdown::convert(decoded, current) : decoded;
+    }
+    if (!ok) {
+        QString error = hop.reason.isEmpty()
+                            ? WebFetchTool::tr("HTTP %1 from %2").arg(QString::number(hop.status), finalUrl)
+                            : WebFetchTool::tr("HTTP %1 %2 from %3")
+                                  .arg(QString::number(hop.status), hop.reason, finalUrl);
+        QString excerpt = content.trimmed().left(ErrorExcerptChars);
+        if (!excerpt.isEmpty() && excerpt.back().isHighSurrogate())
+            excerpt.chop(1); // never half a character
+        if (!excerpt.isEmpty())
+            error += QStringLiteral("\n\n") + excerpt;
+        return ToolResult::failure(error);
+    }
+
+    QJsonObject output{
+        {QStringLiteral("url"), finalUrl},
+        {QStringLiteral("status_code"), hop.status},
+    };
+    const QByteArray utf8 = content.toUtf8();
+    QString shown = content;
+    bool truncated = hop.truncated;
+    if (utf8.size() > MaxInlineBytes) {
+        truncated = true;
+        shown = cutText(utf8, MaxInlineBytes);
+        const QString path = artifactPath(context.dataDir, finalUrl, content);
+        QString saveError;
+        if (const Result<void> folder = PrivateFolder::ensure(QFileInfo(path).path()); !folder) {
+            saveError = folder.error();
+        } else {
+            QSaveFile file(path);
+            if (file.open(QIODevice::WriteOnly)) {
+                file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+                file.write(utf8);
+            }
+            if (!file.commit())
+                saveError = file.errorString();
+            else
+                QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        }
+        if (saveError.isEmpty()) {
+            output.insert(QStringLiteral("artifact_path"), path);
+            shown +=
+                WebFetchTool::tr("\n\n[Truncated: this is the first %1 KB of %2 KB. The whole page is in "
+                                 "%3; read the rest with read_file and its offset and limit.]")
+                    .arg(shown.toUtf8().size() / 1024)
+                    .arg(utf8.size() / 1024)
+                    .arg(path);
+        } else {
+            shown += WebFetchTool::tr("\n\n[Truncated: this is the first %1 KB of %2 KB; the whole page "
+                                      "could not be saved (%3).]")
+                         .arg(shown.toUtf8().size() / 1024)
+                         .arg(utf8.size() / 1024)
+                         .arg(saveError);
+        }
+    }
+    if (hop.truncated)
+        shown += WebFetchTool::tr("\n\n[Stopped reading after %1 MiB: the page is longer.]")
+                     .arg(MaxDownloadBytes / (1024 * 1024));
+    output.insert(QStringLiteral("content"), shown);
+    if (truncated)
+        output.insert(QStringLiteral("truncated"), true);
+    if (!truncated && utf8.size() <= MaxCachedBytes)
+        remember({key, finalUrl}, output);
+    return ToolResult::success(output);
+}
+
+} // namespace keen

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "tools/tool.h"
+
+#include <QCache>
+#include <QCoreApplication>
+#include <QJsonObject>
+#include <QMutex>
+#include <QUrl>
+
+namespace keen {
+
+// web_fetch: GETs an http(s) page and returns it as Markdown text (reference 2.2). The person is asked
+// first, with the URL (the project allow-list, "Allow for this session", headless runs and yolo mode allow
+// it; plan mode too: it changes nothing). Redirects are followed to http(s) only; no cookies, no
+// credentials. A result over 128 KB is cut, the whole text saved under <data dir>/web-fetch-artifacts for
+// read_file. Small results are kept for the session, so checkCache can answer without a request.
+class WebFetchTool final : public Tool
+{
+    Q_DECLARE_TR_FUNCTIONS(WebFetchTool)
+
+public:
+    static constexpr int DefaultTimeoutMs = 30 * 1000;
+    static constexpr int MaxRedirects = 5;
+    static constexpr qint64 MaxDownloadBytes = 10 * 1024 * 1024;
+    static constexpr qsizetype MaxInlineBytes = 128 * 1024; // UTF-8 bytes of content given inline
+    static constexpr qsizetype MaxCachedBytes = 16 * 1024;
+    static constexpr int CacheEntries = 512;
+    static constexpr qsizetype ErrorExcerptChars = 2048; // of an error page, for the model
+
+    QString name() const override;
+    QString description() const override;
+    QJsonObject inputSchema() const override;
+    QString validateInput(const QJsonObject &input) const override;
+    ToolResult execute(const QJsonObject &input, ToolContext &context) override;
+
+    // Tests shorten the 30 s limit.
+    void setTimeoutMs(int timeoutMs) { m_timeoutMs = timeoutMs; }
+
+    // The artifact for content: <dataDir>/web-fetch-artifacts/keen-web-fetch-<16 hex>.txt.
+    static QString artifactPath(const QString &dataDir, const QString &url, const QString &content);
+
+private:
+    std::optional<QJsonObject> cached(const QString &url) const;
+    void remember(const QStringList &urls, const QJsonObject &output);
+
+    int m_timeoutMs = DefaultTimeoutMs;
+    // By requested and by final URL; the tool object lives as long as the session's tool registry.
+    mutable QMutex m_cacheMutex;
+    mutable QCache<QString, QJsonObject> m_cache{CacheEntries};
+};
+
+} // namespace keen
