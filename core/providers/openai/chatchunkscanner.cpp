@@ -14,7 +14,6 @@ constexpr int MaxDepth = 32;
 // fit a double; the chunk's "created" time has 10 digits).
 constexpr int MaxNumberLength = 20;
 
-// RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF.
 // QString::fromUtf8 drops a byte order mark at the start. Qt's full parse reads a string without escapes
 // that way too, but decodes one with escapes itself and keeps the mark (U+FEFF): this is for the latter.
 QString textKeepingByteOrderMark(const char *utf8, qsizetype size)
@@ -25,6 +24,7 @@ QString textKeepingByteOrderMark(const char *utf8, qsizetype size)
     return text;
 }
 
+// RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF.
 bool isValidUtf8(const uchar *p, const uchar *end)
 {
     while (p < end) {
