@@ -1,5 +1,6 @@
 #include "agent/skillcatalog.h"
 
+#include "agent/extensionfolders.h"
 #include "agent/frontmatter.h"
 #include "agent/markdowntable.h"
 
@@ -70,29 +71,9 @@ void installBundled(const QString &dataDir, QStringList &warnings)
 
 QStringList SkillCatalog::roots(const QString &workspace, const QString &dataDir, const QString &home)
 {
-    QStringList roots;
-    const auto add = [&roots](const QString &path) {
-        const QString clean = QDir::cleanPath(path);
-        if (!path.isEmpty() && !roots.contains(clean))
-            roots.append(clean);
-    };
-    if (!workspace.isEmpty()) {
-        const QDir project(QFileInfo(workspace).absoluteFilePath());
-        add(project.filePath(QStringLiteral(".agents/skills")));
-        add(project.filePath(QStringLiteral(".keen/skills")));
-        add(project.filePath(QStringLiteral(".claude/skills")));
-    }
-    if (!home.isEmpty())
-        add(QDir(home).filePath(QStringLiteral(".agents/skills")));
+    QStringList roots = ExtensionFolders::roots(QStringLiteral("skills"), workspace, dataDir, home);
     if (!dataDir.isEmpty())
-        add(QDir(dataDir).filePath(QStringLiteral("skills")));
-    if (!home.isEmpty()) {
-        // Skills written for the reference agent, whose data folder is ~/.keen.
-        add(QDir(home).filePath(QStringLiteral(".keen/skills")));
-        add(QDir(home).filePath(QStringLiteral(".claude/skills")));
-    }
-    if (!dataDir.isEmpty())
-        add(QDir(dataDir).filePath(QStringLiteral("skills/bundled")));
+        roots.append(QDir::cleanPath(QDir(dataDir).filePath(QStringLiteral("skills/bundled"))));
     return roots;
 }
 

@@ -1,5 +1,6 @@
 #include "agent/subagentcatalog.h"
 
+#include "agent/extensionfolders.h"
 #include "agent/frontmatter.h"
 #include "agent/markdowntable.h"
 #include "base/regularfile.h"
@@ -22,28 +23,7 @@ const QStringList &permissionWords()
 
 QStringList SubagentCatalog::roots(const QString &workspace, const QString &dataDir, const QString &home)
 {
-    QStringList roots;
-    const auto add = [&roots](const QString &path) {
-        const QString clean = QDir::cleanPath(path);
-        if (!path.isEmpty() && !roots.contains(clean))
-            roots.append(clean);
-    };
-    if (!workspace.isEmpty()) {
-        const QDir project(QFileInfo(workspace).absoluteFilePath());
-        add(project.filePath(QStringLiteral(".agents/agents")));
-        add(project.filePath(QStringLiteral(".keen/agents")));
-        add(project.filePath(QStringLiteral(".claude/agents")));
-    }
-    if (!home.isEmpty())
-        add(QDir(home).filePath(QStringLiteral(".agents/agents")));
-    if (!dataDir.isEmpty())
-        add(QDir(dataDir).filePath(QStringLiteral("agents")));
-    if (!home.isEmpty()) {
-        // Profiles written for the reference agent, whose data folder is ~/.keen.
-        add(QDir(home).filePath(QStringLiteral(".keen/agents")));
-        add(QDir(home).filePath(QStringLiteral(".claude/agents")));
-    }
-    return roots;
+    return ExtensionFolders::roots(QStringLiteral("agents"), workspace, dataDir, home);
 }
 
 SubagentCatalog SubagentCatalog::discover(const QString &workspace, const QString &dataDir,
