@@ -108,6 +108,23 @@ Result<FrontMatter> FrontMatter::parse(const QString &path, const QByteArray &by
     return front;
 }
 
+Result<FrontMatter> FrontMatter::parseNamed(const QString &path, const QByteArray &bytes)
+{
+    using R = Result<FrontMatter>;
+    Result<FrontMatter> front = parse(path, bytes);
+    if (!front)
+        return front;
+    const QString name = front->value(QStringLiteral("name"));
+    if (name.isEmpty())
+        return R::failure(tr("%1: the front matter has no name").arg(path));
+    if (!isValidName(name))
+        return R::failure(tr("%1: the name \"%2\" must be one word of letters, digits, '-', '_', '.' or ':'")
+                              .arg(path, name));
+    if (front->value(QStringLiteral("description")).isEmpty())
+        return R::failure(tr("%1: the front matter has no description").arg(path));
+    return front;
+}
+
 bool FrontMatter::isValidName(const QString &name)
 {
     static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"));

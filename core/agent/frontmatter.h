@@ -21,6 +21,9 @@ public:
     // path names the file in the errors; bytes are its UTF-8 contents (a byte order mark and CRLF line ends
     // are fine).
     static Result<FrontMatter> parse(const QString &path, const QByteArray &bytes);
+    // parse(), and the name (isValidName) and description every skill and profile needs; the error names the
+    // file and what is missing.
+    static Result<FrontMatter> parseNamed(const QString &path, const QByteArray &bytes);
 
     // One word of letters, digits, '-', '_', '.' or ':' (at most 64), which a slash command or a tool
     // argument can name.

@@ -126,20 +126,13 @@ SkillCatalog SkillCatalog::discover(const QString &workspace, const QString &dat
 Result<SkillCatalog::Skill> SkillCatalog::parse(const QString &path, const QByteArray &bytes)
 {
     using R = Result<Skill>;
-    const Result<FrontMatter> front = FrontMatter::parse(path, bytes);
+    const Result<FrontMatter> front = FrontMatter::parseNamed(path, bytes);
     if (!front)
         return R::failure(front.error());
     Skill skill;
     skill.path = QFileInfo(path).absoluteFilePath();
     skill.name = front->value(QStringLiteral("name"));
     skill.description = front->value(QStringLiteral("description"));
-    if (skill.name.isEmpty())
-        return R::failure(tr("%1: the front matter has no name").arg(path));
-    if (!FrontMatter::isValidName(skill.name))
-        return R::failure(tr("%1: the name \"%2\" must be one word of letters, digits, '-', '_', '.' or ':'")
-                              .arg(path, skill.name));
-    if (skill.description.isEmpty())
-        return R::failure(tr("%1: the front matter has no description").arg(path));
     skill.body = front->body();
     return skill;
 }

@@ -62,20 +62,13 @@ SubagentCatalog SubagentCatalog::discover(const QString &workspace, const QStrin
 Result<SubagentCatalog::Profile> SubagentCatalog::parse(const QString &path, const QByteArray &bytes)
 {
     using R = Result<Profile>;
-    const Result<FrontMatter> front = FrontMatter::parse(path, bytes);
+    const Result<FrontMatter> front = FrontMatter::parseNamed(path, bytes);
     if (!front)
         return R::failure(front.error());
     Profile profile;
     profile.path = QFileInfo(path).absoluteFilePath();
     profile.name = front->value(QStringLiteral("name"));
     profile.description = front->value(QStringLiteral("description"));
-    if (profile.name.isEmpty())
-        return R::failure(tr("%1: the front matter has no name").arg(path));
-    if (!FrontMatter::isValidName(profile.name))
-        return R::failure(tr("%1: the name \"%2\" must be one word of letters, digits, '-', '_', '.' or ':'")
-                              .arg(path, profile.name));
-    if (profile.description.isEmpty())
-        return R::failure(tr("%1: the front matter has no description").arg(path));
     profile.provider = front->value(QStringLiteral("provider"));
     profile.model = front->value(QStringLiteral("model"));
     // Claude Code's profiles say `model: inherit` for the parent's model.
