@@ -1,5 +1,7 @@
 #include "agent/frontmatter.h"
 
+#include "base/regularfile.h"
+
 #include <QRegularExpression>
 
 namespace keen {
@@ -123,6 +125,17 @@ Result<FrontMatter> FrontMatter::parseNamed(const QString &path, const QByteArra
     if (front->value(QStringLiteral("description")).isEmpty())
         return R::failure(tr("%1: the front matter has no description").arg(path));
     return front;
+}
+
+Result<QByteArray> FrontMatter::readFile(const QString &path, qint64 maxBytes)
+{
+    RegularFile::Read read = RegularFile::read(path, maxBytes);
+    if (read.ok())
+        return std::move(read.bytes);
+    return Result<QByteArray>::failure(
+        read.problem == RegularFile::Problem::TooLarge
+            ? tr("%1 is larger than %2 KiB and is not offered").arg(path).arg(maxBytes / 1024)
+            : read.error);
 }
 
 bool FrontMatter::isValidName(const QString &name)

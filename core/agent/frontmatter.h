@@ -24,6 +24,9 @@ public:
     // parse(), and the name (isValidName) and description every skill and profile needs; the error names the
     // file and what is missing.
     static Result<FrontMatter> parseNamed(const QString &path, const QByteArray &bytes);
+    // The bytes of a skill or profile file (a regular file of at most maxBytes: anything bigger is not
+    // instructions for one task and would flood the context); the error is the catalog's warning.
+    static Result<QByteArray> readFile(const QString &path, qint64 maxBytes);
 
     // One word of letters, digits, '-', '_', '.' or ':' (at most 64), which a slash command or a tool
     // argument can name.

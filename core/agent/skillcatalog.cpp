@@ -95,16 +95,12 @@ SkillCatalog SkillCatalog::discover(const QString &workspace, const QString &dat
             const QString path = dir.filePath(entry + QStringLiteral("/SKILL.md"));
             if (!QFileInfo::exists(path))
                 continue; // a folder that is not a skill (bundled/ inside <dataDir>/skills, for one)
-            const RegularFile::Read read = RegularFile::read(path, MaxSkillBytes);
-            if (!read.ok()) {
-                catalog.m_warnings.append(read.problem == RegularFile::Problem::TooLarge
-                                              ? tr("%1 is larger than %2 KiB and is not offered")
-                                                    .arg(path)
-                                                    .arg(MaxSkillBytes / 1024)
-                                              : read.error);
+            const Result<QByteArray> bytes = FrontMatter::readFile(path, MaxSkillBytes);
+            if (!bytes) {
+                catalog.m_warnings.append(bytes.error());
                 continue;
             }
-            Result<Skill> parsed = parse(path, read.bytes);
+            Result<Skill> parsed = parse(path, *bytes);
             if (!parsed) {
                 catalog.m_warnings.append(parsed.error());
                 continue;

@@ -3,7 +3,6 @@
 #include "agent/extensionfolders.h"
 #include "agent/frontmatter.h"
 #include "agent/markdowntable.h"
-#include "base/regularfile.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -34,16 +33,12 @@ SubagentCatalog SubagentCatalog::discover(const QString &workspace, const QStrin
         const QDir dir(root);
         for (const QString &entry : dir.entryList({QStringLiteral("*.md")}, QDir::Files, QDir::Name)) {
             const QString path = dir.filePath(entry);
-            const RegularFile::Read read = RegularFile::read(path, MaxProfileBytes);
-            if (!read.ok()) {
-                catalog.m_warnings.append(read.problem == RegularFile::Problem::TooLarge
-                                              ? tr("%1 is larger than %2 KiB and is not offered")
-                                                    .arg(path)
-                                                    .arg(MaxProfileBytes / 1024)
-                                              : read.error);
+            const Result<QByteArray> bytes = FrontMatter::readFile(path, MaxProfileBytes);
+            if (!bytes) {
+                catalog.m_warnings.append(bytes.error());
                 continue;
             }
-            Result<Profile> parsed = parse(path, read.bytes);
+            Result<Profile> parsed = parse(path, *bytes);
             if (!parsed) {
                 catalog.m_warnings.append(parsed.error());
                 continue;
