@@ -1,11 +1,13 @@
 // On-demand benchmarks of the core's hot paths. Prints numbers; asserts nothing about speed.
 // Run: cmake --build build --target keen_benchmarks && ./build/tests/bench/keen_bench_core
 #include "agent/datacleanup.h"
+#include "agent/delegatetasktool.h"
 #include "agent/skillcatalog.h"
 #include "agent/systemprompt.h"
 #include "agent/usageledger.h"
 #include "conversation/message.h"
 #include "providers/openai/chatcompletionsstreamdecoder.h"
+#include "scriptedllmclient.h"
 #include "session/diffline.h"
 #include "session/sessionevent.h"
 #include "session/sessionexporter.h"
@@ -485,6 +487,62 @@ void benchWebFetch()
 
 } // namespace
 
+// delegate_task with the most children a call may have (10), each answering 200,000 characters in 7-character
+// chunks (a scripted provider, so only the app's own work is measured), against one such child alone.
+void benchSubagents()
+{
+    QTemporaryDir project;
+    QTemporaryDir home;
+    QString answer;
+    while (answer.size() < 200000)
+        answer += QStringLiteral("A finding with a path, src/module/file.cpp:120, and a reason.\n");
+    const auto run = [&](int children) {
+        QMap<QString, std::shared_ptr<test::ScriptedLlmClient>> clients;
+        QJsonArray tasks;
+        for (int i = 0; i < children; ++i) {
+            const QString name = QStringLiteral("agent%1").arg(i);
+            QDir().mkpath(project.filePath(QStringLiteral(".agents/agents")));
+            QFile profile(project.filePath(QStringLiteral(".agents/agents/%1.md").arg(name)));
+            if (!profile.open(QIODevice::WriteOnly))
+                qFatal("cannot write a profile");
+            profile.write("---\nname: " + name.toUtf8() +
+                          "\ndescription: d\npermissions: [read]\n---\nBe brief.\n");
+            auto client = std::make_shared<test::ScriptedLlmClient>();
+            test::ScriptedLlmClient::Turn turn;
+            for (qsizetype at = 0; at < answer.size(); at += 7)
+                turn.append(test::ScriptedLlmClient::chunk(answer.mid(at, 7)));
+            turn.append(test::ScriptedLlmClient::event(StreamEvent::done()));
+            client->addTurn(turn);
+            clients.insert(name, client);
+            tasks.append(
+                QJsonObject{{QStringLiteral("agent"), name}, {QStringLiteral("task"), QStringLiteral("t")}});
+        }
+        DelegateTaskTool tool(
+            [&clients](const SubagentCatalog::Profile &profile) {
+                return Result<std::shared_ptr<LlmClient>>(
+                    std::static_pointer_cast<LlmClient>(clients.value(profile.name)));
+            },
+            {}, home.path());
+        ToolContext context;
+        context.workspace = project.path();
+        context.mode = AgentMode::Plan;
+        QElapsedTimer timer;
+        timer.start();
+        const std::clock_t cpu = std::clock();
+        const ToolResult result = tool.execute(QJsonObject{{QStringLiteral("tasks"), tasks}}, context);
+        const qint64 elapsed = timer.nsecsElapsed();
+        const double cpuMs = double(std::clock() - cpu) * 1000.0 / CLOCKS_PER_SEC;
+        report(children == 1 ? "delegate_task, 1 child answering 200,000 chars in 7-char chunks"
+                             : "delegate_task, 10 children answering 200,000 chars each",
+               elapsed,
+               QStringLiteral("%1 completed; CPU of all threads %2 ms")
+                   .arg(result.output.toObject().value(QStringLiteral("completed")).toInt())
+                   .arg(cpuMs, 0, 'f', 0));
+    };
+    run(1);
+    run(10);
+}
+
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
@@ -509,5 +567,7 @@ int main(int argc, char **argv)
         benchCleanup();
     if (args.size() < 2 || args.contains(QStringLiteral("webfetch")))
         benchWebFetch();
+    if (args.size() < 2 || args.contains(QStringLiteral("subagents")))
+        benchSubagents();
     return 0;
 }
