@@ -280,12 +280,23 @@ Result<ClientConfig> AgentSession::Private::configFor(const ClientConfig &curren
 
 DelegateTaskTool::UsageRecorder AgentSession::Private::subagentUsageRecorder() const
 {
-    return [config = config, ledger = UsageLedger::defaultPath(dataDirectory())](
+    // The session outlives the call: its destructor waits for the turn's worker, where the tool runs.
+    return [session = q, config = config, ledger = UsageLedger::defaultPath(dataDirectory())](
                const SubagentCatalog::Profile &profile, const TokenUsage &usage) {
         const QString provider = profile.provider.isEmpty() ? config.providerId : profile.provider;
         const QString model = profile.model.isEmpty() ? config.model : profile.model;
         UsageLedger::record(
             ledger, {QDateTime::currentDateTimeUtc(), provider, model, QStringLiteral("subagent"), usage});
+        // The ↑/↓ totals count them like side questions; the context meter does not.
+        QMetaObject::invokeMethod(
+            session,
+            [session, usage] {
+                Private &d = *session->d;
+                d.totalInput = TokenUsage::add(d.totalInput, usage.inputTokens);
+                d.totalOutput = TokenUsage::add(d.totalOutput, usage.outputTokens);
+                Q_EMIT session->usageChanged();
+            },
+            Qt::QueuedConnection);
     };
 }
 

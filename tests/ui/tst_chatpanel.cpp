@@ -1816,10 +1816,16 @@ void TestChatPanel::subagentsAreListedAndDelegatedTasksShowOnTheirCard()
                                       {QStringLiteral("task"), QStringLiteral("Fix the typo.")}}}}}),
          ScriptedLlmClient::chunk(QStringLiteral("The fixer fixed it.")),
          ScriptedLlmClient::event(StreamEvent::done())});
+    TokenUsage childTokens;
+    childTokens.inputTokens = 7000;
+    childTokens.outputTokens = 300;
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Looking.")),
                        ScriptedLlmClient::gate(QStringLiteral("child")),
                        ScriptedLlmClient::chunk(QStringLiteral("Fixed the typo in README.")),
+                       ScriptedLlmClient::event(StreamEvent::usageReport(childTokens)),
                        ScriptedLlmClient::event(StreamEvent::done())});
+    const qint64 inputBefore = m_session->totalInputTokens();
+    const qint64 outputBefore = m_session->totalOutputTokens();
     typeAndSend(QStringLiteral("fix the typo"));
     const ChatModel *model = m_panel->model();
     QTRY_VERIFY(model->hasPendingPermission());
@@ -1847,6 +1853,9 @@ void TestChatPanel::subagentsAreListedAndDelegatedTasksShowOnTheirCard()
              qPrintable(model->item(card).output));
     QVERIFY(model->item(card).output.endsWith(QStringLiteral(", 0 tool calls")));
     QCOMPARE(lastText(), QStringLiteral("The fixer fixed it."));
+    // The child's tokens are in the session's ↑/↓ totals (the parent's turn reported none).
+    QTRY_COMPARE(m_session->totalInputTokens(), inputBefore + 7000);
+    QCOMPARE(m_session->totalOutputTokens(), outputBefore + 300);
     // The child got a fresh context: its own prompt and the task only.
     const QList<MessageList> requests = m_client->requests();
     const MessageList child = requests.at(requests.size() - 1);
