@@ -109,6 +109,7 @@ struct AgentSession::Private
     qint64 totalInput = 0;
     qint64 totalOutput = 0;
     TokenUsage compactionUsage;
+    TokenUsage subagentUsage;
     CompactionStrategy manualStrategy;    // how the running manual compaction fit the input budget (issue 16)
     quint64 undoableSeq = 0;              // the compaction_applied in effect, for undo (issue 16)
     bool undoing = false;                 // undoCompaction() is reading or writing
@@ -294,6 +295,7 @@ DelegateTaskTool::UsageRecorder AgentSession::Private::subagentUsageRecorder() c
                 Private &d = *session->d;
                 d.totalInput = TokenUsage::add(d.totalInput, usage.inputTokens);
                 d.totalOutput = TokenUsage::add(d.totalOutput, usage.outputTokens);
+                d.subagentUsage += usage;
                 Q_EMIT session->usageChanged();
             },
             Qt::QueuedConnection);
@@ -1525,6 +1527,7 @@ void AgentSession::newSession()
     d->totalInput = 0;
     d->totalOutput = 0;
     d->compactionUsage = TokenUsage();
+    d->subagentUsage = TokenUsage();
     d->compaction = CompactionMode::None;
     d->undoableSeq = 0;
     d->undoing = false;
@@ -1711,6 +1714,11 @@ qint64 AgentSession::totalInputTokens() const
 qint64 AgentSession::totalOutputTokens() const
 {
     return d->totalOutput;
+}
+
+TokenUsage AgentSession::subagentUsage() const
+{
+    return d->subagentUsage;
 }
 
 TokenUsage AgentSession::compactionUsage() const

@@ -182,6 +182,8 @@ public:
     // Every request of every manual and automatic compaction since the session started (applied, failed or
     // cancelled alike), kept apart from the turns.
     TokenUsage compactionUsage() const;
+    // Every request of every delegated subagent since the session started.
+    TokenUsage subagentUsage() const;
     ContextBreakdown contextBreakdown() const;
     // The tools the model gets (sorted by name).
     const ToolRegistry &tools() const;

@@ -291,18 +291,23 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
 QJsonObject HeadlessRunner::usageJson() const
 {
     QJsonObject usage = m_lastUsage.value_or(TokenUsage()).toJson();
-    const TokenUsage total = m_session->compactionUsage();
-    const TokenUsage &start = m_compactionUsageAtStart;
-    TokenUsage run;
-    run.inputTokens = total.inputTokens - start.inputTokens;
-    run.outputTokens = total.outputTokens - start.outputTokens;
-    run.totalTokens = total.totalTokens - start.totalTokens;
-    run.reasoningTokens = total.reasoningTokens - start.reasoningTokens;
-    run.cachedTokens = total.cachedTokens - start.cachedTokens;
-    run.cacheReadTokens = total.cacheReadTokens - start.cacheReadTokens;
-    run.cacheWriteTokens = total.cacheWriteTokens - start.cacheWriteTokens;
-    if (run != TokenUsage())
+    // What this run added to the session's running sums.
+    const auto since = [](const TokenUsage &total, const TokenUsage &start) {
+        TokenUsage run;
+        run.inputTokens = total.inputTokens - start.inputTokens;
+        run.outputTokens = total.outputTokens - start.outputTokens;
+        run.totalTokens = total.totalTokens - start.totalTokens;
+        run.reasoningTokens = total.reasoningTokens - start.reasoningTokens;
+        run.cachedTokens = total.cachedTokens - start.cachedTokens;
+        run.cacheReadTokens = total.cacheReadTokens - start.cacheReadTokens;
+        run.cacheWriteTokens = total.cacheWriteTokens - start.cacheWriteTokens;
+        return run;
+    };
+    if (const TokenUsage run = since(m_session->compactionUsage(), m_compactionUsageAtStart);
+        run != TokenUsage())
         usage.insert(QStringLiteral("compaction"), run.toJson());
+    if (const TokenUsage run = since(m_session->subagentUsage(), m_subagentUsageAtStart); run != TokenUsage())
+        usage.insert(QStringLiteral("subagents"), run.toJson());
     return usage;
 }
 
@@ -315,6 +320,7 @@ int HeadlessRunner::run(const Options &options)
     m_lastUsage.reset();
     m_interrupted = false;
     m_compactionUsageAtStart = m_session->compactionUsage();
+    m_subagentUsageAtStart = m_session->subagentUsage();
     m_compactions = QJsonArray();
     if (options.yolo)
         m_session->setMode(AgentMode::Yolo);

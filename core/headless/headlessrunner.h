@@ -94,6 +94,7 @@ private:
     qsizetype m_sealedLength = 0;
     std::optional<TokenUsage> m_lastUsage;
     TokenUsage m_compactionUsageAtStart; // the session's compaction usage when this run started
+    TokenUsage m_subagentUsageAtStart;   // and its subagents' usage
     QJsonArray m_compactions;            // the compactions this run applied, for --format json (issue 16)
     bool m_interrupted = false;
     bool m_progressLineOpen = false;

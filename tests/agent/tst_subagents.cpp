@@ -809,6 +809,28 @@ void TestSubagents::headlessRunDelegates()
                  err.contains(QStringLiteral("  [scout] done\n")),
              qPrintable(err));
     QVERIFY2(err.contains(QStringLiteral("✓ delegate_task (1 completed, 0 failed)\n")), qPrintable(err));
+
+    // --format json reports the child's tokens apart from the turn's.
+    server.enqueue(ProviderScript::toolCall(provider, QStringLiteral("call_2"),
+                                            QStringLiteral("delegate_task"), arguments));
+    server.enqueue(ProviderScript::text(provider, QStringLiteral("One TODO left."), 700, 70));
+    server.enqueue(ProviderScript::text(provider, QStringLiteral("One left.")));
+    out.clear();
+    options.json = true;
+    options.prompt = QStringLiteral("Again.");
+    guard.start(20000);
+    QCOMPARE(runner.run(options), 0);
+    outStream.flush();
+    const QJsonObject json = QJsonDocument::fromJson(out.toUtf8()).object();
+    QVERIFY2(!json.isEmpty(), qPrintable(out));
+    const QJsonObject usage = json.value(QStringLiteral("usage")).toObject();
+    QCOMPARE(
+        usage.value(QStringLiteral("subagents")).toObject().value(QStringLiteral("input_tokens")).toInt(),
+        700);
+    QCOMPARE(
+        usage.value(QStringLiteral("subagents")).toObject().value(QStringLiteral("output_tokens")).toInt(),
+        70);
+    QCOMPARE(usage.value(QStringLiteral("input_tokens")).toInt(), 30); // the turn's last request
     QThreadPool::globalInstance()->waitForDone(); // the folder read after the turn, before env goes
 }
 
