@@ -20,6 +20,8 @@
 #include "loop/contextbudget.h"
 #include "loop/droppeddetails.h"
 #include "loop/llmclient.h"
+#include "mcp/callmcptooltool.h"
+#include "mcp/mcphub.h"
 #include "providers/providertable.h"
 #include "session/compactionundo.h"
 #include "session/sessionpins.h"
@@ -147,6 +149,15 @@ struct AgentSession::Private
     SkillCatalog skills;
     SubagentCatalog subagents;
     quint64 skillsGeneration = 0; // a newer reload (or another folder) wins over a slower earlier one
+    std::shared_ptr<McpHub> mcp;  // while a server is configured
+    QList<McpServerConfig> mcpServers;
+    QString mcpConfigProblem;    // mcp/configs.json cannot be used, and why
+    QStringList mcpFailuresTold; // "<server>: <why>" already said, so each failure is told once
+    void tellMcpFailures();
+    void startMcp();
+    // Ends the hub off this thread: its servers' programs are given time to exit.
+    void releaseMcp();
+    QStringList hiddenEnvironment() const;
 
     void rebuildTools();
     // delegate_task's children: a client for a profile (its provider and model, or this session's), and
@@ -220,6 +231,8 @@ void AgentSession::Private::rebuildTools()
     if (!subagents.isEmpty())
         tools->add(std::make_shared<DelegateTaskTool>(subagentClientMaker(), subagentUsageRecorder(),
                                                       QDir::homePath()));
+    if (mcp)
+        tools->add(std::make_shared<CallMcpToolTool>(mcp));
     if (!policy) {
         policy = std::make_unique<PermissionPolicy>(workspace, broker, !interactive);
         // A damaged permissions.json is read on the worker; the person hears of it here.
@@ -235,8 +248,7 @@ void AgentSession::Private::rebuildTools()
     ToolContext context;
     context.workspace = workspace;
     context.dataDir = dataDirectory();
-    for (const ProviderDescriptor &provider : ProviderTable::all())
-        context.hiddenEnvironment += provider.keyEnvironmentVariables;
+    context.hiddenEnvironment = hiddenEnvironment();
     context.permissions = policy.get();
     context.interactive = interactive;
     context.mode = mode;
@@ -247,6 +259,57 @@ void AgentSession::Private::rebuildTools()
         };
     }
     tools->setContext(context);
+}
+
+QStringList AgentSession::Private::hiddenEnvironment() const
+{
+    QStringList variables;
+    for (const ProviderDescriptor &provider : ProviderTable::all())
+        variables += provider.keyEnvironmentVariables;
+    return variables;
+}
+
+void AgentSession::Private::startMcp()
+{
+    releaseMcp();
+    if (!mcpServers.isEmpty()) {
+        mcp = std::make_shared<McpHub>(workspace, dataDirectory(), hiddenEnvironment());
+        // On the hub's thread: the session hears of it on its own (a session being destroyed ends its hub
+        // first, so the posted call never outlives it).
+        mcp->setStatusListener([session = q] {
+            QMetaObject::invokeMethod(
+                session,
+                [session] {
+                    session->reloadCatalogs(); // the servers' skills
+                    session->d->tellMcpFailures();
+                    Q_EMIT session->mcpStatusChanged();
+                },
+                Qt::QueuedConnection);
+        });
+        mcp->configure(mcpServers);
+    }
+    rebuildTools();
+    Q_EMIT q->mcpStatusChanged();
+}
+
+void AgentSession::Private::tellMcpFailures()
+{
+    const QStringList failures = q->mcpProblems();
+    for (const QString &failure : failures) {
+        if (!mcpFailuresTold.contains(failure))
+            Q_EMIT q->notification(tr("MCP unavailable: %1").arg(failure));
+    }
+    mcpFailuresTold = failures; // a server that recovers and fails again is told again
+}
+
+void AgentSession::Private::releaseMcp()
+{
+    if (!mcp)
+        return;
+    mcp->setStatusListener({});
+    std::shared_ptr<McpHub> old = std::exchange(mcp, nullptr);
+    rebuildTools(); // the registry lets go of it too; a running turn keeps its own until it ends
+    (void)QtConcurrent::run([old = std::move(old)]() mutable { old.reset(); });
 }
 
 DelegateTaskTool::ClientMaker AgentSession::Private::subagentClientMaker() const
@@ -870,6 +933,8 @@ AgentSession::AgentSession(QObject *parent)
 
 AgentSession::~AgentSession()
 {
+    if (d->mcp)
+        d->mcp->setStatusListener({}); // its servers are stopped with it, below
     d->broker->cancelAll();
     d->runner.reset();
     d->aside.reset();
@@ -878,7 +943,10 @@ AgentSession::~AgentSession()
 
 void AgentSession::setWorkspace(const QString &absolutePath)
 {
+    const QString before = d->workspace;
     d->workspace = QDir(absolutePath).absolutePath();
+    if (d->mcp && d->workspace != before)
+        d->startMcp(); // local servers run in the folder worked in
     d->rebuildTools();
     d->promptCache.clear(); // another folder's files
     d->refreshPromptCache();
@@ -1784,19 +1852,91 @@ void AgentSession::setSubagents(const SubagentCatalog &catalog)
 
 void AgentSession::reloadCatalogs()
 {
+    struct Catalogs
+    {
+        SkillCatalog skills;
+        SubagentCatalog subagents;
+        Result<QList<McpServerConfig>> mcpServers;
+    };
     const quint64 generation = ++d->skillsGeneration;
     whenFinished(QtConcurrent::run([workspace = d->workspace, dataDir = dataDirectory()] {
-                     return std::pair(SkillCatalog::discover(workspace, dataDir, QDir::homePath()),
-                                      SubagentCatalog::discover(workspace, dataDir, QDir::homePath()));
+                     return Catalogs{SkillCatalog::discover(workspace, dataDir, QDir::homePath()),
+                                     SubagentCatalog::discover(workspace, dataDir, QDir::homePath()),
+                                     McpServerConfig::readFile(McpServerConfig::path(dataDir))};
                  }),
-                 this, [this, generation](const std::pair<SkillCatalog, SubagentCatalog> &catalogs) {
+                 this, [this, generation](const Catalogs &catalogs) {
                      if (generation != d->skillsGeneration)
                          return;
-                     d->skills = catalogs.first;
-                     setSubagents(catalogs.second);
+                     d->skills = catalogs.skills;
+                     setSubagents(catalogs.subagents);
+                     if (catalogs.mcpServers) {
+                         d->mcpConfigProblem.clear();
+                         setMcpServers(*catalogs.mcpServers);
+                     } else if (catalogs.mcpServers.error() != d->mcpConfigProblem) {
+                         // Said once; the servers already running keep running.
+                         d->mcpConfigProblem = catalogs.mcpServers.error();
+                         Q_EMIT notification(tr("MCP servers: %1").arg(d->mcpConfigProblem));
+                         Q_EMIT mcpStatusChanged();
+                     }
                      d->refreshPromptCache(); // the prompt lists the enabled skills and the subagents
                      Q_EMIT skillsChanged();
                  });
+}
+
+void AgentSession::setMcpServers(const QList<McpServerConfig> &servers)
+{
+    if (servers == d->mcpServers)
+        return;
+    d->mcpServers = servers;
+    if (!d->mcp || servers.isEmpty()) {
+        d->startMcp();
+        return;
+    }
+    d->mcp->configure(servers); // only what changed restarts
+    Q_EMIT mcpStatusChanged();
+}
+
+QString AgentSession::mcpStatusMarkdown() const
+{
+    QString text;
+    if (!d->mcpConfigProblem.isEmpty())
+        text = tr("⚠ %1").arg(d->mcpConfigProblem) + QStringLiteral("\n\n");
+    return text + McpHub::markdownTable(d->mcp ? d->mcp->status() : QList<McpHub::ServerStatus>());
+}
+
+QStringList AgentSession::mcpProblems() const
+{
+    QStringList problems;
+    if (!d->mcp)
+        return problems;
+    for (const McpHub::ServerStatus &server : d->mcp->status()) {
+        if (server.state == McpConnection::State::Failed)
+            problems.append(server.config.name + QStringLiteral(": ") + server.detail);
+    }
+    return problems;
+}
+
+bool AgentSession::waitForMcp(int timeoutMs) const
+{
+    return !d->mcp || d->mcp->waitUntilSettled(timeoutMs);
+}
+
+bool AgentSession::isMcpStarting() const
+{
+    if (!d->mcp)
+        return false;
+    const QList<McpHub::ServerStatus> servers = d->mcp->status();
+    return std::any_of(servers.cbegin(), servers.cend(), [](const McpHub::ServerStatus &server) {
+        return server.state == McpConnection::State::Connecting;
+    });
+}
+
+bool AgentSession::reconnectMcp(const QString &name)
+{
+    if (!d->mcp || !d->mcp->reconnect(name))
+        return false;
+    Q_EMIT mcpStatusChanged();
+    return true;
 }
 
 Result<void> AgentSession::setSkillEnabled(const QString &name, bool enabled)

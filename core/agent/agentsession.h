@@ -10,6 +10,7 @@
 #include "conversation/permissionrequest.h"
 #include "conversation/pin.h"
 #include "conversation/streamevent.h"
+#include "mcp/mcpserverconfig.h"
 #include "providers/clientconfig.h"
 #include "session/sessionstore.h"
 
@@ -210,6 +211,23 @@ public:
     // The message that activates the skill text names (`/<name> [arguments]`, SkillCatalog::activate).
     std::optional<Result<QString>> skillActivation(const QString &text) const;
 
+    // MCP servers (reference 8.3): <data dir>/mcp/configs.json is read with the skills (reloadCatalogs); each
+    // server runs from the folder this session works in, connected on a thread of its own, and while one is
+    // configured the model gets call_mcp_tool. A server whose tools are known is the skill mcp:<name>.
+    // mcpStatusChanged follows every change; a server that fails to start is also a notification ("MCP
+    // unavailable: <server>: <why>"). A headless run sets the servers itself and waits for them.
+    void setMcpServers(const QList<McpServerConfig> &servers);
+    // What /mcp shows: a Markdown table (Server, Status, Auth, Detail), after a problem of the file if any.
+    QString mcpStatusMarkdown() const;
+    // "<server>: <why>" for every server that failed to start.
+    QStringList mcpProblems() const;
+    // Blocks until no server is still starting, or timeoutMs passed (headless; never on the GUI thread).
+    bool waitForMcp(int timeoutMs) const;
+    // /mcp connect <server>: stops and starts it again; false when no server has that name.
+    bool reconnectMcp(const QString &name);
+    // A server is still starting (its row of /mcp says "connecting").
+    bool isMcpStarting() const;
+
 Q_SIGNALS:
     void turnStarted(const QString &userText);
     // Every event of the parent stream, in order, for rendering. Never carries the private automatic summary.
@@ -258,6 +276,7 @@ Q_SIGNALS:
     void compactionPolicySaved(const keen::CompactionPolicy &policy);
     void usageChanged();
     void skillsChanged();
+    void mcpStatusChanged();
     void historyReplaced();
     void sessionChanged(const QString &sessionId);
     // A saved session was opened: its events, for the chat view to replay.

@@ -13,7 +13,7 @@ struct PermissionRequest
     QString path;         // as the model wrote it
     QString resolvedPath; // absolute
     QString command;      // bash only
-    QString summary;      // bash only: the model's 5-10 word summary
+    QString summary;      // bash: the model's 5-10 word summary; call_mcp_tool: the arguments as JSON
     QString diff;         // edit_file / write_file: unified diff of the change
     bool isDangerous = false;
     // The path resolves outside the workspace: like a dangerous command, never allowed for the session or by

@@ -7,6 +7,7 @@
 #include "conversation/droppeddetail.h"
 #include "conversation/streamevent.h"
 #include "headless/streamoutput.h"
+#include "mcp/mcpconnection.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -215,6 +216,9 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
             if (m_progressLineOpen)
                 m_err << '\n';
             m_err << (event.toolCall->error.isEmpty() ? "✓ " : "✗ ") << event.toolCall->name;
+            if (event.toolCall->name == QLatin1String("call_mcp_tool")) // which server's tool
+                m_err << ' ' << event.toolCall->input.value(QStringLiteral("server")).toString() << '/'
+                      << event.toolCall->input.value(QStringLiteral("tool")).toString();
             if (!event.toolCall->error.isEmpty())
                 m_err << ": " << event.toolCall->error;
             else if (event.toolCall->name == QLatin1String("delegate_task"))
@@ -579,6 +583,19 @@ int HeadlessRunner::run(const Options &options)
                 return fail(activation->error());
             prompt = **activation;
         }
+    }
+    // MCP servers are started and waited for before the turn, so their skills and call_mcp_tool are there
+    // from its first request; one that fails is said on stderr and the run goes on without it.
+    const Result<QList<McpServerConfig>> mcpServers =
+        McpServerConfig::readFile(McpServerConfig::path(AgentSession::dataFolder()));
+    if (!mcpServers) {
+        m_err << tr("MCP unavailable: %1").arg(mcpServers.error()) << '\n';
+    } else if (!mcpServers->isEmpty()) {
+        m_session->setMcpServers(*mcpServers);
+        m_session->waitForMcp(McpConnection::ConnectTimeoutMs);
+        for (const QString &problem : m_session->mcpProblems())
+            m_err << tr("MCP unavailable: %1").arg(problem) << '\n';
+        m_err.flush();
     }
     // Subagent profiles in the folder offer delegate_task to this turn.
     m_session->setSubagents(

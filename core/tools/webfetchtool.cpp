@@ -1,12 +1,11 @@
 #include "tools/webfetchtool.h"
 
 #include "base/cancellationwatch.h"
-#include "base/privatefolder.h"
 #include "tools/htmltomarkdown.h"
+#include "tools/textartifact.h"
 #include "tools/toolinput.h"
 #include "tools/toolpermissions.h"
 
-#include <QCryptographicHash>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QEventLoop>
@@ -16,7 +15,6 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
-#include <QSaveFile>
 #include <QStringDecoder>
 #include <QTimer>
 
@@ -194,21 +192,6 @@ Hop get(QNetworkAccessManager &network, const QUrl &url, const CancellationToken
     return hop;
 }
 
-// The start of text, at most maxBytes of UTF-8, cut at a line break when one is in its second half.
-QString cutText(const QByteArray &utf8, qsizetype maxBytes)
-{
-    qsizetype cut = maxBytes;
-    while (cut > 0 && (static_cast<unsigned char>(utf8.at(cut)) & 0xC0) == 0x80)
-        --cut; // never inside a character
-    const qsizetype line = utf8.lastIndexOf('\n', cut - 1);
-    if (line > cut / 2)
-        cut = line;
-    QString text = QString::fromUtf8(utf8.left(cut));
-    while (text.endsWith(QLatin1Char('\n')))
-        text.chop(1);
-    return text;
-}
-
 } // namespace
 
 QString WebFetchTool::name() const
@@ -265,13 +248,8 @@ QString WebFetchTool::validateInput(const QJsonObject &input) const
 
 QString WebFetchTool::artifactPath(const QString &dataDir, const QString &url, const QString &content)
 {
-    const QByteArray hash =
-        QCryptographicHash::hash((url + QLatin1Char('\n') + content).toUtf8(), QCryptographicHash::Sha256)
-            .toHex()
-            .left(16);
-    const QString base = dataDir.isEmpty() ? QDir::tempPath() : dataDir;
-    return QDir(base).filePath(
-        QStringLiteral("web-fetch-artifacts/keen-web-fetch-%1.txt").arg(QString::fromLatin1(hash)));
+    return TextArtifact::path(dataDir, QStringLiteral("web-fetch-artifacts"),
+                              QStringLiteral("keen-web-fetch"), url, content);
 }
 
 std::optional<QJsonObject> WebFetchTool::cached(const QString &url) const
@@ -390,22 +368,10 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
     bool truncated = hop.truncated;
     if (utf8.size() > MaxInlineBytes) {
         truncated = true;
-        shown = cutText(utf8, MaxInlineBytes);
+        shown = TextArtifact::head(utf8, MaxInlineBytes);
         const QString path = artifactPath(context.dataDir, finalUrl, content);
-        QString saveError;
-        if (const Result<void> folder = PrivateFolder::ensure(QFileInfo(path).path()); !folder) {
-            saveError = folder.error();
-        } else {
-            QSaveFile file(path);
-            if (file.open(QIODevice::WriteOnly)) {
-                file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-                file.write(utf8);
-            }
-            if (!file.commit())
-                saveError = file.errorString();
-            else
-                QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-        }
+        const Result<void> saved = TextArtifact::save(path, utf8);
+        const QString saveError = saved ? QString() : saved.error();
         if (saveError.isEmpty()) {
             output.insert(QStringLiteral("artifact_path"), path);
             shown +=

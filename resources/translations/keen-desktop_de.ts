@@ -176,6 +176,10 @@
         <source>A second look critically reviews the conversation; it may read the project but changes nothing, and it is not kept. /adversary model picks the model that reviews</source>
         <translation>Ein zweiter Blick prüft das Gespräch kritisch; er darf das Projekt lesen, ändert aber nichts und wird nicht gespeichert. /adversary model wählt das prüfende Modell</translation>
     </message>
+    <message>
+        <source>Show the MCP servers and their state, or connect one again</source>
+        <translation>Die MCP-Server und ihren Zustand zeigen oder einen neu verbinden</translation>
+    </message>
 </context>
 <context>
     <name>TokenFormat</name>
@@ -302,6 +306,10 @@
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
+    <message>
+        <source>cached</source>
+        <translation>zwischengespeichert</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatDelegate</name>
@@ -352,6 +360,10 @@
     <message>
         <source>They may change files, run commands and fetch web pages without asking you; dangerous commands and paths outside the folder are refused.</source>
         <translation>Sie dürfen Dateien ändern, Befehle ausführen und Webseiten abrufen, ohne Sie zu fragen; gefährliche Befehle und Pfade außerhalb des Ordners werden abgelehnt.</translation>
+    </message>
+    <message>
+        <source>Call the MCP tool</source>
+        <translation>Das MCP-Werkzeug aufrufen</translation>
     </message>
 </context>
 <context>
@@ -702,6 +714,14 @@ Verfügbare Werkzeuge: %2</translation>
     <message>
         <source>✓ Reviews run on %1/%2</source>
         <translation>✓ Prüfungen laufen mit %1/%2</translation>
+    </message>
+    <message>
+        <source>No MCP server is named %1; /mcp lists them.</source>
+        <translation>Kein MCP-Server heißt %1; /mcp listet sie auf.</translation>
+    </message>
+    <message>
+        <source>Connecting to MCP server %1...</source>
+        <translation>Verbinde mit MCP-Server %1...</translation>
     </message>
 </context>
 <context>

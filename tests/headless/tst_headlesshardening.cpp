@@ -112,6 +112,7 @@ private Q_SLOTS:
     void leavingTheWorkspaceIsRefusedEvenWithYolo();
     void gitignoreFailsClosedWhenLibgit2CannotLoad();
     void aFetchedPageReachesTheModelButTheKeyNeverReachesThePage();
+    void mcpServersGetNoProviderKeyAndAFailedOneIsNamed();
 
 private:
     struct Outcome
@@ -570,6 +571,59 @@ void TestHeadlessHardening::aFetchedPageReachesTheModelButTheKeyNeverReachesTheP
     const QByteArray expected = "# Release notes\\\\n\\\\nSee [the upgrade guide](" +
                                 m_server->baseUrl().toString().toUtf8() + "/docs/upgrade.html).";
     QVERIFY2(requests.at(2).body.contains(expected), requests.at(2).body.constData());
+    expectHomeCleanAndPrivate(1);
+}
+
+// MCP in a headless run (reference 6.7): the servers start before the turn, call_mcp_tool is allowed without
+// a question, a server that cannot start is named on stderr ("MCP unavailable") and the run goes on, and the
+// provider's key never reaches a server's environment.
+void TestHeadlessHardening::mcpServersGetNoProviderKeyAndAFailedOneIsNamed()
+{
+    const QJsonObject servers{
+        {QStringLiteral("servers"),
+         QJsonObject{{QStringLiteral("fake"),
+                      QJsonObject{{QStringLiteral("command"), QStringLiteral(KEEN_FAKE_MCP_SERVER)}}},
+                     {QStringLiteral("broken"),
+                      QJsonObject{{QStringLiteral("command"), QStringLiteral(KEEN_FAKE_MCP_SERVER)},
+                                  {QStringLiteral("args"), QJsonArray{QStringLiteral("--fail-start")}}}}}}};
+    QVERIFY(QDir().mkpath(m_home->filePath(QStringLiteral("mcp"))));
+    QFile::setPermissions(m_home->filePath(QStringLiteral("mcp")),
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QFile config(m_home->filePath(QStringLiteral("mcp/configs.json")));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(QJsonDocument(servers).toJson());
+    config.close();
+    config.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+
+    QProcessEnvironment key;
+    key.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));
+    m_server->enqueue(
+        toolCall(QStringLiteral("call_mcp_tool"),
+                 {{QStringLiteral("server"), QStringLiteral("fake")},
+                  {QStringLiteral("tool"), QStringLiteral("env")},
+                  {QStringLiteral("arguments"),
+                   QJsonObject{{QStringLiteral("name"), QStringLiteral("DEEPSEEK_API_KEY")}}}}));
+    m_server->enqueue(toolCall(QStringLiteral("call_mcp_tool"),
+                               {{QStringLiteral("server"), QStringLiteral("fake")},
+                                {QStringLiteral("tool"), QStringLiteral("echo")},
+                                {QStringLiteral("arguments"),
+                                 QJsonObject{{QStringLiteral("text"), QStringLiteral("mcp-echo-7")}}}}));
+    m_server->enqueue(text(QStringLiteral("used the server")));
+    const Outcome outcome = run(deepseekArgs() + QStringList{QStringLiteral("use the server")}, key);
+    QCOMPARE(outcome.exitCode, 0);
+    QVERIFY2(outcome.out.contains("used the server"), outcome.out.constData());
+    QVERIFY2(outcome.err.contains("MCP unavailable: broken: ") &&
+                 outcome.err.contains("cannot open the database"),
+             outcome.err.constData());
+    expectNoCanary(outcome.err, QStringLiteral("stderr"));
+
+    const QList<FakeProviderServer::Request> requests = m_server->requests();
+    QCOMPARE(requests.size(), 3);
+    // The first request offers the tool and lists the server's skill; the results come back as content.
+    QVERIFY(requests.at(0).body.contains("\"call_mcp_tool\""));
+    QVERIFY2(requests.at(0).body.contains("mcp:fake"), requests.at(0).body.constData());
+    QVERIFY2(requests.at(1).body.contains("\\\"content\\\":\\\"\\\""), requests.at(1).body.constData());
+    QVERIFY2(requests.at(2).body.contains("mcp-echo-7"), requests.at(2).body.constData());
     expectHomeCleanAndPrivate(1);
 }
 

@@ -130,6 +130,7 @@ private Q_SLOTS:
     void skillsAreListedActivatedAndQueued();
     void adversaryReviewsTheConversationReadOnly();
     void subagentsAreListedAndDelegatedTasksShowOnTheirCard();
+    void mcpServersAreListedAndTheirToolsCalled();
     void adversaryModelPicksTheReviewer();
 
 private:
@@ -1867,6 +1868,66 @@ void TestChatPanel::subagentsAreListedAndDelegatedTasksShowOnTheirCard()
                 .content.contains(QStringLiteral("- fixer: Fixes small bugs")));
     const QList<ToolCallInfo> results = m_client->toolResults();
     QVERIFY(serializeJson(results.constLast().output).contains(QStringLiteral("Fixed the typo in README.")));
+}
+
+// MCP (reference 6.1 /mcp, 2.2 call_mcp_tool): /mcp reads mcp/configs.json, starts the servers and shows
+// their state (again once the starting ones settled); a server that cannot start is a notice; /mcp connect
+// names an unknown server; a call_mcp_tool asks with the server, tool and arguments, and its card says MCP.
+void TestChatPanel::mcpServersAreListedAndTheirToolsCalled()
+{
+    const QJsonObject servers{
+        {QStringLiteral("servers"),
+         QJsonObject{{QStringLiteral("fake"),
+                      QJsonObject{{QStringLiteral("command"), QStringLiteral(KEEN_FAKE_MCP_SERVER)}}},
+                     {QStringLiteral("broken"),
+                      QJsonObject{{QStringLiteral("command"), QStringLiteral(KEEN_FAKE_MCP_SERVER)},
+                                  {QStringLiteral("args"), QJsonArray{QStringLiteral("--fail-start")}}}}}}};
+    QVERIFY(
+        test::writeFile(m_env->path(QStringLiteral("mcp/configs.json")), QJsonDocument(servers).toJson()));
+    QSignalSpy notices(m_session.get(), &AgentSession::notification);
+    typeAndSend(QStringLiteral("/mcp"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        lastText().contains(QStringLiteral("| fake | connected | none | 11 tools · fake-mcp 1.0 |")), 20000);
+    QVERIFY2(lastText().contains(QStringLiteral("| broken | failed | none | ")), qPrintable(lastText()));
+    const ChatModel *model = m_panel->model();
+    int told = 0;
+    for (const QList<QVariant> &notice : std::as_const(notices))
+        told += notice.at(0).toString().startsWith(QStringLiteral("MCP unavailable: broken: ")) ? 1 : 0;
+    QCOMPARE(told, 1);
+    QVERIFY(m_session->toolNames().contains(QStringLiteral("call_mcp_tool")));
+    QTRY_VERIFY(m_session->skills().find(QStringLiteral("mcp:fake")));
+
+    typeAndSend(QStringLiteral("/mcp connect nope"));
+    QTRY_VERIFY(m_panel->spinner()->notification().contains(QStringLiteral("No MCP server is named nope")));
+
+    m_client->addTurn({ScriptedLlmClient::runTool(
+                           QStringLiteral("call_mcp_tool"),
+                           {{QStringLiteral("server"), QStringLiteral("fake")},
+                            {QStringLiteral("tool"), QStringLiteral("echo")},
+                            {QStringLiteral("arguments"),
+                             QJsonObject{{QStringLiteral("text"), QStringLiteral("from the window")}}}}),
+                       ScriptedLlmClient::chunk(QStringLiteral("Echoed.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("echo something"));
+    QTRY_VERIFY(model->hasPendingPermission());
+    const ChatItem &asked = model->item(model->rowCount() - 1);
+    QCOMPARE(asked.permission.toolName, QStringLiteral("call_mcp_tool"));
+    QCOMPARE(asked.permission.path, QStringLiteral("fake/echo"));
+    QVERIFY(asked.permission.summary.contains(QStringLiteral("from the window")));
+    Q_EMIT m_panel->view()->permissionDecided(model->pendingPermissionId(), PermissionDecision::Allow);
+    QTRY_VERIFY(!m_session->isBusy());
+    int card = -1;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        if (model->item(row).kind == ChatItem::Kind::Tool)
+            card = row;
+    }
+    QVERIFY(card >= 0);
+    QCOMPARE(model->item(card).label, QStringLiteral("MCP"));
+    QCOMPARE(model->item(card).detail, QStringLiteral("fake/echo"));
+    QCOMPARE(model->item(card).toolState, ChatItem::ToolState::Done);
+    QVERIFY(serializeJson(m_client->toolResults().constLast().output)
+                .contains(QStringLiteral("from the window")));
+    QCOMPARE(lastText(), QStringLiteral("Echoed."));
 }
 
 // /adversary model (reference 6.1): a review can run on another model, of the same provider (its key and

@@ -586,9 +586,9 @@ QString ChatDelegate::toolHtml(const ChatItem &item) const
         QStringList lines = item.output.split(QLatin1Char('\n'));
         qint64 above = item.outputEarlierLines;
         QString suffix;
-        if (item.toolName == QLatin1String("web_fetch")) {
-            // A page is read from its top: its first lines (the card's size says how much there is, Copy
-            // Output has all of it).
+        if (item.toolName == QLatin1String("web_fetch") || item.toolName == QLatin1String("call_mcp_tool")) {
+            // A page (or an MCP tool's answer) is read from its top: its first lines (the card's size says
+            // how much there is, Copy Output has all of it).
             if (lines.size() > kMaxOutputLines) {
                 lines = lines.mid(0, kMaxOutputLines);
                 suffix = QStringLiteral("\n…");
@@ -625,6 +625,13 @@ QString ChatDelegate::permissionHtml(const ChatItem &item) const
         html +=
             lineHtml(muted, tr("They may change files, run commands and fetch web pages without asking you; "
                                "dangerous commands and paths outside the folder are refused."));
+    } else if (request.toolName == QLatin1String("call_mcp_tool")) {
+        // The server, the tool and what it is given: the person judges the call by its arguments.
+        html += QStringLiteral("<div><b>%1</b> <span style=\"font-family:monospace\">%2</span></div>")
+                    .arg(escaped(tr("Call the MCP tool")), escaped(request.path));
+        if (!request.summary.isEmpty())
+            html += QStringLiteral("<pre style=\"margin-top:4px; white-space:pre-wrap\">%1</pre>")
+                        .arg(escaped(request.summary));
     } else if (!request.command.isEmpty()) {
         html += QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("Run this command?")));
         html += QStringLiteral("<pre style=\"margin-top:4px; white-space:pre-wrap\">$ %1</pre>")

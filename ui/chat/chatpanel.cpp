@@ -239,6 +239,14 @@ void ChatPanel::connectSession()
     });
     connect(m_session, &AgentSession::usageChanged, this, &ChatPanel::metricsChanged);
     connect(m_session, &AgentSession::skillsChanged, this, &ChatPanel::onSkillsChanged);
+    connect(m_session, &AgentSession::mcpStatusChanged, this, [this] {
+        // /mcp (connect) while a server starts: the table once each one connected or failed.
+        if (!m_mcpTableWhenSettled || m_session->isMcpStarting())
+            return;
+        m_mcpTableWhenSettled = false;
+        m_model->addLine(ChatItem::Kind::Info, m_session->mcpStatusMarkdown());
+        m_view->scrollToBottom();
+    });
     connect(m_model, &ChatModel::historyCompleted, this, &ChatPanel::finishOpening);
     connect(m_session, &AgentSession::sessionPreviewed, this, [this](const QList<SessionEvent> &lastEvents) {
         // The last screen at once, while the rest of the session is read (issue 11).
@@ -1339,6 +1347,9 @@ void ChatPanel::runCommand(const QString &text)
         m_subagentsReport = true;
         m_session->reloadCatalogs();
         break;
+    case SlashCommands::Id::Mcp:
+        runMcpCommand(argument, command.usage);
+        break;
     case SlashCommands::Id::Cleanup:
         Q_EMIT cleanupRequested();
         break;
@@ -1381,6 +1392,28 @@ void ChatPanel::showMemory(const QString &argument, const QString &usage)
                      m_model->addLine(ChatItem::Kind::Info, markdown);
                      m_view->scrollToBottom();
                  });
+}
+
+void ChatPanel::runMcpCommand(const QString &argument, const QString &usage)
+{
+    const QString verb = argument.section(QLatin1Char(' '), 0, 0).toLower();
+    const QString server = argument.section(QLatin1Char(' '), 1).trimmed();
+    if (argument.isEmpty() || (verb == QLatin1String("status") && server.isEmpty())) {
+        // Read mcp/configs.json again first: a server added since is started and listed too.
+        m_mcpReport = true;
+        m_session->reloadCatalogs();
+        return;
+    }
+    if (verb != QLatin1String("connect") || server.isEmpty() || server.contains(QLatin1Char(' '))) {
+        notify(tr("Usage: %1").arg(usage));
+        return;
+    }
+    if (!m_session->reconnectMcp(server)) {
+        notify(tr("No MCP server is named %1; /mcp lists them.").arg(server));
+        return;
+    }
+    m_mcpTableWhenSettled = true;
+    notify(tr("Connecting to MCP server %1...").arg(server));
 }
 
 void ChatPanel::runSkillsCommand(const QString &argument, const QString &usage)
@@ -1446,6 +1479,11 @@ void ChatPanel::onSkillsChanged()
         m_model->addLine(ChatItem::Kind::Info, m_session->skills().markdownTable(*m_skillsReport));
         m_view->scrollToBottom();
         m_skillsReport.reset();
+    }
+    if (std::exchange(m_mcpReport, false)) {
+        m_model->addLine(ChatItem::Kind::Info, m_session->mcpStatusMarkdown());
+        m_view->scrollToBottom();
+        m_mcpTableWhenSettled = m_session->isMcpStarting();
     }
     if (std::exchange(m_subagentsReport, false)) {
         m_model->addLine(ChatItem::Kind::Info, m_session->subagents().markdownTable());

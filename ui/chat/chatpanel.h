@@ -132,6 +132,7 @@ private:
     void reviewConversation(const QString &command);
     // /skills [list|status|reload|enable <name>|disable <name>].
     void runSkillsCommand(const QString &argument, const QString &usage);
+    void runMcpCommand(const QString &argument, const QString &usage);
     // /adversary model [<provider>/<model>|default]: shows or sets the reviewer.
     void chooseReviewerModel(const QStringList &words);
     // `/<skill> [arguments]`: sends (or queues) the skill's activation; false when no skill has that name.
@@ -214,7 +215,9 @@ private:
     // What to show once the skills were read again (/skills reload, enable, disable).
     std::optional<SkillCatalog::View> m_skillsReport;
     QString m_skillsNotice;
-    bool m_subagentsReport = false; // /subagents: the table, once the folders were read again
+    bool m_subagentsReport = false;     // /subagents: the table, once the folders were read again
+    bool m_mcpReport = false;           // /mcp: the table, once mcp/configs.json was read again
+    bool m_mcpTableWhenSettled = false; // /mcp while a server starts: the table again once none does
     bool m_busy = false;
     int m_toolsRunning = 0; // tools started and not ended in this turn
     FindBar *m_findBar = nullptr;

@@ -65,6 +65,8 @@ const QList<SlashCommands::Command> &SlashCommands::all()
          SlashCommands::tr("List the skills, read them again, or choose which the model is offered"), true},
         {Id::Subagents, QStringLiteral("/subagents"), QStringLiteral("/subagents [list]"),
          SlashCommands::tr("List the subagents the model can hand tasks to (delegate_task)"), true},
+        {Id::Mcp, QStringLiteral("/mcp"), QStringLiteral("/mcp [status|connect <server>]"),
+         SlashCommands::tr("Show the MCP servers and their state, or connect one again"), true},
         {Id::Cleanup, QStringLiteral("/cleanup"), QStringLiteral("/cleanup"),
          SlashCommands::tr(
              "Delete old command output (7 days) and sessions not used for 14 days, after asking"),

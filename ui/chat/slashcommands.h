@@ -39,6 +39,7 @@ public:
         Logout,
         Skills,
         Subagents,
+        Mcp,
         Cleanup,
         Exit,
         Help,

@@ -119,6 +119,15 @@ QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputV
         return QString::number(status) + QStringLiteral(" · ") +
                QLocale().formattedDataSize(bytes, 0, QLocale::DataSizeTraditionalFormat);
     }
+    if (toolName == QLatin1String("call_mcp_tool")) {
+        // "3 kB", "3 kB · cached": how much came back, and whether the session's earlier result answered.
+        const QString size =
+            QLocale().formattedDataSize(output.value(QStringLiteral("content")).toString().toUtf8().size(), 0,
+                                        QLocale::DataSizeTraditionalFormat);
+        return output.value(QStringLiteral("cached")).toBool()
+                   ? size + QStringLiteral(" · ") + ToolDisplay::tr("cached")
+                   : size;
+    }
     if (toolName == QLatin1String("delegate_task")) {
         return ToolDisplay::tr("%1 completed, %2 failed")
             .arg(output.value(QStringLiteral("completed")).toInt())
@@ -143,7 +152,7 @@ QString ToolDisplay::fetchedText(const QString &toolName, const QJsonValue &outp
                                  QString *errorLine)
 {
     *errorLine = error;
-    if (toolName != QLatin1String("web_fetch"))
+    if (toolName != QLatin1String("web_fetch") && toolName != QLatin1String("call_mcp_tool"))
         return {};
     if (!error.isEmpty()) {
         // "HTTP 404 Not Found from <url>", then the error page's text for the model: one line on the card,

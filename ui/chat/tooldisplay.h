@@ -20,8 +20,8 @@ public:
     static QString duration(qint64 nanoseconds);
     // Bash output shown under the card: stdout (and stderr when it failed).
     static QString bashOutput(const QJsonValue &output);
-    // A fetched page under its card: the Markdown text (success) or the error page's text after the error
-    // line (failure); *errorLine gets what the card's error line shows. Empty for other tools.
+    // A fetched page (or an MCP tool's answer) under its card: the text (success) or what follows the
+    // error's first line (failure); *errorLine gets what the card's error line shows. Empty for other tools.
     static QString fetchedText(const QString &toolName, const QJsonValue &output, const QString &error,
                                QString *errorLine);
     // The lines of a long command's output its card does not have (shownText is the card's text of

@@ -1,0 +1,235 @@
+#include "mcp/mcpconnection.h"
+
+#include "mcp/mcphttptransport.h"
+#include "mcp/mcpstdiotransport.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+
+namespace keen {
+
+namespace {
+
+const QString LatestProtocol = QStringLiteral("2025-06-18");
+const QStringList SupportedProtocols{LatestProtocol, QStringLiteral("2025-03-26"),
+                                     QStringLiteral("2024-11-05")};
+
+// JSON-RPC ids are numbers here; a server echoes them as numbers (or, wrongly, as strings).
+qint64 idOf(const QJsonValue &id)
+{
+    if (id.isDouble())
+        return id.toInteger(-1);
+    if (id.isString())
+        return id.toString().toLongLong();
+    return -1;
+}
+
+} // namespace
+
+McpConnection::McpConnection(const McpServerConfig &config, const QString &workspace,
+                             const QStringList &hiddenEnvironment, QObject *parent)
+    : QObject(parent)
+    , m_config(config)
+{
+    m_connectTimer.setSingleShot(true);
+    connect(&m_connectTimer, &QTimer::timeout, this,
+            [this] { fail(tr("no answer to initialize within %1 s").arg(ConnectTimeoutMs / 1000)); });
+    if (!config.problem.isEmpty()) {
+        m_state = State::Failed;
+        m_detail = config.problem;
+        return;
+    }
+    if (config.disabled) {
+        m_state = State::Disabled;
+        m_detail = tr("disabled in mcp/configs.json");
+        return;
+    }
+    if (config.transport == McpServerConfig::Transport::Http)
+        m_transport = new McpHttpTransport(config.url, config.headers, this);
+    else
+        m_transport = new McpStdioTransport(config.command, config.args, config.env, workspace,
+                                            hiddenEnvironment, this);
+    connect(m_transport, &McpTransport::messageReceived, this, &McpConnection::onMessage);
+    connect(m_transport, &McpTransport::failed, this, &McpConnection::fail);
+    connect(m_transport, &McpTransport::started, this, [this] {
+        const QJsonObject params{
+            {QStringLiteral("protocolVersion"), LatestProtocol},
+            {QStringLiteral("capabilities"), QJsonObject()},
+            {QStringLiteral("clientInfo"),
+             QJsonObject{{QStringLiteral("name"), QStringLiteral("keen-desktop")},
+                         {QStringLiteral("version"), QCoreApplication::applicationVersion()}}},
+        };
+        request(QStringLiteral("initialize"), params,
+                [this](const QJsonObject &result, const QString &error) {
+                    if (!error.isEmpty()) {
+                        fail(tr("initialize failed: %1").arg(error));
+                        return;
+                    }
+                    const QString version = result.value(QLatin1String("protocolVersion")).toString();
+                    if (!SupportedProtocols.contains(version)) {
+                        fail(tr("the server speaks MCP version \"%1\", which this app does not (it knows %2)")
+                                 .arg(version, SupportedProtocols.join(QStringLiteral(", "))));
+                        return;
+                    }
+                    m_transport->setProtocolVersion(version);
+                    const QJsonObject info = result.value(QLatin1String("serverInfo")).toObject();
+                    m_detail = QString(info.value(QLatin1String("name")).toString() + QLatin1Char(' ') +
+                                       info.value(QLatin1String("version")).toString())
+                                   .trimmed();
+                    notify(QStringLiteral("notifications/initialized"));
+                    if (!result.value(QLatin1String("capabilities"))
+                             .toObject()
+                             .contains(QLatin1String("tools"))) {
+                        m_connectTimer.stop();
+                        m_state = State::Ready; // a server of prompts or resources only: nothing to call
+                        Q_EMIT changed();
+                        return;
+                    }
+                    listTools({}, {}, 0);
+                });
+    });
+}
+
+McpConnection::~McpConnection()
+{
+    if (m_transport)
+        m_transport->close();
+}
+
+void McpConnection::start()
+{
+    if (!m_transport || m_state != State::Connecting)
+        return;
+    m_connectTimer.start(ConnectTimeoutMs);
+    m_transport->start();
+}
+
+qint64 McpConnection::request(const QString &method, const QJsonObject &params, Callback callback)
+{
+    const qint64 id = m_nextId++;
+    if (!m_transport || m_state == State::Failed || m_state == State::Disabled) {
+        callback({}, m_detail.isEmpty() ? tr("the server is not connected") : m_detail);
+        return id;
+    }
+    m_pending.insert(id, std::move(callback));
+    m_transport->send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                  {QStringLiteral("id"), id},
+                                  {QStringLiteral("method"), method},
+                                  {QStringLiteral("params"), params}});
+    return id;
+}
+
+void McpConnection::cancelRequest(qint64 id, const QString &reason)
+{
+    if (!m_pending.remove(id))
+        return;
+    notify(QStringLiteral("notifications/cancelled"),
+           QJsonObject{{QStringLiteral("requestId"), id}, {QStringLiteral("reason"), reason}});
+}
+
+void McpConnection::notify(const QString &method, const QJsonObject &params)
+{
+    if (!m_transport || m_state == State::Failed)
+        return;
+    QJsonObject message{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                        {QStringLiteral("method"), method}};
+    if (!params.isEmpty())
+        message.insert(QStringLiteral("params"), params);
+    m_transport->send(message);
+}
+
+void McpConnection::onMessage(const QJsonObject &message)
+{
+    const QString method = message.value(QLatin1String("method")).toString();
+    if (!method.isEmpty()) {
+        if (message.contains(QLatin1String("id"))) {
+            answerServerRequest(message);
+        } else if (method == QLatin1String("notifications/tools/list_changed") && m_state == State::Ready) {
+            listTools({}, {}, 0);
+        }
+        return; // progress, log messages and the like: nothing to show
+    }
+    const auto it = m_pending.find(idOf(message.value(QLatin1String("id"))));
+    if (it == m_pending.end())
+        return; // an answer to a request given up on
+    const Callback callback = std::move(it.value());
+    m_pending.erase(it);
+    if (message.contains(QLatin1String("error"))) {
+        const QJsonObject error = message.value(QLatin1String("error")).toObject();
+        QString text = error.value(QLatin1String("message")).toString();
+        if (text.isEmpty())
+            text = tr("error %1").arg(error.value(QLatin1String("code")).toInt());
+        callback({}, text);
+        return;
+    }
+    callback(message.value(QLatin1String("result")).toObject(), {});
+}
+
+void McpConnection::answerServerRequest(const QJsonObject &message)
+{
+    const QJsonValue id = message.value(QLatin1String("id"));
+    if (message.value(QLatin1String("method")).toString() == QLatin1String("ping")) {
+        m_transport->send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                                      {QStringLiteral("id"), id},
+                                      {QStringLiteral("result"), QJsonObject()}});
+        return;
+    }
+    // This client offers no sampling, roots or elicitation.
+    m_transport->send(McpTransport::errorResponse(id, -32601, QStringLiteral("Method not found")));
+}
+
+void McpConnection::listTools(const QString &cursor, QList<Tool> collected, int page)
+{
+    QJsonObject params;
+    if (!cursor.isEmpty())
+        params.insert(QStringLiteral("cursor"), cursor);
+    request(QStringLiteral("tools/list"), params,
+            [this, collected, page](const QJsonObject &result, const QString &error) mutable {
+                if (!error.isEmpty()) {
+                    fail(tr("tools/list failed: %1").arg(error));
+                    return;
+                }
+                for (const QJsonValue &value : result.value(QLatin1String("tools")).toArray()) {
+                    const QJsonObject object = value.toObject();
+                    Tool tool;
+                    tool.name = object.value(QLatin1String("name")).toString();
+                    if (tool.name.isEmpty())
+                        continue;
+                    tool.description = object.value(QLatin1String("description")).toString();
+                    tool.inputSchema = object.value(QLatin1String("inputSchema")).toObject();
+                    tool.readOnly = object.value(QLatin1String("annotations"))
+                                        .toObject()
+                                        .value(QLatin1String("readOnlyHint"))
+                                        .toBool();
+                    collected.append(tool);
+                }
+                const QString next = result.value(QLatin1String("nextCursor")).toString();
+                if (!next.isEmpty() && page + 1 < MaxToolPages) {
+                    listTools(next, collected, page + 1);
+                    return;
+                }
+                m_connectTimer.stop();
+                const bool same = m_state == State::Ready && m_tools == collected;
+                m_tools = collected;
+                m_state = State::Ready;
+                if (!same)
+                    Q_EMIT changed();
+            });
+}
+
+void McpConnection::fail(const QString &message)
+{
+    if (m_state == State::Failed)
+        return;
+    m_connectTimer.stop();
+    m_state = State::Failed;
+    m_detail = message;
+    const QHash<qint64, Callback> pending = std::exchange(m_pending, {});
+    for (const Callback &callback : pending)
+        callback({}, message);
+    if (m_transport)
+        m_transport->close();
+    Q_EMIT changed();
+}
+
+} // namespace keen

@@ -1,0 +1,80 @@
+#pragma once
+
+#include "mcp/mcpserverconfig.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <functional>
+
+namespace keen {
+
+class McpTransport;
+
+// One MCP server's session (MCP 2025-06-18, older servers' 2025-03-26 and 2024-11-05 accepted): initialize,
+// the initialized notification, the tool list (all its pages, again when the server says it changed), then
+// tools/call requests as the model makes them. The server's own requests get an answer (ping) or "method not
+// found". Lives on the MCP thread.
+class McpConnection final : public QObject
+{
+    Q_OBJECT
+
+public:
+    static constexpr int ConnectTimeoutMs = 60 * 1000; // npx may fetch the server first
+    static constexpr int MaxToolPages = 50;
+
+    enum class State { Connecting, Ready, Failed, Disabled };
+
+    struct Tool
+    {
+        QString name;
+        QString description;
+        QJsonObject inputSchema;
+        bool readOnly = false; // annotations.readOnlyHint: plan mode may call it
+
+        bool operator==(const Tool &other) const = default;
+    };
+
+    // result is the JSON-RPC result; error is set instead when the request failed.
+    using Callback = std::function<void(const QJsonObject &result, const QString &error)>;
+
+    McpConnection(const McpServerConfig &config, const QString &workspace,
+                  const QStringList &hiddenEnvironment, QObject *parent = nullptr);
+    ~McpConnection() override;
+
+    const McpServerConfig &config() const { return m_config; }
+    State state() const { return m_state; }
+    QString detail() const { return m_detail; } // why it failed; the server's name and version when ready
+    const QList<Tool> &tools() const { return m_tools; }
+
+    void start();
+    // Sends a request; callback runs once, on this thread. Returns the request's id.
+    qint64 request(const QString &method, const QJsonObject &params, Callback callback);
+    // The caller gave up on a request: the server hears of it, the callback never runs.
+    void cancelRequest(qint64 id, const QString &reason);
+
+Q_SIGNALS:
+    void changed(); // state, detail or tools
+
+private:
+    void onMessage(const QJsonObject &message);
+    void answerServerRequest(const QJsonObject &message);
+    void notify(const QString &method, const QJsonObject &params = {});
+    void listTools(const QString &cursor, QList<Tool> collected, int page);
+    void fail(const QString &message);
+
+    McpServerConfig m_config;
+    McpTransport *m_transport = nullptr;
+    State m_state = State::Connecting;
+    QString m_detail;
+    QList<Tool> m_tools;
+    QHash<qint64, Callback> m_pending;
+    qint64 m_nextId = 1;
+    QTimer m_connectTimer;
+};
+
+} // namespace keen
