@@ -6,6 +6,8 @@
 #include "agent/systemprompt.h"
 #include "agent/usageledger.h"
 #include "conversation/message.h"
+#include "mcp/callmcptooltool.h"
+#include "mcp/mcphub.h"
 #include "providers/openai/chatcompletionsstreamdecoder.h"
 #include "scriptedllmclient.h"
 #include "session/diffline.h"
@@ -543,6 +545,62 @@ void benchSubagents()
     run(10);
 }
 
+// An MCP server (the tests' stand-in program over stdio): starting it (initialize and a tool list of six
+// pages), 1,000 calls one after another through call_mcp_tool, and one 10 MB result cut and saved.
+void benchMcp()
+{
+    QTemporaryDir data;
+    QTemporaryDir workspace;
+    McpServerConfig server;
+    server.name = QStringLiteral("bench");
+    server.command = QStringLiteral(KEEN_FAKE_MCP_SERVER);
+    auto hub = std::make_shared<McpHub>(workspace.path(), data.path(), QStringList());
+    QElapsedTimer timer;
+    timer.start();
+    hub->configure({server});
+    hub->waitUntilSettled(60000);
+    report("MCP server start: initialize, 11 tools in 6 pages", timer.nsecsElapsed(),
+           QStringLiteral("%1 tools").arg(hub->server(server.name)->tools.size()));
+
+    struct Yes final : PermissionRequester
+    {
+        PermissionDecision request(const PermissionRequest &, const CancellationToken &) override
+        {
+            return PermissionDecision::Allow;
+        }
+    } yes;
+    CallMcpToolTool tool(hub);
+    ToolContext context;
+    context.workspace = workspace.path();
+    context.dataDir = data.path();
+    context.permissions = &yes;
+    const QJsonObject echo{
+        {QStringLiteral("server"), server.name},
+        {QStringLiteral("tool"), QStringLiteral("echo")},
+        {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("text"), QStringLiteral("ping")}}}};
+    timer.restart();
+    int ok = 0;
+    for (int i = 0; i < 1000; ++i)
+        ok += tool.execute(echo, context).ok() ? 1 : 0;
+    const qint64 calls = timer.nsecsElapsed();
+    report("call_mcp_tool echo, 1,000 calls in a row", calls,
+           QStringLiteral("%1 succeeded, %2 µs a call").arg(ok).arg(calls / 1000 / 1000));
+
+    const QJsonObject big{
+        {QStringLiteral("server"), server.name},
+        {QStringLiteral("tool"), QStringLiteral("big")},
+        {QStringLiteral("arguments"), QJsonObject{{QStringLiteral("bytes"), 10 * 1000 * 1000}}}};
+    timer.restart();
+    const ToolResult result = tool.execute(big, context);
+    report(
+        "call_mcp_tool, a 10 MB result (cut, saved to a file)", timer.nsecsElapsed(),
+        QStringLiteral("%1 KB inline, artifact %2")
+            .arg(result.output.toObject().value(QStringLiteral("content")).toString().toUtf8().size() / 1024)
+            .arg(result.output.toObject().contains(QStringLiteral("artifact_path"))
+                     ? QStringLiteral("saved")
+                     : QStringLiteral("missing")));
+}
+
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
@@ -569,5 +627,7 @@ int main(int argc, char **argv)
         benchWebFetch();
     if (args.size() < 2 || args.contains(QStringLiteral("subagents")))
         benchSubagents();
+    if (args.size() < 2 || args.contains(QStringLiteral("mcp")))
+        benchMcp();
     return 0;
 }
