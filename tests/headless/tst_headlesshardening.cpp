@@ -10,6 +10,7 @@
 #include "fakeproviderserver.h"
 #include "session/sessionexporter.h"
 #include "session/sessionstore.h"
+#include "testenvironment.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -579,21 +580,7 @@ void TestHeadlessHardening::aFetchedPageReachesTheModelButTheKeyNeverReachesTheP
 // provider's key never reaches a server's environment.
 void TestHeadlessHardening::mcpServersGetNoProviderKeyAndAFailedOneIsNamed()
 {
-    const QJsonObject servers{
-        {QStringLiteral("servers"),
-         QJsonObject{{QStringLiteral("fake"),
-                      QJsonObject{{QStringLiteral("command"), QStringLiteral(KEEN_FAKE_MCP_SERVER)}}},
-                     {QStringLiteral("broken"),
-                      QJsonObject{{QStringLiteral("command"), QStringLiteral(KEEN_FAKE_MCP_SERVER)},
-                                  {QStringLiteral("args"), QJsonArray{QStringLiteral("--fail-start")}}}}}}};
-    QVERIFY(QDir().mkpath(m_home->filePath(QStringLiteral("mcp"))));
-    QFile::setPermissions(m_home->filePath(QStringLiteral("mcp")),
-                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    QFile config(m_home->filePath(QStringLiteral("mcp/configs.json")));
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write(QJsonDocument(servers).toJson());
-    config.close();
-    config.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    QVERIFY(test::writeFakeMcpServers(m_home->path()));
 
     QProcessEnvironment key;
     key.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));

@@ -3,6 +3,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -34,6 +37,23 @@ bool writeFile(const QString &path, const QByteArray &bytes)
     QDir().mkpath(QFileInfo(path).absolutePath());
     QFile file(path);
     return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
+}
+
+bool writeFakeMcpServers(const QString &dataDir)
+{
+    const QString server = QStringLiteral(KEEN_FAKE_MCP_SERVER);
+    const QJsonObject servers{
+        {QStringLiteral("servers"),
+         QJsonObject{{QStringLiteral("fake"), QJsonObject{{QStringLiteral("command"), server}}},
+                     {QStringLiteral("broken"),
+                      QJsonObject{{QStringLiteral("command"), server},
+                                  {QStringLiteral("args"), QJsonArray{QStringLiteral("--fail-start")}}}}}}};
+    const QString path = QDir(dataDir).filePath(QStringLiteral("mcp/configs.json"));
+    if (!writeFile(path, QJsonDocument(servers).toJson()))
+        return false;
+    return QFile::setPermissions(QFileInfo(path).absolutePath(),
+                                 QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner) &&
+           QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
 }
 
 QByteArray readFixture(const QString &relativePath)

@@ -23,6 +23,11 @@ private:
 // Writes bytes to path, making the folders above it; false when it cannot.
 bool writeFile(const QString &path, const QByteArray &bytes);
 
+// Writes <dataDir>/mcp/configs.json (folder 0700, file 0600) with two servers, both the tests' stand-in MCP
+// program (tests/mcpserver): "fake", which works, and "broken", which exits at start with a message on
+// stderr.
+bool writeFakeMcpServers(const QString &dataDir);
+
 // Reads a file from tests/fixtures (relative path), failing the test when it is missing.
 QByteArray readFixture(const QString &relativePath);
 QString fixturePath(const QString &relativePath);

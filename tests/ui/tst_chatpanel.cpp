@@ -1875,15 +1875,7 @@ void TestChatPanel::subagentsAreListedAndDelegatedTasksShowOnTheirCard()
 // names an unknown server; a call_mcp_tool asks with the server, tool and arguments, and its card says MCP.
 void TestChatPanel::mcpServersAreListedAndTheirToolsCalled()
 {
-    const QJsonObject servers{
-        {QStringLiteral("servers"),
-         QJsonObject{{QStringLiteral("fake"),
-                      QJsonObject{{QStringLiteral("command"), QStringLiteral(KEEN_FAKE_MCP_SERVER)}}},
-                     {QStringLiteral("broken"),
-                      QJsonObject{{QStringLiteral("command"), QStringLiteral(KEEN_FAKE_MCP_SERVER)},
-                                  {QStringLiteral("args"), QJsonArray{QStringLiteral("--fail-start")}}}}}}};
-    QVERIFY(
-        test::writeFile(m_env->path(QStringLiteral("mcp/configs.json")), QJsonDocument(servers).toJson()));
+    QVERIFY(test::writeFakeMcpServers(m_env->home()));
     QSignalSpy notices(m_session.get(), &AgentSession::notification);
     typeAndSend(QStringLiteral("/mcp"));
     QTRY_VERIFY_WITH_TIMEOUT(
