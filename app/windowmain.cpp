@@ -1,5 +1,6 @@
 // keen-desktop-window: the desktop window. keen-desktop starts it (by exec, with the person's arguments) for
 // anything that is not a headless command; the headless commands never load this program's libraries.
+#include "base/logfile.h"
 #include "config/applicationidentity.h"
 #include "config/launchoptions.h"
 #include "config/qtarguments.h"
@@ -19,6 +20,15 @@ int main(int argc, char **argv)
     QApplication::setApplicationDisplayName(QStringLiteral("Keen Desktop"));
     QApplication::setDesktopFileName(QStringLiteral("io.github.keen.KeenDesktop"));
     keen::Translations::install(&app, QLocale()); // the system locale
+    // Started from a menu, nobody sees stderr: warnings and worse (or what KEEN_LOG_LEVEL says) go to a file.
+    keen::LogFile::Level logLevel = keen::LogFile::Level::Warning;
+    if (const QString asked = qEnvironmentVariable("KEEN_LOG_LEVEL"); !asked.isEmpty()) {
+        if (const auto parsed = keen::LogFile::parseLevel(asked))
+            logLevel = *parsed;
+        else
+            QTextStream(stderr) << "Warning: " << parsed.error() << '\n';
+    }
+    keen::LogFile::install(keen::LogFile::defaultFolder(), logLevel);
     auto options = keen::LaunchOptions::parse(app.arguments());
     if (!options) {
         QTextStream(stderr) << "Error: " << options.error() << "\n\n" << keen::usageText();

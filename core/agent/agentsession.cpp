@@ -10,6 +10,7 @@
 #include "agent/turnrecorder.h"
 #include "agent/usageledger.h"
 #include "agent/workerthread.h"
+#include "base/appfolders.h"
 #include "base/logcategories.h"
 #include "base/whenfinished.h"
 #include "config/configresolver.h"
@@ -37,7 +38,6 @@
 #include <QFutureWatcher>
 #include <QLocale>
 #include <QPromise>
-#include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <optional>
@@ -49,10 +49,7 @@ namespace {
 
 QString dataDirectory()
 {
-    const QString home = qEnvironmentVariable("KEEN_HOME");
-    if (!home.isEmpty())
-        return home;
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    return AppFolders::data();
 }
 
 } // namespace

@@ -1,12 +1,13 @@
 #include "auth/filecredentialstorage.h"
 
+#include "base/appfolders.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QSaveFile>
-#include <QStandardPaths>
 
 namespace keen {
 
@@ -23,11 +24,7 @@ FileCredentialStorage::FileCredentialStorage(QString path, QString providerKey)
 
 QString FileCredentialStorage::defaultPath()
 {
-    const QString home = qEnvironmentVariable("KEEN_HOME");
-    if (!home.isEmpty())
-        return QDir(home).filePath(QStringLiteral("auth.json"));
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation))
-        .filePath(QStringLiteral("auth.json"));
+    return QDir(AppFolders::config()).filePath(QStringLiteral("auth.json"));
 }
 
 QJsonObject FileCredentialStorage::readAll(QString *error) const

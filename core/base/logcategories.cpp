@@ -16,12 +16,13 @@ KEEN_LOG_CATEGORY(sessionStore, "keen.session.store")
 KEEN_LOG_CATEGORY(sessionIndex, "keen.session.index")
 KEEN_LOG_CATEGORY(toolLoop, "keen.llm.toolloop")
 KEEN_LOG_CATEGORY(notifications, "keen.ui.notifications")
+KEEN_LOG_CATEGORY(mcp, "keen.mcp")
 
 #undef KEEN_LOG_CATEGORY
 
 QList<const QLoggingCategory *> LogCategories::all()
 {
-    return {&agent(), &models(), &sessionStore(), &sessionIndex(), &toolLoop(), &notifications()};
+    return {&agent(), &models(), &sessionStore(), &sessionIndex(), &toolLoop(), &notifications(), &mcp()};
 }
 
 } // namespace keen

@@ -19,6 +19,7 @@ public:
     static const QLoggingCategory &sessionIndex();
     static const QLoggingCategory &toolLoop();
     static const QLoggingCategory &notifications();
+    static const QLoggingCategory &mcp();
 
     // All of the above.
     static QList<const QLoggingCategory *> all();

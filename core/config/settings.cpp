@@ -1,5 +1,6 @@
 #include "config/settings.h"
 
+#include "base/appfolders.h"
 #include "base/privatefolder.h"
 #include "base/regularfile.h"
 
@@ -10,7 +11,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
-#include <QStandardPaths>
 
 #include <sys/stat.h>
 
@@ -147,10 +147,7 @@ std::optional<qint64> Settings::contextWindowFor(const QString &providerId) cons
 
 QString Settings::configDirectory()
 {
-    const QString home = qEnvironmentVariable("KEEN_HOME");
-    if (!home.isEmpty())
-        return home;
-    return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation);
+    return AppFolders::config();
 }
 
 QString Settings::defaultPath()

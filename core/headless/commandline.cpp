@@ -1,6 +1,7 @@
 #include "headless/commandline.h"
 
 #include "agent/agentsession.h"
+#include "base/logfile.h"
 #include "config/configresolver.h"
 #include "config/settings.h"
 #include "headless/headlessrunner.h"
@@ -116,6 +117,13 @@ int runCommandLine(const QStringList &arguments)
         command == QLatin1String("help")) {
         out << usageText();
         return 0;
+    }
+    // A script's runs keep a log file only when asked: KEEN_LOG_LEVEL.
+    if (const QString asked = qEnvironmentVariable("KEEN_LOG_LEVEL"); !asked.isEmpty()) {
+        if (const Result<LogFile::Level> level = LogFile::parseLevel(asked))
+            LogFile::install(LogFile::defaultFolder(), *level);
+        else
+            err << "Warning: " << level.error() << '\n';
     }
     if (command == QLatin1String("run"))
         return runHeadless(arguments.mid(2), out, err);

@@ -1,5 +1,6 @@
 #include "mcp/mcpconnection.h"
 
+#include "base/logcategories.h"
 #include "mcp/mcphttptransport.h"
 #include "mcp/mcpstdiotransport.h"
 
@@ -209,6 +210,8 @@ void McpConnection::listTools(const QString &cursor, QList<Tool> collected, int 
                     return;
                 }
                 m_connectTimer.stop();
+                qCInfo(LogCategories::mcp()).noquote()
+                    << "server" << m_config.name << "ready:" << collected.size() << "tools," << m_detail;
                 const bool same = m_state == State::Ready && m_tools == collected;
                 m_tools = collected;
                 m_state = State::Ready;
@@ -222,6 +225,7 @@ void McpConnection::fail(const QString &message)
     if (m_state == State::Failed)
         return;
     m_connectTimer.stop();
+    qCInfo(LogCategories::mcp()).noquote() << "server" << m_config.name << "failed:" << message;
     m_state = State::Failed;
     m_detail = message;
     const QHash<qint64, Callback> pending = std::exchange(m_pending, {});

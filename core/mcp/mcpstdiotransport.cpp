@@ -1,5 +1,7 @@
 #include "mcp/mcpstdiotransport.h"
 
+#include "base/logcategories.h"
+
 #include <QJsonDocument>
 #include <QProcessEnvironment>
 
@@ -113,6 +115,7 @@ void McpStdioTransport::readErrors()
         start = end + 1;
         if (line.isEmpty())
             continue;
+        qCDebug(LogCategories::mcp()).noquote() << m_command << "says:" << line;
         m_errorLines.append(line.left(300));
         if (m_errorLines.size() > KeptErrorLines)
             m_errorLines.removeFirst();

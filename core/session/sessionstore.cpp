@@ -1,5 +1,6 @@
 #include "session/sessionstore.h"
 
+#include "base/appfolders.h"
 #include "base/logcategories.h"
 #include "base/privatefolder.h"
 #include "base/regularfile.h"
@@ -15,7 +16,6 @@
 #include <QJsonParseError>
 #include <QLocale>
 #include <QSaveFile>
-#include <QStandardPaths>
 #include <QThread>
 #include <QUuid>
 #include <QtConcurrent/QtConcurrentRun>
@@ -472,11 +472,7 @@ SessionStore::SessionStore(const QString &root)
 
 QString SessionStore::defaultRoot()
 {
-    const QString home = qEnvironmentVariable("KEEN_HOME");
-    if (!home.isEmpty())
-        return QDir(home).filePath(QStringLiteral("sessions"));
-    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
-        .filePath(QStringLiteral("sessions"));
+    return QDir(AppFolders::data()).filePath(QStringLiteral("sessions"));
 }
 
 QString SessionStore::namespaceFor(const QString &absoluteWorkspace)

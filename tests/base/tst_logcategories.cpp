@@ -46,7 +46,7 @@ void TestLogCategories::debugAndInfoAreOffWithoutRules()
 {
     QVERIFY(qEnvironmentVariableIsEmpty("QT_LOGGING_RULES"));
     const QList<const QLoggingCategory *> categories = LogCategories::all();
-    QCOMPARE(categories.size(), 6);
+    QCOMPARE(categories.size(), 7);
     for (const QLoggingCategory *category : categories) {
         const QString name = QString::fromLatin1(category->categoryName());
         QVERIFY2(name.startsWith(QLatin1String("keen.")), qPrintable(name));
