@@ -1,6 +1,7 @@
 #include "agent/subagentrun.h"
 
 #include "agent/workerthread.h"
+#include "conversation/toolcalltext.h"
 #include "loop/llmclient.h"
 #include "tools/toolregistry.h"
 
@@ -14,16 +15,6 @@ constexpr qsizetype MaxActivityLine = 160;
 constexpr qsizetype MaxKeptActivity = 64; // lines not yet taken; older ones are dropped
 
 // One line of what a call acts on: its path, pattern, command or address.
-QString callDetail(const ToolCallInfo &call)
-{
-    for (const char *key : {"path", "pattern", "command", "url"}) {
-        const QString value = call.input.value(QLatin1String(key)).toString();
-        if (!value.isEmpty())
-            return value;
-    }
-    return {};
-}
-
 // Activity is shown on the parent's card: one line, no control characters, bounded.
 QString oneLine(const QString &text)
 {
@@ -162,15 +153,15 @@ void SubagentRun::onEvent(const StreamEvent &event)
         ++m_toolCalls;
         m_text.clear(); // the answer is what the child says after its last tool call
         if (event.toolCall)
-            note(event.toolCall->name + QLatin1Char(' ') + callDetail(*event.toolCall));
+            note(ToolCallText::line(event.toolCall->name, event.toolCall->input));
         break;
     case StreamEvent::Type::ToolEnd:
         if (event.toolCall && !event.toolCall->error.isEmpty())
-            note(tr("%1 failed: %2").arg(event.toolCall->name, event.toolCall->error));
+            note(tr("%1 failed: %2").arg(ToolCallText::label(event.toolCall->name), event.toolCall->error));
         break;
     case StreamEvent::Type::ToolRejected:
         if (event.toolCall)
-            note(tr("%1 refused: %2").arg(event.toolCall->name, event.toolCall->error));
+            note(tr("%1 refused: %2").arg(ToolCallText::label(event.toolCall->name), event.toolCall->error));
         break;
     case StreamEvent::Type::Retry:
         note(tr("retrying (attempt %1): %2").arg(event.attempt).arg(event.error));

@@ -6,6 +6,7 @@
 #include "base/jsonlist.h"
 #include "conversation/droppeddetail.h"
 #include "conversation/streamevent.h"
+#include "conversation/toolcalltext.h"
 #include "headless/streamoutput.h"
 #include "mcp/mcpconnection.h"
 
@@ -215,10 +216,9 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
         if (!m_options.json && event.toolCall) {
             if (m_progressLineOpen)
                 m_err << '\n';
-            m_err << (event.toolCall->error.isEmpty() ? "✓ " : "✗ ") << event.toolCall->name;
-            if (event.toolCall->name == QLatin1String("call_mcp_tool")) // which server's tool
-                m_err << ' ' << event.toolCall->input.value(QStringLiteral("server")).toString() << '/'
-                      << event.toolCall->input.value(QStringLiteral("tool")).toString();
+            // "✓ Read src/a.cpp", as the window's card says it.
+            m_err << (event.toolCall->error.isEmpty() ? "✓ " : "✗ ")
+                  << ToolCallText::line(event.toolCall->name, event.toolCall->input);
             if (!event.toolCall->error.isEmpty())
                 m_err << ": " << event.toolCall->error;
             else if (event.toolCall->name == QLatin1String("delegate_task"))

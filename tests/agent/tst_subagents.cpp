@@ -456,7 +456,7 @@ void TestSubagents::tasksRunInParallelAndReport()
 
     // Live activity lines on the card, and every child's tokens for the usage ledger.
     const QString shown = progress.join(QLatin1Char('\n'));
-    QVERIFY2(shown.contains(QStringLiteral("[tester] read_file src/a.cpp")), qPrintable(shown));
+    QVERIFY2(shown.contains(QStringLiteral("[tester] Read src/a.cpp")), qPrintable(shown));
     QVERIFY(shown.contains(QStringLiteral("[reviewer] started")));
     QCOMPARE(recorded.size(), 2);
     for (const auto &[agent, tokens] : recorded)
@@ -808,7 +808,7 @@ void TestSubagents::headlessRunDelegates()
     QVERIFY2(err.contains(QStringLiteral("  [scout] started\n")) &&
                  err.contains(QStringLiteral("  [scout] done\n")),
              qPrintable(err));
-    QVERIFY2(err.contains(QStringLiteral("✓ delegate_task (1 completed, 0 failed)\n")), qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("✓ Delegate scout (1 completed, 0 failed)\n")), qPrintable(err));
 
     // --format json reports the child's tokens apart from the turn's.
     server.enqueue(ProviderScript::toolCall(provider, QStringLiteral("call_2"),

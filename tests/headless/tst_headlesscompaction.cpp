@@ -105,6 +105,8 @@ private Q_SLOTS:
     void jsonUsageReportsCompactionApart();
     void planModeRidesInTheSystemPrompt_data();
     void planModeRidesInTheSystemPrompt();
+    void fiftyToolTurnsWithSeveralCompactions_data();
+    void fiftyToolTurnsWithSeveralCompactions();
     void hugeReadInASmallWindowNeverSendsOverBudget_data();
     void hugeReadInASmallWindowNeverSendsOverBudget();
     void manualCompactionOfAHugeReadIsSliced_data();
@@ -317,6 +319,29 @@ private:
     QList<FakeProviderServer::Response> m_parent;
     QMetaObject::Connection m_connection;
 };
+
+// The bytes of a request the seed's estimate counts: the history, the system prompt and the tool definitions,
+// not the envelope around them (the model's name, stream flags, the output limit), which the budget's reserve
+// for the reply covers.
+qint64 countedBytes(const QByteArray &body)
+{
+    static const QStringList counted{QStringLiteral("messages"),
+                                     QStringLiteral("input"),
+                                     QStringLiteral("contents"),
+                                     QStringLiteral("system"),
+                                     QStringLiteral("systemInstruction"),
+                                     QStringLiteral("instructions"),
+                                     QStringLiteral("tools"),
+                                     QStringLiteral("toolConfig")};
+    const QJsonObject object = QJsonDocument::fromJson(body).object();
+    qint64 bytes = body.size();
+    for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
+        if (!counted.contains(it.key())) // "key":value and its comma
+            bytes -=
+                QJsonDocument(QJsonObject{{it.key(), it.value()}}).toJson(QJsonDocument::Compact).size() - 1;
+    }
+    return bytes;
+}
 
 } // namespace
 
@@ -588,7 +613,7 @@ void TestHeadlessCompaction::failedAndCancelledAutomaticCompactionPrintNothing()
     QCOMPARE(compaction.at(0).at(1).toBool(), false);
     QCOMPARE(rig.server().requests().size(), 3);
     QCOMPARE(headless.out, QStringLiteral("Read it all.\n"));
-    QCOMPARE(headless.err, QStringLiteral("✓ read_file\nRead it all.\n"));
+    QCOMPARE(headless.err, QStringLiteral("✓ Read big.txt\nRead it all.\n"));
 }
 
 void TestHeadlessCompaction::jsonUsageReportsCompactionApart_data()
@@ -762,6 +787,78 @@ void TestHeadlessCompaction::hugeReadInASmallWindowNeverSendsOverBudget()
     QVERIFY(applied->status().isEmpty()); // S64
     QVERIFY(applied->messages().first().content.contains(
         QStringLiteral("summary part %1").arg(compactionRequests)));
+}
+
+void TestHeadlessCompaction::fiftyToolTurnsWithSeveralCompactions_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Long work at its real size: one turn of 50 tool calls, each reading a different 10 KB file, in a window
+// that holds about seven of them. The turn compacts several times and finishes; no request goes over the
+// input budget; every call ran once and is in the transcript; the person's message stays once and verbatim
+// however many compactions there were (issue 12 point 5), and the saved session projects to the history the
+// run ended with.
+void TestHeadlessCompaction::fiftyToolTurnsWithSeveralCompactions()
+{
+    QFETCH(QString, provider);
+    constexpr int Calls = 50;
+    Rig rig(provider, SmallWindow);
+    for (int file = 1; file <= Calls; ++file) {
+        QFile part(QDir(rig.workspace()).filePath(QStringLiteral("part%1.txt").arg(file)));
+        QVERIFY(part.open(QIODevice::WriteOnly));
+        for (int line = 1; line <= 100; ++line)
+            part.write(
+                QStringLiteral("part %1 line %2 ").arg(file).arg(line).toUtf8().leftJustified(98, '.') +
+                '\n');
+    }
+    QList<FakeProviderServer::Response> parent;
+    for (int file = 1; file <= Calls; ++file)
+        parent.append(ProviderScript::toolCall(
+            provider, QStringLiteral("call_%1").arg(file), QStringLiteral("read_file"),
+            arguments({{QStringLiteral("path"), QStringLiteral("part%1.txt").arg(file)}})));
+    parent.append(ProviderScript::text(provider, QStringLiteral("All fifty read.")));
+    HeadlessRun headless(rig);
+    SummaryResponder responder(rig, CompactionPrompts::automaticPrompt(), parent);
+    const QString prompt = QStringLiteral("read part1.txt to part50.txt, one at a time");
+    QCOMPARE(headless.run(prompt), int(HeadlessRunner::Success));
+    QCOMPARE(headless.out, QStringLiteral("All fifty read.\n"));
+
+    const qint64 budget = ContextBudget::inputBudget(SmallWindow);
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), Calls + 1 + responder.summaries);
+    QVERIFY2(responder.summaries >= 5, qPrintable(QString::number(responder.summaries)));
+    for (qsizetype i = 0; i < requests.size(); ++i)
+        QVERIFY2(ContextBudget::estimateTokens(countedBytes(requests.at(i).body)) <= budget,
+                 qPrintable(QStringLiteral("request %1: %2 bytes").arg(i).arg(requests.at(i).body.size())));
+
+    auto loaded = headless.runner.session().sessionStore().load(headless.runner.session().sessionId());
+    QVERIFY(loaded);
+    int applied = 0;
+    QStringList read;
+    for (const SessionEvent &event : std::as_const(loaded->events)) {
+        applied += event.kind == SessionEvent::Kind::CompactionApplied ? 1 : 0;
+        if (event.kind != SessionEvent::Kind::AssistantTurn)
+            continue;
+        for (const TranscriptItem &item : event.transcript()) {
+            if (item.kind == TranscriptItem::Kind::ToolEnd && item.error.isEmpty())
+                read.append(item.input.toObject().value(QStringLiteral("path")).toString());
+        }
+    }
+    QCOMPARE(applied, responder.summaries);
+    QCOMPARE(read.size(), Calls);
+    QCOMPARE(read.first(), QStringLiteral("part1.txt"));
+    QCOMPARE(read.last(), QStringLiteral("part50.txt"));
+    QCOMPARE(QSet<QString>(read.cbegin(), read.cend()).size(), Calls);
+
+    const MessageList history = headless.runner.session().messages();
+    const QString first = history.first().content;
+    QCOMPARE(first.count(QStringLiteral("<compacted_context>")), 1);
+    QCOMPARE(first.count(QStringLiteral("<last_user_message>")), 1);
+    QCOMPARE(first.count(prompt), 1);
+    QVERIFY(first.endsWith(prompt + QStringLiteral("\n</last_user_message>")));
+    QCOMPARE(history.last().content, QStringLiteral("All fifty read."));
+    QCOMPARE(buildConversation(loaded->events), history);
 }
 
 void TestHeadlessCompaction::manualCompactionOfAHugeReadIsSliced_data()

@@ -470,7 +470,8 @@ void TestHeadlessRetry::aToolCallOfTheCutAttemptNeverRuns()
     QVERIFY(!QFile::exists(QDir(rig.workspace()).filePath(QStringLiteral("doomed.txt"))));
     QCOMPARE(readAll(QDir(rig.workspace()).filePath(QStringLiteral("kept.txt"))), QByteArray("written once"));
     QCOMPARE(linesStartingWith(rig.err, QStringLiteral("Retrying (attempt 2): ")).size(), 1);
-    QCOMPARE(linesStartingWith(rig.err, QStringLiteral("✓ ")), QStringList{QStringLiteral("✓ write_file")});
+    QCOMPARE(linesStartingWith(rig.err, QStringLiteral("✓ ")),
+             QStringList{QStringLiteral("✓ Write kept.txt")});
     QVERIFY2(!rig.err.contains(QLatin1String("✗")), qPrintable(rig.err));
 
     const QList<FakeProviderServer::Request> requests = rig.server.requests();

@@ -990,7 +990,7 @@ void TestHeadlessRun::failedAutomaticCompactionWritesNothing()
     QVERIFY(
         lastMessageContent(m_server->requests().at(1)).contains(QLatin1String("Compact this conversation")));
     QCOMPARE(run.out, QStringLiteral("Reading. All read.\n"));
-    QCOMPARE(run.err, QStringLiteral("Reading. \n✓ read_file\nAll read.\n"));
+    QCOMPARE(run.err, QStringLiteral("Reading. \n✓ Read big.txt\nAll read.\n"));
 }
 
 void TestHeadlessRun::sessionsJsonListsNewestFirst()

@@ -1,5 +1,6 @@
 #include "chat/tooldisplay.h"
 
+#include "conversation/toolcalltext.h"
 #include "conversation/tooloutputtext.h"
 
 #include <QCoreApplication>
@@ -26,46 +27,12 @@ QString ToolDisplay::label(const QString &toolName)
         {QStringLiteral("ask_user"), QT_TRANSLATE_NOOP("ToolDisplay", "Ask")},
     };
     const auto it = labels.constFind(toolName);
-    if (it != labels.constEnd())
-        return ToolDisplay::tr(it.value());
-    QStringList words = toolName.split(QLatin1Char('_'), Qt::SkipEmptyParts);
-    for (QString &word : words)
-        word[0] = word.at(0).toUpper();
-    return words.join(QLatin1Char(' '));
+    return it != labels.constEnd() ? ToolDisplay::tr(it.value()) : ToolCallText::label(toolName);
 }
 
 QString ToolDisplay::detail(const QString &toolName, const QJsonObject &input)
 {
-    if (toolName == QLatin1String("bash"))
-        return input.value(QStringLiteral("command")).toString().section(QLatin1Char('\n'), 0, 0);
-    if (toolName == QLatin1String("grep") || toolName == QLatin1String("glob")) {
-        QString text = input.value(QStringLiteral("pattern")).toString();
-        const QString path = input.value(QStringLiteral("path")).toString();
-        if (!path.isEmpty())
-            text += QStringLiteral(" in ") + path;
-        return text;
-    }
-    if (toolName == QLatin1String("web_fetch"))
-        return input.value(QStringLiteral("url")).toString();
-    if (toolName == QLatin1String("delegate_task")) {
-        QStringList agents;
-        for (const QJsonValue &task : input.value(QStringLiteral("tasks")).toArray()) {
-            const QString agent = task.toObject().value(QStringLiteral("agent")).toString();
-            if (!agents.contains(agent))
-                agents.append(agent);
-        }
-        return agents.join(QStringLiteral(", "));
-    }
-    if (toolName == QLatin1String("ask_user")) {
-        const QJsonArray questions = input.value(QStringLiteral("questions")).toArray();
-        return questions.isEmpty()
-                   ? QString()
-                   : questions.first().toObject().value(QStringLiteral("question")).toString();
-    }
-    if (toolName == QLatin1String("call_mcp_tool"))
-        return input.value(QStringLiteral("server")).toString() + QLatin1Char('/') +
-               input.value(QStringLiteral("tool")).toString();
-    return input.value(QStringLiteral("path")).toString();
+    return ToolCallText::detail(toolName, input);
 }
 
 QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputValue)
