@@ -93,6 +93,10 @@ McpConnection::McpConnection(const McpServerConfig &config, const QString &works
 
 McpConnection::~McpConnection()
 {
+    // A call still waiting (the server was removed, changed or connected again) ends now, not at its timeout.
+    const QHash<qint64, Callback> pending = std::exchange(m_pending, {});
+    for (const Callback &callback : pending)
+        callback({}, tr("the server was stopped (mcp/configs.json changed or /mcp connect)"));
     if (m_transport)
         m_transport->close();
 }

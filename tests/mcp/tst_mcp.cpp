@@ -348,8 +348,21 @@ private Q_SLOTS:
                                             {{QStringLiteral("text"), QStringLiteral("back")}}))),
                  QStringLiteral("back"));
 
+        // Connected again while a call waits: the call ends at once, saying why.
         QElapsedTimer timer;
         timer.start();
+        QFuture<ToolResult> stopped = QtConcurrent::run([&] {
+            return f.run(
+                tool, call(QStringLiteral("fake"), QStringLiteral("sleep"), {{QStringLiteral("ms"), 5000}}));
+        });
+        QTest::qWait(300);
+        QVERIFY(f.hub->reconnect(QStringLiteral("fake")));
+        QVERIFY(FakeProviderServer::spinUntil([&] { return stopped.isFinished(); }, 4000));
+        QVERIFY2(stopped.result().error.contains(QStringLiteral("the server was stopped")),
+                 qPrintable(stopped.result().error));
+        QVERIFY(f.hub->waitUntilSettled(20000));
+
+        timer.restart();
         const ToolResult late = f.run(
             tool, call(QStringLiteral("slow"), QStringLiteral("sleep"), {{QStringLiteral("ms"), 5000}}));
         QVERIFY2(late.error.contains(QStringLiteral("did not answer within 1 s")), qPrintable(late.error));
