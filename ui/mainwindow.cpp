@@ -4,6 +4,8 @@
 #include "agent/datacleanup.h"
 #include "agent/workspaceinfo.h"
 #include "base/logcategories.h"
+#include "base/logfile.h"
+#include "base/privatefolder.h"
 #include "base/whenfinished.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
@@ -450,6 +452,14 @@ void MainWindow::createMenus()
     commands->setShortcut(QKeySequence::HelpContents);
     commands->setObjectName(QStringLiteral("helpAction"));
     setIconName(commands, QStringLiteral("help-contents"));
+    // What went wrong before, for a bug report: the logs (README, "Where data lives").
+    QAction *logs = helpMenu->addAction(tr("Open &Log Folder"), this, [] {
+        const QString folder = LogFile::defaultFolder();
+        PrivateFolder::ensure(folder); // none yet when nothing was logged
+        QDesktopServices::openUrl(QUrl::fromLocalFile(folder));
+    });
+    logs->setObjectName(QStringLiteral("openLogFolderAction"));
+    setIconName(logs, QStringLiteral("folder-open"));
     QAction *about = helpMenu->addAction(tr("&About Keen Desktop"), this, &MainWindow::showAbout);
     about->setObjectName(QStringLiteral("aboutAction"));
     setIconName(about, QStringLiteral("help-about"));

@@ -1577,6 +1577,10 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <source>Nothing was removed.</source>
         <translation>Es wurde nichts entfernt.</translation>
     </message>
+    <message>
+        <source>Open &amp;Log Folder</source>
+        <translation>&amp;Protokollordner öffnen</translation>
+    </message>
 </context>
 <context>
     <name>keen::PermissionCard</name>

@@ -37,6 +37,7 @@
 #include <QComboBox>
 #include <QCompleter>
 #include <QDBusVariant>
+#include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -80,6 +81,18 @@ void send(MainWindow &window, const QString &prompt)
     QTest::keyClick(window.chatPanel()->input(), Qt::Key_Return);
 }
 } // namespace
+
+// Stands in for the file manager: QDesktopServices hands it the folders the window opens.
+class FolderCatcher : public QObject
+{
+    Q_OBJECT
+
+public:
+    QList<QUrl> opened;
+
+public Q_SLOTS:
+    void open(const QUrl &url) { opened.append(url); }
+};
 
 class TestMainWindow : public QObject
 {
@@ -133,6 +146,7 @@ private Q_SLOTS:
     void aSkillsSessionIsTitledByItsCommand();
     void skillsAndSubagentsWrittenElsewhereAreOfferedWhenTheWindowIsActivated();
     void firstRunWithALocalServerAsksItsContextWindow();
+    void helpOpensTheLogFolder();
 
 private:
     test::TestEnvironment m_env;
@@ -1588,4 +1602,21 @@ void TestMainWindow::skillsAndSubagentsWrittenElsewhereAreOfferedWhenTheWindowIs
 }
 
 QTEST_MAIN(TestMainWindow)
+// The logs a bug report wants (README, "Where data lives"): Help > Open Log Folder opens the folder the
+// window writes its warnings to, made (private) when nothing was logged yet.
+void TestMainWindow::helpOpensTheLogFolder()
+{
+    FolderCatcher files;
+    QDesktopServices::setUrlHandler(QStringLiteral("file"), &files, "open");
+    const auto restore = qScopeGuard([] { QDesktopServices::unsetUrlHandler(QStringLiteral("file")); });
+    QAction *action = m_window->findChild<QAction *>(QStringLiteral("openLogFolderAction"));
+    QVERIFY(action);
+    QCOMPARE(action->text(), QStringLiteral("Open &Log Folder"));
+    action->trigger();
+    QCOMPARE(files.opened.size(), 1);
+    QCOMPARE(files.opened.first(), QUrl::fromLocalFile(m_env.path(QStringLiteral("logs"))));
+    QVERIFY(QFileInfo(m_env.path(QStringLiteral("logs"))).isDir());
+    QCOMPARE(QFile::permissions(m_env.path(QStringLiteral("logs"))) & 0x0077, QFileDevice::Permissions());
+}
+
 #include "tst_mainwindow.moc"
