@@ -1930,7 +1930,19 @@ bool AgentSession::isMcpStarting() const
 
 bool AgentSession::reconnectMcp(const QString &name)
 {
-    if (!d->mcp || !d->mcp->reconnect(name))
+    if (!d->mcp)
+        return false;
+    QString server = name;
+    if (!d->mcp->server(name)) {
+        // A tool's name connects its server again (reference 6.1: connect <server-or-tool>).
+        for (const McpHub::ServerStatus &status : d->mcp->status()) {
+            for (const McpConnection::Tool &tool : status.tools) {
+                if (tool.name == name && server == name)
+                    server = status.config.name;
+            }
+        }
+    }
+    if (!d->mcp->reconnect(server))
         return false;
     Q_EMIT mcpStatusChanged();
     return true;

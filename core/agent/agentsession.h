@@ -223,7 +223,8 @@ public:
     QStringList mcpProblems() const;
     // Blocks until no server is still starting, or timeoutMs passed (headless; never on the GUI thread).
     bool waitForMcp(int timeoutMs) const;
-    // /mcp connect <server>: stops and starts it again; false when no server has that name.
+    // /mcp connect <server-or-tool>: stops and starts that server (or the one offering that tool) again;
+    // false when none has that name.
     bool reconnectMcp(const QString &name);
     // A server is still starting (its row of /mcp says "connecting").
     bool isMcpStarting() const;

@@ -716,12 +716,12 @@ Verfügbare Werkzeuge: %2</translation>
         <translation>✓ Prüfungen laufen mit %1/%2</translation>
     </message>
     <message>
-        <source>No MCP server is named %1; /mcp lists them.</source>
-        <translation>Kein MCP-Server heißt %1; /mcp listet sie auf.</translation>
-    </message>
-    <message>
         <source>Connecting to MCP server %1...</source>
         <translation>Verbinde mit MCP-Server %1...</translation>
+    </message>
+    <message>
+        <source>No MCP server or tool is named %1; /mcp lists the servers.</source>
+        <translation>Kein MCP-Server und kein Werkzeug heißt %1; /mcp listet die Server auf.</translation>
     </message>
 </context>
 <context>

@@ -1890,7 +1890,12 @@ void TestChatPanel::mcpServersAreListedAndTheirToolsCalled()
     QTRY_VERIFY(m_session->skills().find(QStringLiteral("mcp:fake")));
 
     typeAndSend(QStringLiteral("/mcp connect nope"));
-    QTRY_VERIFY(m_panel->spinner()->notification().contains(QStringLiteral("No MCP server is named nope")));
+    QTRY_VERIFY(
+        m_panel->spinner()->notification().contains(QStringLiteral("No MCP server or tool is named nope")));
+    // A tool's name connects its server again.
+    QVERIFY(m_session->reconnectMcp(QStringLiteral("ping_me")));
+    QVERIFY(m_session->isMcpStarting());
+    QTRY_VERIFY_WITH_TIMEOUT(!m_session->isMcpStarting(), 20000);
 
     m_client->addTurn({ScriptedLlmClient::runTool(
                            QStringLiteral("call_mcp_tool"),

@@ -1409,7 +1409,7 @@ void ChatPanel::runMcpCommand(const QString &argument, const QString &usage)
         return;
     }
     if (!m_session->reconnectMcp(server)) {
-        notify(tr("No MCP server is named %1; /mcp lists them.").arg(server));
+        notify(tr("No MCP server or tool is named %1; /mcp lists the servers.").arg(server));
         return;
     }
     m_mcpTableWhenSettled = true;
