@@ -80,7 +80,8 @@ PermissionDecision PermissionPolicy::request(const PermissionRequest &request,
         return PermissionDecision::Allow;
     {
         std::lock_guard lock(m_mutex);
-        if (!request.isDangerous && !request.outsideWorkspace && m_sessionAllowed.contains(request.toolName))
+        if (!request.isDangerous && !request.outsideWorkspace &&
+            m_sessionAllowed.contains(sessionKey(request)))
             return PermissionDecision::Allow;
         person = m_person;
     }
@@ -94,7 +95,7 @@ PermissionDecision PermissionPolicy::request(const PermissionRequest &request,
         // Never offered for dangerous commands or paths outside the workspace; if an answer says so anyway
         // it counts only this once.
         if (!request.isDangerous && !request.outsideWorkspace)
-            allowForSession(request.toolName);
+            allowForSession(sessionKey(request));
         return PermissionDecision::Allow;
     }
     return decision;
@@ -132,10 +133,17 @@ QStringList PermissionPolicy::sessionAllowedTools() const
     return names;
 }
 
-void PermissionPolicy::allowForSession(const QString &toolName)
+void PermissionPolicy::allowForSession(const QString &key)
 {
     std::lock_guard lock(m_mutex);
-    m_sessionAllowed.insert(toolName);
+    m_sessionAllowed.insert(key);
+}
+
+QString PermissionPolicy::sessionKey(const PermissionRequest &request)
+{
+    if (request.toolName == QLatin1String("call_mcp_tool"))
+        return request.toolName + QLatin1Char(' ') + request.path;
+    return request.toolName;
 }
 
 void PermissionPolicy::clearSessionAllowances()

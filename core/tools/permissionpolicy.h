@@ -34,9 +34,12 @@ public:
     void setAutoApprove(bool autoApprove);
     bool autoApprove() const;
 
-    // "Allow for this session" answers, by tool name. A new conversation starts without them.
+    // "Allow for this session" answers, by tool name; for call_mcp_tool by the MCP tool it calls
+    // ("call_mcp_tool github/create_issue"): one server's tool allowed is not every tool of every server. A
+    // new conversation starts without them.
     QStringList sessionAllowedTools() const;
-    void allowForSession(const QString &toolName);
+    void allowForSession(const QString &key);
+    static QString sessionKey(const PermissionRequest &request);
     void clearSessionAllowances();
 
     // Tool names of <workspace>/.keen/permissions.json; read on every request so edits apply at once. A file

@@ -9,6 +9,7 @@
 #include "mcp/mcpserverconfig.h"
 #include "mcp/mcpskillfiles.h"
 #include "testenvironment.h"
+#include "tools/permissionpolicy.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -271,6 +272,26 @@ private Q_SLOTS:
         // A server's request on the way (ping) is answered, and the call completes.
         QCOMPARE(contentOf(f.run(tool, call(QStringLiteral("fake"), QStringLiteral("ping_me")))),
                  QStringLiteral("pong received"));
+    }
+
+    // "Allow for this session" on one MCP tool allows that tool of that server, not every MCP tool.
+    void allowingOneToolForTheSessionAllowsOnlyThatTool()
+    {
+        Fixture f({fakeServer()});
+        PermissionPolicy policy(f.workspace.path(), &f.person);
+        f.context.permissions = &policy;
+        f.person.setAnswer(PermissionDecision::AllowForSession);
+        CallMcpToolTool tool(f.hub);
+        const QJsonObject echo = call(QStringLiteral("fake"), QStringLiteral("echo"),
+                                      {{QStringLiteral("text"), QStringLiteral("a")}});
+        QVERIFY(f.run(tool, echo).ok());
+        QVERIFY(f.run(tool, echo).ok());
+        QCOMPARE(f.person.count(), 1);
+        QCOMPARE(policy.sessionAllowedTools(), QStringList{QStringLiteral("call_mcp_tool fake/echo")});
+        f.person.setAnswer(PermissionDecision::Deny);
+        const ToolResult other = f.run(tool, call(QStringLiteral("fake"), QStringLiteral("pid")));
+        QCOMPARE(f.person.count(), 2); // asked again: another tool
+        QVERIFY(other.error.contains(QStringLiteral("declined")));
     }
 
     // A result of 1 MB: its start inline, the whole of it in a private file read_file may read.
