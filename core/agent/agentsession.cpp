@@ -14,6 +14,7 @@
 #include "base/logcategories.h"
 #include "base/whenfinished.h"
 #include "config/configresolver.h"
+#include "config/modelregistry.h"
 #include "conversation/heldpins.h"
 #include "loop/clientfactory.h"
 #include "loop/compactioncommit.h"
@@ -318,8 +319,13 @@ DelegateTaskTool::ClientMaker AgentSession::Private::subagentClientMaker() const
         if (!child)
             return R::failure(tr("the subagent %1 needs %2/%3: %4")
                                   .arg(profile.name, profile.provider, profile.model, child.error()));
-        if (!profile.thinkingEffort.isEmpty())
-            child->thinkingEffort = profile.thinkingEffort;
+        // On the conversation's model, a profile's effort that model does not offer is left out, as the
+        // settings' is (ConfigResolver): the parent's effort stays.
+        if (!profile.thinkingEffort.isEmpty()) {
+            const auto info = ModelRegistry::builtIn().model(child->providerId, child->model);
+            if (!info || info->thinkingEfforts.contains(profile.thinkingEffort))
+                child->thinkingEffort = profile.thinkingEffort;
+        }
         if (child->providerId.isEmpty())
             return R::failure(tr("No provider is configured yet. Open the provider settings to choose one."));
         return factory(*child);

@@ -3,6 +3,7 @@
 #include "agent/extensionfolders.h"
 #include "agent/frontmatter.h"
 #include "agent/markdowntable.h"
+#include "config/modelregistry.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -72,6 +73,17 @@ Result<SubagentCatalog::Profile> SubagentCatalog::parse(const QString &path, con
     if (profile.provider.isEmpty() != profile.model.isEmpty())
         return R::failure(tr("%1: provider and model go together; give both or neither").arg(path));
     profile.thinkingEffort = front->value(QStringLiteral("thinking_effort"));
+    // A model the registry knows takes only the efforts it lists; the provider would refuse the request.
+    if (!profile.thinkingEffort.isEmpty() && !profile.model.isEmpty()) {
+        if (const auto info = ModelRegistry::builtIn().model(profile.provider, profile.model);
+            info && !info->thinkingEfforts.contains(profile.thinkingEffort))
+            return R::failure(info->thinkingEfforts.isEmpty()
+                                  ? tr("%1: %2/%3 has no thinking efforts; leave thinking_effort out")
+                                        .arg(path, profile.provider, profile.model)
+                                  : tr("%1: thinking_effort \"%2\" is not one of %3/%4's (%5)")
+                                        .arg(path, profile.thinkingEffort, profile.provider, profile.model,
+                                             info->thinkingEfforts.join(QStringLiteral(", "))));
+    }
     if (front->contains(QStringLiteral("permissions"))) {
         profile.permissions = front->list(QStringLiteral("permissions"));
         if (profile.permissions.isEmpty())

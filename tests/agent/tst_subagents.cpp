@@ -130,6 +130,15 @@ void TestSubagents::badProfilesSayWhatIsWrong()
     expectError(profile("a", "timeout_seconds: soon\n"),
                 QStringLiteral("timeout_seconds must be a positive"));
     expectError(profile("a", "timeout_seconds: 0\n"), QStringLiteral("timeout_seconds must be a positive"));
+    // A registry model's efforts are known: a typo is named with the valid ones.
+    expectError(profile("a", "provider: googleai\nmodel: gemini-3.1-pro-preview\nthinking_effort: max\n"),
+                QStringLiteral("thinking_effort \"max\" is not one of googleai/gemini-3.1-pro-preview's "
+                               "(low, medium, high)"));
+    expectError(profile("a", "provider: moonshotai\nmodel: kimi-k2.7-code\nthinking_effort: high\n"),
+                QStringLiteral("moonshotai/kimi-k2.7-code has no thinking efforts"));
+    // A model the registry does not know (a local server's) takes whatever is written.
+    QVERIFY(SubagentCatalog::parse(path,
+                                   profile("a", "provider: ollama\nmodel: qwen9\nthinking_effort: high\n")));
 }
 
 void TestSubagents::discoveryOrderDuplicatesAndHidden()

@@ -131,6 +131,7 @@ private Q_SLOTS:
     void adversaryReviewsTheConversationReadOnly();
     void subagentsAreListedAndDelegatedTasksShowOnTheirCard();
     void mcpServersAreListedAndTheirToolsCalled();
+    void aSubagentsEffortIsKeptOnlyWhereTheModelOffersIt();
     void adversaryModelPicksTheReviewer();
 
 private:
@@ -1925,6 +1926,52 @@ void TestChatPanel::mcpServersAreListedAndTheirToolsCalled()
     QVERIFY(serializeJson(m_client->toolResults().constLast().output)
                 .contains(QStringLiteral("from the window")));
     QCOMPARE(lastText(), QStringLiteral("Echoed."));
+}
+
+// A profile without a model of its own runs on the conversation's: its thinking_effort applies where that
+// model offers it, and is left out where it does not (as settings.json's is), so the request is not refused.
+void TestChatPanel::aSubagentsEffortIsKeptOnlyWhereTheModelOffersIt()
+{
+    QList<ClientConfig> made;
+    m_session->setClientFactory([this, &made](const ClientConfig &config) {
+        made.append(config);
+        return Result<std::shared_ptr<LlmClient>>(std::static_pointer_cast<LlmClient>(m_client));
+    });
+    ClientConfig config = m_session->clientConfig();
+    config.providerId = QStringLiteral("googleai");
+    config.model = QStringLiteral("gemini-3.1-pro-preview"); // efforts: low, medium, high
+    config.thinkingEffort = QStringLiteral("high");
+    m_session->setClientConfig(config);
+    const QString folder = m_session->workspace() + QStringLiteral("/.agents/agents/");
+    QVERIFY(test::writeFile(folder + QStringLiteral("quick.md"),
+                            "---\nname: quick\ndescription: Quick looks\nthinking_effort: low\n"
+                            "permissions: [read]\n---\nBe quick.\n"));
+    QVERIFY(test::writeFile(folder + QStringLiteral("deep.md"),
+                            "---\nname: deep\ndescription: Deep looks\nthinking_effort: max\n"
+                            "permissions: [read]\n---\nBe thorough.\n"));
+    typeAndSend(QStringLiteral("/subagents"));
+    QTRY_VERIFY(m_session->subagents().find(QStringLiteral("deep")));
+
+    m_client->addTurn({ScriptedLlmClient::runTool(
+                           QStringLiteral("delegate_task"),
+                           {{QStringLiteral("tasks"),
+                             QJsonArray{QJsonObject{{QStringLiteral("agent"), QStringLiteral("quick")},
+                                                    {QStringLiteral("task"), QStringLiteral("Look.")}},
+                                        QJsonObject{{QStringLiteral("agent"), QStringLiteral("deep")},
+                                                    {QStringLiteral("task"), QStringLiteral("Look.")}}}}}),
+                       ScriptedLlmClient::chunk(QStringLiteral("Both looked.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    for (int child = 0; child < 2; ++child)
+        m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Looked.")),
+                           ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("look twice"));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_session->isBusy(), 10000);
+    QStringList efforts;
+    for (const ClientConfig &child : std::as_const(made))
+        efforts.append(child.thinkingEffort);
+    efforts.sort();
+    // The parent's client, then one per child: "low" taken, "max" left out for the parent's "high".
+    QCOMPARE(efforts, (QStringList{QStringLiteral("high"), QStringLiteral("high"), QStringLiteral("low")}));
 }
 
 // /adversary model (reference 6.1): a review can run on another model, of the same provider (its key and
