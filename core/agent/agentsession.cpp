@@ -24,6 +24,7 @@
 #include "loop/llmclient.h"
 #include "mcp/callmcptooltool.h"
 #include "mcp/mcphub.h"
+#include "mcp/mcpskillfiles.h"
 #include "providers/providertable.h"
 #include "session/compactionundo.h"
 #include "session/sessionpins.h"
@@ -1863,9 +1864,14 @@ void AgentSession::reloadCatalogs()
     };
     const quint64 generation = ++d->skillsGeneration;
     whenFinished(QtConcurrent::run([workspace = d->workspace, dataDir = dataDirectory()] {
+                     // The skills of servers no longer in the file go first, so they are not offered.
+                     Result<QList<McpServerConfig>> servers =
+                         McpServerConfig::readFile(McpServerConfig::path(dataDir));
+                     if (servers)
+                         McpSkillFiles::keepOnly(dataDir, *servers);
                      return Catalogs{SkillCatalog::discover(workspace, dataDir, QDir::homePath()),
                                      SubagentCatalog::discover(workspace, dataDir, QDir::homePath()),
-                                     McpServerConfig::readFile(McpServerConfig::path(dataDir))};
+                                     std::move(servers)};
                  }),
                  this, [this, generation](const Catalogs &catalogs) {
                      if (generation != d->skillsGeneration)

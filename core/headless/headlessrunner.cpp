@@ -9,6 +9,7 @@
 #include "conversation/toolcalltext.h"
 #include "headless/streamoutput.h"
 #include "mcp/mcpconnection.h"
+#include "mcp/mcpskillfiles.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -588,6 +589,8 @@ int HeadlessRunner::run(const Options &options)
     // from its first request; one that fails is said on stderr and the run goes on without it.
     const Result<QList<McpServerConfig>> mcpServers =
         McpServerConfig::readFile(McpServerConfig::path(AgentSession::dataFolder()));
+    if (mcpServers)
+        McpSkillFiles::keepOnly(AgentSession::dataFolder(), *mcpServers); // gone servers' skills go too
     if (!mcpServers) {
         m_err << tr("MCP unavailable: %1").arg(mcpServers.error()) << '\n';
     } else if (!mcpServers->isEmpty()) {

@@ -36,16 +36,13 @@ public:
             it = m_connections.erase(it);
             changed = true;
         }
-        QStringList kept;
         for (const McpServerConfig &server : std::as_const(wanted)) {
-            if (!server.disabled && server.problem.isEmpty())
-                kept.append(server.name);
             if (m_connections.contains(server.name))
                 continue;
             add(server);
             changed = true;
         }
-        McpSkillFiles::removeOthers(m_dataDir, kept);
+        McpSkillFiles::keepOnly(m_dataDir, servers);
         if (changed)
             publish();
     }

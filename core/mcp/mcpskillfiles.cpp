@@ -127,6 +127,16 @@ Result<void> McpSkillFiles::write(const QString &dataDir, const QString &server,
                           skillText(server, dir, tools).toUtf8());
 }
 
+void McpSkillFiles::keepOnly(const QString &dataDir, const QList<McpServerConfig> &servers)
+{
+    QStringList kept;
+    for (const McpServerConfig &server : servers) {
+        if (!server.disabled && server.problem.isEmpty())
+            kept.append(server.name);
+    }
+    removeOthers(dataDir, kept);
+}
+
 void McpSkillFiles::removeOthers(const QString &dataDir, const QStringList &keep)
 {
     QDir skills(QDir(dataDir).filePath(QStringLiteral("skills")));

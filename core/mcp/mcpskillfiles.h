@@ -2,6 +2,7 @@
 
 #include "base/result.h"
 #include "mcp/mcpconnection.h"
+#include "mcp/mcpserverconfig.h"
 
 #include <QCoreApplication>
 #include <QList>
@@ -29,6 +30,8 @@ public:
                               const QList<McpConnection::Tool> &tools);
     // Removes the skills of servers no longer configured (folders named mcp:<name> not in keep).
     static void removeOthers(const QString &dataDir, const QStringList &keep);
+    // The same for a configuration: only the servers that can start (no problem, not disabled) keep theirs.
+    static void keepOnly(const QString &dataDir, const QList<McpServerConfig> &servers);
 };
 
 } // namespace keen

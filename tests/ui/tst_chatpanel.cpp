@@ -1877,6 +1877,10 @@ void TestChatPanel::subagentsAreListedAndDelegatedTasksShowOnTheirCard()
 void TestChatPanel::mcpServersAreListedAndTheirToolsCalled()
 {
     QVERIFY(test::writeFakeMcpServers(m_env->home()));
+    // A server of an earlier configs.json left its skill: it goes, so the model is not offered its tools.
+    const QString gone = m_env->path(QStringLiteral("skills/mcp:gone/SKILL.md"));
+    QVERIFY(
+        test::writeFile(gone, "---\nname: mcp:gone\ndescription: Tools of the MCP server gone.\n---\nx\n"));
     QSignalSpy notices(m_session.get(), &AgentSession::notification);
     typeAndSend(QStringLiteral("/mcp"));
     QTRY_VERIFY_WITH_TIMEOUT(
@@ -1889,6 +1893,8 @@ void TestChatPanel::mcpServersAreListedAndTheirToolsCalled()
     QCOMPARE(told, 1);
     QVERIFY(m_session->toolNames().contains(QStringLiteral("call_mcp_tool")));
     QTRY_VERIFY(m_session->skills().find(QStringLiteral("mcp:fake")));
+    QVERIFY(!QFileInfo::exists(gone));
+    QVERIFY(!m_session->skills().find(QStringLiteral("mcp:gone")));
 
     typeAndSend(QStringLiteral("/mcp connect nope"));
     QTRY_VERIFY(
@@ -1926,6 +1932,14 @@ void TestChatPanel::mcpServersAreListedAndTheirToolsCalled()
     QVERIFY(serializeJson(m_client->toolResults().constLast().output)
                 .contains(QStringLiteral("from the window")));
     QCOMPARE(lastText(), QStringLiteral("Echoed."));
+
+    // Every server taken out of the file: none runs, call_mcp_tool goes, and so do the servers' skills.
+    QVERIFY(test::writeFile(m_env->path(QStringLiteral("mcp/configs.json")), "{\"servers\": {}}"));
+    typeAndSend(QStringLiteral("/mcp"));
+    QTRY_VERIFY(lastText().startsWith(QStringLiteral("No MCP servers are configured.")));
+    QVERIFY(!m_session->toolNames().contains(QStringLiteral("call_mcp_tool")));
+    QVERIFY(!QFileInfo::exists(m_env->path(QStringLiteral("skills/mcp:fake"))));
+    QTRY_VERIFY(!m_session->skills().find(QStringLiteral("mcp:fake")));
 }
 
 // A profile without a model of its own runs on the conversation's: its thinking_effort applies where that
