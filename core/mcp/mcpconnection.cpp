@@ -233,11 +233,12 @@ void McpConnection::fail(const QString &message)
     m_state = State::Failed;
     m_detail = message;
     const QHash<qint64, Callback> pending = std::exchange(m_pending, {});
-    for (const Callback &callback : pending)
-        callback({}, message);
     if (m_transport)
         m_transport->close();
+    // The status says so before a waiting call hears it: whoever it was looks at /mcp next.
     Q_EMIT changed();
+    for (const Callback &callback : pending)
+        callback({}, message);
 }
 
 } // namespace keen

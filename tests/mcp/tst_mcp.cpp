@@ -362,9 +362,13 @@ private Q_SLOTS:
                      crashed.error.contains(QStringLiteral("crashing on purpose")),
                  qPrintable(crashed.error));
         QCOMPARE(f.hub->server(QStringLiteral("fake"))->state, McpConnection::State::Failed);
-        // /mcp connect: started again, and it works.
+        // /mcp connect: started again, and it works. (This server logs what it gets: the call below is
+        // waited for until it reached it.)
+        const QString log = f.env.path(QStringLiteral("fake.log"));
+        qputenv("FAKE_MCP_LOG", log.toLocal8Bit());
         QVERIFY(f.hub->reconnect(QStringLiteral("fake")));
         QVERIFY(f.hub->waitUntilSettled(20000));
+        qunsetenv("FAKE_MCP_LOG");
         QCOMPARE(contentOf(f.run(tool, call(QStringLiteral("fake"), QStringLiteral("echo"),
                                             {{QStringLiteral("text"), QStringLiteral("back")}}))),
                  QStringLiteral("back"));
@@ -376,7 +380,10 @@ private Q_SLOTS:
             return f.run(
                 tool, call(QStringLiteral("fake"), QStringLiteral("sleep"), {{QStringLiteral("ms"), 5000}}));
         });
-        QTest::qWait(300);
+        QVERIFY(FakeProviderServer::spinUntil([&] {
+            QFile file(log);
+            return file.open(QIODevice::ReadOnly) && file.readAll().contains("\"name\":\"sleep\"");
+        }));
         QVERIFY(f.hub->reconnect(QStringLiteral("fake")));
         QVERIFY(FakeProviderServer::spinUntil([&] { return stopped.isFinished(); }, 4000));
         QVERIFY2(stopped.result().error.contains(QStringLiteral("the server was stopped")),
