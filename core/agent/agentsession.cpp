@@ -1910,7 +1910,8 @@ QString AgentSession::mcpStatusMarkdown() const
     QString text;
     if (!d->mcpConfigProblem.isEmpty())
         text = tr("⚠ %1").arg(d->mcpConfigProblem) + QStringLiteral("\n\n");
-    return text + McpHub::markdownTable(d->mcp ? d->mcp->status() : QList<McpHub::ServerStatus>());
+    return text + McpHub::markdownTable(d->mcp ? d->mcp->status() : QList<McpHub::ServerStatus>(),
+                                        McpServerConfig::path(dataDirectory()));
 }
 
 QStringList AgentSession::mcpProblems() const

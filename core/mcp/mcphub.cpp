@@ -340,12 +340,13 @@ Result<QJsonObject> McpHub::callTool(const QString &server, const QString &tool,
     return pending->result;
 }
 
-QString McpHub::markdownTable(const QList<ServerStatus> &servers)
+QString McpHub::markdownTable(const QList<ServerStatus> &servers, const QString &configPath)
 {
     if (servers.isEmpty())
-        return tr("No MCP servers are configured. Add them to mcp/configs.json in the data folder, e.g. "
+        return tr("No MCP servers are configured. Add them to `%1`, e.g. "
                   "`{\"servers\": {\"files\": {\"command\": \"npx\", \"args\": [\"-y\", "
-                  "\"@modelcontextprotocol/server-filesystem\", \".\"]}}}`.");
+                  "\"@modelcontextprotocol/server-filesystem\", \".\"]}}}`.")
+            .arg(configPath);
     auto cell = [](QString text) {
         return text.replace(QLatin1Char('|'), QStringLiteral("\\|"))
             .replace(QLatin1Char('\n'), QLatin1Char(' '));

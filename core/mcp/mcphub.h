@@ -67,8 +67,8 @@ public:
     Result<QJsonObject> callTool(const QString &server, const QString &tool, const QJsonObject &arguments,
                                  const CancellationToken &cancel);
 
-    // What /mcp shows: Server, Status, Auth, Detail.
-    static QString markdownTable(const QList<ServerStatus> &servers);
+    // What /mcp shows: Server, Status, Auth, Detail; with no server, where to add them (configPath).
+    static QString markdownTable(const QList<ServerStatus> &servers, const QString &configPath);
 
 private:
     friend class McpHubWorker;

@@ -348,7 +348,7 @@ private Q_SLOTS:
         QVERIFY(f.hub->server(QStringLiteral("missing"))->detail.contains(QStringLiteral("could not start")));
         QVERIFY(f.hub->server(QStringLiteral("future"))->detail.contains(QStringLiteral("2099-01-01")));
 
-        const QString table = McpHub::markdownTable(f.hub->status());
+        const QString table = McpHub::markdownTable(f.hub->status(), QStringLiteral("/d/mcp/configs.json"));
         QVERIFY(table.startsWith(QStringLiteral("| Server | Status | Auth | Detail |")));
         QVERIFY(table.contains(QStringLiteral("| broken | failed | none | ")));
         QVERIFY(table.contains(QStringLiteral("| fake | connected | none | 11 tools · fake-mcp 1.0 |")));

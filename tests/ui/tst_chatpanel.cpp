@@ -1936,7 +1936,8 @@ void TestChatPanel::mcpServersAreListedAndTheirToolsCalled()
     // Every server taken out of the file: none runs, call_mcp_tool goes, and so do the servers' skills.
     QVERIFY(test::writeFile(m_env->path(QStringLiteral("mcp/configs.json")), "{\"servers\": {}}"));
     typeAndSend(QStringLiteral("/mcp"));
-    QTRY_VERIFY(lastText().startsWith(QStringLiteral("No MCP servers are configured.")));
+    QTRY_VERIFY(lastText().startsWith(QStringLiteral("No MCP servers are configured. Add them to `") +
+                                      m_env->path(QStringLiteral("mcp/configs.json")) + QStringLiteral("`")));
     QVERIFY(!m_session->toolNames().contains(QStringLiteral("call_mcp_tool")));
     QVERIFY(!QFileInfo::exists(m_env->path(QStringLiteral("skills/mcp:fake"))));
     QTRY_VERIFY(!m_session->skills().find(QStringLiteral("mcp:fake")));
