@@ -229,7 +229,7 @@ void AgentSession::Private::rebuildTools()
     tools = std::make_shared<ToolRegistry>(createDefaultTools(interactive));
     if (!subagents.isEmpty())
         tools->add(std::make_shared<DelegateTaskTool>(subagentClientMaker(), subagentUsageRecorder(),
-                                                      QDir::homePath()));
+                                                      QDir::homePath(), mcp));
     if (mcp)
         tools->add(std::make_shared<CallMcpToolTool>(mcp));
     if (!policy) {

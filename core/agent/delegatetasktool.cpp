@@ -3,6 +3,7 @@
 #include "agent/subagentrun.h"
 #include "agent/systemprompt.h"
 #include "loop/llmclient.h"
+#include "mcp/callmcptooltool.h"
 #include "tools/defaulttools.h"
 #include "tools/permissionpolicy.h"
 #include "tools/toolinput.h"
@@ -57,10 +58,12 @@ struct Task
 
 } // namespace
 
-DelegateTaskTool::DelegateTaskTool(ClientMaker makeClient, UsageRecorder recordUsage, const QString &home)
+DelegateTaskTool::DelegateTaskTool(ClientMaker makeClient, UsageRecorder recordUsage, const QString &home,
+                                   std::shared_ptr<McpHub> mcp)
     : m_makeClient(std::move(makeClient))
     , m_recordUsage(std::move(recordUsage))
     , m_home(home)
+    , m_mcp(std::move(mcp))
 {}
 
 QString DelegateTaskTool::name() const
@@ -133,10 +136,12 @@ QString DelegateTaskTool::validateInput(const QJsonObject &input) const
 }
 
 ToolRegistry DelegateTaskTool::childTools(const SubagentCatalog::Profile &profile, const ToolContext &parent,
-                                          PermissionRequester *approver)
+                                          PermissionRequester *approver, const std::shared_ptr<McpHub> &mcp)
 {
     ToolRegistry all =
         createDefaultTools(false).without({QStringLiteral("delegate_task"), QStringLiteral("ask_user")});
+    if (mcp)
+        all.add(std::make_shared<CallMcpToolTool>(mcp));
     ToolRegistry tools;
     if (profile.permissions.isEmpty()) {
         tools = all;
@@ -193,10 +198,10 @@ ToolResult DelegateTaskTool::execute(const QJsonObject &input, ToolContext &cont
     QList<ToolRegistry> registries;
     bool mayChange = false;
     for (const Task &task : tasks) {
-        registries.append(childTools(task.profile, context, &approver));
-        // What the person would be asked about one by one: changes, commands, and pages fetched (a URL can
-        // carry what a child read).
-        for (const char *toolName : {"bash", "edit_file", "write_file", "web_fetch"})
+        registries.append(childTools(task.profile, context, &approver, m_mcp));
+        // What the person would be asked about one by one: changes, commands, pages fetched (a URL can carry
+        // what a child read) and MCP calls.
+        for (const char *toolName : {"bash", "edit_file", "write_file", "web_fetch", "call_mcp_tool"})
             mayChange = mayChange || registries.constLast().find(QLatin1String(toolName));
     }
     if (mayChange && context.mode == AgentMode::Build) {
@@ -206,7 +211,8 @@ ToolResult DelegateTaskTool::execute(const QJsonObject &input, ToolContext &cont
         for (const Task &task : tasks)
             lines.append(task.label + QStringLiteral(": ") + task.text.section(QLatin1Char('\n'), 0, 0));
         request.command = lines.join(QLatin1Char('\n'));
-        request.summary = tr("Subagents change files, run commands and fetch pages without asking");
+        request.summary =
+            tr("Subagents change files, run commands, fetch pages and call MCP tools without asking");
         const PermissionDecision decision = ToolPermissions::ask(context, request);
         if (decision != PermissionDecision::Allow && decision != PermissionDecision::AllowForSession)
             return ToolPermissions::refusal(decision, request, context);

@@ -15,7 +15,7 @@ namespace {
 const QStringList &permissionWords()
 {
     static const QStringList words = {QStringLiteral("read"), QStringLiteral("write"), QStringLiteral("bash"),
-                                      QStringLiteral("web")};
+                                      QStringLiteral("web"), QStringLiteral("mcp")};
     return words;
 }
 
@@ -93,7 +93,7 @@ Result<SubagentCatalog::Profile> SubagentCatalog::parse(const QString &path, con
         for (const QString &word : std::as_const(profile.permissions)) {
             if (!permissionWords().contains(word))
                 return R::failure(
-                    tr("%1: unknown permission \"%2\" (use read, write, bash or web)").arg(path, word));
+                    tr("%1: unknown permission \"%2\" (use read, write, bash, web or mcp)").arg(path, word));
         }
         profile.permissions.removeDuplicates();
     }
@@ -121,6 +121,8 @@ QStringList SubagentCatalog::toolsFor(const QString &permission)
         return {QStringLiteral("bash")};
     if (permission == QLatin1String("web"))
         return {QStringLiteral("web_fetch")};
+    if (permission == QLatin1String("mcp"))
+        return {QStringLiteral("call_mcp_tool")};
     return {};
 }
 

@@ -358,12 +358,12 @@
         <translation>Diese Aufgaben an Subagenten übergeben?</translation>
     </message>
     <message>
-        <source>They may change files, run commands and fetch web pages without asking you; dangerous commands and paths outside the folder are refused.</source>
-        <translation>Sie dürfen Dateien ändern, Befehle ausführen und Webseiten abrufen, ohne Sie zu fragen; gefährliche Befehle und Pfade außerhalb des Ordners werden abgelehnt.</translation>
-    </message>
-    <message>
         <source>Call the MCP tool</source>
         <translation>Das MCP-Werkzeug aufrufen</translation>
+    </message>
+    <message>
+        <source>They may change files, run commands, fetch web pages and call MCP tools without asking you; dangerous commands and paths outside the folder are refused.</source>
+        <translation>Sie dürfen Dateien ändern, Befehle ausführen, Webseiten abrufen und MCP-Werkzeuge aufrufen, ohne Sie zu fragen; gefährliche Befehle und Pfade außerhalb des Ordners werden abgelehnt.</translation>
     </message>
 </context>
 <context>

@@ -5,6 +5,7 @@
 #include "fakeproviderserver.h"
 #include "headless/headlessrunner.h"
 #include "loop/toolloopclient.h"
+#include "mcp/mcphub.h"
 #include "providerscript.h"
 #include "scriptedllmclient.h"
 #include "testenvironment.h"
@@ -126,7 +127,8 @@ void TestSubagents::badProfilesSayWhatIsWrong()
     expectError(profile("a", "model: gpt-5\n"), QStringLiteral("provider and model go together"));
     expectError(profile("a", "provider: openai\n"), QStringLiteral("provider and model go together"));
     expectError(profile("a", "permissions: []\n"), QStringLiteral("permissions is empty"));
-    expectError(profile("a", "permissions: [read, admin]\n"), QStringLiteral("unknown permission \"admin\""));
+    expectError(profile("a", "permissions: [read, admin]\n"),
+                QStringLiteral("unknown permission \"admin\" (use read, write, bash, web or mcp)"));
     expectError(profile("a", "timeout_seconds: soon\n"),
                 QStringLiteral("timeout_seconds must be a positive"));
     expectError(profile("a", "timeout_seconds: 0\n"), QStringLiteral("timeout_seconds must be a positive"));
@@ -270,6 +272,28 @@ void TestSubagents::childToolsFollowThePermissions()
     expected.removeAll(QStringLiteral("delegate_task"));
     QCOMPARE(all, expected);
     QVERIFY(!all.contains(QStringLiteral("ask_user")) && all.contains(QStringLiteral("bash")));
+
+    // MCP: a child gets call_mcp_tool with the session's servers, when its permissions say mcp or it has
+    // the conversation's tools; not otherwise, and never without servers.
+    QTemporaryDir data;
+    const auto hub = std::make_shared<McpHub>(parent.workspace, data.path(), QStringList());
+    profile.permissions = {QStringLiteral("read"), QStringLiteral("mcp")};
+    QVERIFY(
+        SubagentCatalog::parse(QStringLiteral("/p/m.md"), this->profile("m", "permissions: [read, mcp]\n")));
+    QVERIFY(DelegateTaskTool::childTools(profile, parent, &approver, hub)
+                .names()
+                .contains(QStringLiteral("call_mcp_tool")));
+    QVERIFY(!DelegateTaskTool::childTools(profile, parent, &approver)
+                 .names()
+                 .contains(QStringLiteral("call_mcp_tool")));
+    profile.permissions = {QStringLiteral("read")};
+    QVERIFY(!DelegateTaskTool::childTools(profile, parent, &approver, hub)
+                 .names()
+                 .contains(QStringLiteral("call_mcp_tool")));
+    profile.permissions.clear();
+    QVERIFY(DelegateTaskTool::childTools(profile, parent, &approver, hub)
+                .names()
+                .contains(QStringLiteral("call_mcp_tool")));
 }
 
 namespace {
@@ -580,6 +604,15 @@ void TestSubagents::buildModeAsksOncePlanModeKeepsChildrenReadOnly()
         !tool.execute(tasks({{QStringLiteral("browser"), QStringLiteral("Read the docs page.")}}), context)
              .ok());
     QCOMPARE(denying.requests().size(), 2);
+    QVERIFY(children.made.isEmpty());
+    // So is a child that may call MCP tools (they may change things elsewhere).
+    folder.add("linker", "permissions: [read, mcp]\n");
+    QTemporaryDir mcpData;
+    DelegateTaskTool withMcp(children.maker(), {}, folder.home.path(),
+                             std::make_shared<McpHub>(folder.workspace, mcpData.path(), QStringList()));
+    QVERIFY(!withMcp.execute(tasks({{QStringLiteral("linker"), QStringLiteral("File the issue.")}}), context)
+                 .ok());
+    QCOMPARE(denying.requests().size(), 3);
     QVERIFY(children.made.isEmpty());
 
     RecordingRequester allowing(PermissionDecision::Allow);

@@ -622,9 +622,9 @@ QString ChatDelegate::permissionHtml(const ChatItem &item) const
         html += QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("Hand these tasks to subagents?")));
         html += QStringLiteral("<pre style=\"margin-top:4px; white-space:pre-wrap\">%1</pre>")
                     .arg(escaped(request.command));
-        html +=
-            lineHtml(muted, tr("They may change files, run commands and fetch web pages without asking you; "
-                               "dangerous commands and paths outside the folder are refused."));
+        html += lineHtml(muted,
+                         tr("They may change files, run commands, fetch web pages and call MCP tools without "
+                            "asking you; dangerous commands and paths outside the folder are refused."));
     } else if (request.toolName == QLatin1String("call_mcp_tool")) {
         // The server, the tool and what it is given: the person judges the call by its arguments.
         html += QStringLiteral("<div><b>%1</b> <span style=\"font-family:monospace\">%2</span></div>")
