@@ -153,9 +153,9 @@ struct AgentSession::Private
     QString mcpConfigProblem;    // mcp/configs.json cannot be used, and why
     QStringList mcpFailuresTold; // "<server>: <why>" already said, so each failure is told once
     void tellMcpFailures();
+    // Starts the configured servers on a new hub (none when none is configured); the old hub ends off this
+    // thread.
     void startMcp();
-    // Ends the hub off this thread: its servers' programs are given time to exit.
-    void releaseMcp();
     QStringList hiddenEnvironment() const;
 
     void rebuildTools();
@@ -270,7 +270,9 @@ QStringList AgentSession::Private::hiddenEnvironment() const
 
 void AgentSession::Private::startMcp()
 {
-    releaseMcp();
+    std::shared_ptr<McpHub> old = std::exchange(mcp, nullptr);
+    if (old)
+        old->setStatusListener({});
     if (!mcpServers.isEmpty()) {
         mcp = std::make_shared<McpHub>(workspace, dataDirectory(), hiddenEnvironment());
         // On the hub's thread: the session hears of it on its own (a session being destroyed ends its hub
@@ -287,7 +289,10 @@ void AgentSession::Private::startMcp()
         });
         mcp->configure(mcpServers);
     }
-    rebuildTools();
+    rebuildTools(); // the registry lets go of the old hub (a running turn keeps its own until it ends)
+    // Stopping the old servers waits for their programs to exit: never on this thread.
+    if (old)
+        (void)QtConcurrent::run([old = std::move(old)]() mutable { old.reset(); });
     Q_EMIT q->mcpStatusChanged();
 }
 
@@ -299,16 +304,6 @@ void AgentSession::Private::tellMcpFailures()
             Q_EMIT q->notification(tr("MCP unavailable: %1").arg(failure));
     }
     mcpFailuresTold = failures; // a server that recovers and fails again is told again
-}
-
-void AgentSession::Private::releaseMcp()
-{
-    if (!mcp)
-        return;
-    mcp->setStatusListener({});
-    std::shared_ptr<McpHub> old = std::exchange(mcp, nullptr);
-    rebuildTools(); // the registry lets go of it too; a running turn keeps its own until it ends
-    (void)QtConcurrent::run([old = std::move(old)]() mutable { old.reset(); });
 }
 
 DelegateTaskTool::ClientMaker AgentSession::Private::subagentClientMaker() const
