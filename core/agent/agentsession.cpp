@@ -24,6 +24,8 @@
 #include "loop/llmclient.h"
 #include "mcp/callmcptooltool.h"
 #include "mcp/mcphub.h"
+#include "mcp/mcpoauthstore.h"
+#include "mcp/mcpsignin.h"
 #include "mcp/mcpskillfiles.h"
 #include "providers/providertable.h"
 #include "session/compactionundo.h"
@@ -39,6 +41,7 @@
 #include <QFuture>
 #include <QFutureWatcher>
 #include <QLocale>
+#include <QPointer>
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -150,8 +153,10 @@ struct AgentSession::Private
     quint64 skillsGeneration = 0; // a newer reload (or another folder) wins over a slower earlier one
     std::shared_ptr<McpHub> mcp;  // while a server is configured
     QList<McpServerConfig> mcpServers;
-    QString mcpConfigProblem;    // mcp/configs.json cannot be used, and why
-    QStringList mcpFailuresTold; // "<server>: <why>" already said, so each failure is told once
+    QString mcpConfigProblem;      // mcp/configs.json cannot be used, and why
+    QStringList mcpFailuresTold;   // "<server>: <why>" already said, so each failure is told once
+    QPointer<McpSignIn> mcpSignIn; // the browser sign-in under way (one at a time)
+    QString mcpSignedOut;          // the server /mcp logout just signed out of
     void tellMcpFailures();
     // Starts the configured servers on a new hub (none when none is configured); the old hub ends off this
     // thread.
@@ -300,7 +305,12 @@ void AgentSession::Private::tellMcpFailures()
 {
     const QStringList failures = q->mcpProblems();
     for (const QString &failure : failures) {
-        if (!mcpFailuresTold.contains(failure))
+        // Signed out on purpose: "not signed in" is what the person asked for, not news.
+        const bool signedOut =
+            !mcpSignedOut.isEmpty() && failure.startsWith(mcpSignedOut + QStringLiteral(": "));
+        if (signedOut)
+            mcpSignedOut.clear();
+        else if (!mcpFailuresTold.contains(failure))
             Q_EMIT q->notification(tr("MCP unavailable: %1").arg(failure));
     }
     mcpFailuresTold = failures; // a server that recovers and fails again is told again
@@ -1900,13 +1910,17 @@ void AgentSession::setMcpServers(const QList<McpServerConfig> &servers)
     Q_EMIT mcpStatusChanged();
 }
 
-QString AgentSession::mcpStatusMarkdown() const
+QString AgentSession::mcpStatusMarkdown(bool *starting) const
 {
     QString text;
     if (!d->mcpConfigProblem.isEmpty())
         text = tr("⚠ %1").arg(d->mcpConfigProblem) + QStringLiteral("\n\n");
-    return text + McpHub::markdownTable(d->mcp ? d->mcp->status() : QList<McpHub::ServerStatus>(),
-                                        McpServerConfig::path(dataDirectory()));
+    const QList<McpHub::ServerStatus> servers = d->mcp ? d->mcp->status() : QList<McpHub::ServerStatus>();
+    if (starting)
+        *starting = std::any_of(servers.cbegin(), servers.cend(), [](const McpHub::ServerStatus &server) {
+            return server.state == McpConnection::State::Connecting;
+        });
+    return text + McpHub::markdownTable(servers, McpServerConfig::path(dataDirectory()));
 }
 
 QStringList AgentSession::mcpProblems() const
@@ -1950,9 +1964,48 @@ bool AgentSession::reconnectMcp(const QString &name)
             }
         }
     }
+    const std::optional<McpHub::ServerStatus> status = d->mcp->server(server);
+    if (!status)
+        return false;
+    if (status->config.usesOAuth() && status->config.problem.isEmpty() && !status->config.disabled) {
+        // A forced sign-in (reference 6.1): a new one replaces one still waiting for the browser.
+        delete d->mcpSignIn;
+        auto *signIn = new McpSignIn(status->config, dataDirectory(), this);
+        d->mcpSignIn = signIn;
+        connect(signIn, &McpSignIn::browserNeeded, this,
+                [this, server](const QUrl &page) { Q_EMIT mcpSignInNeeded(server, page); });
+        connect(signIn, &McpSignIn::finished, this, [this, signIn, server](bool ok, const QString &message) {
+            signIn->deleteLater();
+            Q_EMIT notification(message);
+            if (ok && d->mcp && d->mcp->reconnect(server))
+                Q_EMIT mcpStatusChanged();
+        });
+        signIn->start();
+        return true;
+    }
     if (!d->mcp->reconnect(server))
         return false;
     Q_EMIT mcpStatusChanged();
+    return true;
+}
+
+static_assert(AgentSession::McpSignInMinutes * 60 * 1000 == McpSignIn::TimeoutMs);
+
+bool AgentSession::signOutMcp(const QString &name)
+{
+    const std::optional<McpHub::ServerStatus> status = d->mcp ? d->mcp->server(name) : std::nullopt;
+    if (!status || !status->config.usesOAuth())
+        return false;
+    if (d->mcpSignIn && d->mcpSignIn->serverName() == name)
+        delete d->mcpSignIn;
+    whenFinished(
+        QtConcurrent::run([dataDir = dataDirectory(), name] { return McpOAuthStore::remove(dataDir, name); }),
+        this, [this, name](const Result<void> &removed) {
+            Q_EMIT notification(removed ? tr("Signed out of MCP server %1.").arg(name) : removed.error());
+            d->mcpSignedOut = name;
+            if (d->mcp && d->mcp->reconnect(name))
+                Q_EMIT mcpStatusChanged();
+        });
     return true;
 }
 

@@ -16,6 +16,7 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <QUrl>
 
 #include <functional>
 #include <memory>
@@ -144,6 +145,7 @@ public:
     const PinList &pins() const;
     // The pin budget is this share of the input budget (settings.json pin_budget_percent, default 10).
     static constexpr int DefaultPinBudgetPercent = 10;
+    static constexpr int McpSignInMinutes = 5; // how long an MCP sign-in waits for the browser
     void setPinBudgetPercent(int percent);
     int pinBudgetPercent() const;
     qint64 pinBudget() const;    // tokens
@@ -218,14 +220,20 @@ public:
     // unavailable: <server>: <why>"). A headless run sets the servers itself and waits for them.
     void setMcpServers(const QList<McpServerConfig> &servers);
     // What /mcp shows: a Markdown table (Server, Status, Auth, Detail), after a problem of the file if any.
-    QString mcpStatusMarkdown() const;
+    // starting, when given, says whether a row of this same table is still "connecting".
+    QString mcpStatusMarkdown(bool *starting = nullptr) const;
     // "<server>: <why>" for every server that failed to start.
     QStringList mcpProblems() const;
     // Blocks until no server is still starting, or timeoutMs passed (headless; never on the GUI thread).
     bool waitForMcp(int timeoutMs) const;
     // /mcp connect <server-or-tool>: stops and starts that server (or the one offering that tool) again;
-    // false when none has that name.
+    // false when none has that name. A server whose auth is "oauth" is signed in to again first
+    // (McpSignIn): mcpSignInNeeded names the page to open, a notification says how it ended, and the server
+    // connects with the new token.
     bool reconnectMcp(const QString &name);
+    // /mcp logout <server>: forgets its OAuth sign-in (mcp/oauth.json) and connects it again, which then
+    // fails as not signed in; false when no OAuth server has that name.
+    bool signOutMcp(const QString &name);
     // A server is still starting (its row of /mcp says "connecting").
     bool isMcpStarting() const;
 
@@ -278,6 +286,8 @@ Q_SIGNALS:
     void usageChanged();
     void skillsChanged();
     void mcpStatusChanged();
+    // An MCP sign-in is waiting for the person in the browser, at page.
+    void mcpSignInNeeded(const QString &server, const QUrl &page);
     void historyReplaced();
     void sessionChanged(const QString &sessionId);
     // A saved session was opened: its events, for the chat view to replay.

@@ -2,17 +2,16 @@
 
 #include "auth/credentialstorage.h"
 #include "auth/oauthcallbackserver.h"
+#include "auth/pkce.h"
 #include "base/cancellationwatch.h"
 #include "base/secretredaction.h"
 
-#include <QCryptographicHash>
 #include <QEventLoop>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
-#include <QRandomGenerator>
 #include <QTimer>
 #include <QUrlQuery>
 
@@ -21,20 +20,6 @@
 namespace keen {
 
 namespace {
-
-QByteArray base64Url(const QByteArray &bytes)
-{
-    return bytes.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
-}
-
-QByteArray randomBytes(int count)
-{
-    QByteArray bytes(count, Qt::Uninitialized);
-    QRandomGenerator *generator = QRandomGenerator::system();
-    for (int i = 0; i < count; ++i)
-        bytes[i] = char(generator->bounded(256));
-    return bytes;
-}
 
 QByteArray formField(const char *name, const QString &value)
 {
@@ -81,21 +66,6 @@ CodexOAuth::CodexOAuth(QString issuer, std::shared_ptr<CredentialStorage> storag
 
 CodexOAuth::~CodexOAuth() = default;
 
-QByteArray CodexOAuth::generateVerifier()
-{
-    return base64Url(randomBytes(64));
-}
-
-QByteArray CodexOAuth::challengeForVerifier(const QByteArray &verifier)
-{
-    return base64Url(QCryptographicHash::hash(verifier, QCryptographicHash::Sha256));
-}
-
-QString CodexOAuth::generateState()
-{
-    return QString::fromLatin1(base64Url(randomBytes(32)));
-}
-
 QUrl CodexOAuth::authorizeUrl(const QString &challenge, const QString &state, const QString &redirect) const
 {
     QString base = m_issuer;
@@ -128,19 +98,19 @@ QUrl CodexOAuth::authorizeUrl(const QString &challenge, const QString &state, co
 Result<QUrl> CodexOAuth::startSignIn(quint16 port)
 {
     cancel();
-    const QString state = generateState();
+    const QString state = Pkce::generateState();
     auto *server = new OAuthCallbackServer(state, this);
     if (Result<void> listening = server->listen(port); !listening) {
         delete server;
         return Result<QUrl>::failure(listening.error());
     }
     m_server = server;
-    m_verifier = generateVerifier();
+    m_verifier = Pkce::generateVerifier();
     m_redirect = redirectUri(server->port());
     connect(server, &OAuthCallbackServer::codeReceived, this, &CodexOAuth::exchange);
     connect(server, &OAuthCallbackServer::failed, this,
             [this](const QString &error) { finish(Result<CodexCredentials>::failure(error)); });
-    return authorizeUrl(QString::fromLatin1(challengeForVerifier(m_verifier)), state, m_redirect);
+    return authorizeUrl(QString::fromLatin1(Pkce::challengeForVerifier(m_verifier)), state, m_redirect);
 }
 
 void CodexOAuth::cancel()

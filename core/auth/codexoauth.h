@@ -40,11 +40,7 @@ public:
                         QObject *parent = nullptr);
     ~CodexOAuth() override;
 
-    // PKCE (RFC 7636): 64 random bytes as base64url; the challenge is base64url(SHA-256(verifier)), no
-    // padding.
-    static QByteArray generateVerifier();
-    static QByteArray challengeForVerifier(const QByteArray &verifier);
-    static QString generateState();
+    // The sign-in page for a PKCE challenge (auth/pkce.h).
     QUrl authorizeUrl(const QString &challenge, const QString &state, const QString &redirect) const;
 
     // Starts listening for the browser's redirect and returns the URL to open. signedIn or failed follows.

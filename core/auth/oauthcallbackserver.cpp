@@ -118,6 +118,9 @@ void OAuthCallbackServer::respond(QTcpSocket *socket, int status, const QByteArr
     response += "Connection: close\r\n\r\n";
     response += body;
     socket->setProperty("request", QVariant());
+    // The page reaches the browser even when the sign-in ends (and this server goes) right away: the socket
+    // no longer belongs to the server and deletes itself once it is closed.
+    socket->setParent(nullptr);
     socket->write(response);
     socket->disconnectFromHost();
 }

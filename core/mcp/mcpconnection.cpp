@@ -2,6 +2,8 @@
 
 #include "base/logcategories.h"
 #include "mcp/mcphttptransport.h"
+#include "mcp/mcpoauthclient.h"
+#include "mcp/mcpoauthstore.h"
 #include "mcp/mcpstdiotransport.h"
 
 #include <QCoreApplication>
@@ -27,10 +29,11 @@ qint64 idOf(const QJsonValue &id)
 
 } // namespace
 
-McpConnection::McpConnection(const McpServerConfig &config, const QString &workspace,
+McpConnection::McpConnection(const McpServerConfig &config, const QString &workspace, const QString &dataDir,
                              const QStringList &hiddenEnvironment, QObject *parent)
     : QObject(parent)
     , m_config(config)
+    , m_dataDir(dataDir)
 {
     m_connectTimer.setSingleShot(true);
     connect(&m_connectTimer, &QTimer::timeout, this,
@@ -45,49 +48,61 @@ McpConnection::McpConnection(const McpServerConfig &config, const QString &works
         m_detail = tr("disabled in mcp/configs.json");
         return;
     }
-    if (config.transport == McpServerConfig::Transport::Http)
-        m_transport = new McpHttpTransport(config.url, config.headers, this);
-    else
+    if (config.transport == McpServerConfig::Transport::Http) {
+        m_http = new McpHttpTransport(config.url, config.headers, this);
+        if (config.usesOAuth())
+            m_http->setRefusalHint(tr("/mcp connect %1 signs in again").arg(config.name));
+        m_transport = m_http;
+    } else {
         m_transport = new McpStdioTransport(config.command, config.args, config.env, workspace,
                                             hiddenEnvironment, this);
+    }
     connect(m_transport, &McpTransport::messageReceived, this, &McpConnection::onMessage);
     connect(m_transport, &McpTransport::failed, this, &McpConnection::fail);
-    connect(m_transport, &McpTransport::started, this, [this] {
-        const QJsonObject params{
-            {QStringLiteral("protocolVersion"), LatestProtocol},
-            {QStringLiteral("capabilities"), QJsonObject()},
-            {QStringLiteral("clientInfo"),
-             QJsonObject{{QStringLiteral("name"), QStringLiteral("keen-desktop")},
-                         {QStringLiteral("version"), QCoreApplication::applicationVersion()}}},
-        };
-        request(QStringLiteral("initialize"), params,
-                [this](const QJsonObject &result, const QString &error) {
-                    if (!error.isEmpty()) {
-                        fail(tr("initialize failed: %1").arg(error));
-                        return;
-                    }
-                    const QString version = result.value(QLatin1String("protocolVersion")).toString();
-                    if (!SupportedProtocols.contains(version)) {
-                        fail(tr("the server speaks MCP version \"%1\", which this app does not (it knows %2)")
-                                 .arg(version, SupportedProtocols.join(QStringLiteral(", "))));
-                        return;
-                    }
-                    m_transport->setProtocolVersion(version);
-                    const QJsonObject info = result.value(QLatin1String("serverInfo")).toObject();
-                    m_detail = QString(info.value(QLatin1String("name")).toString() + QLatin1Char(' ') +
-                                       info.value(QLatin1String("version")).toString())
-                                   .trimmed();
-                    notify(QStringLiteral("notifications/initialized"));
-                    if (!result.value(QLatin1String("capabilities"))
-                             .toObject()
-                             .contains(QLatin1String("tools"))) {
-                        m_connectTimer.stop();
-                        m_state = State::Ready; // a server of prompts or resources only: nothing to call
-                        Q_EMIT changed();
-                        return;
-                    }
-                    listTools({}, {}, 0);
-                });
+    connect(m_transport, &McpTransport::started, this, &McpConnection::initialize);
+}
+
+void McpConnection::initialize()
+{
+    const QJsonObject params{
+        {QStringLiteral("protocolVersion"), LatestProtocol},
+        {QStringLiteral("capabilities"), QJsonObject()},
+        {QStringLiteral("clientInfo"),
+         QJsonObject{{QStringLiteral("name"), QStringLiteral("keen-desktop")},
+                     {QStringLiteral("version"), QCoreApplication::applicationVersion()}}},
+    };
+    request(QStringLiteral("initialize"), params, [this](const QJsonObject &result, const QString &error) {
+        if (!error.isEmpty()) {
+            // A token refused before its time (revoked, or the server gave no lifetime): renew it
+            // once and ask again.
+            if (m_credentials && !m_credentials->refreshToken.isEmpty() && !m_renewedAfterRefusal &&
+                error.contains(QLatin1String("HTTP 401"))) {
+                m_renewedAfterRefusal = true;
+                renewToken([this] { initialize(); });
+                return;
+            }
+            fail(tr("initialize failed: %1").arg(error));
+            return;
+        }
+        const QString version = result.value(QLatin1String("protocolVersion")).toString();
+        if (!SupportedProtocols.contains(version)) {
+            fail(tr("the server speaks MCP version \"%1\", which this app does not (it knows %2)")
+                     .arg(version, SupportedProtocols.join(QStringLiteral(", "))));
+            return;
+        }
+        m_transport->setProtocolVersion(version);
+        const QJsonObject info = result.value(QLatin1String("serverInfo")).toObject();
+        m_detail = QString(info.value(QLatin1String("name")).toString() + QLatin1Char(' ') +
+                           info.value(QLatin1String("version")).toString())
+                       .trimmed();
+        notify(QStringLiteral("notifications/initialized"));
+        if (!result.value(QLatin1String("capabilities")).toObject().contains(QLatin1String("tools"))) {
+            m_connectTimer.stop();
+            m_state = State::Ready; // a server of prompts or resources only: nothing to call
+            Q_EMIT changed();
+            return;
+        }
+        listTools({}, {}, 0);
     });
 }
 
@@ -106,7 +121,69 @@ void McpConnection::start()
     if (!m_transport || m_state != State::Connecting)
         return;
     m_connectTimer.start(ConnectTimeoutMs);
+    if (!m_config.usesOAuth()) {
+        m_transport->start();
+        return;
+    }
+    m_credentials = McpOAuthStore::load(m_dataDir, m_config.name);
+    if (!m_credentials || m_credentials->resource != McpOAuthClient::canonicalResource(m_config.url)) {
+        m_credentials.reset();
+        fail(tr("not signed in: /mcp connect %1 signs in with the browser").arg(m_config.name));
+        return;
+    }
+    if (m_credentials->expiresWithin(RenewSeconds)) {
+        renewToken([this] { m_transport->start(); });
+        return;
+    }
+    useToken();
     m_transport->start();
+}
+
+void McpConnection::useToken()
+{
+    m_http->setHeader("Authorization", "Bearer " + m_credentials->accessToken.toUtf8());
+}
+
+void McpConnection::renewToken(std::function<void()> then)
+{
+    if (!m_oauth)
+        m_oauth = new McpOAuthClient(this);
+    m_renewing = true;
+    m_oauth->refresh(*m_credentials, [this,
+                                      then = std::move(then)](const Result<McpOAuthCredentials> &renewed) {
+        m_renewing = false;
+        if (!renewed) {
+            m_afterRenewal.clear();
+            fail(tr("the sign-in could not be renewed (%1); /mcp connect %2 signs in again")
+                     .arg(renewed.error(), m_config.name));
+            return;
+        }
+        m_credentials = renewed.value();
+        if (const Result<void> saved = McpOAuthStore::save(m_dataDir, m_config.name, *m_credentials); !saved)
+            qWarning("%s", qPrintable(saved.error()));
+        qCInfo(LogCategories::mcp()).noquote() << "server" << m_config.name << "sign-in renewed";
+        useToken();
+        then();
+    });
+}
+
+void McpConnection::send(const QJsonObject &message)
+{
+    if (m_renewing) {
+        m_afterRenewal.append(message);
+        return;
+    }
+    // A long session outlives its token: renew it before the request that would be refused.
+    if (m_credentials && m_state == State::Ready && !m_credentials->refreshToken.isEmpty() &&
+        m_credentials->expiresWithin(RenewSeconds)) {
+        m_afterRenewal.append(message);
+        renewToken([this] {
+            for (const QJsonObject &waiting : std::exchange(m_afterRenewal, {}))
+                m_transport->send(waiting);
+        });
+        return;
+    }
+    m_transport->send(message);
 }
 
 qint64 McpConnection::request(const QString &method, const QJsonObject &params, Callback callback)
@@ -117,10 +194,10 @@ qint64 McpConnection::request(const QString &method, const QJsonObject &params, 
         return id;
     }
     m_pending.insert(id, std::move(callback));
-    m_transport->send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
-                                  {QStringLiteral("id"), id},
-                                  {QStringLiteral("method"), method},
-                                  {QStringLiteral("params"), params}});
+    send(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
+                     {QStringLiteral("id"), id},
+                     {QStringLiteral("method"), method},
+                     {QStringLiteral("params"), params}});
     return id;
 }
 
@@ -140,7 +217,7 @@ void McpConnection::notify(const QString &method, const QJsonObject &params)
                         {QStringLiteral("method"), method}};
     if (!params.isEmpty())
         message.insert(QStringLiteral("params"), params);
-    m_transport->send(message);
+    send(message);
 }
 
 void McpConnection::onMessage(const QJsonObject &message)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "mcp/mcpoauthcredentials.h"
 #include "mcp/mcpserverconfig.h"
 
 #include <QHash>
@@ -10,15 +11,19 @@
 #include <QTimer>
 
 #include <functional>
+#include <optional>
 
 namespace keen {
 
+class McpHttpTransport;
+class McpOAuthClient;
 class McpTransport;
 
 // One MCP server's session (MCP 2025-06-18, older servers' 2025-03-26 and 2024-11-05 accepted): initialize,
 // the initialized notification, the tool list (all its pages, again when the server says it changed), then
 // tools/call requests as the model makes them. The server's own requests get an answer (ping) or "method not
-// found". Lives on the MCP thread.
+// found". A server signed in to with OAuth gets the stored token, renewed a minute before it expires (and
+// once when the server refuses it at initialize). Lives on the MCP thread.
 class McpConnection final : public QObject
 {
     Q_OBJECT
@@ -26,6 +31,7 @@ class McpConnection final : public QObject
 public:
     static constexpr int ConnectTimeoutMs = 60 * 1000; // npx may fetch the server first
     static constexpr int MaxToolPages = 50;
+    static constexpr qint64 RenewSeconds = 60;
 
     enum class State { Connecting, Ready, Failed, Disabled };
 
@@ -42,7 +48,8 @@ public:
     // result is the JSON-RPC result; error is set instead when the request failed.
     using Callback = std::function<void(const QJsonObject &result, const QString &error)>;
 
-    McpConnection(const McpServerConfig &config, const QString &workspace,
+    // dataDir holds the OAuth sign-ins (McpOAuthStore).
+    McpConnection(const McpServerConfig &config, const QString &workspace, const QString &dataDir,
                   const QStringList &hiddenEnvironment, QObject *parent = nullptr);
     ~McpConnection() override;
 
@@ -61,6 +68,11 @@ Q_SIGNALS:
     void changed(); // state, detail or tools
 
 private:
+    void initialize();
+    void send(const QJsonObject &message);
+    // Renews the OAuth token, then runs then; a failure fails the connection.
+    void renewToken(std::function<void()> then);
+    void useToken();
     void onMessage(const QJsonObject &message);
     void answerServerRequest(const QJsonObject &message);
     void notify(const QString &method, const QJsonObject &params = {});
@@ -68,7 +80,14 @@ private:
     void fail(const QString &message);
 
     McpServerConfig m_config;
+    QString m_dataDir;
     McpTransport *m_transport = nullptr;
+    McpHttpTransport *m_http = nullptr; // the same object when the server is remote
+    std::optional<McpOAuthCredentials> m_credentials;
+    McpOAuthClient *m_oauth = nullptr;
+    bool m_renewing = false;
+    bool m_renewedAfterRefusal = false;
+    QList<QJsonObject> m_afterRenewal; // sent while the token was being renewed
     State m_state = State::Connecting;
     QString m_detail;
     QList<Tool> m_tools;

@@ -48,7 +48,19 @@ McpHttpTransport::McpHttpTransport(const QUrl &url, const QList<QPair<QByteArray
     , m_url(url)
     , m_headers(headers)
     , m_network(new QNetworkAccessManager(this))
+    , m_refusalHint(tr("check the server's auth in mcp/configs.json"))
 {}
+
+void McpHttpTransport::setHeader(const QByteArray &name, const QByteArray &value)
+{
+    for (auto &[existing, existingValue] : m_headers) {
+        if (existing.compare(name, Qt::CaseInsensitive) == 0) {
+            existingValue = value;
+            return;
+        }
+    }
+    m_headers.append({name, value});
+}
 
 McpHttpTransport::~McpHttpTransport()
 {
@@ -164,7 +176,7 @@ void McpHttpTransport::finish(QNetworkReply *reply, const QJsonValue &id, bool a
         message = tr("HTTP %1 %2 from %3")
                       .arg(QString::number(status), reason, m_url.toString(QUrl::RemoveUserInfo));
         if (status == 401 || status == 403)
-            message += tr(" (check the server's auth in mcp/configs.json)");
+            message += QStringLiteral(" (%1)").arg(m_refusalHint);
         if (const QString excerpt = QString::fromUtf8(body).simplified().left(ErrorExcerptChars);
             !excerpt.isEmpty())
             message += QStringLiteral(": ") + excerpt;

@@ -35,6 +35,10 @@ public:
     void send(const QJsonObject &message) override;
     void close() override;
     void setProtocolVersion(const QString &version) override { m_protocolVersion = version.toUtf8(); }
+    // Sets (or replaces) a header of every later request: a renewed sign-in's token.
+    void setHeader(const QByteArray &name, const QByteArray &value);
+    // What a 401 or 403 tells the person to do.
+    void setRefusalHint(const QString &hint) { m_refusalHint = hint; }
 
 private:
     void post(const QJsonObject &message);
@@ -45,6 +49,7 @@ private:
     QUrl m_url;
     QList<QPair<QByteArray, QByteArray>> m_headers;
     QNetworkAccessManager *m_network = nullptr;
+    QString m_refusalHint;
     QByteArray m_sessionId;
     QByteArray m_protocolVersion;
     QList<QPointer<QNetworkReply>> m_replies;

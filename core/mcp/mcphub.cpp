@@ -71,7 +71,7 @@ public:
 private:
     void add(const McpServerConfig &server)
     {
-        auto *connection = new McpConnection(server, m_workspace, m_hidden, this);
+        auto *connection = new McpConnection(server, m_workspace, m_dataDir, m_hidden, this);
         m_connections.insert(server.name, connection);
         connect(connection, &McpConnection::changed, this, [this, connection] {
             if (connection->state() == McpConnection::State::Ready) {

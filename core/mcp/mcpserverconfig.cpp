@@ -132,9 +132,24 @@ McpServerConfig parseServer(const QString &name, const QJsonValue &value)
                 server.headers.append({server.authHeader.toUtf8(),
                                        (scheme.isEmpty() ? key : scheme + QLatin1Char(' ') + key).toUtf8()});
         } else if (server.authType == QLatin1String("oauth")) {
-            server.problem =
-                McpServerConfig::tr("OAuth sign-in to MCP servers is not supported yet; give the "
-                                    "server a token with auth type \"bearer\"");
+            const QJsonValue scopes = auth.value(QLatin1String("scopes"));
+            if (scopes.isString())
+                server.oauthScopes = scopes.toString().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+            else if (scopes.isArray())
+                for (const QJsonValue &scope : scopes.toArray())
+                    server.oauthScopes.append(scope.toString());
+            else if (!scopes.isUndefined())
+                server.problem = McpServerConfig::tr("\"scopes\" must be a list of strings");
+            server.oauthClientId = expand(auth.value(QLatin1String("client_id")).toString(), unset).trimmed();
+            server.oauthClientSecret =
+                expand(auth.value(QLatin1String("client_secret")).toString(), unset).trimmed();
+            const QJsonValue port = auth.value(QLatin1String("callback_port"));
+            if (port.isDouble() && port.toDouble() >= 0 && port.toDouble() <= 65535)
+                server.oauthCallbackPort = quint16(port.toInt());
+            else if (!port.isUndefined())
+                server.problem = McpServerConfig::tr("\"callback_port\" must be a port number (0 for any)");
+            if (!server.oauthClientSecret.isEmpty() && server.oauthClientId.isEmpty())
+                server.problem = McpServerConfig::tr("\"client_secret\" needs \"client_id\"");
         } else if (!server.authType.isEmpty() && server.authType != QLatin1String("none")) {
             server.problem = McpServerConfig::tr("unknown auth type \"%1\" (bearer, header or oauth)")
                                  .arg(server.authType);
@@ -173,7 +188,7 @@ QString McpServerConfig::authSummary() const
     if (authType == QLatin1String("header"))
         return tr("key in %1").arg(authHeader);
     if (authType == QLatin1String("oauth"))
-        return tr("OAuth (not supported)");
+        return tr("OAuth");
     return headers.isEmpty() ? tr("none") : tr("headers");
 }
 

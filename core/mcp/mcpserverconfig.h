@@ -16,7 +16,11 @@ namespace keen {
 //   {"servers": {"<name>": {"command": "...", "args": [...], "env": {...}}            a local program (stdio)
 //                "<name>": {"url": "https://...", "headers": {...},
 //                           "auth": {"type": "bearer"|"header"|"oauth", "header": "...", "scheme": "...",
-//                                    "key": "..."}}}}                                  a remote server (HTTP)
+//                                    "key": "...", "scopes": [...], "client_id": "...",
+//                                    "client_secret": "...", "callback_port": 0}}}}    a remote server (HTTP)
+// OAuth (MCP authorization): /mcp connect signs in with the browser (McpSignIn); the tokens live in
+// mcp/oauth.json (McpOAuthStore). client_id is for a server without dynamic client registration, and
+// callback_port for the redirect address such a client was registered with.
 // "${VAR}" in command, args, env, url, headers and the auth key is replaced by that environment variable, so
 // a key can stay out of the file. "timeout_seconds" bounds one tool call (default 120), "disabled": true
 // keeps an entry without starting it.
@@ -39,6 +43,10 @@ public:
     QList<QPair<QByteArray, QByteArray>> headers; // the auth header included
     QString authType;                             // "", "bearer", "header" or "oauth"
     QString authHeader;                           // the header the key goes in ("header" and "bearer")
+    QStringList oauthScopes;                      // asked for at sign-in; empty: what the server names
+    QString oauthClientId;                        // empty: registered at sign-in
+    QString oauthClientSecret;
+    quint16 oauthCallbackPort = 0; // 0: any free port
     int callTimeoutSeconds = DefaultCallTimeoutSeconds;
     bool disabled = false;
     // Not empty: this entry cannot be used, and why (shown by /mcp; the other servers still start).
@@ -50,6 +58,7 @@ public:
     QString endpoint() const;
     // What /mcp shows in its Auth column; never the key.
     QString authSummary() const;
+    bool usesOAuth() const { return transport == Transport::Http && authType == QLatin1String("oauth"); }
 
     static QString path(const QString &dataDir); // <dataDir>/mcp/configs.json
     // The servers of the file in name order. A missing file is no servers; a file that cannot be read or is

@@ -177,8 +177,8 @@
         <translation>Ein zweiter Blick prüft das Gespräch kritisch; er darf das Projekt lesen, ändert aber nichts und wird nicht gespeichert. /adversary model wählt das prüfende Modell</translation>
     </message>
     <message>
-        <source>Show the MCP servers and their state, or connect one again</source>
-        <translation>Die MCP-Server und ihren Zustand zeigen oder einen neu verbinden</translation>
+        <source>Show the MCP servers and their state, connect (or sign in to) one again, or sign out</source>
+        <translation>MCP-Server und ihren Zustand anzeigen, einen erneut verbinden (oder anmelden) oder abmelden</translation>
     </message>
 </context>
 <context>
@@ -722,6 +722,22 @@ Verfügbare Werkzeuge: %2</translation>
     <message>
         <source>No MCP server or tool is named %1; /mcp lists the servers.</source>
         <translation>Kein MCP-Server und kein Werkzeug heißt %1; /mcp listet die Server auf.</translation>
+    </message>
+    <message>
+        <source>Sign in to MCP server **%1** in your browser. If it did not open, open this address:
+
+&lt;%2&gt;
+
+Waiting up to %3 minutes; `/mcp connect %1` starts again.</source>
+        <translation>Melde dich im Browser beim MCP-Server **%1** an. Falls er sich nicht geöffnet hat, öffne diese Adresse:
+
+&lt;%2&gt;
+
+Es wird bis zu %3 Minuten gewartet; `/mcp connect %1` beginnt von vorn.</translation>
+    </message>
+    <message>
+        <source>No MCP server named %1 signs in with OAuth; /mcp lists the servers.</source>
+        <translation>Kein MCP-Server namens %1 meldet sich mit OAuth an; /mcp listet die Server auf.</translation>
     </message>
 </context>
 <context>

@@ -5,6 +5,7 @@
 #include "auth/codexoauth.h"
 #include "auth/filecredentialstorage.h"
 #include "auth/oauthcallbackserver.h"
+#include "auth/pkce.h"
 #include "openaitestsupport.h"
 
 #include <QFile>
@@ -84,26 +85,26 @@ private Q_SLOTS:
 void TestCodexOAuth::pkceChallengeMatchesRfc7636()
 {
     // RFC 7636 appendix B.
-    QCOMPARE(CodexOAuth::challengeForVerifier("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+    QCOMPARE(Pkce::challengeForVerifier("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
              QByteArrayLiteral("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"));
 }
 
 void TestCodexOAuth::generatedVerifierAndState()
 {
-    const QByteArray verifier = CodexOAuth::generateVerifier();
+    const QByteArray verifier = Pkce::generateVerifier();
     QCOMPARE(verifier.size(), 86); // 64 bytes, base64url without padding: within RFC 7636's 43..128
     for (const char c : verifier)
         QVERIFY2(QByteArray("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_").contains(c),
                  &c);
-    QVERIFY(CodexOAuth::generateVerifier() != verifier);
-    const QByteArray challenge = CodexOAuth::challengeForVerifier(verifier);
+    QVERIFY(Pkce::generateVerifier() != verifier);
+    const QByteArray challenge = Pkce::challengeForVerifier(verifier);
     QCOMPARE(challenge, QCryptographicHash::hash(verifier, QCryptographicHash::Sha256)
                             .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
     QCOMPARE(challenge.size(), 43);
     QVERIFY(!challenge.contains('='));
     QVERIFY(!challenge.contains('+') && !challenge.contains('/'));
-    QVERIFY(CodexOAuth::generateState() != CodexOAuth::generateState());
-    QVERIFY(CodexOAuth::generateState().size() >= 32);
+    QVERIFY(Pkce::generateState() != Pkce::generateState());
+    QVERIFY(Pkce::generateState().size() >= 32);
 }
 
 void TestCodexOAuth::authorizeUrlMatchesReference()
@@ -349,7 +350,7 @@ void TestCodexOAuth::signInExchangesCodeAndStores()
     // The verifier sent is the one behind the challenge in the authorize URL.
     const QByteArray verifier =
         form.queryItemValue(QStringLiteral("code_verifier"), QUrl::FullyDecoded).toLatin1();
-    QCOMPARE(QString::fromLatin1(CodexOAuth::challengeForVerifier(verifier)), challenge);
+    QCOMPARE(QString::fromLatin1(Pkce::challengeForVerifier(verifier)), challenge);
     QTRY_VERIFY(!oauth.isRunning());
 }
 

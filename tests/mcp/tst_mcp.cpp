@@ -109,7 +109,7 @@ private Q_SLOTS:
         QHash<QString, McpServerConfig> byName;
         for (const McpServerConfig &server : *parsed)
             byName.insert(server.name, server);
-        QCOMPARE(byName.size(), 8);
+        QCOMPARE(byName.size(), 9);
 
         const McpServerConfig files = byName.value(QStringLiteral("files"));
         QVERIFY(files.problem.isEmpty());
@@ -131,7 +131,14 @@ private Q_SLOTS:
         QVERIFY(byName.value(QStringLiteral("keyed")).problem.contains(QStringLiteral("line break")));
         QVERIFY(byName.value(QStringLiteral("both")).problem.contains(QStringLiteral("either")));
         QVERIFY(byName.value(QStringLiteral("bad name")).problem.contains(QStringLiteral("one word")));
-        QVERIFY(byName.value(QStringLiteral("oauth")).problem.contains(QStringLiteral("OAuth")));
+        const McpServerConfig oauth = byName.value(QStringLiteral("oauth"));
+        QVERIFY2(oauth.problem.isEmpty(), qPrintable(oauth.problem));
+        QVERIFY(oauth.usesOAuth());
+        QCOMPARE(oauth.oauthScopes, QStringList({QStringLiteral("read"), QStringLiteral("write")}));
+        QCOMPARE(oauth.oauthClientId, QStringLiteral("tok-123456789"));
+        QCOMPARE(oauth.oauthCallbackPort, quint16(8976));
+        QCOMPARE(oauth.authSummary(), QStringLiteral("OAuth"));
+        QVERIFY(byName.value(QStringLiteral("oauthsecret")).problem.contains(QStringLiteral("client_id")));
         QVERIFY(
             byName.value(QStringLiteral("unset")).problem.contains(QStringLiteral("KEEN_TEST_MCP_NOT_SET")));
         QVERIFY(byName.value(QStringLiteral("off")).disabled);

@@ -334,7 +334,12 @@ void FakeProviderServer::startResponse(const std::shared_ptr<Connection> &connec
     QTcpSocket *socket = connection->socket;
     if (!socket)
         return;
-    if (m_responses.isEmpty()) {
+    std::optional<Response> routed;
+    if (m_responder)
+        routed = m_responder(m_requests.at(connection->requestIndex));
+    if (routed) {
+        connection->response = *routed;
+    } else if (m_responses.isEmpty()) {
         const Request &request = m_requests.at(connection->requestIndex);
         qWarning("FakeProviderServer: no scripted response for %s %s", request.method.constData(),
                  request.target.constData());

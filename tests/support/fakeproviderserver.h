@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 class QTcpSocket;
 
@@ -121,6 +122,10 @@ public:
     // A 200 text/event-stream body in random pieces of 1-40 bytes (seeded by its size), written back to back.
     static Response sseResponse(const QByteArray &body);
     qsizetype pendingResponses() const { return m_responses.size(); }
+    // Answers by what was asked (a server of several endpoints, as an OAuth authorization server): a request
+    // the responder answers with nullopt takes the next scripted response of the queue.
+    using Responder = std::function<std::optional<Response>(const Request &request)>;
+    void setResponder(Responder responder) { m_responder = std::move(responder); }
 
     // Every request received so far, in order. A request that found no scripted response got a 500.
     QList<Request> requests() const { return m_requests; }
@@ -158,6 +163,7 @@ private:
 
     QTcpServer m_server;
     QQueue<Response> m_responses;
+    Responder m_responder;
     QList<Request> m_requests;
     QList<QPointer<QTcpSocket>> m_sockets;
     bool m_keepAlive = false;

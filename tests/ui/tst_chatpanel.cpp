@@ -10,7 +10,9 @@
 
 #include "agent/agentsession.h"
 #include "conversation/historyreplay.h"
+#include "fakeoauthmcpserver.h"
 #include "loop/compactionprompts.h"
+#include "mcp/mcpoauthstore.h"
 #include "scriptedllmclient.h"
 #include "scriptedsession.h"
 #include "session/sessionstore.h"
@@ -24,6 +26,7 @@
 #include <QClipboard>
 #include <QCompleter>
 #include <QDeadlineTimer>
+#include <QDesktopServices>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -46,6 +49,7 @@
 #include <QTest>
 #include <QThread>
 #include <QThreadPool>
+#include <QUrlQuery>
 
 using namespace keen;
 using test::ScriptedLlmClient;
@@ -82,6 +86,18 @@ QString visibleTexts(QWidget *root)
     return all;
 }
 } // namespace
+
+// Stands in for the desktop's browser: QDesktopServices hands it the pages the app opens.
+class PageCatcher : public QObject
+{
+    Q_OBJECT
+
+public:
+    QList<QUrl> opened;
+
+public Q_SLOTS:
+    void open(const QUrl &url) { opened.append(url); }
+};
 
 class TestChatPanel : public QObject
 {
@@ -131,6 +147,7 @@ private Q_SLOTS:
     void adversaryReviewsTheConversationReadOnly();
     void subagentsAreListedAndDelegatedTasksShowOnTheirCard();
     void mcpServersAreListedAndTheirToolsCalled();
+    void mcpConnectSignsInWithTheBrowser();
     void aSubagentsEffortIsKeptOnlyWhereTheModelOffersIt();
     void adversaryModelPicksTheReviewer();
 
@@ -1941,6 +1958,55 @@ void TestChatPanel::mcpServersAreListedAndTheirToolsCalled()
     QVERIFY(!m_session->toolNames().contains(QStringLiteral("call_mcp_tool")));
     QVERIFY(!QFileInfo::exists(m_env->path(QStringLiteral("skills/mcp:fake"))));
     QTRY_VERIFY(!m_session->skills().find(QStringLiteral("mcp:fake")));
+}
+
+// /mcp connect on a server whose auth is "oauth": the sign-in page opens in the browser (its address is in
+// the chat too), the browser's redirect finishes it, and the server connects with its token; /mcp logout
+// forgets it.
+void TestChatPanel::mcpConnectSignsInWithTheBrowser()
+{
+    test::FakeOAuthMcpServer cloud;
+    const QByteArray configs = "{\"servers\": {\"cloud\": {\"url\": \"" + cloud.mcpUrl().toUtf8() +
+                               "\", \"auth\": {\"type\": \"oauth\"}}}}";
+    QVERIFY(test::writeFile(m_env->path(QStringLiteral("mcp/configs.json")), configs));
+    typeAndSend(QStringLiteral("/mcp"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        lastText().contains(
+            QStringLiteral("| cloud | failed | OAuth | not signed in: /mcp connect cloud signs in with the "
+                           "browser |")),
+        10000);
+
+    PageCatcher browser;
+    QDesktopServices::setUrlHandler(QStringLiteral("http"), &browser, "open");
+    const auto unset = qScopeGuard([] { QDesktopServices::unsetUrlHandler(QStringLiteral("http")); });
+    typeAndSend(QStringLiteral("/mcp connect cloud"));
+    QTRY_COMPARE_WITH_TIMEOUT(browser.opened.size(), 1, 10000);
+    const QUrl page = browser.opened.first();
+    QVERIFY(page.toString().startsWith(cloud.issuer() + QStringLiteral("/authorize?")));
+    QVERIFY2(lastText().startsWith(QStringLiteral("Sign in to MCP server **cloud** in your browser.")) &&
+                 lastText().contains(QString::fromUtf8(page.toEncoded())),
+             qPrintable(lastText()));
+
+    cloud.challenge = QUrlQuery(page).queryItemValue(QStringLiteral("code_challenge"));
+    QCOMPARE(test::FakeOAuthMcpServer::followRedirect(page, QStringLiteral("code-1")), 200);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_panel->spinner()->notification().contains(QStringLiteral("Signed in to MCP server cloud.")), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_session->mcpStatusMarkdown().contains(QStringLiteral("| cloud | connected | OAuth |")), 10000);
+    QVERIFY(m_session->toolNames().contains(QStringLiteral("call_mcp_tool")));
+
+    QSignalSpy told(m_session.get(), &AgentSession::notification);
+    typeAndSend(QStringLiteral("/mcp logout cloud"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_panel->spinner()->notification().contains(QStringLiteral("Signed out of MCP server cloud.")),
+        10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_session->mcpStatusMarkdown().contains(QStringLiteral("| cloud | failed | OAuth | not signed in")),
+        10000);
+    // Signing out is not news: no "MCP unavailable" follows it.
+    QCOMPARE(told.size(), 1);
+    typeAndSend(QStringLiteral("/mcp logout nope"));
+    QTRY_VERIFY(m_panel->spinner()->notification().contains(QStringLiteral("No MCP server named nope")));
 }
 
 // A profile without a model of its own runs on the conversation's: its thinking_effort applies where that

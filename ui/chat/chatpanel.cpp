@@ -21,6 +21,7 @@
 #include "tokenformat.h"
 
 #include <QAction>
+#include <QDesktopServices>
 #include <QFrame>
 #include <QLocale>
 #include <QMessageBox>
@@ -241,10 +242,26 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::skillsChanged, this, &ChatPanel::onSkillsChanged);
     connect(m_session, &AgentSession::mcpStatusChanged, this, [this] {
         // /mcp (connect) while a server starts: the table once each one connected or failed.
-        if (!m_mcpTableWhenSettled || m_session->isMcpStarting())
+        if (!m_mcpTableWhenSettled)
+            return;
+        bool starting = false;
+        const QString table = m_session->mcpStatusMarkdown(&starting);
+        if (starting)
             return;
         m_mcpTableWhenSettled = false;
-        m_model->addLine(ChatItem::Kind::Info, m_session->mcpStatusMarkdown());
+        m_model->addLine(ChatItem::Kind::Info, table);
+        m_view->scrollToBottom();
+    });
+    connect(m_session, &AgentSession::mcpSignInNeeded, this, [this](const QString &server, const QUrl &page) {
+        // The page opens in the browser; the address is in the chat too, for a browser that did not open.
+        QDesktopServices::openUrl(page);
+        m_model->addLine(
+            ChatItem::Kind::Info,
+            tr("Sign in to MCP server **%1** in your browser. If it did not open, open this address:"
+               "\n\n<%2>\n\nWaiting up to %3 minutes; `/mcp connect %1` starts again.")
+                // One arg() for all: the address holds percent signs that a second arg() would read.
+                .arg(server, QString::fromUtf8(page.toEncoded()),
+                     QString::number(AgentSession::McpSignInMinutes)));
         m_view->scrollToBottom();
     });
     connect(m_model, &ChatModel::historyCompleted, this, &ChatPanel::finishOpening);
@@ -1404,8 +1421,15 @@ void ChatPanel::runMcpCommand(const QString &argument, const QString &usage)
         m_session->reloadCatalogs();
         return;
     }
-    if (verb != QLatin1String("connect") || server.isEmpty() || server.contains(QLatin1Char(' '))) {
+    const bool connecting = verb == QLatin1String("connect");
+    if ((!connecting && verb != QLatin1String("logout")) || server.isEmpty() ||
+        server.contains(QLatin1Char(' '))) {
         notify(tr("Usage: %1").arg(usage));
+        return;
+    }
+    if (!connecting) {
+        if (!m_session->signOutMcp(server))
+            notify(tr("No MCP server named %1 signs in with OAuth; /mcp lists the servers.").arg(server));
         return;
     }
     if (!m_session->reconnectMcp(server)) {
@@ -1481,9 +1505,12 @@ void ChatPanel::onSkillsChanged()
         m_skillsReport.reset();
     }
     if (std::exchange(m_mcpReport, false)) {
-        m_model->addLine(ChatItem::Kind::Info, m_session->mcpStatusMarkdown());
+        // Whether to show it again once settled, from the same snapshot as the table: a server that settles
+        // after it was taken announces that (mcpStatusChanged) after this.
+        bool starting = false;
+        m_model->addLine(ChatItem::Kind::Info, m_session->mcpStatusMarkdown(&starting));
         m_view->scrollToBottom();
-        m_mcpTableWhenSettled = m_session->isMcpStarting();
+        m_mcpTableWhenSettled = starting;
     }
     if (std::exchange(m_subagentsReport, false)) {
         m_model->addLine(ChatItem::Kind::Info, m_session->subagents().markdownTable());

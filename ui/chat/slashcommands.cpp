@@ -65,8 +65,11 @@ const QList<SlashCommands::Command> &SlashCommands::all()
          SlashCommands::tr("List the skills, read them again, or choose which the model is offered"), true},
         {Id::Subagents, QStringLiteral("/subagents"), QStringLiteral("/subagents [list]"),
          SlashCommands::tr("List the subagents the model can hand tasks to (delegate_task)"), true},
-        {Id::Mcp, QStringLiteral("/mcp"), QStringLiteral("/mcp [status|connect <server-or-tool>]"),
-         SlashCommands::tr("Show the MCP servers and their state, or connect one again"), true},
+        {Id::Mcp, QStringLiteral("/mcp"),
+         QStringLiteral("/mcp [status|connect <server-or-tool>|logout <server>]"),
+         SlashCommands::tr(
+             "Show the MCP servers and their state, connect (or sign in to) one again, or sign out"),
+         true},
         {Id::Cleanup, QStringLiteral("/cleanup"), QStringLiteral("/cleanup"),
          SlashCommands::tr(
              "Delete old command output (7 days) and sessions not used for 14 days, after asking"),
