@@ -739,6 +739,18 @@ Es wird bis zu %3 Minuten gewartet; `/mcp connect %1` beginnt von vorn.</transla
         <source>No MCP server named %1 signs in with OAuth; /mcp lists the servers.</source>
         <translation>Kein MCP-Server namens %1 meldet sich mit OAuth an; /mcp listet die Server auf.</translation>
     </message>
+    <message>
+        <source>No web browser could be started. To sign in to MCP server **%1**, open this address in one:
+
+&lt;%2&gt;
+
+Waiting up to %3 minutes; `/mcp connect %1` starts again.</source>
+        <translation>Es konnte kein Webbrowser gestartet werden. Um dich beim MCP-Server **%1** anzumelden, öffne diese Adresse in einem:
+
+&lt;%2&gt;
+
+Es wird bis zu %3 Minuten gewartet; `/mcp connect %1` beginnt von vorn.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>

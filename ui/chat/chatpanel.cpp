@@ -254,14 +254,15 @@ void ChatPanel::connectSession()
     });
     connect(m_session, &AgentSession::mcpSignInNeeded, this, [this](const QString &server, const QUrl &page) {
         // The page opens in the browser; the address is in the chat too, for a browser that did not open.
-        QDesktopServices::openUrl(page);
-        m_model->addLine(
-            ChatItem::Kind::Info,
-            tr("Sign in to MCP server **%1** in your browser. If it did not open, open this address:"
-               "\n\n<%2>\n\nWaiting up to %3 minutes; `/mcp connect %1` starts again.")
-                // One arg() for all: the address holds percent signs that a second arg() would read.
-                .arg(server, QString::fromUtf8(page.toEncoded()),
-                     QString::number(AgentSession::McpSignInMinutes)));
+        const bool opened = QDesktopServices::openUrl(page);
+        const QString text =
+            opened ? tr("Sign in to MCP server **%1** in your browser. If it did not open, open this address:"
+                        "\n\n<%2>\n\nWaiting up to %3 minutes; `/mcp connect %1` starts again.")
+                   : tr("No web browser could be started. To sign in to MCP server **%1**, open this address "
+                        "in one:\n\n<%2>\n\nWaiting up to %3 minutes; `/mcp connect %1` starts again.");
+        // One arg() for all: the address holds percent signs that a second arg() would read.
+        m_model->addLine(ChatItem::Kind::Info, text.arg(server, QString::fromUtf8(page.toEncoded()),
+                                                        QString::number(AgentSession::McpSignInMinutes)));
         m_view->scrollToBottom();
     });
     connect(m_model, &ChatModel::historyCompleted, this, &ChatPanel::finishOpening);
