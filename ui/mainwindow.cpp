@@ -222,6 +222,15 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
     });
     // Issue 16: the meter's mark follows the session's threshold (set in Context, or read from a session).
     connect(m_session, &AgentSession::compactionPolicyChanged, this, &MainWindow::updateMetrics);
+    connect(m_session, &AgentSession::mcpStatusChanged, this, [this] {
+        const QStringList problems = m_session->mcpProblems();
+        m_mcpProblems->setVisible(!problems.isEmpty());
+        m_mcpProblems->setText(problems.size() == 1 ? tr("⚠ MCP: 1 server failed")
+                                                    : tr("⚠ MCP: %1 servers failed").arg(problems.size()));
+        m_mcpProblems->setToolTip(problems.join(QLatin1Char('\n')) + QStringLiteral("\n\n") +
+                                  tr("Click to show the MCP servers (/mcp)."));
+        m_mcpProblems->setAccessibleName(m_mcpProblems->text());
+    });
     connect(m_colorScheme, &ColorSchemeController::changed, this, [this] {
         Icons::setPreferBundled(m_colorScheme->usesOwnPalette());
         refreshIcons();
@@ -569,12 +578,24 @@ void MainWindow::createStatusBar()
     m_compactSuggestion->setToolTip(m_compactAction->toolTip());
     m_compactSuggestion->setAccessibleName(tr("Try Compact"));
     connect(m_compactSuggestion, &QToolButton::clicked, m_compactAction, &QAction::trigger);
+    // A server that failed to start stays in sight after its 2-second notice, until it works again.
+    m_mcpProblems = new QToolButton(bar);
+    m_mcpProblems->setObjectName(QStringLiteral("mcpProblems"));
+    m_mcpProblems->setAutoRaise(true);
+    m_mcpProblems->setVisible(false);
+    connect(m_mcpProblems, &QToolButton::clicked, this,
+            [this] { m_chat->runCommand(QStringLiteral("/mcp")); });
     m_tokensLabel = new QLabel(bar);
     m_tokensLabel->setObjectName(QStringLiteral("tokensLabel"));
     m_tokensLabel->setToolTip(tr("Input and output tokens of this session"));
     m_elapsedLabel = new QLabel(bar);
     m_elapsedLabel->setObjectName(QStringLiteral("elapsedLabel"));
     bar->addWidget(m_workspaceLabel, 1);
+    // The folder gives way to a message and comes back after it. QStatusBar does that itself only for a
+    // message given while the label is visible: a startup warning was drawn over the folder's name.
+    connect(bar, &QStatusBar::messageChanged, m_workspaceLabel,
+            [this](const QString &message) { m_workspaceLabel->setVisible(message.isEmpty()); });
+    bar->addPermanentWidget(m_mcpProblems);
     bar->addPermanentWidget(m_modelLabel);
     bar->addPermanentWidget(m_compactSuggestion);
     bar->addPermanentWidget(m_meter);

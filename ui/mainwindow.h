@@ -206,6 +206,7 @@ private:
     QLabel *m_modelLabel = nullptr;
     ContextMeter *m_meter = nullptr;
     QToolButton *m_compactSuggestion = nullptr;
+    QToolButton *m_mcpProblems = nullptr; // "MCP: 1 server failed", shown while one has; opens /mcp
     QLabel *m_tokensLabel = nullptr;
     QLabel *m_elapsedLabel = nullptr;
     QString m_branch;

@@ -2,6 +2,7 @@
 
 #include "base/cancellationwatch.h"
 #include "tools/htmltomarkdown.h"
+#include "tools/localnetwork.h"
 #include "tools/textartifact.h"
 #include "tools/toolinput.h"
 #include "tools/toolpermissions.h"
@@ -289,15 +290,29 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
         }
     }
 
+    const QDeadlineTimer deadline(m_timeoutMs);
+    // An address on this computer or the local network: a person asked about it is told so; a run nobody
+    // watches (headless, a subagent) does not fetch it unless KEEN_WEB_FETCH_LOCAL=1 says it may.
+    const QString local = LocalNetwork::localAddressOf(requested.host(), context.cancel, deadline);
+    if (!local.isEmpty() && !context.interactive && qEnvironmentVariableIntValue("KEEN_WEB_FETCH_LOCAL") != 1)
+        return ToolResult::failure(
+            WebFetchTool::tr(
+                "web_fetch does not fetch %1: %2 is on this computer or the local network, and "
+                "nobody is here to allow that (set KEEN_WEB_FETCH_LOCAL=1 to let runs fetch such "
+                "addresses).")
+                .arg(given, local));
+
     PermissionRequest request;
     request.toolName = name();
     request.path = given;
+    if (!local.isEmpty())
+        request.summary = WebFetchTool::tr("%1 is an address on this computer or your local network (%2).")
+                              .arg(requested.host(), local);
     const PermissionDecision decision = ToolPermissions::ask(context, request);
     if (decision != PermissionDecision::Allow)
         return ToolPermissions::refusal(decision, request, context);
 
     QNetworkAccessManager network;
-    const QDeadlineTimer deadline(m_timeoutMs);
     QUrl current = requested;
     Hop hop;
     for (int redirects = 0;; ++redirects) {
@@ -321,6 +336,16 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
                 WebFetchTool::tr("%1 redirects to %2, which web_fetch does not follow: "
                                  "only http and https URLs are fetched.")
                     .arg(current.toString(QUrl::FullyEncoded), target.toString(QUrl::FullyEncoded)));
+        // What was allowed is a page on the internet: its redirect into this machine or its network is not.
+        if (local.isEmpty()) {
+            if (const QString inside = LocalNetwork::localAddressOf(target.host(), context.cancel, deadline);
+                !inside.isEmpty())
+                return ToolResult::failure(
+                    WebFetchTool::tr("%1 redirects to %2, an address on this computer or the local network "
+                                     "(%3), which web_fetch does not follow from an internet address.")
+                        .arg(current.toString(QUrl::FullyEncoded), target.toString(QUrl::FullyEncoded),
+                             inside));
+        }
         if (redirects == MaxRedirects)
             return ToolResult::failure(
                 WebFetchTool::tr("Could not fetch %1: more than %2 redirects (the last one to %3).")

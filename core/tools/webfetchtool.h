@@ -12,7 +12,9 @@ namespace keen {
 
 // web_fetch: GETs an http(s) page and returns it as Markdown text (reference 2.2). The person is asked
 // first, with the URL (the project allow-list, "Allow for this session", headless runs and yolo mode allow
-// it; plan mode too: it changes nothing). Redirects are followed to http(s) only; no cookies, no
+// it; plan mode too: it changes nothing). An address on this computer or the local network is named in the
+// question, refused where nobody is asked (unless KEEN_WEB_FETCH_LOCAL=1), and never reached by a redirect
+// from an internet address (LocalNetwork). Redirects are followed to http(s) only; no cookies, no
 // credentials. A result over 128 KB is cut, the whole text saved under <data dir>/web-fetch-artifacts for
 // read_file. Small results are kept for the session, so checkCache can answer without a request.
 class WebFetchTool final : public Tool

@@ -1609,6 +1609,18 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <source>Open &amp;Log Folder</source>
         <translation>&amp;Protokollordner öffnen</translation>
     </message>
+    <message>
+        <source>⚠ MCP: 1 server failed</source>
+        <translation>⚠ MCP: 1 Server fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>⚠ MCP: %1 servers failed</source>
+        <translation>⚠ MCP: %1 Server fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Click to show the MCP servers (/mcp).</source>
+        <translation>Klicken, um die MCP-Server anzuzeigen (/mcp).</translation>
+    </message>
 </context>
 <context>
     <name>keen::PermissionCard</name>

@@ -541,12 +541,25 @@ void TestHeadlessHardening::gitignoreFailsClosedWhenLibgit2CannotLoad()
 }
 
 // web_fetch in a headless run: allowed without a question, the page reaches the model as Markdown, and the
-// request for the page carries nothing of the provider's: no key, no cookie.
+// request for the page carries nothing of the provider's: no key, no cookie. The page here is on this
+// computer: refused unless KEEN_WEB_FETCH_LOCAL=1 (nobody is asked in a run).
 void TestHeadlessHardening::aFetchedPageReachesTheModelButTheKeyNeverReachesThePage()
 {
     QProcessEnvironment key;
     key.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));
     const QString url = m_server->baseUrl().toString() + QStringLiteral("/docs/notes.html");
+    m_server->enqueue(toolCall(QStringLiteral("web_fetch"), {{QStringLiteral("url"), url}}));
+    m_server->enqueue(text(QStringLiteral("not allowed")));
+    const Outcome refused = run(deepseekArgs() + QStringList{QStringLiteral("read the notes")}, key);
+    QCOMPARE(refused.exitCode, 0);
+    QCOMPARE(m_server->requests().size(), 2); // no GET of the page
+    QVERIFY2(
+        m_server->requests().at(1).body.contains("is on this computer or the local network, and nobody is "
+                                                 "here to allow that"),
+        m_server->requests().at(1).body.constData());
+    m_server->clearRequests();
+
+    key.insert(QStringLiteral("KEEN_WEB_FETCH_LOCAL"), QStringLiteral("1"));
     m_server->enqueue(toolCall(QStringLiteral("web_fetch"), {{QStringLiteral("url"), url}}));
     FakeProviderServer::Response page;
     page.contentType = "text/html; charset=utf-8";

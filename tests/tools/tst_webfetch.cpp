@@ -3,6 +3,7 @@
 // HTTP/1.1 server on 127.0.0.1 inside the test.
 #include "testenvironment.h"
 #include "tools/htmltomarkdown.h"
+#include "tools/localnetwork.h"
 #include "tools/permissionpolicy.h"
 #include "tools/readfiletool.h"
 #include "tools/webfetchtool.h"
@@ -11,8 +12,10 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHash>
+#include <QNetworkProxy>
 #include <QPointer>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
@@ -61,6 +64,7 @@ public:
         return QStringLiteral("http://127.0.0.1:%1%2").arg(m_server.serverPort()).arg(path);
     }
     int requests(const QString &path) const { return m_counts.value(path); }
+    quint16 port() const { return m_server.serverPort(); }
     int totalRequests() const
     {
         int total = 0;
@@ -623,14 +627,73 @@ private Q_SLOTS:
         QVERIFY(run(tool, fetch(url), f.context).ok());
         QCOMPARE(f.person.count(), asked + 1);
 
-        // A headless run, and plan mode (read-only: it changes nothing).
+        // A headless run, and plan mode (read-only: it changes nothing). The page is on this computer: not
+        // fetched where nobody is asked, unless KEEN_WEB_FETCH_LOCAL=1 says so.
         PermissionPolicy headless(QString(), nullptr, true);
         f.context.permissions = &headless;
         f.context.interactive = false;
         f.context.mode = AgentMode::Plan;
         result = run(tool, fetch(url), f.context);
+        QCOMPARE(result.error,
+                 QStringLiteral("web_fetch does not fetch %1: 127.0.0.1 is on this computer or the "
+                                "local network, and nobody is here to allow that (set "
+                                "KEEN_WEB_FETCH_LOCAL=1 to let runs fetch such addresses).")
+                     .arg(url));
+        QCOMPARE(server.requests(QStringLiteral("/p")), 3);
+        qputenv("KEEN_WEB_FETCH_LOCAL", "1");
+        const auto unset = qScopeGuard([] { qunsetenv("KEEN_WEB_FETCH_LOCAL"); });
+        result = run(tool, fetch(url), f.context);
         QVERIFY2(result.ok(), qPrintable(result.error));
         QCOMPARE(server.requests(QStringLiteral("/p")), 4);
+    }
+
+    // SSRF: a page the person allowed on the internet must not lead the fetch into this computer or its
+    // network (127.0.0.1, a cloud's 169.254.169.254); a local address asked for directly is named in the
+    // question.
+    void localAddressesAreNamedAndNeverReachedByARedirect()
+    {
+        for (const char *local :
+             {"127.0.0.1", "127.8.9.1", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254",
+              "100.64.1.1", "0.0.0.0", "::1", "fd00::1", "fe80::1", "::ffff:127.0.0.1", "::"})
+            QVERIFY2(LocalNetwork::contains(QHostAddress(QString::fromLatin1(local))), local);
+        for (const char *remote : {"8.8.8.8", "172.32.0.1", "100.128.0.1", "203.0.113.7", "2001:4860::8888"})
+            QVERIFY2(!LocalNetwork::contains(QHostAddress(QString::fromLatin1(remote))), remote);
+        const QDeadlineTimer soon(5000);
+        QCOMPARE(LocalNetwork::localAddressOf(QStringLiteral("LocalHost"), {}, soon),
+                 QStringLiteral("localhost"));
+        QCOMPARE(LocalNetwork::localAddressOf(QStringLiteral("api.localhost"), {}, soon),
+                 QStringLiteral("api.localhost"));
+        QCOMPARE(LocalNetwork::localAddressOf(QStringLiteral("[::1]"), {}, soon), QStringLiteral("::1"));
+        QCOMPARE(LocalNetwork::localAddressOf(QStringLiteral("203.0.113.7"), {}, soon), QString());
+
+        Fixture f;
+        PageServer server;
+        server.add(QStringLiteral("/secret"), page("<p>only this machine may read this</p>"));
+        server.add(QStringLiteral("/p"), page("<p>a local page</p>"));
+        WebFetchTool tool;
+
+        // Asked directly: allowed when the person says so, and the question says where it goes.
+        ToolResult result = run(tool, fetch(server.url(QStringLiteral("/p"))), f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(
+            f.person.requests().constLast().summary,
+            QStringLiteral("127.0.0.1 is an address on this computer or your local network (127.0.0.1)."));
+
+        // A page on the internet (here reached through a proxy that is this test's server) redirecting into
+        // this computer: refused before the second request.
+        const QString publicPage = QStringLiteral("http://203.0.113.7/start");
+        server.redirect(publicPage, server.url(QStringLiteral("/secret")).toLatin1());
+        QNetworkProxy::setApplicationProxy(
+            QNetworkProxy(QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), server.port()));
+        const auto noProxy = qScopeGuard([] { QNetworkProxy::setApplicationProxy(QNetworkProxy::NoProxy); });
+        result = run(tool, fetch(publicPage), f.context);
+        QCOMPARE(result.error, QStringLiteral("%1 redirects to %2, an address on this computer or the local "
+                                              "network (127.0.0.1), which web_fetch does not follow from an "
+                                              "internet address.")
+                                   .arg(publicPage, server.url(QStringLiteral("/secret"))));
+        QCOMPARE(server.requests(publicPage), 1);
+        QCOMPARE(server.requests(QStringLiteral("/secret")), 0);
+        QVERIFY(f.person.requests().constLast().summary.isEmpty()); // an internet address: nothing to warn of
     }
 
     void aStalledServerTimesOut()

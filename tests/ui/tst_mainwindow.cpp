@@ -147,6 +147,8 @@ private Q_SLOTS:
     void skillsAndSubagentsWrittenElsewhereAreOfferedWhenTheWindowIsActivated();
     void firstRunWithALocalServerAsksItsContextWindow();
     void helpOpensTheLogFolder();
+    void aFailedMcpServerStaysInTheStatusBar();
+    void aStartupMessageDoesNotCoverTheFolder();
 
 private:
     test::TestEnvironment m_env;
@@ -1617,6 +1619,47 @@ void TestMainWindow::helpOpensTheLogFolder()
     QCOMPARE(files.opened.first(), QUrl::fromLocalFile(m_env.path(QStringLiteral("logs"))));
     QVERIFY(QFileInfo(m_env.path(QStringLiteral("logs"))).isDir());
     QCOMPARE(QFile::permissions(m_env.path(QStringLiteral("logs"))) & 0x0077, QFileDevice::Permissions());
+}
+
+// A server that failed to start is said for two seconds; the status bar keeps saying it (with why, in the
+// tooltip) until it works, and a click lists the servers.
+void TestMainWindow::aFailedMcpServerStaysInTheStatusBar()
+{
+    auto *button = m_window->findChild<QToolButton *>(QStringLiteral("mcpProblems"));
+    QVERIFY(button);
+    QVERIFY(!button->isVisible());
+    QVERIFY(test::writeFakeMcpServers(m_env.home()));
+    m_window->chatPanel()->runCommand(QStringLiteral("/mcp"));
+    QTRY_VERIFY_WITH_TIMEOUT(button->isVisible(), 20000);
+    QCOMPARE(button->text(), QStringLiteral("⚠ MCP: 1 server failed"));
+    QVERIFY2(button->toolTip().startsWith(QStringLiteral("broken: ")), qPrintable(button->toolTip()));
+
+    ChatModel *model = m_window->chatPanel()->model();
+    const int rows = model->rowCount();
+    button->click();
+    QTRY_VERIFY(model->rowCount() > rows &&
+                model->item(model->rowCount() - 1).text.contains(QStringLiteral("| broken | failed |")));
+
+    // Taken out of the file: nothing failed, nothing shown.
+    QVERIFY(test::writeFile(m_env.path(QStringLiteral("mcp/configs.json")), "{\"servers\": {}}"));
+    m_window->chatPanel()->runCommand(QStringLiteral("/mcp"));
+    QTRY_VERIFY(!button->isVisible());
+}
+
+// A warning given while the window was still hidden (the unencrypted key, at startup) was drawn over the
+// folder's name in the status bar.
+void TestMainWindow::aStartupMessageDoesNotCoverTheFolder()
+{
+    m_window->hide();
+    m_window->statusBar()->showMessage(QStringLiteral("The API key is stored unencrypted."), 10000);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    auto *folder = m_window->findChild<QLabel *>(QStringLiteral("workspaceLabel"));
+    QVERIFY(folder);
+    QCOMPARE(m_window->statusBar()->currentMessage(), QStringLiteral("The API key is stored unencrypted."));
+    QVERIFY(!folder->isVisible());
+    m_window->statusBar()->clearMessage();
+    QTRY_VERIFY(folder->isVisible());
 }
 
 #include "tst_mainwindow.moc"

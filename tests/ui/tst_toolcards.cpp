@@ -713,6 +713,16 @@ void TestToolCards::aFetchCardShowsTheUrlItsStatusAndThePage()
                  ->shownText(m_panel->model()->index(last))
                  .startsWith(QStringLiteral("Allow Fetch? %1").arg(url)),
              qPrintable(view->chatDelegate()->shownText(m_panel->model()->index(last))));
+    // To this computer or the local network: the card says so.
+    request.id = 78;
+    request.summary =
+        QStringLiteral("127.0.0.1 is an address on this computer or your local network (127.0.0.1).");
+    m_panel->model()->addPermission(request);
+    const QString local =
+        view->chatDelegate()->shownText(m_panel->model()->index(m_panel->model()->rowCount() - 1));
+    QVERIFY2(
+        local.contains(QStringLiteral("⚠ 127.0.0.1 is an address on this computer or your local network")),
+        qPrintable(local));
 
     // A small page's size is in bytes.
     QCOMPARE(ToolDisplay::metadata(QStringLiteral("web_fetch"),

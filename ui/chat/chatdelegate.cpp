@@ -642,6 +642,10 @@ QString ChatDelegate::permissionHtml(const ChatItem &item) const
         html += QStringLiteral("<div><b>%1</b> <span style=\"font-family:monospace\">%2</span></div>")
                     .arg(escaped(tr("Allow %1?").arg(item.label)),
                          escaped(request.resolvedPath.isEmpty() ? request.path : request.resolvedPath));
+        // web_fetch to this computer or the local network: said, so the person knows where it goes.
+        if (request.toolName == QLatin1String("web_fetch") && !request.summary.isEmpty())
+            html +=
+                lineHtml(ChatColors::error(m_view->palette()).name(), QStringLiteral("⚠ ") + request.summary);
     }
     if (request.isDangerous)
         html +=
