@@ -118,6 +118,8 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
         m_configuredModels.insert(it.key(), it->models);
         if (it->contextWindow)
             m_providerContextWindows.insert(it.key(), *it->contextWindow);
+        if (!it->modelContextWindows.isEmpty())
+            m_modelContextWindows.insert(it.key(), it->modelContextWindows);
     }
 
     m_colorScheme = new ColorSchemeController(this);
@@ -946,7 +948,7 @@ void MainWindow::loadInitialConfig(const LoadedSettings &loaded)
         auto *wizard = new SetupWizard(this);
         wizard->setAttribute(Qt::WA_DeleteOnClose);
         connect(wizard, &SetupWizard::configured, this, [this, wizard](const ClientConfig &config) {
-            rememberContextWindow(config.providerId, wizard->contextWindowSetting());
+            rememberContextWindow(config.providerId, QString(), wizard->contextWindowSetting());
             useChosenSetup(config, KeyEntered::Yes);
         });
         connect(wizard, &SetupWizard::chatGptSignInRequested, wizard, [this, wizard] {
@@ -996,21 +998,47 @@ void MainWindow::adoptKeyWhenResolved(const ConfigResolver &resolver, const Laun
                           });
 }
 
-void MainWindow::rememberContextWindow(const QString &providerId, std::optional<qint64> window)
+void MainWindow::rememberContextWindow(const QString &providerId, const QString &model,
+                                       std::optional<qint64> window)
 {
-    const std::optional<qint64> saved =
-        m_providerContextWindows.contains(providerId)
-            ? std::optional<qint64>(m_providerContextWindows.value(providerId))
-            : std::nullopt;
-    if (window == saved)
+    if (model.isEmpty()) {
+        const std::optional<qint64> saved =
+            m_providerContextWindows.contains(providerId)
+                ? std::optional<qint64>(m_providerContextWindows.value(providerId))
+                : std::nullopt;
+        if (window == saved)
+            return;
+        if (window)
+            m_providerContextWindows.insert(providerId, *window);
+        else
+            m_providerContextWindows.remove(providerId);
+        saveSettings([&providerId, window](Settings &settings) {
+            ProviderSettings provider = settings.provider(providerId);
+            provider.contextWindow = window;
+            settings.providers.insert(providerId, provider);
+        });
         return;
+    }
+    QMap<QString, qint64> &models = m_modelContextWindows[providerId];
+    const std::optional<qint64> saved =
+        models.contains(model) ? std::optional<qint64>(models.value(model)) : std::nullopt;
+    if (window == saved) {
+        if (models.isEmpty())
+            m_modelContextWindows.remove(providerId);
+        return;
+    }
     if (window)
-        m_providerContextWindows.insert(providerId, *window);
+        models.insert(model, *window);
     else
-        m_providerContextWindows.remove(providerId);
-    saveSettings([&providerId, window](Settings &settings) {
+        models.remove(model);
+    if (models.isEmpty())
+        m_modelContextWindows.remove(providerId);
+    saveSettings([&providerId, &model, window](Settings &settings) {
         ProviderSettings provider = settings.provider(providerId);
-        provider.contextWindow = window;
+        if (window)
+            provider.modelContextWindows.insert(model, *window);
+        else
+            provider.modelContextWindows.remove(model);
         settings.providers.insert(providerId, provider);
     });
 }
@@ -1205,10 +1233,13 @@ void MainWindow::chooseModel(const QString &choice)
 void MainWindow::applyClientConfig(const ClientConfig &config)
 {
     ClientConfig applied = config;
-    // As ConfigResolver has it: --context-window, else settings.json's providers.<id>.context_window, else
-    // its context_window, else the registry.
+    // As ConfigResolver has it: --context-window, else settings.json's
+    // providers.<id>.context_windows.<model>, else providers.<id>.context_window, else its context_window,
+    // else the registry.
     if (m_options.contextWindow)
         applied.contextWindow = *m_options.contextWindow;
+    else if (m_modelContextWindows.value(applied.providerId).contains(applied.model))
+        applied.contextWindow = m_modelContextWindows.value(applied.providerId).value(applied.model);
     else if (m_providerContextWindows.contains(applied.providerId))
         applied.contextWindow = m_providerContextWindows.value(applied.providerId);
     else if (m_contextWindowSetting)
@@ -1447,14 +1478,19 @@ void MainWindow::showSettings()
     dialog->setProvidersWithKeyInSettings(keysInSettings);
     dialog->setReviewCompaction(m_session->reviewManualCompaction());
     dialog->setPinBudgetPercent(m_session->pinBudgetPercent());
-    dialog->setContextWindows({m_providerContextWindows, m_contextWindowSetting, m_options.contextWindow});
+    dialog->setContextWindows(
+        {m_modelContextWindows, m_providerContextWindows, m_contextWindowSetting, m_options.contextWindow});
     connect(dialog, &SettingsDialog::chatGptSignInRequested, dialog, [this, dialog] {
         signInWithChatGpt(
             dialog, [dialog](bool ok, const QString &message) { dialog->showChatGptSignIn(ok, message); });
     });
     connect(dialog, &SettingsDialog::configAccepted, this, [this, dialog](const ClientConfig &config) {
-        // Saved before the setup is used, which reads the provider's window.
-        rememberContextWindow(config.providerId, dialog->contextWindowSetting());
+        // Saved before the setup is used, which reads the provider's window. Under --context-window the
+        // field showed that run's window and could not change: nothing of settings.json changes either.
+        if (!m_options.contextWindow)
+            rememberContextWindow(config.providerId,
+                                  dialog->modelHasOwnContextWindow() ? config.model : QString(),
+                                  dialog->contextWindowSetting());
         useChosenSetup(config, dialog->keyEntered() ? KeyEntered::Yes : KeyEntered::No);
         const bool review = dialog->reviewCompaction();
         if (review != m_session->reviewManualCompaction()) {

@@ -134,7 +134,9 @@ private:
     // Changes settings.json in place; a broken file is reported in the chat, never overwritten.
     void keepInputHistory();
     // providers.<id>.context_window: saved, or removed when empty (the window then follows the registry).
-    void rememberContextWindow(const QString &providerId, std::optional<qint64> window);
+    // The window of all of a provider's models (model empty: the setup's and Settings' field), or of one
+    // model that has its own in settings.json (context_windows); none: what it would be without.
+    void rememberContextWindow(const QString &providerId, const QString &model, std::optional<qint64> window);
     void saveSettings(const std::function<void(Settings &)> &change);
     void updateStatus();
     void updateTitle();
@@ -225,6 +227,8 @@ private:
     QStringList m_recentFolders;
     std::optional<qint64> m_contextWindowSetting;   // settings.json context_window, read at start
     QMap<QString, qint64> m_providerContextWindows; // providers.<id>.context_window, kept as saved
+    // providers.<id>.context_windows: per provider, the window of a model, kept as saved
+    QMap<QString, QMap<QString, qint64>> m_modelContextWindows;
     // Reads and writes the input history of earlier runs on one worker thread, in the order asked.
     QThreadPool m_historyFile;
     std::function<void()> m_afterStop; // what the person chose to do once the running turn has stopped

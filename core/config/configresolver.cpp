@@ -108,7 +108,7 @@ Result<ResolvedClientConfig> ConfigResolver::resolveWithoutKey(const LaunchOptio
 
     if (options.contextWindow)
         config.contextWindow = *options.contextWindow;
-    else if (const auto window = m_settings.contextWindowFor(providerId))
+    else if (const auto window = m_settings.contextWindowFor(providerId, model))
         config.contextWindow = *window;
     else
         config.contextWindow = m_registry.contextWindow(providerId, model);

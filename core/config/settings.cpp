@@ -28,6 +28,7 @@ const QString kShowThinking = QStringLiteral("show_thinking");
 const QString kCompactionReview = QStringLiteral("compaction_review");
 const QString kToolHistory = QStringLiteral("tool_history");
 const QString kContextWindow = QStringLiteral("context_window");
+const QString kContextWindows = QStringLiteral("context_windows");
 const QString kPinBudgetPercent = QStringLiteral("pin_budget_percent");
 const QString kRecentFolders = QStringLiteral("recent_folders");
 const QString kZoomPercent = QStringLiteral("zoom_percent");
@@ -93,6 +94,17 @@ ProviderSettings readProvider(Reader &reader, const QString &id, const QJsonObje
     provider.apiKeyHelper = reader.string(object, kApiKeyHelper, prefix + kApiKeyHelper);
     provider.apiKey = reader.string(object, kApiKey, prefix + kApiKey);
     provider.contextWindow = readContextWindow(reader, object.value(kContextWindow), prefix + kContextWindow);
+    const QJsonValue windows = object.value(kContextWindows);
+    if (windows.isObject()) {
+        const QJsonObject byModel = windows.toObject();
+        for (auto it = byModel.begin(); it != byModel.end(); ++it) {
+            if (const auto window = readContextWindow(reader, it.value(),
+                                                      prefix + kContextWindows + QLatin1Char('.') + it.key()))
+                provider.modelContextWindows.insert(it.key(), *window);
+        }
+    } else if (!windows.isUndefined() && !windows.isNull()) {
+        reader.fail(prefix + kContextWindows, Settings::tr("an object of model ids to numbers of tokens"));
+    }
 
     const QJsonValue headers = object.value(kHeaders);
     if (headers.isObject()) {
@@ -119,7 +131,8 @@ ProviderSettings readProvider(Reader &reader, const QString &id, const QJsonObje
         reader.fail(prefix + kModels, Settings::tr("a list of model ids"));
     }
 
-    static const QStringList known{kBaseUrl, kHeaders, kModels, kApiKeyHelper, kApiKey, kContextWindow};
+    static const QStringList known{kBaseUrl, kHeaders,       kModels,        kApiKeyHelper,
+                                   kApiKey,  kContextWindow, kContextWindows};
     for (auto it = object.begin(); it != object.end(); ++it) {
         if (!known.contains(it.key()))
             provider.extra.insert(it.key(), it.value());
@@ -137,11 +150,15 @@ Result<void> ensurePrivateFolder(const QString &path)
 
 } // namespace
 
-std::optional<qint64> Settings::contextWindowFor(const QString &providerId) const
+std::optional<qint64> Settings::contextWindowFor(const QString &providerId, const QString &model) const
 {
-    if (const auto provider = providers.constFind(providerId);
-        provider != providers.cend() && provider->contextWindow)
-        return provider->contextWindow;
+    if (const auto provider = providers.constFind(providerId); provider != providers.cend()) {
+        if (const auto window = provider->modelContextWindows.constFind(model);
+            !model.isEmpty() && window != provider->modelContextWindows.cend())
+            return *window;
+        if (provider->contextWindow)
+            return provider->contextWindow;
+    }
     return contextWindow;
 }
 
@@ -369,6 +386,13 @@ QByteArray Settings::toJson() const
             object.insert(kApiKey, provider.apiKey);
         if (provider.contextWindow)
             object.insert(kContextWindow, *provider.contextWindow);
+        if (!provider.modelContextWindows.isEmpty()) {
+            QJsonObject windows;
+            for (auto window = provider.modelContextWindows.cbegin();
+                 window != provider.modelContextWindows.cend(); ++window)
+                windows.insert(window.key(), window.value());
+            object.insert(kContextWindows, windows);
+        }
         providerObject.insert(it.key(), object);
     }
     root.insert(kProviders, providerObject);

@@ -24,6 +24,9 @@ struct ProviderSettings
     // The window of this provider's models, over the top-level context_window and the registry: a local
     // server's is the context size it was started with, which no registry knows.
     std::optional<qint64> contextWindow;
+    // context_windows: the window of one model, over contextWindow (a server that runs its models with
+    // different context sizes; Settings > Context window sets the chosen model's).
+    QMap<QString, qint64> modelContextWindows;
     QJsonObject extra; // keys this version does not know, kept so a save does not drop them
 
     bool operator==(const ProviderSettings &) const = default;
@@ -67,8 +70,9 @@ public:
 
     bool operator==(const Settings &) const = default;
 
-    // providers.<id>.context_window, else context_window; empty: the registry's window.
-    std::optional<qint64> contextWindowFor(const QString &providerId) const;
+    // providers.<id>.context_windows.<model>, else providers.<id>.context_window, else context_window;
+    // empty: the registry's window.
+    std::optional<qint64> contextWindowFor(const QString &providerId, const QString &model = {}) const;
 
     static QString configDirectory();
     static QString defaultPath();

@@ -146,6 +146,20 @@ void TestConfigResolver::contextWindowPrecedence()
                  .resolveWithoutKey(otherProvider)
                  ->config.contextWindow,
              300000); // another provider: the top-level one
+    // A model's own window (providers.<id>.context_windows) over its provider's, for that model only.
+    anthropic.modelContextWindows.insert(QStringLiteral("claude-sonnet-4-6"), 64000);
+    settings.providers.insert(QStringLiteral("anthropic"), anthropic);
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(options)
+                 ->config.contextWindow,
+             64000);
+    LaunchOptions otherModel;
+    otherModel.model = QStringLiteral("claude-opus-4-5");
+    QCOMPARE(ConfigResolver(settings, test::sourceModelRegistry())
+                 .resolveWithoutKey(otherModel)
+                 ->config.contextWindow,
+             120000);
+    anthropic.modelContextWindows.clear();
     anthropic.contextWindow.reset();
     settings.providers.insert(QStringLiteral("anthropic"), anthropic);
     settings.contextWindow.reset();

@@ -82,7 +82,7 @@ void TestSettings::readsReferenceShapedFile()
             "anthropic": {"models": ["claude-sonnet-4-6"], "api_key_helper": "pass show anthropic",
                           "headers": {"x-team": "core"}},
             "openai-compatible": {"base_url": "http://localhost:11434/v1", "models": ["qwen3"],
-                                  "context_window": 32768}
+                                  "context_window": 32768, "context_windows": {"qwen3-big": 131072}}
         }})");
     const auto settings = Settings::load();
     QVERIFY2(settings.ok(), qPrintable(settings.error()));
@@ -104,6 +104,11 @@ void TestSettings::readsReferenceShapedFile()
              std::optional<qint64>(32768));
     QCOMPARE(settings->contextWindowFor(QStringLiteral("openai-compatible")), std::optional<qint64>(32768));
     QCOMPARE(settings->contextWindowFor(QStringLiteral("anthropic")), std::optional<qint64>(150000));
+    // A model's own window wins over its provider's, for that model only.
+    QCOMPARE(settings->contextWindowFor(QStringLiteral("openai-compatible"), QStringLiteral("qwen3-big")),
+             std::optional<qint64>(131072));
+    QCOMPARE(settings->contextWindowFor(QStringLiteral("openai-compatible"), QStringLiteral("qwen3")),
+             std::optional<qint64>(32768));
     // /adversary model's choice, as the reference agent names it; a key this version does not know is kept.
     QCOMPARE(settings->adversaryProvider, QStringLiteral("openai"));
     QCOMPARE(settings->adversaryModel, QStringLiteral("gpt-5.5"));
@@ -126,6 +131,7 @@ void TestSettings::saveRoundTripsAndKeepsUnknownKeys()
     provider.models = {QStringLiteral("gpt-5.5"), QStringLiteral("gpt-5.4")};
     provider.extra.insert(QStringLiteral("future_field"), 7);
     provider.contextWindow = 400000;
+    provider.modelContextWindows.insert(QStringLiteral("gpt-5.4"), 272000);
     settings.providers.insert(QStringLiteral("openai"), provider);
     settings.adversaryProvider = QStringLiteral("anthropic");
     settings.adversaryModel = QStringLiteral("claude-opus-4-5");
@@ -193,6 +199,12 @@ void TestSettings::wrongTypesNameFileAndKey_data()
     QTest::newRow("provider context_window")
         << QByteArray(R"({"providers": {"ollama": {"context_window": "8k"}}})")
         << QStringLiteral("providers.ollama.context_window");
+    QTest::newRow("model context_windows")
+        << QByteArray(R"({"providers": {"ollama": {"context_windows": {"llama3": 0}}}})")
+        << QStringLiteral("providers.ollama.context_windows.llama3");
+    QTest::newRow("context_windows") << QByteArray(
+                                            R"({"providers": {"ollama": {"context_windows": [8192]}}})")
+                                     << QStringLiteral("providers.ollama.context_windows");
     QTest::newRow("headers") << QByteArray(R"({"providers": {"openai": {"headers": {"x": 1}}}})")
                              << QStringLiteral("providers.openai.headers.x");
     QTest::newRow("recent_folders") << QByteArray(R"({"recent_folders": "/tmp"})")

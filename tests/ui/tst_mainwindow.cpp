@@ -149,6 +149,7 @@ private Q_SLOTS:
     void helpOpensTheLogFolder();
     void aFailedMcpServerStaysInTheStatusBar();
     void aStartupMessageDoesNotCoverTheFolder();
+    void aModelWithItsOwnContextWindowKeepsIt();
 
 private:
     test::TestEnvironment m_env;
@@ -1288,6 +1289,49 @@ void TestMainWindow::settingsSetALocalServersContextWindow()
         window.session()->clientConfig().contextWindow,
         ProviderCatalog::contextWindow(QStringLiteral("ollama"), window.session()->clientConfig().model));
     QVERIFY(!Settings::loadOrDefaults().settings.provider(QStringLiteral("ollama")).contextWindow);
+}
+
+// A server that runs one model with a bigger context than the others: settings.json's
+// providers.<id>.context_windows gives that model its own window; Settings shows and changes it there, and
+// the provider's window stays for the rest.
+void TestMainWindow::aModelWithItsOwnContextWindowKeepsIt()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    Settings settings;
+    settings.activeProvider = QStringLiteral("ollama");
+    settings.activeModel = QStringLiteral("qwen3-coder");
+    ProviderSettings ollama;
+    ollama.contextWindow = 8192;
+    ollama.modelContextWindows.insert(QStringLiteral("big-model"), 65536);
+    settings.providers.insert(QStringLiteral("ollama"), ollama);
+    QVERIFY(settings.save());
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    MainWindow window(options);
+    window.show();
+    QCOMPARE(window.session()->clientConfig().contextWindow, 8192);
+    window.chatPanel()->runCommand(QStringLiteral("/model big-model"));
+    QTRY_COMPARE(window.session()->clientConfig().model, QStringLiteral("big-model"));
+    QCOMPARE(window.session()->clientConfig().contextWindow, 65536);
+
+    window.showSettings();
+    SettingsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = window.findChild<SettingsDialog *>()) && dialog->isVisible());
+    auto *spin = dialog->findChild<QSpinBox *>(QStringLiteral("settingsContextWindow"));
+    QCOMPARE(spin->value(), 65536);
+    spin->setFocus();
+    spin->selectAll();
+    QTest::keyClicks(spin, QStringLiteral("32768"));
+    QTest::keyClick(dialog, Qt::Key_Return);
+    QTRY_VERIFY(!window.findChild<SettingsDialog *>());
+    QCOMPARE(window.session()->clientConfig().contextWindow, 32768);
+    const ProviderSettings saved = Settings::loadOrDefaults().settings.provider(QStringLiteral("ollama"));
+    QCOMPARE(saved.modelContextWindows.value(QStringLiteral("big-model")), 32768);
+    QCOMPARE(saved.contextWindow, std::optional<qint64>(8192));
+
+    window.chatPanel()->runCommand(QStringLiteral("/model qwen3-coder"));
+    QTRY_COMPARE(window.session()->clientConfig().model, QStringLiteral("qwen3-coder"));
+    QCOMPARE(window.session()->clientConfig().contextWindow, 8192);
 }
 
 // Found when tried: Settings opens with the key the session uses in its field, wherever it came from, and

@@ -191,16 +191,29 @@ qint64 SettingsDialog::defaultContextWindow() const
         m_provider->currentData().toString(), m_model->currentText().trimmed()));
 }
 
+bool SettingsDialog::modelHasOwnContextWindow() const
+{
+    return m_contextWindows.perModel.value(m_provider->currentData().toString())
+        .contains(m_model->currentText().trimmed());
+}
+
 void SettingsDialog::showContextWindow()
 {
+    const QString providerId = m_provider->currentData().toString();
     const qint64 window = m_contextWindows.thisRun.value_or(
-        m_contextWindows.perProvider.value(m_provider->currentData().toString(), defaultContextWindow()));
+        m_contextWindows.perModel.value(providerId)
+            .value(m_model->currentText().trimmed(),
+                   m_contextWindows.perProvider.value(providerId, defaultContextWindow())));
     m_contextWindow->setWindow(window);
 }
 
 std::optional<qint64> SettingsDialog::contextWindowSetting() const
 {
-    if (m_contextWindows.thisRun || m_contextWindow->value() == defaultContextWindow())
+    if (m_contextWindows.thisRun)
+        return std::nullopt;
+    if (modelHasOwnContextWindow())
+        return m_contextWindow->value();
+    if (m_contextWindow->value() == defaultContextWindow())
         return std::nullopt;
     return m_contextWindow->value();
 }

@@ -51,14 +51,17 @@ public:
     // Where the window of a provider's models comes from, besides the registry (settings.json).
     struct ContextWindows
     {
-        QMap<QString, qint64> perProvider;   // providers.<id>.context_window
-        std::optional<qint64> everyProvider; // context_window
-        std::optional<qint64> thisRun;       // --context-window: the field shows it and cannot change it
+        QMap<QString, QMap<QString, qint64>> perModel; // providers.<id>.context_windows.<model>
+        QMap<QString, qint64> perProvider;             // providers.<id>.context_window
+        std::optional<qint64> everyProvider;           // context_window
+        std::optional<qint64> thisRun; // --context-window: the field shows it and cannot change it
     };
     void setContextWindows(const ContextWindows &windows);
     // The window typed for the chosen provider when it differs from what it would be without one (the
-    // top-level context_window, else the registry's): what providers.<id>.context_window should hold.
+    // top-level context_window, else the registry's): what providers.<id>.context_window should hold. For a
+    // model with a window of its own in settings.json (modelHasOwnContextWindow), what that should hold.
     std::optional<qint64> contextWindowSetting() const;
+    bool modelHasOwnContextWindow() const;
     // What must still be entered before OK, one sentence each (SetupCheck); empty when OK is enabled.
     QStringList missing() const;
     // Providers whose settings.json entry has an api_key or api_key_helper: they need no key typed here.
