@@ -150,6 +150,7 @@ private Q_SLOTS:
     void aFailedMcpServerStaysInTheStatusBar();
     void aStartupMessageDoesNotCoverTheFolder();
     void aModelWithItsOwnContextWindowKeepsIt();
+    void okUnderAContextWindowFlagKeepsTheSavedWindow();
 
 private:
     test::TestEnvironment m_env;
@@ -1289,6 +1290,36 @@ void TestMainWindow::settingsSetALocalServersContextWindow()
         window.session()->clientConfig().contextWindow,
         ProviderCatalog::contextWindow(QStringLiteral("ollama"), window.session()->clientConfig().model));
     QVERIFY(!Settings::loadOrDefaults().settings.provider(QStringLiteral("ollama")).contextWindow);
+}
+
+// Under --context-window the Settings field shows that run's window and cannot change it; OK there used to
+// clear the provider's window saved in settings.json.
+void TestMainWindow::okUnderAContextWindowFlagKeepsTheSavedWindow()
+{
+    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    Settings settings;
+    settings.activeProvider = QStringLiteral("ollama");
+    settings.activeModel = QStringLiteral("qwen3-coder");
+    ProviderSettings ollama;
+    ollama.contextWindow = 8192;
+    settings.providers.insert(QStringLiteral("ollama"), ollama);
+    QVERIFY(settings.save());
+    LaunchOptions options;
+    options.workspace = m_env.path(QStringLiteral("project"));
+    options.contextWindow = 50000;
+    MainWindow window(options);
+    window.show();
+    QCOMPARE(window.session()->clientConfig().contextWindow, 50000);
+    window.showSettings();
+    SettingsDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = window.findChild<SettingsDialog *>()) && dialog->isVisible());
+    auto *spin = dialog->findChild<QSpinBox *>(QStringLiteral("settingsContextWindow"));
+    QCOMPARE(spin->value(), 50000);
+    QVERIFY(!spin->isEnabled());
+    QTest::keyClick(dialog, Qt::Key_Return);
+    QTRY_VERIFY(!window.findChild<SettingsDialog *>());
+    QCOMPARE(Settings::loadOrDefaults().settings.provider(QStringLiteral("ollama")).contextWindow,
+             std::optional<qint64>(8192));
 }
 
 // A server that runs one model with a bigger context than the others: settings.json's
