@@ -153,8 +153,12 @@ struct AgentSession::Private
     quint64 skillsGeneration = 0; // a newer reload (or another folder) wins over a slower earlier one
     std::shared_ptr<McpHub> mcp;  // while a server is configured
     QList<McpServerConfig> mcpServers;
-    QString mcpConfigProblem;      // mcp/configs.json cannot be used, and why
-    QStringList mcpFailuresTold;   // "<server>: <why>" already said, so each failure is told once
+    QString mcpConfigProblem;    // mcp/configs.json cannot be used, and why
+    QStringList mcpFailuresTold; // "<server>: <why>" already said, so each failure is told once
+    // The session's token totals as of an event (docs/SESSION_FORMAT.md, session_usage): written on every
+    // turn and compaction, read back when the session is opened again.
+    SessionEvent withSessionUsage(SessionEvent event) const;
+    void restoreSessionUsage(const QList<SessionEvent> &events);
     QPointer<McpSignIn> mcpSignIn; // the browser sign-in under way (one at a time)
     QString mcpSignedOut;          // the server /mcp logout just signed out of
     void tellMcpFailures();
@@ -626,7 +630,8 @@ void AgentSession::Private::applyAutoCompaction(const StreamEvent &event)
     const QList<SessionEvent> batch{
         SessionEvent::assistantTurn(checkpoint.transcript, checkpoint.message, checkpoint.turnMemory, false,
                                     QString()),
-        SessionEvent::compactionApplied(QString(), {}, persisted, info.strategy, info.dropped), // S64
+        withSessionUsage(
+            SessionEvent::compactionApplied(QString(), {}, persisted, info.strategy, info.dropped)), // S64
     };
     // The commit waits for its batch: the worker stays held until the batch is on disk (S60, S61), this
     // thread goes on and applies it when the writer reports back. A stream that ends meanwhile ends after it.
@@ -781,8 +786,8 @@ void AgentSession::Private::finishTurn()
     }
     // The reply is written on the writer's thread; the turn ends when it is on disk, so whoever reads the
     // transcript after turnFinished finds it, and this thread never waits for the disk.
-    whenFinished(writer->write({SessionEvent::assistantTurn(turn.transcript, turn.message, turn.turnMemory,
-                                                            interrupted, error)}),
+    whenFinished(writer->write({withSessionUsage(SessionEvent::assistantTurn(
+                     turn.transcript, turn.message, turn.turnMemory, interrupted, error))}),
                  q,
                  [this, outcome, error, generation = turnGeneration](const Result<QList<quint64>> &written) {
                      if (generation != turnGeneration)
@@ -864,8 +869,8 @@ void AgentSession::Private::writeManualCompaction(const QString &summary,
     // Issue 16: the pins follow the summary verbatim; without pins this is the seed's message exactly.
     const MessageList replacement{
         Message::user(CompactionPrompts::manualReplacement(summary, CompactionPrompts::pinnedContext(pins)))};
-    const SessionEvent applied = SessionEvent::compactionApplied(
-        QStringLiteral("Context compacted."), transcript, replacement, strategy, dropped, edited);
+    const SessionEvent applied = withSessionUsage(SessionEvent::compactionApplied(
+        QStringLiteral("Context compacted."), transcript, replacement, strategy, dropped, edited));
     whenFinished(writer->write({applied}), q,
                  [this, summary, replacement, dropped,
                   generation = turnGeneration](const Result<QList<quint64>> &written) {
@@ -1644,6 +1649,50 @@ constexpr int PreviewEvents = 60;
 
 } // namespace
 
+namespace {
+
+const QString SessionUsageKey = QStringLiteral("session_usage");
+
+QJsonObject countsJson(qint64 input, qint64 output)
+{
+    return {{QStringLiteral("input_tokens"), input}, {QStringLiteral("output_tokens"), output}};
+}
+
+} // namespace
+
+SessionEvent AgentSession::Private::withSessionUsage(SessionEvent event) const
+{
+    QJsonObject usage = countsJson(totalInput, totalOutput);
+    if (compactionUsage != TokenUsage())
+        usage.insert(QStringLiteral("compaction"),
+                     countsJson(compactionUsage.inputTokens, compactionUsage.outputTokens));
+    if (subagentUsage != TokenUsage())
+        usage.insert(QStringLiteral("subagents"),
+                     countsJson(subagentUsage.inputTokens, subagentUsage.outputTokens));
+    event.extras.keep(SessionUsageKey, usage);
+    return event;
+}
+
+void AgentSession::Private::restoreSessionUsage(const QList<SessionEvent> &events)
+{
+    // The latest event that has them: the totals are the session's as of that event. Counts are untrusted
+    // (a hand-edited transcript): clamped as a provider's are.
+    for (auto it = events.crbegin(); it != events.crend(); ++it) {
+        const QJsonObject usage = it->extras.value(SessionUsageKey).toObject();
+        if (usage.isEmpty())
+            continue;
+        totalInput = TokenUsage::count(usage.value(QLatin1String("input_tokens")));
+        totalOutput = TokenUsage::count(usage.value(QLatin1String("output_tokens")));
+        const QJsonObject compaction = usage.value(QLatin1String("compaction")).toObject();
+        compactionUsage.inputTokens = TokenUsage::count(compaction.value(QLatin1String("input_tokens")));
+        compactionUsage.outputTokens = TokenUsage::count(compaction.value(QLatin1String("output_tokens")));
+        const QJsonObject subagents = usage.value(QLatin1String("subagents")).toObject();
+        subagentUsage.inputTokens = TokenUsage::count(subagents.value(QLatin1String("input_tokens")));
+        subagentUsage.outputTokens = TokenUsage::count(subagents.value(QLatin1String("output_tokens")));
+        return;
+    }
+}
+
 void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projected)
 {
     q->newSession();
@@ -1664,6 +1713,7 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
     if (!compactionPolicy.isDefault())
         Q_EMIT q->compactionPolicyChanged(compactionPolicy);
     pins = SessionPins::active(loaded.events);
+    restoreSessionUsage(loaded.events); // the status bar's totals, as they were when it was saved
     for (Message &message : history) {
         if (message.role == Message::Role::User)
             message.content = stripModeSuffix(message.content); // a mode saved by an older version
@@ -1673,6 +1723,7 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
     Q_EMIT q->sessionChanged(session->id);
     Q_EMIT q->historyReplaced();
     Q_EMIT q->pinsChanged();
+    Q_EMIT q->usageChanged();
     Q_EMIT q->sessionOpened(loaded.events);
 }
 

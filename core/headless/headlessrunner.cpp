@@ -353,6 +353,9 @@ int HeadlessRunner::run(const Options &options)
             return fail(opened.error());
         if (!options.launch.workspace.isEmpty())
             m_session->setWorkspace(options.launch.workspace);
+        // The opened session's totals come with it; this run's usage is what comes on top.
+        m_compactionUsageAtStart = m_session->compactionUsage();
+        m_subagentUsageAtStart = m_session->subagentUsage();
     }
     if (!options.compactThreshold.isEmpty() || options.compactDetail) {
         // Issue 16: on top of the session's own policy (an opened one keeps its transcript's).

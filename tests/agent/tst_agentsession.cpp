@@ -665,8 +665,21 @@ void TestAgentSession::compactionUsageIsCountedApartFromTurns()
     QVERIFY(!m_session->lastUsage()); // it measured the history the summary replaced
     QCOMPARE(m_session->contextBreakdown().compactionUsage, m_session->compactionUsage());
 
+    const QString id = m_session->sessionId();
     m_session->newSession();
     QCOMPARE(m_session->compactionUsage(), TokenUsage());
+    QCOMPARE(m_session->totalInputTokens(), 0);
+
+    // Opened again, the session has its totals back (session_usage of its latest event), kept apart as
+    // before; the transcript holds them as the reference agent ignores them: an extra field.
+    QSignalSpy reopened(m_session.get(), &AgentSession::usageChanged);
+    QVERIFY(m_session->openSession(id));
+    QVERIFY(!reopened.isEmpty());
+    QCOMPARE(m_session->totalInputTokens(), 100);
+    QCOMPARE(m_session->totalOutputTokens(), 10);
+    QCOMPARE(m_session->compactionUsage().inputTokens, 1400);
+    QCOMPARE(m_session->compactionUsage().outputTokens, 140);
+    QVERIFY(!m_session->lastUsage()); // nothing measured the opened history yet
 }
 
 // The estimate's system prompt is built from the folder's files (instructions, skills, memory) on a worker:

@@ -238,6 +238,19 @@ public:
         return runGuarded(options);
     }
 
+    // `run --session ID`: the same session, opened again.
+    int runIn(const QString &sessionId, const QString &prompt, bool json = false)
+    {
+        out.clear();
+        err.clear();
+        HeadlessRunner::Options options;
+        options.prompt = prompt;
+        options.json = json;
+        options.launch.workspace = m_workspace;
+        options.launch.sessionId = sessionId;
+        return runGuarded(options);
+    }
+
     int compact(bool json = false)
     {
         out.clear();
@@ -668,6 +681,23 @@ void TestHeadlessCompaction::jsonUsageReportsCompactionApart()
     QCOMPARE(session.totalInputTokens(), 30 + 40); // the turns' totals do not move
     QCOMPARE(session.compactionUsage().inputTokens, 3500);
     QVERIFY(!session.lastUsage()); // it described the history the summary replaced
+
+    // `run --session ID` later: the session comes back with its totals (session_usage), and this run's
+    // json reports only what this run cost.
+    const QString id = session.sessionId();
+    session.newSession(); // lets go of the session's lock, as the earlier process would have exited
+    HeadlessRun again(rig);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Still here."), 60, 6)});
+    QCOMPARE(again.runIn(id, QStringLiteral("and now?"), true), int(HeadlessRunner::Success));
+    line = QJsonDocument::fromJson(again.out.toUtf8()).object();
+    usage = line.value(QStringLiteral("usage")).toObject();
+    QCOMPARE(usage.value(QStringLiteral("input_tokens")).toInteger(), 60);
+    QVERIFY2(!usage.contains(QStringLiteral("compaction")), qPrintable(again.out));
+    AgentSession &reopened = again.runner.session();
+    QCOMPARE(reopened.totalInputTokens(), 30 + 40 + 60);
+    QCOMPARE(reopened.totalOutputTokens(), 5 + 4 + 6);
+    QCOMPARE(reopened.compactionUsage().inputTokens, 3500);
+    QCOMPARE(reopened.compactionUsage().outputTokens, 350);
 }
 
 void TestHeadlessCompaction::planModeRidesInTheSystemPrompt_data()
