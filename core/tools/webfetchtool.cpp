@@ -1,18 +1,21 @@
 #include "tools/webfetchtool.h"
 
 #include "base/cancellationwatch.h"
+#include "base/regularfile.h"
 #include "tools/htmltomarkdown.h"
 #include "tools/localnetwork.h"
 #include "tools/textartifact.h"
 #include "tools/toolinput.h"
 #include "tools/toolpermissions.h"
 
+#include <QCryptographicHash>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -255,10 +258,40 @@ QString WebFetchTool::artifactPath(const QString &dataDir, const QString &url, c
 
 std::optional<QJsonObject> WebFetchTool::cached(const QString &url) const
 {
+    QString file;
+    {
+        const QMutexLocker lock(&m_cacheMutex);
+        if (const QJsonObject *output = m_cache.object(url))
+            return *output;
+        file = m_diskCache.value(url);
+    }
+    if (file.isEmpty())
+        return std::nullopt;
+    // Removed meanwhile (/cleanup) or damaged: fetched again.
+    const RegularFile::Read read = RegularFile::read(file, 4 * MaxInlineBytes);
+    const QJsonObject output = QJsonDocument::fromJson(read.bytes).object();
+    if (!read.ok() || !output.value(QLatin1String("content")).isString()) {
+        const QMutexLocker lock(&m_cacheMutex);
+        m_diskCache.remove(url);
+        return std::nullopt;
+    }
+    return output;
+}
+
+void WebFetchTool::rememberOnDisk(const QStringList &urls, const QJsonObject &output, const QString &dataDir)
+{
+    if (dataDir.isEmpty())
+        return;
+    const QByteArray json = QJsonDocument(output).toJson(QJsonDocument::Compact);
+    const QString hash = QString::fromLatin1(
+        QCryptographicHash::hash(urls.constFirst().toUtf8(), QCryptographicHash::Sha256).toHex().left(16));
+    const QString file =
+        QDir(dataDir).filePath(QStringLiteral("web-fetch-artifacts/keen-web-fetch-cache-%1.json").arg(hash));
+    if (!TextArtifact::save(file, json))
+        return; // not cached: the next checkCache fetches again
     const QMutexLocker lock(&m_cacheMutex);
-    if (const QJsonObject *output = m_cache.object(url))
-        return *output;
-    return std::nullopt;
+    for (const QString &url : urls)
+        m_diskCache.insert(url, file);
 }
 
 void WebFetchTool::remember(const QStringList &urls, const QJsonObject &output)
@@ -421,6 +454,8 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
         output.insert(QStringLiteral("truncated"), true);
     if (!truncated && utf8.size() <= MaxCachedBytes)
         remember({key, finalUrl}, output);
+    else
+        rememberOnDisk({key, finalUrl}, output, context.dataDir);
     return ToolResult::success(output);
 }
 

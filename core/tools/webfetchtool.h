@@ -4,6 +4,7 @@
 
 #include <QCache>
 #include <QCoreApplication>
+#include <QHash>
 #include <QJsonObject>
 #include <QMutex>
 #include <QUrl>
@@ -16,7 +17,8 @@ namespace keen {
 // question, refused where nobody is asked (unless KEEN_WEB_FETCH_LOCAL=1), and never reached by a redirect
 // from an internet address (LocalNetwork). Redirects are followed to http(s) only; no cookies, no
 // credentials. A result over 128 KB is cut, the whole text saved under <data dir>/web-fetch-artifacts for
-// read_file. Small results are kept for the session, so checkCache can answer without a request.
+// read_file. Results are kept for the session (up to 16 KiB in memory, larger ones in a file beside the
+// artifacts), so checkCache can answer without a request.
 class WebFetchTool final : public Tool
 {
     Q_DECLARE_TR_FUNCTIONS(WebFetchTool)
@@ -45,11 +47,15 @@ public:
 private:
     std::optional<QJsonObject> cached(const QString &url) const;
     void remember(const QStringList &urls, const QJsonObject &output);
+    // A result over MaxCachedBytes is kept on disk instead (the reference agent's cache for larger pages):
+    // written beside the artifacts, found again through this session's map only.
+    void rememberOnDisk(const QStringList &urls, const QJsonObject &output, const QString &dataDir);
 
     int m_timeoutMs = DefaultTimeoutMs;
     // By requested and by final URL; the tool object lives as long as the session's tool registry.
     mutable QMutex m_cacheMutex;
     mutable QCache<QString, QJsonObject> m_cache{CacheEntries};
+    mutable QHash<QString, QString> m_diskCache; // URL -> the file its result is in
 };
 
 } // namespace keen

@@ -9,6 +9,7 @@
 #include "tools/webfetchtool.h"
 #include "tooltestworkspace.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHash>
@@ -588,11 +589,40 @@ private Q_SLOTS:
         QCOMPARE(server.requests(QStringLiteral("/moved")), 1);
         QCOMPARE(server.requests(QStringLiteral("/small")), 3);
 
-        // Pages over 16 KiB are not kept.
+        // Pages over 16 KiB are kept on disk (as the reference agent keeps them), owner-only, beside the
+        // artifacts; one over 128 KB too, with its artifact.
         server.add(QStringLiteral("/medium"), page(QByteArray(20 * 1024, 'm'), "text/plain"));
-        QVERIFY(run(tool, fetch(server.url(QStringLiteral("/medium")), true), f.context).ok());
-        QVERIFY(run(tool, fetch(server.url(QStringLiteral("/medium")), true), f.context).ok());
+        const QString medium = server.url(QStringLiteral("/medium"));
+        const ToolResult fetched = run(tool, fetch(medium, true), f.context);
+        QVERIFY(fetched.ok());
+        const ToolResult kept = run(tool, fetch(medium, true), f.context);
+        QVERIFY(kept.ok());
+        QCOMPARE(server.requests(QStringLiteral("/medium")), 1);
+        QCOMPARE(kept.output.toObject().value(QStringLiteral("cached")).toBool(), true);
+        QCOMPARE(kept.output.toObject().value(QStringLiteral("content")).toString(),
+                 QString(20 * 1024, u'm'));
+        const QDir artifacts(f.context.dataDir + QStringLiteral("/web-fetch-artifacts"));
+        const QStringList files =
+            artifacts.entryList({QStringLiteral("keen-web-fetch-cache-*.json")}, QDir::Files);
+        QCOMPARE(files.size(), 1);
+        QCOMPARE(mode(artifacts.filePath(files.first())), 0600);
+
+        server.add(QStringLiteral("/large"), page(QByteArray(200 * 1024, 'l'), "text/plain"));
+        const QString large = server.url(QStringLiteral("/large"));
+        const QJsonObject firstLarge = run(tool, fetch(large, true), f.context).output.toObject();
+        const QJsonObject secondLarge = run(tool, fetch(large, true), f.context).output.toObject();
+        QCOMPARE(server.requests(QStringLiteral("/large")), 1);
+        QCOMPARE(secondLarge.value(QStringLiteral("artifact_path")),
+                 firstLarge.value(QStringLiteral("artifact_path")));
+        QCOMPARE(secondLarge.value(QStringLiteral("content")), firstLarge.value(QStringLiteral("content")));
+
+        // Its file gone (/cleanup): fetched again. Another session's tool does not know the file.
+        QVERIFY(QFile::remove(artifacts.filePath(files.first())));
+        QVERIFY(run(tool, fetch(medium, true), f.context).ok());
         QCOMPARE(server.requests(QStringLiteral("/medium")), 2);
+        WebFetchTool otherSession;
+        QVERIFY(run(otherSession, fetch(medium, true), f.context).ok());
+        QCOMPARE(server.requests(QStringLiteral("/medium")), 3);
     }
 
     void permissionDecidesBeforeAnyRequest()
