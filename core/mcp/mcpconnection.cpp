@@ -1,6 +1,7 @@
 #include "mcp/mcpconnection.h"
 
 #include "base/logcategories.h"
+#include "base/whenfinished.h"
 #include "mcp/mcphttptransport.h"
 #include "mcp/mcpoauthclient.h"
 #include "mcp/mcpoauthstore.h"
@@ -8,6 +9,7 @@
 
 #include <QCoreApplication>
 #include <QJsonArray>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace keen {
 
@@ -125,18 +127,27 @@ void McpConnection::start()
         m_transport->start();
         return;
     }
-    m_credentials = McpOAuthStore::load(m_dataDir, m_config.name);
-    if (!m_credentials || m_credentials->resource != McpOAuthClient::canonicalResource(m_config.url)) {
-        m_credentials.reset();
-        fail(tr("not signed in: /mcp connect %1 signs in with the browser").arg(m_config.name));
-        return;
-    }
-    if (m_credentials->expiresWithin(RenewSeconds)) {
-        renewToken([this] { m_transport->start(); });
-        return;
-    }
-    useToken();
-    m_transport->start();
+    // The keychain answers over D-Bus: asked on the pool, so this thread goes on serving the other servers.
+    whenFinished(
+        QtConcurrent::run(
+            [dataDir = m_dataDir, name = m_config.name] { return McpOAuthStore::load(dataDir, name); }),
+        this, [this](const std::optional<McpOAuthCredentials> &stored) {
+            if (m_state != State::Connecting)
+                return; // timed out meanwhile
+            m_credentials = stored;
+            if (!m_credentials ||
+                m_credentials->resource != McpOAuthClient::canonicalResource(m_config.url)) {
+                m_credentials.reset();
+                fail(tr("not signed in: /mcp connect %1 signs in with the browser").arg(m_config.name));
+                return;
+            }
+            if (m_credentials->expiresWithin(RenewSeconds)) {
+                renewToken([this] { m_transport->start(); });
+                return;
+            }
+            useToken();
+            m_transport->start();
+        });
 }
 
 void McpConnection::useToken()
@@ -159,8 +170,11 @@ void McpConnection::renewToken(std::function<void()> then)
             return;
         }
         m_credentials = renewed.value();
-        if (const Result<void> saved = McpOAuthStore::save(m_dataDir, m_config.name, *m_credentials); !saved)
-            qWarning("%s", qPrintable(saved.error()));
+        // Kept for the next start, on the pool (the keychain may take a moment); this connection goes on.
+        (void)QtConcurrent::run([dataDir = m_dataDir, name = m_config.name, credentials = *m_credentials] {
+            if (const auto saved = McpOAuthStore::save(dataDir, name, credentials); !saved)
+                qWarning("%s", qPrintable(saved.error()));
+        });
         qCInfo(LogCategories::mcp()).noquote() << "server" << m_config.name << "sign-in renewed";
         useToken();
         then();

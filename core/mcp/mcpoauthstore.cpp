@@ -1,5 +1,6 @@
 #include "mcp/mcpoauthstore.h"
 
+#include "auth/keychain.h"
 #include "base/privatefolder.h"
 #include "base/regularfile.h"
 
@@ -51,6 +52,23 @@ Result<void> writeEntries(const QString &path, const QJsonObject &entries)
     return {};
 }
 
+// The keychain when one may answer and this thread may wait for it.
+bool keychainUsable()
+{
+    return Keychain::unavailableReason().isEmpty() && !Keychain::isGuiThread();
+}
+
+Result<void> removeFromFile(const QString &dataDir, const QString &server)
+{
+    const QMutexLocker lock(&storeMutex());
+    const QString file = McpOAuthStore::path(dataDir);
+    QJsonObject entries = readEntries(file);
+    if (!entries.contains(server))
+        return {};
+    entries.remove(server);
+    return writeEntries(file, entries);
+}
+
 } // namespace
 
 QString McpOAuthStore::path(const QString &dataDir)
@@ -58,29 +76,60 @@ QString McpOAuthStore::path(const QString &dataDir)
     return QDir(dataDir).filePath(QStringLiteral("mcp/oauth.json"));
 }
 
+QString McpOAuthStore::keychainKey(const QString &server)
+{
+    return QStringLiteral("mcp-oauth:") + server;
+}
+
 std::optional<McpOAuthCredentials> McpOAuthStore::load(const QString &dataDir, const QString &server)
 {
+    if (keychainUsable()) {
+        const KeychainReply reply = Keychain::wait(Keychain::read(keychainKey(server)));
+        if (reply.ok())
+            return McpOAuthCredentials::fromJson(QJsonDocument::fromJson(reply.secret.toUtf8()).object());
+    }
+    // No keychain, or not in it: a sign-in kept in the file.
     const QMutexLocker lock(&storeMutex());
     return McpOAuthCredentials::fromJson(readEntries(path(dataDir)).value(server).toObject());
 }
 
-Result<void> McpOAuthStore::save(const QString &dataDir, const QString &server,
-                                 const McpOAuthCredentials &credentials)
+Result<McpOAuthStore::Place> McpOAuthStore::save(const QString &dataDir, const QString &server,
+                                                 const McpOAuthCredentials &credentials)
 {
+    const QJsonObject json = credentials.toJson();
+    if (keychainUsable()) {
+        const KeychainReply reply = Keychain::wait(Keychain::write(
+            keychainKey(server), QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Compact))));
+        if (reply.ok()) {
+            (void)removeFromFile(dataDir, server); // no plain copy once the keychain holds it
+            return Place::Keychain;
+        }
+        // Whatever kept the keychain from answering, the sign-in is not lost: it goes to the private file.
+        qWarning("MCP sign-in of %s kept in %s: the keychain refused it (%s)", qPrintable(server),
+                 qPrintable(path(dataDir)), qPrintable(reply.error));
+    }
     const QMutexLocker lock(&storeMutex());
     QJsonObject entries = readEntries(path(dataDir));
-    entries.insert(server, credentials.toJson());
-    return writeEntries(path(dataDir), entries);
+    entries.insert(server, json);
+    if (Result<void> written = writeEntries(path(dataDir), entries); !written)
+        return Result<Place>::failure(written.error());
+    return Place::File;
 }
 
 Result<void> McpOAuthStore::remove(const QString &dataDir, const QString &server)
 {
-    const QMutexLocker lock(&storeMutex());
-    QJsonObject entries = readEntries(path(dataDir));
-    if (!entries.contains(server))
-        return {};
-    entries.remove(server);
-    return writeEntries(path(dataDir), entries);
+    QString error;
+    if (keychainUsable()) {
+        const KeychainReply reply = Keychain::wait(Keychain::remove(keychainKey(server)));
+        if (!reply.ok() && reply.status != KeychainReply::Status::NotFound &&
+            reply.status != KeychainReply::Status::Unavailable)
+            error = reply.error;
+    }
+    if (Result<void> removed = removeFromFile(dataDir, server); !removed && error.isEmpty())
+        error = removed.error();
+    if (!error.isEmpty())
+        return Result<void>::failure(error);
+    return {};
 }
 
 } // namespace keen

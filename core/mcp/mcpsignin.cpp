@@ -74,37 +74,43 @@ void McpSignIn::authorize(const McpOAuthClient::Endpoints &endpoints, const QStr
     client.clientSecret = clientSecret;
     connect(m_callback, &OAuthCallbackServer::codeReceived, this,
             [this, client, verifier](const QString &code) {
-                m_client->exchangeCode(
-                    client, code, verifier, m_redirect, [this](const Result<McpOAuthCredentials> &signedIn) {
-                        if (!signedIn) {
-                            fail(signedIn.error());
-                            return;
-                        }
-                        // The store writes and syncs a file: not on the window's thread.
-                        McpOAuthCredentials credentials = signedIn.value();
-                        credentials.resource = McpOAuthClient::canonicalResource(m_server.url);
-                        whenFinished(
-                            QtConcurrent::run([dataDir = m_dataDir, name = m_server.name, credentials] {
-                                return McpOAuthStore::save(dataDir, name, credentials);
-                            }),
-                            this, [this](const Result<void> &saved) {
-                                if (m_done)
-                                    return;
-                                m_done = true;
-                                m_timeout.stop();
-                                if (!saved) {
-                                    Q_EMIT finished(false, tr("Signed in to MCP server %1, but "
-                                                              "the sign-in could not be saved: "
-                                                              "%2")
-                                                               .arg(m_server.name, saved.error()));
-                                    return;
-                                }
-                                Q_EMIT finished(true, tr("Signed in to MCP server %1.").arg(m_server.name));
-                            });
-                    });
+                m_client->exchangeCode(client, code, verifier, m_redirect,
+                                       [this](const Result<McpOAuthCredentials> &signedIn) {
+                                           if (!signedIn) {
+                                               fail(signedIn.error());
+                                               return;
+                                           }
+                                           store(signedIn.value());
+                                       });
             });
     const QString challenge = QString::fromLatin1(Pkce::challengeForVerifier(verifier));
     Q_EMIT browserNeeded(McpOAuthClient::authorizeUrl(endpoints, clientId, challenge, m_state, m_redirect));
+}
+
+void McpSignIn::store(McpOAuthCredentials credentials)
+{
+    credentials.resource = McpOAuthClient::canonicalResource(m_server.url);
+    // The keychain answers over D-Bus and the file is synced: not on the window's thread.
+    whenFinished(QtConcurrent::run([dataDir = m_dataDir, name = m_server.name, credentials] {
+                     return McpOAuthStore::save(dataDir, name, credentials);
+                 }),
+                 this, [this](const Result<McpOAuthStore::Place> &saved) {
+                     if (m_done)
+                         return;
+                     m_done = true;
+                     m_timeout.stop();
+                     if (!saved) {
+                         Q_EMIT finished(false, tr("Signed in to MCP server %1, but the sign-in could not be "
+                                                   "saved: %2")
+                                                    .arg(m_server.name, saved.error()));
+                         return;
+                     }
+                     Q_EMIT finished(true, *saved == McpOAuthStore::Place::Keychain
+                                               ? tr("Signed in to MCP server %1.").arg(m_server.name)
+                                               : tr("Signed in to MCP server %1 (kept in a file only you can "
+                                                    "read: no keychain is available).")
+                                                     .arg(m_server.name));
+                 });
 }
 
 void McpSignIn::cancel()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "mcp/mcpoauthclient.h"
+#include "mcp/mcpoauthcredentials.h"
 #include "mcp/mcpserverconfig.h"
 
 #include <QObject>
@@ -41,6 +42,8 @@ Q_SIGNALS:
 private:
     void authorize(const McpOAuthClient::Endpoints &endpoints, const QString &clientId,
                    const QString &clientSecret);
+    // Keeps the tokens (McpOAuthStore, off this thread), then says how it ended.
+    void store(McpOAuthCredentials credentials);
     void fail(const QString &reason);
 
     McpServerConfig m_server;

@@ -54,6 +54,10 @@ class TestMcpOAuth : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    // Where no keychain answers (as in CI), the sign-ins are kept in the owner-only file, and the person is
+    // told so. The keychain round trip is tst_mcpoauthstore.
+    void initTestCase() { qputenv("KEEN_DISABLE_KEYCHAIN", "1"); }
+
     void readsChallengesAndMetadataAddresses()
     {
         const McpOAuthClient::Challenge challenge = McpOAuthClient::parseChallenge(
@@ -161,7 +165,10 @@ private Q_SLOTS:
         QCOMPARE(FakeOAuthMcpServer::followRedirect(page, QStringLiteral("code-1")), 200);
         QVERIFY(FakeProviderServer::spinUntil([&] { return !finished.isEmpty(); }));
         QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().value(1).toString()));
-        QCOMPARE(finished.first().value(1).toString(), QStringLiteral("Signed in to MCP server cloud."));
+        QCOMPARE(
+            finished.first().value(1).toString(),
+            QStringLiteral("Signed in to MCP server cloud (kept in a file only you can read: no keychain is "
+                           "available)."));
         QVERIFY(!cloud.lastVerifier.isEmpty());
 
         // Kept for this user only; the server connects with the token.

@@ -1990,7 +1990,8 @@ void TestChatPanel::mcpConnectSignsInWithTheBrowser()
     cloud.challenge = QUrlQuery(page).queryItemValue(QStringLiteral("code_challenge"));
     QCOMPARE(test::FakeOAuthMcpServer::followRedirect(page, QStringLiteral("code-1")), 200);
     QTRY_VERIFY_WITH_TIMEOUT(
-        m_panel->spinner()->notification().contains(QStringLiteral("Signed in to MCP server cloud.")), 10000);
+        m_panel->spinner()->notification().startsWith(QStringLiteral("Signed in to MCP server cloud")),
+        10000);
     QTRY_VERIFY_WITH_TIMEOUT(
         m_session->mcpStatusMarkdown().contains(QStringLiteral("| cloud | connected | OAuth |")), 10000);
     QVERIFY(m_session->toolNames().contains(QStringLiteral("call_mcp_tool")));
