@@ -62,50 +62,94 @@ McpConnection::McpConnection(const McpServerConfig &config, const QString &works
     connect(m_transport, &McpTransport::messageReceived, this, &McpConnection::onMessage);
     connect(m_transport, &McpTransport::failed, this, &McpConnection::fail);
     connect(m_transport, &McpTransport::started, this, &McpConnection::initialize);
+    connect(m_transport, &McpTransport::sessionExpired, this, &McpConnection::onSessionExpired);
 }
 
-void McpConnection::initialize()
+QJsonObject McpConnection::initializeParams()
 {
-    const QJsonObject params{
+    return {
         {QStringLiteral("protocolVersion"), LatestProtocol},
         {QStringLiteral("capabilities"), QJsonObject()},
         {QStringLiteral("clientInfo"),
          QJsonObject{{QStringLiteral("name"), QStringLiteral("keen-desktop")},
                      {QStringLiteral("version"), QCoreApplication::applicationVersion()}}},
     };
-    request(QStringLiteral("initialize"), params, [this](const QJsonObject &result, const QString &error) {
-        if (!error.isEmpty()) {
-            // A token refused before its time (revoked, or the server gave no lifetime): renew it
-            // once and ask again.
-            if (m_credentials && !m_credentials->refreshToken.isEmpty() && !m_renewedAfterRefusal &&
-                error.contains(QLatin1String("HTTP 401"))) {
-                m_renewedAfterRefusal = true;
-                renewToken([this] { initialize(); });
+}
+
+void McpConnection::onSessionExpired(const QJsonObject &refused)
+{
+    const qint64 id = idOf(refused.value(QLatin1String("id")));
+    const auto pending = m_pending.find(id);
+    if (pending == m_pending.end())
+        return; // given up on meanwhile
+    if (m_resent.contains(id) || m_state != State::Ready) {
+        // Refused in the new session too, or while the first one was still being set up.
+        const Callback callback = std::move(pending.value());
+        m_pending.erase(pending);
+        callback({}, tr("the server ended its session (HTTP 404) and did not take the request in a new one"));
+        return;
+    }
+    m_resent.insert(id);
+    m_awaitingSession.append(refused);
+    if (m_reopening)
+        return;
+    m_reopening = true;
+    qCInfo(LogCategories::mcp()).noquote()
+        << "server" << m_config.name << "ended its session; starting a new one";
+    request(QStringLiteral("initialize"), initializeParams(),
+            [this](const QJsonObject &result, const QString &error) {
+                m_reopening = false;
+                if (!error.isEmpty()) {
+                    m_awaitingSession.clear();
+                    fail(tr("the server ended its session and a new one could not start: %1").arg(error));
+                    return;
+                }
+                m_transport->setProtocolVersion(result.value(QLatin1String("protocolVersion")).toString());
+                notify(QStringLiteral("notifications/initialized"));
+                for (const QJsonObject &again : std::exchange(m_awaitingSession, {})) {
+                    if (m_pending.contains(idOf(again.value(QLatin1String("id")))))
+                        send(again);
+                }
+            });
+}
+
+void McpConnection::initialize()
+{
+    request(
+        QStringLiteral("initialize"), initializeParams(),
+        [this](const QJsonObject &result, const QString &error) {
+            if (!error.isEmpty()) {
+                // A token refused before its time (revoked, or the server gave no lifetime): renew it
+                // once and ask again.
+                if (m_credentials && !m_credentials->refreshToken.isEmpty() && !m_renewedAfterRefusal &&
+                    error.contains(QLatin1String("HTTP 401"))) {
+                    m_renewedAfterRefusal = true;
+                    renewToken([this] { initialize(); });
+                    return;
+                }
+                fail(tr("initialize failed: %1").arg(error));
                 return;
             }
-            fail(tr("initialize failed: %1").arg(error));
-            return;
-        }
-        const QString version = result.value(QLatin1String("protocolVersion")).toString();
-        if (!SupportedProtocols.contains(version)) {
-            fail(tr("the server speaks MCP version \"%1\", which this app does not (it knows %2)")
-                     .arg(version, SupportedProtocols.join(QStringLiteral(", "))));
-            return;
-        }
-        m_transport->setProtocolVersion(version);
-        const QJsonObject info = result.value(QLatin1String("serverInfo")).toObject();
-        m_detail = QString(info.value(QLatin1String("name")).toString() + QLatin1Char(' ') +
-                           info.value(QLatin1String("version")).toString())
-                       .trimmed();
-        notify(QStringLiteral("notifications/initialized"));
-        if (!result.value(QLatin1String("capabilities")).toObject().contains(QLatin1String("tools"))) {
-            m_connectTimer.stop();
-            m_state = State::Ready; // a server of prompts or resources only: nothing to call
-            Q_EMIT changed();
-            return;
-        }
-        listTools({}, {}, 0);
-    });
+            const QString version = result.value(QLatin1String("protocolVersion")).toString();
+            if (!SupportedProtocols.contains(version)) {
+                fail(tr("the server speaks MCP version \"%1\", which this app does not (it knows %2)")
+                         .arg(version, SupportedProtocols.join(QStringLiteral(", "))));
+                return;
+            }
+            m_transport->setProtocolVersion(version);
+            const QJsonObject info = result.value(QLatin1String("serverInfo")).toObject();
+            m_detail = QString(info.value(QLatin1String("name")).toString() + QLatin1Char(' ') +
+                               info.value(QLatin1String("version")).toString())
+                           .trimmed();
+            notify(QStringLiteral("notifications/initialized"));
+            if (!result.value(QLatin1String("capabilities")).toObject().contains(QLatin1String("tools"))) {
+                m_connectTimer.stop();
+                m_state = State::Ready; // a server of prompts or resources only: nothing to call
+                Q_EMIT changed();
+                return;
+            }
+            listTools({}, {}, 0);
+        });
 }
 
 McpConnection::~McpConnection()
@@ -250,6 +294,7 @@ void McpConnection::onMessage(const QJsonObject &message)
         return; // an answer to a request given up on
     const Callback callback = std::move(it.value());
     m_pending.erase(it);
+    m_resent.remove(idOf(message.value(QLatin1String("id"))));
     if (message.contains(QLatin1String("error"))) {
         const QJsonObject error = message.value(QLatin1String("error")).toObject();
         QString text = error.value(QLatin1String("message")).toString();

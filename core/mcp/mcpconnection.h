@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QTimer>
 
@@ -69,6 +70,9 @@ Q_SIGNALS:
 
 private:
     void initialize();
+    static QJsonObject initializeParams();
+    // A new session after the server let the old one go (HTTP 404): initialize again, then resend.
+    void onSessionExpired(const QJsonObject &request);
     void send(const QJsonObject &message);
     // Renews the OAuth token, then runs then; a failure fails the connection.
     void renewToken(std::function<void()> then);
@@ -87,7 +91,10 @@ private:
     McpOAuthClient *m_oauth = nullptr;
     bool m_renewing = false;
     bool m_renewedAfterRefusal = false;
-    QList<QJsonObject> m_afterRenewal; // sent while the token was being renewed
+    QList<QJsonObject> m_afterRenewal;    // sent while the token was being renewed
+    QList<QJsonObject> m_awaitingSession; // refused with the old session, sent again in the new one
+    QSet<qint64> m_resent;                // requests already sent again once: a second refusal is an error
+    bool m_reopening = false;
     State m_state = State::Connecting;
     QString m_detail;
     QList<Tool> m_tools;

@@ -101,6 +101,7 @@ void McpHttpTransport::post(const QJsonObject &message)
 
     const QJsonValue id = message.value(QLatin1String("id"));
     const bool isRequest = !id.isUndefined() && message.contains(QLatin1String("method"));
+    const QByteArray sentInSession = m_sessionId;
     const bool isNotification = id.isUndefined();
     m_notificationInFlight = isNotification;
     QNetworkReply *reply = m_network->post(request, QJsonDocument(message).toJson(QJsonDocument::Compact));
@@ -141,10 +142,19 @@ void McpHttpTransport::post(const QJsonObject &message)
         });
     });
     connect(reply, &QNetworkReply::finished, this,
-            [this, reply, state, deliver, id, isRequest, isNotification] {
+            [this, reply, state, deliver, id, isRequest, isNotification, message, sentInSession] {
                 if (m_closed)
                     return;
                 const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                if (status == 404 && isRequest && !sentInSession.isEmpty() && !state->answered) {
+                    // The server restarted or let the session go: a new one, then this request again.
+                    m_replies.removeAll(reply);
+                    reply->deleteLater();
+                    if (m_sessionId == sentInSession)
+                        m_sessionId.clear();
+                    Q_EMIT sessionExpired(message);
+                    return;
+                }
                 if (status >= 200 && status < 300 && !state->stream) {
                     for (const QJsonObject &received : messagesOf(state->body))
                         deliver(received);

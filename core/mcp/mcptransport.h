@@ -38,6 +38,10 @@ Q_SIGNALS:
     void messageReceived(const QJsonObject &message);
     // The connection is gone (the program exited, could not start); what it said last is in the message.
     void failed(const QString &message);
+    // HTTP: the server no longer knows the session this request was sent in (404 to a request carrying
+    // Mcp-Session-Id). MCP says to start a new session with initialize; the request comes back to be sent
+    // again in it. Its id gets no answer until then.
+    void sessionExpired(const QJsonObject &request);
 };
 
 } // namespace keen

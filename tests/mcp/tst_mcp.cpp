@@ -530,6 +530,54 @@ private Q_SLOTS:
                      .toString(),
                  QStringLiteral("search"));
 
+        // The server restarted and forgot the session (404 to a request carrying it): a new session, the call
+        // sent again in it, answered; the person sees only the answer.
+        server.clearRequests();
+        server.enqueue(FakeProviderServer::jsonResponse(404, "{\"error\":\"unknown session\"}"));
+        // Ids so far: initialize 1, tools/list 2, the first call 3; this call is 4, the new initialize 5.
+        server.enqueue(FakeProviderServer::jsonResponse(
+            200, QByteArray(RemoteInitialize).replace("\"id\":1", "\"id\":5"),
+            {{"Mcp-Session-Id", "session-def"}}));
+        server.enqueue(FakeProviderServer::Response{202, {}, {}, {}, {}, 1, false});
+        server.enqueue(FakeProviderServer::sseResponse(
+            "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":"
+            "\"after the restart\"}]}}\n\n"));
+        QFuture<ToolResult> again = QtConcurrent::run([&] {
+            return f.run(tool, call(QStringLiteral("remote"), QStringLiteral("search"),
+                                    {{QStringLiteral("q"), QStringLiteral("again")}}));
+        });
+        QVERIFY(FakeProviderServer::spinUntil([&] { return again.isFinished(); }));
+        QVERIFY2(again.result().ok(), qPrintable(again.result().error));
+        QCOMPARE(contentOf(again.result()), QStringLiteral("after the restart"));
+        const QList<FakeProviderServer::Request> restarted = server.requests();
+        QCOMPARE(restarted.size(), 4);
+        QCOMPARE(restarted.at(0).header("Mcp-Session-Id"), QByteArray("session-abc"));
+        QCOMPARE(restarted.at(1).json.object().value(QStringLiteral("method")).toString(),
+                 QStringLiteral("initialize"));
+        QVERIFY(!restarted.at(1).hasHeader("Mcp-Session-Id"));
+        QCOMPARE(restarted.at(2).json.object().value(QStringLiteral("method")).toString(),
+                 QStringLiteral("notifications/initialized"));
+        QCOMPARE(restarted.at(3).header("Mcp-Session-Id"), QByteArray("session-def"));
+        QCOMPARE(restarted.at(3).json.object(), restarted.at(0).json.object()); // the same request again
+        QCOMPARE(f.hub->server(QStringLiteral("remote"))->state, McpConnection::State::Ready);
+
+        // Refused in the new session too: that call fails, with what happened; nothing loops.
+        server.clearRequests();
+        server.enqueue(FakeProviderServer::jsonResponse(404, "{}"));
+        server.enqueue(FakeProviderServer::jsonResponse(
+            200, QByteArray(RemoteInitialize).replace("\"id\":1", "\"id\":7"),
+            {{"Mcp-Session-Id", "session-ghi"}}));
+        server.enqueue(FakeProviderServer::Response{202, {}, {}, {}, {}, 1, false});
+        server.enqueue(FakeProviderServer::jsonResponse(404, "{}"));
+        QFuture<ToolResult> refused = QtConcurrent::run([&] {
+            return f.run(tool, call(QStringLiteral("remote"), QStringLiteral("search"),
+                                    {{QStringLiteral("q"), QStringLiteral("third")}}));
+        });
+        QVERIFY(FakeProviderServer::spinUntil([&] { return refused.isFinished(); }));
+        QVERIFY2(refused.result().error.contains(QStringLiteral("ended its session")),
+                 qPrintable(refused.result().error));
+        QCOMPARE(server.requests().size(), 4);
+
         // Refused: the status says so, and not with the token.
         FakeProviderServer refusing;
         refusing.enqueue(FakeProviderServer::jsonResponse(401, "{\"error\":\"bad token secret-token-42\"}"));
