@@ -10,6 +10,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
+
 #include <atomic>
 
 using namespace keen;
@@ -196,17 +198,23 @@ void TestStreamRunner::aLiveReceiverIsWokenAtMostOncePerInterval()
     for (int i = 0; i < SteadyClient::chunks; ++i)
         expected += QStringLiteral("%1,").arg(i);
     QCOMPARE(text, expected);
-    // The text kept arriving while it streamed, in paced deliveries: never two within the interval (2 ms of
-    // slack for a busy machine; the last one, when the worker ends, comes at once), so far fewer than the
-    // 10,000 chunks (unpaced, an idle receiver took one every few chunks, microseconds apart).
+    // The text kept arriving while it streamed, in paced deliveries, so far fewer than the 10,000 chunks
+    // (unpaced, an idle receiver took one every few chunks, microseconds apart). The runner never starts two
+    // within the interval; seen from here, a delivery may be late by however long this thread waited for a
+    // core (a loaded 2-core machine: several ms), which shortens the gap after it. So the median gap, and the
+    // count over the time they spanned, are what is checked: both fail without pacing.
     QVERIFY2(deliveries.size() >= 5, qPrintable(QString::number(deliveries.size())));
     QVERIFY2(deliveries.size() <= SteadyClient::chunks / 10, qPrintable(QString::number(deliveries.size())));
-    for (qsizetype i = 1; i + 1 < deliveries.size(); ++i)
-        QVERIFY2(deliveries.at(i) - deliveries.at(i - 1) >= (StreamRunner::DrainIntervalMs - 2) * 1000000LL,
-                 qPrintable(QStringLiteral("deliveries %1 and %2 came %3 us apart")
-                                .arg(i - 1)
-                                .arg(i)
-                                .arg((deliveries.at(i) - deliveries.at(i - 1)) / 1000)));
+    QList<qint64> gaps;
+    for (qsizetype i = 1; i + 1 < deliveries.size(); ++i) // the last one, when the worker ends, comes at once
+        gaps.append(deliveries.at(i) - deliveries.at(i - 1));
+    std::sort(gaps.begin(), gaps.end());
+    const qint64 intervalNs = StreamRunner::DrainIntervalMs * 1000000LL;
+    QVERIFY2(gaps.at(gaps.size() / 2) >= intervalNs - 1000000LL,
+             qPrintable(QStringLiteral("median gap %1 us").arg(gaps.at(gaps.size() / 2) / 1000)));
+    const qint64 span = deliveries.at(deliveries.size() - 2) - deliveries.first();
+    QVERIFY2(deliveries.size() - 1 <= span / intervalNs + 2,
+             qPrintable(QStringLiteral("%1 deliveries in %2 us").arg(deliveries.size()).arg(span / 1000)));
 }
 
 void TestStreamRunner::prepareRunsOnTheWorkerBeforeTheRequest()
