@@ -7,7 +7,9 @@
 // not one byte of any file under KEEN_HOME (settings, sessions, index, tool output), not a Markdown export.
 // Every file there is private (no group or other bits) and every folder 0700.
 #include "base/result.h"
+#include "fakeoauthmcpserver.h"
 #include "fakeproviderserver.h"
+#include "mcp/mcpoauthstore.h"
 #include "session/sessionexporter.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
@@ -20,6 +22,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -114,6 +117,7 @@ private Q_SLOTS:
     void gitignoreFailsClosedWhenLibgit2CannotLoad();
     void aFetchedPageReachesTheModelButTheKeyNeverReachesThePage();
     void mcpServersGetNoProviderKeyAndAFailedOneIsNamed();
+    void anMcpServerSignedInToInTheWindowWorksInARun();
 
 private:
     struct Outcome
@@ -625,6 +629,54 @@ void TestHeadlessHardening::mcpServersGetNoProviderKeyAndAFailedOneIsNamed()
     QVERIFY2(requests.at(1).body.contains("\\\"content\\\":\\\"\\\""), requests.at(1).body.constData());
     QVERIFY2(requests.at(2).body.contains("mcp-echo-7"), requests.at(2).body.constData());
     expectHomeCleanAndPrivate(1);
+}
+
+// An MCP server that signs in with OAuth (the window's /mcp connect): a run has no browser, so it says how to
+// sign in when nobody has; once the window did, the run connects with the stored token.
+void TestHeadlessHardening::anMcpServerSignedInToInTheWindowWorksInARun()
+{
+    test::FakeOAuthMcpServer cloud;
+    QVERIFY(test::writeFile(m_home->filePath(QStringLiteral("mcp/configs.json")),
+                            "{\"servers\": {\"cloud\": {\"url\": \"" + cloud.mcpUrl().toUtf8() +
+                                "\", \"auth\": {\"type\": \"oauth\"}}}}"));
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("KEEN_DISABLE_KEYCHAIN"), QStringLiteral("1")); // the sign-in is in the file
+    env.insert(QStringLiteral("DEEPSEEK_API_KEY"), QString::fromLatin1(kCanary));
+    m_server->enqueue(text(QStringLiteral("no tracker")));
+    Outcome outcome = run(deepseekArgs() + QStringList{QStringLiteral("list my files")}, env);
+    QVERIFY2(outcome.exitCode == 0, outcome.err.constData());
+    QVERIFY2(outcome.err.contains(
+                 "MCP unavailable: cloud: not signed in: /mcp connect cloud signs in with the browser"),
+             outcome.err.constData());
+
+    qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+    const auto restore = qScopeGuard([] { qunsetenv("KEEN_DISABLE_KEYCHAIN"); });
+    McpOAuthCredentials signedIn;
+    signedIn.resource = cloud.mcpUrl();
+    signedIn.tokenEndpoint = cloud.endpoint(QStringLiteral("/token"));
+    signedIn.clientId = QStringLiteral("client-7");
+    signedIn.accessToken = QStringLiteral("access-from-the-window");
+    signedIn.refreshToken = QStringLiteral("refresh-1");
+    signedIn.expiresAt = QDateTime::currentDateTimeUtc().addSecs(3600);
+    cloud.validTokens.insert(signedIn.accessToken);
+    QVERIFY(McpOAuthStore::save(m_home->path(), QStringLiteral("cloud"), signedIn));
+
+    m_server->clearRequests();
+    m_server->enqueue(
+        toolCall(QStringLiteral("call_mcp_tool"), {{QStringLiteral("server"), QStringLiteral("cloud")},
+                                                   {QStringLiteral("tool"), QStringLiteral("files_list")},
+                                                   {QStringLiteral("arguments"), QJsonObject()}}));
+    m_server->enqueue(text(QStringLiteral("listed them")));
+    outcome = run(deepseekArgs() + QStringList{QStringLiteral("list my files")}, env);
+    QCOMPARE(outcome.exitCode, 0);
+    QVERIFY2(outcome.out.contains("listed them"), outcome.out.constData());
+    QVERIFY2(!outcome.err.contains("MCP unavailable"), outcome.err.constData());
+    QVERIFY2(outcome.err.contains("✓ MCP cloud/files_list"), outcome.err.constData());
+    const QList<FakeProviderServer::Request> calls = cloud.mcp.requests();
+    QVERIFY(!calls.isEmpty());
+    QCOMPARE(calls.constLast().header("Authorization"), QByteArray("Bearer access-from-the-window"));
+    QCOMPARE(calls.constLast().json[QStringLiteral("method")].toString(), QStringLiteral("tools/call"));
+    expectNoCanary(outcome.err, QStringLiteral("stderr"));
 }
 
 } // namespace keen
