@@ -86,6 +86,7 @@ void McpConnection::onSessionExpired(const QJsonObject &refused)
         // Refused in the new session too, or while the first one was still being set up.
         const Callback callback = std::move(pending.value());
         m_pending.erase(pending);
+        m_resent.remove(id);
         callback({}, tr("the server ended its session (HTTP 404) and did not take the request in a new one"));
         return;
     }
