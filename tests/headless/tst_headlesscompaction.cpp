@@ -227,18 +227,9 @@ public:
         return runner.run(options);
     }
 
-    int run(const QString &prompt, bool json = false)
-    {
-        out.clear();
-        err.clear();
-        HeadlessRunner::Options options;
-        options.prompt = prompt;
-        options.json = json;
-        options.launch.workspace = m_workspace;
-        return runGuarded(options);
-    }
+    int run(const QString &prompt, bool json = false) { return runIn(QString(), prompt, json); }
 
-    // `run --session ID`: the same session, opened again.
+    // `run --session ID` (a new session when empty).
     int runIn(const QString &sessionId, const QString &prompt, bool json = false)
     {
         out.clear();

@@ -651,15 +651,8 @@ void TestHeadlessHardening::anMcpServerSignedInToInTheWindowWorksInARun()
 
     qputenv("KEEN_DISABLE_KEYCHAIN", "1");
     const auto restore = qScopeGuard([] { qunsetenv("KEEN_DISABLE_KEYCHAIN"); });
-    McpOAuthCredentials signedIn;
-    signedIn.resource = cloud.mcpUrl();
-    signedIn.tokenEndpoint = cloud.endpoint(QStringLiteral("/token"));
-    signedIn.clientId = QStringLiteral("client-7");
-    signedIn.accessToken = QStringLiteral("access-from-the-window");
-    signedIn.refreshToken = QStringLiteral("refresh-1");
-    signedIn.expiresAt = QDateTime::currentDateTimeUtc().addSecs(3600);
-    cloud.validTokens.insert(signedIn.accessToken);
-    QVERIFY(McpOAuthStore::save(m_home->path(), QStringLiteral("cloud"), signedIn));
+    QVERIFY(McpOAuthStore::save(m_home->path(), QStringLiteral("cloud"),
+                                cloud.signIn(QStringLiteral("access-from-the-window"), 3600)));
 
     m_server->clearRequests();
     m_server->enqueue(

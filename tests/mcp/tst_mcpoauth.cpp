@@ -192,14 +192,7 @@ private Q_SLOTS:
         test::TestEnvironment env;
         const QString dataDir = env.path(QStringLiteral("data"));
         FakeOAuthMcpServer cloud;
-        McpOAuthCredentials credentials;
-        credentials.resource = cloud.mcpUrl();
-        credentials.tokenEndpoint = cloud.endpoint(QStringLiteral("/token"));
-        credentials.clientId = QStringLiteral("client-7");
-        credentials.accessToken = QStringLiteral("access-old");
-        credentials.refreshToken = QStringLiteral("refresh-1");
-        credentials.expiresAt = QDateTime::currentDateTimeUtc().addSecs(30); // inside the minute
-        cloud.validTokens.insert(credentials.accessToken);
+        McpOAuthCredentials credentials = cloud.signIn(QStringLiteral("access-old"), 30); // inside the minute
         QVERIFY(McpOAuthStore::save(dataDir, QStringLiteral("cloud"), credentials));
         {
             McpHub hub(env.path(QStringLiteral("ws")), dataDir, {});

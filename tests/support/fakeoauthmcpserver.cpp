@@ -125,6 +125,19 @@ McpServerConfig FakeOAuthMcpServer::config() const
     return server;
 }
 
+McpOAuthCredentials FakeOAuthMcpServer::signIn(const QString &accessToken, qint64 expiresInSeconds)
+{
+    McpOAuthCredentials credentials;
+    credentials.resource = mcpUrl();
+    credentials.tokenEndpoint = endpoint(QStringLiteral("/token"));
+    credentials.clientId = QStringLiteral("client-7");
+    credentials.accessToken = accessToken;
+    credentials.refreshToken = QStringLiteral("refresh-1");
+    credentials.expiresAt = QDateTime::currentDateTimeUtc().addSecs(expiresInSeconds);
+    validTokens.insert(accessToken);
+    return credentials;
+}
+
 int FakeOAuthMcpServer::followRedirect(const QUrl &page, const QString &code, const QString &state)
 {
     const QUrlQuery query(page);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "fakeproviderserver.h"
+#include "mcp/mcpoauthcredentials.h"
 #include "mcp/mcpserverconfig.h"
 
 #include <QSet>
@@ -30,6 +31,9 @@ public:
 
     // A remote entry of mcp/configs.json for it, named "cloud", with auth "oauth".
     McpServerConfig config() const;
+    // What signing in to it leaves (client-7, refresh-1), with accessToken, which it now accepts, expiring
+    // after expiresInSeconds.
+    McpOAuthCredentials signIn(const QString &accessToken, qint64 expiresInSeconds);
 
     // The person in the browser: the authorization server sends them back to the app with a code (and the
     // page's state, or the one given). The loopback page's HTTP status.

@@ -80,6 +80,30 @@ void send(MainWindow &window, const QString &prompt)
     QTest::keyClicks(window.chatPanel()->input(), prompt);
     QTest::keyClick(window.chatPanel()->input(), Qt::Key_Return);
 }
+
+// settings.json with Ollama chosen (qwen3-coder) and its provider-wide window of 8,192 tokens, and the
+// windows of single models given.
+bool saveOllamaSettings(const QMap<QString, qint64> &modelWindows = {})
+{
+    Settings settings;
+    settings.activeProvider = QStringLiteral("ollama");
+    settings.activeModel = QStringLiteral("qwen3-coder");
+    ProviderSettings ollama;
+    ollama.contextWindow = 8192;
+    ollama.modelContextWindows = modelWindows;
+    settings.providers.insert(QStringLiteral("ollama"), ollama);
+    return settings.save().ok();
+}
+
+// Opens Settings as the menu does; nullptr when it did not show.
+SettingsDialog *openSettings(MainWindow &window)
+{
+    window.showSettings();
+    SettingsDialog *dialog = nullptr;
+    const bool shown = QTest::qWaitFor(
+        [&] { return (dialog = window.findChild<SettingsDialog *>()) && dialog->isVisible(); });
+    return shown ? dialog : nullptr;
+}
 } // namespace
 
 // Stands in for the file manager: QDesktopServices hands it the folders the window opens.
@@ -1297,22 +1321,15 @@ void TestMainWindow::settingsSetALocalServersContextWindow()
 void TestMainWindow::okUnderAContextWindowFlagKeepsTheSavedWindow()
 {
     const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
-    Settings settings;
-    settings.activeProvider = QStringLiteral("ollama");
-    settings.activeModel = QStringLiteral("qwen3-coder");
-    ProviderSettings ollama;
-    ollama.contextWindow = 8192;
-    settings.providers.insert(QStringLiteral("ollama"), ollama);
-    QVERIFY(settings.save());
+    QVERIFY(saveOllamaSettings());
     LaunchOptions options;
     options.workspace = m_env.path(QStringLiteral("project"));
     options.contextWindow = 50000;
     MainWindow window(options);
     window.show();
     QCOMPARE(window.session()->clientConfig().contextWindow, 50000);
-    window.showSettings();
-    SettingsDialog *dialog = nullptr;
-    QTRY_VERIFY((dialog = window.findChild<SettingsDialog *>()) && dialog->isVisible());
+    SettingsDialog *dialog = openSettings(window);
+    QVERIFY(dialog);
     auto *spin = dialog->findChild<QSpinBox *>(QStringLiteral("settingsContextWindow"));
     QCOMPARE(spin->value(), 50000);
     QVERIFY(!spin->isEnabled());
@@ -1328,14 +1345,7 @@ void TestMainWindow::okUnderAContextWindowFlagKeepsTheSavedWindow()
 void TestMainWindow::aModelWithItsOwnContextWindowKeepsIt()
 {
     const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
-    Settings settings;
-    settings.activeProvider = QStringLiteral("ollama");
-    settings.activeModel = QStringLiteral("qwen3-coder");
-    ProviderSettings ollama;
-    ollama.contextWindow = 8192;
-    ollama.modelContextWindows.insert(QStringLiteral("big-model"), 65536);
-    settings.providers.insert(QStringLiteral("ollama"), ollama);
-    QVERIFY(settings.save());
+    QVERIFY(saveOllamaSettings({{QStringLiteral("big-model"), 65536}}));
     LaunchOptions options;
     options.workspace = m_env.path(QStringLiteral("project"));
     MainWindow window(options);
@@ -1345,9 +1355,8 @@ void TestMainWindow::aModelWithItsOwnContextWindowKeepsIt()
     QTRY_COMPARE(window.session()->clientConfig().model, QStringLiteral("big-model"));
     QCOMPARE(window.session()->clientConfig().contextWindow, 65536);
 
-    window.showSettings();
-    SettingsDialog *dialog = nullptr;
-    QTRY_VERIFY((dialog = window.findChild<SettingsDialog *>()) && dialog->isVisible());
+    SettingsDialog *dialog = openSettings(window);
+    QVERIFY(dialog);
     auto *spin = dialog->findChild<QSpinBox *>(QStringLiteral("settingsContextWindow"));
     QCOMPARE(spin->value(), 65536);
     spin->setFocus();
