@@ -172,17 +172,14 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
     loop.cancel = cancel;
     loop.sink = sink;
     loop.http = &HttpStreamer::forCurrentThread();
-    loop.native = m_protocol->toNative(messages);
     loop.compactionHistory = messages;
-
-    if (!options.oneShot) {
-        std::lock_guard lock(m_pendingMutex);
-        if (!m_pendingState.isEmpty()) {
-            // The partial native turn of an incomplete turn goes right before the new user message.
-            const int at = std::max<int>(0, int(loop.native.messages.size()) - 1);
-            for (int i = 0; i < m_pendingState.size(); ++i)
-                loop.native.messages.insert(at + i, m_pendingState.at(i));
-            loop.injectedPending = m_pendingState;
+    {
+        std::unique_lock lock(m_pendingMutex);
+        if (options.oneShot || m_pendingState.isEmpty()) {
+            lock.unlock();
+            loop.native = m_protocol->toNative(messages);
+        } else {
+            injectPendingState(loop, messages);
             if (!options.keepPendingState)
                 m_pendingState = QJsonArray();
         }
@@ -191,6 +188,28 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
     if (options.manualCompaction && !sliceManualCompaction(loop))
         return;
     runLoop(loop);
+}
+
+void ToolLoopClient::injectPendingState(Loop &loop, const MessageList &messages) const
+{
+    // The partial native turn of an incomplete turn goes right before the new user message, after the prompt
+    // that turn answered. The APIs whose turns alternate merge consecutive user messages into one, the
+    // interrupted prompt with the new one: inserted before that merged message, the replayed calls would come
+    // before the prompt they answer (and Anthropic would find a thinking block in the middle of the previous
+    // reply). So the history is built without the new message, the pending state follows it, and the new
+    // message is appended as the protocol appends a prompt (after the results, in their user message).
+    if (!messages.isEmpty() && messages.last().role == Message::Role::User) {
+        loop.native = m_protocol->toNative(messages.first(messages.size() - 1));
+        for (const QJsonValue &message : std::as_const(m_pendingState))
+            loop.native.messages.append(message);
+        m_protocol->appendUserText(loop.native, messages.last().content);
+    } else {
+        loop.native = m_protocol->toNative(messages);
+        const int at = std::max<int>(0, int(loop.native.messages.size()) - 1);
+        for (int i = 0; i < m_pendingState.size(); ++i)
+            loop.native.messages.insert(at + i, m_pendingState.at(i));
+    }
+    loop.injectedPending = m_pendingState;
 }
 
 bool ToolLoopClient::hasProgress(const Loop &loop) const

@@ -86,6 +86,7 @@ private:
     qint64 estimateTokens(Loop &loop) const;
     void finishWithError(Loop &loop, const ProviderError &error);
     void savePendingIfAccumulated(Loop &loop);
+    void injectPendingState(Loop &loop, const MessageList &messages) const;
     bool hasProgress(const Loop &loop) const;
     void emitEvent(const Loop &loop, const StreamEvent &event) const;
 

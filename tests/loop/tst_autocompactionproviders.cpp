@@ -61,6 +61,8 @@ private Q_SLOTS:
     void overBudgetRequestKeepsEveryToolResult();
     void interruptedTurnStillCompactsNextTurn_data();
     void interruptedTurnStillCompactsNextTurn();
+    void anInterruptedTurnIsReplayedAfterItsPrompt_data();
+    void anInterruptedTurnIsReplayedAfterItsPrompt();
     void fiveCompactionsDoNotNest_data();
     void fiveCompactionsDoNotNest();
     void compactionUsageSumsNestedRequests_data();
@@ -789,6 +791,64 @@ void TestAutoCompactionProviders::interruptedTurnStillCompactsNextTurn()
     QCOMPARE(finalUserText(provider, resumed.bodies.at(2)), replacement);
     QVERIFY(replacement.endsWith(QStringLiteral("go on\n</last_user_message>")));
     QVERIFY(harness.client().pendingState().isEmpty());
+}
+
+void TestAutoCompactionProviders::anInterruptedTurnIsReplayedAfterItsPrompt_data()
+{
+    addProviders();
+}
+
+// Found in the window with Anthropic (thinking on): after Esc during a command, the next message was refused
+// with HTTP 400, "Expected `thinking` or `redacted_thinking`, but found `text`". The interrupted prompt and
+// the new one are consecutive user messages, which the APIs whose turns alternate merge into one; the
+// replayed call and its result went before that merged message, so the model saw its call before the prompt
+// it answered, and the call was merged into the reply before it. The replayed turn goes between the two
+// prompts, on every protocol.
+void TestAutoCompactionProviders::anInterruptedTurnIsReplayedAfterItsPrompt()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const QString marker = QStringLiteral("INTERRUPTED-CALL-77c2");
+    Harness harness(provider, HugeWindow, QJsonValue::Null);
+    const MessageList first{Message::system(QStringLiteral("You are Keen.")),
+                            Message::user(QStringLiteral("an earlier prompt")),
+                            Message::assistant(QStringLiteral("AN-EARLIER-REPLY")),
+                            Message::user(QStringLiteral("the interrupted prompt"))};
+    harness.echo().interruptNextRun = true; // Esc while the tool runs
+    const Run interrupted =
+        harness.stream(first, {toolCallResponse(provider, QStringLiteral("call_1"),
+                                                QStringLiteral("{\"text\":\"%1\"}").arg(marker))});
+    QVERIFY(interrupted.finished);
+    QVERIFY(!harness.client().pendingState().isEmpty());
+
+    MessageList next = first;
+    next.append(Message::user(QStringLiteral("the next prompt")));
+    const Run resumed = harness.stream(next, {textResponse(provider, QStringLiteral("done"))});
+    QVERIFY(resumed.finished);
+    QVERIFY2(resumed.events.last().type == StreamEvent::Type::Done, qPrintable(resumed.events.last().error));
+    const QByteArray body = resumed.rawBodies.at(0);
+    const qsizetype reply = body.indexOf("AN-EARLIER-REPLY");
+    const qsizetype prompt = body.indexOf("the interrupted prompt");
+    const qsizetype call = body.indexOf(marker.toUtf8());
+    const qsizetype nextPrompt = body.indexOf("the next prompt");
+    QVERIFY(reply >= 0 && prompt >= 0 && call >= 0 && nextPrompt >= 0);
+    QVERIFY2(reply < prompt && prompt < call && call < nextPrompt, body.constData());
+    if (isAlternating(provider)) {
+        // The reply before the interrupted prompt is a message of its own, and the new prompt shares the
+        // user message of the results (the roles alternate).
+        const QJsonArray messages = resumed.bodies.at(0).value(historyKey(provider)).toArray();
+        QString roles;
+        for (const QJsonValue &message : messages)
+            roles += message[QStringLiteral("role")].toString().left(1);
+        QCOMPARE(roles.size(), 5);
+        QCOMPARE(roles.at(0), roles.at(2));
+        QCOMPARE(roles.at(2), roles.at(4));
+        QVERIFY(roles.at(1) != roles.at(0) && roles.at(3) == roles.at(1));
+        const QByteArray lastMessage =
+            QJsonDocument(messages.last().toObject()).toJson(QJsonDocument::Compact);
+        QVERIFY(lastMessage.contains("the next prompt"));
+        QVERIFY(lastMessage.contains(marker.toUtf8())); // the echoed result
+    }
 }
 
 void TestAutoCompactionProviders::fiveCompactionsDoNotNest_data()
