@@ -479,6 +479,22 @@
         <source>The review failed: %1</source>
         <translation>Die Prüfung ist fehlgeschlagen: %1</translation>
     </message>
+    <message>
+        <source>Retried once.</source>
+        <translation>Einmal wiederholt.</translation>
+    </message>
+    <message>
+        <source>Retried %1 times.</source>
+        <translation>%1-mal wiederholt.</translation>
+    </message>
+    <message>
+        <source>Retried once: %1</source>
+        <translation>Einmal wiederholt: %1</translation>
+    </message>
+    <message>
+        <source>Retried %1 times: %2</source>
+        <translation>%1-mal wiederholt: %2</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatPanel</name>

@@ -285,6 +285,7 @@ void TestChatModel::retryDropsUnsealedSegmentsOfTheAttempt()
     model.appendText(QStringLiteral("The file says hello."));
     model.flush();
     QCOMPARE(model.item(model.rowCount() - 1).text, QStringLiteral("The file says hello."));
+    QCOMPARE(model.item(3).text, QStringLiteral("Retried once."));
 
     // A retry that waits says how long, and why (issue 14: a 429's Retry-After is shown).
     model.retry(3, QStringLiteral("HTTP 429: rate limited"), 2000);
@@ -298,6 +299,19 @@ void TestChatModel::retryDropsUnsealedSegmentsOfTheAttempt()
     QCOMPARE(model.rowCount(), rows);
     QCOMPARE(model.item(rows - 1).text,
              QStringLiteral("Retrying in 4 s (attempt 5)... HTTP 500: overloaded"));
+
+    // Once the answer comes, the row no longer says it is waiting (found with Anthropic's HTTP 529: "Retrying
+    // in 2 s (attempt 3)..." stayed above the reply): it says what happened.
+    model.appendText(QStringLiteral("Here it is."));
+    model.flush();
+    QCOMPARE(model.item(rows - 1).text, QStringLiteral("Retried 4 times: HTTP 500: overloaded"));
+    QCOMPARE(model.item(model.rowCount() - 1).text, QStringLiteral("Here it is."));
+    // A turn that ends while the row is the latest (every retry failed) settles it too.
+    model.retry(2, QStringLiteral("HTTP 503"), 1000);
+    QCOMPARE(model.item(model.rowCount() - 1).text,
+             QStringLiteral("Retrying in 1 s (attempt 2)... HTTP 503"));
+    model.seal();
+    QCOMPARE(model.item(model.rowCount() - 1).text, QStringLiteral("Retried once: HTTP 503"));
 }
 
 // proves S53 (the output before an automatic compaction is sealed where it is and shown once)

@@ -6,6 +6,7 @@
 
 #include <QJsonArray>
 #include <QScopedValueRollback>
+#include <utility>
 
 namespace keen {
 
@@ -121,6 +122,7 @@ QString ChatModel::wholeText(int row) const
 
 quint64 ChatModel::insert(ChatItem item)
 {
+    settleRetryRow();
     item.id = m_nextId++;
     item.streamed = item.streamed || m_flushing;
     item.revision = 1;
@@ -421,9 +423,27 @@ void ChatModel::retry(int attempt, const QString &reason, int delayMs)
     if (!m_items.isEmpty() && m_items.constLast().kind == ChatItem::Kind::Retry) {
         m_items.last().text = line;
         changed(int(m_items.size()) - 1);
-        return;
+    } else {
+        addLine(ChatItem::Kind::Retry, line);
     }
-    addLine(ChatItem::Kind::Retry, line);
+    m_waitingRetry = {m_items.constLast().id, attempt, reason};
+}
+
+void ChatModel::settleRetryRow()
+{
+    // Once the attempt went on (or the turn ended), "Retrying in 2 s..." above the answer was no longer
+    // true: the row says what happened instead.
+    const WaitingRetry waiting = std::exchange(m_waitingRetry, {});
+    const int row = waiting.item ? rowOf(waiting.item) : -1;
+    if (row < 0)
+        return;
+    const int failed = std::max(1, waiting.attempt - 1);
+    QString line = failed == 1 ? tr("Retried once.") : tr("Retried %1 times.").arg(failed);
+    if (!waiting.reason.isEmpty())
+        line = failed == 1 ? tr("Retried once: %1").arg(waiting.reason)
+                           : tr("Retried %1 times: %2").arg(QString::number(failed), waiting.reason);
+    m_items[row].text = line;
+    changed(row);
 }
 
 void ChatModel::handleStreamEvent(const StreamEvent &event)
@@ -478,6 +498,7 @@ void ChatModel::handleStreamEvent(const StreamEvent &event)
 void ChatModel::seal()
 {
     flush();
+    settleRetryRow();
     // The rows before m_sealedRows are sealed already: a replay seals once per event, so this stays linear.
     for (qsizetype row = m_sealedRows; row < m_items.size(); ++row)
         m_items[row].sealed = true;
@@ -690,6 +711,7 @@ void ChatModel::clear()
     m_items.clear();
     m_firstRowOfSeq.clear();
     m_retryItem = 0;
+    m_waitingRetry = {};
     m_attemptStart = 0;
     m_sealedRows = 0;
     m_settledToolRows = 0;

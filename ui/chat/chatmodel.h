@@ -179,6 +179,7 @@ private:
     quint64 insert(ChatItem item);
     void removeItem(int row);
     void changed(int row);
+    void settleRetryRow();
     int findRunningTool(const QString &callId, const QString &toolName) const;
     void replayTranscript(const QList<TranscriptItem> &transcript);
     void prependSome();
@@ -190,7 +191,13 @@ private:
     QList<Pending> m_pending;
     QTimer m_flushTimer;
     quint64 m_nextId = 1;
-    quint64 m_retryItem = 0;   // the error row offering "Try again", 0 for none
+    quint64 m_retryItem = 0; // the error row offering "Try again", 0 for none
+    struct WaitingRetry
+    {
+        quint64 item = 0; // the "Retrying in…" row while it is the latest row, 0 for none
+        int attempt = 0;
+        QString reason;
+    } m_waitingRetry;
     int m_attemptStart = 0;    // first row of the current provider request
     bool m_flushing = false;   // flushSome() is applying streamed chunks
     int m_sealedRows = 0;      // the rows before it are all sealed
