@@ -192,6 +192,7 @@ struct AgentSession::Private
     // Sends the review request, within the input budget of made's window.
     void startReview(const QString &focus, const ClientConfig &made);
     Result<void> ensureClient();
+    void joinCarriedTurns();
     Result<void> ensureSession();
     QString userWriteError() const;
     bool sessionNeverCreated() const;
@@ -411,7 +412,18 @@ Result<void> AgentSession::Private::ensureClient()
         return Result<void>::failure(built.error());
     client = *built;
     clientBuiltFor = config;
+    // The old client's pending state goes with it (another provider, model or effort): the interrupted turns
+    // it carried join the history now, where the transcript has them, or the next request would lose them.
+    joinCarriedTurns();
     return {};
+}
+
+void AgentSession::Private::joinCarriedTurns()
+{
+    qsizetype inserted = 0;
+    for (const CarriedTurn &carried : std::as_const(carriedTurns))
+        history.insert(carried.at + inserted++, carried.message);
+    carriedTurns.clear();
 }
 
 Result<void> AgentSession::Private::ensureSession()
@@ -768,12 +780,8 @@ void AgentSession::Private::finishTurn()
         carriedTurns.append({history.size(), reply});
     else if (!turn.message.isEmpty() || !turn.turnMemory.isEmpty())
         history.append(reply);
-    if (outcome == TurnOutcome::Done) {
-        qsizetype inserted = 0;
-        for (const CarriedTurn &carried : std::as_const(carriedTurns))
-            history.insert(carried.at + inserted++, carried.message);
-        carriedTurns.clear();
-    }
+    if (outcome == TurnOutcome::Done)
+        joinCarriedTurns();
     const bool interrupted = outcome == TurnOutcome::Cancelled;
     if (turn.isEmpty() && outcome == TurnOutcome::Done) {
         endTurn(outcome, error);

@@ -140,6 +140,7 @@ private Q_SLOTS:
     void autoCompactionEscCancelsOnlyChild_S50_S52();
     void stopDuringAutoCompactionInterruptsParent_S51();
     void interruptedToolTurnJoinsTheHistoryAfterTheNextDoneTurn();
+    void interruptedToolTurnIsKeptWhenTheModelChanges();
     void autoCompactionPersistFailureStopsTurn_S61();
     void busySessionRefusesNewWork();
     void hostileUsageTotalsSaturate();
@@ -564,6 +565,45 @@ void TestAgentSession::interruptedToolTurnJoinsTheHistoryAfterTheNextDoneTurn()
         {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
         QStringLiteral("and now?"));
     QCOMPARE(m_client->requests().last().mid(1, 4), projected);
+}
+
+// Found in the window: Esc during a command on Anthropic, then another provider chosen in the toolbar: the
+// next request carried "run slowtool" and the new prompt, and nothing of the command. The interrupted turn
+// lived only in the old client's pending state, dropped with that client; a new model or thinking effort
+// dropped it the same way. It joins the history when the client is replaced.
+void TestAgentSession::interruptedToolTurnIsKeptWhenTheModelChanges()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Reading a.txt. ")),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"))),
+         ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
+    QVERIFY(m_session->submit(QStringLiteral("read a.txt")));
+    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(events.cbegin(), events.cend(),
+                                         [](const QList<QVariant> &args) {
+                                             return args.at(0).value<StreamEvent>().type ==
+                                                    StreamEvent::Type::ToolEnd;
+                                         }),
+                             5000);
+    QVERIFY(m_session->interrupt());
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+
+    ClientConfig other = m_session->clientConfig();
+    other.model = QStringLiteral("another-model");
+    m_session->setClientConfig(other);
+    runOneTurn({ScriptedLlmClient::chunk(QStringLiteral("Done instead.")),
+                ScriptedLlmClient::event(StreamEvent::done())},
+               QStringLiteral("do something else"));
+    const MessageList sent = m_client->requests().last().mid(1);
+    QCOMPARE(sent.size(), 3); // read a.txt, the interrupted turn, do something else
+    QCOMPARE(sent.at(1).content, QStringLiteral("Reading a.txt. "));
+    QVERIFY(sent.at(1).turnMemory);
+    QCOMPARE(sent.at(1).turnMemory->toolActivity.size(), 1);
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    QCOMPARE(m_session->messages(), buildConversation(loaded->events));
 }
 
 // proves S61
