@@ -2050,6 +2050,20 @@ bool AgentSession::reconnectMcp(const QString &name)
 
 static_assert(AgentSession::McpSignInMinutes * 60 * 1000 == McpSignIn::TimeoutMs);
 
+QString AgentSession::mcpSignInServer() const
+{
+    return d->mcpSignIn ? d->mcpSignIn->serverName() : QString();
+}
+
+bool AgentSession::cancelMcpSignIn()
+{
+    if (!d->mcpSignIn)
+        return false;
+    d->mcpSignIn->cancel();
+    delete d->mcpSignIn;
+    return true;
+}
+
 bool AgentSession::signOutMcp(const QString &name)
 {
     const std::optional<McpHub::ServerStatus> status = d->mcp ? d->mcp->server(name) : std::nullopt;

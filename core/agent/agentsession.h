@@ -236,6 +236,10 @@ public:
     bool signOutMcp(const QString &name);
     // A server is still starting (its row of /mcp says "connecting").
     bool isMcpStarting() const;
+    // The server whose browser sign-in is under way (reconnectMcp), empty for none.
+    QString mcpSignInServer() const;
+    // Stops the browser sign-in under way, storing nothing; false when none was.
+    bool cancelMcpSignIn();
 
 Q_SIGNALS:
     void turnStarted(const QString &userText);

@@ -740,32 +740,40 @@ Verfügbare Werkzeuge: %2</translation>
         <translation>Kein MCP-Server und kein Werkzeug heißt %1; /mcp listet die Server auf.</translation>
     </message>
     <message>
+        <source>No MCP server named %1 signs in with OAuth; /mcp lists the servers.</source>
+        <translation>Kein MCP-Server namens %1 meldet sich mit OAuth an; /mcp listet die Server auf.</translation>
+    </message>
+    <message>
         <source>Sign in to MCP server **%1** in your browser. If it did not open, open this address:
 
 &lt;%2&gt;
 
-Waiting up to %3 minutes; `/mcp connect %1` starts again.</source>
+Waiting up to %3 minutes; Esc cancels, `/mcp connect %1` starts again.</source>
         <translation>Melde dich im Browser beim MCP-Server **%1** an. Falls er sich nicht geöffnet hat, öffne diese Adresse:
 
 &lt;%2&gt;
 
-Es wird bis zu %3 Minuten gewartet; `/mcp connect %1` beginnt von vorn.</translation>
-    </message>
-    <message>
-        <source>No MCP server named %1 signs in with OAuth; /mcp lists the servers.</source>
-        <translation>Kein MCP-Server namens %1 meldet sich mit OAuth an; /mcp listet die Server auf.</translation>
+Warte bis zu %3 Minuten; Esc bricht ab, `/mcp connect %1` beginnt von vorn.</translation>
     </message>
     <message>
         <source>No web browser could be started. To sign in to MCP server **%1**, open this address in one:
 
 &lt;%2&gt;
 
-Waiting up to %3 minutes; `/mcp connect %1` starts again.</source>
+Waiting up to %3 minutes; Esc cancels, `/mcp connect %1` starts again.</source>
         <translation>Es konnte kein Webbrowser gestartet werden. Um dich beim MCP-Server **%1** anzumelden, öffne diese Adresse in einem:
 
 &lt;%2&gt;
 
-Es wird bis zu %3 Minuten gewartet; `/mcp connect %1` beginnt von vorn.</translation>
+Warte bis zu %3 Minuten; Esc bricht ab, `/mcp connect %1` beginnt von vorn.</translation>
+    </message>
+    <message>
+        <source>Sign-in to MCP server %1 cancelled.</source>
+        <translation>Anmeldung beim MCP-Server %1 abgebrochen.</translation>
+    </message>
+    <message>
+        <source>Signing in to MCP server %1...</source>
+        <translation>Anmeldung beim MCP-Server %1 …</translation>
     </message>
 </context>
 <context>

@@ -2008,6 +2008,23 @@ void TestChatPanel::mcpConnectSignsInWithTheBrowser()
     QCOMPARE(told.size(), 1);
     typeAndSend(QStringLiteral("/mcp logout nope"));
     QTRY_VERIFY(m_panel->spinner()->notification().contains(QStringLiteral("No MCP server named nope")));
+
+    // A sign-in waiting for the browser says so, and Esc stops it: its loopback address answers no more, so
+    // a browser that finishes later signs in nothing.
+    typeAndSend(QStringLiteral("/mcp connect cloud"));
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Signing in to MCP server cloud..."));
+    QTRY_COMPARE_WITH_TIMEOUT(browser.opened.size(), 2, 10000);
+    QVERIFY2(lastText().contains(QStringLiteral("Esc cancels")), qPrintable(lastText()));
+    QCOMPARE(m_session->mcpSignInServer(), QStringLiteral("cloud"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QCOMPARE(m_panel->spinner()->notification(), QStringLiteral("Sign-in to MCP server cloud cancelled."));
+    QVERIFY(m_session->mcpSignInServer().isEmpty());
+    const QUrl late = browser.opened.at(1);
+    cloud.challenge = QUrlQuery(late).queryItemValue(QStringLiteral("code_challenge"));
+    QTRY_COMPARE_WITH_TIMEOUT(test::FakeOAuthMcpServer::followRedirect(late, QStringLiteral("code-2")), 0,
+                              10000);
+    QVERIFY(
+        m_session->mcpStatusMarkdown().contains(QStringLiteral("| cloud | failed | OAuth | not signed in")));
 }
 
 // A profile without a model of its own runs on the conversation's: its thinking_effort applies where that

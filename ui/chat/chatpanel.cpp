@@ -257,9 +257,10 @@ void ChatPanel::connectSession()
         const bool opened = QDesktopServices::openUrl(page);
         const QString text =
             opened ? tr("Sign in to MCP server **%1** in your browser. If it did not open, open this address:"
-                        "\n\n<%2>\n\nWaiting up to %3 minutes; `/mcp connect %1` starts again.")
+                        "\n\n<%2>\n\nWaiting up to %3 minutes; Esc cancels, `/mcp connect %1` starts again.")
                    : tr("No web browser could be started. To sign in to MCP server **%1**, open this address "
-                        "in one:\n\n<%2>\n\nWaiting up to %3 minutes; `/mcp connect %1` starts again.");
+                        "in one:\n\n<%2>\n\nWaiting up to %3 minutes; Esc cancels, `/mcp connect %1` starts "
+                        "again.");
         // One arg() for all: the address holds percent signs that a second arg() would read.
         m_model->addLine(ChatItem::Kind::Info, text.arg(server, QString::fromUtf8(page.toEncoded()),
                                                         QString::number(AgentSession::McpSignInMinutes)));
@@ -920,8 +921,14 @@ void ChatPanel::escape()
         return;
     }
     // 4. Nothing running: a find bar opened by a session search hit (it leaves the focus in the input).
-    if (m_findBar->isVisible())
+    if (m_findBar->isVisible()) {
         m_findBar->close();
+        return;
+    }
+    // 5. An MCP sign-in waiting for the browser.
+    const QString signingIn = m_session->mcpSignInServer();
+    if (m_session->cancelMcpSignIn())
+        notify(tr("Sign-in to MCP server %1 cancelled.").arg(signingIn));
 }
 
 void ChatPanel::interrupt()
@@ -1438,7 +1445,8 @@ void ChatPanel::runMcpCommand(const QString &argument, const QString &usage)
         return;
     }
     m_mcpTableWhenSettled = true;
-    notify(tr("Connecting to MCP server %1...").arg(server));
+    notify(m_session->mcpSignInServer().isEmpty() ? tr("Connecting to MCP server %1...").arg(server)
+                                                  : tr("Signing in to MCP server %1...").arg(server));
 }
 
 void ChatPanel::runSkillsCommand(const QString &argument, const QString &usage)
