@@ -55,20 +55,42 @@ QString errorJson(const QString &message)
     return serializeJson(QJsonObject{{QStringLiteral("error"), message}});
 }
 
-// The replayed pending state of an interrupted turn exists only in the native history. A sliced compaction
-// works from the generic history, so that turn goes in at index as one tool output holding its native JSON,
-// to be summarised (or cut, or left out) like any other.
-MessageList withPendingTurn(const MessageList &conversation, const QJsonArray &pending, qsizetype index)
+// Where a pending turn goes in messages: after the first `conversational` messages that are not system
+// messages (a conversation's system prompt is rebuilt for every request, so only the others count).
+qsizetype indexAfter(const MessageList &messages, qsizetype conversational)
 {
-    if (pending.isEmpty())
-        return conversation;
-    ToolActivity activity;
-    activity.tool = QStringLiteral("interrupted_turn");
-    activity.status = QStringLiteral("success");
-    activity.retainedOutput = serializeJson(pending);
+    qsizetype seen = 0;
+    for (qsizetype i = 0; i < messages.size(); ++i) {
+        if (messages.at(i).role == Message::Role::System)
+            continue;
+        if (seen == conversational)
+            return i;
+        ++seen;
+    }
+    return messages.size();
+}
+
+qsizetype conversationalCount(const MessageList &messages)
+{
+    return std::count_if(messages.cbegin(), messages.cend(),
+                         [](const Message &message) { return message.role != Message::Role::System; });
+}
+
+// The replayed pending state of interrupted turns exists only in the native history. A sliced compaction
+// works from the generic history, so each such turn goes in where it belongs (at most at limit, the latest
+// prompt) as one tool output holding its native JSON, to be summarised (or cut, or left out) like any other.
+MessageList withPendingTurns(const MessageList &conversation,
+                             const QList<ToolLoopClient::PendingTurn> &pending, qsizetype limit)
+{
     MessageList result = conversation;
-    result.insert(std::clamp<qsizetype>(index, 0, result.size()),
-                  Message::assistant(QString(), TurnMemory{{activity}}));
+    for (qsizetype i = pending.size() - 1; i >= 0; --i) {
+        ToolActivity activity;
+        activity.tool = QStringLiteral("interrupted_turn");
+        activity.status = QStringLiteral("success");
+        activity.retainedOutput = serializeJson(pending.at(i).messages);
+        result.insert(std::min({indexAfter(result, pending.at(i).after), limit, result.size()}),
+                      Message::assistant(QString(), TurnMemory{{activity}}));
+    }
     return result;
 }
 
@@ -103,7 +125,11 @@ struct ToolLoopClient::Loop
     NativeHistory native;
     MessageList compactionHistory; // generic history incl. system and the loop's raw tool outputs (S7, S8)
     int turnStartLen = 0;
-    QJsonArray injectedPending;
+    // How many messages of the conversation (system messages not counted) the native history stands for:
+    // where a turn that does not finish belongs (PendingTurn::after). The request's, or the replacement's
+    // after a compaction.
+    qsizetype conversationLength = 0;
+    QList<PendingTurn> injectedPending;
     bool pendingReconciled = false; // a request carrying injectedPending has completed: ordinary history now
     bool hasNewToolTurns = false;
     int refusedToolRounds = 0;   // rounds of tool calls refused because tool calls are disabled
@@ -144,13 +170,18 @@ ToolLoopClient::~ToolLoopClient() = default;
 void ToolLoopClient::reset()
 {
     std::lock_guard lock(m_pendingMutex);
-    m_pendingState = QJsonArray();
+    m_pendingState.clear();
 }
 
 QJsonArray ToolLoopClient::pendingState() const
 {
     std::lock_guard lock(m_pendingMutex);
-    return m_pendingState;
+    QJsonArray all;
+    for (const PendingTurn &turn : m_pendingState) {
+        for (const QJsonValue &message : turn.messages)
+            all.append(message);
+    }
+    return all;
 }
 
 void ToolLoopClient::emitEvent(const Loop &loop, const StreamEvent &event) const
@@ -173,6 +204,7 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
     loop.sink = sink;
     loop.http = &HttpStreamer::forCurrentThread();
     loop.compactionHistory = messages;
+    loop.conversationLength = conversationalCount(messages);
     {
         std::unique_lock lock(m_pendingMutex);
         if (options.oneShot || m_pendingState.isEmpty()) {
@@ -181,7 +213,7 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
         } else {
             injectPendingState(loop, messages);
             if (!options.keepPendingState)
-                m_pendingState = QJsonArray();
+                m_pendingState.clear();
         }
     }
     loop.turnStartLen = int(loop.native.messages.size());
@@ -192,23 +224,35 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
 
 void ToolLoopClient::injectPendingState(Loop &loop, const MessageList &messages) const
 {
-    // The partial native turn of an incomplete turn goes right before the new user message, after the prompt
-    // that turn answered. The APIs whose turns alternate merge consecutive user messages into one, the
-    // interrupted prompt with the new one: inserted before that merged message, the replayed calls would come
-    // before the prompt they answer (and Anthropic would find a thinking block in the middle of the previous
-    // reply). So the history is built without the new message, the pending state follows it, and the new
-    // message is appended as the protocol appends a prompt (after the results, in their user message).
-    if (!messages.isEmpty() && messages.last().role == Message::Role::User) {
-        loop.native = m_protocol->toNative(messages.first(messages.size() - 1));
-        for (const QJsonValue &message : std::as_const(m_pendingState))
+    // The partial native turn of an incomplete turn goes right after the prompt it answered: before the new
+    // prompt, and when several turns in a row did not finish, each between its own prompt and the next. The
+    // APIs whose turns alternate merge consecutive user messages into one, an interrupted prompt with the
+    // next: inserted before that merged message, the replayed calls would come before the prompt they answer
+    // (and Anthropic would find a thinking block in the middle of the previous reply). So the conversation is
+    // built in parts around the pending turns (normalised into alternation when the request is built), and
+    // the new prompt is appended as the protocol appends one (after the results, in their user message).
+    const bool promptLast = !messages.isEmpty() && messages.last().role == Message::Role::User;
+    const qsizetype before = promptLast ? messages.size() - 1 : messages.size();
+    qsizetype built = -1; // how many messages the native history holds so far; -1 before the first part
+    auto buildTo = [&](qsizetype end) {
+        if (built < 0) {
+            loop.native = m_protocol->toNative(messages.first(end)); // with the system handling
+        } else if (end > built) {
+            const NativeHistory part = m_protocol->toNative(messages.mid(built, end - built), built);
+            for (const QJsonValue &message : part.messages)
+                loop.native.messages.append(message);
+        }
+        built = std::max(built, end);
+    };
+    for (const PendingTurn &turn : std::as_const(m_pendingState)) {
+        buildTo(
+            std::clamp<qsizetype>(indexAfter(messages, turn.after), std::max<qsizetype>(built, 0), before));
+        for (const QJsonValue &message : turn.messages)
             loop.native.messages.append(message);
-        m_protocol->appendUserText(loop.native, messages.last().content);
-    } else {
-        loop.native = m_protocol->toNative(messages);
-        const int at = std::max<int>(0, int(loop.native.messages.size()) - 1);
-        for (int i = 0; i < m_pendingState.size(); ++i)
-            loop.native.messages.insert(at + i, m_pendingState.at(i));
     }
+    buildTo(before);
+    if (promptLast)
+        m_protocol->appendUserText(loop.native, messages.last().content);
     loop.injectedPending = m_pendingState;
 }
 
@@ -221,9 +265,12 @@ void ToolLoopClient::savePendingIfAccumulated(Loop &loop)
 {
     if (loop.options.oneShot || loop.options.keepPendingState || !hasProgress(loop))
         return;
-    QJsonArray pending = loop.injectedPending;
+    QList<PendingTurn> pending = loop.injectedPending;
+    PendingTurn turn{loop.conversationLength, {}};
     for (qsizetype i = loop.turnStartLen; i < loop.native.messages.size(); ++i)
-        pending.append(loop.native.messages.at(i));
+        turn.messages.append(loop.native.messages.at(i));
+    if (!turn.messages.isEmpty())
+        pending.append(turn);
     std::lock_guard lock(m_pendingMutex);
     m_pendingState = pending;
 }
@@ -667,10 +714,11 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     // S45, S47: the native and generic histories change only now that a valid summary exists.
     loop.native = m_protocol->rebuildAfterCompaction(loop.native, *replacement);
     loop.compactionHistory = *replacement;
-    loop.injectedPending = QJsonArray();
+    loop.conversationLength = conversationalCount(*replacement); // what the app's history becomes (S40)
+    loop.injectedPending.clear();
     {
         std::lock_guard lock(m_pendingMutex);
-        m_pendingState = QJsonArray();
+        m_pendingState.clear();
     }
     loop.turnStartLen = int(loop.native.messages.size());
     loop.invalidateEstimate();
@@ -906,8 +954,8 @@ bool ToolLoopClient::sliceManualCompaction(Loop &loop)
         return true; // the seed's request, unchanged (S19, S20, S23)
     MessageList conversation = loop.compactionHistory;
     const QString prompt = conversation.takeLast().content; // the manual prompt, focus included (S18)
-    // The pending state sits right before the prompt in the native request.
-    conversation = withPendingTurn(conversation, loop.injectedPending, conversation.size());
+    // The pending turns sit before the prompt in the native request.
+    conversation = withPendingTurns(conversation, loop.injectedPending, conversation.size());
     std::optional<TokenUsage> usage;
     AutoCompactionInfo sliced;
     const Result<NativeHistory> last =
@@ -926,7 +974,7 @@ bool ToolLoopClient::sliceManualCompaction(Loop &loop)
     // definitions like the parts before it.
     loop.native = *last;
     loop.toolSpecs = {};
-    loop.injectedPending = QJsonArray();
+    loop.injectedPending.clear();
     loop.turnStartLen = int(loop.native.messages.size());
     loop.invalidateEstimate();
     return true;
@@ -959,9 +1007,9 @@ Result<MessageList> ToolLoopClient::runAutoCompaction(Loop &parent, const Cancel
 
     // Issue 16: it does not fit, so no request that cannot be sent goes out: the conversation is summarised
     // in parts, oldest first, the last one with the summary of all before it.
-    // The pending state sits right before the latest user message in the native request.
-    const MessageList conversation = withPendingTurn(parent.compactionHistory, parent.injectedPending,
-                                                     lastUserMessageIndex(parent.compactionHistory));
+    // The pending turns sit before the latest user message in the native request.
+    const MessageList conversation = withPendingTurns(parent.compactionHistory, parent.injectedPending,
+                                                      lastUserMessageIndex(parent.compactionHistory));
     const Result<NativeHistory> last =
         summariseEarlierParts(parent, conversation, prompt, childCancel, usage, strategy);
     if (!last)

@@ -40,8 +40,18 @@ public:
     void reset() override;
 
     const ProviderProtocol &protocol() const { return *m_protocol; }
-    // The provider-native partial turn saved after an incomplete turn (for tests and diagnostics).
+    // The provider-native partial turns saved after incomplete turns, in order (for tests and diagnostics).
     QJsonArray pendingState() const;
+
+    // The native messages of one incomplete turn, and where they go in the conversation of a later
+    // streamChat: after its first `after` messages that are not system messages, that is after the prompt
+    // they answered.
+    // Several turns in a row that did not finish each keep their own place, between their prompts.
+    struct PendingTurn
+    {
+        qsizetype after = 0;
+        QJsonArray messages;
+    };
 
 private:
     struct Loop;
@@ -92,7 +102,7 @@ private:
 
     std::unique_ptr<ProviderProtocol> m_protocol;
     mutable std::mutex m_pendingMutex;
-    QJsonArray m_pendingState;
+    QList<PendingTurn> m_pendingState;
 };
 
 } // namespace keen

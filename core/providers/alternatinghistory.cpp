@@ -18,9 +18,9 @@ QJsonArray AlternatingHistory::systemBlocks(const MessageList &messages) const
     return blocks;
 }
 
-NativeHistory AlternatingHistory::toNative(const MessageList &messages) const
+NativeHistory AlternatingHistory::toNative(const MessageList &messages, qsizetype firstIndex) const
 {
-    return NativeHistory{systemBlocks(messages), build(messages)};
+    return NativeHistory{systemBlocks(messages), build(messages, firstIndex)};
 }
 
 NativeHistory AlternatingHistory::rebuildAfterCompaction(const NativeHistory &current,
@@ -127,7 +127,7 @@ void AlternatingHistory::appendAssistant(QJsonArray &messages, const Message &so
     flush();
 }
 
-QJsonArray AlternatingHistory::build(const MessageList &messages) const
+QJsonArray AlternatingHistory::build(const MessageList &messages, qsizetype firstIndex) const
 {
     QJsonArray native;
     for (int i = 0; i < messages.size(); ++i) {
@@ -139,7 +139,7 @@ QJsonArray AlternatingHistory::build(const MessageList &messages) const
             appendUserText(native, source.content);
             break;
         case Message::Role::Assistant:
-            appendAssistant(native, source, i);
+            appendAssistant(native, source, int(firstIndex) + i);
             break;
         }
     }

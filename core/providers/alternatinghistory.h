@@ -36,7 +36,7 @@ public:
     // The native messages of a neutral history; system messages are skipped (the caller keeps them apart).
     // Empty user and assistant texts are skipped because these APIs reject empty text blocks. Historical call
     // ids use the message's index in the given list, as the reference agent does.
-    QJsonArray build(const MessageList &messages) const;
+    QJsonArray build(const MessageList &messages, qsizetype firstIndex = 0) const;
 
     // Appends a native message, merging it into the last one when both have the same role.
     void append(QJsonArray &messages, const QJsonObject &message) const;
@@ -52,7 +52,7 @@ public:
     // The protocol operations Anthropic and Bedrock share (they keep system blocks apart from the messages).
     // Non-empty system messages as text blocks.
     QJsonArray systemBlocks(const MessageList &messages) const;
-    NativeHistory toNative(const MessageList &messages) const;
+    NativeHistory toNative(const MessageList &messages, qsizetype firstIndex = 0) const;
     // The system blocks stay byte-identical so the cached system prefix survives a compaction.
     NativeHistory rebuildAfterCompaction(const NativeHistory &current, const MessageList &replacement) const;
     // turn.assistantNative when the decoder built it, else the text and calls of the turn.

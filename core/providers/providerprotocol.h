@@ -106,8 +106,9 @@ public:
 
     // Native history for a neutral conversation: system handling, historical tool activity replayed as native
     // call/result pairs (see historyreplay.h), consecutive user messages merged where the API needs turns
-    // to alternate.
-    virtual NativeHistory toNative(const MessageList &messages) const = 0;
+    // to alternate. firstIndex is the index of messages' first message in the conversation it is a part of:
+    // replayed call ids are numbered by it, so the parts of one conversation never share an id.
+    virtual NativeHistory toNative(const MessageList &messages, qsizetype firstIndex = 0) const = 0;
     // After an automatic compaction. Default: toNative(replacement). Anthropic and Bedrock keep
     // current.system and rebuild the messages from the replacement without its system messages.
     virtual NativeHistory rebuildAfterCompaction(const NativeHistory &current,

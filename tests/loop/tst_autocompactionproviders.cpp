@@ -19,8 +19,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTest>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -63,6 +65,8 @@ private Q_SLOTS:
     void interruptedTurnStillCompactsNextTurn();
     void anInterruptedTurnIsReplayedAfterItsPrompt_data();
     void anInterruptedTurnIsReplayedAfterItsPrompt();
+    void replayedCallIdsAreNumberedInTheWholeConversation_data();
+    void replayedCallIdsAreNumberedInTheWholeConversation();
     void fiveCompactionsDoNotNest_data();
     void fiveCompactionsDoNotNest();
     void compactionUsageSumsNestedRequests_data();
@@ -802,52 +806,98 @@ void TestAutoCompactionProviders::anInterruptedTurnIsReplayedAfterItsPrompt_data
 // with HTTP 400, "Expected `thinking` or `redacted_thinking`, but found `text`". The interrupted prompt and
 // the new one are consecutive user messages, which the APIs whose turns alternate merge into one; the
 // replayed call and its result went before that merged message, so the model saw its call before the prompt
-// it answered, and the call was merged into the reply before it. The replayed turn goes between the two
-// prompts, on every protocol.
+// it answered, and the call was merged into the reply before it. Then with Gemini, two interrupted turns in a
+// row: both replayed calls went after the second prompt, on every protocol. Each replayed turn goes between
+// its prompt and the next.
 void TestAutoCompactionProviders::anInterruptedTurnIsReplayedAfterItsPrompt()
 {
     QFETCH(QString, provider);
     TestEnvironment environment;
-    const QString marker = QStringLiteral("INTERRUPTED-CALL-77c2");
+    const QString first = QStringLiteral("FIRST-INTERRUPTED-CALL-77c2");
+    const QString second = QStringLiteral("SECOND-INTERRUPTED-CALL-9d01");
     Harness harness(provider, HugeWindow, QJsonValue::Null);
-    const MessageList first{Message::system(QStringLiteral("You are Keen.")),
-                            Message::user(QStringLiteral("an earlier prompt")),
-                            Message::assistant(QStringLiteral("AN-EARLIER-REPLY")),
-                            Message::user(QStringLiteral("the interrupted prompt"))};
-    harness.echo().interruptNextRun = true; // Esc while the tool runs
-    const Run interrupted =
-        harness.stream(first, {toolCallResponse(provider, QStringLiteral("call_1"),
-                                                QStringLiteral("{\"text\":\"%1\"}").arg(marker))});
-    QVERIFY(interrupted.finished);
-    QVERIFY(!harness.client().pendingState().isEmpty());
+    MessageList conversation{Message::system(QStringLiteral("You are Keen.")),
+                             Message::user(QStringLiteral("an earlier prompt")),
+                             Message::assistant(QStringLiteral("AN-EARLIER-REPLY")),
+                             Message::user(QStringLiteral("the interrupted prompt"))};
+    for (const QString &marker : {first, second}) {
+        harness.echo().interruptNextRun = true; // Esc while the tool runs
+        const Run interrupted =
+            harness.stream(conversation, {toolCallResponse(provider, QStringLiteral("call_") + marker.left(5),
+                                                           QStringLiteral("{\"text\":\"%1\"}").arg(marker))});
+        QVERIFY(interrupted.finished);
+        QVERIFY(!harness.client().pendingState().isEmpty());
+        conversation.append(Message::user(marker == first ? QStringLiteral("the next prompt")
+                                                          : QStringLiteral("the third prompt")));
+    }
 
-    MessageList next = first;
-    next.append(Message::user(QStringLiteral("the next prompt")));
-    const Run resumed = harness.stream(next, {textResponse(provider, QStringLiteral("done"))});
+    const Run resumed = harness.stream(conversation, {textResponse(provider, QStringLiteral("done"))});
     QVERIFY(resumed.finished);
     QVERIFY2(resumed.events.last().type == StreamEvent::Type::Done, qPrintable(resumed.events.last().error));
     const QByteArray body = resumed.rawBodies.at(0);
-    const qsizetype reply = body.indexOf("AN-EARLIER-REPLY");
-    const qsizetype prompt = body.indexOf("the interrupted prompt");
-    const qsizetype call = body.indexOf(marker.toUtf8());
-    const qsizetype nextPrompt = body.indexOf("the next prompt");
-    QVERIFY(reply >= 0 && prompt >= 0 && call >= 0 && nextPrompt >= 0);
-    QVERIFY2(reply < prompt && prompt < call && call < nextPrompt, body.constData());
+    QList<qsizetype> positions;
+    for (const QByteArray &text :
+         {QByteArray("AN-EARLIER-REPLY"), QByteArray("the interrupted prompt"), first.toUtf8(),
+          QByteArray("the next prompt"), second.toUtf8(), QByteArray("the third prompt")})
+        positions.append(body.indexOf(text));
+    QVERIFY2(!positions.contains(-1), body.constData());
+    QVERIFY2(std::is_sorted(positions.cbegin(), positions.cend()), body.constData());
     if (isAlternating(provider)) {
-        // The reply before the interrupted prompt is a message of its own, and the new prompt shares the
-        // user message of the results (the roles alternate).
+        // The reply before the interrupted prompt is a message of its own, and each later prompt shares the
+        // user message of the results before it (the roles alternate).
         const QJsonArray messages = resumed.bodies.at(0).value(historyKey(provider)).toArray();
-        QString roles;
+        QStringList roles;
         for (const QJsonValue &message : messages)
-            roles += message[QStringLiteral("role")].toString().left(1);
-        QCOMPARE(roles.size(), 5);
-        QCOMPARE(roles.at(0), roles.at(2));
-        QCOMPARE(roles.at(2), roles.at(4));
-        QVERIFY(roles.at(1) != roles.at(0) && roles.at(3) == roles.at(1));
+            roles.append(message[QStringLiteral("role")].toString());
+        QCOMPARE(roles.size(), 7);
+        for (int i = 1; i < roles.size(); ++i)
+            QVERIFY2(roles.at(i) != roles.at(i - 1), qPrintable(roles.join(QLatin1Char(' '))));
         const QByteArray lastMessage =
             QJsonDocument(messages.last().toObject()).toJson(QJsonDocument::Compact);
-        QVERIFY(lastMessage.contains("the next prompt"));
-        QVERIFY(lastMessage.contains(marker.toUtf8())); // the echoed result
+        QVERIFY(lastMessage.contains("the third prompt"));
+        QVERIFY(lastMessage.contains(second.toUtf8())); // the echoed result
+    }
+    QVERIFY(harness.client().pendingState().isEmpty());
+}
+
+void TestAutoCompactionProviders::replayedCallIdsAreNumberedInTheWholeConversation_data()
+{
+    addProviders();
+}
+
+// The conversation around pending turns is built in parts: a part numbers the calls it replays from its
+// place in the whole conversation, as one build of the whole does, so two parts never share a call id.
+void TestAutoCompactionProviders::replayedCallIdsAreNumberedInTheWholeConversation()
+{
+    QFETCH(QString, provider);
+    Harness harness(provider, HugeWindow);
+    ToolActivity read;
+    read.tool = QStringLiteral("read_file");
+    read.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("a.txt")}};
+    read.status = QStringLiteral("success");
+    const MessageList messages{Message::system(QStringLiteral("You are Keen.")),
+                               Message::user(QStringLiteral("read a")),
+                               Message::assistant(QStringLiteral("Read it."), TurnMemory{{read}}),
+                               Message::user(QStringLiteral("read it again")),
+                               Message::assistant(QStringLiteral("Read it again."), TurnMemory{{read}}),
+                               Message::user(QStringLiteral("thanks"))};
+    const ProviderProtocol &protocol = harness.client().protocol();
+    const auto ids = [](const QJsonArray &native) {
+        QStringList found;
+        const QString text = QString::fromUtf8(QJsonDocument(native).toJson(QJsonDocument::Compact));
+        for (const QRegularExpressionMatch &match :
+             QRegularExpression(QStringLiteral("historical_\\d+_\\d+")).globalMatch(text))
+            found.append(match.captured());
+        return found;
+    };
+    const QStringList whole = ids(protocol.toNative(messages).messages);
+    QJsonArray parts = protocol.toNative(messages.first(3)).messages;
+    for (const QJsonValue &message : protocol.toNative(messages.mid(3), 3).messages)
+        parts.append(message);
+    QCOMPARE(ids(parts), whole);
+    if (provider != QLatin1String("googleai")) { // Gemini's calls carry no id: name and order match them
+        QCOMPARE(whole.size(), 4);               // each call and its result
+        QVERIFY(whole.first() != whole.last());
     }
 }
 

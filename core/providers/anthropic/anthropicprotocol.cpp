@@ -117,9 +117,9 @@ HttpRequestSpec AnthropicProtocol::modelsListRequest() const
     return spec;
 }
 
-NativeHistory AnthropicProtocol::toNative(const MessageList &messages) const
+NativeHistory AnthropicProtocol::toNative(const MessageList &messages, qsizetype firstIndex) const
 {
-    return m_history.toNative(messages);
+    return m_history.toNative(messages, firstIndex);
 }
 
 NativeHistory AnthropicProtocol::rebuildAfterCompaction(const NativeHistory &current,

@@ -13,7 +13,7 @@ public:
 
     static constexpr int MaxTokens = 64000;
 
-    NativeHistory toNative(const MessageList &messages) const override;
+    NativeHistory toNative(const MessageList &messages, qsizetype firstIndex = 0) const override;
     NativeHistory rebuildAfterCompaction(const NativeHistory &current,
                                          const MessageList &replacement) const override;
     void appendUserText(NativeHistory &history, const QString &text) const override;

@@ -111,9 +111,9 @@ QUrl BedrockProtocol::endpoint() const
                              "/converse-stream");
 }
 
-NativeHistory BedrockProtocol::toNative(const MessageList &messages) const
+NativeHistory BedrockProtocol::toNative(const MessageList &messages, qsizetype firstIndex) const
 {
-    return m_history.toNative(messages);
+    return m_history.toNative(messages, firstIndex);
 }
 
 NativeHistory BedrockProtocol::rebuildAfterCompaction(const NativeHistory &current,

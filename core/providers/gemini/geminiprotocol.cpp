@@ -86,7 +86,7 @@ QUrl GeminiProtocol::endpoint() const
                 QStringLiteral(":streamGenerateContent?alt=sse"));
 }
 
-NativeHistory GeminiProtocol::toNative(const MessageList &messages) const
+NativeHistory GeminiProtocol::toNative(const MessageList &messages, qsizetype firstIndex) const
 {
     QJsonArray parts;
     for (const Message &message : messages) {
@@ -96,7 +96,7 @@ NativeHistory GeminiProtocol::toNative(const MessageList &messages) const
     QJsonValue system;
     if (!parts.isEmpty())
         system = QJsonObject{{QStringLiteral("parts"), parts}};
-    return NativeHistory{system, m_history.build(messages)};
+    return NativeHistory{system, m_history.build(messages, firstIndex)};
 }
 
 void GeminiProtocol::appendUserText(NativeHistory &history, const QString &text) const

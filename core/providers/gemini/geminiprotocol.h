@@ -15,7 +15,7 @@ public:
     // that did not come from the model (our historical replay).
     static constexpr const char *HistoricalSignature = "skip_thought_signature_validator";
 
-    NativeHistory toNative(const MessageList &messages) const override;
+    NativeHistory toNative(const MessageList &messages, qsizetype firstIndex = 0) const override;
     void appendUserText(NativeHistory &history, const QString &text) const override;
     QJsonArray assistantMessages(const ModelTurn &turn) const override;
     QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const override;

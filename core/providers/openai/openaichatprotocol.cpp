@@ -113,7 +113,7 @@ OpenAiChatProtocol::ThinkingMode OpenAiChatProtocol::thinkingMode(const QString 
     return ThinkingMode::None;
 }
 
-NativeHistory OpenAiChatProtocol::toNative(const MessageList &messages) const
+NativeHistory OpenAiChatProtocol::toNative(const MessageList &messages, qsizetype firstIndex) const
 {
     NativeHistory history;
     for (int i = 0; i < messages.size(); ++i) {
@@ -126,7 +126,7 @@ NativeHistory OpenAiChatProtocol::toNative(const MessageList &messages) const
             history.messages.append(textMessage(QStringLiteral("user"), message.content));
             break;
         case Message::Role::Assistant:
-            appendAssistant(history.messages, message, i);
+            appendAssistant(history.messages, message, int(firstIndex) + i);
             break;
         }
     }

@@ -26,7 +26,7 @@ public:
     static QString defaultBaseUrl(const QString &providerId);
     static ThinkingMode thinkingMode(const QString &providerId, const QString &model);
 
-    NativeHistory toNative(const MessageList &messages) const override;
+    NativeHistory toNative(const MessageList &messages, qsizetype firstIndex = 0) const override;
     void appendUserText(NativeHistory &history, const QString &text) const override;
     QJsonArray assistantMessages(const ModelTurn &turn) const override;
     QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const override;

@@ -51,7 +51,7 @@ QString OpenAiCodexProtocol::notAuthenticatedMessage()
         "not authenticated with OpenAI ChatGPT/Codex; sign in from the provider settings");
 }
 
-NativeHistory OpenAiCodexProtocol::toNative(const MessageList &messages) const
+NativeHistory OpenAiCodexProtocol::toNative(const MessageList &messages, qsizetype firstIndex) const
 {
     QStringList system;
     for (const Message &message : messages) {
@@ -60,7 +60,7 @@ NativeHistory OpenAiCodexProtocol::toNative(const MessageList &messages) const
     }
     NativeHistory history;
     history.system = system.join(QStringLiteral("\n\n"));
-    history.messages = inputItems(messages, false);
+    history.messages = inputItems(messages, false, firstIndex);
     return history;
 }
 

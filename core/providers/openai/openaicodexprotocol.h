@@ -27,7 +27,7 @@ public:
     static QString userAgent();
     static QString notAuthenticatedMessage();
 
-    NativeHistory toNative(const MessageList &messages) const override;
+    NativeHistory toNative(const MessageList &messages, qsizetype firstIndex = 0) const override;
     HttpRequestSpec buildRequest(const NativeHistory &history, const ToolSpecList &tools,
                                  const RequestContext &context) const override;
     HttpRequestSpec modelsListRequest() const override;

@@ -56,7 +56,8 @@ void OpenAiResponsesProtocol::addExtraHeaders(HeaderList &headers, const HeaderL
     }
 }
 
-QJsonArray OpenAiResponsesProtocol::inputItems(const MessageList &messages, bool includeSystem)
+QJsonArray OpenAiResponsesProtocol::inputItems(const MessageList &messages, bool includeSystem,
+                                               qsizetype firstIndex)
 {
     QJsonArray items;
     for (int i = 0; i < messages.size(); ++i) {
@@ -71,7 +72,7 @@ QJsonArray OpenAiResponsesProtocol::inputItems(const MessageList &messages, bool
             break;
         case Message::Role::Assistant:
             // The index stays that of the full list so call ids match whatever the system handling is.
-            for (const ReplayStep &step : replaySteps(message, i)) {
+            for (const ReplayStep &step : replaySteps(message, int(firstIndex) + i)) {
                 if (step.kind == ReplayStep::Kind::Text) {
                     items.append(roleItem(QStringLiteral("assistant"), step.text));
                     continue;
@@ -90,10 +91,10 @@ QJsonArray OpenAiResponsesProtocol::inputItems(const MessageList &messages, bool
     return items;
 }
 
-NativeHistory OpenAiResponsesProtocol::toNative(const MessageList &messages) const
+NativeHistory OpenAiResponsesProtocol::toNative(const MessageList &messages, qsizetype firstIndex) const
 {
     NativeHistory history;
-    history.messages = inputItems(messages, true);
+    history.messages = inputItems(messages, true, firstIndex);
     return history;
 }
 

@@ -17,7 +17,7 @@ public:
     // The session id without hyphens (reference 1.1, promptCacheKey).
     static QString promptCacheKey(const QString &sessionId);
 
-    NativeHistory toNative(const MessageList &messages) const override;
+    NativeHistory toNative(const MessageList &messages, qsizetype firstIndex = 0) const override;
     void appendUserText(NativeHistory &history, const QString &text) const override;
     QJsonArray assistantMessages(const ModelTurn &turn) const override;
     QJsonArray toolResultMessages(const QList<ToolOutcome> &outcomes) const override;
@@ -34,7 +34,7 @@ public:
 
 protected:
     // Input items for the neutral messages; system messages are skipped when the API takes them apart.
-    static QJsonArray inputItems(const MessageList &messages, bool includeSystem);
+    static QJsonArray inputItems(const MessageList &messages, bool includeSystem, qsizetype firstIndex);
     // The body both endpoints share: model, stream, store, input, tools, prompt_cache_key, reasoning.
     QJsonObject requestBody(const NativeHistory &history, const ToolSpecList &tools,
                             const RequestContext &context) const;
