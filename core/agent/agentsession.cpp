@@ -733,6 +733,8 @@ void AgentSession::Private::finishTurn()
     compaction = CompactionMode::None;
     childCancel = CancellationToken();
     const bool cancelled = parentCancel.isCancelled() && !turnFailedToPersist;
+    if (cancelled)
+        recorder.interruptRunningTools(tr("Interrupted by the user."));
     const RecordedTurn turn = recorder.checkpoint();
     if (const QString lost = userWriteError(); !lost.isEmpty()) {
         // The request never left (the worker waited for the message): the turn did not happen.

@@ -6,6 +6,8 @@
 #include <QDir>
 #include <QJsonDocument>
 
+#include <algorithm>
+
 namespace keen {
 
 namespace {
@@ -42,6 +44,7 @@ void TurnRecorder::clear()
     m_openKind = TranscriptItem::Kind::Text;
     m_openText.clear();
     m_memory = TurnMemory();
+    m_running.clear();
     m_sealedItems = 0;
     m_sealedTextBytes = 0;
 }
@@ -129,6 +132,7 @@ void TurnRecorder::record(const StreamEvent &event)
             m_items.append(TranscriptItem::toolStart(call.name, call.input.isEmpty()
                                                                     ? QJsonValue(QJsonValue::Undefined)
                                                                     : QJsonValue(call.input)));
+            m_running.append(call);
         }
         seal();
         break;
@@ -152,12 +156,27 @@ void TurnRecorder::record(const StreamEvent &event)
             if (!call.diff.isEmpty())
                 m_items.append(TranscriptItem::diffOf(DiffLine::parseUnified(call.diff)));
             m_memory.toolActivity.append(activityFor(call));
+            const auto started =
+                std::find_if(m_running.cbegin(), m_running.cend(), [&](const ToolCallInfo &running) {
+                    return call.callId.isEmpty() ? running.name == call.name : running.callId == call.callId;
+                });
+            if (started != m_running.cend())
+                m_running.erase(started);
         }
         seal();
         break;
     default:
         break;
     }
+}
+
+void TurnRecorder::interruptRunningTools(const QString &reason)
+{
+    for (ToolCallInfo call : std::as_const(m_running)) {
+        call.error = reason;
+        m_memory.toolActivity.append(activityFor(call));
+    }
+    m_running.clear();
 }
 
 void TurnRecorder::rewindForRetry()

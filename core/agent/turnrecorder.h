@@ -44,6 +44,10 @@ public:
     void record(const StreamEvent &event);
     // A retry drops what the failed attempt streamed after the last tool activity.
     void rewindForRetry();
+    // The turn was interrupted while tools ran: each is kept in the turn memory as a call that failed with
+    // reason, so the history (and a reopened session) still tells the model it ran and was stopped, as the
+    // replayed pending state did for the next request.
+    void interruptRunningTools(const QString &reason);
     // Returns what was recorded so far and starts afresh (an automatic compaction's checkpoint).
     RecordedTurn checkpoint();
     // What was recorded so far (O(turn): for checkpoints and the end of a turn, not per chunk).
@@ -65,6 +69,7 @@ private:
     QString m_workspace;
     bool m_retainOutputs = false;
     QList<TranscriptItem> m_items; // closed items
+    QList<ToolCallInfo> m_running; // started, not ended
     TranscriptItem::Kind m_openKind = TranscriptItem::Kind::Text;
     QString m_openText; // the text or reasoning item still growing
     TurnMemory m_memory;

@@ -141,6 +141,7 @@ private Q_SLOTS:
     void stopDuringAutoCompactionInterruptsParent_S51();
     void interruptedToolTurnJoinsTheHistoryAfterTheNextDoneTurn();
     void interruptedToolTurnIsKeptWhenTheModelChanges();
+    void aToolStoppedByEscIsRememberedAsStopped();
     void autoCompactionPersistFailureStopsTurn_S61();
     void busySessionRefusesNewWork();
     void hostileUsageTotalsSaturate();
@@ -604,6 +605,55 @@ void TestAgentSession::interruptedToolTurnIsKeptWhenTheModelChanges()
     auto loaded = m_session->sessionStore().load(m_session->sessionId());
     QVERIFY(loaded);
     QCOMPARE(m_session->messages(), buildConversation(loaded->events));
+}
+
+// A command stopped by Esc was saved as its start only: once a later turn ended done (or the session was
+// reopened) the model no longer learned that it had run and was stopped, which the next request had told it.
+// It is kept in the turn memory as a call that failed because the person interrupted it.
+void TestAgentSession::aToolStoppedByEscIsRememberedAsStopped()
+{
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("Running the build. ")),
+         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("bash"))),
+         ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
+    QVERIFY(m_session->submit(QStringLiteral("build it")));
+    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(events.cbegin(), events.cend(),
+                                         [](const QList<QVariant> &args) {
+                                             return args.at(0).value<StreamEvent>().type ==
+                                                    StreamEvent::Type::ToolStart;
+                                         }),
+                             5000);
+    QVERIFY(m_session->interrupt());
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Cancelled);
+
+    auto loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    const SessionEvent &turn = loaded->events.last();
+    QVERIFY(turn.interrupted());
+    const MessageList projected = buildConversation(loaded->events);
+    QCOMPARE(projected.size(), 2);
+    QVERIFY(projected.at(1).turnMemory);
+    QCOMPARE(projected.at(1).turnMemory->toolActivity.size(), 1);
+    const ToolActivity &stopped = projected.at(1).turnMemory->toolActivity.first();
+    QCOMPARE(stopped.tool, QStringLiteral("bash"));
+    QCOMPARE(stopped.status, QStringLiteral("error"));
+
+    // The next turn that ends done brings it into the history the requests after it are built from.
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("never mind"));
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("ok")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("and now?"));
+    const MessageList sent = m_client->requests().last().mid(1);
+    QCOMPARE(sent.at(1).role, Message::Role::Assistant);
+    QVERIFY(sent.at(1).turnMemory);
+    QCOMPARE(sent.at(1).turnMemory->toolActivity.first().status, QStringLiteral("error"));
+    QCOMPARE(m_session->messages(),
+             buildConversation(m_session->sessionStore().load(m_session->sessionId())->events));
 }
 
 // proves S61
