@@ -293,6 +293,11 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
     }
 }
 
+QString HeadlessRunner::hyphenlessId() const
+{
+    return QString(m_session->sessionId()).remove(QLatin1Char('-'));
+}
+
 QJsonObject HeadlessRunner::usageJson() const
 {
     QJsonObject usage = m_lastUsage.value_or(TokenUsage()).toJson();
@@ -521,6 +526,7 @@ int HeadlessRunner::run(const Options &options)
                         if (m_options.json)
                             m_out << QJsonDocument(
                                          QJsonObject{{QStringLiteral("session_id"), m_session->sessionId()},
+                                                     {QStringLiteral("opencode_session_id"), hyphenlessId()},
                                                      {QStringLiteral("text"), compactionMessage},
                                                      {QStringLiteral("usage"), usageJson()},
                                                      {QStringLiteral("compactions"), m_compactions}})
@@ -542,6 +548,7 @@ int HeadlessRunner::run(const Options &options)
                     stopped ? tr("interrupted") : (error.isEmpty() ? tr("the turn did not complete") : error);
                 if (m_options.json) {
                     QJsonObject line{{QStringLiteral("session_id"), m_session->sessionId()},
+                                     {QStringLiteral("opencode_session_id"), hyphenlessId()},
                                      {QStringLiteral("text"), text},
                                      {QStringLiteral("usage"), usageJson()}};
                     if (!m_compactions.isEmpty())

@@ -83,6 +83,8 @@ private:
     // The --format json line: the turn's last usage report, and apart from it what compaction requests cost
     // during this run (`usage.compaction`, only when one ran).
     QJsonObject usageJson() const;
+    // The session id without hyphens: the reference agent's json output has it as opencode_session_id.
+    QString hyphenlessId() const;
 
     QTextStream &m_out;
     QTextStream &m_err;

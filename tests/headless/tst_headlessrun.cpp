@@ -516,8 +516,8 @@ void TestHeadlessRun::jsonOutputUsesTheLastUsageEvent()
     QJsonParseError error;
     const QJsonObject line = QJsonDocument::fromJson(lines.first().toUtf8(), &error).object();
     QCOMPARE(error.error, QJsonParseError::NoError);
-    QCOMPARE(line.keys(),
-             QStringList({QStringLiteral("session_id"), QStringLiteral("text"), QStringLiteral("usage")}));
+    QCOMPARE(line.keys(), QStringList({QStringLiteral("opencode_session_id"), QStringLiteral("session_id"),
+                                       QStringLiteral("text"), QStringLiteral("usage")}));
     QCOMPARE(line.value(QStringLiteral("text")).toString(), QStringLiteral("Looking. Found nothing."));
     const QJsonObject usage = line.value(QStringLiteral("usage")).toObject();
     QCOMPARE(usage, (QJsonObject{{QStringLiteral("input_tokens"), 123},
@@ -527,6 +527,9 @@ void TestHeadlessRun::jsonOutputUsesTheLastUsageEvent()
                                  {QStringLiteral("cached_tokens"), 7}}));
     const QString sessionId = line.value(QStringLiteral("session_id")).toString();
     QVERIFY(!sessionId.isEmpty());
+    // The reference agent's field too: the same id without its hyphens.
+    QCOMPARE(line.value(QStringLiteral("opencode_session_id")).toString(), QString(sessionId).remove(u'-'));
+    QVERIFY(sessionId.contains(u'-'));
     QVERIFY(!transcriptFor(sessionId).isEmpty());
     QCOMPARE(m_server->requests().size(), 2);
     // The run's usage is in the ledger /usage sums, written before it exited.
