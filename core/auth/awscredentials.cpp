@@ -45,8 +45,8 @@ bool takeKeys(const QMap<QString, QString> &section, AwsCredentials &out)
 // The first key that makes a profile need a helper this app does not run.
 QString unsupportedKey(const QMap<QString, QString> &section)
 {
-    for (const char *key : {"sso_start_url", "sso_session", "role_arn", "credential_process",
-                            "web_identity_token_file", "credential_source"}) {
+    for (const char *key : {"sso_start_url", "sso_session", "role_arn", "web_identity_token_file",
+                            "credential_source", "credential_process"}) {
         if (section.contains(QLatin1String(key)))
             return QLatin1String(key);
     }
@@ -170,8 +170,16 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
         return result;
     }
 
+    // 4. A command that prints them (the config file's profile first, as the SDKs read it).
+    const QString process = configSection.value(
+        QStringLiteral("credential_process"), credentialsSection.value(QStringLiteral("credential_process")));
     const QString helper = !unsupportedKey(credentialsSection).isEmpty() ? unsupportedKey(credentialsSection)
                                                                          : unsupportedKey(configSection);
+    if (!process.trimmed().isEmpty() && helper == QLatin1String("credential_process")) {
+        c.credentialProcess = process.trimmed();
+        c.source = QStringLiteral("credential_process");
+        return result;
+    }
     if (!helper.isEmpty()) {
         result.error =
             QCoreApplication::translate("keen::AwsCredentials",

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QDateTime>
 #include <QMap>
 #include <QProcessEnvironment>
 #include <QString>
@@ -15,8 +16,9 @@ namespace keen {
 //           ~/.aws/config, section "[profile name]", or "[default]").
 //   region: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region in the config file, else
 //   us-east-1.
-// Profiles that need a helper (SSO, assume-role, credential_process, web identity) are reported as
-// unsupported. No error message ever contains a key or token.
+// A profile with credential_process (and no keys of its own) resolves to that command, which
+// AwsCredentialProcess runs; profiles that need another helper (SSO, assume-role, web identity) are reported
+// as unsupported. No error message ever contains a key or token.
 class AwsCredentials
 {
 public:
@@ -24,8 +26,10 @@ public:
     QString secretAccessKey;
     QString sessionToken; // empty for long-term keys
     QString region;
-    QString profile; // the profile consulted
-    QString source;  // where the keys came from, for messages: "environment" or a file path
+    QString profile;           // the profile consulted
+    QString source;            // where the keys came from, for messages: "environment" or a file path
+    QString credentialProcess; // the profile's command that prints the keys (AwsCredentialProcess), if any
+    QDateTime expiration;      // when temporary keys expire; invalid for long-term keys
 
     static constexpr QLatin1StringView DefaultRegion{"us-east-1"};
     static constexpr QLatin1StringView DefaultProfile{"default"};

@@ -90,6 +90,7 @@ private Q_SLOTS:
     void regionPrecedence();
     void missingProfile();
     void unsupportedProfile();
+    void credentialProcessProfile();
     void nothingConfigured();
 };
 
@@ -417,6 +418,26 @@ void TestSigV4Signer::unsupportedProfile()
     QVERIFY(!result.ok());
     QVERIFY(result.error.contains(QStringLiteral("sso_session")));
     QCOMPARE(result.credentials.region, QStringLiteral("us-west-1"));
+}
+
+void TestSigV4Signer::credentialProcessProfile()
+{
+    QTemporaryDir home;
+    writeFile(home.filePath(QStringLiteral(".aws/config")),
+              "[profile vault]\ncredential_process = aws-vault exec work --json\nregion = eu-north-1\n"
+              "[profile both]\nsso_session = corp\ncredential_process = helper\n");
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("vault"));
+    AwsCredentials::Result result = AwsCredentials::resolve(env, home.path());
+    QVERIFY2(result.ok(), qPrintable(result.error));
+    QCOMPARE(result.credentials.credentialProcess, QStringLiteral("aws-vault exec work --json"));
+    QVERIFY(!result.credentials.isValid()); // the keys come from running it (AwsCredentialProcess)
+    QCOMPARE(result.credentials.region, QStringLiteral("eu-north-1"));
+    // Another helper in the same profile is still named as unsupported.
+    env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("both"));
+    result = AwsCredentials::resolve(env, home.path());
+    QVERIFY(!result.ok());
+    QVERIFY(result.error.contains(QStringLiteral("sso_session")));
 }
 
 void TestSigV4Signer::nothingConfigured()

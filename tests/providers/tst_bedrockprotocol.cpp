@@ -8,8 +8,16 @@
 #include "providers/bedrock/bedrockprotocol.h"
 #include "stream/eventstreamdecoder.h"
 
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QtEndian>
+
+#include <optional>
+#include <thread>
 
 using namespace keen;
 using namespace keen::test;
@@ -410,6 +418,104 @@ private Q_SLOTS:
         const Result<void> prepared = none.prepare(CancellationToken());
         QVERIFY(!prepared.ok());
         QVERIFY(prepared.error().startsWith(QLatin1String("Amazon Bedrock")));
+    }
+
+    // A profile with credential_process (aws-vault, granted, a password manager) was refused as
+    // unsupported. The command's keys sign the request, and are kept until five minutes before they expire:
+    // a helper may ask the person, so it must not run for every request.
+    void credentialProcessKeysSignAndAreKeptUntilTheyExpire()
+    {
+        QTemporaryDir home;
+        const QString counter = home.filePath(QStringLiteral("runs"));
+        const auto helper = [&](const QString &name, const QByteArray &body) {
+            const QString path = home.filePath(name);
+            QFile file(path);
+            if (!file.open(QIODevice::WriteOnly))
+                return QString();
+            file.write("#!/bin/sh\necho run >> '" + counter.toUtf8() + "'\n" + body);
+            file.close();
+            file.setPermissions(file.permissions() | QFileDevice::ExeOwner);
+            return path;
+        };
+        const QString later = QDateTime::currentDateTimeUtc().addSecs(3600).toString(Qt::ISODate);
+        const QString fresh = helper(
+            QStringLiteral("fresh.sh"),
+            "printf '{\"Version\": 1, \"AccessKeyId\": \"ASIAPROCESSKEY\", \"SecretAccessKey\": \"s3cr3t\", "
+            "\"SessionToken\": \"process-token\", \"Expiration\": \"" +
+                later.toUtf8() + "\"}'\n");
+        QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
+                                "[profile tools]\nregion = eu-west-1\ncredential_process = " +
+                                    fresh.toUtf8() + " --profile tools\n"));
+        ClientConfig config = bedrockConfig();
+        config.apiKey.clear();
+        config.awsProfile = QStringLiteral("tools");
+        const auto runs = [&] {
+            QFile file(counter);
+            return file.open(QIODevice::ReadOnly) ? file.readAll().count('\n') : 0;
+        };
+        BedrockProtocol protocol(config, QProcessEnvironment(), home.path());
+        QVERIFY(protocol.prepare(CancellationToken()).ok());
+        QVERIFY(protocol.prepare(CancellationToken()).ok());
+        QCOMPARE(runs(), 1);
+        const HttpRequestSpec spec =
+            protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {},
+                                    QDateTime::currentDateTimeUtc());
+        QVERIFY2(header(spec, "authorization").contains("Credential=ASIAPROCESSKEY/"),
+                 header(spec, "authorization").constData());
+        QCOMPARE(header(spec, "x-amz-security-token"), QByteArray("process-token"));
+
+        // Keys about to expire are taken again; keys without an expiration are kept.
+        const QString soon = QDateTime::currentDateTimeUtc().addSecs(60).toString(Qt::ISODate);
+        QVERIFY(test::writeFile(
+            home.filePath(QStringLiteral("fresh.sh")),
+            "#!/bin/sh\necho run >> '" + counter.toUtf8() +
+                "'\nprintf '{\"Version\": 1, \"AccessKeyId\": \"ASIASOON\", \"SecretAccessKey\": \"s\", "
+                "\"Expiration\": \"" +
+                soon.toUtf8() + "\"}'\n"));
+        BedrockProtocol expiring(config, QProcessEnvironment(), home.path());
+        QVERIFY(expiring.prepare(CancellationToken()).ok());
+        QVERIFY(expiring.prepare(CancellationToken()).ok());
+        QCOMPARE(runs(), 3);
+
+        // A failing helper: its stderr line says why; what it printed on stdout is never repeated.
+        const QString failing =
+            helper(QStringLiteral("failing.sh"),
+                   "echo 'AccessKeyId SECRET-ON-STDOUT'\necho 'Run aws sso login first' >&2\n"
+                   "exit 3\n");
+        QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
+                                "[profile tools]\ncredential_process = " + failing.toUtf8() + "\n"));
+        BedrockProtocol failed(config, QProcessEnvironment(), home.path());
+        Result<void> prepared = failed.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("failed (exit code 3): Run aws sso login first")),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("SECRET-ON-STDOUT")));
+
+        const QString garbled = helper(QStringLiteral("garbled.sh"), "echo 'AKIA-LOOKING SECRET-GARBLE'\n");
+        QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
+                                "[profile tools]\ncredential_process = " + garbled.toUtf8() + "\n"));
+        BedrockProtocol unreadable(config, QProcessEnvironment(), home.path());
+        prepared = unreadable.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("did not print credentials")),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("SECRET-GARBLE")));
+
+        // A helper waiting for a person stops with the turn (Esc).
+        const QString waiting = helper(QStringLiteral("waiting.sh"), "exec sleep 30\n");
+        QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
+                                "[profile tools]\ncredential_process = " + waiting.toUtf8() + "\n"));
+        BedrockProtocol stopped(config, QProcessEnvironment(), home.path());
+        CancellationToken cancel;
+        QTimer::singleShot(200, [cancel] { cancel.cancel(); });
+        QElapsedTimer clock;
+        clock.start();
+        std::optional<Result<void>> outcome;
+        std::thread worker([&] { outcome = stopped.prepare(cancel); });
+        QTRY_VERIFY_WITH_TIMEOUT(outcome.has_value(), 20000);
+        worker.join();
+        QVERIFY(!outcome->ok());
+        QVERIFY(clock.elapsed() < 20000); // not the helper's 30 s
     }
 
     void requestBodyShapeAndCachePoints()

@@ -1,5 +1,6 @@
 #include "providers/bedrock/bedrockprotocol.h"
 
+#include "auth/awscredentialprocess.h"
 #include "auth/sigv4signer.h"
 #include "providers/bedrock/bedrockstreamdecoder.h"
 #include "providers/providertable.h"
@@ -209,10 +210,23 @@ QJsonObject BedrockProtocol::requestBody(const NativeHistory &history, const Too
 
 Result<void> BedrockProtocol::prepare(const CancellationToken &cancel)
 {
-    Q_UNUSED(cancel);
     if (!m_config.apiKey.isEmpty())
         return {};
-    m_credentials = resolveCredentials();
+    AwsCredentials::Result resolved = resolveCredentials();
+    if (resolved.ok() && !resolved.credentials.credentialProcess.isEmpty()) {
+        // The command may ask a person (a password manager), so its keys are kept until they are about to
+        // expire rather than taken again for every request.
+        const bool sameCommand = m_credentials && m_credentials->credentials.credentialProcess ==
+                                                      resolved.credentials.credentialProcess;
+        if (sameCommand &&
+            AwsCredentialProcess::isFresh(m_credentials->credentials, QDateTime::currentDateTimeUtc()))
+            return {};
+        QProcessEnvironment environment = m_environment;
+        if (!m_config.awsProfile.isEmpty())
+            environment.insert(QStringLiteral("AWS_PROFILE"), m_config.awsProfile);
+        resolved = AwsCredentialProcess::run(resolved.credentials, environment, cancel);
+    }
+    m_credentials = resolved;
     if (!m_credentials->ok())
         return Result<void>::failure(
             WireSupport::makeError(ProviderError::Kind::Authentication, providerName(), m_credentials->error)
