@@ -42,11 +42,12 @@ bool takeKeys(const QMap<QString, QString> &section, AwsCredentials &out)
     return true;
 }
 
-// The first key that makes a profile need a helper this app does not run.
+// The first key that makes a profile need a helper: the last three Keen runs itself (SSO,
+// credential_process), the others it does not.
 QString unsupportedKey(const QMap<QString, QString> &section)
 {
-    for (const char *key : {"sso_start_url", "sso_session", "role_arn", "web_identity_token_file",
-                            "credential_source", "credential_process"}) {
+    for (const char *key : {"role_arn", "web_identity_token_file", "credential_source", "sso_start_url",
+                            "sso_session", "credential_process"}) {
         if (section.contains(QLatin1String(key)))
             return QLatin1String(key);
     }
@@ -178,6 +179,38 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
     if (!process.trimmed().isEmpty() && helper == QLatin1String("credential_process")) {
         c.credentialProcess = process.trimmed();
         c.source = QStringLiteral("credential_process");
+        return result;
+    }
+    // 5. An SSO sign-in (config file): sso_session names an [sso-session NAME] section holding the start URL
+    // and region; a legacy profile holds them itself.
+    if (helper == QLatin1String("sso_session") || helper == QLatin1String("sso_start_url")) {
+        AwsCredentials::Sso &sso = c.sso;
+        sso.session = configSection.value(QStringLiteral("sso_session"));
+        const QMap<QString, QString> session =
+            sso.session.isEmpty() ? configSection
+                                  : configFile.value(QStringLiteral("sso-session ") + sso.session);
+        sso.startUrl = session.value(QStringLiteral("sso_start_url"));
+        sso.region = session.value(QStringLiteral("sso_region"));
+        sso.accountId = configSection.value(QStringLiteral("sso_account_id"));
+        sso.roleName = configSection.value(QStringLiteral("sso_role_name"));
+        QStringList missing;
+        if (sso.startUrl.isEmpty())
+            missing.append(QStringLiteral("sso_start_url"));
+        if (sso.region.isEmpty())
+            missing.append(QStringLiteral("sso_region"));
+        if (sso.accountId.isEmpty())
+            missing.append(QStringLiteral("sso_account_id"));
+        if (sso.roleName.isEmpty())
+            missing.append(QStringLiteral("sso_role_name"));
+        if (missing.isEmpty()) {
+            c.source = QStringLiteral("sso");
+            return result;
+        }
+        c.sso = AwsCredentials::Sso();
+        result.error =
+            QCoreApplication::translate("keen::AwsCredentials",
+                                        "The AWS profile \"%1\" signs in with SSO but %2 lacks %3.")
+                .arg(c.profile, QDir::toNativeSeparators(configPath), missing.join(QStringLiteral(", ")));
         return result;
     }
     if (!helper.isEmpty()) {

@@ -7,18 +7,16 @@
 
 namespace keen {
 
-// AWS credentials and region for signing Bedrock requests, resolved the way the AWS CLI and SDKs do:
-//   keys:   AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN) from the environment, else the
-//   profile
-//           (AWS_PROFILE, default "default") in the shared credentials file (AWS_SHARED_CREDENTIALS_FILE,
-//           default
-//           ~/.aws/credentials, section "[name]"), else in the config file (AWS_CONFIG_FILE, default
-//           ~/.aws/config, section "[profile name]", or "[default]").
-//   region: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region in the config file, else
-//   us-east-1.
-// A profile with credential_process (and no keys of its own) resolves to that command, which
-// AwsCredentialProcess runs; profiles that need another helper (SSO, assume-role, web identity) are reported
-// as unsupported. No error message ever contains a key or token.
+// AWS credentials and region for signing Bedrock requests, resolved the way the AWS CLI and SDKs do.
+// Keys: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN) from the environment, else the
+// profile (AWS_PROFILE, default "default") in the shared credentials file (AWS_SHARED_CREDENTIALS_FILE,
+// default ~/.aws/credentials, section "[name]"), else in the config file (AWS_CONFIG_FILE, default
+// ~/.aws/config, section "[profile name]", or "[default]"). A profile with credential_process (and no keys of
+// its own) resolves to that command, which AwsCredentialProcess runs; one signed in with SSO (sso_session or
+// sso_start_url, sso_account_id, sso_role_name) resolves to those settings, which AwsSsoCredentials turns
+// into keys. Profiles that need another helper (assume-role, web identity) are reported as unsupported.
+// Region: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region in the config file, else us-east-1.
+// No error message ever contains a key or token.
 class AwsCredentials
 {
 public:
@@ -29,7 +27,17 @@ public:
     QString profile;           // the profile consulted
     QString source;            // where the keys came from, for messages: "environment" or a file path
     QString credentialProcess; // the profile's command that prints the keys (AwsCredentialProcess), if any
-    QDateTime expiration;      // when temporary keys expire; invalid for long-term keys
+    struct Sso
+    {
+        QString session;  // the [sso-session NAME] the profile names; empty for a legacy profile
+        QString startUrl; // the sign-in portal's start URL
+        QString region;   // the portal's region
+        QString accountId;
+        QString roleName;
+        bool isSet() const { return !accountId.isEmpty(); }
+        bool operator==(const Sso &) const = default;
+    } sso;                // the profile's IAM Identity Center sign-in (AwsSsoCredentials), if any
+    QDateTime expiration; // when temporary keys expire; invalid for long-term keys
 
     static constexpr QLatin1StringView DefaultRegion{"us-east-1"};
     static constexpr QLatin1StringView DefaultProfile{"default"};

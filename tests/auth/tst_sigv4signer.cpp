@@ -411,13 +411,20 @@ void TestSigV4Signer::unsupportedProfile()
 {
     QTemporaryDir home;
     writeFile(home.filePath(QStringLiteral(".aws/config")),
-              "[profile sso]\nsso_session = corp\nsso_account_id = 1234\nregion = us-west-1\n");
+              "[profile role]\nrole_arn = arn:aws:iam::1234:role/dev\nsource_profile = default\n"
+              "region = us-west-1\n[profile sso]\nsso_session = corp\nsso_account_id = 1234\n");
     QProcessEnvironment env;
-    env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("sso"));
-    const AwsCredentials::Result result = AwsCredentials::resolve(env, home.path());
+    env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("role"));
+    AwsCredentials::Result result = AwsCredentials::resolve(env, home.path());
     QVERIFY(!result.ok());
-    QVERIFY(result.error.contains(QStringLiteral("sso_session")));
+    QVERIFY(result.error.contains(QStringLiteral("role_arn")));
     QCOMPARE(result.credentials.region, QStringLiteral("us-west-1"));
+    // An SSO profile without all it needs says what is missing.
+    env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("sso"));
+    result = AwsCredentials::resolve(env, home.path());
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error.contains(QStringLiteral("sso_start_url, sso_region, sso_role_name")),
+             qPrintable(result.error));
 }
 
 void TestSigV4Signer::credentialProcessProfile()
@@ -433,11 +440,11 @@ void TestSigV4Signer::credentialProcessProfile()
     QCOMPARE(result.credentials.credentialProcess, QStringLiteral("aws-vault exec work --json"));
     QVERIFY(!result.credentials.isValid()); // the keys come from running it (AwsCredentialProcess)
     QCOMPARE(result.credentials.region, QStringLiteral("eu-north-1"));
-    // Another helper in the same profile is still named as unsupported.
+    // An SSO sign-in in the same profile comes first.
     env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("both"));
     result = AwsCredentials::resolve(env, home.path());
     QVERIFY(!result.ok());
-    QVERIFY(result.error.contains(QStringLiteral("sso_session")));
+    QVERIFY2(result.error.contains(QStringLiteral("signs in with SSO")), qPrintable(result.error));
 }
 
 void TestSigV4Signer::nothingConfigured()

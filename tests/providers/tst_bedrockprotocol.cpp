@@ -2,9 +2,11 @@
 // and in random splits; exception frames, CRC damage and truncation; request bodies against the captures;
 // auth.
 
+#include "fakeproviderserver.h"
 #include "protocoltestsupport.h"
 #include "testenvironment.h"
 
+#include "auth/awsssocredentials.h"
 #include "providers/bedrock/bedrockprotocol.h"
 #include "stream/eventstreamdecoder.h"
 
@@ -516,6 +518,75 @@ private Q_SLOTS:
         worker.join();
         QVERIFY(!outcome->ok());
         QVERIFY(clock.elapsed() < 20000); // not the helper's 30 s
+    }
+
+    // A profile signed in with `aws sso login` was refused as unsupported. The CLI's cached sign-in is sent
+    // to the SSO portal for the role's keys, which sign the requests until they are about to expire; an
+    // expired sign-in or a refusal says to sign in again, and never quotes the token.
+    void ssoSignInGivesTheRoleKeys()
+    {
+        QTemporaryDir home;
+        FakeProviderServer portal;
+        QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
+                                "[profile dev]\nsso_session = corp\nsso_account_id = 111122223333\n"
+                                "sso_role_name = BedrockUser\nregion = us-west-2\n"
+                                "[sso-session corp]\nsso_start_url = https://corp.awsapps.com/start\n"
+                                "sso_region = eu-west-1\n"));
+        const QString cache = home.filePath(QStringLiteral(".aws/sso/cache/") +
+                                            AwsSsoCredentials::cacheFileName(QStringLiteral("corp")));
+        const auto signIn = [&](qint64 secondsLeft) {
+            const QString expiresAt =
+                QDateTime::currentDateTimeUtc().addSecs(secondsLeft).toString(Qt::ISODate);
+            return test::writeFile(cache,
+                                   "{\"startUrl\": \"https://corp.awsapps.com/start\", \"region\": "
+                                   "\"eu-west-1\", \"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
+                                       expiresAt.toUtf8() + "\"}");
+        };
+        QVERIFY(signIn(3600));
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("AWS_ENDPOINT_URL_SSO"), portal.baseUrl().toString());
+        ClientConfig config = bedrockConfig();
+        config.apiKey.clear();
+        config.awsProfile = QStringLiteral("dev");
+        const qint64 roleExpires = QDateTime::currentDateTimeUtc().addSecs(3600).toMSecsSinceEpoch();
+        portal.enqueue(FakeProviderServer::jsonResponse(
+            200,
+            "{\"roleCredentials\": {\"accessKeyId\": \"ASIASSOKEY\", \"secretAccessKey\": \"sso-secret\", "
+            "\"sessionToken\": \"sso-session-token\", \"expiration\": " +
+                QByteArray::number(roleExpires) + "}}"));
+        BedrockProtocol protocol(config, environment, home.path());
+        Result<void> prepared = protocol.prepare(CancellationToken());
+        QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
+        QVERIFY(protocol.prepare(CancellationToken()).ok()); // kept: no second request
+        QCOMPARE(portal.requests().size(), 1);
+        const FakeProviderServer::Request &asked = portal.requests().first();
+        QCOMPARE(asked.path, QByteArray("/federation/credentials"));
+        QVERIFY(asked.query.contains("account_id=111122223333"));
+        QVERIFY(asked.query.contains("role_name=BedrockUser"));
+        QCOMPARE(asked.header("x-amz-sso_bearer_token"), QByteArray("sso-access-token"));
+        const HttpRequestSpec spec =
+            protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {},
+                                    QDateTime::currentDateTimeUtc());
+        QVERIFY(header(spec, "authorization").contains("Credential=ASIASSOKEY/"));
+        QCOMPARE(header(spec, "x-amz-security-token"), QByteArray("sso-session-token"));
+
+        // The portal refuses (the sign-in was revoked): sign in again, the token never quoted.
+        portal.enqueue(
+            FakeProviderServer::jsonResponse(401, "{\"message\": \"Session token not found or invalid\"}"));
+        BedrockProtocol refused(config, environment, home.path());
+        prepared = refused.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("aws sso login --profile dev")),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("sso-access-token")));
+
+        // An expired sign-in is not sent at all.
+        QVERIFY(signIn(-60));
+        BedrockProtocol expired(config, environment, home.path());
+        prepared = expired.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("has expired")), qPrintable(prepared.error()));
+        QCOMPARE(portal.requests().size(), 2);
     }
 
     void requestBodyShapeAndCachePoints()

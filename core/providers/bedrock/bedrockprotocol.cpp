@@ -1,6 +1,7 @@
 #include "providers/bedrock/bedrockprotocol.h"
 
 #include "auth/awscredentialprocess.h"
+#include "auth/awsssocredentials.h"
 #include "auth/sigv4signer.h"
 #include "providers/bedrock/bedrockstreamdecoder.h"
 #include "providers/providertable.h"
@@ -213,18 +214,21 @@ Result<void> BedrockProtocol::prepare(const CancellationToken &cancel)
     if (!m_config.apiKey.isEmpty())
         return {};
     AwsCredentials::Result resolved = resolveCredentials();
-    if (resolved.ok() && !resolved.credentials.credentialProcess.isEmpty()) {
-        // The command may ask a person (a password manager), so its keys are kept until they are about to
-        // expire rather than taken again for every request.
-        const bool sameCommand = m_credentials && m_credentials->credentials.credentialProcess ==
-                                                      resolved.credentials.credentialProcess;
-        if (sameCommand &&
+    const AwsCredentials &profile = resolved.credentials;
+    if (resolved.ok() && (!profile.credentialProcess.isEmpty() || profile.sso.isSet())) {
+        // A command may ask a person (a password manager), the SSO portal is a request: their keys are kept
+        // until they are about to expire rather than taken again for every request.
+        const bool sameSource = m_credentials && m_credentials->ok() &&
+                                m_credentials->credentials.credentialProcess == profile.credentialProcess &&
+                                m_credentials->credentials.sso == profile.sso;
+        if (sameSource &&
             AwsCredentialProcess::isFresh(m_credentials->credentials, QDateTime::currentDateTimeUtc()))
             return {};
         QProcessEnvironment environment = m_environment;
         if (!m_config.awsProfile.isEmpty())
             environment.insert(QStringLiteral("AWS_PROFILE"), m_config.awsProfile);
-        resolved = AwsCredentialProcess::run(resolved.credentials, environment, cancel);
+        resolved = profile.sso.isSet() ? AwsSsoCredentials::fetch(profile, environment, m_homePath, cancel)
+                                       : AwsCredentialProcess::run(profile, environment, cancel);
     }
     m_credentials = resolved;
     if (!m_credentials->ok())

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "auth/awscredentials.h"
+#include "base/cancellationtoken.h"
+
+#include <QProcessEnvironment>
+
+namespace keen {
+
+// A profile signed in with IAM Identity Center (`aws sso login`): the CLI keeps the sign-in's access token in
+// ~/.aws/sso/cache/<sha1 of the sso-session name, or of the start URL>.json, and the role's keys are asked
+// from the SSO portal (GetRoleCredentials) with it, as the SDKs do. An expired or missing sign-in is not
+// renewed here: the message says to run `aws sso login`. Blocking (a file and one HTTPS request): run it on a
+// worker thread, never the GUI's. No error message holds the token or a key.
+class AwsSsoCredentials
+{
+public:
+    static constexpr int DefaultTimeoutMs = 30 * 1000;
+
+    // base: the resolved profile with its sso settings; homePath locates ~/.aws. AWS_ENDPOINT_URL_SSO in
+    // environment replaces the portal's address, as it does for the SDKs.
+    static AwsCredentials::Result fetch(const AwsCredentials &base, const QProcessEnvironment &environment,
+                                        const QString &homePath, const CancellationToken &cancel,
+                                        int timeoutMs = DefaultTimeoutMs);
+    // The cache file's name for an sso-session name (or a legacy profile's start URL).
+    static QString cacheFileName(const QString &sessionOrStartUrl);
+};
+
+} // namespace keen
