@@ -1,5 +1,9 @@
 #include "auth/awscredentials.h"
 
+#include "auth/awsassumerole.h"
+#include "auth/awscredentialprocess.h"
+#include "auth/awsssocredentials.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -42,8 +46,8 @@ bool takeKeys(const QMap<QString, QString> &section, AwsCredentials &out)
     return true;
 }
 
-// The first key that makes a profile need a helper: the last three Keen runs itself (SSO,
-// credential_process), the others it does not.
+// The first key that makes a profile need a helper. Keen runs the last three itself (SSO, credential_process)
+// and reads role_arn before asking; the others it does not support.
 QString unsupportedKey(const QMap<QString, QString> &section)
 {
     for (const char *key : {"role_arn", "web_identity_token_file", "credential_source", "sso_start_url",
@@ -171,7 +175,43 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
         return result;
     }
 
-    // 4. A command that prints them (the config file's profile first, as the SDKs read it).
+    // 4. A role to assume with another profile's keys (or the environment's).
+    const QMap<QString, QString> roleSection =
+        configSection.contains(QStringLiteral("role_arn")) ? configSection : credentialsSection;
+    if (roleSection.contains(QStringLiteral("role_arn"))) {
+        AwsCredentials::AssumeRole &role = c.assumeRole;
+        role.roleArn = roleSection.value(QStringLiteral("role_arn"));
+        role.sourceProfile = roleSection.value(QStringLiteral("source_profile"));
+        role.externalId = roleSection.value(QStringLiteral("external_id"));
+        role.sessionName = roleSection.value(QStringLiteral("role_session_name"));
+        role.durationSeconds = roleSection.value(QStringLiteral("duration_seconds")).toInt();
+        const QString credentialSource = roleSection.value(QStringLiteral("credential_source"));
+        role.fromEnvironment = credentialSource == QLatin1String("Environment");
+        QString why;
+        if (roleSection.contains(QStringLiteral("mfa_serial")))
+            why = QStringLiteral("mfa_serial");
+        else if (roleSection.contains(QStringLiteral("web_identity_token_file")))
+            why = QStringLiteral("web_identity_token_file");
+        else if (!credentialSource.isEmpty() && !role.fromEnvironment)
+            why = QStringLiteral("credential_source = ") + credentialSource;
+        if (why.isEmpty() && role.sourceProfile.isEmpty() && !role.fromEnvironment)
+            why = QStringLiteral("role_arn without source_profile");
+        if (why.isEmpty()) {
+            c.source = QStringLiteral("assume-role");
+            return result;
+        }
+        c.assumeRole = AwsCredentials::AssumeRole();
+        result.error =
+            QCoreApplication::translate("keen::AwsCredentials",
+                                        "The AWS profile \"%1\" uses %2, which Keen does not support. "
+                                        "Export AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and "
+                                        "AWS_SESSION_TOKEN (for example with \"aws configure "
+                                        "export-credentials\"), or use a Bedrock API key.")
+                .arg(c.profile, why);
+        return result;
+    }
+
+    // 5. A command that prints them (the config file's profile first, as the SDKs read it).
     const QString process = configSection.value(
         QStringLiteral("credential_process"), credentialsSection.value(QStringLiteral("credential_process")));
     const QString helper = !unsupportedKey(credentialsSection).isEmpty() ? unsupportedKey(credentialsSection)
@@ -181,7 +221,7 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
         c.source = QStringLiteral("credential_process");
         return result;
     }
-    // 5. An SSO sign-in (config file): sso_session names an [sso-session NAME] section holding the start URL
+    // 6. An SSO sign-in (config file): sso_session names an [sso-session NAME] section holding the start URL
     // and region; a legacy profile holds them itself.
     if (helper == QLatin1String("sso_session") || helper == QLatin1String("sso_start_url")) {
         AwsCredentials::Sso &sso = c.sso;
@@ -235,6 +275,56 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
                            .arg(c.profile, QDir::toNativeSeparators(credentialsPath));
     }
     return result;
+}
+
+namespace {
+
+// stsRegion: the region of the profile asked for, where every role of its chain is assumed (as the SDKs do).
+AwsCredentials::Result keysOf(const AwsCredentials::Result &resolved, const QProcessEnvironment &environment,
+                              const QString &homePath, const CancellationToken &cancel, int depth,
+                              const QString &stsRegion)
+{
+    if (!resolved.ok() || resolved.credentials.isValid())
+        return resolved;
+    const AwsCredentials &profile = resolved.credentials;
+    if (!profile.credentialProcess.isEmpty())
+        return AwsCredentialProcess::run(profile, environment, cancel);
+    if (profile.sso.isSet())
+        return AwsSsoCredentials::fetch(profile, environment, homePath, cancel);
+    AwsCredentials::Result failed = resolved;
+    if (profile.assumeRole.isSet() && depth < 5) { // a role's source may be a role too, within reason
+        // The source's own keys: not the environment's (unless they are the source), not AWS_PROFILE's.
+        QProcessEnvironment sourceEnvironment = environment;
+        if (!profile.assumeRole.fromEnvironment) {
+            for (const char *name : {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"})
+                sourceEnvironment.remove(QLatin1String(name));
+            sourceEnvironment.insert(QStringLiteral("AWS_PROFILE"), profile.assumeRole.sourceProfile);
+        }
+        const AwsCredentials::Result source = keysOf(AwsCredentials::resolve(sourceEnvironment, homePath),
+                                                     environment, homePath, cancel, depth + 1, stsRegion);
+        AwsCredentials role = profile;
+        role.region = stsRegion;
+        if (source.ok())
+            return AwsAssumeRole::fetch(role, source.credentials, environment, cancel);
+        failed.error =
+            QCoreApplication::translate("keen::AwsCredentials", "The source of the AWS profile \"%1\": %2")
+                .arg(profile.profile, source.error);
+        return failed;
+    }
+    failed.error = QCoreApplication::translate("keen::AwsCredentials",
+                                               "The AWS profile \"%1\" leads to no keys (its source_profile "
+                                               "chain is too long or loops).")
+                       .arg(profile.profile);
+    return failed;
+}
+
+} // namespace
+
+AwsCredentials::Result AwsCredentials::withKeys(const Result &resolved,
+                                                const QProcessEnvironment &environment,
+                                                const QString &homePath, const CancellationToken &cancel)
+{
+    return keysOf(resolved, environment, homePath, cancel, 0, resolved.credentials.region);
 }
 
 } // namespace keen

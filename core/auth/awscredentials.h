@@ -1,5 +1,7 @@
 #pragma once
 
+#include "base/cancellationtoken.h"
+
 #include <QDateTime>
 #include <QMap>
 #include <QProcessEnvironment>
@@ -11,10 +13,11 @@ namespace keen {
 // Keys: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN) from the environment, else the
 // profile (AWS_PROFILE, default "default") in the shared credentials file (AWS_SHARED_CREDENTIALS_FILE,
 // default ~/.aws/credentials, section "[name]"), else in the config file (AWS_CONFIG_FILE, default
-// ~/.aws/config, section "[profile name]", or "[default]"). A profile with credential_process (and no keys of
-// its own) resolves to that command, which AwsCredentialProcess runs; one signed in with SSO (sso_session or
-// sso_start_url, sso_account_id, sso_role_name) resolves to those settings, which AwsSsoCredentials turns
-// into keys. Profiles that need another helper (assume-role, web identity) are reported as unsupported.
+// ~/.aws/config, section "[profile name]", or "[default]"). A profile without keys of its own may name a
+// helper, which withKeys() runs: a role to assume (role_arn with source_profile, or credential_source =
+// Environment; AwsAssumeRole), a credential_process (AwsCredentialProcess) or an SSO sign-in (sso_session or
+// sso_start_url, sso_account_id, sso_role_name; AwsSsoCredentials). An MFA code, web identity and the
+// instance or container credential sources are reported as unsupported.
 // Region: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region in the config file, else us-east-1.
 // No error message ever contains a key or token.
 class AwsCredentials
@@ -36,7 +39,18 @@ public:
         QString roleName;
         bool isSet() const { return !accountId.isEmpty(); }
         bool operator==(const Sso &) const = default;
-    } sso;                // the profile's IAM Identity Center sign-in (AwsSsoCredentials), if any
+    } sso; // the profile's IAM Identity Center sign-in (AwsSsoCredentials), if any
+    struct AssumeRole
+    {
+        QString roleArn;
+        QString sourceProfile;        // whose keys ask for the role
+        bool fromEnvironment = false; // credential_source = Environment: the environment's keys ask
+        QString externalId;
+        QString sessionName;
+        int durationSeconds = 0; // 0: STS's default
+        bool isSet() const { return !roleArn.isEmpty(); }
+        bool operator==(const AssumeRole &) const = default;
+    } assumeRole;         // the role the profile assumes (AwsAssumeRole), if any
     QDateTime expiration; // when temporary keys expire; invalid for long-term keys
 
     static constexpr QLatin1StringView DefaultRegion{"us-east-1"};
@@ -49,6 +63,16 @@ public:
     // homePath locates ~/.aws; both arguments exist so tests can point them elsewhere.
     static Result resolve(const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment(),
                           const QString &homePath = {});
+    // resolved with keys: those it holds, or what its helper gives (credential_process, the SSO portal, STS
+    // for a role, with the source profile's keys got the same way). Blocking: a worker thread's call.
+    static Result withKeys(const Result &resolved, const QProcessEnvironment &environment,
+                           const QString &homePath, const CancellationToken &cancel);
+    // Whether other's keys come from the same helper, so that a cache can tell one profile's from another's.
+    bool sameHelperAs(const AwsCredentials &other) const
+    {
+        return credentialProcess == other.credentialProcess && sso == other.sso &&
+               assumeRole == other.assumeRole;
+    }
 
     // The sections of an AWS INI file: section name -> (lower-case key -> value). Indented lines (nested
     // sub-sections such as "s3 =" blocks) and comments are skipped.

@@ -410,15 +410,23 @@ void TestSigV4Signer::missingProfile()
 void TestSigV4Signer::unsupportedProfile()
 {
     QTemporaryDir home;
-    writeFile(home.filePath(QStringLiteral(".aws/config")),
-              "[profile role]\nrole_arn = arn:aws:iam::1234:role/dev\nsource_profile = default\n"
-              "region = us-west-1\n[profile sso]\nsso_session = corp\nsso_account_id = 1234\n");
+    writeFile(
+        home.filePath(QStringLiteral(".aws/config")),
+        "[profile role]\nrole_arn = arn:aws:iam::1234:role/dev\nsource_profile = default\n"
+        "mfa_serial = arn:aws:iam::1234:mfa/me\nregion = us-west-1\n"
+        "[profile sso]\nsso_session = corp\nsso_account_id = 1234\n"
+        "[profile ec2]\nrole_arn = arn:aws:iam::1234:role/dev\ncredential_source = Ec2InstanceMetadata\n");
     QProcessEnvironment env;
     env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("role"));
     AwsCredentials::Result result = AwsCredentials::resolve(env, home.path());
-    QVERIFY(!result.ok());
-    QVERIFY(result.error.contains(QStringLiteral("role_arn")));
+    QVERIFY(!result.ok()); // a role that needs an MFA code typed in
+    QVERIFY2(result.error.contains(QStringLiteral("mfa_serial")), qPrintable(result.error));
     QCOMPARE(result.credentials.region, QStringLiteral("us-west-1"));
+    env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("ec2"));
+    result = AwsCredentials::resolve(env, home.path());
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error.contains(QStringLiteral("credential_source = Ec2InstanceMetadata")),
+             qPrintable(result.error));
     // An SSO profile without all it needs says what is missing.
     env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("sso"));
     result = AwsCredentials::resolve(env, home.path());

@@ -589,6 +589,83 @@ private Q_SLOTS:
         QCOMPARE(portal.requests().size(), 2);
     }
 
+    // A profile assuming a role (role_arn, source_profile) was refused as unsupported. STS AssumeRole is
+    // asked with the source profile's keys (signed for sts), the role's keys sign the requests; a source that
+    // is a role itself is followed; a refusal says what STS said.
+    void assumeRoleGivesTheRolesKeys()
+    {
+        QTemporaryDir home;
+        FakeProviderServer sts;
+        QVERIFY(
+            test::writeFile(home.filePath(QStringLiteral(".aws/credentials")),
+                            "[base]\naws_access_key_id = AKIDBASE\naws_secret_access_key = base-secret\n"));
+        QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
+                                "[profile dev]\nrole_arn = arn:aws:iam::111122223333:role/Bedrock\n"
+                                "source_profile = hop\nexternal_id = xyz-42\nrole_session_name = me\n"
+                                "region = us-west-2\n"
+                                "[profile hop]\nrole_arn = arn:aws:iam::444455556666:role/Hop\n"
+                                "source_profile = base\n"));
+        const auto stsAnswer = [](const QByteArray &key) {
+            const QByteArray expires =
+                QDateTime::currentDateTimeUtc().addSecs(3600).toString(Qt::ISODate).toUtf8();
+            FakeProviderServer::Response response;
+            response.contentType = "text/xml";
+            response.body =
+                "<AssumeRoleResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><AssumeRoleResult>"
+                "<Credentials><AccessKeyId>" +
+                key +
+                "</AccessKeyId><SecretAccessKey>role-secret</SecretAccessKey><SessionToken>role-token-" +
+                key + "</SessionToken><Expiration>" + expires +
+                "</Expiration></Credentials></AssumeRoleResult></AssumeRoleResponse>";
+            return response;
+        };
+        sts.enqueue(stsAnswer("ASIAHOP"));
+        sts.enqueue(stsAnswer("ASIADEV"));
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("AWS_ENDPOINT_URL_STS"), sts.baseUrl().toString());
+        ClientConfig config = bedrockConfig();
+        config.apiKey.clear();
+        config.awsProfile = QStringLiteral("dev");
+        BedrockProtocol protocol(config, environment, home.path());
+        Result<void> prepared = protocol.prepare(CancellationToken());
+        QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
+        QVERIFY(protocol.prepare(CancellationToken()).ok()); // kept
+        QCOMPARE(sts.requests().size(), 2);
+        const FakeProviderServer::Request &hop = sts.requests().at(0);
+        QVERIFY(hop.body.contains("Action=AssumeRole"));
+        QVERIFY(hop.body.contains("RoleArn=arn%3Aaws%3Aiam%3A%3A444455556666%3Arole%2FHop"));
+        QVERIFY(hop.header("authorization").contains("Credential=AKIDBASE/"));
+        QVERIFY(hop.header("authorization").contains("/us-west-2/sts/aws4_request"));
+        const FakeProviderServer::Request &dev = sts.requests().at(1);
+        QVERIFY(dev.body.contains("RoleArn=arn%3Aaws%3Aiam%3A%3A111122223333%3Arole%2FBedrock"));
+        QVERIFY(dev.body.contains("ExternalId=xyz-42"));
+        QVERIFY(dev.body.contains("RoleSessionName=me"));
+        QVERIFY(dev.header("authorization").contains("Credential=ASIAHOP/"));
+        QCOMPARE(dev.header("x-amz-security-token"), QByteArray("role-token-ASIAHOP"));
+        const HttpRequestSpec spec =
+            protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {},
+                                    QDateTime::currentDateTimeUtc());
+        QVERIFY(header(spec, "authorization").contains("Credential=ASIADEV/"));
+
+        // STS says no: its code and message are shown.
+        FakeProviderServer::Response denied;
+        denied.status = 403;
+        denied.contentType = "text/xml";
+        denied.body =
+            "<ErrorResponse><Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User is not "
+            "authorized to perform: sts:AssumeRole</Message></Error></ErrorResponse>";
+        sts.enqueue(denied);
+        QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
+                                "[profile dev]\nrole_arn = arn:aws:iam::111122223333:role/Bedrock\n"
+                                "source_profile = base\n"));
+        BedrockProtocol refused(config, environment, home.path());
+        prepared = refused.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("HTTP 403, AccessDenied): User is not authorized")),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("base-secret")));
+    }
+
     void requestBodyShapeAndCachePoints()
     {
         ToolRegistry tools;

@@ -1,7 +1,6 @@
 #include "providers/bedrock/bedrockprotocol.h"
 
 #include "auth/awscredentialprocess.h"
-#include "auth/awsssocredentials.h"
 #include "auth/sigv4signer.h"
 #include "providers/bedrock/bedrockstreamdecoder.h"
 #include "providers/providertable.h"
@@ -214,21 +213,18 @@ Result<void> BedrockProtocol::prepare(const CancellationToken &cancel)
     if (!m_config.apiKey.isEmpty())
         return {};
     AwsCredentials::Result resolved = resolveCredentials();
-    const AwsCredentials &profile = resolved.credentials;
-    if (resolved.ok() && (!profile.credentialProcess.isEmpty() || profile.sso.isSet())) {
-        // A command may ask a person (a password manager), the SSO portal is a request: their keys are kept
-        // until they are about to expire rather than taken again for every request.
-        const bool sameSource = m_credentials && m_credentials->ok() &&
-                                m_credentials->credentials.credentialProcess == profile.credentialProcess &&
-                                m_credentials->credentials.sso == profile.sso;
-        if (sameSource &&
+    if (resolved.ok() && !resolved.credentials.isValid()) {
+        // A helper gives the keys (a command that may ask a person, the SSO portal, STS): they are kept until
+        // they are about to expire rather than asked again for every request.
+        const bool sameHelper = m_credentials && m_credentials->ok() &&
+                                m_credentials->credentials.sameHelperAs(resolved.credentials);
+        if (sameHelper &&
             AwsCredentialProcess::isFresh(m_credentials->credentials, QDateTime::currentDateTimeUtc()))
             return {};
         QProcessEnvironment environment = m_environment;
         if (!m_config.awsProfile.isEmpty())
             environment.insert(QStringLiteral("AWS_PROFILE"), m_config.awsProfile);
-        resolved = profile.sso.isSet() ? AwsSsoCredentials::fetch(profile, environment, m_homePath, cancel)
-                                       : AwsCredentialProcess::run(profile, environment, cancel);
+        resolved = AwsCredentials::withKeys(resolved, environment, m_homePath, cancel);
     }
     m_credentials = resolved;
     if (!m_credentials->ok())

@@ -1,0 +1,123 @@
+#include "auth/awsassumerole.h"
+
+#include "auth/sigv4signer.h"
+#include "base/cancellationwatch.h"
+
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QUrl>
+#include <QXmlStreamReader>
+
+#include <memory>
+
+namespace keen {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("keen::AwsAssumeRole", text);
+}
+
+QByteArray formValue(const QString &value)
+{
+    return QUrl::toPercentEncoding(value);
+}
+
+} // namespace
+
+AwsCredentials::Result AwsAssumeRole::fetch(const AwsCredentials &base, const AwsCredentials &source,
+                                            const QProcessEnvironment &environment,
+                                            const CancellationToken &cancel, int timeoutMs)
+{
+    const AwsCredentials::AssumeRole &role = base.assumeRole;
+    const QString region = base.region.isEmpty() ? QString(AwsCredentials::DefaultRegion) : base.region;
+    QString endpoint = environment.value(QStringLiteral("AWS_ENDPOINT_URL_STS")).trimmed();
+    if (endpoint.isEmpty())
+        endpoint = QStringLiteral("https://sts.%1.amazonaws.com").arg(region);
+    while (endpoint.endsWith(QLatin1Char('/')))
+        endpoint.chop(1);
+    const QString sessionName =
+        role.sessionName.isEmpty() ? QStringLiteral("keen-desktop-%1").arg(QDateTime::currentSecsSinceEpoch())
+                                   : role.sessionName;
+    QByteArray body = "Action=AssumeRole&Version=2011-06-15&RoleArn=" + formValue(role.roleArn) +
+                      "&RoleSessionName=" + formValue(sessionName);
+    if (!role.externalId.isEmpty())
+        body += "&ExternalId=" + formValue(role.externalId);
+    if (role.durationSeconds > 0)
+        body += "&DurationSeconds=" + QByteArray::number(role.durationSeconds);
+
+    QNetworkRequest request(QUrl(endpoint + QLatin1Char('/')));
+    request.setRawHeader("content-type", "application/x-www-form-urlencoded; charset=utf-8");
+    request.setTransferTimeout(timeoutMs);
+    SigV4Signer(source, region, QStringLiteral("sts")).signRequest(request, "POST", body);
+    QNetworkAccessManager network;
+    QEventLoop loop;
+    const std::unique_ptr<QNetworkReply> reply(network.post(request, body));
+    QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    {
+        const CancellationWatch watch(cancel, [&reply] { reply->abort(); });
+        if (!reply->isFinished())
+            loop.exec();
+    }
+    if (cancel.isCancelled()) {
+        AwsCredentials::Result result;
+        result.credentials = base;
+        result.error = tr("cancelled");
+        return result;
+    }
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status == 0) {
+        AwsCredentials::Result result;
+        result.credentials = base;
+        result.error = tr("Cannot reach AWS STS at %1 to assume the role of the AWS profile \"%2\": %3")
+                           .arg(QUrl(endpoint).host(), base.profile, reply->errorString());
+        return result;
+    }
+    return parse(base, status, reply->readAll());
+}
+
+AwsCredentials::Result AwsAssumeRole::parse(const AwsCredentials &base, int httpStatus, const QByteArray &xml)
+{
+    AwsCredentials::Result result;
+    result.credentials = base;
+    QMap<QString, QString> values; // the text of the leaf elements that matter
+    QXmlStreamReader reader(xml);
+    while (!reader.atEnd()) {
+        if (reader.readNext() != QXmlStreamReader::StartElement)
+            continue;
+        const QString name = reader.name().toString();
+        if (name == QLatin1String("AccessKeyId") || name == QLatin1String("SecretAccessKey") ||
+            name == QLatin1String("SessionToken") || name == QLatin1String("Expiration") ||
+            name == QLatin1String("Code") || name == QLatin1String("Message"))
+            values.insert(name, reader.readElementText().trimmed());
+    }
+    AwsCredentials &c = result.credentials;
+    if (httpStatus == 200) {
+        c.accessKeyId = values.value(QStringLiteral("AccessKeyId"));
+        c.secretAccessKey = values.value(QStringLiteral("SecretAccessKey"));
+        c.sessionToken = values.value(QStringLiteral("SessionToken"));
+        c.expiration = QDateTime::fromString(values.value(QStringLiteral("Expiration")), Qt::ISODateWithMs);
+        c.source = QStringLiteral("assume-role");
+        if (c.isValid())
+            return result;
+        c.accessKeyId.clear();
+        c.secretAccessKey.clear();
+        c.sessionToken.clear();
+        result.error = tr("AWS STS gave no keys for the role %1 of the AWS profile \"%2\".")
+                           .arg(base.assumeRole.roleArn, base.profile);
+        return result;
+    }
+    const QString code = values.value(QStringLiteral("Code"));
+    const QString message = values.value(QStringLiteral("Message")).left(300);
+    result.error = tr("AWS STS refused to let the AWS profile \"%1\" assume the role %2 (HTTP %3%4)%5")
+                       .arg(base.profile, base.assumeRole.roleArn, QString::number(httpStatus),
+                            code.isEmpty() ? QString() : QStringLiteral(", ") + code,
+                            message.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + message);
+    return result;
+}
+
+} // namespace keen
