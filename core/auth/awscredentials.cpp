@@ -58,6 +58,16 @@ QString unsupportedKey(const QMap<QString, QString> &section)
     return {};
 }
 
+QString unsupported(const QString &profile, const QString &what)
+{
+    return QCoreApplication::translate("keen::AwsCredentials",
+                                       "The AWS profile \"%1\" uses %2, which Keen does not support. Export "
+                                       "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (for "
+                                       "example with \"aws configure export-credentials\"), or use a Bedrock "
+                                       "API key.")
+        .arg(profile, what);
+}
+
 } // namespace
 
 AwsCredentials::IniSections AwsCredentials::parseIni(const QByteArray &text)
@@ -201,13 +211,7 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
             return result;
         }
         c.assumeRole = AwsCredentials::AssumeRole();
-        result.error =
-            QCoreApplication::translate("keen::AwsCredentials",
-                                        "The AWS profile \"%1\" uses %2, which Keen does not support. "
-                                        "Export AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and "
-                                        "AWS_SESSION_TOKEN (for example with \"aws configure "
-                                        "export-credentials\"), or use a Bedrock API key.")
-                .arg(c.profile, why);
+        result.error = unsupported(c.profile, why);
         return result;
     }
 
@@ -254,13 +258,7 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
         return result;
     }
     if (!helper.isEmpty()) {
-        result.error =
-            QCoreApplication::translate("keen::AwsCredentials",
-                                        "The AWS profile \"%1\" uses %2, which Keen does not support. "
-                                        "Export AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and "
-                                        "AWS_SESSION_TOKEN (for example with \"aws configure "
-                                        "export-credentials\"), or use a Bedrock API key.")
-                .arg(c.profile, helper);
+        result.error = unsupported(c.profile, helper);
     } else if (!inCredentials && !inConfig && !profileFromEnv.isEmpty()) {
         result.error =
             QCoreApplication::translate("keen::AwsCredentials",

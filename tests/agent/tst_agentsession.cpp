@@ -166,6 +166,8 @@ private:
     std::shared_ptr<WatchedStore> watchStore();
     void runTurn(const QString &text);
     void runOneTurn(const ScriptedLlmClient::Turn &turn, const QString &text = QStringLiteral("hello"));
+    // Submits text and interrupts the turn once it streamed an event of type seen (as Esc does).
+    AgentSession::TurnOutcome interruptOnceSeen(const QString &text, StreamEvent::Type seen);
     // The next two turns: the first request carries the pinned note once, as the <pinned_context> message
     // right before the person's words, the second still once; the transcript projects to the same history.
     void pinnedNoteGoesInWithTheNextMessageOnce(const std::function<qsizetype(const MessageList &)> &holding);
@@ -210,6 +212,23 @@ void TestAgentSession::runTurn(const QString &text)
     QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
     QVERIFY(m_session->submit(text));
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+}
+
+AgentSession::TurnOutcome TestAgentSession::interruptOnceSeen(const QString &text, StreamEvent::Type seen)
+{
+    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
+    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
+    if (!m_session->submit(text))
+        return AgentSession::TurnOutcome::Error;
+    const auto streamed = [&] {
+        return std::any_of(events.cbegin(), events.cend(), [seen](const QList<QVariant> &args) {
+            return args.at(0).value<StreamEvent>().type == seen;
+        });
+    };
+    if (!QTest::qWaitFor(streamed, 5000) || !m_session->interrupt() ||
+        !QTest::qWaitFor([&] { return !finished.isEmpty(); }, 5000))
+        return AgentSession::TurnOutcome::Error;
+    return finished.at(0).at(0).value<AgentSession::TurnOutcome>();
 }
 
 void TestAgentSession::runOneTurn(const ScriptedLlmClient::Turn &turn, const QString &text)
@@ -535,18 +554,8 @@ void TestAgentSession::interruptedToolTurnJoinsTheHistoryAfterTheNextDoneTurn()
          ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
          ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"))),
          ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
-    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
-    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
-    QVERIFY(m_session->submit(QStringLiteral("read a.txt")));
-    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(events.cbegin(), events.cend(),
-                                         [](const QList<QVariant> &args) {
-                                             return args.at(0).value<StreamEvent>().type ==
-                                                    StreamEvent::Type::ToolEnd;
-                                         }),
-                             5000);
-    QVERIFY(m_session->interrupt());
-    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
-    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Cancelled);
+    QCOMPARE(interruptOnceSeen(QStringLiteral("read a.txt"), StreamEvent::Type::ToolEnd),
+             AgentSession::TurnOutcome::Cancelled);
     // The next request: the pending state carries it, the history does not (it would go twice).
     QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("read a.txt"))});
 
@@ -579,17 +588,8 @@ void TestAgentSession::interruptedToolTurnIsKeptWhenTheModelChanges()
          ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
          ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"))),
          ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
-    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
-    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
-    QVERIFY(m_session->submit(QStringLiteral("read a.txt")));
-    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(events.cbegin(), events.cend(),
-                                         [](const QList<QVariant> &args) {
-                                             return args.at(0).value<StreamEvent>().type ==
-                                                    StreamEvent::Type::ToolEnd;
-                                         }),
-                             5000);
-    QVERIFY(m_session->interrupt());
-    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+    QCOMPARE(interruptOnceSeen(QStringLiteral("read a.txt"), StreamEvent::Type::ToolEnd),
+             AgentSession::TurnOutcome::Cancelled);
 
     ClientConfig other = m_session->clientConfig();
     other.model = QStringLiteral("another-model");
@@ -616,18 +616,8 @@ void TestAgentSession::aToolStoppedByEscIsRememberedAsStopped()
         {ScriptedLlmClient::chunk(QStringLiteral("Running the build. ")),
          ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("bash"))),
          ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
-    QSignalSpy finished(m_session.get(), &AgentSession::turnFinished);
-    QSignalSpy events(m_session.get(), &AgentSession::streamEvent);
-    QVERIFY(m_session->submit(QStringLiteral("build it")));
-    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(events.cbegin(), events.cend(),
-                                         [](const QList<QVariant> &args) {
-                                             return args.at(0).value<StreamEvent>().type ==
-                                                    StreamEvent::Type::ToolStart;
-                                         }),
-                             5000);
-    QVERIFY(m_session->interrupt());
-    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
-    QCOMPARE(finished.at(0).at(0).value<AgentSession::TurnOutcome>(), AgentSession::TurnOutcome::Cancelled);
+    QCOMPARE(interruptOnceSeen(QStringLiteral("build it"), StreamEvent::Type::ToolStart),
+             AgentSession::TurnOutcome::Cancelled);
 
     auto loaded = m_session->sessionStore().load(m_session->sessionId());
     QVERIFY(loaded);
