@@ -40,6 +40,15 @@ StreamEvent toolEvent(StreamEvent::Type type, const QString &name, const QString
     return StreamEvent::tool(type, info);
 }
 
+// "Reading a.txt. ", the read, then a wait that only an interrupt ends.
+ScriptedLlmClient::Turn readThenWaitForever()
+{
+    return {ScriptedLlmClient::chunk(QStringLiteral("Reading a.txt. ")),
+            ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
+            ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"))),
+            ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())};
+}
+
 QByteArray readAll(const QString &path)
 {
     QFile file(path);
@@ -549,11 +558,7 @@ void TestAgentSession::stopDuringAutoCompactionInterruptsParent_S51()
 // it. Once a later turn ends done, memory holds the interrupted turn where the transcript has it.
 void TestAgentSession::interruptedToolTurnJoinsTheHistoryAfterTheNextDoneTurn()
 {
-    m_client->addTurn(
-        {ScriptedLlmClient::chunk(QStringLiteral("Reading a.txt. ")),
-         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
-         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"))),
-         ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn(readThenWaitForever());
     QCOMPARE(interruptOnceSeen(QStringLiteral("read a.txt"), StreamEvent::Type::ToolEnd),
              AgentSession::TurnOutcome::Cancelled);
     // The next request: the pending state carries it, the history does not (it would go twice).
@@ -583,11 +588,7 @@ void TestAgentSession::interruptedToolTurnJoinsTheHistoryAfterTheNextDoneTurn()
 // dropped it the same way. It joins the history when the client is replaced.
 void TestAgentSession::interruptedToolTurnIsKeptWhenTheModelChanges()
 {
-    m_client->addTurn(
-        {ScriptedLlmClient::chunk(QStringLiteral("Reading a.txt. ")),
-         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolStart, QStringLiteral("read_file"))),
-         ScriptedLlmClient::event(toolEvent(StreamEvent::Type::ToolEnd, QStringLiteral("read_file"))),
-         ScriptedLlmClient::gate(QStringLiteral("never")), ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn(readThenWaitForever());
     QCOMPARE(interruptOnceSeen(QStringLiteral("read a.txt"), StreamEvent::Type::ToolEnd),
              AgentSession::TurnOutcome::Cancelled);
 
