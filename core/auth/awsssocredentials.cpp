@@ -65,8 +65,11 @@ AwsCredentials::Result AwsSsoCredentials::fetch(const AwsCredentials &base,
     }
     const QJsonObject token = QJsonDocument::fromJson(cache.readAll()).object();
     const QString accessToken = token.value(QStringLiteral("accessToken")).toString();
-    const QDateTime expiresAt =
-        QDateTime::fromString(token.value(QStringLiteral("expiresAt")).toString(), Qt::ISODateWithMs);
+    // "2026-12-06T20:00:00Z"; older CLIs wrote "2026-12-06T20:00:00UTC".
+    QString expiry = token.value(QStringLiteral("expiresAt")).toString();
+    if (expiry.endsWith(QLatin1String("UTC")))
+        expiry = expiry.chopped(3) + QLatin1Char('Z');
+    const QDateTime expiresAt = QDateTime::fromString(expiry, Qt::ISODateWithMs);
     if (accessToken.isEmpty() || !expiresAt.isValid() || expiresAt <= QDateTime::currentDateTimeUtc()) {
         result.error = tr("The AWS SSO sign-in of the profile \"%1\" has expired: %2.")
                            .arg(profile, signInAgain(profile));

@@ -534,15 +534,15 @@ private Q_SLOTS:
                                 "sso_region = eu-west-1\n"));
         const QString cache = home.filePath(QStringLiteral(".aws/sso/cache/") +
                                             AwsSsoCredentials::cacheFileName(QStringLiteral("corp")));
-        const auto signIn = [&](qint64 secondsLeft) {
+        const auto signIn = [&](qint64 secondsLeft, const char *format = "yyyy-MM-dd'T'HH:mm:ss'Z'") {
             const QString expiresAt =
-                QDateTime::currentDateTimeUtc().addSecs(secondsLeft).toString(Qt::ISODate);
+                QDateTime::currentDateTimeUtc().addSecs(secondsLeft).toString(QLatin1String(format));
             return test::writeFile(cache,
                                    "{\"startUrl\": \"https://corp.awsapps.com/start\", \"region\": "
                                    "\"eu-west-1\", \"accessToken\": \"sso-access-token\", \"expiresAt\": \"" +
                                        expiresAt.toUtf8() + "\"}");
         };
-        QVERIFY(signIn(3600));
+        QVERIFY(signIn(3600, "yyyy-MM-dd'T'HH:mm:ss'UTC'")); // as older CLIs wrote it
         QProcessEnvironment environment;
         environment.insert(QStringLiteral("AWS_ENDPOINT_URL_SSO"), portal.baseUrl().toString());
         ClientConfig config = bedrockConfig();
