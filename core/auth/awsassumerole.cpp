@@ -1,17 +1,12 @@
 #include "auth/awsassumerole.h"
 
+#include "auth/blockinghttp.h"
 #include "auth/sigv4signer.h"
-#include "base/cancellationwatch.h"
 
 #include <QCoreApplication>
-#include <QEventLoop>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QUrl>
 #include <QXmlStreamReader>
-
-#include <memory>
 
 namespace keen {
 
@@ -54,30 +49,17 @@ AwsCredentials::Result AwsAssumeRole::fetch(const AwsCredentials &base, const Aw
     request.setRawHeader("content-type", "application/x-www-form-urlencoded; charset=utf-8");
     request.setTransferTimeout(timeoutMs);
     SigV4Signer(source, region, QStringLiteral("sts")).signRequest(request, "POST", body);
-    QNetworkAccessManager network;
-    QEventLoop loop;
-    const std::unique_ptr<QNetworkReply> reply(network.post(request, body));
-    QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    {
-        const CancellationWatch watch(cancel, [&reply] { reply->abort(); });
-        if (!reply->isFinished())
-            loop.exec();
-    }
-    if (cancel.isCancelled()) {
+    const BlockingHttp::Reply reply = BlockingHttp::send(request, "POST", body, cancel);
+    if (reply.cancelled || reply.status == 0) {
         AwsCredentials::Result result;
         result.credentials = base;
-        result.error = tr("cancelled");
+        result.error = reply.cancelled
+                           ? tr("cancelled")
+                           : tr("Cannot reach AWS STS at %1 to assume the role of the AWS profile \"%2\": %3")
+                                 .arg(QUrl(endpoint).host(), base.profile, reply.error);
         return result;
     }
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status == 0) {
-        AwsCredentials::Result result;
-        result.credentials = base;
-        result.error = tr("Cannot reach AWS STS at %1 to assume the role of the AWS profile \"%2\": %3")
-                           .arg(QUrl(endpoint).host(), base.profile, reply->errorString());
-        return result;
-    }
-    return parse(base, status, reply->readAll());
+    return parse(base, reply.status, reply.body);
 }
 
 AwsCredentials::Result AwsAssumeRole::parse(const AwsCredentials &base, int httpStatus, const QByteArray &xml)

@@ -9,9 +9,10 @@ namespace keen {
 
 // A profile signed in with IAM Identity Center (`aws sso login`): the CLI keeps the sign-in's access token in
 // ~/.aws/sso/cache/<sha1 of the sso-session name, or of the start URL>.json, and the role's keys are asked
-// from the SSO portal (GetRoleCredentials) with it, as the SDKs do. An expired or missing sign-in is not
-// renewed here: the message says to run `aws sso login`. Blocking (a file and one HTTPS request): run it on a
-// worker thread, never the GUI's. No error message holds the token or a key.
+// from the SSO portal (GetRoleCredentials) with it, as the SDKs do. An sso-session sign-in about to expire is
+// renewed with its refresh token (the OIDC service, AWS_ENDPOINT_URL_SSO_OIDC honoured) and written back for
+// the CLI; otherwise an expired or missing sign-in says to run `aws sso login`. Blocking (a file and one or
+// two HTTPS requests): run it on a worker thread, never the GUI's. No error message holds a token or a key.
 class AwsSsoCredentials
 {
 public:

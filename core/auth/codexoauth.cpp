@@ -1,12 +1,11 @@
 #include "auth/codexoauth.h"
 
+#include "auth/blockinghttp.h"
 #include "auth/credentialstorage.h"
 #include "auth/oauthcallbackserver.h"
 #include "auth/pkce.h"
-#include "base/cancellationwatch.h"
 #include "base/secretredaction.h"
 
-#include <QEventLoop>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
@@ -231,26 +230,16 @@ Result<CodexCredentials> CodexOAuth::refreshBlocking(const QString &issuer, cons
     if (current.refreshToken.isEmpty())
         return Result<CodexCredentials>::failure(
             tr("the ChatGPT sign-in has expired; sign in again from the provider settings"));
-    QNetworkAccessManager network;
-    QEventLoop loop;
     QNetworkRequest request = tokenRequest(issuer);
     request.setTransferTimeout(timeoutMs);
-    const std::unique_ptr<QNetworkReply> reply(network.post(request, refreshForm(current.refreshToken)));
-    QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    {
-        // The token may be cancelled from another thread, and its callback may still run after this
-        // function returned: it only sets a flag that this thread polls (never a pointer to the reply).
-        const CancellationWatch watch(cancel, [&reply] { reply->abort(); });
-        if (!reply->isFinished())
-            loop.exec();
-    }
-    if (cancel.isCancelled())
+    const BlockingHttp::Reply reply =
+        BlockingHttp::send(request, "POST", refreshForm(current.refreshToken), cancel);
+    if (reply.cancelled)
         return Result<CodexCredentials>::failure(tr("cancelled"));
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status == 0)
+    if (reply.status == 0)
         return Result<CodexCredentials>::failure(
-            tr("cannot refresh the ChatGPT sign-in: %1").arg(reply->errorString()));
-    return parseTokenResponse(status, reply->readAll(), current);
+            tr("cannot refresh the ChatGPT sign-in: %1").arg(reply.error));
+    return parseTokenResponse(reply.status, reply.body, current);
 }
 
 } // namespace keen

@@ -13,6 +13,8 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -580,13 +582,50 @@ private Q_SLOTS:
                  qPrintable(prepared.error()));
         QVERIFY(!prepared.error().contains(QStringLiteral("sso-access-token")));
 
-        // An expired sign-in is not sent at all.
+        // An expired sign-in without a refresh token is not sent at all.
         QVERIFY(signIn(-60));
         BedrockProtocol expired(config, environment, home.path());
         prepared = expired.prepare(CancellationToken());
         QVERIFY(!prepared.ok());
         QVERIFY2(prepared.error().contains(QStringLiteral("has expired")), qPrintable(prepared.error()));
         QCOMPARE(portal.requests().size(), 2);
+
+        // One with a refresh token (what `aws sso login` with an sso-session writes) is renewed, as the SDKs
+        // do, and written back so the CLI uses the new token too: a window open all day outlives the hour a
+        // token lasts.
+        const QString expiredAt =
+            QDateTime::currentDateTimeUtc().addSecs(-60).toString(QStringLiteral("yyyy-MM-dd'T'HH:mm:ss'Z'"));
+        QVERIFY(
+            test::writeFile(cache, "{\"accessToken\": \"old-token\", \"expiresAt\": \"" + expiredAt.toUtf8() +
+                                       "\", \"refreshToken\": \"refresh-1\", \"clientId\": \"client\", "
+                                       "\"clientSecret\": \"client-secret\", \"region\": \"eu-west-1\"}"));
+        environment.insert(QStringLiteral("AWS_ENDPOINT_URL_SSO_OIDC"), portal.baseUrl().toString());
+        portal.enqueue(FakeProviderServer::jsonResponse(
+            200, "{\"accessToken\": \"new-token\", \"expiresIn\": 3600, \"refreshToken\": \"refresh-2\", "
+                 "\"tokenType\": \"Bearer\"}"));
+        portal.enqueue(FakeProviderServer::jsonResponse(
+            200, "{\"roleCredentials\": {\"accessKeyId\": \"ASIARENEWED\", \"secretAccessKey\": \"s\", "
+                 "\"sessionToken\": \"t\", \"expiration\": " +
+                     QByteArray::number(roleExpires) + "}}"));
+        BedrockProtocol renewed(config, environment, home.path());
+        prepared = renewed.prepare(CancellationToken());
+        QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
+        QCOMPARE(portal.requests().size(), 4);
+        const FakeProviderServer::Request &refresh = portal.requests().at(2);
+        QCOMPARE(refresh.path, QByteArray("/token"));
+        QCOMPARE(refresh.json.object().value(QStringLiteral("grantType")).toString(),
+                 QStringLiteral("refresh_token"));
+        QCOMPARE(refresh.json.object().value(QStringLiteral("refreshToken")).toString(),
+                 QStringLiteral("refresh-1"));
+        QCOMPARE(portal.requests().at(3).header("x-amz-sso_bearer_token"), QByteArray("new-token"));
+        QFile written(cache);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const QJsonObject kept = QJsonDocument::fromJson(written.readAll()).object();
+        QCOMPARE(kept.value(QStringLiteral("accessToken")).toString(), QStringLiteral("new-token"));
+        QCOMPARE(kept.value(QStringLiteral("refreshToken")).toString(), QStringLiteral("refresh-2"));
+        QCOMPARE(kept.value(QStringLiteral("clientSecret")).toString(), QStringLiteral("client-secret"));
+        QCOMPARE(written.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther),
+                 QFileDevice::Permissions());
     }
 
     // A profile assuming a role (role_arn, source_profile) was refused as unsupported. STS AssumeRole is
