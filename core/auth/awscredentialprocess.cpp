@@ -123,12 +123,4 @@ AwsCredentials::Result AwsCredentialProcess::parse(const AwsCredentials &base, c
     return result;
 }
 
-bool AwsCredentialProcess::isFresh(const AwsCredentials &credentials, const QDateTime &now)
-{
-    if (!credentials.isValid())
-        return false;
-    return !credentials.expiration.isValid() ||
-           now.secsTo(credentials.expiration) > RefreshSecondsBeforeExpiry;
-}
-
 } // namespace keen

@@ -16,8 +16,6 @@ class AwsCredentialProcess
 {
 public:
     static constexpr int DefaultTimeoutMs = 60 * 1000; // as the Go SDK waits
-    // Credentials are taken again this long before they expire.
-    static constexpr int RefreshSecondsBeforeExpiry = 5 * 60;
 
     // base: the resolved profile (its region, profile name and credentialProcess). The result's keys and
     // expiration come from the command.
@@ -25,8 +23,6 @@ public:
                                       const CancellationToken &cancel, int timeoutMs = DefaultTimeoutMs);
     // Parses the command's stdout into credentials, or says what is wrong with it (never quoting it).
     static AwsCredentials::Result parse(const AwsCredentials &base, const QByteArray &output);
-    // Still usable at now: long-term keys always, others until RefreshSecondsBeforeExpiry before expiring.
-    static bool isFresh(const AwsCredentials &credentials, const QDateTime &now);
 };
 
 } // namespace keen

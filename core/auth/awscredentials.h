@@ -57,6 +57,14 @@ public:
     static constexpr QLatin1StringView DefaultProfile{"default"};
 
     bool isValid() const { return !accessKeyId.isEmpty() && !secretAccessKey.isEmpty(); }
+    // Keys from a helper are taken again this long before they expire.
+    static constexpr int RefreshSecondsBeforeExpiry = 5 * 60;
+    // Still usable at now: long-term keys always, temporary ones until RefreshSecondsBeforeExpiry before
+    // they expire.
+    bool isFreshAt(const QDateTime &now) const
+    {
+        return isValid() && (!expiration.isValid() || now.secsTo(expiration) > RefreshSecondsBeforeExpiry);
+    }
 
     struct Result; // below: it holds an AwsCredentials
 

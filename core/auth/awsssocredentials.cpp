@@ -135,7 +135,8 @@ AwsCredentials::Result AwsSsoCredentials::fetch(const AwsCredentials &base,
     cache.close();
     const QDateTime expiresAt = parseTime(token.value(QStringLiteral("expiresAt")).toString());
     // Renewed a little early, as the SDKs do, so a request does not go out with a token about to lapse.
-    if (!expiresAt.isValid() || QDateTime::currentDateTimeUtc().secsTo(expiresAt) < 5 * 60) {
+    if (!expiresAt.isValid() ||
+        QDateTime::currentDateTimeUtc().secsTo(expiresAt) < AwsCredentials::RefreshSecondsBeforeExpiry) {
         QString why;
         const std::optional<QJsonObject> renewed =
             refreshed(token, sso, environment, cachePath, cancel, timeoutMs, why);

@@ -1,6 +1,5 @@
 #include "providers/bedrock/bedrockprotocol.h"
 
-#include "auth/awscredentialprocess.h"
 #include "auth/sigv4signer.h"
 #include "providers/bedrock/bedrockstreamdecoder.h"
 #include "providers/providertable.h"
@@ -218,8 +217,7 @@ Result<void> BedrockProtocol::prepare(const CancellationToken &cancel)
         // they are about to expire rather than asked again for every request.
         const bool sameHelper = m_credentials && m_credentials->ok() &&
                                 m_credentials->credentials.sameHelperAs(resolved.credentials);
-        if (sameHelper &&
-            AwsCredentialProcess::isFresh(m_credentials->credentials, QDateTime::currentDateTimeUtc()))
+        if (sameHelper && m_credentials->credentials.isFreshAt(QDateTime::currentDateTimeUtc()))
             return {};
         QProcessEnvironment environment = m_environment;
         if (!m_config.awsProfile.isEmpty())
