@@ -4,6 +4,8 @@
 #include "auth/sigv4signer.h"
 
 #include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
 #include <QNetworkRequest>
 #include <QUrl>
 #include <QXmlStreamReader>
@@ -29,26 +31,71 @@ AwsCredentials::Result AwsAssumeRole::fetch(const AwsCredentials &base, const Aw
                                             const CancellationToken &cancel, int timeoutMs)
 {
     const AwsCredentials::AssumeRole &role = base.assumeRole;
+    QByteArray body = "Action=AssumeRole&Version=2011-06-15&RoleArn=" + formValue(role.roleArn) +
+                      "&RoleSessionName=" + formValue(sessionName(role));
+    if (!role.externalId.isEmpty())
+        body += "&ExternalId=" + formValue(role.externalId);
+    if (role.durationSeconds > 0)
+        body += "&DurationSeconds=" + QByteArray::number(role.durationSeconds);
+    return post(base, body, &source, environment, cancel, timeoutMs);
+}
+
+AwsCredentials::Result AwsAssumeRole::fetchWithWebIdentity(const AwsCredentials &base,
+                                                           const QProcessEnvironment &environment,
+                                                           const CancellationToken &cancel, int timeoutMs)
+{
+    const AwsCredentials::AssumeRole &role = base.assumeRole;
+    // The token a CI job or a Kubernetes pod was given; read anew each time, as it is rotated.
+    QFile file(role.webIdentityTokenFile);
+    QByteArray token;
+    QString why;
+    if (!QFileInfo(file).isFile())
+        why = tr("it is not there, or not a file");
+    else if (file.size() > 64 * 1024)
+        why = tr("it is larger than 64 KiB");
+    else if (!file.open(QIODevice::ReadOnly))
+        why = file.errorString();
+    else if ((token = file.readAll().trimmed()).isEmpty())
+        why = tr("it is empty");
+    if (!why.isEmpty()) {
+        AwsCredentials::Result result;
+        result.credentials = base;
+        result.error = tr("Cannot read the web identity token %1 of the AWS profile \"%2\": %3")
+                           .arg(role.webIdentityTokenFile, base.profile, why);
+        return result;
+    }
+    QByteArray body =
+        "Action=AssumeRoleWithWebIdentity&Version=2011-06-15&RoleArn=" + formValue(role.roleArn) +
+        "&RoleSessionName=" + formValue(sessionName(role)) +
+        "&WebIdentityToken=" + QUrl::toPercentEncoding(QString::fromLatin1(token));
+    if (role.durationSeconds > 0)
+        body += "&DurationSeconds=" + QByteArray::number(role.durationSeconds);
+    return post(base, body, nullptr, environment, cancel, timeoutMs);
+}
+
+QString AwsAssumeRole::sessionName(const AwsCredentials::AssumeRole &role)
+{
+    return role.sessionName.isEmpty()
+               ? QStringLiteral("keen-desktop-%1").arg(QDateTime::currentSecsSinceEpoch())
+               : role.sessionName;
+}
+
+AwsCredentials::Result AwsAssumeRole::post(const AwsCredentials &base, const QByteArray &body,
+                                           const AwsCredentials *signer,
+                                           const QProcessEnvironment &environment,
+                                           const CancellationToken &cancel, int timeoutMs)
+{
     const QString region = base.region.isEmpty() ? QString(AwsCredentials::DefaultRegion) : base.region;
     QString endpoint = environment.value(QStringLiteral("AWS_ENDPOINT_URL_STS")).trimmed();
     if (endpoint.isEmpty())
         endpoint = QStringLiteral("https://sts.%1.amazonaws.com").arg(region);
     while (endpoint.endsWith(QLatin1Char('/')))
         endpoint.chop(1);
-    const QString sessionName =
-        role.sessionName.isEmpty() ? QStringLiteral("keen-desktop-%1").arg(QDateTime::currentSecsSinceEpoch())
-                                   : role.sessionName;
-    QByteArray body = "Action=AssumeRole&Version=2011-06-15&RoleArn=" + formValue(role.roleArn) +
-                      "&RoleSessionName=" + formValue(sessionName);
-    if (!role.externalId.isEmpty())
-        body += "&ExternalId=" + formValue(role.externalId);
-    if (role.durationSeconds > 0)
-        body += "&DurationSeconds=" + QByteArray::number(role.durationSeconds);
-
     QNetworkRequest request(QUrl(endpoint + QLatin1Char('/')));
     request.setRawHeader("content-type", "application/x-www-form-urlencoded; charset=utf-8");
     request.setTransferTimeout(timeoutMs);
-    SigV4Signer(source, region, QStringLiteral("sts")).signRequest(request, "POST", body);
+    if (signer) // AssumeRoleWithWebIdentity is not signed: the token is the proof
+        SigV4Signer(*signer, region, QStringLiteral("sts")).signRequest(request, "POST", body);
     const BlockingHttp::Reply reply = BlockingHttp::send(request, "POST", body, cancel);
     if (reply.cancelled || reply.status == 0) {
         AwsCredentials::Result result;

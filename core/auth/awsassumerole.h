@@ -8,7 +8,9 @@
 namespace keen {
 
 // A profile that assumes a role (role_arn with source_profile, or credential_source = Environment): STS
-// AssumeRole is asked, signed with the source's keys, for the role's temporary keys, as the CLI and SDKs do.
+// AssumeRole is asked, signed with the source's keys, for the role's temporary keys, as the CLI and SDKs do;
+// with a web identity token (AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN, or web_identity_token_file),
+// AssumeRoleWithWebIdentity.
 // Blocking (one HTTPS request): run it on a worker thread, never the GUI's. No error message holds a key.
 class AwsAssumeRole
 {
@@ -20,8 +22,21 @@ public:
     static AwsCredentials::Result fetch(const AwsCredentials &base, const AwsCredentials &source,
                                         const QProcessEnvironment &environment,
                                         const CancellationToken &cancel, int timeoutMs = DefaultTimeoutMs);
+    // AssumeRoleWithWebIdentity: base.assumeRole.webIdentityTokenFile holds the token (a CI job's or a
+    // Kubernetes service account's), which is the proof; the request is not signed.
+    static AwsCredentials::Result fetchWithWebIdentity(const AwsCredentials &base,
+                                                       const QProcessEnvironment &environment,
+                                                       const CancellationToken &cancel,
+                                                       int timeoutMs = DefaultTimeoutMs);
     // STS's XML answer: the role's keys, or what STS said (its error code and message).
     static AwsCredentials::Result parse(const AwsCredentials &base, int httpStatus, const QByteArray &xml);
+
+private:
+    static QString sessionName(const AwsCredentials::AssumeRole &role);
+    // Sends body to STS, signed with signer's keys unless it is null.
+    static AwsCredentials::Result post(const AwsCredentials &base, const QByteArray &body,
+                                       const AwsCredentials *signer, const QProcessEnvironment &environment,
+                                       const CancellationToken &cancel, int timeoutMs);
 };
 
 } // namespace keen

@@ -175,6 +175,17 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
         return result;
     }
 
+    // 1b. A web identity token with its role in the environment (CI jobs, Kubernetes service accounts).
+    const QString tokenFile = envValue(environment, QStringLiteral("AWS_WEB_IDENTITY_TOKEN_FILE"));
+    const QString roleFromEnv = envValue(environment, QStringLiteral("AWS_ROLE_ARN"));
+    if (!tokenFile.isEmpty() && !roleFromEnv.isEmpty()) {
+        c.assumeRole.roleArn = roleFromEnv;
+        c.assumeRole.webIdentityTokenFile = tokenFile;
+        c.assumeRole.sessionName = envValue(environment, QStringLiteral("AWS_ROLE_SESSION_NAME"));
+        c.source = QStringLiteral("web-identity");
+        return result;
+    }
+
     // 2. The shared credentials file, 3. the config file.
     if (takeKeys(credentialsSection, c)) {
         c.source = QDir::toNativeSeparators(credentialsPath);
@@ -200,11 +211,11 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
         QString why;
         if (roleSection.contains(QStringLiteral("mfa_serial")))
             why = QStringLiteral("mfa_serial");
-        else if (roleSection.contains(QStringLiteral("web_identity_token_file")))
-            why = QStringLiteral("web_identity_token_file");
         else if (!credentialSource.isEmpty() && !role.fromEnvironment)
             why = QStringLiteral("credential_source = ") + credentialSource;
-        if (why.isEmpty() && role.sourceProfile.isEmpty() && !role.fromEnvironment)
+        role.webIdentityTokenFile = roleSection.value(QStringLiteral("web_identity_token_file"));
+        if (why.isEmpty() && role.sourceProfile.isEmpty() && !role.fromEnvironment &&
+            role.webIdentityTokenFile.isEmpty())
             why = QStringLiteral("role_arn without source_profile");
         if (why.isEmpty()) {
             c.source = QStringLiteral("assume-role");
@@ -289,6 +300,8 @@ AwsCredentials::Result keysOf(const AwsCredentials::Result &resolved, const QPro
         return AwsCredentialProcess::run(profile, environment, cancel);
     if (profile.sso.isSet())
         return AwsSsoCredentials::fetch(profile, environment, homePath, cancel);
+    if (!profile.assumeRole.webIdentityTokenFile.isEmpty())
+        return AwsAssumeRole::fetchWithWebIdentity(profile, environment, cancel);
     AwsCredentials::Result failed = resolved;
     if (profile.assumeRole.isSet() && depth < 5) { // a role's source may be a role too, within reason
         // The source's own keys: not the environment's (unless they are the source), not AWS_PROFILE's.

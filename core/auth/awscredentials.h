@@ -17,7 +17,8 @@ namespace keen {
 // helper, which withKeys() runs: a role to assume (role_arn with source_profile, or credential_source =
 // Environment; AwsAssumeRole), a credential_process (AwsCredentialProcess) or an SSO sign-in (sso_session or
 // sso_start_url, sso_account_id, sso_role_name; AwsSsoCredentials). An MFA code, web identity and the
-// instance or container credential sources are reported as unsupported.
+// instance or container credential sources are reported as unsupported. AWS_WEB_IDENTITY_TOKEN_FILE with
+// AWS_ROLE_ARN (a CI job, a Kubernetes pod) comes right after the environment's keys.
 // Region: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region in the config file, else us-east-1.
 // No error message ever contains a key or token.
 class AwsCredentials
@@ -45,6 +46,7 @@ public:
         QString roleArn;
         QString sourceProfile;        // whose keys ask for the role
         bool fromEnvironment = false; // credential_source = Environment: the environment's keys ask
+        QString webIdentityTokenFile; // a token file that asks instead (AssumeRoleWithWebIdentity)
         QString externalId;
         QString sessionName;
         int durationSeconds = 0; // 0: STS's default

@@ -705,6 +705,58 @@ private Q_SLOTS:
         QVERIFY(!prepared.error().contains(QStringLiteral("base-secret")));
     }
 
+    // `run` in a CI job or a Kubernetes pod: AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN asks STS
+    // AssumeRoleWithWebIdentity with the token (unsigned: the token is the proof), and the role's keys sign.
+    void webIdentityTokenGivesTheRolesKeys()
+    {
+        QTemporaryDir home;
+        FakeProviderServer sts;
+        const QString tokenFile = home.filePath(QStringLiteral("token"));
+        QVERIFY(test::writeFile(tokenFile, "eyJ-web-identity-token\n"));
+        FakeProviderServer::Response answer;
+        answer.contentType = "text/xml";
+        answer.body = "<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials>"
+                      "<AccessKeyId>ASIAWEBID</AccessKeyId><SecretAccessKey>w</SecretAccessKey>"
+                      "<SessionToken>web-token</SessionToken><Expiration>" +
+                      QDateTime::currentDateTimeUtc().addSecs(3600).toString(Qt::ISODate).toUtf8() +
+                      "</Expiration></Credentials></AssumeRoleWithWebIdentityResult>"
+                      "</AssumeRoleWithWebIdentityResponse>";
+        sts.enqueue(answer);
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("AWS_ENDPOINT_URL_STS"), sts.baseUrl().toString());
+        environment.insert(QStringLiteral("AWS_WEB_IDENTITY_TOKEN_FILE"), tokenFile);
+        environment.insert(QStringLiteral("AWS_ROLE_ARN"),
+                           QStringLiteral("arn:aws:iam::111122223333:role/ci"));
+        environment.insert(QStringLiteral("AWS_ROLE_SESSION_NAME"), QStringLiteral("build-42"));
+        ClientConfig config = bedrockConfig();
+        config.apiKey.clear();
+        BedrockProtocol protocol(config, environment, home.path());
+        Result<void> prepared = protocol.prepare(CancellationToken());
+        QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
+        QCOMPARE(sts.requests().size(), 1);
+        const FakeProviderServer::Request &asked = sts.requests().first();
+        QVERIFY(asked.body.contains("Action=AssumeRoleWithWebIdentity"));
+        QVERIFY(asked.body.contains("WebIdentityToken=eyJ-web-identity-token&") ||
+                asked.body.endsWith("WebIdentityToken=eyJ-web-identity-token"));
+        QVERIFY(asked.body.contains("RoleSessionName=build-42"));
+        QVERIFY(!asked.hasHeader("authorization"));
+        const HttpRequestSpec spec =
+            protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {},
+                                    QDateTime::currentDateTimeUtc());
+        QVERIFY(header(spec, "authorization").contains("Credential=ASIAWEBID/"));
+
+        // A token file that cannot be read is named.
+        environment.insert(QStringLiteral("AWS_WEB_IDENTITY_TOKEN_FILE"),
+                           home.filePath(QStringLiteral("gone")));
+        BedrockProtocol missing(config, environment, home.path());
+        prepared = missing.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("Cannot read the web identity token")) &&
+                     prepared.error().contains(QStringLiteral("not a file")),
+                 qPrintable(prepared.error()));
+        QCOMPARE(sts.requests().size(), 1);
+    }
+
     void requestBodyShapeAndCachePoints()
     {
         ToolRegistry tools;
