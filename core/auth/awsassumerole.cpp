@@ -14,11 +14,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("keen::AwsAssumeRole", text);
-}
-
 QByteArray formValue(const QString &value)
 {
     return QUrl::toPercentEncoding(value);
@@ -50,18 +45,19 @@ AwsCredentials::Result AwsAssumeRole::fetchWithWebIdentity(const AwsCredentials 
     QByteArray token;
     QString why;
     if (!QFileInfo(file).isFile())
-        why = tr("it is not there, or not a file");
+        why = AwsAssumeRole::tr("it is not there, or not a file");
     else if (file.size() > 64 * 1024)
-        why = tr("it is larger than 64 KiB");
+        why = AwsAssumeRole::tr("it is larger than 64 KiB");
     else if (!file.open(QIODevice::ReadOnly))
         why = file.errorString();
     else if ((token = file.readAll().trimmed()).isEmpty())
-        why = tr("it is empty");
+        why = AwsAssumeRole::tr("it is empty");
     if (!why.isEmpty()) {
         AwsCredentials::Result result;
         result.credentials = base;
-        result.error = tr("Cannot read the web identity token %1 of the AWS profile \"%2\": %3")
-                           .arg(role.webIdentityTokenFile, base.profile, why);
+        result.error =
+            AwsAssumeRole::tr("Cannot read the web identity token %1 of the AWS profile \"%2\": %3")
+                .arg(role.webIdentityTokenFile, base.profile, why);
         return result;
     }
     QByteArray body =
@@ -100,10 +96,12 @@ AwsCredentials::Result AwsAssumeRole::post(const AwsCredentials &base, const QBy
     if (reply.cancelled || reply.status == 0) {
         AwsCredentials::Result result;
         result.credentials = base;
-        result.error = reply.cancelled
-                           ? tr("cancelled")
-                           : tr("Cannot reach AWS STS at %1 to assume the role of the AWS profile \"%2\": %3")
-                                 .arg(QUrl(endpoint).host(), base.profile, reply.error);
+        result.error =
+            reply.cancelled
+                ? AwsAssumeRole::tr("cancelled")
+                : AwsAssumeRole::tr(
+                      "Cannot reach AWS STS at %1 to assume the role of the AWS profile \"%2\": %3")
+                      .arg(QUrl(endpoint).host(), base.profile, reply.error);
         return result;
     }
     return parse(base, reply.status, reply.body);
@@ -136,16 +134,17 @@ AwsCredentials::Result AwsAssumeRole::parse(const AwsCredentials &base, int http
         c.accessKeyId.clear();
         c.secretAccessKey.clear();
         c.sessionToken.clear();
-        result.error = tr("AWS STS gave no keys for the role %1 of the AWS profile \"%2\".")
+        result.error = AwsAssumeRole::tr("AWS STS gave no keys for the role %1 of the AWS profile \"%2\".")
                            .arg(base.assumeRole.roleArn, base.profile);
         return result;
     }
     const QString code = values.value(QStringLiteral("Code"));
     const QString message = values.value(QStringLiteral("Message")).left(300);
-    result.error = tr("AWS STS refused to let the AWS profile \"%1\" assume the role %2 (HTTP %3%4)%5")
-                       .arg(base.profile, base.assumeRole.roleArn, QString::number(httpStatus),
-                            code.isEmpty() ? QString() : QStringLiteral(", ") + code,
-                            message.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + message);
+    result.error =
+        AwsAssumeRole::tr("AWS STS refused to let the AWS profile \"%1\" assume the role %2 (HTTP %3%4)%5")
+            .arg(base.profile, base.assumeRole.roleArn, QString::number(httpStatus),
+                 code.isEmpty() ? QString() : QStringLiteral(", ") + code,
+                 message.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + message);
     return result;
 }
 

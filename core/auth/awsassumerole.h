@@ -3,6 +3,7 @@
 #include "auth/awscredentials.h"
 #include "base/cancellationtoken.h"
 
+#include <QCoreApplication>
 #include <QProcessEnvironment>
 
 namespace keen {
@@ -14,6 +15,8 @@ namespace keen {
 // Blocking (one HTTPS request): run it on a worker thread, never the GUI's. No error message holds a key.
 class AwsAssumeRole
 {
+    Q_DECLARE_TR_FUNCTIONS(AwsAssumeRole)
+
 public:
     static constexpr int DefaultTimeoutMs = 30 * 1000;
 

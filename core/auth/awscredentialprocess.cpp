@@ -11,11 +11,6 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("keen::AwsCredentialProcess", text);
-}
-
 // The last line the command wrote to stderr, where helpers say what went wrong ("run aws sso login"), unless
 // it could be a key.
 QString lastErrorLine(const QByteArray &stderrBytes)
@@ -51,7 +46,8 @@ AwsCredentials::Result AwsCredentialProcess::run(const AwsCredentials &base,
     process.setStandardInputFile(QProcess::nullDevice());
     process.start();
     if (!process.waitForStarted(timeoutMs)) {
-        result.error = tr("The credential_process of the AWS profile \"%1\" could not be started: %2")
+        result.error = AwsCredentialProcess::tr(
+                           "The credential_process of the AWS profile \"%1\" could not be started: %2")
                            .arg(profile, process.errorString());
         return result;
     }
@@ -66,9 +62,10 @@ AwsCredentials::Result AwsCredentialProcess::run(const AwsCredentials &base,
             process.waitForFinished(1000);
             result.error =
                 cancel.isCancelled()
-                    ? tr("cancelled")
-                    : tr("The credential_process of the AWS profile \"%1\" did not finish within %2 "
-                         "seconds")
+                    ? AwsCredentialProcess::tr("cancelled")
+                    : AwsCredentialProcess::tr(
+                          "The credential_process of the AWS profile \"%1\" did not finish within %2 "
+                          "seconds")
                           .arg(profile)
                           .arg(timeoutMs / 1000);
             return result;
@@ -77,12 +74,13 @@ AwsCredentials::Result AwsCredentialProcess::run(const AwsCredentials &base,
     if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0) {
         const QString why = lastErrorLine(process.readAllStandardError());
         const QString code = process.exitStatus() != QProcess::NormalExit
-                                 ? tr("it crashed")
-                                 : tr("exit code %1").arg(process.exitCode());
+                                 ? AwsCredentialProcess::tr("it crashed")
+                                 : AwsCredentialProcess::tr("exit code %1").arg(process.exitCode());
         result.error =
             why.isEmpty()
-                ? tr("The credential_process of the AWS profile \"%1\" failed (%2).").arg(profile, code)
-                : tr("The credential_process of the AWS profile \"%1\" failed (%2): %3")
+                ? AwsCredentialProcess::tr("The credential_process of the AWS profile \"%1\" failed (%2).")
+                      .arg(profile, code)
+                : AwsCredentialProcess::tr("The credential_process of the AWS profile \"%1\" failed (%2): %3")
                       .arg(profile, code, why);
         return result;
     }
@@ -98,9 +96,10 @@ AwsCredentials::Result AwsCredentialProcess::parse(const AwsCredentials &base, c
     const QString secret = object.value(QStringLiteral("SecretAccessKey")).toString();
     if (object.value(QStringLiteral("Version")).toInt() != 1 || id.isEmpty() || secret.isEmpty()) {
         result.error =
-            tr("The credential_process of the AWS profile \"%1\" did not print credentials: one JSON "
-               "object with \"Version\": 1, \"AccessKeyId\" and \"SecretAccessKey\" is expected (its "
-               "output is not shown because it may hold keys).")
+            AwsCredentialProcess::tr(
+                "The credential_process of the AWS profile \"%1\" did not print credentials: one JSON "
+                "object with \"Version\": 1, \"AccessKeyId\" and \"SecretAccessKey\" is expected (its "
+                "output is not shown because it may hold keys).")
                 .arg(base.profile);
         return result;
     }
@@ -113,8 +112,9 @@ AwsCredentials::Result AwsCredentialProcess::parse(const AwsCredentials &base, c
     c.expiration = expiration.isEmpty() ? QDateTime() : QDateTime::fromString(expiration, Qt::ISODateWithMs);
     if (!expiration.isEmpty() && !c.expiration.isValid()) {
         result.error =
-            tr("The credential_process of the AWS profile \"%1\" printed an Expiration that is not an "
-               "ISO 8601 time.")
+            AwsCredentialProcess::tr(
+                "The credential_process of the AWS profile \"%1\" printed an Expiration that is not an "
+                "ISO 8601 time.")
                 .arg(base.profile);
         c.accessKeyId.clear();
         c.secretAccessKey.clear();

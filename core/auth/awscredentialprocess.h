@@ -3,6 +3,7 @@
 #include "auth/awscredentials.h"
 #include "base/cancellationtoken.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QProcessEnvironment>
 
@@ -14,6 +15,8 @@ namespace keen {
 // on a worker thread, never the GUI's. No error message holds what the command printed on stdout.
 class AwsCredentialProcess
 {
+    Q_DECLARE_TR_FUNCTIONS(AwsCredentialProcess)
+
 public:
     static constexpr int DefaultTimeoutMs = 60 * 1000; // as the Go SDK waits
 

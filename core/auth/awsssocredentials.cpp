@@ -17,14 +17,9 @@ namespace keen {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("keen::AwsSsoCredentials", text);
-}
-
 QString signInAgain(const QString &profile)
 {
-    return tr("run \"aws sso login --profile %1\" and try again").arg(profile);
+    return AwsSsoCredentials::tr("run \"aws sso login --profile %1\" and try again").arg(profile);
 }
 
 // "2026-12-06T20:00:00Z"; older CLIs wrote "2026-12-06T20:00:00UTC".
@@ -76,8 +71,9 @@ std::optional<QJsonObject> refreshed(const QJsonObject &token, const AwsCredenti
     const double expiresIn = answer.value(QStringLiteral("expiresIn")).toDouble();
     if (reply.cancelled || reply.status != 200 || accessToken.isEmpty() ||
         !(expiresIn > 0 && expiresIn < 1e9)) {
-        why = reply.cancelled ? tr("cancelled")
-                              : (reply.status == 0 ? reply.error : tr("HTTP %1").arg(reply.status));
+        why = reply.cancelled
+                  ? AwsSsoCredentials::tr("cancelled")
+                  : (reply.status == 0 ? reply.error : AwsSsoCredentials::tr("HTTP %1").arg(reply.status));
         return std::nullopt;
     }
     QJsonObject renewed = token;
@@ -122,12 +118,13 @@ AwsCredentials::Result AwsSsoCredentials::fetch(const AwsCredentials &base,
 
     QFile cache(cachePath);
     if (!cache.exists()) {
-        result.error = tr("The AWS profile \"%1\" signs in with SSO and there is no sign-in yet: %2.")
-                           .arg(profile, signInAgain(profile));
+        result.error =
+            AwsSsoCredentials::tr("The AWS profile \"%1\" signs in with SSO and there is no sign-in yet: %2.")
+                .arg(profile, signInAgain(profile));
         return result;
     }
     if (!cache.open(QIODevice::ReadOnly) || cache.size() > 1024 * 1024) {
-        result.error = tr("Cannot read the AWS SSO sign-in %1: %2")
+        result.error = AwsSsoCredentials::tr("Cannot read the AWS SSO sign-in %1: %2")
                            .arg(QDir::toNativeSeparators(cachePath), cache.errorString());
         return result;
     }
@@ -143,21 +140,22 @@ AwsCredentials::Result AwsSsoCredentials::fetch(const AwsCredentials &base,
         if (renewed) {
             token = *renewed;
         } else if (!expiresAt.isValid() || expiresAt <= QDateTime::currentDateTimeUtc()) {
-            if (why == tr("cancelled"))
+            if (why == AwsSsoCredentials::tr("cancelled"))
                 result.error = why;
             else
-                result.error = why.isEmpty()
-                                   ? tr("The AWS SSO sign-in of the profile \"%1\" has expired: %2.")
-                                         .arg(profile, signInAgain(profile))
-                                   : tr("The AWS SSO sign-in of the profile \"%1\" has expired and "
-                                        "could not be renewed (%2): %3.")
-                                         .arg(profile, why, signInAgain(profile));
+                result.error =
+                    why.isEmpty()
+                        ? AwsSsoCredentials::tr("The AWS SSO sign-in of the profile \"%1\" has expired: %2.")
+                              .arg(profile, signInAgain(profile))
+                        : AwsSsoCredentials::tr("The AWS SSO sign-in of the profile \"%1\" has expired and "
+                                                "could not be renewed (%2): %3.")
+                              .arg(profile, why, signInAgain(profile));
             return result;
         }
     }
     const QString accessToken = token.value(QStringLiteral("accessToken")).toString();
     if (accessToken.isEmpty()) {
-        result.error = tr("The AWS SSO sign-in of the profile \"%1\" has expired: %2.")
+        result.error = AwsSsoCredentials::tr("The AWS SSO sign-in of the profile \"%1\" has expired: %2.")
                            .arg(profile, signInAgain(profile));
         return result;
     }
@@ -172,22 +170,25 @@ AwsCredentials::Result AwsSsoCredentials::fetch(const AwsCredentials &base,
     request.setTransferTimeout(timeoutMs);
     const BlockingHttp::Reply reply = BlockingHttp::send(request, "GET", {}, cancel);
     if (reply.cancelled) {
-        result.error = tr("cancelled");
+        result.error = AwsSsoCredentials::tr("cancelled");
         return result;
     }
     if (reply.status == 401 || reply.status == 403) {
         result.error =
-            tr("The AWS SSO portal refused the sign-in of the profile \"%1\" for the role %2 in account "
-               "%3 (HTTP %4): %5.")
+            AwsSsoCredentials::tr(
+                "The AWS SSO portal refused the sign-in of the profile \"%1\" for the role %2 in account "
+                "%3 (HTTP %4): %5.")
                 .arg(profile, sso.roleName, sso.accountId, QString::number(reply.status),
                      signInAgain(profile));
         return result;
     }
     if (reply.status != 200) {
-        result.error = reply.status == 0
-                           ? tr("Cannot reach the AWS SSO portal at %1: %2").arg(url.host(), reply.error)
-                           : tr("The AWS SSO portal answered HTTP %1 for the profile \"%2\".")
-                                 .arg(QString::number(reply.status), profile);
+        result.error =
+            reply.status == 0
+                ? AwsSsoCredentials::tr("Cannot reach the AWS SSO portal at %1: %2")
+                      .arg(url.host(), reply.error)
+                : AwsSsoCredentials::tr("The AWS SSO portal answered HTTP %1 for the profile \"%2\".")
+                      .arg(QString::number(reply.status), profile);
         return result;
     }
     const QJsonObject role =
@@ -202,7 +203,8 @@ AwsCredentials::Result AwsSsoCredentials::fetch(const AwsCredentials &base,
                        : QDateTime();
     c.source = QStringLiteral("sso");
     if (!c.isValid())
-        result.error = tr("The AWS SSO portal gave no keys for the profile \"%1\".").arg(profile);
+        result.error =
+            AwsSsoCredentials::tr("The AWS SSO portal gave no keys for the profile \"%1\".").arg(profile);
     return result;
 }
 

@@ -3,6 +3,7 @@
 #include "auth/awscredentials.h"
 #include "base/cancellationtoken.h"
 
+#include <QCoreApplication>
 #include <QProcessEnvironment>
 
 namespace keen {
@@ -15,6 +16,8 @@ namespace keen {
 // two HTTPS requests): run it on a worker thread, never the GUI's. No error message holds a token or a key.
 class AwsSsoCredentials
 {
+    Q_DECLARE_TR_FUNCTIONS(AwsSsoCredentials)
+
 public:
     static constexpr int DefaultTimeoutMs = 30 * 1000;
 

@@ -1,7 +1,8 @@
 # Fails when a catalogue in resources/translations is not up to date with the sources: lupdate run over a copy
 # (the same sources and options as the update_translations target in app/CMakeLists.txt) finds a text that the
 # copy does not translate. tst_translations checks the catalogue as committed; this catches a tr() text that
-# was added without refreshing and translating it. The message names the texts and the command that fixes it.
+# was added without refreshing and translating it, and a file-local tr() helper anywhere in the sources. The
+# message names the texts (or files) and the command that fixes it.
 #   cmake -DROOT=<source dir> -DLUPDATE=<lupdate> -DWORK=<scratch dir> -P checktranslations.cmake
 cmake_policy(VERSION 3.25)
 
@@ -14,6 +15,23 @@ if(NOT LUPDATE OR NOT EXISTS "${LUPDATE}")
 endif()
 
 file(GLOB_RECURSE sources "${ROOT}/app/*.cpp" "${ROOT}/ui/*.cpp" "${ROOT}/ui/*.h")
+
+# lupdate attributes a text to a context only through a class's tr() (QObject or Q_DECLARE_TR_FUNCTIONS): a
+# file-local helper that calls QCoreApplication::translate hides its texts from the catalogue (issue 13).
+file(GLOB_RECURSE everySource "${ROOT}/app/*.cpp" "${ROOT}/ui/*.cpp" "${ROOT}/ui/*.h" "${ROOT}/core/*.cpp"
+     "${ROOT}/core/*.h")
+set(localHelpers "")
+foreach(source IN LISTS everySource)
+    file(STRINGS "${source}" helper REGEX "^[ \t]*(static[ \t]+|inline[ \t]+)*QString[ \t]+tr[ \t]*\\(")
+    if(helper)
+        file(RELATIVE_PATH relative "${ROOT}" "${source}")
+        string(APPEND localHelpers "\n  ${relative}")
+    endif()
+endforeach()
+if(localHelpers)
+    message(FATAL_ERROR "These files define their own tr(), which lupdate cannot attribute; use the class's "
+                        "Q_DECLARE_TR_FUNCTIONS (or QObject::tr) instead:${localHelpers}")
+endif()
 file(GLOB catalogues "${ROOT}/resources/translations/*.ts")
 if(NOT catalogues)
     message(FATAL_ERROR "no .ts files under ${ROOT}/resources/translations")
