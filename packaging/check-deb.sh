@@ -1,7 +1,7 @@
 #!/bin/sh
 # Unpacks the built keen-desktop_<version>_<arch>.deb into a temporary root (dpkg-deb -x, as dpkg -x does) and
 # checks what a person installing it gets: the binary (which runs), the menu entry, the AppStream metainfo,
-# the icons, the translations, the Debian docs and computed Depends.
+# the icons, the translations, the Debian docs and computed Depends; and lintian's verdict.
 #   sh check-deb.sh <folder holding the .deb> <version>
 set -eu
 dir=$1
@@ -74,4 +74,10 @@ depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libc6 libqt6core6 libqt6widgets6 libqt6network6 libqt6dbus6 libqt6keychain libgit2 qt6-qpa-plugins libqt6sql6-sqlite; do
     echo "$depends" | grep -q "$lib" || fail "Depends lacks $lib: $depends"
 done
-echo "keen-desktop_${version}_${arch}.deb: contents and Depends as expected"
+
+# Debian's own package checks: no error and no warning (informational tags such as hardening-no-bindnow are
+# left to a distribution's build flags).
+command -v lintian >/dev/null || fail "lintian is not installed (sh packaging/install-deps.sh installs it)"
+rc=0; out=$(lintian --fail-on error,warning "$deb" 2>&1) || rc=$?
+[ "$rc" = 0 ] || fail "lintian found errors or warnings: $out"
+echo "keen-desktop_${version}_${arch}.deb: contents, Depends and lintian as expected"

@@ -6,7 +6,7 @@
 set -eu
 PACKAGES="cmake g++ ninja-build pkg-config qt6-base-dev libqt6sql6-sqlite qt6-svg-dev qtkeychain-qt6-dev
 libgit2-dev libdtl-dev clang-format xvfb xauth desktop-file-utils appstream fonts-dejavu-core dbus gnome-keyring libgl-dev
-qt6-tools-dev qt6-l10n-tools qt6-translations-l10n dpkg-dev clang libclang-rt-dev"
+qt6-tools-dev qt6-l10n-tools qt6-translations-l10n dpkg-dev lintian clang libclang-rt-dev"
 missing=""
 for p in $PACKAGES; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,6 +1,6 @@
 # Holds the code to the folder layout of DESIGN.md (section Layout): reads every #include "..." in core/, ui/
-# and app/ under ROOT and fails on a dependency outside the matrix below, on an include written with "../" and on
-# an include that names no file of the tree.
+# and app/ under ROOT and fails on a dependency outside the matrix below, on an include written with "../" (in
+# tests/ too) and on an include that names no file of the tree.
 #   cmake -DROOT=<source dir> -P checkdependencies.cmake
 #
 # Modules: core/<folder> is <folder>; core/providers/<family>/ is providers/<family> (the wire formats, which never
@@ -111,6 +111,16 @@ foreach(source IN LISTS sources)
         if(NOT ok)
             list(APPEND violations "${source}: ${from} -> ${to} (#include \"${include}\") is not in the matrix")
         endif()
+    endforeach()
+endforeach()
+
+# The tests are no module of the matrix, but they too write includes from a root, never with "../".
+file(GLOB_RECURSE testSources RELATIVE "${ROOT}" "${ROOT}/tests/*.h" "${ROOT}/tests/*.cpp")
+foreach(source IN LISTS testSources)
+    file(STRINGS "${ROOT}/${source}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*/)?\\.\\./")
+    foreach(line IN LISTS lines)
+        string(STRIP "${line}" line)
+        list(APPEND violations "${source}: ${line} climbs with ../ (write it from the tests or source root)")
     endforeach()
 endforeach()
 

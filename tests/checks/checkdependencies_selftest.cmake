@@ -71,6 +71,8 @@ keen_case(uiUsesProtocol FALSE "ui/chat/chatview.h: ui -> providers/openai"
           ${good} "ui/chat/chatview.h=providers/openai/chat.h")
 keen_case(climb FALSE "climbs with ../" ${good} "core/loop/toolloop.h=../base/result.h")
 keen_case(missing FALSE "names no file" ${good} "core/loop/toolloop.h=loop/gone.h")
+keen_case(testClimb FALSE "tests/mcp/tst_mcp.cpp: #include \"../tools/fake.h\" climbs with ../"
+          ${good} "tests/tools/fake.h=" "tests/mcp/tst_mcp.cpp=../tools/fake.h")
 
 list(LENGTH failures failureCount)
 if(failureCount GREATER 0)
