@@ -1,7 +1,6 @@
 // MCP servers (reference 8.3, 2.2 call_mcp_tool, 7.2 generated skills): configs.json read with clear
 // problems, a local server (tests/mcpserver, a real program on stdin and stdout) started, listed, called,
 // timed out, cancelled and crashed, and a remote one over Streamable HTTP against a loopback server.
-#include "tools/fakepermissionrequester.h"
 #include "agent/skillcatalog.h"
 #include "fakeproviderserver.h"
 #include "mcp/callmcptooltool.h"
@@ -9,6 +8,7 @@
 #include "mcp/mcpserverconfig.h"
 #include "mcp/mcpskillfiles.h"
 #include "testenvironment.h"
+#include "tools/fakepermissionrequester.h"
 #include "tools/permissionpolicy.h"
 
 #include <QDir>
