@@ -17,8 +17,8 @@ namespace keen {
 // helper, which withKeys() runs: a role to assume (role_arn with source_profile, or credential_source =
 // Environment; AwsAssumeRole), a credential_process (AwsCredentialProcess) or an SSO sign-in (sso_session or
 // sso_start_url, sso_account_id, sso_role_name; AwsSsoCredentials); a role may also be asked with a web
-// identity token (web_identity_token_file, or AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN, which comes right
-// after the environment's keys: a CI job, a Kubernetes pod). An MFA code and the instance or container
+// identity token (web_identity_token_file, or AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN, which comes
+// right after the environment's keys: a CI job, a Kubernetes pod). An MFA code and the instance or container
 // credential sources are reported as unsupported.
 // Region: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region in the config file, else us-east-1.
 // No error message ever contains a key or token.
