@@ -1,7 +1,9 @@
 #include "base/cancellationtoken.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
+#include <thread>
 
 namespace keen {
 
@@ -9,23 +11,34 @@ struct CancellationToken::State
 {
     std::atomic_bool cancelled{false};
     std::mutex mutex;
+    std::condition_variable callbackDone;
     int nextId = 1;
     std::map<int, std::function<void()>> callbacks;
     std::vector<std::weak_ptr<State>> children;
+    // The callback cancel() is running (0: none), and on which thread, so removeCallback can wait for it.
+    int runningId = 0;
+    std::thread::id runningThread;
 
     void cancel()
     {
-        std::map<int, std::function<void()>> toRun;
         std::vector<std::weak_ptr<State>> kids;
-        {
-            std::lock_guard lock(mutex);
-            if (cancelled.exchange(true))
-                return;
-            toRun.swap(callbacks);
-            kids.swap(children);
+        std::unique_lock lock(mutex);
+        if (cancelled.exchange(true))
+            return;
+        kids.swap(children);
+        // One callback at a time, outside the lock (a callback may use the token), each taken out of the map
+        // just before it runs: removeCallback then either removes it before it runs or waits for it to end.
+        while (!callbacks.empty()) {
+            auto node = callbacks.extract(callbacks.begin());
+            runningId = node.key();
+            runningThread = std::this_thread::get_id();
+            lock.unlock();
+            node.mapped()();
+            lock.lock();
+            runningId = 0;
+            callbackDone.notify_all();
         }
-        for (auto &[id, callback] : toRun)
-            callback();
+        lock.unlock();
         for (auto &weak : kids) {
             if (auto kid = weak.lock())
                 kid->cancel();
@@ -85,8 +98,12 @@ int CancellationToken::onCancelled(std::function<void()> callback) const
 
 void CancellationToken::removeCallback(int id) const
 {
-    std::lock_guard lock(m_state->mutex);
+    std::unique_lock lock(m_state->mutex);
     m_state->callbacks.erase(id);
+    // A callback running on another thread may still use what the caller is about to destroy: wait for it
+    // (a callback that removes itself, on the cancelling thread, must not wait for itself).
+    if (id != 0 && m_state->runningThread != std::this_thread::get_id())
+        m_state->callbackDone.wait(lock, [&] { return m_state->runningId != id; });
 }
 
 } // namespace keen

@@ -23,6 +23,8 @@ public:
     // Runs callback once when the token is cancelled (immediately if it already is). Returns an id for
     // removeCallback so a finished operation can stop listening.
     int onCancelled(std::function<void()> callback) const;
+    // After it returns, the callback will not run and is not running on another thread (it waits for one
+    // that is), so an object its callback uses can be destroyed right after.
     void removeCallback(int id) const;
 
     bool operator==(const CancellationToken &other) const { return m_state == other.m_state; }
