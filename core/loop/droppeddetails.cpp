@@ -8,6 +8,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <iterator>
 
 namespace keen::DroppedDetails {
 
@@ -269,6 +270,34 @@ QString excerptAround(const QString &text, qsizetype at, qsizetype length)
     return text.mid(start, end - start).trimmed();
 }
 
+// Error lines first, they matter most (issue 16: 70 paths of a grep left no room for the error it was
+// about), then paths, identifiers and numbers: the order of the list, whose first three the chat's row names.
+// Indexed by int(Kind), all four kinds.
+constexpr DroppedDetail::Kind kShareOrder[] = {DroppedDetail::Kind::Error, DroppedDetail::Kind::Path,
+                                               DroppedDetail::Kind::Identifier, DroppedDetail::Kind::Number};
+constexpr int KindCount = std::size(kShareOrder);
+
+// At most limit of the candidates, each kind in turn taking one more while it has any: every kind gets an
+// equal share (limit / 4, the rest to the kinds first in kShareOrder), and a share one kind leaves unused
+// goes to the others. Each kind keeps its order of first occurrence.
+QList<DroppedDetail> shareOut(const QList<DroppedDetail> (&candidates)[KindCount], int limit)
+{
+    qsizetype taken[KindCount] = {};
+    for (qsizetype total = 0, before = -1; total < limit && total != before;) {
+        before = total;
+        for (DroppedDetail::Kind kind : kShareOrder) {
+            if (total < limit && taken[int(kind)] < candidates[int(kind)].size()) {
+                ++taken[int(kind)];
+                ++total;
+            }
+        }
+    }
+    QList<DroppedDetail> result;
+    for (DroppedDetail::Kind kind : kShareOrder)
+        result.append(candidates[int(kind)].first(taken[int(kind)]));
+    return result;
+}
+
 } // namespace
 
 QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int limit)
@@ -294,23 +323,26 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
                        R"(|v?\d+(?:\.\d+){2,}(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)"
                        R"(|\d+(?:[.,]\d+)*(?:-\d+(?:[.,]\d+)*)?)(?![\w\-/]|[.,]\d))"));
 
-    QList<DroppedDetail> result;
-    QList<Spans> paths(sources.size()); // where the paths are, listed or kept
+    // Each kind's candidates, in the order of first occurrence; no kind needs more than limit of them.
+    QList<DroppedDetail> candidates[KindCount];
+    QList<Spans> paths(sources.size()); // where the paths are, listed or not: a part of one is no detail
     QSet<QString> seen;                 // by text with its white space simplified: no detail is listed twice
+    auto isFull = [&](DroppedDetail::Kind kind) { return candidates[int(kind)].size() >= limit; };
     auto add = [&](DroppedDetail::Kind kind, const QString &text, const QString &excerpt,
                    qsizetype minLength) {
         const QString key = text.simplified();
-        if (text.size() < minLength || seen.contains(key) || kept.contains(text))
+        if (isFull(kind) || text.size() < minLength || seen.contains(key) || kept.contains(text))
             return;
         seen.insert(key);
-        result.append(DroppedDetail{kind, text, excerpt});
+        candidates[int(kind)].append(DroppedDetail{kind, text, excerpt});
     };
     auto collect = [&](DroppedDetail::Kind kind, const QRegularExpression &pattern, qsizetype minLength) {
         for (qsizetype i = 0; i < sources.size(); ++i) {
             const QString &source = sources.at(i).text;
             QRegularExpressionMatchIterator it = pattern.globalMatch(source);
             while (it.hasNext()) {
-                if (result.size() >= limit)
+                // Paths are scanned to the end: an identifier or number inside any of them is no detail.
+                if (kind != DroppedDetail::Kind::Path && isFull(kind))
                     return;
                 const QRegularExpressionMatch match = it.next();
                 const qsizetype start = match.capturedStart(0);
@@ -334,7 +366,7 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
     auto collectErrors = [&](qsizetype minLength) {
         for (qsizetype i = 0; i < sources.size(); ++i) {
             for (const QString &error : sources.at(i).errors) {
-                if (result.size() >= limit)
+                if (isFull(DroppedDetail::Kind::Error))
                     return;
                 add(DroppedDetail::Kind::Error, error, error, minLength);
             }
@@ -342,7 +374,7 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
             const Spans &spans = framing.at(i); // sorted by start; lines only move forward
             qsizetype firstSpan = 0;
             for (qsizetype lineStart = 0; lineStart < source.size();) {
-                if (result.size() >= limit)
+                if (isFull(DroppedDetail::Kind::Error))
                     return;
                 qsizetype lineEnd = source.indexOf(QLatin1Char('\n'), lineStart);
                 if (lineEnd < 0)
@@ -367,7 +399,7 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
     collectErrors(8);
     collect(DroppedDetail::Kind::Identifier, identifier, 4);
     collect(DroppedDetail::Kind::Number, number, 3);
-    return result;
+    return shareOut(candidates, limit);
 }
 
 } // namespace keen::DroppedDetails

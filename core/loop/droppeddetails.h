@@ -13,8 +13,10 @@ namespace keen {
 // message) searched for each hit.
 namespace DroppedDetails {
 
-// At most limit details: paths, then error lines (a tool's reported error, lines that look like error
-// output), identifiers and numbers (dates and versions whole), each in the order of first occurrence. The
+// At most limit details: error lines (a tool's reported error, lines that look like error output), then
+// paths, identifiers and numbers (dates and versions whole), each kind in the order of first occurrence. No
+// kind crowds out the others: each gets an equal share of limit (the rest to the kinds in that order), and
+// what one kind leaves unused goes to the others, so a range of only paths still lists limit of them. The
 // system prompt is not part of the compacted range; Keen's own replacement markup and the keys and line
 // prefixes of tool output are no details.
 QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int limit = 50);

@@ -15,6 +15,7 @@ private Q_SLOTS:
     void findsWhatTheSummaryLeftOut();
     void nothingWhenTheSummaryKeepsItAll();
     void isBoundedAndDeterministic();
+    void manyPathsLeaveRoomForTheOtherKinds();
     void framingAndKeptTextAreNoDetails();
     void toolJsonGivesItsValuesNotItsSyntax();
     void proseNamingAnErrorIsNoErrorLine();
@@ -96,6 +97,58 @@ void TestDroppedDetails::isBoundedAndDeterministic()
     QCOMPARE(first.size(), 50);
     QCOMPARE(first.first().text, QStringLiteral("1000"));
     QCOMPARE(DroppedDetails::find(many, QString(), 50), first);
+}
+
+// Issue 16, found by a tester: a grep of 70 paths before the file read that holds the error filled the
+// whole list with paths; the error line, the identifier and the version were never listed. Every kind gets
+// its share, error lines first; a range of only paths still lists limit of them, in order.
+void TestDroppedDetails::manyPathsLeaveRoomForTheOtherKinds()
+{
+    QStringList grepped;
+    for (int i = 0; i < 70; ++i)
+        grepped.append(QStringLiteral("src/feature%1/widget_%1.cpp").arg(i));
+    ToolActivity grep;
+    grep.tool = QStringLiteral("bash");
+    grep.input = QJsonObject{{QStringLiteral("command"), QStringLiteral("grep -rl Widget src")}};
+    grep.status = QStringLiteral("success");
+    grep.hasRawOutput = true;
+    grep.rawOutput = grepped.join(QLatin1Char('\n'));
+    ToolActivity read;
+    read.tool = QStringLiteral("read_file");
+    read.input = QJsonObject{{QStringLiteral("path"), QStringLiteral("build.log")}};
+    read.status = QStringLiteral("success");
+    read.hasRawOutput = true;
+    read.rawOutput = QStringLiteral("src/parser/lexer.cpp:88: error: unexpected token at offset 4711\n"
+                                    "in parseExpressionTree of release 2.14.7\n");
+    const MessageList range{
+        Message::user(QStringLiteral("Why does the build fail?")),
+        Message::assistant(QStringLiteral("Searching, then reading the log."), TurnMemory{{grep, read}})};
+    const QString summary = QStringLiteral("## Goal\nFix the build.");
+
+    const QList<DroppedDetail> details = DroppedDetails::find(range, summary, 50);
+    QVERIFY(details.size() <= 50);
+    QCOMPARE(texts(details, DroppedDetail::Kind::Error),
+             QStringList{QStringLiteral("src/parser/lexer.cpp:88: error: unexpected token at offset 4711")});
+    QVERIFY(texts(details, DroppedDetail::Kind::Identifier).contains(QStringLiteral("parseExpressionTree")));
+    QVERIFY(texts(details, DroppedDetail::Kind::Number).contains(QStringLiteral("2.14.7")));
+    // The error line leads the list (the chat's row names the first three); the paths fill what the other
+    // kinds leave, in the order the grep gave them.
+    QCOMPARE(details.first().kind, DroppedDetail::Kind::Error);
+    const QStringList paths = texts(details, DroppedDetail::Kind::Path);
+    QCOMPARE(paths.size(), 50 - texts(details, DroppedDetail::Kind::Error).size() -
+                               texts(details, DroppedDetail::Kind::Identifier).size() -
+                               texts(details, DroppedDetail::Kind::Number).size());
+    QCOMPARE(paths, grepped.mid(0, paths.size()));
+    // A part of a path left out of the list ("widget_69" of src/feature69/widget_69.cpp) is still no detail.
+    QCOMPARE(texts(details, DroppedDetail::Kind::Identifier),
+             QStringList{QStringLiteral("parseExpressionTree")});
+
+    // Only paths: all of the limit is theirs.
+    const MessageList onlyPaths{Message::user(QStringLiteral("List the widgets.")),
+                                Message::assistant(QStringLiteral("Searching."), TurnMemory{{grep}})};
+    const QList<DroppedDetail> pathsOnly = DroppedDetails::find(onlyPaths, summary, 50);
+    QCOMPARE(pathsOnly.size(), 50);
+    QCOMPARE(texts(pathsOnly, DroppedDetail::Kind::Path), grepped.mid(0, 50));
 }
 
 // Issue 16, found re-checking it: an earlier replacement in the range gave its own tags as identifiers
