@@ -10,6 +10,7 @@
 #include "providerscript.h"
 #include "testenvironment.h"
 
+#include "loop/autocompactiongate.h"
 #include "loop/compactionprompts.h"
 #include "loop/compactionslicer.h"
 #include "loop/contextbudget.h"
@@ -55,6 +56,10 @@ private Q_SLOTS:
     void compactionSeesNativeLoopAndGenericHistory();
     void contextLengthErrorNeverStartsCompaction_data();
     void contextLengthErrorNeverStartsCompaction();
+    void contextLengthErrorWithTheGateOpenNeverCompacts_S6_data();
+    void contextLengthErrorWithTheGateOpenNeverCompacts_S6();
+    void compactionRequestsCarryTheTurnsProgressAndResults_S15_data();
+    void compactionRequestsCarryTheTurnsProgressAndResults_S15();
     void stillOverBudgetAfterCompactionGoesOutUnchanged_data();
     void stillOverBudgetAfterCompactionGoesOutUnchanged();
     void noRoomForAnyCompactionRequest_data();
@@ -179,16 +184,29 @@ public:
         ++runs;
         if (interruptNextRun.exchange(false))
             context.cancel.cancel();
+        {
+            std::lock_guard lock(m_mutex);
+            if (!m_nextOutputs.isEmpty())
+                return ToolResult::success(m_nextOutputs.takeFirst());
+        }
         if (m_output.isNull())
             return ToolResult::success(
                 QJsonObject{{QStringLiteral("echo"), input.value(QStringLiteral("text"))}});
         return ToolResult::success(m_output);
+    }
+    // The outputs of the next runs, one each, before the constructor's output applies again.
+    void queueOutputs(const QList<QJsonValue> &outputs)
+    {
+        std::lock_guard lock(m_mutex);
+        m_nextOutputs += outputs;
     }
     std::atomic_int runs{0};
     std::atomic_bool interruptNextRun{false};
 
 private:
     QJsonValue m_output;
+    std::mutex m_mutex;
+    QList<QJsonValue> m_nextOutputs;
 };
 
 // One provider client on the loopback fake provider, kept across streams (pending state lives in it).
@@ -615,6 +633,147 @@ void TestAutoCompactionProviders::contextLengthErrorNeverStartsCompaction()
              qPrintable(run.events.last().error));
     QVERIFY(run.compactionEvents().isEmpty());
     QVERIFY(run.ofType(StreamEvent::Type::Retry).isEmpty());
+}
+
+void TestAutoCompactionProviders::contextLengthErrorWithTheGateOpenNeverCompacts_S6_data()
+{
+    addProviders();
+}
+
+// proves S6 with the gate open: a tool turn has completed, a proactive compaction succeeded (nothing is
+// suppressed) and the estimate of the resumed request is still at the threshold (the system prompt alone
+// crosses it) though within the input budget. So when the provider refuses that request as too long, every
+// precondition of an automatic compaction holds: were the error path to compact (call maybeAutoCompact, or
+// compact and retry), a second compaction request would go out here, and it would be answered. None goes out:
+// the provider's error ends the turn as it said it, the replacement already applied stays the history.
+void TestAutoCompactionProviders::contextLengthErrorWithTheGateOpenNeverCompacts_S6()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    Harness harness(provider, SmallWindow);
+    // Every compaction request, however many, is answered with a summary; the parent requests with a tool
+    // call, then the context-window error, then a reply only a retry after a compaction would get.
+    const Run run = harness.streamAnswering(
+        {Message::system(systemText()), Message::user(userText())},
+        {toolCallResponse(provider, QStringLiteral("call_1"), QStringLiteral("{\"text\":\"x\"}")),
+         ProviderScript::contextLengthError(provider),
+         textResponse(provider, QStringLiteral("RETRIED AFTER A REACTIVE COMPACTION"))});
+    QVERIFY(run.finished);
+
+    // The turn's own proactive compaction, before the second parent request, was applied (S35, S47).
+    QCOMPARE(run.toolRuns, 1);
+    QCOMPARE(run.bodies.size(), 3);
+    QVERIFY(!isCompactionRequest(provider, run.bodies.at(0)));
+    QVERIFY(isCompactionRequest(provider, run.bodies.at(1)));
+    QVERIFY(!isCompactionRequest(provider, run.bodies.at(2)));
+    const auto applied = run.ofType(StreamEvent::Type::AutoCompactionApplied);
+    QCOMPARE(applied.size(), 1);
+    const MessageList replacement = applied.first().autoCompaction->replacement;
+    QCOMPARE(finalUserText(provider, run.bodies.at(2)), replacement.last().content);
+
+    // The gate was open when the error came: a tool turn, no suppression, not one-shot, automatic on, and an
+    // estimate at the threshold (the system prompt alone, a lower bound of the loop's estimate, reaches it);
+    // the refused request was within the input budget, so this is not S5's over-budget request.
+    AutoCompactionGate gate;
+    gate.newToolTurn = true;
+    gate.estimatedTokens = ContextBudget::estimateTokens(systemText().size());
+    gate.budget = ContextBudget::inputBudget(SmallWindow);
+    QVERIFY(gate.allows());
+    QVERIFY(ContextBudget::estimateTokens(run.rawBodies.at(2).size()) <=
+            ContextBudget::inputBudget(SmallWindow));
+
+    // S6: no second compaction, no retry; the provider's error is the turn's error.
+    QCOMPARE(run.compactionEvents(),
+             (QStringList{StreamEvent::typeName(StreamEvent::Type::AutoCompactionStarted),
+                          StreamEvent::typeName(StreamEvent::Type::AutoCompactionApplied)}));
+    QVERIFY(run.ofType(StreamEvent::Type::Retry).isEmpty());
+    QVERIFY(run.ofType(StreamEvent::Type::Done).isEmpty());
+    QVERIFY(!run.text().contains(QStringLiteral("RETRIED")));
+    // Nothing was done after the replacement, so the turn fails (no pending state to carry): the history the
+    // app keeps is the replacement it persisted when the compaction applied.
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Error);
+    QVERIFY2(run.events.last().error.contains(ProviderScript::contextErrorText(provider)),
+             qPrintable(run.events.last().error));
+    QVERIFY(harness.client().pendingState().isEmpty());
+}
+
+void TestAutoCompactionProviders::compactionRequestsCarryTheTurnsProgressAndResults_S15_data()
+{
+    addProviders();
+}
+
+// proves S15 in behaviour: what an automatic summary can preserve is what its request carries. The first
+// compaction request of a turn carries the turn's tool calls and their raw results, which no saved history
+// holds yet; a second compaction in the same turn carries the first replacement (its summary, the person's
+// words) and the tool work done since, and nothing of the history the first summary replaced.
+void TestAutoCompactionProviders::compactionRequestsCarryTheTurnsProgressAndResults_S15()
+{
+    QFETCH(QString, provider);
+    TestEnvironment environment;
+    const QString firstResult = QStringLiteral("TOOL-RESULT-ONE-a71c ") + QString(300, QLatin1Char('r'));
+    const QString secondResult = QStringLiteral("TOOL-RESULT-TWO-e5d0 ") + QString(300, QLatin1Char('q'));
+    const QString firstSummary = QStringLiteral("## Goal\nSUMMARY-ONE-4b1d: read the first probe");
+    Harness harness(provider, SmallWindow);
+    harness.echo().queueOutputs({QJsonObject{{QStringLiteral("found"), firstResult}},
+                                 QJsonObject{{QStringLiteral("found"), secondResult}}});
+    const MessageList messages{Message::system(systemText()), Message::user(userText())};
+    const Run run =
+        harness.stream(messages, {toolCallResponse(provider, QStringLiteral("call_1"),
+                                                   QStringLiteral("{\"text\":\"first-probe-11\"}")),
+                                  textResponse(provider, firstSummary),
+                                  toolCallResponse(provider, QStringLiteral("call_2"),
+                                                   QStringLiteral("{\"text\":\"second-probe-22\"}")),
+                                  textResponse(provider, QStringLiteral("## Goal\nSUMMARY-TWO-9c8e")),
+                                  textResponse(provider, QStringLiteral("all done"))});
+    QVERIFY(run.finished);
+    QVERIFY2(run.events.last().type == StreamEvent::Type::Done, qPrintable(run.events.last().error));
+    QCOMPARE(run.toolRuns, 2);
+    QCOMPARE(run.bodies.size(), 5);
+    QCOMPARE(run.ofType(StreamEvent::Type::AutoCompactionApplied).size(), 2);
+    QVERIFY(isCompactionRequest(provider, run.bodies.at(1)));
+    QVERIFY(isCompactionRequest(provider, run.bodies.at(3)));
+    for (const int parent : {0, 2, 4})
+        QVERIFY(!isCompactionRequest(provider, run.bodies.at(parent)));
+    // Unsaved: the conversation the turn started from holds none of the turn's results.
+    for (const Message &message : messages)
+        QVERIFY(!message.content.contains(QStringLiteral("TOOL-RESULT")));
+
+    // The order in a request: the work (summary so far, calls, results) before the final prompt.
+    auto before = [](const QByteArray &body, const QByteArray &earlier, const QByteArray &later) {
+        const qsizetype at = body.indexOf(earlier);
+        return at >= 0 && at < body.indexOf(later);
+    };
+    const QByteArray prompt = "Compact this conversation.";
+
+    // The first compaction: this turn's call and its whole raw result.
+    const QByteArray first = run.rawBodies.at(1);
+    QVERIFY(first.contains(firstResult.toUtf8()));
+    QVERIFY(first.contains("first-probe-11"));
+    QVERIFY(first.contains(userText().toUtf8()));
+    QVERIFY(before(first, "first-probe-11", "TOOL-RESULT-ONE-a71c"));
+    QVERIFY(before(first, "TOOL-RESULT-ONE-a71c", prompt));
+
+    // The second: the first replacement (its summary and the person's words) and the newer call and result.
+    const QByteArray second = run.rawBodies.at(3);
+    QCOMPARE(second.count("<compacted_context>"), 1);
+    QVERIFY(second.contains("SUMMARY-ONE-4b1d: read the first probe"));
+    QVERIFY(second.contains("<last_user_message>"));
+    QVERIFY(second.contains(userText().toUtf8()));
+    QVERIFY(second.contains(secondResult.toUtf8()));
+    QVERIFY(second.contains("second-probe-22"));
+    QVERIFY(before(second, "SUMMARY-ONE-4b1d", "second-probe-22"));
+    QVERIFY(before(second, "second-probe-22", "TOOL-RESULT-TWO-e5d0"));
+    QVERIFY(before(second, "TOOL-RESULT-TWO-e5d0", prompt));
+    // What the first summary replaced is not sent again.
+    QVERIFY(!second.contains("TOOL-RESULT-ONE-a71c"));
+    QVERIFY(!second.contains("first-probe-11"));
+
+    // The turn goes on from the second replacement.
+    const MessageList last =
+        run.ofType(StreamEvent::Type::AutoCompactionApplied).last().autoCompaction->replacement;
+    QVERIFY(last.last().content.contains(QStringLiteral("SUMMARY-TWO-9c8e")));
+    QCOMPARE(finalUserText(provider, run.bodies.at(4)), last.last().content);
+    QCOMPARE(run.text(), QStringLiteral("all done"));
 }
 
 void TestAutoCompactionProviders::stillOverBudgetAfterCompactionGoesOutUnchanged_data()

@@ -131,6 +131,8 @@ private Q_SLOTS:
     void escBeforeAnySummaryTextLeavesNoEmptyHeading();
     void manualCompactionShowsTheRefusedToolCard();
     void queuedPromptDrainsAfterCompaction();
+    void queuedPromptDrainsAfterCompactionFails_S32();
+    void queuedPromptDrainsAfterCompactionIsCancelled_S32();
     void queueIsLimitedAndCommandsCannotQueue();
     void escDeniesAPendingPermissionBeforeTheTurn();
     void eachPermissionCardIsRightBelowItsToolCard();
@@ -1089,6 +1091,73 @@ void TestChatPanel::queuedPromptDrainsAfterCompaction()
     const QString text = m_panel->model()->plainText();
     QVERIFY(text.indexOf(QStringLiteral("✓ Context compacted.")) <
             text.indexOf(QStringLiteral("next question")));
+}
+
+// proves S32 when the compaction fails: the prompt queued while it ran is sent when the provider's error
+// ends it, on the unchanged history (S30), and answered below the failure.
+void TestChatPanel::queuedPromptDrainsAfterCompactionFails_S32()
+{
+    firstTurn();
+    const MessageList before = m_session->messages();
+    m_client->addTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("## Goal\npartial")),
+         ScriptedLlmClient::gate(QStringLiteral("fail")),
+         ScriptedLlmClient::event(StreamEvent::failure(QStringLiteral("HTTP 500: upstream broke")))});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Queued answer.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_COMPARE(m_panel->spinner()->text(), QStringLiteral("Compacting..."));
+    QTest::keyClicks(m_panel->input(), QStringLiteral("next question"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QCOMPARE(m_panel->queue(), QStringList{QStringLiteral("next question")});
+    QTRY_COMPARE(m_client->requests().size(), 2); // the compaction waits at its gate
+    m_client->open(QStringLiteral("fail"));
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Queued answer.")));
+    QTRY_VERIFY(!m_session->isBusy());
+    QVERIFY(m_panel->queue().isEmpty());
+    // The provider received the queued prompt after the history the failed compaction left unchanged.
+    QCOMPARE(m_client->requests().size(), 3);
+    const MessageList sent = m_client->requests().constLast();
+    QCOMPARE(sent.constLast(), Message::user(QStringLiteral("next question")));
+    QCOMPARE(sent.mid(1, before.size()), before);
+    QCOMPARE(m_session->messages().size(), before.size() + 2);
+    const QString text = m_panel->model()->plainText();
+    const qsizetype failed = text.indexOf(QStringLiteral("Compaction failed: HTTP 500: upstream broke"));
+    QVERIFY2(failed >= 0, qPrintable(text));
+    QVERIFY(failed < text.indexOf(QStringLiteral("next question")));
+    QVERIFY(text.indexOf(QStringLiteral("next question")) < text.indexOf(QStringLiteral("Queued answer.")));
+    QVERIFY(!text.contains(QStringLiteral("✓ Context compacted.")));
+}
+
+// proves S32 when Esc cancels the compaction (S26): Esc cancels only the compaction, not the queue, and the
+// prompt queued while it ran is sent once it has ended, on the unchanged history (S30).
+void TestChatPanel::queuedPromptDrainsAfterCompactionIsCancelled_S32()
+{
+    firstTurn();
+    const MessageList before = m_session->messages();
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\npartial")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Queued answer.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    m_panel->compact();
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("partial")));
+    QTest::keyClicks(m_panel->input(), QStringLiteral("next question"));
+    QTest::keyClick(m_panel->input(), Qt::Key_Return);
+    QCOMPARE(m_panel->queue(), QStringList{QStringLiteral("next question")});
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Queued answer.")));
+    QTRY_VERIFY(!m_session->isBusy());
+    QVERIFY(m_panel->queue().isEmpty());
+    QCOMPARE(m_client->requests().size(), 3);
+    const MessageList sent = m_client->requests().constLast();
+    QCOMPARE(sent.constLast(), Message::user(QStringLiteral("next question")));
+    QCOMPARE(sent.mid(1, before.size()), before);
+    const QString text = m_panel->model()->plainText();
+    const qsizetype cancelled = text.indexOf(QStringLiteral("Compaction cancelled."));
+    QVERIFY2(cancelled >= 0, qPrintable(text));
+    QVERIFY(cancelled < text.indexOf(QStringLiteral("next question")));
+    QVERIFY(text.indexOf(QStringLiteral("next question")) < text.indexOf(QStringLiteral("Queued answer.")));
 }
 
 void TestChatPanel::queueIsLimitedAndCommandsCannotQueue()
