@@ -222,6 +222,14 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
         estimateHistory();
         updateMetrics();
     });
+    // The folder's instructions, skills and memory were read on a worker: until the provider reports a
+    // request, the meter's estimate counts them now.
+    connect(m_session, &AgentSession::systemPromptEstimated, this, [this] {
+        if (m_session->isBusy() || m_session->lastUsage())
+            return;
+        estimateHistory();
+        updateMetrics();
+    });
     // Issue 16: the meter's mark follows the session's threshold (set in Context, or read from a session).
     connect(m_session, &AgentSession::compactionPolicyChanged, this, &MainWindow::updateMetrics);
     connect(m_session, &AgentSession::mcpStatusChanged, this, [this] {
@@ -1633,6 +1641,10 @@ void MainWindow::closeEvent(QCloseEvent *event)
     QSettings state(windowStatePath(), QSettings::IniFormat);
     state.setValue(QStringLiteral("window/geometry"), saveGeometry());
     state.setValue(QStringLiteral("window/state"), saveState());
+    state.sync();
+    // Like every file of the data folders, readable by its owner only (it tells which panels and sizes
+    // the person uses, nothing more, but the folder's rule is simpler without exceptions).
+    QFile::setPermissions(windowStatePath(), QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     QMainWindow::closeEvent(event);
 }
 

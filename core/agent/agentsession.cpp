@@ -470,15 +470,18 @@ void AgentSession::Private::refreshPromptCache()
                      return SystemPromptBuilder::build(workspace, dataDir, AgentMode::Build);
                  }),
                  q, [this, generation](const QString &prompt) {
-                     if (generation == promptGeneration)
-                         promptCache = prompt;
+                     if (generation != promptGeneration || prompt == promptCache)
+                         return;
+                     promptCache = prompt;
+                     Q_EMIT q->systemPromptEstimated();
                  });
 }
 
 QString AgentSession::Private::estimatedSystemPrompt()
 {
-    if (promptCache.isEmpty()) // asked before the first worker build came back: once, here
-        promptCache = SystemPromptBuilder::build(workspace, dataDirectory(), AgentMode::Build);
+    // Before the worker's first build comes back (a few milliseconds after a folder opens) the estimate
+    // has no system prompt: reading the folder's files here would be disk work on the GUI thread.
+    // systemPromptEstimated() says when it is there.
     const QString modeText = SystemPromptBuilder::modeSection(mode);
     return modeText.isEmpty() ? promptCache : promptCache + QStringLiteral("\n\n") + modeText;
 }

@@ -293,6 +293,9 @@ Q_SIGNALS:
     // An MCP sign-in is waiting for the person in the browser, at page.
     void mcpSignInNeeded(const QString &server, const QUrl &page);
     void historyReplaced();
+    // The system prompt the context estimate counts was built again (on a worker: a folder opened, skills
+    // were read again, a turn ended) and differs from before.
+    void systemPromptEstimated();
     void sessionChanged(const QString &sessionId);
     // A saved session was opened: its events, for the chat view to replay.
     void sessionOpened(const QList<keen::SessionEvent> &events);

@@ -14,6 +14,7 @@
 #include <QDir>
 #include <QFile>
 #include <QMutex>
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -157,6 +158,7 @@ private Q_SLOTS:
     void compactionUsageIsCountedApartFromTurns();
     void contextEstimateFollowsCompactionAndUndo();
     void contextEstimateReadsTheFolderOnAWorker();
+    void contextEstimateNeverReadsANewFolderOnTheGuiThread();
     void planModeGoesIntoTheSystemPromptNotTheMessage();
     void modeSavedByAnOlderVersionIsDroppedOnOpen();
     void transcriptWritesRunOffTheGuiThread();
@@ -789,6 +791,40 @@ void TestAgentSession::contextEstimateReadsTheFolderOnAWorker()
     const QString modeText = QStringLiteral("\n\n") + SystemPromptBuilder::modeSection(AgentMode::Plan);
     const qint64 modeTokens = ContextBudget::estimateTokens(ContextBudget::utf8Bytes(modeText));
     QVERIFY(qAbs(m_session->contextBreakdown().systemPromptTokens - (build + modeTokens)) <= 1); // rounding
+}
+
+// Issue 11 ("no disk work on the GUI thread"): right after another folder opens, before its worker has read
+// it, the estimate asked on this thread (the window's meter, /context) leaves the system prompt out instead
+// of reading the folder's files here; systemPromptEstimated says when the worker's read is in.
+void TestAgentSession::contextEstimateNeverReadsANewFolderOnTheGuiThread()
+{
+    QTemporaryDir other;
+    QFile instructions(QDir(other.path()).filePath(QStringLiteral("AGENTS.md")));
+    QVERIFY(instructions.open(QIODevice::WriteOnly));
+    instructions.write(QByteArray("Explain every change. ").repeated(300));
+    instructions.close();
+    QThreadPool::globalInstance()->waitForDone();
+    QCoreApplication::processEvents();
+    QVERIFY(m_session->contextBreakdown().systemPromptTokens > 0); // the first folder's, read on a worker
+
+    // Every worker of the pool busy: the new folder's read waits in the queue.
+    QThreadPool *pool = QThreadPool::globalInstance();
+    QSemaphore release;
+    QSemaphore started;
+    const int workers = pool->maxThreadCount();
+    for (int i = 0; i < workers; ++i) {
+        pool->start([&release, &started] {
+            started.release();
+            release.acquire();
+        });
+    }
+    QVERIFY(started.tryAcquire(workers, 10000));
+    QSignalSpy estimated(m_session.get(), &AgentSession::systemPromptEstimated);
+    m_session->setWorkspace(other.path());
+    QCOMPARE(m_session->contextBreakdown().systemPromptTokens, 0); // nothing read on this thread
+    release.release(workers);
+    QTRY_COMPARE(estimated.size(), 1);
+    QVERIFY(m_session->contextBreakdown().systemPromptTokens > 1500); // 6,600 bytes of instructions / 3
 }
 
 // Issue 11: /context remembers each message's estimate between calls. After a tool turn, a manual

@@ -686,6 +686,10 @@ void TestWorkspaces::sidebarIsShownTogglesAndIsRestored()
     QTRY_VERIFY2(qAbs(dock->width() - 240) <= 4, qPrintable(QString::number(dock->width())));
     const int width = dock->width();
     QVERIFY(m_window->close());
+    // Kept private, as everything under the config folder (issue 14, secrets).
+    QCOMPARE(QFile::permissions(QDir(Settings::configDirectory()).filePath(QStringLiteral("window.ini"))) &
+                 0x0077,
+             QFileDevice::Permissions());
     makeWindow(defaultOptions());
     dock = m_window->findChild<QDockWidget *>(QStringLiteral("sessionBrowserDock"));
     QTRY_COMPARE(m_window->size(), QSize(760, 560));
