@@ -74,6 +74,8 @@ depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libc6 libqt6core6 libqt6widgets6 libqt6network6 libqt6dbus6 libqt6keychain libgit2 qt6-qpa-plugins libqt6sql6-sqlite; do
     echo "$depends" | grep -q "$lib" || fail "Depends lacks $lib: $depends"
 done
+recommends=$(dpkg-deb -f "$deb" Recommends)
+echo "$recommends" | grep -q qt6-translations-l10n || fail "Recommends lacks qt6-translations-l10n: $recommends"
 
 # Debian's own package checks: no error and no warning (informational tags such as hardening-no-bindnow are
 # left to a distribution's build flags).

@@ -28,6 +28,21 @@
     </message>
 </context>
 <context>
+    <name>ProviderTable</name>
+    <message>
+        <source>ChatGPT (Codex sign-in)</source>
+        <translation>ChatGPT (Codex-Anmeldung)</translation>
+    </message>
+    <message>
+        <source>llama.cpp server</source>
+        <translation>llama.cpp-Server</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server</source>
+        <translation>OpenAI-kompatibler Server</translation>
+    </message>
+</context>
+<context>
     <name>SetupCheck</name>
     <message>
         <source>Enter the API key.</source>
@@ -938,6 +953,21 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
     <message>
         <source>Summary of the earlier conversation, then you: %1</source>
         <translation>Zusammenfassung des bisherigen Gesprächs, dann Sie: %1</translation>
+    </message>
+</context>
+<context>
+    <name>keen::ConnectionTest</name>
+    <message>
+        <source>✗ %1</source>
+        <translation>✗ %1</translation>
+    </message>
+    <message>
+        <source>✓ Connected.</source>
+        <translation>✓ Verbunden.</translation>
+    </message>
+    <message>
+        <source>✗ The server answered HTTP %1.</source>
+        <translation>✗ Der Server antwortete mit HTTP %1.</translation>
     </message>
 </context>
 <context>

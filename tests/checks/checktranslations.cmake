@@ -15,6 +15,7 @@ if(NOT LUPDATE OR NOT EXISTS "${LUPDATE}")
 endif()
 
 file(GLOB_RECURSE sources "${ROOT}/app/*.cpp" "${ROOT}/ui/*.cpp" "${ROOT}/ui/*.h")
+list(APPEND sources "${ROOT}/core/providers/providertable.cpp" "${ROOT}/core/agent/connectiontest.cpp")
 
 # lupdate attributes a text to a context only through a class's tr() (QObject or Q_DECLARE_TR_FUNCTIONS): a
 # file-local helper that calls QCoreApplication::translate hides its texts from the catalogue (issue 13).

@@ -9,6 +9,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QMenu>
@@ -110,6 +111,12 @@ void TestTranslations::windowSpeaksGermanForAGermanSystemLocale()
     QVERIFY(window.findChild<QAction *>(QStringLiteral("compactAction"))
                 ->toolTip()
                 .startsWith(QStringLiteral("Verdichten: die Unterhaltung")));
+
+    // The provider names the core's table gives the pickers.
+    const auto *providers = window.findChild<QComboBox *>(QStringLiteral("providerCombo"));
+    QVERIFY(providers);
+    QVERIFY(providers->findText(QStringLiteral("ChatGPT (Codex-Anmeldung)")) >= 0);
+    QVERIFY(providers->findText(QStringLiteral("OpenAI-kompatibler Server")) >= 0);
 
     // Qt's own buttons come in German too (qtbase_de.qm).
     QDialogButtonBox box(QDialogButtonBox::Cancel);
