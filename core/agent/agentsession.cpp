@@ -1662,46 +1662,23 @@ constexpr int PreviewEvents = 60;
 
 } // namespace
 
-namespace {
-
-const QString SessionUsageKey = QStringLiteral("session_usage");
-
-QJsonObject countsJson(qint64 input, qint64 output)
-{
-    return {{QStringLiteral("input_tokens"), input}, {QStringLiteral("output_tokens"), output}};
-}
-
-} // namespace
-
 SessionEvent AgentSession::Private::withSessionUsage(SessionEvent event) const
 {
-    QJsonObject usage = countsJson(totalInput, totalOutput);
-    if (compactionUsage != TokenUsage())
-        usage.insert(QStringLiteral("compaction"),
-                     countsJson(compactionUsage.inputTokens, compactionUsage.outputTokens));
-    if (subagentUsage != TokenUsage())
-        usage.insert(QStringLiteral("subagents"),
-                     countsJson(subagentUsage.inputTokens, subagentUsage.outputTokens));
-    event.extras.keep(SessionUsageKey, usage);
+    event.sessionUsage = SessionUsage{
+        {.inputTokens = totalInput, .outputTokens = totalOutput}, compactionUsage, subagentUsage};
     return event;
 }
 
 void AgentSession::Private::restoreSessionUsage(const QList<SessionEvent> &events)
 {
-    // The latest event that has them: the totals are the session's as of that event. Counts are untrusted
-    // (a hand-edited transcript): clamped as a provider's are.
+    // The latest event that has them: the totals are the session's as of that event.
     for (auto it = events.crbegin(); it != events.crend(); ++it) {
-        const QJsonObject usage = it->extras.value(SessionUsageKey).toObject();
-        if (usage.isEmpty())
+        if (!it->sessionUsage)
             continue;
-        totalInput = TokenUsage::count(usage.value(QLatin1String("input_tokens")));
-        totalOutput = TokenUsage::count(usage.value(QLatin1String("output_tokens")));
-        const QJsonObject compaction = usage.value(QLatin1String("compaction")).toObject();
-        compactionUsage.inputTokens = TokenUsage::count(compaction.value(QLatin1String("input_tokens")));
-        compactionUsage.outputTokens = TokenUsage::count(compaction.value(QLatin1String("output_tokens")));
-        const QJsonObject subagents = usage.value(QLatin1String("subagents")).toObject();
-        subagentUsage.inputTokens = TokenUsage::count(subagents.value(QLatin1String("input_tokens")));
-        subagentUsage.outputTokens = TokenUsage::count(subagents.value(QLatin1String("output_tokens")));
+        totalInput = it->sessionUsage->turns.inputTokens;
+        totalOutput = it->sessionUsage->turns.outputTokens;
+        compactionUsage = it->sessionUsage->compaction;
+        subagentUsage = it->sessionUsage->subagents;
         return;
     }
 }

@@ -13,6 +13,7 @@ namespace {
 
 constexpr QLatin1StringView kSeq("seq");
 constexpr QLatin1StringView kKind("kind");
+constexpr QLatin1StringView kSessionUsage("session_usage");
 constexpr QLatin1StringView kSessionStarted("session_started");
 constexpr QLatin1StringView kUserMessage("user_message");
 constexpr QLatin1StringView kAssistantTurn("assistant_turn");
@@ -338,6 +339,8 @@ QJsonObject SessionEvent::toJson() const
         object.insert(kKind, payloadKey(kind));
         object.insert(payloadKey(kind), payloadJson(*this));
     }
+    if (sessionUsage)
+        object.insert(kSessionUsage, sessionUsage->toJson());
     extras.applyTo(object);
     return object;
 }
@@ -417,7 +420,8 @@ std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object, QS
     case Kind::Unknown:
         break;
     }
-    event.extras.keepUnknown(object, {kSeq, kKind, key});
+    event.sessionUsage = event.extras.readObject<SessionUsage>(object, kSessionUsage);
+    event.extras.keepUnknown(object, {kSeq, kKind, key, kSessionUsage});
     return event;
 }
 

@@ -6,6 +6,7 @@
 #include "conversation/message.h"
 #include "conversation/pin.h"
 #include "session/jsonfields.h"
+#include "session/sessionusage.h"
 #include "session/transcriptitem.h"
 
 #include <QCoreApplication>
@@ -129,7 +130,10 @@ struct SessionEvent
     Kind kind = Kind::UserMessage;
     std::variant<User, Started, Assistant, Compaction, Revert, Policy, PinAdd, PinRemove, PinContext, Other>
         payload;
-    // Fields beside seq, kind and the payload; for an unknown kind, every field but seq.
+    // The session's token totals as of this event (on assistant_turn and compaction_applied); written only
+    // when set.
+    std::optional<SessionUsage> sessionUsage;
+    // Fields beside seq, kind, the payload and session_usage; for an unknown kind, every field but seq.
     JsonFields extras;
 
     bool operator==(const SessionEvent &) const = default;

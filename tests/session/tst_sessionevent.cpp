@@ -35,6 +35,7 @@ private Q_SLOTS:
     void roundTripIsExact();
     void knownFieldsAreTyped();
     void compactionStrategyIsTyped();
+    void sessionUsageIsTyped();
     void unknownEventKindIsKeptAndIgnoredByProjection();
     void storeWritesLoadedEventsBackUnchanged();
     void writtenEventsUseTheReferenceShape();
@@ -110,6 +111,16 @@ void TestSessionEvent::roundTripIsExact_data()
         << QByteArray(R"({"seq":9,"kind":"pinned_context","pinned_context":{"content":"y","by":"z"}})");
     QTest::newRow("unknown event kind")
         << QByteArray(R"({"seq":9,"kind":"fork_created","fork_created":{"parent":"p","at_seq":3},"v":2})");
+    QTest::newRow("session_usage, typed")
+        << QByteArray(R"({"seq":11,"kind":"assistant_turn","assistant_turn":{"message":"m"},)"
+                      R"("session_usage":{"input_tokens":48210,"output_tokens":3120,)"
+                      R"("compaction":{"input_tokens":30110,"output_tokens":1480}}})");
+    QTest::newRow("session_usage with fields and forms this app does not write")
+        << QByteArray(R"({"seq":12,"kind":"assistant_turn","assistant_turn":{"message":"m"},)"
+                      R"("session_usage":{"input_tokens":"many","output_tokens":3,"cost_usd":0.12}})");
+    QTest::newRow("session_usage that is not an object") << QByteArray(
+        R"({"seq":13,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[]},)"
+        R"("session_usage":7})");
     QTest::newRow("seq written as a float")
         << QByteArray(R"({"seq":10.0,"kind":"user_message","user_message":{"content":"x"}})");
 }
@@ -158,6 +169,35 @@ void TestSessionEvent::knownFieldsAreTyped()
     QCOMPARE(diff.kind, TranscriptItem::Kind::Diff);
     QCOMPARE(diff.diff, (QList<DiffLine>{DiffLine{DiffLine::Kind::Removed, 4, 0, QStringLiteral("old")}}));
     QCOMPARE(turn->transcript.at(3).kind, TranscriptItem::Kind::Unknown);
+}
+
+// The session's token totals beside a turn (docs/SESSION_FORMAT.md, session_usage) are a typed field of the
+// event, not a field the app reads by hand out of the unknown ones (issue 13). Counts are clamped as a
+// provider's are.
+void TestSessionEvent::sessionUsageIsTyped()
+{
+    const auto event = SessionEvent::fromJson(parse(
+        R"({"seq":3,"kind":"assistant_turn","assistant_turn":{"message":"m"},"session_usage":)"
+        R"({"input_tokens":48210,"output_tokens":-4,"subagents":{"input_tokens":1e300,"output_tokens":9}}})"));
+    QVERIFY(event);
+    QVERIFY(event->sessionUsage);
+    QCOMPARE(event->sessionUsage->turns.inputTokens, 48210);
+    QCOMPARE(event->sessionUsage->turns.outputTokens, 0);
+    QCOMPARE(event->sessionUsage->compaction, TokenUsage());
+    QCOMPARE(event->sessionUsage->subagents.inputTokens, TokenUsage::MaxCount);
+    QCOMPARE(event->sessionUsage->subagents.outputTokens, 9);
+    // The odd form is written back as it came (a transcript survives load and save unchanged).
+    QCOMPARE(event->toJson()
+                 .value(QStringLiteral("session_usage"))
+                 .toObject()
+                 .value(QStringLiteral("output_tokens")),
+             QJsonValue(-4));
+
+    SessionEvent written = SessionEvent::userMessage(QStringLiteral("x"));
+    QVERIFY(!written.toJson().contains(QStringLiteral("session_usage")));
+    written.sessionUsage = SessionUsage{{.inputTokens = 5, .outputTokens = 6}, {}, {}};
+    QCOMPARE(written.toJson().value(QStringLiteral("session_usage")).toObject(),
+             (QJsonObject{{QStringLiteral("input_tokens"), 5}, {QStringLiteral("output_tokens"), 6}}));
 }
 
 // Issue 16: how an over-budget automatic compaction fit is part of its compaction_applied event.
