@@ -8,9 +8,12 @@
 
 #include "headless/sessionscommand.h"
 #include "headless/signalwatcher.h"
+#include "headless/streamoutput.h"
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTextStream>
 
 #include <unistd.h>
@@ -30,22 +33,32 @@ QString readPipedStdin()
     return QString::fromUtf8(in.readAll()).trimmed();
 }
 
+// Arguments `run` refuses: the error and the usage on stderr, and with --format json the failure object on
+// stdout, so a script reading it is told too.
+int refuseArguments(const QStringList &arguments, const QString &error, QTextStream &out, QTextStream &err)
+{
+    err << "Error: " << error << "\n\n" << usageText();
+    err.flush();
+    if (HeadlessRunner::asksForJson(arguments)) {
+        StreamOutput::writeUtf8(
+            out, QJsonDocument(HeadlessRunner::failureJson(error)).toJson(QJsonDocument::Compact) + '\n');
+        out.flush();
+    }
+    return HeadlessRunner::Failure;
+}
+
 int runHeadless(const QStringList &arguments, QTextStream &out, QTextStream &err)
 {
     // Parse the flags first so a bad flag fails fast, before anything waits on standard input.
     auto flagsOnly = HeadlessRunner::parseArguments(arguments, QStringLiteral("-"));
-    if (!flagsOnly) {
-        err << "Error: " << flagsOnly.error() << "\n\n" << usageText();
-        return HeadlessRunner::Failure;
-    }
+    if (!flagsOnly)
+        return refuseArguments(arguments, flagsOnly.error(), out, err);
     const bool pinsOnly = !flagsOnly->pins.isEmpty() || !flagsOnly->unpins.isEmpty() || flagsOnly->listPins;
     auto options = HeadlessRunner::parseArguments(
         arguments,
         flagsOnly->compact || flagsOnly->undoCompaction || pinsOnly ? QString() : readPipedStdin());
-    if (!options) {
-        err << "Error: " << options.error() << "\n\n" << usageText();
-        return HeadlessRunner::Failure;
-    }
+    if (!options)
+        return refuseArguments(arguments, options.error(), out, err);
     // A damaged settings.json is named and its valid keys are used; flags and defaults do the rest.
     const LoadedSettings settings = Settings::loadOrDefaults();
     if (!settings.problem.isEmpty())
@@ -83,6 +96,7 @@ QString usageText()
         "                                                          open the window (in DIR)\n"
         "  keen-desktop run [flags] <prompt...>                    run one turn headless\n"
         "    --format text|json        text (default), or one JSON line with session_id, text, usage\n"
+        "                              (and error, partial: true when the run fails)\n"
         "    --session ID              continue a saved session\n"
         "    --provider ID --model ID  override the configured provider and model\n"
         "    --base-url URL            override the provider's base URL\n"

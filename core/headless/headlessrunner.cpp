@@ -168,6 +168,57 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
     return options;
 }
 
+bool HeadlessRunner::asksForJson(const QStringList &arguments)
+{
+    bool json = false;
+    for (qsizetype i = 0; i < arguments.size(); ++i) {
+        const QString &argument = arguments.at(i);
+        if (argument == QLatin1String("--"))
+            break;
+        const QString flag = argument.section(QLatin1Char('='), 0, 0);
+        const bool inlineValue =
+            argument.startsWith(QLatin1String("--")) && argument.contains(QLatin1Char('='));
+        // The flags that take a value (the next word unless given with =), as parseArguments has them.
+        static const QStringList valued{QStringLiteral("--format"),
+                                        QStringLiteral("--completion-signal"),
+                                        QStringLiteral("--compact-threshold"),
+                                        QStringLiteral("--compact-detail"),
+                                        QStringLiteral("--pin"),
+                                        QStringLiteral("--unpin"),
+                                        QStringLiteral("--provider"),
+                                        QStringLiteral("--model"),
+                                        QStringLiteral("--base-url"),
+                                        QStringLiteral("--workspace"),
+                                        QStringLiteral("--context-window"),
+                                        QStringLiteral("--session")};
+        if (!valued.contains(flag))
+            continue;
+        QString value;
+        if (inlineValue)
+            value = argument.section(QLatin1Char('='), 1);
+        else if (i + 1 < arguments.size())
+            value = arguments.at(++i);
+        if (flag == QLatin1String("--format"))
+            json = value == QLatin1String("json");
+    }
+    return json;
+}
+
+QJsonObject HeadlessRunner::failureJson(const QString &error, const QString &sessionId, const QString &text,
+                                        const QJsonObject &usage)
+{
+    QJsonObject line;
+    if (!sessionId.isEmpty()) {
+        line.insert(QStringLiteral("session_id"), sessionId);
+        line.insert(QStringLiteral("opencode_session_id"), QString(sessionId).remove(QLatin1Char('-')));
+    }
+    line.insert(QStringLiteral("text"), text);
+    line.insert(QStringLiteral("usage"), usage.isEmpty() ? TokenUsage().toJson() : usage);
+    line.insert(QStringLiteral("error"), error);
+    line.insert(QStringLiteral("partial"), true); // a script must not take it for a whole reply
+    return line;
+}
+
 HeadlessRunner::HeadlessRunner(QTextStream &out, QTextStream &err, QObject *parent)
     : QObject(parent)
     , m_out(out)
@@ -332,14 +383,9 @@ int HeadlessRunner::run(const Options &options)
     m_compactionUsageAtStart = m_session->compactionUsage();
     m_subagentUsageAtStart = m_session->subagentUsage();
     m_compactions = QJsonArray();
+    m_jsonWritten = false;
     if (options.yolo)
         m_session->setMode(AgentMode::Yolo);
-
-    auto fail = [this](const QString &message) {
-        m_err << "Error: " << message << '\n';
-        m_err.flush();
-        return int(Failure);
-    };
 
     // Connected before the session opens: a damaged transcript is reported while it loads.
     const QMetaObject::Connection warnings =
@@ -376,17 +422,22 @@ int HeadlessRunner::run(const Options &options)
         const bool changed = policy != m_session->compactionPolicy();
         QEventLoop saved;
         bool failed = false;
+        QString failure;
         connect(m_session.get(), &AgentSession::compactionPolicySaved, &saved, &QEventLoop::quit);
-        connect(m_session.get(), &AgentSession::errorOccurred, &saved, [&failed, &saved] {
-            failed = true;
-            saved.quit();
-        });
+        connect(m_session.get(), &AgentSession::errorOccurred, &saved,
+                [&failed, &failure, &saved](const QString &message) {
+                    failed = true;
+                    failure = message;
+                    saved.quit();
+                });
         m_session->setCompactionPolicy(policy);
         if (options.policyOnly) {
             if (changed)
                 saved.exec(); // on disk before the process says so and exits
-            if (failed)
-                return Failure; // the warning above named why
+            if (failed) {
+                writeFailureJson(failure); // the warning above named why
+                return Failure;
+            }
             m_err << tr("Compaction policy: %1.").arg(policy.describe()) << '\n';
             m_err.flush();
             if (options.json) { // one JSON line, as --pins and --undo-compaction give (issue 16)
@@ -534,6 +585,7 @@ int HeadlessRunner::run(const Options &options)
                                   << '\n';
                         else
                             m_out << compactionMessage << '\n';
+                        m_jsonWritten = m_options.json;
                         code = Success;
                     } else {
                         code = interrupted() ? int(Interrupted) : fail(compactionMessage);
@@ -559,6 +611,7 @@ int HeadlessRunner::run(const Options &options)
                         line.insert(QStringLiteral("partial"), true);
                     }
                     StreamOutput::writeUtf8(m_out, QJsonDocument(line).toJson(QJsonDocument::Compact) + '\n');
+                    m_jsonWritten = true;
                 } else if (success || !text.isEmpty()) {
                     StreamOutput::writeText(m_out, text); // S59: partial text is still written
                     m_out << '\n';
@@ -623,6 +676,28 @@ int HeadlessRunner::run(const Options &options)
     return code;
 }
 
+int HeadlessRunner::fail(const QString &message)
+{
+    m_err << "Error: " << message << '\n';
+    m_err.flush();
+    writeFailureJson(message);
+    return Failure;
+}
+
+void HeadlessRunner::writeFailureJson(const QString &message)
+{
+    // Whatever ends a --format json run with exit 1, a script reading stdout gets one object saying why.
+    if (!m_options.json || m_jsonWritten)
+        return;
+    QJsonObject line =
+        failureJson(message, m_session->sessionId(), m_completedText + m_currentText, usageJson());
+    if (!m_compactions.isEmpty())
+        line.insert(QStringLiteral("compactions"), m_compactions);
+    StreamOutput::writeUtf8(m_out, QJsonDocument(line).toJson(QJsonDocument::Compact) + '\n');
+    m_out.flush();
+    m_jsonWritten = true;
+}
+
 QJsonObject HeadlessRunner::pinsJson() const
 {
     QJsonArray pins;
@@ -658,11 +733,8 @@ int HeadlessRunner::runPinChanges()
         return error;
     };
     for (const QString &id : std::as_const(m_options.unpins)) {
-        if (const QString error = settle([&] { return m_session->removePin(id); }); !error.isEmpty()) {
-            m_err << "Error: " << error << '\n';
-            m_err.flush();
-            return Failure;
-        }
+        if (const QString error = settle([&] { return m_session->removePin(id); }); !error.isEmpty())
+            return fail(error);
         if (!m_options.json)
             m_err << tr("Unpinned %1.").arg(id) << '\n';
     }
@@ -670,11 +742,8 @@ int HeadlessRunner::runPinChanges()
         Pin pin;
         pin.kind = Pin::Kind::Note;
         pin.text = text;
-        if (const QString error = settle([&] { return m_session->addPin(pin); }); !error.isEmpty()) {
-            m_err << "Error: " << error << '\n'; // refused: nothing was written (issue 16)
-            m_err.flush();
-            return Failure;
-        }
+        if (const QString error = settle([&] { return m_session->addPin(pin); }); !error.isEmpty())
+            return fail(error); // refused: nothing was written (issue 16)
         if (!m_options.json)
             m_err << tr("Pinned %1 in session %2: the pins take about %3 of %4 tokens.")
                          .arg(m_session->pins().constLast().id, m_session->sessionId())
@@ -742,8 +811,7 @@ int HeadlessRunner::runUndoCompaction()
             loop.quit();
         });
     connect(m_session.get(), &AgentSession::undoCompactionFailed, &loop, [&](const QString &error) {
-        m_err << "Error: " << error << '\n';
-        code = Failure;
+        code = fail(error);
         done = true;
         loop.quit();
     });

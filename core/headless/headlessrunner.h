@@ -55,6 +55,14 @@ public:
 
     // Parses `run` arguments (after the word "run"). stdinText is appended to the prompt on a new line.
     static Result<Options> parseArguments(const QStringList &arguments, const QString &stdinText);
+    // Whether the arguments ask for --format json, read as parseArguments reads them; for arguments it
+    // refuses, so that their error can still be the one JSON object on stdout.
+    static bool asksForJson(const QStringList &arguments);
+    // The --format json object of a run that failed (exit 1), in the shape of a turn that failed: session_id
+    // and opencode_session_id when there is a session, text (what streamed before the failure; empty when the
+    // turn never started), usage, error (the message stderr gives) and partial: true.
+    static QJsonObject failureJson(const QString &error, const QString &sessionId = QString(),
+                                   const QString &text = QString(), const QJsonObject &usage = QJsonObject());
 
     using ConfigResolver = std::function<Result<ClientConfig>(const LaunchOptions &)>;
 
@@ -72,7 +80,10 @@ public:
     void interrupt();
 
 private:
-    int finish(int code);
+    // "Error: <message>" on stderr and, with --format json, the failure object on stdout unless this run has
+    // already written its one JSON object. Returns Failure.
+    int fail(const QString &message);
+    void writeFailureJson(const QString &message);
     int runUndoCompaction();
     // --pin / --unpin, then the --pins report when asked or when nothing else runs. Failure when a pin was
     // refused or could not be saved.
@@ -99,6 +110,7 @@ private:
     TokenUsage m_subagentUsageAtStart;   // and its subagents' usage
     QJsonArray m_compactions;            // the compactions this run applied, for --format json (issue 16)
     bool m_interrupted = false;
+    bool m_jsonWritten = false; // --format json: this run's one object is on stdout
     bool m_progressLineOpen = false;
     qint64 m_activityLinesShown = 0; // delegate_task: the activity lines of the running call printed so far
 };

@@ -1,4 +1,5 @@
-// Network faults against the loopback fake provider, for every client (issue 14), through the whole stack a
+// Network faults against the loopback fake provider, for every client (issue 14: Chat Completions, Responses,
+// the ChatGPT/Codex sign-in's Responses, Anthropic, Gemini, Bedrock), through the whole stack a
 // person uses (AgentSession: the tool loop on its worker, the transcript on its writer): a connection reset
 // mid-stream, a body that ends cleanly after some text but before its finish marker (retried with the
 // reason, like a reset), a stall (the inactivity timeout names itself), a one-byte-every-100-ms drip (still
@@ -18,17 +19,23 @@
 #include "testenvironment.h"
 
 #include "agent/agentsession.h"
+#include "auth/codexcredentials.h"
+#include "auth/filecredentialstorage.h"
 #include "loop/clientfactory.h"
 #include "providers/providerprotocol.h"
 #include "session/sessionstore.h"
 #include "stream/eventstreamdecoder.h"
 
+#include <QDir>
+#include <QDirIterator>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QRegularExpression>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
 
 using namespace keen;
 using namespace keen::test;
@@ -36,9 +43,24 @@ using namespace keen::test;
 namespace {
 
 constexpr auto kKey = "sk-network-fault-canary";
+// openai-codex signs in with ChatGPT instead of a key: an obviously fake access token, written only to the
+// test's own KEEN_HOME (auth.json), with the keychain turned off so no real sign-in is ever read or written.
+constexpr auto kCodexToken = "fake-codex-access-token-network-fault-canary";
 constexpr int kInactivityMs = 250;
 
-const char *const kProviders[] = {"openai-compatible", "openai", "anthropic", "googleai", "amazon-bedrock"};
+const char *const kProviders[] = {"openai-compatible", "openai",   "openai-codex",
+                                  "anthropic",         "googleai", "amazon-bedrock"};
+
+bool isCodex(const QString &provider)
+{
+    return provider == QLatin1String("openai-codex");
+}
+
+// What a failed turn's error must never carry: the key, or the Codex sign-in's token.
+QString secretOf(const QString &provider)
+{
+    return QLatin1String(isCodex(provider) ? kCodexToken : kKey);
+}
 
 struct Family
 {
@@ -50,7 +72,7 @@ Family familyOf(const QString &provider)
 {
     if (provider == QLatin1String("openai-compatible"))
         return {QStringLiteral("openai-chat/text-include-usage.sse")};
-    if (provider == QLatin1String("openai"))
+    if (provider == QLatin1String("openai") || isCodex(provider)) // Codex speaks the Responses stream
         return {QStringLiteral("openai-responses/text-after-function-call-output.sse")};
     if (provider == QLatin1String("anthropic"))
         return {QStringLiteral("anthropic/text.sse")};
@@ -63,7 +85,8 @@ ClientConfig configFor(const QString &provider, const QString &baseUrl)
 {
     ClientConfig config;
     config.providerId = provider;
-    config.apiKey = QLatin1String(kKey);
+    if (!isCodex(provider)) // Codex's token comes from the sign-in (writeFakeCodexSignIn)
+        config.apiKey = QLatin1String(kKey);
     config.baseUrl = baseUrl;
     config.retryBaseDelayMs = 1;
     config.maxAttempts = 2;
@@ -73,7 +96,24 @@ ClientConfig configFor(const QString &provider, const QString &baseUrl)
         config.awsRegion = QStringLiteral("us-east-1");
     if (provider == QLatin1String("openai-compatible"))
         config.baseUrl += QStringLiteral("/v1");
+    if (isCodex(provider))
+        config.baseUrl += QStringLiteral("/backend-api/codex");
     return config;
+}
+
+// The ChatGPT sign-in the Codex client loads before each attempt, as the factory builds it (keychain, then
+// auth.json): a fake token valid for a day, so no refresh is ever tried. Refuses to write outside home.
+bool writeFakeCodexSignIn(const QString &home)
+{
+    const QString path = FileCredentialStorage::defaultPath();
+    if (!path.startsWith(QDir(home).absolutePath() + QLatin1Char('/')))
+        return false;
+    CodexCredentials credentials;
+    credentials.accessToken = QLatin1String(kCodexToken);
+    credentials.refreshToken = QStringLiteral("fake-codex-refresh-token");
+    credentials.expiresAt = QDateTime::currentDateTimeUtc().addDays(1);
+    credentials.accountId = QStringLiteral("fake-account");
+    return bool(FileCredentialStorage(path).save(credentials));
 }
 
 FakeProviderServer::Response good(const Family &family)
@@ -206,6 +246,7 @@ class TestNetworkFaults final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase();
     void init();
     void cleanup();
 
@@ -223,6 +264,12 @@ private:
     std::unique_ptr<QTemporaryDir> m_workspace;
 };
 
+void TestNetworkFaults::initTestCase()
+{
+    // The Codex client's sign-in comes from the test's auth.json only, never from a real keychain.
+    qputenv("KEEN_DISABLE_KEYCHAIN", "1");
+}
+
 void TestNetworkFaults::init()
 {
     // issue 14: error runs printed "QIODevice::read (QNetworkReplyHttpImpl): device not open" (an aborted
@@ -231,10 +278,15 @@ void TestNetworkFaults::init()
     m_env = std::make_unique<TestEnvironment>();
     m_workspace = std::make_unique<QTemporaryDir>();
     QVERIFY(m_workspace->isValid());
+    QVERIFY(writeFakeCodexSignIn(m_env->home()));
 }
 
 void TestNetworkFaults::cleanup()
 {
+    // A session reads its skill folders on the global pool (AgentSession::reloadCatalogs) and installs the
+    // bundled skills into KEEN_HOME there, unjoined when the session goes: let it end before the folders are
+    // removed, or a late copy leaves the temporary home behind ("QTemporaryDir: Unable to remove").
+    QThreadPool::globalInstance()->waitForDone(10000);
     m_workspace.reset();
     m_env.reset();
 }
@@ -434,7 +486,18 @@ void TestNetworkFaults::faults()
     } else {
         QCOMPARE(turn.outcome, AgentSession::TurnOutcome::Error);
         QVERIFY2(turn.error.contains(expectedError), qPrintable(turn.error));
-        QVERIFY2(!turn.error.contains(QLatin1String(kKey)), qPrintable(turn.error));
+        QVERIFY2(!turn.error.contains(secretOf(provider)), qPrintable(turn.error));
+    }
+    for (const StreamEvent &retry : retries)
+        QVERIFY2(!retry.error.contains(secretOf(provider)), qPrintable(retry.error));
+    if (isCodex(provider)) {
+        // The fake sign-in was what went out, as a Codex request: nothing real was read.
+        const QList<FakeProviderServer::Request> requests = server.requests();
+        QVERIFY(!requests.isEmpty());
+        const FakeProviderServer::Request &first = requests.constFirst();
+        QCOMPARE(first.path, QByteArray("/backend-api/codex/responses"));
+        QCOMPARE(first.header("authorization"), "Bearer " + QByteArray(kCodexToken));
+        QCOMPARE(first.header("chatgpt-account-id"), QByteArray("fake-account"));
     }
     if (expectPartial)
         QVERIFY2(!turn.shownText().isEmpty(), "the fault came after some text was shown");
@@ -473,6 +536,16 @@ void TestNetworkFaults::faults()
         QCOMPARE(last.assistantMessage(), turn.shownText());
         QCOMPARE(last.error(), turn.error);
     }
+    // Nothing saved for the session holds the key or the sign-in's token.
+    QDirIterator saved(m_env->path(QStringLiteral("sessions")), QDir::Files, QDirIterator::Subdirectories);
+    int savedFiles = 0;
+    while (saved.hasNext()) {
+        QFile file(saved.next());
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(file.fileName()));
+        QVERIFY2(!file.readAll().contains(secretOf(provider).toUtf8()), qPrintable(file.fileName()));
+        ++savedFiles;
+    }
+    QVERIFY(savedFiles > 0); // the transcript at least
 
     // The same session's next turn works.
     server.closeAllConnections();

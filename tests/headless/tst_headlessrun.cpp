@@ -84,6 +84,8 @@ private Q_SLOTS:
     void damagedSettingsAreNamedAndTheRunGoesOn();
     void sessionsJsonKeepsEveryCharacterOfATitle();
     void aKeyInSettingsIsWarnedAboutOnlyWhenItIsSent();
+    void jsonRunThatFailsBeforeItsTurnPrintsTheError_data();
+    void jsonRunThatFailsBeforeItsTurnPrintsTheError();
 
 private:
     struct Outcome
@@ -1510,6 +1512,95 @@ void TestHeadlessRun::aKeyInSettingsIsWarnedAboutOnlyWhenItIsSent()
     QVERIFY2(turn.exitCode == 0, qPrintable(turn.err));
     QVERIFY2(turn.err.contains(unencrypted) && turn.err.contains(path), qPrintable(turn.err));
     QVERIFY(!turn.err.contains(QLatin1String("test-key-not-secret")));
+}
+
+void TestHeadlessRun::jsonRunThatFailsBeforeItsTurnPrintsTheError_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("expected"); // in the error, on stderr and in the JSON object alike
+    QTest::newRow("base_url http://[::1 in settings")
+        << QStringLiteral("base-url") << QStringLiteral("base_url \"http://[::1\" is not a usable URL: ");
+    QTest::newRow("a line break in a header value")
+        << QStringLiteral("header")
+        << QStringLiteral("The header \"x-team\" under \"providers\".\"openai-compatible\".\"headers\"");
+    QTest::newRow("a FIFO in place of settings.json")
+        << QStringLiteral("fifo") << QStringLiteral("No provider is configured");
+    QTest::newRow("an unknown flag") << QStringLiteral("flag") << QStringLiteral("unknown flag --bogus");
+}
+
+// Found when tried: `run --format json` that failed before its turn started (exit 1) printed nothing on
+// stdout, only "Error: ..." on stderr, so a script reading the JSON got nothing. It prints one object in the
+// failed turn's shape, carrying the error stderr gives; text mode is unchanged.
+void TestHeadlessRun::jsonRunThatFailsBeforeItsTurnPrintsTheError()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, expected);
+    const QString path = QDir(m_home->path()).filePath(QStringLiteral("settings.json"));
+    const QString server = m_server->baseUrl().toString() + QStringLiteral("/v1");
+    // What must never be printed: the rest of the header value, which would have become another header.
+    const QString injected = QStringLiteral("X-Injected: fake-header-canary");
+    QString sessionId;
+    QStringList args;
+    if (kind == QLatin1String("header"))
+        sessionId = createSession(QStringLiteral("hi"), QStringLiteral("hello")); // the object names it
+    if (kind == QLatin1String("fifo")) {
+        QVERIFY(damage(path, QStringLiteral("fifo")));
+    } else if (kind != QLatin1String("flag")) {
+        const QJsonObject provider =
+            kind == QLatin1String("base-url")
+                ? QJsonObject{{QStringLiteral("base_url"), QStringLiteral("http://[::1")}}
+                : QJsonObject{{QStringLiteral("base_url"), server},
+                              {QStringLiteral("headers"),
+                               QJsonObject{{QStringLiteral("x-team"),
+                                            QString(QStringLiteral("core\n") + injected)}}}};
+        const QJsonObject settings{
+            {QStringLiteral("active_provider"), QStringLiteral("openai-compatible")},
+            {QStringLiteral("active_model"), QStringLiteral("test")},
+            {QStringLiteral("providers"), QJsonObject{{QStringLiteral("openai-compatible"), provider}}}};
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.write(QJsonDocument(settings).toJson()) > 0);
+    }
+    if (kind == QLatin1String("flag"))
+        args << QStringLiteral("--bogus");
+    if (!sessionId.isEmpty())
+        args << QStringLiteral("--session") << sessionId;
+    args << QStringLiteral("--workspace") << m_workspace->path() << QStringLiteral("hi");
+    const qsizetype requestsBefore = m_server->requests().size();
+
+    const Outcome run = runKeen(
+        QStringList{QStringLiteral("run"), QStringLiteral("--format"), QStringLiteral("json")} + args);
+    QVERIFY(run.finished);
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(QLatin1String("Error: ") + expected), qPrintable(run.err));
+    // One line, one object.
+    QVERIFY2(run.out.endsWith(QLatin1Char('\n')) && run.out.count(QLatin1Char('\n')) == 1,
+             qPrintable(run.out));
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(run.out.toUtf8(), &parseError);
+    QVERIFY2(parseError.error == QJsonParseError::NoError && document.isObject(), qPrintable(run.out));
+    const QJsonObject line = document.object();
+    const QString error = line.value(QStringLiteral("error")).toString();
+    QVERIFY2(error.startsWith(expected), qPrintable(run.out));
+    QVERIFY2(run.err.contains(QLatin1String("Error: ") + error + QLatin1Char('\n')),
+             qPrintable(run.err)); // the same message as stderr's
+    QCOMPARE(line.value(QStringLiteral("text")).toString(), QString());
+    QCOMPARE(line.value(QStringLiteral("partial")).toBool(), true);
+    QVERIFY(line.value(QStringLiteral("usage")).isObject());
+    QCOMPARE(line.value(QStringLiteral("session_id")).toString(), sessionId); // only when one exists
+    if (!sessionId.isEmpty())
+        QCOMPARE(line.value(QStringLiteral("opencode_session_id")).toString(),
+                 QString(sessionId).remove(QLatin1Char('-')));
+    for (const QString &output : {run.out, run.err})
+        QVERIFY2(!output.contains(injected) && !output.contains(QLatin1String("fake-header-canary")),
+                 qPrintable(output));
+    QCOMPARE(m_server->requests().size(), requestsBefore); // nothing was sent
+
+    // Text mode is unchanged: the error on stderr, nothing on stdout.
+    const Outcome text = runKeen(QStringList{QStringLiteral("run")} + args);
+    QCOMPARE(text.exitCode, 1);
+    QVERIFY2(text.err.contains(QLatin1String("Error: ") + error + QLatin1Char('\n')), qPrintable(text.err));
+    QCOMPARE(text.out, QString());
 }
 
 } // namespace keen
