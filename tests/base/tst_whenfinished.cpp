@@ -68,7 +68,12 @@ private Q_SLOTS:
         bool ran = false;
         whenFinished(QtFuture::makeReadyFuture(1), context.get(), [&ran](int) { ran = true; });
         context.reset(); // before the event loop had a turn
-        QTest::qWait(50);
+        // The ready future's end was posted to the event loop when whenFinished took it: a call posted now is
+        // delivered after it.
+        bool later = false;
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(), [&later] { later = true; }, Qt::QueuedConnection);
+        QTRY_VERIFY(later);
         QVERIFY(!ran);
     }
 

@@ -5,6 +5,7 @@
 #include "chat/chatview.h"
 #include "chat/listnumbering.h"
 
+#include "chatviewlayout.h"
 #include "session/sessionstore.h"
 #include "testenvironment.h"
 #include "workloads.h"
@@ -24,6 +25,7 @@ private Q_SLOTS:
     void tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen();
     void aLongReplyPaintsOnlyWhatIsOnScreen();
     void olderRowsComingInAboveLeaveTheReaderWhereTheyWere();
+    void aRowDroppedFromTheCacheIsLaidOutAgainAtItsHeight();
 };
 
 void TestChatBigSession::tenThousandEventsOpenAtTheEndLayingOutOnlyTheScreen()
@@ -158,6 +160,63 @@ void TestChatBigSession::olderRowsComingInAboveLeaveTheReaderWhereTheyWere()
     QCOMPARE(completed.count(), 1);
     QVERIFY(model.rowCount() > ChatModel::PrependBatchRows + shownRows); // more than one batch came in
     QVERIFY(!view.isFollowing());
+}
+
+// The delegate keeps the laid-out documents of the MaxCachedDocuments rows painted last. Scrolling through a
+// conversation of many more rows drops the first ones; scrolled back to, such a row is laid out again, at the
+// height it had and showing the same text, and the row below it starts where it ends.
+void TestChatBigSession::aRowDroppedFromTheCacheIsLaidOutAgainAtItsHeight()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const QString reply =
+        QStringLiteral("## Step\n\n- one\n- two\n\n```\na\nb\n```\n\n| x | y |\n|---|---|\n| 1 | 2 |\n");
+    for (int i = 0; i < ChatDelegate::MaxCachedDocuments; ++i) {
+        model.addUserMessage(QStringLiteral("Question %1").arg(i));
+        model.appendText(reply);
+        model.flush();
+        model.seal();
+    }
+    QCOMPARE(model.rowCount(), 2 * ChatDelegate::MaxCachedDocuments);
+    ChatDelegate *delegate = view.chatDelegate();
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 0);
+
+    // The first screen, laid out.
+    bar->setValue(0);
+    QTRY_VERIFY_WITH_TIMEOUT(test::viewHasSettled(view, model), 10000);
+    const QModelIndex firstReply = model.index(1);
+    QVERIFY(view.visualRect(model.index(2)).intersects(view.viewport()->rect()));
+    QVERIFY(delegate->renderedMarkdown(firstReply));
+    const int height = view.visualRect(firstReply).height();
+    const QString shown = delegate->shownText(firstReply);
+    QVERIFY(shown.contains(QStringLiteral("Step")));
+
+    // Down through the whole conversation a screen at a time: every row is painted, the cache fills up and
+    // drops the rows painted longest ago.
+    for (int page = 0; page < 10 * model.rowCount() && bar->value() < bar->maximum(); ++page) {
+        bar->setValue(bar->value() + bar->pageStep());
+        view.viewport()->repaint();
+        QCoreApplication::processEvents();
+    }
+    QCOMPARE(bar->value(), bar->maximum());
+    QCOMPARE(delegate->cacheSize(), ChatDelegate::MaxCachedDocuments);
+    QVERIFY(delegate->renderedMarkdown(model.index(model.rowCount() - 1)));
+    QVERIFY(!delegate->renderedMarkdown(firstReply)); // dropped
+
+    // Back at the top: the first reply is laid out again.
+    const int builds = delegate->buildCount();
+    bar->setValue(0);
+    QTRY_VERIFY_WITH_TIMEOUT(test::viewHasSettled(view, model), 10000);
+    QVERIFY(delegate->renderedMarkdown(firstReply));
+    QVERIFY(delegate->buildCount() > builds);
+    QCOMPARE(view.visualRect(firstReply).height(), height);
+    QCOMPARE(view.visualRect(model.index(2)).top(), view.visualRect(firstReply).bottom() + 1);
+    QCOMPARE(delegate->shownText(firstReply), shown);
+    QCOMPARE(delegate->cacheSize(), ChatDelegate::MaxCachedDocuments);
 }
 
 QTEST_MAIN(TestChatBigSession)

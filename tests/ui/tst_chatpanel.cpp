@@ -37,6 +37,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QLockFile>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -1602,14 +1603,15 @@ void TestChatPanel::eachPermissionCardIsRightBelowItsToolCard()
         return shown;
     };
     QTRY_VERIFY(model->hasPendingPermission());
-    QTest::qWait(50); // anything still paced comes in
+    QTRY_VERIFY(!model->hasPendingChunks()); // anything still paced comes in
     QCOMPARE(rows(), QStringList({QStringLiteral("make one and two"), QStringLiteral("Making two files."),
                                   QStringLiteral("tool touch one"), QStringLiteral("permission touch one")}));
     disconnect(hook);
 
     Q_EMIT m_panel->view()->permissionDecided(model->pendingPermissionId(), PermissionDecision::Allow);
     QTRY_COMPARE(rows().size(), 6);
-    QTest::qWait(50);
+    // The second call asks, and nothing paced is left to come in.
+    QTRY_VERIFY(model->hasPendingPermission() && !model->hasPendingChunks());
     QCOMPARE(rows().mid(2),
              QStringList({QStringLiteral("tool touch one"), QStringLiteral("permission touch one"),
                           QStringLiteral("tool touch two"), QStringLiteral("permission touch two")}));
@@ -1693,7 +1695,14 @@ void TestChatPanel::aSessionInUseElsewhereSaysSoWhenItOpens()
     m_panel->newSession();
     m_session->openSessionAsync(saved);
     QTRY_VERIFY(!m_session->isOpening() && m_panel->isHistoryShown() && m_panel->model()->rowCount() > 0);
-    QTest::qWait(300);
+    // The session's writer has tried the lock, and holds it: the lock file names this process.
+    QTRY_VERIFY([&lockPath] {
+        qint64 pid = 0;
+        QString host;
+        QString application;
+        return QLockFile(lockPath).getLockInfo(&pid, &host, &application) &&
+               pid == QCoreApplication::applicationPid();
+    }());
     QCOMPARE(inUse.size(), 1);
     QVERIFY(!m_panel->model()->plainText().contains(QStringLiteral("is in use by another")));
 }

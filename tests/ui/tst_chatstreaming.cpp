@@ -10,6 +10,7 @@
 #include "chat/listnumbering.h"
 
 #include "agent/agentsession.h"
+#include "chatviewlayout.h"
 #include "scriptedllmclient.h"
 #include "scriptedsession.h"
 #include "session/sessionstore.h"
@@ -238,7 +239,7 @@ void TestChatStreaming::aLongTableStreamedInIsShownToItsEnd()
     QTRY_VERIFY(!model->hasPendingChunks());
     QTRY_VERIFY(!view->chatDelegate()->isCatchingUp());
     view->viewport()->grab();
-    QTest::qWait(100);
+    QTRY_VERIFY_WITH_TIMEOUT(test::viewPlacesRowsAtTheirHeights(*view, *model), 10000);
     view->viewport()->grab();
     for (int row = 0; row < model->rowCount(); ++row) {
         const QModelIndex index = model->index(row);

@@ -8,6 +8,7 @@
 #include "chat/conversationsearch.h"
 #include "chat/elidinglabel.h"
 
+#include "chatviewlayout.h"
 #include "testenvironment.h"
 
 #include <QApplication>
@@ -997,7 +998,7 @@ void TestChatView::theLineReadStaysOnTopWhenTheWidthChanges()
     while (row < model.rowCount() && !model.item(row).text.contains(QStringLiteral("Paragraph 400 ")))
         ++row; // a long reply is shown in rows of some paragraphs each
     QVERIFY(view.showMatch(row, QStringLiteral("Paragraph 400 "), 0));
-    QTest::qWait(50);
+    QTRY_VERIFY_WITH_TIMEOUT(test::viewHasSettled(view, model), 10000); // the rows around the match measured
 
     const auto paragraphOnTop = [&view, &model] {
         const QModelIndex top = view.indexAt(QPoint(view.viewport()->width() / 2, 0));
@@ -1011,9 +1012,7 @@ void TestChatView::theLineReadStaysOnTopWhenTheWidthChanges()
     QVERIFY2(before.startsWith(QStringLiteral("Paragraph 3")), qPrintable(before));
     for (const int width : {500, 360, 1200, 900}) {
         view.resize(width, 500);
-        QTest::qWait(50);
-        view.viewport()->repaint();
-        QTest::qWait(50);
+        QTRY_VERIFY_WITH_TIMEOUT(test::viewHasSettled(view, model), 10000); // laid out again at the new width
         const QString after = paragraphOnTop();
         QVERIFY2(after == before, qPrintable(QStringLiteral("%1 px wide: %2").arg(width).arg(after)));
     }
@@ -1368,7 +1367,8 @@ void TestChatView::aPictureInAReplyIsNeverReadFromDisk()
     model.addLine(ChatItem::Kind::Info, QStringLiteral("![tall](%1)").arg(picture));
     QTRY_VERIFY(!view.chatDelegate()->isCatchingUp());
     view.viewport()->grab(); // painted: the rows are laid out, not estimated
-    QTest::qWait(100);       // and their laid-out heights reach the view
+    // and their laid-out heights reach the view
+    QTRY_VERIFY_WITH_TIMEOUT(test::viewPlacesRowsAtTheirHeights(view, model), 10000);
     for (int row = 0; row < model.rowCount(); ++row) {
         const int height = view.visualRect(model.index(row)).height();
         QVERIFY2(height > 0 && height < 300,

@@ -22,6 +22,7 @@
 #include "config/secretstore.h"
 #include "config/settings.h"
 #include "fakeproviderserver.h"
+#include "providers/providertable.h"
 #include "scriptedllmclient.h"
 #include "sessionfixtures.h"
 #include "sessions/sessionbrowserpanel.h"
@@ -158,6 +159,7 @@ private Q_SLOTS:
     void slashModelWithAProviderSwitchesToItWithItsOwnKey();
     void slashModelRefusesUnknownAndUnreadyProviders();
     void toolbarProviderBoxNeverCarriesTheKeyOver();
+    void toolbarProviderBoxListsTheProviderTable();
     void firstRunSetupUsesTheKeyFromTheEnvironment();
     void settingsSwitchToAProviderWithItsKeyElsewhereUsesThatKey();
     void contextWindowFromSettingsJsonIsTheWindowsToo();
@@ -1148,6 +1150,32 @@ void TestMainWindow::toolbarProviderBoxNeverCarriesTheKeyOver()
     QCOMPARE(Settings::load()->activeProvider, QStringLiteral("openai"));
 }
 
+// Issue 13: every provider list of the UI comes from the provider table. The toolbar's provider box offers
+// the table's providers, in its order, with its names (the settings dialog and the first-run setup:
+// tst_settingsdialog).
+void TestMainWindow::toolbarProviderBoxListsTheProviderTable()
+{
+    QStringList tableIds;
+    QStringList tableNames;
+    for (const ProviderDescriptor &descriptor : ProviderTable::all()) {
+        tableIds << descriptor.id;
+        tableNames << descriptor.name;
+    }
+    QVERIFY(tableIds.size() > 1);
+    auto *providers = m_window->findChild<QComboBox *>(QStringLiteral("providerCombo"));
+    QVERIFY(providers);
+    QStringList ids;
+    QStringList names;
+    for (int i = 0; i < providers->count(); ++i) {
+        ids << providers->itemData(i).toString();
+        names << providers->itemText(i);
+    }
+    QCOMPARE(ids, tableIds);
+    QCOMPARE(names, tableNames);
+    QCOMPARE(providers->currentData().toString(), QStringLiteral("anthropic")); // the window's provider
+    QCOMPARE(providers->currentText(), ProviderTable::find(QStringLiteral("anthropic"))->name);
+}
+
 namespace {
 
 // The first-run setup of a window without settings.json, once its look for local servers is over (a server
@@ -1420,7 +1448,8 @@ void TestMainWindow::okInSettingsKeepsOnlyAKeyTypedThere()
         return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
     };
     okInSettings(QString());
-    QTest::qWait(300); // a store would have been written on a worker by now
+    // A store of the key would have been started on the thread pool as OK was handled: it would be done now.
+    QThreadPool::globalInstance()->waitForDone();
     QVERIFY(!secrets().contains("sk-in-settings-json"));
     QCOMPARE(window.session()->clientConfig().apiKey, QStringLiteral("sk-in-settings-json-1111"));
 

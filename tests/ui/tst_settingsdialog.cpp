@@ -24,6 +24,7 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
+#include <QThreadPool>
 
 #include <tuple>
 
@@ -550,8 +551,10 @@ void TestSettingsDialog::providersWithoutARequiredKeyAreNotBlocked()
         dialog.show();
         QVERIFY2(okButton(dialog)->isEnabled(), qPrintable(providerId));
         QCOMPARE(missingLine(dialog), QString());
-        // A key lookup still under way does not disable it either.
-        QTest::qWait(50);
+        // Nor does the key lookup's answer: it ran on the thread pool and reaches the dialog through the
+        // event loop.
+        QThreadPool::globalInstance()->waitForDone();
+        QCoreApplication::processEvents();
         QVERIFY2(okButton(dialog)->isEnabled(), qPrintable(providerId));
     }
 }

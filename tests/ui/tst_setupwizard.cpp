@@ -20,6 +20,7 @@
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTest>
+#include <QThreadPool>
 
 using namespace keen;
 
@@ -172,8 +173,10 @@ void TestSetupWizard::chatGptFinishesOnlyAfterASuccessfulSignIn()
     QVERIFY(signIn->isVisible());
     QVERIFY(!finish->isEnabled());
     QCOMPARE(missing->text(), QStringLiteral("Sign in with ChatGPT."));
-    // Still nothing stored once the lookup has answered.
-    QTest::qWait(100);
+    // Still nothing stored once the lookup has answered: it ran on the thread pool, and its answer reaches
+    // the wizard through the event loop.
+    QThreadPool::globalInstance()->waitForDone();
+    QCoreApplication::processEvents();
     QVERIFY(!finish->isEnabled());
 
     // The window runs the sign-in (browser and loopback callback) and reports its end to the wizard.
