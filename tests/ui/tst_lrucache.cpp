@@ -23,6 +23,7 @@ private Q_SLOTS:
     void aDroppedEntryComesBackEmpty();
     void removeAndClearMakeRoom();
     void neverHoldsMoreThanItsCapacity();
+    void aCapacityOfZeroStillKeepsTheEntryJustMade();
 };
 
 namespace {
@@ -122,6 +123,20 @@ void TestLruCache::removeAndClearMakeRoom()
 
 // Many mixed uses against a plain list kept in recency order: after every step the cache holds exactly the
 // keys the list does, with their values, and no more than its capacity.
+// get() hands back the entry it made: with no room at all it would drop that very entry and return a
+// dangling reference, so the cache keeps at least one.
+void TestLruCache::aCapacityOfZeroStillKeepsTheEntryJustMade()
+{
+    Cache cache(0);
+    QCOMPARE(cache.capacity(), std::size_t(1));
+    cache.get(1) = QStringLiteral("one");
+    QCOMPARE(valueOf(cache, 1), QStringLiteral("one"));
+    cache.get(2) = QStringLiteral("two");
+    QCOMPARE(cache.size(), std::size_t(1));
+    QCOMPARE(valueOf(cache, 1), QStringLiteral("<none>"));
+    QCOMPARE(valueOf(cache, 2), QStringLiteral("two"));
+}
+
 void TestLruCache::neverHoldsMoreThanItsCapacity()
 {
     constexpr std::size_t Capacity = 16;

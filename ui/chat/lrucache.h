@@ -11,8 +11,9 @@ namespace keen {
 template<typename Key, typename Value> class LruCache
 {
 public:
+    // At least one entry: get() returns a reference to the entry it made, which must survive its own call.
     explicit LruCache(std::size_t capacity)
-        : m_capacity(capacity)
+        : m_capacity(capacity > 0 ? capacity : 1)
     {}
 
     Value *find(const Key &key)
