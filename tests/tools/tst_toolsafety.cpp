@@ -248,6 +248,7 @@ void TestToolSafety::gitignoredFilesAreRefusedInEveryMode_data()
     QTest::addColumn<int>("mode");
     QTest::addColumn<bool>("interactive");
     QTest::newRow("build") << int(AgentMode::Build) << true;
+    QTest::newRow("plan") << int(AgentMode::Plan) << true;
     QTest::newRow("yolo") << int(AgentMode::Yolo) << true;
     QTest::newRow("headless") << int(AgentMode::Build) << false;
 }
