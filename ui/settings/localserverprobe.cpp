@@ -1,19 +1,12 @@
 #include "settings/localserverprobe.h"
 
+#include "agent/connectiontest.h"
 #include "providers/providertable.h"
-
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
-#include <QNetworkRequest>
 
 namespace keen {
 
 LocalServerProbe::LocalServerProbe(QObject *parent)
     : QObject(parent)
-    , m_network(new QNetworkAccessManager(this))
     , m_targets(defaultTargets())
 {}
 
@@ -44,26 +37,27 @@ void LocalServerProbe::start(int timeoutMs)
         return;
     }
     for (const Target &target : std::as_const(m_targets)) {
-        QNetworkRequest request(QUrl(target.baseUrl + QStringLiteral("/models")));
-        request.setTransferTimeout(timeoutMs);
-        request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-        QNetworkReply *reply = m_network->get(request);
-        connect(reply, &QNetworkReply::finished, this, [this, reply, target, generation] {
-            reply->deleteLater();
+        // One test per server, gone when it has answered (or when a later start supersedes it).
+        auto *test = new ConnectionTest(this);
+        auto models = std::make_shared<QStringList>();
+        connect(test, &ConnectionTest::modelsListed, this,
+                [models](const QStringList &listed) { *models = listed; });
+        connect(test, &ConnectionTest::finished, this, [this, test, target, generation, models](bool ok) {
+            test->deleteLater();
             if (generation != m_generation)
                 return;
-            if (reply->error() == QNetworkReply::NoError) {
-                const QJsonObject object = QJsonDocument::fromJson(reply->readAll()).object();
-                Server server{target.providerId, target.name, target.baseUrl, {}};
-                const QJsonArray data = object.value(QStringLiteral("data")).toArray();
-                for (const QJsonValue &model : data)
-                    server.models << model.toObject().value(QStringLiteral("id")).toString();
+            if (ok) {
+                const Server server{target.providerId, target.name, target.baseUrl, *models};
                 m_found.append(server);
                 Q_EMIT serverFound(server);
             }
             if (--m_pending == 0)
                 Q_EMIT finished();
         });
+        ClientConfig config;
+        config.providerId = target.providerId;
+        config.baseUrl = target.baseUrl;
+        test->start(config, timeoutMs);
     }
 }
 

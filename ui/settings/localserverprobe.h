@@ -4,12 +4,11 @@
 #include <QObject>
 #include <QStringList>
 
-class QNetworkAccessManager;
-
 namespace keen {
 
 // Looks for OpenAI-compatible servers on this machine (the ProviderTable entries marked probedLocally: Ollama
-// 11434, llama.cpp 8080, LM Studio 1234) with an asynchronous GET /v1/models each. Never blocks the GUI
+// 11434, llama.cpp 8080, LM Studio 1234) with the provider's own models-list request each (ConnectionTest:
+// the request and the reading of its answer are the protocol's, not the window's). Never blocks the GUI
 // thread.
 class LocalServerProbe final : public QObject
 {
@@ -46,7 +45,6 @@ Q_SIGNALS:
     void finished();
 
 private:
-    QNetworkAccessManager *m_network;
     QList<Target> m_targets;
     QList<Server> m_found;
     int m_pending = 0;
