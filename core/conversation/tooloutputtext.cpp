@@ -69,18 +69,18 @@ QString ToolOutputText::commandOutput(const QJsonObject &output)
     return text;
 }
 
+QJsonObject ToolOutputText::asObject(const QJsonValue &output)
+{
+    if (output.isString())
+        return QJsonDocument::fromJson(output.toString().toUtf8()).object();
+    return output.toObject();
+}
+
 QString ToolOutputText::shown(const QJsonValue &output)
 {
-    QJsonObject object = output.toObject();
-    if (output.isString()) {
-        // A result kept as JSON text (a transcript's, a pin's) reads as the object it holds.
-        const QJsonDocument document = QJsonDocument::fromJson(output.toString().toUtf8());
-        if (!document.isObject())
-            return output.toString();
-        object = document.object();
-    } else if (!output.isObject()) {
-        return {};
-    }
+    const QJsonObject object = asObject(output);
+    if (object.isEmpty())
+        return output.isString() ? output.toString() : QString();
     if (QString text = readable(object); !text.trimmed().isEmpty())
         return text;
     // Another tool: its values, one "key: value" a line, as the card's details read.

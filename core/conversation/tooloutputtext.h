@@ -18,6 +18,9 @@ struct ToolOutputText
     // readable(), else the object's plain values one "key: value" a line; a string holding a JSON object is
     // read as that object, any other string as it is.
     static QString shown(const QJsonValue &output);
+    // The result as an object: the object itself, or the object a string of JSON text holds (a result kept
+    // as text in a transcript or a pin); empty for anything else.
+    static QJsonObject asObject(const QJsonValue &output);
 };
 
 } // namespace keen

@@ -5,7 +5,6 @@
 
 #include <QCoreApplication>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QLocale>
 
 #include <algorithm>
@@ -37,12 +36,7 @@ QString ToolDisplay::detail(const QString &toolName, const QJsonObject &input)
 
 QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputValue)
 {
-    QJsonObject output = outputValue.toObject();
-    if (outputValue.isString()) {
-        const QJsonDocument document = QJsonDocument::fromJson(outputValue.toString().toUtf8());
-        if (document.isObject())
-            output = document.object();
-    }
+    const QJsonObject output = ToolOutputText::asObject(outputValue);
     if (output.isEmpty())
         return {};
     if (toolName == QLatin1String("read_file")) {
@@ -130,23 +124,15 @@ QString ToolDisplay::fetchedText(const QString &toolName, const QJsonValue &outp
         *errorLine = error.left(cut);
         return error.mid(cut).trimmed();
     }
-    QJsonObject output = outputValue.toObject();
-    if (outputValue.isString()) {
-        const QJsonDocument document = QJsonDocument::fromJson(outputValue.toString().toUtf8());
-        output = document.object();
-    }
-    return output.value(QStringLiteral("content")).toString().trimmed();
+    return ToolOutputText::asObject(outputValue).value(QStringLiteral("content")).toString().trimmed();
 }
 
 QString ToolDisplay::bashOutput(const QJsonValue &outputValue)
 {
-    if (outputValue.isString()) {
-        const QJsonDocument document = QJsonDocument::fromJson(outputValue.toString().toUtf8());
-        if (!document.isObject())
-            return outputValue.toString();
-        return bashOutput(document.object());
-    }
-    return ToolOutputText::commandOutput(outputValue.toObject());
+    const QJsonObject output = ToolOutputText::asObject(outputValue);
+    if (output.isEmpty() && outputValue.isString())
+        return outputValue.toString(); // plain text, as some transcripts keep it
+    return ToolOutputText::commandOutput(output);
 }
 
 qint64 ToolDisplay::omittedOutputLines(const QJsonValue &output, const QString &shownText)
