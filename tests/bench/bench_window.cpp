@@ -365,6 +365,43 @@ void benchStreamingIntoBigSession()
     line(QStringLiteral("RSS after both turns"), rssMb(), QStringLiteral("MB"));
 }
 
+// Scrolling the open 30 MB session as a person does: Page Up held from the end (each step scrolled and
+// painted before the next, as the key repeat waits for the frame), then the scroll bar's thumb dragged to
+// places far apart, where no row has been laid out yet. Each step is one frame: at 60 Hz it has 16 ms.
+void benchScrollOpenSession(ChatView *view)
+{
+    QScrollBar *bar = view->verticalScrollBar();
+    auto frameMs = [&](int value) {
+        QElapsedTimer frame;
+        frame.start();
+        bar->setValue(value);
+        QCoreApplication::sendPostedEvents(); // the layout the scroll asked for
+        view->viewport()->repaint();
+        return frame.nsecsElapsed() / 1e6;
+    };
+    auto report = [](const QString &what, QList<double> frames) {
+        std::sort(frames.begin(), frames.end());
+        const double median = frames.at(frames.size() / 2);
+        const double p95 = frames.at(std::min<qsizetype>(frames.size() - 1, frames.size() * 95 / 100));
+        line(what, median, QStringLiteral("ms median"),
+             QStringLiteral("95th percentile %1 ms, longest %2 ms over %3 frames; goal < 16")
+                 .arg(p95, 0, 'f', 1)
+                 .arg(frames.constLast(), 0, 'f', 1)
+                 .arg(frames.size()));
+    };
+    bar->setValue(bar->maximum());
+    view->viewport()->repaint();
+    QList<double> pages;
+    for (int i = 0; i < 400 && bar->value() > bar->minimum(); ++i)
+        pages.append(frameMs(bar->value() - bar->pageStep()));
+    report(QStringLiteral("scroll: Page Up held from the end, one frame each"), pages);
+    QList<double> jumps;
+    for (int i = 1; i <= 40; ++i) // far apart, back and forth over the whole history
+        jumps.append(
+            frameMs(bar->minimum() + qint64(bar->maximum() - bar->minimum()) * ((i * 37) % 41) / 40));
+    report(QStringLiteral("scroll: thumb dragged to 40 places far apart"), jumps);
+}
+
 void benchOpenSession()
 {
     out << "\n== window: open a 10,000-event, about 30 MB session\n";
@@ -524,6 +561,7 @@ void benchOpenSession()
                  findClock.nsecsElapsed() / 1e6, QStringLiteral("ms"));
         }
     }
+    benchScrollOpenSession(view);
 }
 
 // Where opening the 30 MB session spends its time, stage by stage, in the order the window runs them (each
