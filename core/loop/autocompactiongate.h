@@ -16,6 +16,10 @@ struct AutoCompactionGate
     bool unreconciledPending = false;
     // The provider needs that pending state reconciled before compacting over it
     // (ProviderProtocol::compactionWaitsForReconciledPending).
+    // In today's loop these two never refuse on their own: a tool turn completes only after the request that
+    // carried the replayed state completed, which reconciles it, so by the time newToolTurn holds the state
+    // is ordinary history (tst_autocompactionproviders interruptedTurnStillCompactsNextTurn). They keep S36's
+    // restriction true should compaction ever be tried before a request has gone out.
     bool providerWaitsForPending = false;
     int thresholdPercent = 90; // the session's policy (issue 16); the seed's 90% by default
     qint64 estimatedTokens = 0;
