@@ -1,6 +1,7 @@
 #include "auth/awscredentials.h"
 
 #include "auth/awsassumerole.h"
+#include "auth/awscontainercredentials.h"
 #include "auth/awscredentialprocess.h"
 #include "auth/awsssocredentials.h"
 
@@ -208,15 +209,35 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
         role.durationSeconds = roleSection.value(QStringLiteral("duration_seconds")).toInt();
         const QString credentialSource = roleSection.value(QStringLiteral("credential_source"));
         role.fromEnvironment = credentialSource == QLatin1String("Environment");
+        role.fromContainer = credentialSource == QLatin1String("EcsContainer");
         QString why;
         if (roleSection.contains(QStringLiteral("mfa_serial")))
             why = QStringLiteral("mfa_serial");
-        else if (!credentialSource.isEmpty() && !role.fromEnvironment)
-            why = QStringLiteral("credential_source = ") + credentialSource;
+        else if (!credentialSource.isEmpty() && !role.fromEnvironment && !role.fromContainer)
+            why = QStringLiteral("credential_source = ") + credentialSource; // Ec2InstanceMetadata (IMDS)
         role.webIdentityTokenFile = roleSection.value(QStringLiteral("web_identity_token_file"));
-        if (why.isEmpty() && role.sourceProfile.isEmpty() && !role.fromEnvironment &&
+        if (why.isEmpty() && role.sourceProfile.isEmpty() && !role.fromEnvironment && !role.fromContainer &&
             role.webIdentityTokenFile.isEmpty())
             why = QStringLiteral("role_arn without source_profile");
+        if (why.isEmpty() && role.fromContainer) {
+            // The container's keys ask for the role: its endpoint must be named, and allowed.
+            const AwsContainerCredentials::Endpoint container =
+                AwsContainerCredentials::endpoint(environment);
+            if (!container.isSet() || !container.error.isEmpty()) {
+                c.assumeRole = AwsCredentials::AssumeRole();
+                result.error =
+                    container.isSet()
+                        ? container.error
+                        : QCoreApplication::translate(
+                              "keen::AwsCredentials",
+                              "The AWS profile \"%1\" uses credential_source = EcsContainer, but neither "
+                              "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI nor AWS_CONTAINER_CREDENTIALS_FULL_URI "
+                              "is set (they are, inside an ECS task, a CodeBuild job or an EKS pod).")
+                              .arg(c.profile);
+                return result;
+            }
+            c.containerEndpoint = container.url;
+        }
         if (why.isEmpty()) {
             c.source = QStringLiteral("assume-role");
             return result;
@@ -270,12 +291,25 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
     }
     if (!helper.isEmpty()) {
         result.error = unsupported(c.profile, helper);
-    } else if (!inCredentials && !inConfig && !profileFromEnv.isEmpty()) {
+        return result;
+    }
+    if (!inCredentials && !inConfig && !profileFromEnv.isEmpty()) {
         result.error =
             QCoreApplication::translate("keen::AwsCredentials",
                                         "The AWS profile \"%1\" (from AWS_PROFILE) is not in %2 or %3.")
                 .arg(c.profile, QDir::toNativeSeparators(credentialsPath),
                      QDir::toNativeSeparators(configPath));
+        return result;
+    }
+    // 7. The container's keys (an ECS task, a CodeBuild job, an EKS pod), asked from its endpoint.
+    const AwsContainerCredentials::Endpoint container = AwsContainerCredentials::endpoint(environment);
+    if (container.isSet()) {
+        if (container.error.isEmpty()) {
+            c.containerEndpoint = container.url;
+            c.source = QStringLiteral("container");
+        } else {
+            result.error = container.error;
+        }
     } else {
         result.error = QCoreApplication::translate("keen::AwsCredentials",
                                                    "No AWS credentials found: set AWS_ACCESS_KEY_ID and "
@@ -302,17 +336,35 @@ AwsCredentials::Result keysOf(const AwsCredentials::Result &resolved, const QPro
         return AwsSsoCredentials::fetch(profile, environment, homePath, cancel);
     if (!profile.assumeRole.webIdentityTokenFile.isEmpty())
         return AwsAssumeRole::fetchWithWebIdentity(profile, environment, cancel);
+    if (!profile.containerEndpoint.isEmpty() && !profile.assumeRole.isSet())
+        return AwsContainerCredentials::fetch(profile, environment, cancel);
     AwsCredentials::Result failed = resolved;
     if (profile.assumeRole.isSet() && depth < 5) { // a role's source may be a role too, within reason
-        // The source's own keys: not the environment's (unless they are the source), not AWS_PROFILE's.
-        QProcessEnvironment sourceEnvironment = environment;
-        if (!profile.assumeRole.fromEnvironment) {
-            for (const char *name : {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"})
-                sourceEnvironment.remove(QLatin1String(name));
-            sourceEnvironment.insert(QStringLiteral("AWS_PROFILE"), profile.assumeRole.sourceProfile);
+        AwsCredentials::Result source;
+        if (profile.assumeRole.fromContainer) {
+            AwsCredentials container = profile;
+            container.assumeRole = AwsCredentials::AssumeRole();
+            source = AwsContainerCredentials::fetch(container, environment, cancel);
+        } else {
+            // The source's own keys: not the environment's (unless they are the source), not AWS_PROFILE's.
+            QProcessEnvironment sourceEnvironment = environment;
+            if (!profile.assumeRole.fromEnvironment) {
+                for (const char *name : {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"})
+                    sourceEnvironment.remove(QLatin1String(name));
+                sourceEnvironment.insert(QStringLiteral("AWS_PROFILE"), profile.assumeRole.sourceProfile);
+            }
+            AwsCredentials::Result sourceProfile = AwsCredentials::resolve(sourceEnvironment, homePath);
+            // A source_profile without keys is not made up for by the container's (nor is it by the SDKs).
+            if (!profile.assumeRole.fromEnvironment && sourceProfile.ok() &&
+                sourceProfile.credentials.source == QLatin1String("container")) {
+                sourceProfile.credentials.containerEndpoint.clear();
+                sourceProfile.error =
+                    QCoreApplication::translate("keen::AwsCredentials",
+                                                "The AWS profile \"%1\" has no keys and no way to get them.")
+                        .arg(profile.assumeRole.sourceProfile);
+            }
+            source = keysOf(sourceProfile, environment, homePath, cancel, depth + 1, stsRegion);
         }
-        const AwsCredentials::Result source = keysOf(AwsCredentials::resolve(sourceEnvironment, homePath),
-                                                     environment, homePath, cancel, depth + 1, stsRegion);
         AwsCredentials role = profile;
         role.region = stsRegion;
         if (source.ok())

@@ -10,18 +10,19 @@
 namespace keen {
 
 // AWS credentials and region for signing Bedrock requests, resolved the way the AWS CLI and SDKs do.
-// Keys: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN) from the environment, else the
-// profile (AWS_PROFILE, default "default") in the shared credentials file (AWS_SHARED_CREDENTIALS_FILE,
-// default ~/.aws/credentials, section "[name]"), else in the config file (AWS_CONFIG_FILE, default
-// ~/.aws/config, section "[profile name]", or "[default]"). A profile without keys of its own may name a
-// helper, which withKeys() runs: a role to assume (role_arn with source_profile, or credential_source =
-// Environment; AwsAssumeRole), a credential_process (AwsCredentialProcess) or an SSO sign-in (sso_session or
-// sso_start_url, sso_account_id, sso_role_name; AwsSsoCredentials); a role may also be asked with a web
-// identity token (web_identity_token_file, or AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN, which comes
-// right after the environment's keys: a CI job, a Kubernetes pod). An MFA code and the instance or container
-// credential sources are reported as unsupported.
-// Region: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region in the config file, else us-east-1.
-// No error message ever contains a key or token.
+// Keys, in this order: AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN) from the environment;
+// a web identity token with its role (AWS_WEB_IDENTITY_TOKEN_FILE with AWS_ROLE_ARN: a CI job, a Kubernetes
+// pod); the profile (AWS_PROFILE, default "default") in the shared credentials file
+// (AWS_SHARED_CREDENTIALS_FILE, default ~/.aws/credentials, section "[name]"), else in the config file
+// (AWS_CONFIG_FILE, default ~/.aws/config, section "[profile name]", or "[default]"); else, when the profile
+// holds nothing of the kind, the container's keys (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI or _FULL_URI: ECS,
+// CodeBuild, EKS Pod Identity; AwsContainerCredentials). A profile without keys of its own may name a helper,
+// which withKeys() runs: a role to assume (role_arn with source_profile, with web_identity_token_file, or
+// with credential_source = Environment or EcsContainer; AwsAssumeRole), a credential_process
+// (AwsCredentialProcess) or an SSO sign-in (sso_session or sso_start_url, sso_account_id, sso_role_name;
+// AwsSsoCredentials). An MFA code and the EC2 instance metadata (IMDS, credential_source =
+// Ec2InstanceMetadata) are reported as unsupported. Region: AWS_REGION, else AWS_DEFAULT_REGION, else the
+// profile's region in the config file, else us-east-1. No error message ever contains a key or token.
 class AwsCredentials
 {
 public:
@@ -32,6 +33,9 @@ public:
     QString profile;           // the profile consulted
     QString source;            // where the keys came from, for messages: "environment" or a file path
     QString credentialProcess; // the profile's command that prints the keys (AwsCredentialProcess), if any
+    // The container endpoint the keys are asked from (AwsContainerCredentials), if any: for the container's
+    // own keys, or for a role whose credential_source is EcsContainer.
+    QString containerEndpoint;
     struct Sso
     {
         QString session;  // the [sso-session NAME] the profile names; empty for a legacy profile
@@ -47,6 +51,7 @@ public:
         QString roleArn;
         QString sourceProfile;        // whose keys ask for the role
         bool fromEnvironment = false; // credential_source = Environment: the environment's keys ask
+        bool fromContainer = false;   // credential_source = EcsContainer: the container's keys ask
         QString webIdentityTokenFile; // a token file that asks instead (AssumeRoleWithWebIdentity)
         QString externalId;
         QString sessionName;
@@ -74,15 +79,16 @@ public:
     // homePath locates ~/.aws; both arguments exist so tests can point them elsewhere.
     static Result resolve(const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment(),
                           const QString &homePath = {});
-    // resolved with keys: those it holds, or what its helper gives (credential_process, the SSO portal, STS
-    // for a role, with the source profile's keys got the same way). Blocking: a worker thread's call.
+    // resolved with keys: those it holds, or what its helper gives (credential_process, the SSO portal, the
+    // container endpoint, STS for a role, with the source's keys got the same way). Blocking: a worker
+    // thread's call.
     static Result withKeys(const Result &resolved, const QProcessEnvironment &environment,
                            const QString &homePath, const CancellationToken &cancel);
     // Whether other's keys come from the same helper, so that a cache can tell one profile's from another's.
     bool sameHelperAs(const AwsCredentials &other) const
     {
         return credentialProcess == other.credentialProcess && sso == other.sso &&
-               assumeRole == other.assumeRole;
+               assumeRole == other.assumeRole && containerEndpoint == other.containerEndpoint;
     }
 
     // The sections of an AWS INI file: section name -> (lower-case key -> value). Indented lines (nested

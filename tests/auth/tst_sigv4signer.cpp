@@ -1,5 +1,6 @@
 // SigV4 on every case of AWS's classic test suite, and AWS credential resolution from the environment and
 // files.
+#include "auth/awscontainercredentials.h"
 #include "auth/awscredentials.h"
 #include "auth/sigv4signer.h"
 #include "testenvironment.h"
@@ -91,6 +92,8 @@ private Q_SLOTS:
     void missingProfile();
     void unsupportedProfile();
     void credentialProcessProfile();
+    void containerEndpoints();
+    void ecsContainerProfile();
     void nothingConfigured();
 };
 
@@ -453,6 +456,114 @@ void TestSigV4Signer::credentialProcessProfile()
     result = AwsCredentials::resolve(env, home.path());
     QVERIFY(!result.ok());
     QVERIFY2(result.error.contains(QStringLiteral("signs in with SSO")), qPrintable(result.error));
+}
+
+// The container's keys come last (after the environment and the profile), from the endpoint its variables
+// name: RELATIVE_URI on the ECS host (never asked here), else FULL_URI if the SDKs would ask it.
+void TestSigV4Signer::containerEndpoints()
+{
+    QCOMPARE(AwsContainerCredentials::relativeEndpoint(QStringLiteral("/v2/credentials/fake-task-guid")),
+             QStringLiteral("http://169.254.170.2/v2/credentials/fake-task-guid"));
+    QCOMPARE(AwsContainerCredentials::relativeEndpoint(QStringLiteral("v2/credentials/x")),
+             QStringLiteral("http://169.254.170.2/v2/credentials/x"));
+
+    QTemporaryDir home;
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"),
+               QStringLiteral("/v2/credentials/fake-task-guid"));
+    env.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"), QStringLiteral("http://127.0.0.1:9/x"));
+    AwsCredentials::Result result = AwsCredentials::resolve(env, home.path());
+    QVERIFY2(result.ok(), qPrintable(result.error));
+    QCOMPARE(result.credentials.containerEndpoint,
+             QStringLiteral("http://169.254.170.2/v2/credentials/fake-task-guid")); // RELATIVE_URI first
+    QCOMPARE(result.credentials.source, QStringLiteral("container"));
+    QVERIFY(!result.credentials.isValid()); // the keys come from asking it (AwsContainerCredentials)
+    AwsCredentials other = result.credentials;
+    QVERIFY(other.sameHelperAs(result.credentials));
+    other.containerEndpoint = QStringLiteral("http://127.0.0.1:9/x");
+    QVERIFY(!other.sameHelperAs(result.credentials)); // a cache tells one endpoint's keys from another's
+
+    env.remove(QStringLiteral("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"));
+    for (const char *allowed :
+         {"https://credentials.example.test/v1", "http://127.0.0.1:8080/creds", "http://127.9.8.7/creds",
+          "http://localhost:9/creds", "http://[::1]:9/creds", "http://169.254.170.2/creds",
+          "http://169.254.170.23/v1/credentials", "http://[fd00:ec2::23]/v1/credentials"}) {
+        env.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"), QLatin1String(allowed));
+        result = AwsCredentials::resolve(env, home.path());
+        QVERIFY2(result.ok(), qPrintable(QLatin1String(allowed) + QLatin1String(": ") + result.error));
+        QCOMPARE(result.credentials.containerEndpoint, QLatin1String(allowed));
+    }
+    for (const char *refused : {"http://192.0.2.10/creds?id=private", "http://credentials.example.test/creds",
+                                "http://169.254.169.254/latest/meta-data/iam", "http://[fd00:ec2::254]/creds",
+                                "ftp://127.0.0.1/c", "file:///etc/passwd", "not a url"}) {
+        env.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"), QLatin1String(refused));
+        result = AwsCredentials::resolve(env, home.path());
+        QVERIFY2(!result.ok(), refused);
+        QVERIFY2(result.error.startsWith(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI names ")),
+                 qPrintable(result.error));
+        QVERIFY(!result.error.contains(QStringLiteral("private")));
+        QVERIFY(result.credentials.containerEndpoint.isEmpty());
+    }
+
+    // The environment's keys and the profile's come first.
+    env.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"), QStringLiteral("http://127.0.0.1:9/x"));
+    env.insert(QStringLiteral("AWS_ACCESS_KEY_ID"), QStringLiteral("AKIDENV"));
+    env.insert(QStringLiteral("AWS_SECRET_ACCESS_KEY"), QStringLiteral("fake-env-secret"));
+    result = AwsCredentials::resolve(env, home.path());
+    QCOMPARE(result.credentials.source, QStringLiteral("environment"));
+    QVERIFY(result.credentials.containerEndpoint.isEmpty());
+    env.remove(QStringLiteral("AWS_ACCESS_KEY_ID"));
+    env.remove(QStringLiteral("AWS_SECRET_ACCESS_KEY"));
+    writeFile(home.filePath(QStringLiteral(".aws/credentials")),
+              "[default]\naws_access_key_id = AKIDFILE\naws_secret_access_key = fake-file-secret\n");
+    result = AwsCredentials::resolve(env, home.path());
+    QCOMPARE(result.credentials.accessKeyId, QStringLiteral("AKIDFILE"));
+    QVERIFY(result.credentials.containerEndpoint.isEmpty());
+}
+
+// A role with credential_source = EcsContainer is asked with the container's keys; without a container
+// endpoint it says so. The instance metadata (Ec2InstanceMetadata) stays unsupported (unsupportedProfile).
+void TestSigV4Signer::ecsContainerProfile()
+{
+    QTemporaryDir home;
+    writeFile(home.filePath(QStringLiteral(".aws/config")),
+              "[profile ecs]\nrole_arn = arn:aws:iam::1234:role/dev\ncredential_source = EcsContainer\n"
+              "[profile hop]\nrole_arn = arn:aws:iam::1234:role/dev\nsource_profile = empty\n"
+              "[profile empty]\nregion = us-west-2\n");
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("ecs"));
+    AwsCredentials::Result result = AwsCredentials::resolve(env, home.path());
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error.contains(QStringLiteral("credential_source = EcsContainer, but neither "
+                                                  "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")),
+             qPrintable(result.error));
+    QVERIFY(!result.error.contains(QStringLiteral("does not support")));
+
+    env.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"), QStringLiteral("/v2/credentials/x"));
+    result = AwsCredentials::resolve(env, home.path());
+    QVERIFY2(result.ok(), qPrintable(result.error));
+    QVERIFY(result.credentials.assumeRole.fromContainer);
+    QCOMPARE(result.credentials.assumeRole.roleArn, QStringLiteral("arn:aws:iam::1234:role/dev"));
+    QCOMPARE(result.credentials.containerEndpoint, QStringLiteral("http://169.254.170.2/v2/credentials/x"));
+
+    // A refused endpoint is refused for the role too.
+    env.remove(QStringLiteral("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"));
+    env.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"), QStringLiteral("http://192.0.2.10/x"));
+    result = AwsCredentials::resolve(env, home.path());
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error.contains(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI names")),
+             qPrintable(result.error));
+
+    // A source_profile without keys is not made up for by the container's keys (nothing is asked: the
+    // loopback port 9 would refuse, and the error would say so).
+    env.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"), QStringLiteral("http://127.0.0.1:9/x"));
+    env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("hop"));
+    result = AwsCredentials::resolve(env, home.path());
+    QVERIFY2(result.ok(), qPrintable(result.error));
+    result = AwsCredentials::withKeys(result, env, home.path(), CancellationToken());
+    QVERIFY(!result.ok());
+    QVERIFY2(result.error.contains(QStringLiteral("The AWS profile \"empty\" has no keys")),
+             qPrintable(result.error));
 }
 
 void TestSigV4Signer::nothingConfigured()

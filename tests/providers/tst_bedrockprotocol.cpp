@@ -757,6 +757,163 @@ private Q_SLOTS:
         QCOMPARE(sts.requests().size(), 1);
     }
 
+    // Inside an ECS task, a CodeBuild job or an EKS pod (Pod Identity), the keys come from the container's
+    // endpoint (here AWS_CONTAINER_CREDENTIALS_FULL_URI to a loopback fake), asked with the token of
+    // AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE. They sign the requests until they are about to expire; a
+    // refusal, an answer without keys, a token with a line break and an endpoint the SDKs would not ask are
+    // each said plainly, never quoting the token.
+    void containerCredentialsSignAndAreRenewed()
+    {
+        QTemporaryDir home;
+        FakeProviderServer container;
+        const QString tokenFile = home.filePath(QStringLiteral("pod-token"));
+        QVERIFY(test::writeFile(tokenFile, "fake-pod-identity-token\n"));
+        const auto answer = [](const QByteArray &key, qint64 secondsLeft) {
+            const QByteArray expires =
+                QDateTime::currentDateTimeUtc().addSecs(secondsLeft).toString(Qt::ISODate).toUtf8();
+            return FakeProviderServer::jsonResponse(
+                200, "{\"RoleArn\": \"arn:aws:iam::111122223333:role/task\", \"AccessKeyId\": \"" + key +
+                         "\", \"SecretAccessKey\": \"fake-container-secret\", \"Token\": \"container-token-" +
+                         key + "\", \"Expiration\": \"" + expires + "\"}");
+        };
+        container.enqueue(answer("ASIASOON", 60)); // within five minutes of expiring: asked again
+        container.enqueue(answer("ASIATASK", 3600));
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"),
+                           container.baseUrl().toString() + QStringLiteral("/v1/credentials"));
+        environment.insert(QStringLiteral("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"), tokenFile);
+        environment.insert(QStringLiteral("AWS_CONTAINER_AUTHORIZATION_TOKEN"),
+                           QStringLiteral("fake-env-token-the-file-beats"));
+        ClientConfig config = bedrockConfig();
+        config.apiKey.clear();
+        BedrockProtocol protocol(config, environment, home.path());
+        Result<void> prepared = protocol.prepare(CancellationToken());
+        QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
+        QVERIFY(protocol.prepare(CancellationToken()).ok());
+        QVERIFY(protocol.prepare(CancellationToken()).ok()); // kept: the second keys last an hour
+        QCOMPARE(container.requests().size(), 2);
+        const FakeProviderServer::Request &asked = container.requests().first();
+        QCOMPARE(asked.method, QByteArray("GET"));
+        QCOMPARE(asked.path, QByteArray("/v1/credentials"));
+        QCOMPARE(asked.header("authorization"), QByteArray("fake-pod-identity-token"));
+        const HttpRequestSpec spec =
+            protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {},
+                                    QDateTime::currentDateTimeUtc());
+        QVERIFY2(header(spec, "authorization").contains("Credential=ASIATASK/"),
+                 header(spec, "authorization").constData());
+        QCOMPARE(header(spec, "x-amz-security-token"), QByteArray("container-token-ASIATASK"));
+
+        // The endpoint fails: it is named, with the status; the token it echoes is not repeated.
+        container.enqueue(FakeProviderServer::jsonResponse(
+            500, "{\"code\": \"InternalError\", \"message\": \"bad token fake-pod-identity-token\"}"));
+        BedrockProtocol failing(config, environment, home.path());
+        prepared = failing.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(
+                     QStringLiteral("AWS container credentials endpoint 127.0.0.1:%1 answered HTTP 500")
+                         .arg(container.baseUrl().port())),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("fake-pod-identity-token")));
+
+        // An answer without all the keys says which are missing, and quotes none.
+        container.enqueue(FakeProviderServer::jsonResponse(200, "{\"AccessKeyId\": \"ASIAHALF\"}"));
+        BedrockProtocol half(config, environment, home.path());
+        prepared = half.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("gave no SecretAccessKey, Token, Expiration")),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("ASIAHALF")));
+        QCOMPARE(container.requests().size(), 4);
+
+        // A token with a line break would add a header of its own: it is not sent at all.
+        QVERIFY(test::writeFile(tokenFile, "fake-token\r\nX-Injected: yes\n"));
+        BedrockProtocol injected(config, environment, home.path());
+        prepared = injected.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("contains a line break")),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("X-Injected")));
+        QVERIFY(!prepared.error().contains(QStringLiteral("fake-token")));
+        QCOMPARE(container.requests().size(), 4);
+
+        // A full URI the SDKs would not ask (plain http to another host) is refused before any request.
+        QVERIFY(test::writeFile(tokenFile, "fake-pod-identity-token\n"));
+        environment.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"),
+                           QStringLiteral("http://192.0.2.10/v1/credentials?id=private"));
+        BedrockProtocol refused(config, environment, home.path());
+        prepared = refused.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI names "
+                                                          "http://192.0.2.10, which Keen does not ask")),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("private")));
+        QCOMPARE(container.requests().size(), 4);
+    }
+
+    // A profile with role_arn and credential_source = EcsContainer was refused as unsupported: the
+    // container's keys now ask STS for the role, and the role's keys sign.
+    void ecsContainerRoleGivesTheRolesKeys()
+    {
+        QTemporaryDir home;
+        FakeProviderServer container;
+        FakeProviderServer sts;
+        QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
+                                "[profile dev]\nrole_arn = arn:aws:iam::111122223333:role/Bedrock\n"
+                                "credential_source = EcsContainer\nregion = us-west-2\n"));
+        const QByteArray expires =
+            QDateTime::currentDateTimeUtc().addSecs(3600).toString(Qt::ISODate).toUtf8();
+        container.enqueue(FakeProviderServer::jsonResponse(
+            200, "{\"AccessKeyId\": \"ASIACONTAINER\", \"SecretAccessKey\": \"fake-container-secret\", "
+                 "\"Token\": \"container-token\", \"Expiration\": \"" +
+                     expires + "\"}"));
+        FakeProviderServer::Response role;
+        role.contentType = "text/xml";
+        role.body = "<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>ASIADEV</AccessKeyId>"
+                    "<SecretAccessKey>role-secret</SecretAccessKey><SessionToken>role-token</SessionToken>"
+                    "<Expiration>" +
+                    expires + "</Expiration></Credentials></AssumeRoleResult></AssumeRoleResponse>";
+        sts.enqueue(role);
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("AWS_ENDPOINT_URL_STS"), sts.baseUrl().toString());
+        environment.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"),
+                           container.baseUrl().toString() + QStringLiteral("/task"));
+        environment.insert(QStringLiteral("AWS_CONTAINER_AUTHORIZATION_TOKEN"),
+                           QStringLiteral("fake-ecs-token"));
+        ClientConfig config = bedrockConfig();
+        config.apiKey.clear();
+        config.awsProfile = QStringLiteral("dev");
+        BedrockProtocol protocol(config, environment, home.path());
+        Result<void> prepared = protocol.prepare(CancellationToken());
+        QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
+        QVERIFY(protocol.prepare(CancellationToken()).ok()); // kept
+        QCOMPARE(container.requests().size(), 1);
+        QCOMPARE(container.requests().first().header("authorization"), QByteArray("fake-ecs-token"));
+        QCOMPARE(sts.requests().size(), 1);
+        const FakeProviderServer::Request &asked = sts.requests().first();
+        QVERIFY(asked.body.contains("Action=AssumeRole&"));
+        QVERIFY(asked.body.contains("RoleArn=arn%3Aaws%3Aiam%3A%3A111122223333%3Arole%2FBedrock"));
+        QVERIFY2(asked.header("authorization").contains("Credential=ASIACONTAINER/"),
+                 asked.header("authorization").constData());
+        QVERIFY(asked.header("authorization").contains("/us-west-2/sts/aws4_request"));
+        QCOMPARE(asked.header("x-amz-security-token"), QByteArray("container-token"));
+        const HttpRequestSpec spec =
+            protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {},
+                                    QDateTime::currentDateTimeUtc());
+        QVERIFY(header(spec, "authorization").contains("Credential=ASIADEV/"));
+        QCOMPARE(header(spec, "x-amz-security-token"), QByteArray("role-token"));
+
+        // The container's failure is the source's: named as such.
+        container.enqueue(FakeProviderServer::jsonResponse(403, "{}"));
+        BedrockProtocol refused(config, environment, home.path());
+        prepared = refused.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("The source of the AWS profile \"dev\"")) &&
+                     prepared.error().contains(QStringLiteral("answered HTTP 403.")),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("fake-ecs-token")));
+        QCOMPARE(sts.requests().size(), 1);
+    }
+
     void requestBodyShapeAndCachePoints()
     {
         ToolRegistry tools;
