@@ -2209,6 +2209,10 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <source>Context &amp;window:</source>
         <translation>Kontext&amp;fenster:</translation>
     </message>
+    <message>
+        <source>%1 at %2 (1 model)</source>
+        <translation>%1 unter %2 (1 Modell)</translation>
+    </message>
 </context>
 <context>
     <name>keen::SpinnerLine</name>

@@ -131,7 +131,10 @@ SetupWizard::SetupWizard(QWidget *parent)
 
     connect(m_probe, &LocalServerProbe::serverFound, this, [this](const LocalServerProbe::Server &server) {
         auto *item = new QListWidgetItem(
-            tr("%1 at %2 (%3 models)").arg(server.name, server.baseUrl).arg(server.models.size()), m_found);
+            server.models.size() == 1
+                ? tr("%1 at %2 (1 model)").arg(server.name, server.baseUrl)
+                : tr("%1 at %2 (%3 models)").arg(server.name, server.baseUrl).arg(server.models.size()),
+            m_found);
         item->setData(Qt::UserRole, server.providerId);
         item->setData(Qt::UserRole + 1, server.baseUrl);
         item->setData(Qt::UserRole + 2, server.models);
