@@ -3,8 +3,6 @@
 #include "agent/agentsession.h"
 #include "notifier.h"
 
-#include <QJsonArray>
-#include <QJsonObject>
 #include <QWidget>
 
 #include <utility>
@@ -66,11 +64,9 @@ SessionNotifications::SessionNotifications(AgentSession *session, QWidget *windo
                                  : tr("Allow %1 on %2?").arg(request.toolName, request.path);
         notifyIfAway(tr("Permission needed"), body);
     });
-    connect(session, &AgentSession::questionAsked, this, [this](quint64, const QJsonObject &questions) {
-        const QJsonArray list = questions.value(QStringLiteral("questions")).toArray();
+    connect(session, &AgentSession::questionAsked, this, [this](quint64, const UserQuestionList &questions) {
         notifyIfAway(tr("The agent has a question"),
-                     list.isEmpty() ? QString()
-                                    : list.first().toObject().value(QStringLiteral("question")).toString());
+                     questions.isEmpty() ? QString() : questions.constFirst().question);
     });
 }
 

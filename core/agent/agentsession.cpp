@@ -952,7 +952,7 @@ AgentSession::AgentSession(QObject *parent)
             [this](quint64 questionId, const QJsonObject &questions) {
                 if (d->runner)
                     d->runner->deliverPending();
-                Q_EMIT questionAsked(questionId, questions);
+                Q_EMIT questionAsked(questionId, UserQuestion::listFrom(questions));
             });
     connect(d->broker, &InteractionBroker::settled, this, &AgentSession::permissionSettled);
     d->rebuildTools();

@@ -10,6 +10,7 @@
 #include "conversation/permissionrequest.h"
 #include "conversation/pin.h"
 #include "conversation/streamevent.h"
+#include "conversation/userquestion.h"
 #include "mcp/mcpserverconfig.h"
 #include "providers/clientconfig.h"
 #include "session/sessionstore.h"
@@ -281,7 +282,7 @@ Q_SIGNALS:
     void droppedDetailsFound(quint64 appliedSeq, bool automatic, const QList<keen::DroppedDetail> &details);
     void permissionRequested(const keen::PermissionRequest &request);
     void permissionSettled(quint64 requestId); // answered, or cancelled with the turn
-    void questionAsked(quint64 questionId, const QJsonObject &questions);
+    void questionAsked(quint64 questionId, const keen::UserQuestionList &questions);
     void notification(const QString &text);
     // The policy in effect changed: set here, or read from a session that was opened, or reset by a new one.
     void compactionPolicyChanged(const keen::CompactionPolicy &policy);

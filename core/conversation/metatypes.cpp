@@ -6,6 +6,7 @@
 #include "conversation/streamevent.h"
 #include "conversation/streamoptions.h"
 #include "conversation/tokenusage.h"
+#include "conversation/userquestion.h"
 
 namespace keen {
 
@@ -18,6 +19,7 @@ void registerCoreMetaTypes()
     qRegisterMetaType<keen::StreamEvent>();
     qRegisterMetaType<keen::StreamOptions>();
     qRegisterMetaType<keen::TokenUsage>();
+    qRegisterMetaType<keen::UserQuestionList>();
 }
 
 } // namespace keen

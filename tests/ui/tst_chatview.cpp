@@ -1060,7 +1060,7 @@ void TestChatView::questionCardAnswersWithTheChosenOptions()
          QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
                                 {QStringLiteral("options"),
                                  QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}}}}};
-    model.addQuestion(11, questions);
+    model.addQuestion(11, UserQuestion::listFrom(questions));
     auto *choice = view.findChild<QComboBox *>(QStringLiteral("questionChoice1"));
     QVERIFY(choice);
     // Found when tried: the question was listed above the form and again beside its answer box. A question
@@ -1094,14 +1094,15 @@ void TestChatView::questionCardAnswersWithTheChosenOptions()
         QStringLiteral("Should the importer also rewrite the old CSV files it finds in "
                        "the archive folder, or leave them as they are for now?");
     model.addQuestion(
-        12, QJsonObject{
-                {QStringLiteral("questions"),
-                 QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
-                                        {QStringLiteral("options"),
-                                         QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}},
-                            QJsonObject{{QStringLiteral("question"), longQuestion},
-                                        {QStringLiteral("options"),
-                                         QJsonArray{QStringLiteral("Rewrite"), QStringLiteral("Leave")}}}}}});
+        12,
+        UserQuestion::listFrom(QJsonObject{
+            {QStringLiteral("questions"),
+             QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
+                                    {QStringLiteral("options"),
+                                     QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}},
+                        QJsonObject{{QStringLiteral("question"), longQuestion},
+                                    {QStringLiteral("options"),
+                                     QJsonArray{QStringLiteral("Rewrite"), QStringLiteral("Leave")}}}}}}));
     QWidget *card = view.indexWidget(model.index(1));
     QVERIFY(card);
     auto *first = card->findChild<ElidingLabel *>(QStringLiteral("questionLabel1"));

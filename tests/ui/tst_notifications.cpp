@@ -52,7 +52,7 @@ private Q_SLOTS:
     void cleanup();
     void nothingWhileTheWindowIsActive();
     void finishedReplyNotifiesWhileAway();
-    void permissionRequestAndCompactionNotify();
+    void permissionRequestQuestionAndCompactionNotify();
     void stoppedTurnDoesNotNotify();
     void aShellCommandThatEndsWhileAwayNotifies();
     void clickingTheNotificationFocusesTheSession();
@@ -154,7 +154,7 @@ void TestNotifications::finishedReplyNotifiesWhileAway()
     QTRY_VERIFY(m_notifier->withdrawn > 0);
 }
 
-void TestNotifications::permissionRequestAndCompactionNotify()
+void TestNotifications::permissionRequestQuestionAndCompactionNotify()
 {
     m_client->addTurn({ScriptedLlmClient::gate(QStringLiteral("start")),
                        ScriptedLlmClient::event(StreamEvent::chunk(QStringLiteral("Cleaning."))),
@@ -169,19 +169,28 @@ void TestNotifications::permissionRequestAndCompactionNotify()
     QTRY_COMPARE(m_notifier->sent.size(), 1);
     QCOMPARE(m_notifier->sent.at(0).summary, QStringLiteral("Permission needed"));
     QCOMPARE(m_notifier->sent.at(0).body, QStringLiteral("Run rm -rf build?"));
-    m_client->open(QStringLiteral("start"));
+    // A question of the agent (ask_user) while away: its first question is the notification's body.
+    Q_EMIT m_window->session()->questionAsked(
+        7,
+        {UserQuestion{QStringLiteral("Which database?"),
+                      {QStringLiteral("SQLite"), QStringLiteral("Postgres")}},
+         UserQuestion{QStringLiteral("Keep the old files?"), {QStringLiteral("Yes"), QStringLiteral("No")}}});
     QTRY_COMPARE(m_notifier->sent.size(), 2);
+    QCOMPARE(m_notifier->sent.at(1).summary, QStringLiteral("The agent has a question"));
+    QCOMPARE(m_notifier->sent.at(1).body, QStringLiteral("Which database?"));
+    m_client->open(QStringLiteral("start"));
+    QTRY_COMPARE(m_notifier->sent.size(), 3);
     QTRY_VERIFY(!m_window->session()->isBusy());
 
     // A manual compaction: one notification, about the compaction (not a second "reply finished").
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nClean the build.")),
                        ScriptedLlmClient::event(StreamEvent::done())});
     QVERIFY(m_window->session()->compact(QString()).ok());
-    QTRY_COMPARE(m_notifier->sent.size(), 3);
+    QTRY_COMPARE(m_notifier->sent.size(), 4);
     QTRY_VERIFY(!m_window->session()->isBusy());
-    QCOMPARE(m_notifier->sent.at(2).summary, QStringLiteral("Context compacted"));
-    QCOMPARE(m_notifier->sent.size(), 3);
-    QCOMPARE(m_notifier->attention.size(), 3);
+    QCOMPARE(m_notifier->sent.at(3).summary, QStringLiteral("Context compacted"));
+    QCOMPARE(m_notifier->sent.size(), 4);
+    QCOMPARE(m_notifier->attention.size(), 4);
 }
 
 void TestNotifications::stoppedTurnDoesNotNotify()

@@ -41,7 +41,7 @@ bool hasActionStrip(const ChatItem &item)
 
 int questionCount(const ChatItem &item)
 {
-    return int(item.questions.value(QStringLiteral("questions")).toArray().size());
+    return int(item.questions.size());
 }
 
 // The room of a waiting card's widgets under its text. A question's form lines have their own spacing
@@ -707,23 +707,20 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
         return;
     case ChatItem::Kind::Question: {
         QString html = QStringLiteral("<div><b>%1</b></div>").arg(escaped(tr("The agent asks:")));
-        const QJsonArray questions = item.questions.value(QStringLiteral("questions")).toArray();
+        const UserQuestionList &questions = item.questions;
         if (item.settled && !item.answers.isEmpty() && item.answers.size() == questions.size()) {
             // Answered: each answer after its question, so the history says what was answered to what.
             for (qsizetype i = 0; i < questions.size(); ++i)
-                html +=
-                    QStringLiteral("<div>%1 <b>%2</b></div>")
-                        .arg(escaped(questions.at(i).toObject().value(QStringLiteral("question")).toString()),
-                             escaped(item.answers.at(i)));
+                html += QStringLiteral("<div>%1 <b>%2</b></div>")
+                            .arg(escaped(questions.at(i).question), escaped(item.answers.at(i)));
             document.setHtml(html);
             return;
         }
         // While it waits, the form below puts each question beside its answer; the list here repeated them
         // (found when tried) and stays only when a question is too long for the form's one line.
         const bool formShowsThemWhole =
-            std::all_of(questions.cbegin(), questions.cend(), [](const QJsonValue &question) {
-                return question.toObject().value(QStringLiteral("question")).toString().size() <=
-                       QuestionCard::WholeQuestionLength;
+            std::all_of(questions.cbegin(), questions.cend(), [](const UserQuestion &question) {
+                return question.question.size() <= QuestionCard::WholeQuestionLength;
             });
         if (!item.settled && formShowsThemWhole) {
             document.setHtml(html);

@@ -2,6 +2,7 @@
 
 #include "conversation/droppeddetail.h"
 #include "conversation/permissionrequest.h"
+#include "conversation/userquestion.h"
 #include "session/diffline.h"
 
 #include <QJsonObject>
@@ -82,7 +83,7 @@ struct ChatItem
     // Permission card / question
     PermissionRequest permission;
     quint64 questionId = 0;
-    QJsonObject questions;
+    UserQuestionList questions;
     bool settled = false;
     // An error that ended a turn: the prompt its "Try again" link sends once more (empty: no link).
     QString retryPrompt;

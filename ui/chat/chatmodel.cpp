@@ -659,7 +659,7 @@ quint64 ChatModel::pendingPermissionId() const
     return 0;
 }
 
-quint64 ChatModel::addQuestion(quint64 questionId, const QJsonObject &questions)
+quint64 ChatModel::addQuestion(quint64 questionId, const UserQuestionList &questions)
 {
     flush();
     ChatItem item;
@@ -667,9 +667,8 @@ quint64 ChatModel::addQuestion(quint64 questionId, const QJsonObject &questions)
     item.questionId = questionId;
     item.questions = questions;
     QStringList lines;
-    const QJsonArray list = questions.value(QStringLiteral("questions")).toArray();
-    for (const QJsonValue &question : list)
-        lines << question.toObject().value(QStringLiteral("question")).toString();
+    for (const UserQuestion &question : questions)
+        lines << question.question;
     item.text = lines.join(QLatin1Char('\n'));
     item.sealed = true;
     return insert(std::move(item));

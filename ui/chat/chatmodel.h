@@ -96,7 +96,7 @@ public:
     void settlePermission(quint64 requestId, const QString &outcome, bool allowed = false);
     bool hasPendingPermission() const;
     quint64 pendingPermissionId() const; // the oldest unsettled, or 0
-    quint64 addQuestion(quint64 questionId, const QJsonObject &questions);
+    quint64 addQuestion(quint64 questionId, const UserQuestionList &questions);
     // answers: one per question when they were given (each is then shown beside its question).
     void settleQuestion(quint64 questionId, const QString &outcome, const QStringList &answers = {});
     void toggleCollapsed(int row);

@@ -229,7 +229,7 @@ void ChatPanel::connectSession()
         updateProviderWait();
     });
     connect(m_session, &AgentSession::questionAsked, this,
-            [this](quint64 questionId, const QJsonObject &questions) {
+            [this](quint64 questionId, const UserQuestionList &questions) {
                 m_model->addQuestion(questionId, questions);
                 if (m_input->toPlainText().isEmpty())
                     m_view->focusPendingCard();

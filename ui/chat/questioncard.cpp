@@ -12,7 +12,7 @@
 
 namespace keen {
 
-QuestionCard::QuestionCard(quint64 questionId, const QJsonObject &questions, QWidget *parent)
+QuestionCard::QuestionCard(quint64 questionId, const UserQuestionList &questions, QWidget *parent)
     : QWidget(parent)
     , m_questionId(questionId)
 {
@@ -28,18 +28,14 @@ QuestionCard::QuestionCard(quint64 questionId, const QJsonObject &questions, QWi
     grid->setColumnStretch(2, 1); // the room left over goes after the answers
     grid->setVerticalSpacing(0);  // each line is QuestionRowHeight high, as the chat's row counts it
     outer->addLayout(grid);
-    const QJsonArray list = questions.value(QStringLiteral("questions")).toArray();
     int number = 1;
-    for (const QJsonValue &value : list) {
-        const QJsonObject question = value.toObject();
-        const QString text = question.value(QStringLiteral("question")).toString();
+    for (const UserQuestion &question : questions) {
+        const QString &text = question.question;
         auto *choice = new QComboBox(this);
         choice->setEditable(true);
         choice->setObjectName(QStringLiteral("questionChoice%1").arg(number));
         choice->setAccessibleName(text);
-        const QJsonArray options = question.value(QStringLiteral("options")).toArray();
-        for (const QJsonValue &option : options)
-            choice->addItem(option.toString());
+        choice->addItems(question.options);
         choice->setCurrentIndex(0);
         choice->setMinimumWidth(fontMetrics().averageCharWidth() * 24);
         auto *label = new ElidingLabel(this);

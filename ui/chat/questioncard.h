@@ -1,6 +1,7 @@
 #pragma once
 
-#include <QJsonObject>
+#include "conversation/userquestion.h"
+
 #include <QWidget>
 
 class QComboBox;
@@ -15,7 +16,7 @@ class QuestionCard final : public QWidget
     Q_DISABLE_COPY_MOVE(QuestionCard)
 
 public:
-    QuestionCard(quint64 questionId, const QJsonObject &questions, QWidget *parent = nullptr);
+    QuestionCard(quint64 questionId, const UserQuestionList &questions, QWidget *parent = nullptr);
     ~QuestionCard() override;
 
     // Questions up to this many characters fit the form's one-line labels in a window of ordinary width;

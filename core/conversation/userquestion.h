@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+
+namespace keen {
+
+// One multiple-choice question the agent puts to the person (ask_user, reference 2.2): its text and its
+// options, the first of which is the recommendation. The window shows these, not the tool's JSON.
+struct UserQuestion
+{
+    QString question;
+    QStringList options;
+
+    bool operator==(const UserQuestion &) const = default;
+
+    // The questions of an ask_user call's input ({"questions": [{"question", "options"}, ...]}), in order;
+    // an item that is not an object gives an empty question, a non-text option an empty option (the tool
+    // refuses such input before anyone is asked).
+    static QList<UserQuestion> listFrom(const QJsonObject &askUserInput);
+};
+
+using UserQuestionList = QList<UserQuestion>;
+
+} // namespace keen
+
+Q_DECLARE_METATYPE(keen::UserQuestion)
+Q_DECLARE_METATYPE(keen::UserQuestionList)
