@@ -38,6 +38,30 @@ ClientConfig bedrockConfig()
     return config;
 }
 
+// Signed with AWS keys (no Bedrock API key), from the profile named, or the default chain when it is empty.
+ClientConfig sigV4Config(const QString &profile = QString())
+{
+    ClientConfig config = bedrockConfig();
+    config.apiKey.clear();
+    config.awsProfile = profile;
+    return config;
+}
+
+// STS's answer to AssumeRole: the role's keys (key id keyId, valid for an hour).
+FakeProviderServer::Response stsRoleAnswer(const QByteArray &keyId)
+{
+    const QByteArray expires = QDateTime::currentDateTimeUtc().addSecs(3600).toString(Qt::ISODate).toUtf8();
+    FakeProviderServer::Response response;
+    response.contentType = "text/xml";
+    response.body =
+        "<AssumeRoleResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><AssumeRoleResult>"
+        "<Credentials><AccessKeyId>" +
+        keyId + "</AccessKeyId><SecretAccessKey>role-secret</SecretAccessKey><SessionToken>role-token-" +
+        keyId + "</SessionToken><Expiration>" + expires +
+        "</Expiration></Credentials></AssumeRoleResult></AssumeRoleResponse>";
+    return response;
+}
+
 QByteArray frame(const QString &messageType, const QString &typeHeader, const QString &type,
                  const QByteArray &payload)
 {
@@ -386,8 +410,7 @@ private Q_SLOTS:
 
     void sigv4Auth()
     {
-        ClientConfig config = bedrockConfig();
-        config.apiKey.clear();
+        ClientConfig config = sigV4Config();
         QProcessEnvironment environment;
         environment.insert(QStringLiteral("AWS_ACCESS_KEY_ID"), QStringLiteral("AKIDEXAMPLE"));
         environment.insert(QStringLiteral("AWS_SECRET_ACCESS_KEY"),
@@ -450,9 +473,7 @@ private Q_SLOTS:
         QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
                                 "[profile tools]\nregion = eu-west-1\ncredential_process = " +
                                     fresh.toUtf8() + " --profile tools\n"));
-        ClientConfig config = bedrockConfig();
-        config.apiKey.clear();
-        config.awsProfile = QStringLiteral("tools");
+        ClientConfig config = sigV4Config(QStringLiteral("tools"));
         const auto runs = [&] {
             QFile file(counter);
             return file.open(QIODevice::ReadOnly) ? file.readAll().count('\n') : 0;
@@ -547,9 +568,7 @@ private Q_SLOTS:
         QVERIFY(signIn(3600, "yyyy-MM-dd'T'HH:mm:ss'UTC'")); // as older CLIs wrote it
         QProcessEnvironment environment;
         environment.insert(QStringLiteral("AWS_ENDPOINT_URL_SSO"), portal.baseUrl().toString());
-        ClientConfig config = bedrockConfig();
-        config.apiKey.clear();
-        config.awsProfile = QStringLiteral("dev");
+        ClientConfig config = sigV4Config(QStringLiteral("dev"));
         const qint64 roleExpires = QDateTime::currentDateTimeUtc().addSecs(3600).toMSecsSinceEpoch();
         portal.enqueue(FakeProviderServer::jsonResponse(
             200,
@@ -644,27 +663,11 @@ private Q_SLOTS:
                                 "region = us-west-2\n"
                                 "[profile hop]\nrole_arn = arn:aws:iam::444455556666:role/Hop\n"
                                 "source_profile = base\n"));
-        const auto stsAnswer = [](const QByteArray &key) {
-            const QByteArray expires =
-                QDateTime::currentDateTimeUtc().addSecs(3600).toString(Qt::ISODate).toUtf8();
-            FakeProviderServer::Response response;
-            response.contentType = "text/xml";
-            response.body =
-                "<AssumeRoleResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><AssumeRoleResult>"
-                "<Credentials><AccessKeyId>" +
-                key +
-                "</AccessKeyId><SecretAccessKey>role-secret</SecretAccessKey><SessionToken>role-token-" +
-                key + "</SessionToken><Expiration>" + expires +
-                "</Expiration></Credentials></AssumeRoleResult></AssumeRoleResponse>";
-            return response;
-        };
-        sts.enqueue(stsAnswer("ASIAHOP"));
-        sts.enqueue(stsAnswer("ASIADEV"));
+        sts.enqueue(stsRoleAnswer("ASIAHOP"));
+        sts.enqueue(stsRoleAnswer("ASIADEV"));
         QProcessEnvironment environment;
         environment.insert(QStringLiteral("AWS_ENDPOINT_URL_STS"), sts.baseUrl().toString());
-        ClientConfig config = bedrockConfig();
-        config.apiKey.clear();
-        config.awsProfile = QStringLiteral("dev");
+        ClientConfig config = sigV4Config(QStringLiteral("dev"));
         BedrockProtocol protocol(config, environment, home.path());
         Result<void> prepared = protocol.prepare(CancellationToken());
         QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
@@ -728,8 +731,7 @@ private Q_SLOTS:
         environment.insert(QStringLiteral("AWS_ROLE_ARN"),
                            QStringLiteral("arn:aws:iam::111122223333:role/ci"));
         environment.insert(QStringLiteral("AWS_ROLE_SESSION_NAME"), QStringLiteral("build-42"));
-        ClientConfig config = bedrockConfig();
-        config.apiKey.clear();
+        ClientConfig config = sigV4Config();
         BedrockProtocol protocol(config, environment, home.path());
         Result<void> prepared = protocol.prepare(CancellationToken());
         QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
@@ -784,8 +786,7 @@ private Q_SLOTS:
         environment.insert(QStringLiteral("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"), tokenFile);
         environment.insert(QStringLiteral("AWS_CONTAINER_AUTHORIZATION_TOKEN"),
                            QStringLiteral("fake-env-token-the-file-beats"));
-        ClientConfig config = bedrockConfig();
-        config.apiKey.clear();
+        ClientConfig config = sigV4Config();
         BedrockProtocol protocol(config, environment, home.path());
         Result<void> prepared = protocol.prepare(CancellationToken());
         QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
@@ -866,22 +867,14 @@ private Q_SLOTS:
             200, "{\"AccessKeyId\": \"ASIACONTAINER\", \"SecretAccessKey\": \"fake-container-secret\", "
                  "\"Token\": \"container-token\", \"Expiration\": \"" +
                      expires + "\"}"));
-        FakeProviderServer::Response role;
-        role.contentType = "text/xml";
-        role.body = "<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>ASIADEV</AccessKeyId>"
-                    "<SecretAccessKey>role-secret</SecretAccessKey><SessionToken>role-token</SessionToken>"
-                    "<Expiration>" +
-                    expires + "</Expiration></Credentials></AssumeRoleResult></AssumeRoleResponse>";
-        sts.enqueue(role);
+        sts.enqueue(stsRoleAnswer("ASIADEV"));
         QProcessEnvironment environment;
         environment.insert(QStringLiteral("AWS_ENDPOINT_URL_STS"), sts.baseUrl().toString());
         environment.insert(QStringLiteral("AWS_CONTAINER_CREDENTIALS_FULL_URI"),
                            container.baseUrl().toString() + QStringLiteral("/task"));
         environment.insert(QStringLiteral("AWS_CONTAINER_AUTHORIZATION_TOKEN"),
                            QStringLiteral("fake-ecs-token"));
-        ClientConfig config = bedrockConfig();
-        config.apiKey.clear();
-        config.awsProfile = QStringLiteral("dev");
+        ClientConfig config = sigV4Config(QStringLiteral("dev"));
         BedrockProtocol protocol(config, environment, home.path());
         Result<void> prepared = protocol.prepare(CancellationToken());
         QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
@@ -900,7 +893,7 @@ private Q_SLOTS:
             protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {},
                                     QDateTime::currentDateTimeUtc());
         QVERIFY(header(spec, "authorization").contains("Credential=ASIADEV/"));
-        QCOMPARE(header(spec, "x-amz-security-token"), QByteArray("role-token"));
+        QCOMPARE(header(spec, "x-amz-security-token"), QByteArray("role-token-ASIADEV"));
 
         // The container's failure is the source's: named as such.
         container.enqueue(FakeProviderServer::jsonResponse(403, "{}"));
