@@ -157,6 +157,9 @@ private Q_SLOTS:
 private:
     void startPanel();
     void firstTurn(); // gives the history one exchange so /compact has something to summarize
+    // After a manual compaction that did not apply (S32, S30): the prompt queued while it ran was sent on the
+    // unchanged history, answered, and shown after what the compaction's end said.
+    void checkQueuedPromptWentOutAfter(const MessageList &before, const QString &compactionEnd);
     // Compact with this summary and wait until it applied: the compaction_applied seq it can undo.
     quint64 compactWithSummary(const QString &summary);
     QString lastText() const;
@@ -1113,21 +1116,8 @@ void TestChatPanel::queuedPromptDrainsAfterCompactionFails_S32()
     QCOMPARE(m_panel->queue(), QStringList{QStringLiteral("next question")});
     QTRY_COMPARE(m_client->requests().size(), 2); // the compaction waits at its gate
     m_client->open(QStringLiteral("fail"));
-    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Queued answer.")));
-    QTRY_VERIFY(!m_session->isBusy());
-    QVERIFY(m_panel->queue().isEmpty());
-    // The provider received the queued prompt after the history the failed compaction left unchanged.
-    QCOMPARE(m_client->requests().size(), 3);
-    const MessageList sent = m_client->requests().constLast();
-    QCOMPARE(sent.constLast(), Message::user(QStringLiteral("next question")));
-    QCOMPARE(sent.mid(1, before.size()), before);
+    checkQueuedPromptWentOutAfter(before, QStringLiteral("Compaction failed: HTTP 500: upstream broke"));
     QCOMPARE(m_session->messages().size(), before.size() + 2);
-    const QString text = m_panel->model()->plainText();
-    const qsizetype failed = text.indexOf(QStringLiteral("Compaction failed: HTTP 500: upstream broke"));
-    QVERIFY2(failed >= 0, qPrintable(text));
-    QVERIFY(failed < text.indexOf(QStringLiteral("next question")));
-    QVERIFY(text.indexOf(QStringLiteral("next question")) < text.indexOf(QStringLiteral("Queued answer.")));
-    QVERIFY(!text.contains(QStringLiteral("✓ Context compacted.")));
 }
 
 // proves S32 when Esc cancels the compaction (S26): Esc cancels only the compaction, not the queue, and the
@@ -1147,6 +1137,11 @@ void TestChatPanel::queuedPromptDrainsAfterCompactionIsCancelled_S32()
     QTest::keyClick(m_panel->input(), Qt::Key_Return);
     QCOMPARE(m_panel->queue(), QStringList{QStringLiteral("next question")});
     QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    checkQueuedPromptWentOutAfter(before, QStringLiteral("Compaction cancelled."));
+}
+
+void TestChatPanel::checkQueuedPromptWentOutAfter(const MessageList &before, const QString &compactionEnd)
+{
     QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Queued answer.")));
     QTRY_VERIFY(!m_session->isBusy());
     QVERIFY(m_panel->queue().isEmpty());
@@ -1155,10 +1150,11 @@ void TestChatPanel::queuedPromptDrainsAfterCompactionIsCancelled_S32()
     QCOMPARE(sent.constLast(), Message::user(QStringLiteral("next question")));
     QCOMPARE(sent.mid(1, before.size()), before);
     const QString text = m_panel->model()->plainText();
-    const qsizetype cancelled = text.indexOf(QStringLiteral("Compaction cancelled."));
-    QVERIFY2(cancelled >= 0, qPrintable(text));
-    QVERIFY(cancelled < text.indexOf(QStringLiteral("next question")));
+    const qsizetype ended = text.indexOf(compactionEnd);
+    QVERIFY2(ended >= 0, qPrintable(text));
+    QVERIFY(ended < text.indexOf(QStringLiteral("next question")));
     QVERIFY(text.indexOf(QStringLiteral("next question")) < text.indexOf(QStringLiteral("Queued answer.")));
+    QVERIFY(!text.contains(QStringLiteral("✓ Context compacted.")));
 }
 
 void TestChatPanel::queueIsLimitedAndCommandsCannotQueue()
