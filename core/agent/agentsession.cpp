@@ -47,6 +47,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace keen {
 
@@ -70,6 +71,11 @@ struct AgentSession::Private
     std::shared_ptr<SessionStore> store = std::make_shared<SessionStore>();
     std::optional<Session> session;
     std::unique_ptr<SessionWriter> writer; // every transcript write of session, in order, off this thread
+    // Writers of earlier conversations, finishing their queued writes on their own threads (the GUI thread
+    // never waits for them); each is deleted once it has ended, and the destructor waits for those left, so
+    // nothing queued is lost at exit. retiredEnd: the last one's end, which comes after all earlier ones'.
+    std::vector<std::unique_ptr<SessionWriter>> retired;
+    QFuture<void> retiredEnd;
     // The running turn's user_message write: the worker sends the request once it is on disk.
     std::optional<QFuture<Result<QList<quint64>>>> userWrite;
     bool commitPending = false;  // an automatic compaction's batch is being written
@@ -173,6 +179,9 @@ struct AgentSession::Private
     DelegateTaskTool::ClientMaker subagentClientMaker() const;
     DelegateTaskTool::UsageRecorder subagentUsageRecorder() const;
     void writePolicy();
+    // Hands the writer over to `retired` without waiting for it; the next writer starts after its end.
+    void retireWriter();
+    std::unique_ptr<SessionWriter> makeWriter(SessionWriter::Start start);
     // Fresh for every request, the mode included (S20, S33).
     // The system prompt for estimates on this thread (/context, the meter). Building it reads the folder's
     // files (instructions, skills, memory), so it is built on a worker when the folder opens, skills are read
@@ -426,6 +435,28 @@ void AgentSession::Private::joinCarriedTurns()
     carriedTurns.clear();
 }
 
+void AgentSession::Private::retireWriter()
+{
+    if (!writer)
+        return;
+    retiredEnd = writer->retire();
+    SessionWriter *const ending = writer.get();
+    retired.push_back(std::move(writer));
+    whenFinished(retiredEnd, q, [this, ending] {
+        // Everything it was given is on disk and its lock is free: its destructor waits only for its
+        // thread's last instructions.
+        std::erase_if(retired,
+                      [ending](const std::unique_ptr<SessionWriter> &each) { return each.get() == ending; });
+    });
+}
+
+std::unique_ptr<SessionWriter> AgentSession::Private::makeWriter(SessionWriter::Start start)
+{
+    // Its thread waits for the retired writers first: their events go before its own, and the lock of this
+    // very session (opened again) is let go before it takes it.
+    return std::make_unique<SessionWriter>(store, *session, start, retiredEnd);
+}
+
 Result<void> AgentSession::Private::ensureSession()
 {
     if (session)
@@ -436,8 +467,8 @@ Result<void> AgentSession::Private::ensureSession()
     if (!planned)
         return Result<void>::failure(planned.error());
     session = *planned;
-    writer.reset(); // the previous session's lock is let go before the new writer takes its own
-    writer = std::make_unique<SessionWriter>(store, *session, SessionWriter::Start::Create);
+    retireWriter(); // without waiting: the new writer starts after it, on its own thread
+    writer = makeWriter(SessionWriter::Start::Create);
     whenFinished(writer->created(), q, [this, id = session->id](const Result<QList<quint64>> &created) {
         if (created && session && session->id == id)
             Q_EMIT q->sessionChanged(id);
@@ -746,7 +777,7 @@ void AgentSession::Private::finishTurn()
         const QString why = tr("could not save the message: %1").arg(lost);
         if (sessionNeverCreated()) {
             session.reset();
-            writer.reset();
+            retireWriter(); // its queue fails with the creation's error, on its thread
         }
         endTurn(TurnOutcome::Error,
                 why); // the turn's error, shown once (errorOccurred as well showed it twice)
@@ -1614,7 +1645,7 @@ void AgentSession::newSession()
     d->runner.reset();
     ++d->turnGeneration;
     d->session.reset();
-    d->writer.reset(); // waits for its queued writes
+    d->retireWriter(); // its queued writes go on on its thread; the next writer starts after them
     d->history.clear();
     d->contextEstimator = ContextEstimator(); // lets go of the old conversation's text
     d->carriedTurns.clear();                  // they were in the history it replaced
@@ -1687,8 +1718,9 @@ void AgentSession::Private::applyOpened(LoadedSession loaded, MessageList projec
 {
     q->newSession();
     session = loaded.session;
-    writer.reset(); // it may hold this very session's lock (opened again)
-    writer = std::make_unique<SessionWriter>(store, *session);
+    // newSession() retired the previous writer, which may hold this very session's lock (opened again): the
+    // new one takes the lock, and writes, only after that writer has ended (on its own thread).
+    writer = makeWriter(SessionWriter::Start::Existing);
     whenFinished(writer->locked(), q, [this, id = session->id](const Result<QList<quint64>> &locked) {
         if (!locked && q->sessionId() == id)
             Q_EMIT q->sessionInUseElsewhere(locked.error());
@@ -1721,6 +1753,7 @@ Result<void> AgentSession::openSession(const QString &sessionId)
 {
     if (isBusy() || d->opening)
         return Result<void>::failure(tr("Operation not permitted"));
+    d->retiredEnd.waitForFinished(); // what the retired writers still write belongs in the read (and seqs)
     auto loaded = d->store->load(sessionId);
     if (!loaded)
         return Result<void>::failure(loaded.error());
@@ -1740,6 +1773,7 @@ void AgentSession::openSessionAsync(const QString &sessionId)
     const std::shared_ptr<SessionStore> store = d->store;
     const QString workspace = d->workspace;
     const QString current = this->sessionId();
+    const QFuture<void> retiredEnd = d->retiredEnd;
     // One worker reads the end of the transcript first, so the window shows the last screen at once (result
     // 0), then all of it for the history and the rows above (result 1; issue 11: a 30 MB session).
     auto *watcher = new QFutureWatcher<OpenedSession>(this);
@@ -1759,8 +1793,11 @@ void AgentSession::openSessionAsync(const QString &sessionId)
             d->applyOpened(std::move(*opened.loaded), std::move(opened.history));
     });
     connect(watcher, &QFutureWatcher<OpenedSession>::finished, watcher, &QObject::deleteLater);
-    watcher->setFuture(
-        QtConcurrent::run([store, sessionId, workspace, current](QPromise<OpenedSession> &promise) {
+    watcher->setFuture(QtConcurrent::run(
+        [store, sessionId, workspace, current, retiredEnd](QPromise<OpenedSession> &promise) {
+            // A conversation just left may still be being written (New Session does not wait for it): its
+            // events belong in what is read, and its next seq after them.
+            QFuture<void>(retiredEnd).waitForFinished();
             QString target = sessionId;
             if (target.isEmpty()) {
                 const QList<SessionInfo> sessions = store->list(workspace);

@@ -162,9 +162,11 @@ public:
     Result<void> removePin(const QString &id);
 
     // --- sessions ---
-    // Starts a new, empty conversation; the session is created lazily on the first message.
+    // Starts a new, empty conversation; the session is created lazily on the first message. Never waits for
+    // the previous conversation's queued writes: they finish on its writer's thread (the destructor waits).
     void newSession();
     // Opens a saved session: the history continues from its projection. Emits sessionOpened for replay.
+    // Blocking: reads on this thread, after the writes of conversations left before (headless `run`).
     Result<void> openSession(const QString &sessionId);
     // The same without blocking this thread: the transcript is read and projected on a worker, then applied
     // here. sessionOpening() at once, sessionPreviewed() with its last events once they are read, then

@@ -28,12 +28,14 @@ struct SessionWriter::Job
 struct SessionWriter::State
 {
     std::shared_ptr<SessionStore> store;
-    Session session; // the writer thread's: nextSeq moves on there
-    QMutex mutex;    // guards the two below
+    Session session;      // the writer thread's: nextSeq moves on there
+    QFuture<void> after;  // the writers retired before this one: their end comes before this one's first job
+    QPromise<void> ended; // finished on the writer thread once everything is written and the lock let go
+    QMutex mutex;         // guards the two below
     QWaitCondition wake;
     std::deque<Job> queue;
-    bool stopping = false;
-    QString broken; // the writer thread's: why the session could not be created or locked
+    bool stopping = false; // retired or being destroyed: no more writes
+    QString broken;        // the writer thread's: why the session could not be created or locked
     // Held while this writer lives: a second process (or window) appending to the same transcript would
     // interleave its events with ours and repeat seqs.
     std::unique_ptr<QLockFile> transcriptLock;
@@ -52,8 +54,9 @@ struct SessionWriter::State
             QString host;
             QString application;
             lockFile->getLockInfo(&pid, &host, &application);
-            // The app keeps one writer per session; only tests run several runners of one session in one
-            // process, one after the other. The lock is about other processes.
+            // The app keeps one writer per session (a retired one lets go of the lock before the next one of
+            // its session takes it: `after`); only tests run several runners of one session in one process,
+            // one after the other. The lock is about other processes.
             if (pid == QCoreApplication::applicationPid())
                 return {};
             return QCoreApplication::translate(
@@ -130,6 +133,10 @@ struct SessionWriter::State
 
     void loop()
     {
+        // The previous writers' events are on disk before any of this one's, and their locks are free (the
+        // same session opened again takes the lock its last writer held).
+        after.waitForFinished();
+        after = QFuture<void>(); // lets go of the previous writer's state
         while (true) {
             Job job;
             {
@@ -137,20 +144,26 @@ struct SessionWriter::State
                 while (queue.empty() && !stopping)
                     wake.wait(&mutex);
                 if (queue.empty())
-                    return; // stopping, and every queued write is done
+                    break; // stopping, and every queued write is done
                 job = std::move(queue.front());
                 queue.pop_front();
             }
             run(job);
         }
+        transcriptLock.reset(); // here, not with the last owner of this state: the next writer may take it
+        ended.finish();
     }
 };
 
-SessionWriter::SessionWriter(std::shared_ptr<SessionStore> store, const Session &session, Start start)
+SessionWriter::SessionWriter(std::shared_ptr<SessionStore> store, const Session &session, Start start,
+                             QFuture<void> after)
     : m_state(std::make_shared<State>())
 {
     m_state->store = std::move(store);
     m_state->session = session;
+    m_state->after = std::move(after);
+    m_state->ended.start();
+    m_ended = m_state->ended.future();
     if (start == Start::Create)
         m_created = enqueue(Job{true, false, {}, nullptr});
     else
@@ -162,12 +175,16 @@ SessionWriter::SessionWriter(std::shared_ptr<SessionStore> store, const Session 
 
 SessionWriter::~SessionWriter()
 {
-    {
-        QMutexLocker lock(&m_state->mutex);
-        m_state->stopping = true;
-        m_state->wake.wakeAll();
-    }
-    m_thread->wait();
+    retire();
+    m_thread->wait(); // after the end retire() returned, only the thread's last instructions
+}
+
+QFuture<void> SessionWriter::retire()
+{
+    QMutexLocker lock(&m_state->mutex);
+    m_state->stopping = true;
+    m_state->wake.wakeAll();
+    return m_ended;
 }
 
 QFuture<Result<QList<quint64>>> SessionWriter::write(const QList<SessionEvent> &events)
@@ -181,6 +198,11 @@ QFuture<Result<QList<quint64>>> SessionWriter::enqueue(Job job)
     job.promise->start(); // started here, so waiting on the future waits for the write
     QFuture<Written> future = job.promise->future();
     QMutexLocker lock(&m_state->mutex);
+    if (m_state->stopping) { // retired (a mistake of the caller's): its thread may have ended already
+        Q_ASSERT_X(false, "SessionWriter::write", "the writer was retired");
+        State::settle(job, Written::failure(QStringLiteral("the session's writer was retired")));
+        return future;
+    }
     m_state->queue.push_back(std::move(job));
     m_state->wake.wakeOne();
     return future;

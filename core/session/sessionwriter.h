@@ -22,16 +22,28 @@ namespace keen {
 // session's first ones with its session_started; each future still resolves once its own event is on disk.
 // The writer holds the transcript's lock file (<transcript>.lock) while it lives, so two processes never
 // append to one session at once; the second one's writes fail with a message naming the first.
+//
+// Handing over without waiting (the GUI thread never blocks on the disk): retire() the old writer, which then
+// finishes its queued writes and lets go of its lock on its own thread, and give the new one its end
+// (`after`). The new writer's thread waits for it before its first job, so the old writer's events are on
+// disk (fsynced) before any of the new one's, and its lock is free before the new one takes it: the same
+// session opened again is never "in use". Keep the retired object until its end (or destroy it: that waits).
 class SessionWriter final
 {
 public:
     enum class Start { Existing, Create };
-    SessionWriter(std::shared_ptr<SessionStore> store, const Session &session, Start start = Start::Existing);
+    // after: the end of retired writers (retire()) that this one's jobs must come after; empty: none.
+    SessionWriter(std::shared_ptr<SessionStore> store, const Session &session, Start start = Start::Existing,
+                  QFuture<void> after = {});
+    // Finishes every queued write (waits for them on the calling thread unless retire()d and ended).
     ~SessionWriter();
     SessionWriter(const SessionWriter &) = delete;
     SessionWriter &operator=(const SessionWriter &) = delete;
 
     QFuture<Result<QList<quint64>>> write(const QList<SessionEvent> &events);
+    // Takes no more writes and returns at once. The thread writes what is queued, lets go of the lock and
+    // ends; the future finishes then, after `after`'s end (so it stands for every writer before this one).
+    QFuture<void> retire();
     // The lock file a writer holds beside the transcript while the session is open.
     static QString lockPath(const QString &transcriptPath)
     {
@@ -53,6 +65,7 @@ private:
     std::unique_ptr<QThread> m_thread;
     QFuture<Result<QList<quint64>>> m_created;
     QFuture<Result<QList<quint64>>> m_locked;
+    QFuture<void> m_ended;
 };
 
 } // namespace keen

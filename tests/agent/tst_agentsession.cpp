@@ -9,10 +9,13 @@
 #include "loop/contextbudget.h"
 #include "scriptedllmclient.h"
 #include "session/sessionstore.h"
+#include "session/sessionwriter.h"
 #include "testenvironment.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
+#include <QLockFile>
 #include <QMutex>
 #include <QSemaphore>
 #include <QSignalSpy>
@@ -22,7 +25,9 @@
 #include <QThreadPool>
 #include <QWaitCondition>
 
+#include <atomic>
 #include <functional>
+#include <thread>
 
 using namespace keen;
 using keen::test::ScriptedLlmClient;
@@ -80,10 +85,13 @@ public:
         return SessionStore::appendBatch(session, events);
     }
 
-    void hold()
+    // Writes wait until release(), or until timeoutMs passed (then they go on: code that waits for them on
+    // this thread fails its test instead of hanging it).
+    void hold(int timeoutMs = -1)
     {
         QMutexLocker lock(&m_mutex);
         m_held = true;
+        m_deadline = timeoutMs < 0 ? QDeadlineTimer(QDeadlineTimer::Forever) : QDeadlineTimer(timeoutMs);
     }
     void release()
     {
@@ -109,14 +117,15 @@ private:
         QMutexLocker lock(&m_mutex);
         m_threads.append(QThread::currentThread());
         ++m_waiting;
-        while (m_held)
-            m_changed.wait(&m_mutex);
+        while (m_held && m_changed.wait(&m_mutex, m_deadline)) {
+        }
         --m_waiting;
     }
 
     mutable QMutex m_mutex;
     QWaitCondition m_changed;
     bool m_held = false;
+    QDeadlineTimer m_deadline;
     int m_waiting = 0;
     QList<QThread *> m_threads;
 };
@@ -167,8 +176,13 @@ private Q_SLOTS:
     void pinMadeDuringATurnAfterACompactionGoesInWithTheNextMessage();
     void pinMadeDuringTheFirstTurnGoesInWithTheNextMessage();
     void pinnedToolResultJoinsTheHistoryOnlyWhenItIsNotReplayed();
+    void leavingASessionNeverWaitsForItsWrites();
+    void closingWritesWhatALeftSessionStillHeld();
 
 private:
+    // A session with one turn, then a policy and a pin (with its pinned_context) whose writes the disk holds
+    // (at most holdMs).
+    QString sessionWithHeldWrites(WatchedStore &store, int holdMs);
     std::unique_ptr<keen::test::TestEnvironment> m_env;
     std::unique_ptr<QTemporaryDir> m_workspace;
     std::shared_ptr<ScriptedLlmClient> m_client;
@@ -1168,6 +1182,103 @@ void TestAgentSession::pinnedToolResultJoinsTheHistoryOnlyWhenItIsNotReplayed()
     QVERIFY(loaded);
     QCOMPARE(eventKinds(loaded->events).count(QStringLiteral("pinned_context")), 1);
     QCOMPARE(buildConversation(loaded->events), m_session->messages());
+}
+
+QString TestAgentSession::sessionWithHeldWrites(WatchedStore &store, int holdMs)
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("hi")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("first"));
+    const QString id = m_session->sessionId();
+    store.hold(holdMs);
+    CompactionPolicy policy;
+    policy.thresholdPercent = 70;
+    m_session->setCompactionPolicy(policy); // written on the writer's thread: held there
+    Pin pin;
+    pin.text = QStringLiteral("NOTE: keep the ABI");
+    if (!m_session->addPin(pin)) // queued behind the policy
+        return {};
+    if (!QTest::qWaitFor([&store] { return store.waiting() == 1; }, 5000))
+        return {};
+    return id;
+}
+
+// The GUI thread never waits for the disk: New Session returns while the previous session's writes are still
+// held (the old code waited for them there: it returned only when the hold timed out, with nothing left
+// waiting). Opening that session again reads it only after those writes, takes its lock without "in use",
+// and the new turn's events come after the held ones, with seqs that go on from them.
+void TestAgentSession::leavingASessionNeverWaitsForItsWrites()
+{
+    const std::shared_ptr<WatchedStore> store = watchStore();
+    const QString id = sessionWithHeldWrites(*store, 10000);
+    QVERIFY(!id.isEmpty());
+    m_session->newSession();
+    QCOMPARE(store->waiting(), 1); // the policy is still held: newSession() did not wait for it
+    QVERIFY(m_session->sessionId().isEmpty());
+
+    QSignalSpy opened(m_session.get(), &AgentSession::sessionOpened);
+    QSignalSpy inUse(m_session.get(), &AgentSession::sessionInUseElsewhere);
+    m_session->openSessionAsync(id);
+    QTest::qWait(100);
+    QVERIFY(opened.isEmpty()); // the read waits for the held writes, on its worker
+    QCOMPARE(store->waiting(), 1);
+    store->release();
+    QTRY_COMPARE_WITH_TIMEOUT(opened.size(), 1, 5000);
+    QCOMPARE(m_session->sessionId(), id);
+    QCOMPARE(m_session->compactionPolicy().thresholdPercent, 70); // written by the writer that was left
+    QCOMPARE(m_session->pins().size(), 1);
+
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("again")), ScriptedLlmClient::event(StreamEvent::done())},
+        QStringLiteral("second"));
+    QVERIFY(inUse.isEmpty());
+    const QString transcript = m_session->transcriptPath();
+    QVERIFY(QFile::exists(SessionWriter::lockPath(transcript))); // the new writer holds it
+    QLockFile other(SessionWriter::lockPath(transcript));
+    QVERIFY(!other.tryLock(0));
+    auto loaded = store->load(id);
+    QVERIFY(loaded);
+    QCOMPARE(eventKinds(loaded->events),
+             (QStringList{QStringLiteral("session_started"), QStringLiteral("user_message"),
+                          QStringLiteral("assistant_turn"), QStringLiteral("compaction_policy"),
+                          QStringLiteral("pin_added"), QStringLiteral("pinned_context"),
+                          QStringLiteral("user_message"), QStringLiteral("assistant_turn")}));
+    for (qsizetype i = 0; i < loaded->events.size(); ++i)
+        QCOMPARE(loaded->events.at(i).seq, quint64(i + 1));
+    QVERIFY(loaded->problems.isEmpty());
+}
+
+// Nothing queued is lost at exit: a session left with New Session whose writes the disk still holds is
+// written out before the AgentSession is gone (`run` and the window exit after it).
+void TestAgentSession::closingWritesWhatALeftSessionStillHeld()
+{
+    const std::shared_ptr<WatchedStore> store = watchStore();
+    const QString id = sessionWithHeldWrites(*store, 10000);
+    QVERIFY(!id.isEmpty());
+    const QString transcript = m_session->transcriptPath();
+    m_session->newSession();
+    QCOMPARE(store->waiting(), 1); // left, and its writer still busy (the old code waited here)
+
+    std::atomic_bool closing = false;
+    std::thread disk([&] {
+        while (!closing)
+            QThread::msleep(1);
+        QThread::msleep(200); // the destructor is under way
+        store->release();
+    });
+    closing = true;
+    m_session.reset();
+    disk.join();
+    QCOMPARE(store->waiting(), 0);
+    QVERIFY(!QFile::exists(SessionWriter::lockPath(transcript))); // let go by the writer that was left
+
+    SessionStore fresh(m_env->path(QStringLiteral("sessions")));
+    auto loaded = fresh.load(id);
+    QVERIFY(loaded);
+    QCOMPARE(eventKinds(loaded->events),
+             (QStringList{QStringLiteral("session_started"), QStringLiteral("user_message"),
+                          QStringLiteral("assistant_turn"), QStringLiteral("compaction_policy"),
+                          QStringLiteral("pin_added"), QStringLiteral("pinned_context")}));
 }
 
 QTEST_GUILESS_MAIN(TestAgentSession)

@@ -88,6 +88,7 @@ private Q_SLOTS:
     void writesAfterAFailedCreationFailWithItsReason();
     void appendsQueuedBehindABusyDiskShareOneWrite();
     void aNewSessionsFirstWordsAreWrittenWithIt();
+    void aRetiredWriterEndsOnItsOwnThreadBeforeTheNextOne();
 };
 
 void TestSessionWriter::writesKeepTheirOrderOffTheCallersThread()
@@ -320,6 +321,72 @@ void TestSessionWriter::aNewSessionsFirstWordsAreWrittenWithIt()
         store.createFiles(*exhausted, {SessionEvent::userMessage(QStringLiteral("no room"))});
     QVERIFY(!refused.ok());
     QVERIFY(!QFileInfo::exists(exhausted->directory));
+}
+
+// The GUI thread never waits for the disk (New Session, opening a session): retire() returns while the old
+// writer's writes are still held, and the next writer of the same session waits for them on its own thread.
+// Its lock is the one the old writer let go (not "in use", and really held: not the same-process pass), and
+// its writes come after the old ones in the transcript.
+void TestSessionWriter::aRetiredWriterEndsOnItsOwnThreadBeforeTheNextOne()
+{
+    test::TestEnvironment env;
+    auto store = std::make_shared<SessionStore>(env.path(QStringLiteral("sessions")));
+    auto session = store->create(env.path(QStringLiteral("work")));
+    QVERIFY2(session.ok(), qPrintable(session.error()));
+    const QString lockPath = SessionWriter::lockPath(session->transcriptPath);
+    auto busy = std::make_shared<BusyDiskStore>(env.path(QStringLiteral("sessions")));
+    auto old = std::make_unique<SessionWriter>(busy, *session);
+    QList<QFuture<Result<QList<quint64>>>> oldWrites;
+    oldWrites.append(old->write({SessionEvent::userMessage(QStringLiteral("a"))}));
+    QTRY_VERIFY(busy->firstWriteWaiting()); // held until release(): nothing below can finish before it
+    oldWrites.append(old->write({SessionEvent::userMessage(QStringLiteral("b"))}));
+    oldWrites.append(old->write(
+        {SessionEvent::userMessage(QStringLiteral("x")), SessionEvent::userMessage(QStringLiteral("y"))}));
+
+    const QFuture<void> end = old->retire(); // returns with every write still queued or held
+    QVERIFY(!end.isFinished());
+    // The same session opened again, as read after the old writer's end: its seqs go on after the old ones.
+    Session again = *session;
+    again.nextSeq += 4;
+    SessionWriter next(store, again, SessionWriter::Start::Existing, end);
+    const QFuture<Result<QList<quint64>>> nextWrite =
+        next.write({SessionEvent::userMessage(QStringLiteral("d"))});
+    for (const auto &future : std::as_const(oldWrites))
+        QVERIFY(!future.isFinished());
+    QVERIFY(!next.locked().isFinished()); // waits for the old writer's end on its own thread
+    QVERIFY(!nextWrite.isFinished());
+    QVERIFY(QFile::exists(lockPath)); // still the old writer's
+
+    busy->release();
+    const Result<QList<quint64>> locked = next.locked().result();
+    QVERIFY2(locked.ok(), qPrintable(locked.error()));
+    QVERIFY(end.isFinished());
+    const QList<QList<quint64>> seqs{{2}, {3}, {4, 5}};
+    for (int i = 0; i < oldWrites.size(); ++i) {
+        QVERIFY(oldWrites.at(i).isFinished());
+        const Result<QList<quint64>> written = oldWrites.at(i).result();
+        QVERIFY2(written.ok(), qPrintable(written.error()));
+        QCOMPARE(*written, seqs.at(i));
+    }
+    const Result<QList<quint64>> written = nextWrite.result();
+    QVERIFY2(written.ok(), qPrintable(written.error()));
+    QCOMPARE(*written, QList<quint64>{6});
+    old.reset();                      // its thread has ended: nothing to wait for
+    QVERIFY(QFile::exists(lockPath)); // the next writer's own lock, taken after the old one let go
+    QLockFile other(lockPath);
+    QVERIFY(!other.tryLock(0));
+
+    const auto loaded = store->load(session->transcriptPath);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QStringList contents;
+    QList<quint64> onDisk;
+    for (const SessionEvent &event : loaded->events.mid(1)) {
+        contents << event.content();
+        onDisk << event.seq;
+    }
+    QCOMPARE(contents, (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("x"),
+                                    QStringLiteral("y"), QStringLiteral("d")}));
+    QCOMPARE(onDisk, (QList<quint64>{2, 3, 4, 5, 6}));
 }
 
 QTEST_GUILESS_MAIN(TestSessionWriter)
