@@ -45,15 +45,21 @@ struct SessionWriter::State
     {
         auto lockFile = std::make_unique<QLockFile>(lockPath(session.transcriptPath));
         lockFile->setStaleLockTime(0); // a window may keep its session for days: stale only when dead
-        if (lockFile->tryLock(0)) {
-            transcriptLock = std::move(lockFile);
-            return {};
-        }
-        if (lockFile->error() == QLockFile::LockFailedError) {
+        // A holder that lets go at this moment (a run ending, a retired writer of this process) leaves for a
+        // moment a lock file that cannot be read yet or any more: asked again for up to a second before it
+        // counts as held.
+        for (int attempt = 0; attempt < 20; ++attempt) {
+            if (lockFile->tryLock(attempt == 0 ? 0 : 50)) {
+                transcriptLock = std::move(lockFile);
+                return {};
+            }
+            if (lockFile->error() != QLockFile::LockFailedError)
+                break;
             qint64 pid = 0;
             QString host;
             QString application;
-            lockFile->getLockInfo(&pid, &host, &application);
+            if (!lockFile->getLockInfo(&pid, &host, &application) || pid <= 0)
+                continue; // being written or removed: ask again
             // The app keeps one writer per session (a retired one lets go of the lock before the next one of
             // its session takes it: `after`); only tests run several runners of one session in one process,
             // one after the other. The lock is about other processes.

@@ -679,7 +679,8 @@ void TestHeadlessCompaction::jsonUsageReportsCompactionApart()
     session.newSession(); // lets go of the session's lock, as the earlier process would have exited
     HeadlessRun again(rig);
     rig.enqueue({ProviderScript::text(provider, QStringLiteral("Still here."), 60, 6)});
-    QCOMPARE(again.runIn(id, QStringLiteral("and now?"), true), int(HeadlessRunner::Success));
+    const int againExit = again.runIn(id, QStringLiteral("and now?"), true);
+    QVERIFY2(againExit == int(HeadlessRunner::Success), qPrintable(again.err + again.out));
     line = QJsonDocument::fromJson(again.out.toUtf8()).object();
     usage = line.value(QStringLiteral("usage")).toObject();
     QCOMPARE(usage.value(QStringLiteral("input_tokens")).toInteger(), 60);
