@@ -57,7 +57,7 @@ DroppedDetailsDialog::DroppedDetailsDialog(const QList<DroppedDetail> &details, 
         button->setObjectName(QStringLiteral("pinOriginalButton"));
         m_list->setItemWidget(item, 2, button);
         connect(button, &QPushButton::clicked, this, [button, pin, detail] {
-            if (pin && pin(pinOf(detail))) {
+            if (pin && pin(detail.originalPin())) {
                 button->setText(tr("Pinned"));
                 button->setEnabled(false);
             }
@@ -74,14 +74,5 @@ DroppedDetailsDialog::DroppedDetailsDialog(const QList<DroppedDetail> &details, 
 }
 
 DroppedDetailsDialog::~DroppedDetailsDialog() = default;
-
-Pin DroppedDetailsDialog::pinOf(const DroppedDetail &detail)
-{
-    Pin pin;
-    pin.kind = Pin::Kind::Detail;
-    pin.text = detail.excerpt.isEmpty() ? detail.text : detail.excerpt;
-    pin.source = DroppedDetail::kindName(detail.kind) + QStringLiteral(" ") + detail.text.left(80);
-    return pin;
-}
 
 } // namespace keen

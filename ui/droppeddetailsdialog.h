@@ -27,8 +27,6 @@ public:
     ~DroppedDetailsDialog() override;
 
     QTreeWidget *list() const { return m_list; }
-    // The pin "Pin the Original" makes of a detail: its excerpt, verbatim.
-    static Pin pinOf(const DroppedDetail &detail);
 
 private:
     QTreeWidget *m_list;

@@ -33,6 +33,15 @@ QString DroppedDetail::readable(const QString &text)
     return result;
 }
 
+Pin DroppedDetail::originalPin() const
+{
+    Pin pin;
+    pin.kind = Pin::Kind::Detail;
+    pin.text = excerpt.isEmpty() ? text : excerpt;
+    pin.source = kindName(kind) + QStringLiteral(" ") + text.left(80);
+    return pin;
+}
+
 QString DroppedDetail::kindName(Kind kind)
 {
     for (const auto &[known, name] : kKindNames) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "conversation/pin.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
@@ -22,6 +24,10 @@ struct DroppedDetail
     // A detail's text or excerpt as the person reads it in the chat and the list: without the Markdown
     // emphasis marks around words (*a*, **a**, _a_, __a__, ~~a~~). What is pinned stays as it was.
     static QString readable(const QString &text);
+
+    // The pin "Pin the Original" makes of it (the window's list, `run --pin-dropped`): the excerpt verbatim,
+    // named by the detail.
+    Pin originalPin() const;
 
     static QString kindName(Kind kind); // path, identifier, number, error
     // {"kind","text","excerpt"}; a kind this app does not know reads as an identifier.

@@ -53,7 +53,7 @@ int runHeadless(const QStringList &arguments, QTextStream &out, QTextStream &err
     auto flagsOnly = HeadlessRunner::parseArguments(arguments, QStringLiteral("-"));
     if (!flagsOnly)
         return refuseArguments(arguments, flagsOnly.error(), out, err);
-    const bool pinsOnly = !flagsOnly->pins.isEmpty() || !flagsOnly->unpins.isEmpty() || flagsOnly->listPins;
+    const bool pinsOnly = flagsOnly->pinWork();
     auto options = HeadlessRunner::parseArguments(
         arguments,
         flagsOnly->compact || flagsOnly->undoCompaction || pinsOnly ? QString() : readPipedStdin());
@@ -111,6 +111,8 @@ QString usageText()
         "    --pin TEXT                pin a note that every compaction keeps verbatim (repeatable)\n"
         "    --unpin ID                with --session: remove a pin\n"
         "    --pins                    with --session: list the pins and the pin budget\n"
+        "    --dropped                 with --session: list what its compaction's summary left out\n"
+        "    --pin-dropped N           with --session: pin the original text of detail N of --dropped\n"
         "    --yolo                    allow dangerous commands too\n"
         "    --                        the end of the flags: the rest is the prompt, even words with --\n"
         "  keen-desktop sessions [--all] [--json] [--search QUERY] [--workspace DIR]\n"

@@ -106,6 +106,15 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             (flag == QLatin1String("--pin") ? options.pins : options.unpins).append(v);
         } else if (flag == QLatin1String("--pins")) {
             options.listPins = true;
+        } else if (flag == QLatin1String("--dropped")) {
+            options.listDropped = true;
+        } else if (flag == QLatin1String("--pin-dropped")) {
+            QString v;
+            bool number = false;
+            const int which = value(v) ? v.trimmed().toInt(&number) : 0;
+            if (!number || which < 1)
+                return R::failure(tr("--pin-dropped needs the number of a detail (see --dropped)"));
+            options.pinDropped.append(which);
         } else if (flag == QLatin1String("--compact")) {
             options.compact = true;
             if (inlineValue)
@@ -130,12 +139,15 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
     if (!launch)
         return R::failure(launch.error());
     options.launch = *launch;
-    const bool pinWork = !options.pins.isEmpty() || !options.unpins.isEmpty() || options.listPins;
+    const bool pinWork = options.pinWork();
     if ((!options.unpins.isEmpty() || (options.listPins && options.pins.isEmpty())) &&
         options.launch.sessionId.isEmpty())
         return R::failure(tr("--unpin and --pins need --session ID"));
+    if ((options.listDropped || !options.pinDropped.isEmpty()) && options.launch.sessionId.isEmpty())
+        return R::failure(tr("--dropped and --pin-dropped need --session ID"));
     if (options.undoCompaction && pinWork)
-        return R::failure(tr("--undo-compaction does not combine with --pin, --unpin or --pins"));
+        return R::failure(
+            tr("--undo-compaction does not combine with --pin, --unpin, --pins, --dropped or --pin-dropped"));
     if (options.undoCompaction) {
         if (options.launch.sessionId.isEmpty())
             return R::failure(tr("--undo-compaction needs --session ID"));
@@ -185,6 +197,7 @@ bool HeadlessRunner::asksForJson(const QStringList &arguments)
                                         QStringLiteral("--compact-detail"),
                                         QStringLiteral("--pin"),
                                         QStringLiteral("--unpin"),
+                                        QStringLiteral("--pin-dropped"),
                                         QStringLiteral("--provider"),
                                         QStringLiteral("--model"),
                                         QStringLiteral("--base-url"),
@@ -400,6 +413,24 @@ int HeadlessRunner::run(const Options &options)
         options.launch.workspace.isEmpty() ? QDir::currentPath() : options.launch.workspace;
     m_session->setWorkspace(workspace);
     if (!options.launch.sessionId.isEmpty()) {
+        m_droppedInEffect.clear();
+        m_droppedInEffectSeq = 0;
+        QMetaObject::Connection droppedRead;
+        if (options.listDropped || !options.pinDropped.isEmpty()) {
+            // The details are saved with the compaction_applied event; the one in effect is what an undo
+            // would revert.
+            droppedRead = connect(m_session.get(), &AgentSession::sessionOpened, this,
+                                  [this](const QList<SessionEvent> &events) {
+                                      m_droppedInEffectSeq = m_session->undoableCompaction();
+                                      for (auto it = events.crbegin(); it != events.crend(); ++it) {
+                                          if (it->seq == m_droppedInEffectSeq && it->compaction()) {
+                                              m_droppedInEffect = it->compaction()->dropped;
+                                              break;
+                                          }
+                                      }
+                                  });
+        }
+        const auto stopReading = qScopeGuard([droppedRead] { QObject::disconnect(droppedRead); });
         if (auto opened = m_session->openSession(options.launch.sessionId); !opened)
             return fail(opened.error());
         if (!options.launch.workspace.isEmpty())
@@ -457,7 +488,7 @@ int HeadlessRunner::run(const Options &options)
         }
         return runUndoCompaction();
     }
-    const bool pinWork = !options.pins.isEmpty() || !options.unpins.isEmpty() || options.listPins;
+    const bool pinWork = options.pinWork();
     const bool turnWork = options.compact || !options.prompt.trimmed().isEmpty();
     if (pinWork && !turnWork) {
         // No request is sent: the provider is needed only for the window the pin budget is a share of.
@@ -715,6 +746,35 @@ QJsonObject HeadlessRunner::pinsJson() const
                        {QStringLiteral("pin_budget"), m_session->pinBudget()}};
 }
 
+void HeadlessRunner::reportDropped(QJsonObject *json)
+{
+    if (!m_options.listDropped)
+        return;
+    if (json) {
+        json->insert(QStringLiteral("compaction_seq"), qint64(m_droppedInEffectSeq));
+        json->insert(QStringLiteral("dropped"), toJsonArray(m_droppedInEffect));
+        return;
+    }
+    // Numbered as --pin-dropped takes them, named as the window's list names them.
+    for (qsizetype i = 0; i < m_droppedInEffect.size(); ++i) {
+        const DroppedDetail &detail = m_droppedInEffect.at(i);
+        m_out << (i + 1) << '\t' << DroppedDetail::kindName(detail.kind) << '\t'
+              << DroppedDetail::readable(detail.text).simplified() << '\n';
+    }
+    if (m_droppedInEffectSeq == 0)
+        m_err << tr("Session %1 has no compaction in effect.").arg(m_session->sessionId()) << '\n';
+    else if (m_droppedInEffect.isEmpty())
+        m_err
+            << tr("Its compaction's summary left out none of the paths, identifiers, numbers and error lines "
+                  "found in the compacted part.")
+            << '\n';
+    else
+        m_err << tr("Not in the summary of its compaction: %1. Pin one's original text with --pin-dropped N.")
+                     .arg(m_droppedInEffect.size() == 1 ? tr("1 detail")
+                                                        : tr("%1 details").arg(m_droppedInEffect.size()))
+              << '\n';
+}
+
 int HeadlessRunner::runPinChanges()
 {
     // One change at a time: each waits until its event is on disk (or failed). Connected before the change
@@ -738,6 +798,27 @@ int HeadlessRunner::runPinChanges()
         if (!m_options.json)
             m_err << tr("Unpinned %1.").arg(id) << '\n';
     }
+    for (const int number : std::as_const(m_options.pinDropped)) {
+        if (number > m_droppedInEffect.size())
+            return fail(
+                m_droppedInEffect.isEmpty()
+                    ? tr("--pin-dropped %1: session %2 has no compaction in effect that left details out "
+                         "of its summary")
+                          .arg(number)
+                          .arg(m_session->sessionId())
+                    : tr("--pin-dropped %1: the compaction in effect left out %2 details (see --dropped)")
+                          .arg(number)
+                          .arg(m_droppedInEffect.size()));
+        const Pin pin = m_droppedInEffect.at(number - 1).originalPin();
+        if (const QString error = settle([&] { return m_session->addPin(pin); }); !error.isEmpty())
+            return fail(error); // refused (over the pin budget): nothing was written
+        if (!m_options.json)
+            m_err << tr("Pinned %1 (the original of %2) in session %3: the pins take about %4 of %5 tokens.")
+                         .arg(m_session->pins().constLast().id, pin.source, m_session->sessionId())
+                         .arg(m_session->pinnedTokens())
+                         .arg(m_session->pinBudget())
+                  << '\n';
+    }
     for (const QString &text : std::as_const(m_options.pins)) {
         Pin pin;
         pin.kind = Pin::Kind::Note;
@@ -754,8 +835,13 @@ int HeadlessRunner::runPinChanges()
     const bool turnFollows = m_options.compact || !m_options.prompt.trimmed().isEmpty();
     if (!turnFollows) {
         if (m_options.json) {
-            m_out << QJsonDocument(pinsJson()).toJson(QJsonDocument::Compact) << '\n';
-        } else if (m_options.listPins) {
+            QJsonObject line = pinsJson();
+            reportDropped(&line);
+            m_out << QJsonDocument(line).toJson(QJsonDocument::Compact) << '\n';
+        } else if (m_options.listDropped) {
+            reportDropped(nullptr);
+        }
+        if (!m_options.json && m_options.listPins) {
             for (const Pin &pin : m_session->pins())
                 m_out << pin.id << '\t' << Pin::kindName(pin.kind) << '\t' << pin.headline()
                       << '\n'; // named as the chat's pin row names it

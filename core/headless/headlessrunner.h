@@ -3,6 +3,7 @@
 #include "base/result.h"
 #include "config/launchoptions.h"
 #include "conversation/compactionpolicy.h"
+#include "conversation/droppeddetail.h"
 #include "conversation/tokenusage.h"
 #include "providers/clientconfig.h"
 
@@ -50,6 +51,15 @@ public:
         QStringList pins;
         QStringList unpins;
         bool listPins = false;
+        // Issue 16, what was dropped: --dropped lists, numbered, what the compaction in effect left out of
+        // its summary; --pin-dropped N pins detail N's original text, as the window's Pin the Original does.
+        bool listDropped = false;
+        QList<int> pinDropped;
+        // Any of the pin flags above: they work without a prompt, and with one they apply before it.
+        bool pinWork() const
+        {
+            return !pins.isEmpty() || !unpins.isEmpty() || listPins || listDropped || !pinDropped.isEmpty();
+        }
         bool yolo = false;
     };
 
@@ -89,6 +99,8 @@ private:
     // refused or could not be saved.
     int runPinChanges();
     QJsonObject pinsJson() const;
+    // --dropped: the numbered list on stdout (text), or added to the JSON line.
+    void reportDropped(QJsonObject *json);
     bool interrupted() const; // interrupt() or a signal
     void onStreamEvent(const class StreamEvent &event);
     // The --format json line: the turn's last usage report, and apart from it what compaction requests cost
@@ -109,6 +121,10 @@ private:
     TokenUsage m_compactionUsageAtStart; // the session's compaction usage when this run started
     TokenUsage m_subagentUsageAtStart;   // and its subagents' usage
     QJsonArray m_compactions;            // the compactions this run applied, for --format json (issue 16)
+    // What the compaction in effect when the session opened left out of its summary (--dropped,
+    // --pin-dropped).
+    QList<DroppedDetail> m_droppedInEffect;
+    quint64 m_droppedInEffectSeq = 0;
     bool m_interrupted = false;
     bool m_jsonWritten = false; // --format json: this run's one object is on stdout
     bool m_progressLineOpen = false;

@@ -16,6 +16,7 @@
 #include "loop/contextbudget.h"
 #include "loop/toolloopclient.h"
 #include "providers/openai/openairesponsesprotocol.h"
+#include "session/sessionpins.h"
 #include "session/sessionstore.h"
 
 #include <QDir>
@@ -135,6 +136,7 @@ private Q_SLOTS:
     void droppedDetailsAreRecordedAndReported();
     void pinsSurviveALongToolLoop_data();
     void pinsSurviveALongToolLoop();
+    void droppedDetailsAreListedAndPinnedFromTheCommandLine();
     void pinAfterACompactionReachesTheNextRequestOnceAcrossResume_data();
     void pinAfterACompactionReachesTheNextRequestOnceAcrossResume();
     void notePinnedBeforeAnyCompactionReachesTheNextRequestOnceAcrossResume_data();
@@ -1801,6 +1803,125 @@ void TestHeadlessCompaction::droppedDetailsAreRecordedAndReported()
     loaded = manual.runner.session().sessionStore().load(sessionId);
     QVERIFY(loaded);
     QCOMPARE(loaded->events.constLast().compaction()->dropped, manualDropped);
+}
+
+// Issue 16, what was dropped, headless: `run --session ID --dropped` lists, numbered, what the summary of the
+// compaction in effect left out (text: "N<TAB>kind<TAB>detail" on stdout; json: compaction_seq and the
+// details), and `--pin-dropped N` pins detail N's original text as the window's Pin the Original does. A
+// number out of range and a session whose compaction was undone are refused with a clear message, nothing
+// pinned.
+void TestHeadlessCompaction::droppedDetailsAreListedAndPinnedFromTheCommandLine()
+{
+    Rig rig(QStringLiteral("openai-compatible"), LargeWindow);
+    HeadlessRun headless(rig);
+    rig.enqueue({ProviderScript::text(
+        rig.provider(),
+        QStringLiteral("The log says:\nsrc/parser/lexer.cpp:88: error: unexpected token at offset "
+                       "4711\nI will look at the lexer next."))});
+    QCOMPARE(headless.run(QStringLiteral("why does the build fail?")), int(HeadlessRunner::Success));
+    AgentSession &session = headless.runner.session();
+    const QString sessionId = session.sessionId();
+    HeadlessRunner::Options options;
+    options.launch.sessionId = sessionId;
+    options.launch.workspace = rig.workspace();
+    HeadlessRunner::Options compact = options;
+    compact.compact = true;
+    rig.enqueue({ProviderScript::text(rig.provider(), QStringLiteral("## Goal\nFind the build failure."))});
+    QCOMPARE(headless.runGuarded(compact), int(HeadlessRunner::Success));
+    auto loaded = session.sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    const SessionEvent applied = loaded->events.constLast();
+    QCOMPARE(applied.kind, SessionEvent::Kind::CompactionApplied);
+    const QList<DroppedDetail> dropped = applied.compaction()->dropped;
+    QVERIFY(dropped.size() >= 3);
+
+    // Text: one numbered line per detail, in the saved order; the hint on stderr.
+    HeadlessRunner::Options list = options;
+    list.listDropped = true;
+    headless.out.clear();
+    headless.err.clear();
+    QCOMPARE(headless.runGuarded(list), int(HeadlessRunner::Success));
+    const QStringList lines = headless.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), dropped.size());
+    int errorNumber = 0;
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        const QStringList fields = lines.at(i).split(QLatin1Char('\t'));
+        QCOMPARE(fields.size(), 3);
+        QCOMPARE(fields.at(0), QString::number(i + 1));
+        QCOMPARE(fields.at(1), DroppedDetail::kindName(dropped.at(i).kind));
+        QCOMPARE(fields.at(2), dropped.at(i).text.simplified());
+        if (dropped.at(i).kind == DroppedDetail::Kind::Error)
+            errorNumber = int(i + 1);
+    }
+    QVERIFY2(errorNumber > 0, qPrintable(headless.out));
+    QVERIFY2(lines.at(errorNumber - 1).contains(QStringLiteral("unexpected token at offset 4711")),
+             qPrintable(headless.out));
+    QVERIFY2(headless.err.contains(QStringLiteral("--pin-dropped N")), qPrintable(headless.err));
+    QVERIFY(session.pins().isEmpty()); // listing pins nothing
+
+    // JSON: the same details and the compaction they belong to.
+    list.json = true;
+    headless.out.clear();
+    QCOMPARE(headless.runGuarded(list), int(HeadlessRunner::Success));
+    const QJsonObject line = QJsonDocument::fromJson(headless.out.toUtf8()).object();
+    QCOMPARE(line.value(QStringLiteral("compaction_seq")).toInteger(), qint64(applied.seq));
+    QCOMPARE(fromJsonArray<DroppedDetail>(line.value(QStringLiteral("dropped")).toArray()), dropped);
+
+    // A number past the list: refused, nothing pinned.
+    HeadlessRunner::Options pinTooFar = options;
+    pinTooFar.pinDropped = {int(dropped.size()) + 1};
+    headless.err.clear();
+    QCOMPARE(headless.runGuarded(pinTooFar), int(HeadlessRunner::Failure));
+    QVERIFY2(headless.err.contains(QStringLiteral("left out %1 details (see --dropped)").arg(dropped.size())),
+             qPrintable(headless.err));
+    QVERIFY(session.pins().isEmpty());
+
+    // Pin the Original: the excerpt around the error line, verbatim, saved as a detail pin.
+    HeadlessRunner::Options pin = options;
+    pin.pinDropped = {errorNumber};
+    headless.err.clear();
+    QCOMPARE(headless.runGuarded(pin), int(HeadlessRunner::Success));
+    QVERIFY2(headless.err.contains(QStringLiteral("Pinned ")), qPrintable(headless.err));
+    QCOMPARE(session.pins().size(), 1);
+    QCOMPARE(session.pins().constFirst().kind, Pin::Kind::Detail);
+    QCOMPARE(session.pins().constFirst().text, dropped.at(errorNumber - 1).excerpt);
+    QVERIFY(session.pins().constFirst().text.contains(QStringLiteral("unexpected token at offset 4711")));
+    loaded = session.sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(SessionPins::active(loaded->events), session.pins());
+
+    // Undone, the session has no compaction in effect: nothing to list or pin.
+    HeadlessRunner::Options undo = options;
+    undo.undoCompaction = true;
+    QCOMPARE(headless.runGuarded(undo), int(HeadlessRunner::Success));
+    list.json = false;
+    headless.out.clear();
+    headless.err.clear();
+    QCOMPARE(headless.runGuarded(list), int(HeadlessRunner::Success));
+    QCOMPARE(headless.out, QString());
+    QVERIFY2(headless.err.contains(QStringLiteral("has no compaction in effect")), qPrintable(headless.err));
+    headless.err.clear();
+    QCOMPARE(headless.runGuarded(pin), int(HeadlessRunner::Failure));
+    QVERIFY2(headless.err.contains(QStringLiteral("has no compaction in effect")), qPrintable(headless.err));
+    QCOMPARE(session.pins().size(), 1);
+
+    // The flags as typed.
+    auto parsed = HeadlessRunner::parseArguments(
+        {QStringLiteral("--session"), sessionId, QStringLiteral("--pin-dropped"), QStringLiteral("2"),
+         QStringLiteral("--pin-dropped=3"), QStringLiteral("--dropped")},
+        QString());
+    QVERIFY(parsed);
+    QCOMPARE(parsed->pinDropped, (QList<int>{2, 3}));
+    QVERIFY(parsed->listDropped);
+    QVERIFY(parsed->prompt.isEmpty());
+    parsed = HeadlessRunner::parseArguments(
+        {QStringLiteral("--session"), sessionId, QStringLiteral("--pin-dropped"), QStringLiteral("two")},
+        QString());
+    QVERIFY(!parsed);
+    QVERIFY2(parsed.error().contains(QStringLiteral("number of a detail")), qPrintable(parsed.error()));
+    parsed = HeadlessRunner::parseArguments({QStringLiteral("--dropped")}, QString());
+    QVERIFY(!parsed);
+    QVERIFY2(parsed.error().contains(QStringLiteral("need --session ID")), qPrintable(parsed.error()));
 }
 
 void TestHeadlessCompaction::pinAfterACompactionReachesTheNextRequestOnceAcrossResume_data()
