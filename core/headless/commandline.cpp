@@ -104,6 +104,8 @@ QString usageText()
         "    --workspace DIR           where tools act (default: the current directory)\n"
         "    --completion-signal STR   exit 2 when the final text does not contain STR\n"
         "    --compact [FOCUS]         with --session and no prompt: compact that session\n"
+        "    --review                  with --compact: accept, edit ($EDITOR), regenerate or cancel the "
+        "summary\n"
         "    --undo-compaction         with --session and no prompt: undo its latest compaction\n"
         "    --compact-threshold N|off automatic compaction at N% (50 to 95) of the input budget, or\n"
         "                              never; kept in the session (default 90)\n"

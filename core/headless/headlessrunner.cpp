@@ -106,6 +106,8 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             (flag == QLatin1String("--pin") ? options.pins : options.unpins).append(v);
         } else if (flag == QLatin1String("--pins")) {
             options.listPins = true;
+        } else if (flag == QLatin1String("--review")) {
+            options.review = true;
         } else if (flag == QLatin1String("--dropped")) {
             options.listDropped = true;
         } else if (flag == QLatin1String("--pin-dropped")) {
@@ -155,6 +157,8 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             return R::failure(tr("--undo-compaction takes no prompt and no --compact"));
         return options;
     }
+    if (options.review && !options.compact)
+        return R::failure(tr("--review goes with --compact: it reviews that compaction's summary"));
     if (options.compact) {
         // With --compact the words are the optional focus; a prompt is not allowed.
         if (options.launch.sessionId.isEmpty())
@@ -246,6 +250,11 @@ HeadlessRunner::~HeadlessRunner() = default;
 void HeadlessRunner::setConfigResolver(ConfigResolver resolver)
 {
     m_resolver = std::move(resolver);
+}
+
+void HeadlessRunner::setReviewLineReader(CompactionReviewPrompt::LineReader reader)
+{
+    m_reviewReader = std::move(reader);
 }
 
 AgentSession &HeadlessRunner::session()
@@ -697,6 +706,16 @@ int HeadlessRunner::run(const Options &options)
     // Subagent profiles in the folder offer delegate_task to this turn.
     m_session->setSubagents(
         SubagentCatalog::discover(m_session->workspace(), AgentSession::dataFolder(), QDir::homePath()));
+    m_session->setReviewManualCompaction(options.review); // never from settings.json: a script would wait
+    if (options.review) {
+        connect(m_session.get(), &AgentSession::compactionReviewRequested, &loop,
+                [this](const QString &summary, const MessageList &replaced) {
+                    // Asked once the signal has returned: the answer may take minutes, and it starts the
+                    // write or the next request.
+                    QTimer::singleShot(
+                        0, this, [this, summary, count = replaced.size()] { answerReview(summary, count); });
+                });
+    }
     const Result<void> started =
         options.compact ? m_session->compact(options.compactFocus) : m_session->submit(prompt);
     if (!started)
@@ -705,6 +724,35 @@ int HeadlessRunner::run(const Options &options)
     m_out.flush();
     m_err.flush();
     return code;
+}
+
+void HeadlessRunner::answerReview(const QString &summary, qsizetype replacedMessages)
+{
+    if (m_progressLineOpen)
+        m_err << '\n';
+    m_progressLineOpen = false;
+    CompactionReviewPrompt prompt(m_err, m_reviewReader);
+    const CompactionReviewPrompt::Decision decision = prompt.ask(summary, replacedMessages, m_options.json);
+    m_err.flush();
+    Result<void> acted;
+    switch (decision.action) {
+    case CompactionReviewPrompt::Decision::Action::Accept:
+        acted = m_session->acceptCompaction(decision.text);
+        break;
+    case CompactionReviewPrompt::Decision::Action::Regenerate:
+        m_currentText.clear(); // the next summary streams in its place
+        acted = m_session->regenerateCompaction(decision.text);
+        break;
+    case CompactionReviewPrompt::Decision::Action::Cancel:
+        if (!decision.text.isEmpty())
+            m_err << decision.text << '\n';
+        m_session->cancelCompactionReview(); // S30: nothing written, nothing changed
+        return;
+    }
+    if (!acted) {
+        m_err << acted.error() << '\n';
+        m_session->cancelCompactionReview();
+    }
 }
 
 int HeadlessRunner::fail(const QString &message)

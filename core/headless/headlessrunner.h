@@ -5,6 +5,7 @@
 #include "conversation/compactionpolicy.h"
 #include "conversation/droppeddetail.h"
 #include "conversation/tokenusage.h"
+#include "headless/compactionreviewprompt.h"
 #include "providers/clientconfig.h"
 
 #include <QJsonArray>
@@ -40,6 +41,9 @@ public:
         QString completionSignal;
         bool compact = false;
         QString compactFocus;
+        // --review with --compact (issue 16): the summary is not applied before the person accepts, edits,
+        // regenerates or cancels it on standard input (CompactionReviewPrompt).
+        bool review = false;
         bool undoCompaction = false; // --undo-compaction: undo the session's latest compaction (issue 16)
         // --compact-threshold 50..95|off, --compact-detail brief|normal|detailed (issue 16): the session's
         // policy from this run on, recorded in its transcript; unset keeps the session's own.
@@ -81,6 +85,8 @@ public:
 
     // Tests inject the provider; the default resolves settings, keychain and environment.
     void setConfigResolver(ConfigResolver resolver);
+    // Where --review reads its answers; the default is standard input. Tests give their own lines.
+    void setReviewLineReader(CompactionReviewPrompt::LineReader reader);
     AgentSession &session();
 
     // Runs to completion inside the current event loop and returns the exit code.
@@ -95,6 +101,8 @@ private:
     int fail(const QString &message);
     void writeFailureJson(const QString &message);
     int runUndoCompaction();
+    // --review: asks for the answer to a summary waiting for review and acts on it.
+    void answerReview(const QString &summary, qsizetype replacedMessages);
     // --pin / --unpin, then the --pins report when asked or when nothing else runs. Failure when a pin was
     // refused or could not be saved.
     int runPinChanges();
@@ -113,6 +121,7 @@ private:
     QTextStream &m_err;
     std::unique_ptr<AgentSession> m_session;
     ConfigResolver m_resolver;
+    CompactionReviewPrompt::LineReader m_reviewReader = &CompactionReviewPrompt::readStandardInputLine;
     Options m_options;
     QString m_completedText; // text sealed by automatic compaction checkpoints (S57)
     QString m_currentText;

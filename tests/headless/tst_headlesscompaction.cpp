@@ -137,6 +137,8 @@ private Q_SLOTS:
     void pinsSurviveALongToolLoop_data();
     void pinsSurviveALongToolLoop();
     void droppedDetailsAreListedAndPinnedFromTheCommandLine();
+    void reviewBeforeItAppliesFromTheCommandLine_data();
+    void reviewBeforeItAppliesFromTheCommandLine();
     void pinAfterACompactionReachesTheNextRequestOnceAcrossResume_data();
     void pinAfterACompactionReachesTheNextRequestOnceAcrossResume();
     void notePinnedBeforeAnyCompactionReachesTheNextRequestOnceAcrossResume_data();
@@ -1922,6 +1924,135 @@ void TestHeadlessCompaction::droppedDetailsAreListedAndPinnedFromTheCommandLine(
     parsed = HeadlessRunner::parseArguments({QStringLiteral("--dropped")}, QString());
     QVERIFY(!parsed);
     QVERIFY2(parsed.error().contains(QStringLiteral("need --session ID")), qPrintable(parsed.error()));
+}
+
+void TestHeadlessCompaction::reviewBeforeItAppliesFromTheCommandLine_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16, review before it applies, headless: `run --session ID --compact --review` applies nothing until
+// the person answers on standard input. Cancel, or the end of the input, leaves history and transcript as
+// they were (S30); an unknown answer and a failed editor are said and asked again; regenerate sends the
+// compaction request again with the new focus; edit opens $VISUAL on the summary and applies what was saved,
+// recorded as edited; accept with --format json shows the summary on stderr and applies it as streamed.
+void TestHeadlessCompaction::reviewBeforeItAppliesFromTheCommandLine()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    HeadlessRun headless(rig);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("The lexer fails at offset 4711."))});
+    QCOMPARE(headless.run(QStringLiteral("why does the build fail?")), int(HeadlessRunner::Success));
+    AgentSession &session = headless.runner.session();
+    const QString sessionId = session.sessionId();
+    const MessageList before = session.messages();
+    const qsizetype eventsBefore = session.sessionStore().load(sessionId)->events.size();
+    QStringList answers;
+    headless.runner.setReviewLineReader([&answers]() -> std::optional<QString> {
+        if (answers.isEmpty())
+            return std::nullopt;
+        return answers.takeFirst();
+    });
+    HeadlessRunner::Options review;
+    review.compact = true;
+    review.review = true;
+    review.launch.sessionId = sessionId;
+    review.launch.workspace = rig.workspace();
+
+    // Cancel, then the end of the input: nothing applied, nothing written.
+    for (const QStringList &script : {QStringList{QStringLiteral("c")}, QStringList()}) {
+        answers = script;
+        headless.err.clear();
+        rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nNOT-APPLIED"))});
+        QCOMPARE(headless.runGuarded(review), int(HeadlessRunner::Failure));
+        QVERIFY2(headless.err.contains(QStringLiteral("[a]ccept, [e]dit, [r]egenerate FOCUS, [c]ancel? ")),
+                 qPrintable(headless.err));
+        QVERIFY2(headless.err.contains(QStringLiteral("would replace 2 messages")), qPrintable(headless.err));
+        if (script.isEmpty())
+            QVERIFY2(headless.err.contains(QStringLiteral("no answer on standard input")),
+                     qPrintable(headless.err));
+        QCOMPARE(session.messages(), before);
+        QCOMPARE(session.sessionStore().load(sessionId)->events.size(), eventsBefore);
+    }
+
+    // An unknown answer and a failing editor are asked again; regenerate asks the model again with the new
+    // focus; edit applies what the editor saved.
+    QTemporaryDir scripts;
+    const QString failing = scripts.filePath(QStringLiteral("failing.sh"));
+    const QString editing = scripts.filePath(QStringLiteral("editing.sh"));
+    for (const auto &[path, body] :
+         {std::pair{failing, QByteArray("exit 3\n")},
+          std::pair{editing, QByteArray("grep -q FIRST-SUMMARY \"$1\" && exit 4\n"
+                                        "grep -q SECOND-SUMMARY \"$1\" || exit 5\n"
+                                        "printf '## Goal\\nEDITED-SUMMARY\\n' > \"$1\"\n")}}) {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(body);
+    }
+    const QByteArray visualBefore = qgetenv("VISUAL");
+    const auto restoreVisual = qScopeGuard([&] { qputenv("VISUAL", visualBefore); });
+    qputenv("VISUAL", QByteArrayLiteral("sh ") + failing.toUtf8());
+    answers = {QStringLiteral("maybe"), QStringLiteral("e"), QStringLiteral("r the lexer error")};
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nFIRST-SUMMARY")),
+                 ProviderScript::text(provider, QStringLiteral("## Goal\nSECOND-SUMMARY"))});
+    headless.out.clear();
+    headless.err.clear();
+    // The editor is chosen when asked: the second review opens the one that edits.
+    QObject::connect(&session, &AgentSession::compactionReviewRequested, &headless.runner,
+                     [&](const QString &summary) {
+                         if (summary.contains(QStringLiteral("SECOND-SUMMARY"))) {
+                             qputenv("VISUAL", QByteArrayLiteral("sh ") + editing.toUtf8());
+                             answers = {QStringLiteral("edit")};
+                         }
+                     });
+    const qsizetype requestsBefore = rig.server().requests().size();
+    QCOMPARE(headless.runGuarded(review), int(HeadlessRunner::Success));
+    QVERIFY2(headless.err.contains(QStringLiteral("\"maybe\" is not an answer here.")),
+             qPrintable(headless.err));
+    QVERIFY2(headless.err.contains(QStringLiteral("exited with code 3")), qPrintable(headless.err));
+    QCOMPARE(rig.server().requests().size(), requestsBefore + 2);
+    QVERIFY(rig.server().lastRequest().body.contains("the lexer error"));
+    QCOMPARE(headless.out.trimmed(), QStringLiteral("## Goal\nEDITED-SUMMARY"));
+    auto loaded = session.sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(loaded->events.constLast().kind, SessionEvent::Kind::CompactionApplied);
+    QVERIFY(loaded->events.constLast().compaction()->summaryEdited);
+    QCOMPARE(session.messages().size(), 1);
+    QVERIFY(session.messages().constFirst().content.contains(QStringLiteral("EDITED-SUMMARY")));
+    QVERIFY(!session.messages().constFirst().content.contains(QStringLiteral("SECOND-SUMMARY")));
+
+    // Accepted as streamed, with --format json: the summary is shown on stderr before the question.
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Noted."))});
+    QCOMPARE(headless.runGuarded([&] {
+        HeadlessRunner::Options next = review;
+        next.compact = next.review = false;
+        next.prompt = QStringLiteral("go on");
+        return next;
+    }()),
+             int(HeadlessRunner::Success));
+    answers = {QStringLiteral("accept")};
+    review.json = true;
+    headless.out.clear();
+    headless.err.clear();
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nTHIRD-SUMMARY"))});
+    QCOMPARE(headless.runGuarded(review), int(HeadlessRunner::Success));
+    QVERIFY2(headless.err.indexOf(QStringLiteral("THIRD-SUMMARY")) >= 0 &&
+                 headless.err.indexOf(QStringLiteral("THIRD-SUMMARY")) <
+                     headless.err.indexOf(QStringLiteral("[a]ccept")),
+             qPrintable(headless.err));
+    const QJsonObject line = QJsonDocument::fromJson(headless.out.toUtf8()).object();
+    QCOMPARE(line.value(QStringLiteral("compactions")).toArray().size(), 1);
+    loaded = session.sessionStore().load(sessionId);
+    QVERIFY(!loaded->events.constLast().compaction()->summaryEdited);
+    QVERIFY(session.messages().constFirst().content.contains(QStringLiteral("THIRD-SUMMARY")));
+
+    // The flag belongs to --compact.
+    const auto parsed = HeadlessRunner::parseArguments(
+        {QStringLiteral("--session"), sessionId, QStringLiteral("--review"), QStringLiteral("hello")},
+        QString());
+    QVERIFY(!parsed);
+    QVERIFY2(parsed.error().contains(QStringLiteral("--review goes with --compact")),
+             qPrintable(parsed.error()));
 }
 
 void TestHeadlessCompaction::pinAfterACompactionReachesTheNextRequestOnceAcrossResume_data()
