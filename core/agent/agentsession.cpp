@@ -1632,9 +1632,9 @@ void AgentSession::answerPermission(quint64 requestId, PermissionDecision decisi
     d->broker->answerPermission(requestId, decision);
 }
 
-void AgentSession::answerQuestion(quint64 questionId, const QJsonObject &answer)
+void AgentSession::answerQuestion(quint64 questionId, const UserAnswer &answer)
 {
-    d->broker->answerQuestion(questionId, answer);
+    d->broker->answerQuestion(questionId, answer.toJson());
 }
 
 void AgentSession::newSession()

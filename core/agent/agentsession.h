@@ -139,7 +139,7 @@ public:
     // (SIGINT/SIGTERM).
     CancellationToken shutdownToken() const;
     void answerPermission(quint64 requestId, PermissionDecision decision);
-    void answerQuestion(quint64 questionId, const QJsonObject &answer); // {answers:[...], cancelled:bool}
+    void answerQuestion(quint64 questionId, const keen::UserAnswer &answer);
 
     // --- pins (issue 16) ---
     // What travels verbatim after the summary of every compaction, in the order pinned.

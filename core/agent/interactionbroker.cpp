@@ -1,5 +1,7 @@
 #include "agent/interactionbroker.h"
 
+#include "conversation/userquestion.h"
+
 #include <chrono>
 
 namespace keen {
@@ -59,7 +61,7 @@ QJsonObject InteractionBroker::ask(const QJsonObject &questions, const Cancellat
     QMetaObject::invokeMethod(
         this, [this, id, questions] { Q_EMIT questionAsked(id, questions); }, Qt::QueuedConnection);
     std::unique_lock lock(m_mutex);
-    QJsonObject answer{{QStringLiteral("answers"), QJsonArray()}, {QStringLiteral("cancelled"), true}};
+    QJsonObject answer = UserAnswer::cancel().toJson();
     for (;;) {
         auto it = m_pending.find(id);
         if (it == m_pending.end())

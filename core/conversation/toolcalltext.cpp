@@ -62,6 +62,11 @@ QString ToolCallText::detail(const QString &toolName, const QJsonObject &input)
     return input.value(QStringLiteral("path")).toString();
 }
 
+QString ToolCallText::command(const QJsonObject &input)
+{
+    return input.value(QLatin1String("command")).toString();
+}
+
 QString ToolCallText::line(const QString &toolName, const QJsonObject &input)
 {
     const QString shown = detail(toolName, input);

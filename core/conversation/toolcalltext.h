@@ -19,6 +19,8 @@ public:
     // What the call acts on: the path, the pattern (and where), the command's first line, the URL, the
     // server/tool, the agents, the first question.
     static QString detail(const QString &toolName, const QJsonObject &input);
+    // A bash call's whole command; empty for other input.
+    static QString command(const QJsonObject &input);
     // "Read src/a.cpp": the label and, when there is one, the detail.
     static QString line(const QString &toolName, const QJsonObject &input);
 };

@@ -20,4 +20,10 @@ QList<UserQuestion> UserQuestion::listFrom(const QJsonObject &askUserInput)
     return questions;
 }
 
+QJsonObject UserAnswer::toJson() const
+{
+    return QJsonObject{{QStringLiteral("answers"), QJsonArray::fromStringList(answers)},
+                       {QStringLiteral("cancelled"), cancelled}};
+}
+
 } // namespace keen

@@ -25,7 +25,21 @@ struct UserQuestion
 
 using UserQuestionList = QList<UserQuestion>;
 
+// The person's answer to an ask_user call: the chosen option of each question, in order, or cancelled.
+struct UserAnswer
+{
+    QStringList answers;
+    bool cancelled = false;
+
+    bool operator==(const UserAnswer &) const = default;
+
+    static UserAnswer cancel() { return {QStringList(), true}; }
+    // {"answers": [...], "cancelled": bool}: what the tool returns to the model.
+    QJsonObject toJson() const;
+};
+
 } // namespace keen
 
 Q_DECLARE_METATYPE(keen::UserQuestion)
 Q_DECLARE_METATYPE(keen::UserQuestionList)
+Q_DECLARE_METATYPE(keen::UserAnswer)

@@ -9,7 +9,8 @@ endif()
 
 set(failures "")
 
-# files: a list of "path=include1,include2" (an empty include list makes a file with no includes).
+# files: a list of "path=include1,include2" (an empty include list makes a file with no includes; an include
+# in <> is written as a system header).
 function(keen_case name expectPass expectText)
     set(root "${WORK}/${name}")
     file(REMOVE_RECURSE "${root}")
@@ -22,7 +23,11 @@ function(keen_case name expectPass expectText)
             list(GET pair 1 includes)
             string(REPLACE "," ";" includes "${includes}")
             foreach(include IN LISTS includes)
-                string(APPEND content "#include \"${include}\"\n")
+                if(include MATCHES "^<")
+                    string(APPEND content "#include ${include}\n") # a system header, as written
+                else()
+                    string(APPEND content "#include \"${include}\"\n")
+                endif()
             endforeach()
         endif()
         file(WRITE "${root}/${path}" "${content}")
@@ -69,6 +74,10 @@ keen_case(familyToFamily FALSE "providers/openai -> providers/anthropic"
 # The UI gets the provider table, not a protocol.
 keen_case(uiUsesProtocol FALSE "ui/chat/chatview.h: ui -> providers/openai"
           ${good} "ui/chat/chatview.h=providers/openai/chat.h")
+# The UI reads typed values; a JSON parser in ui/ is refused, a JSON value passed through is not.
+keen_case(uiParsesJson FALSE "ui/chat/tooldisplay.cpp: #include <QJsonDocument>: the UI reads typed core values"
+          ${good} "ui/chat/tooldisplay.cpp=<QJsonDocument>")
+keen_case(uiPassesJson TRUE "follow the matrix" ${good} "ui/chat/chatitem.h=<QJsonValue>")
 keen_case(climb FALSE "climbs with ../" ${good} "core/loop/toolloop.h=../base/result.h")
 keen_case(missing FALSE "names no file" ${good} "core/loop/toolloop.h=loop/gone.h")
 keen_case(testClimb FALSE "tests/mcp/tst_mcp.cpp: #include \"../tools/fake.h\" climbs with ../"

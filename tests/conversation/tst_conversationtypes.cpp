@@ -5,6 +5,8 @@
 #include "conversation/message.h"
 #include "conversation/metatypes.h"
 #include "conversation/streamevent.h"
+#include "conversation/toolresultfacts.h"
+#include "conversation/userquestion.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -30,6 +32,9 @@ private Q_SLOTS:
     void replayStepsSkipBadOffsets();
     void replayResultPrefersRetainedThenRaw();
     void pinsMissingFromHistoryLooksInEveryReplayedForm();
+    void toolResultFactsReadEachToolsResult();
+    void toolResultFactsTakeNoOddNumberAsIs();
+    void userAnswerIsWhatAskUserReturns();
 };
 
 void TestConversationTypes::messageJsonUsesReferenceFieldNames()
@@ -282,6 +287,87 @@ void TestConversationTypes::pinsMissingFromHistoryLooksInEveryReplayedForm()
     QCOMPARE(pinsMissingFromHistory(history, {absent, note, unreplayed, card, joinedWithoutBreak}),
              PinList({absent, unreplayed, joinedWithoutBreak}));
     QCOMPARE(pinsMissingFromHistory({}, {note}), PinList({note}));
+}
+
+// The window's tool cards read these fields (ToolDisplay), never the tool's JSON: each tool's result shape,
+// as the tools return it and as a transcript may keep it (JSON text, or plain text).
+void TestConversationTypes::toolResultFactsReadEachToolsResult()
+{
+    const auto object = [](const char *json) { return QJsonDocument::fromJson(QByteArray(json)).object(); };
+    ToolResultFacts read =
+        ToolResultFacts::read(object(R"({"total_lines":100000,"offset":201,"limit":100})"));
+    QVERIFY(read.structured);
+    QCOMPARE(read.totalLines, 100000);
+    QCOMPARE(read.offset, 201);
+    QCOMPARE(read.limit, qint64(100));
+    QCOMPARE(ToolResultFacts::read(object(R"({"total_lines":3})")).offset, 1);
+    QCOMPARE(ToolResultFacts::read(object(R"({"total_lines":3})")).limit, std::nullopt);
+    QCOMPARE(ToolResultFacts::read(object(R"({"count":7})")).count, 7);
+    QCOMPARE(ToolResultFacts::read(object(R"({"unchanged":true})")).unchanged, true);
+    QCOMPARE(ToolResultFacts::read(object(R"({"bytes_written":12})")).bytesWritten, qint64(12));
+
+    const ToolResultFacts command = ToolResultFacts::read(
+        object(R"({"exit_code":2,"stdout":"built\n","stderr":"warning\n","stdout_lines":5000})"));
+    QCOMPARE(command.exitCode, 2);
+    QCOMPARE(command.commandOutput, QStringLiteral("built\nwarning"));
+    QCOMPARE(command.stdoutLines, 5000);
+    QCOMPARE(command.stderrLinesCounted, false);
+    QCOMPARE(command.stderrText, QStringLiteral("warning\n"));
+    QCOMPARE(ToolResultFacts::read(object(R"({"exit_code":0})")).exitCode, 0);
+    QCOMPARE(ToolResultFacts::read(object(R"({"stdout":""})")).exitCode, std::nullopt);
+
+    const ToolResultFacts fetched =
+        ToolResultFacts::read(object(R"({"status_code":200,"content":"page","cached":true})"));
+    QCOMPARE(fetched.statusCode, 200);
+    QCOMPARE(fetched.content, QStringLiteral("page"));
+    QCOMPARE(fetched.cached, true);
+
+    const ToolResultFacts delegated = ToolResultFacts::read(object(
+        R"({"completed":1,"failed":1,"results":[{"agent":"reviewer","status":"completed","duration_ms":12000,)"
+        R"("tool_calls":5},{"agent":"tester","status":"failed","error":"timed out after 60 s"}]})"));
+    QCOMPARE(delegated.completedTasks, 1);
+    QCOMPARE(delegated.failedTasks, 1);
+    QCOMPARE(delegated.delegatedTasks.size(), 2);
+    QCOMPARE(delegated.delegatedTasks.at(0),
+             (ToolResultFacts::DelegatedTask{QStringLiteral("reviewer"), true, 12000, 5, QString()}));
+    QCOMPARE(delegated.delegatedTasks.at(1).completed, false);
+    QCOMPARE(delegated.delegatedTasks.at(1).error, QStringLiteral("timed out after 60 s"));
+
+    // Kept as JSON text, read as the object; plain text is a command's output and nothing else.
+    QCOMPARE(ToolResultFacts::read(QJsonValue(QStringLiteral(R"({"count":4})"))).count, 4);
+    const ToolResultFacts plain = ToolResultFacts::read(QJsonValue(QStringLiteral("just text")));
+    QVERIFY(!plain.structured);
+    QCOMPARE(plain.commandOutput, QStringLiteral("just text"));
+    QCOMPARE(ToolResultFacts::read(QJsonValue(QJsonValue::Null)), ToolResultFacts());
+}
+
+// Tool results can come from MCP servers and damaged transcripts: a field of the wrong type is absent,
+// and a number past what the field holds is clamped, never cast as it is (issue 14).
+void TestConversationTypes::toolResultFactsTakeNoOddNumberAsIs()
+{
+    const ToolResultFacts odd = ToolResultFacts::read(
+        QJsonDocument::fromJson(
+            R"({"total_lines":"12","count":1e300,"exit_code":-1e300,"limit":1e30,"status_code":null,)"
+            R"("stdout_lines":-5,"completed":3.7})")
+            .object());
+    QVERIFY(odd.structured);
+    QCOMPARE(odd.totalLines, std::nullopt);
+    QCOMPARE(odd.count, std::numeric_limits<int>::max());
+    QCOMPARE(odd.exitCode, std::numeric_limits<int>::min());
+    QCOMPARE(odd.limit, qint64(9.0e18));
+    QCOMPARE(odd.statusCode, 0);
+    QCOMPARE(odd.stdoutLines, -5);
+    QCOMPARE(odd.completedTasks, 3);
+}
+
+// What the question card's Submit and Cancel hand the session is what the ask_user tool returns.
+void TestConversationTypes::userAnswerIsWhatAskUserReturns()
+{
+    QCOMPARE(QJsonDocument((UserAnswer{{QStringLiteral("Postgres"), QStringLiteral("yes")}, false}).toJson())
+                 .toJson(QJsonDocument::Compact),
+             QByteArray(R"({"answers":["Postgres","yes"],"cancelled":false})"));
+    QCOMPARE(QJsonDocument(UserAnswer::cancel().toJson()).toJson(QJsonDocument::Compact),
+             QByteArray(R"({"answers":[],"cancelled":true})"));
 }
 
 QTEST_GUILESS_MAIN(TestConversationTypes)

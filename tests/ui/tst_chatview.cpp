@@ -1084,9 +1084,9 @@ void TestChatView::questionCardAnswersWithTheChosenOptions()
     QTest::mouseClick(view.findChild<QPushButton *>(QStringLiteral("questionSubmitButton")), Qt::LeftButton);
     QCOMPARE(answered.count(), 1);
     QCOMPARE(answered.at(0).at(0).toULongLong(), quint64(11));
-    const QJsonObject answer = answered.at(0).at(1).toJsonObject();
-    QCOMPARE(answer.value(QStringLiteral("answers")).toArray(), QJsonArray{QStringLiteral("Postgres")});
-    QCOMPARE(answer.value(QStringLiteral("cancelled")).toBool(), false);
+    const UserAnswer answer = answered.at(0).at(1).value<UserAnswer>();
+    QCOMPARE(answer.answers, QStringList{QStringLiteral("Postgres")});
+    QCOMPARE(answer.cancelled, false);
 
     // Found when tried: two questions listed above "Answer 1:" and "Answer 2:" left the person to count.
     // Each answer box sits beside its question, on the same line; a long question is elided there.

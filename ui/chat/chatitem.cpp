@@ -1,7 +1,6 @@
 #include "chat/chatitem.h"
 
 #include <QCoreApplication>
-#include <QJsonArray>
 
 #include <algorithm>
 

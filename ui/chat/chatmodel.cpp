@@ -3,8 +3,8 @@
 #include "chat/incrementalmarkdown.h"
 #include "chat/longmessage.h"
 #include "chat/tooldisplay.h"
+#include "conversation/toolcalltext.h"
 
-#include <QJsonArray>
 #include <QScopedValueRollback>
 #include <utility>
 
@@ -311,7 +311,7 @@ void ChatModel::toolStarted(const ToolCallInfo &info)
     item.label = ToolDisplay::label(info.name);
     item.detail = ToolDisplay::detail(info.name, info.input);
     if (info.name == QLatin1String("bash"))
-        item.command = info.input.value(QStringLiteral("command")).toString();
+        item.command = ToolCallText::command(info.input);
     if (!info.diff.isEmpty())
         item.setDiff(info.diff);
     insert(std::move(item));
@@ -333,24 +333,25 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     ChatItem &item = m_items[row];
     item.toolState = info.error.isEmpty() ? ChatItem::ToolState::Done : ChatItem::ToolState::Failed;
     item.toolError = info.error;
-    if (const QString fetched = ToolDisplay::fetchedText(info.name, info.output, info.error, &item.toolError);
+    const ToolResultFacts facts = ToolResultFacts::read(info.output);
+    if (const QString fetched = ToolDisplay::fetchedText(info.name, facts, info.error, &item.toolError);
         !fetched.isEmpty())
         item.output = fetched;
     item.durationNs = info.durationNs;
     if (item.detail.isEmpty())
         item.detail = ToolDisplay::detail(info.name, info.input);
-    item.metadata = ToolDisplay::metadata(info.name, info.output);
+    item.metadata = ToolDisplay::metadata(info.name, facts);
     item.result = info.output;
     if (!info.diff.isEmpty())
         item.setDiff(info.diff);
     // A command that failed without output (cancelled, say) keeps showing what it printed while it ran.
-    const QString output = ToolDisplay::terminalText(ToolDisplay::bashOutput(info.output));
+    const QString output = ToolDisplay::terminalText(facts.commandOutput);
     if (info.name == QLatin1String("bash") && (!output.isEmpty() || info.error.isEmpty())) {
         item.output = output;
-        item.outputEarlierLines = ToolDisplay::omittedOutputLines(info.output, output);
+        item.outputEarlierLines = ToolDisplay::omittedOutputLines(facts, output);
     }
     // Delegated tasks end with a line each in place of their live activity.
-    if (const QString summary = ToolDisplay::delegationSummary(info.name, info.output); !summary.isEmpty()) {
+    if (const QString summary = ToolDisplay::delegationSummary(info.name, facts); !summary.isEmpty()) {
         item.output = summary;
         item.outputEarlierLines = 0;
     }

@@ -874,15 +874,11 @@ void ChatPanel::onPermissionDecided(quint64 requestId, PermissionDecision decisi
     m_input->setFocus(Qt::OtherFocusReason);
 }
 
-void ChatPanel::onQuestionAnswered(quint64 questionId, const QJsonObject &answer)
+void ChatPanel::onQuestionAnswered(quint64 questionId, const UserAnswer &answer)
 {
-    const bool cancelled = answer.value(QStringLiteral("cancelled")).toBool();
-    QStringList answers;
-    const QJsonArray list = answer.value(QStringLiteral("answers")).toArray();
-    for (const QJsonValue &value : list)
-        answers << value.toString();
-    m_model->settleQuestion(questionId, cancelled ? tr("Cancelled") : answers.join(QStringLiteral("; ")),
-                            cancelled ? QStringList() : answers);
+    m_model->settleQuestion(questionId,
+                            answer.cancelled ? tr("Cancelled") : answer.answers.join(QStringLiteral("; ")),
+                            answer.cancelled ? QStringList() : answer.answers);
     m_session->answerQuestion(questionId, answer);
     m_input->setFocus(Qt::OtherFocusReason);
 }
@@ -902,8 +898,7 @@ void ChatPanel::escape()
     for (int row = m_model->rowCount() - 1; row >= 0; --row) {
         const ChatItem &item = m_model->item(row);
         if (item.kind == ChatItem::Kind::Question && !item.settled) {
-            onQuestionAnswered(item.questionId, QJsonObject{{QStringLiteral("answers"), QJsonArray()},
-                                                            {QStringLiteral("cancelled"), true}});
+            onQuestionAnswered(item.questionId, UserAnswer::cancel());
             return;
         }
     }

@@ -176,7 +176,7 @@ private:
     // Tells the spinner whether the turn waits for the provider now (its silence is then worth a word).
     void updateProviderWait();
     void onPermissionDecided(quint64 requestId, PermissionDecision decision);
-    void onQuestionAnswered(quint64 questionId, const QJsonObject &answer);
+    void onQuestionAnswered(quint64 questionId, const UserAnswer &answer);
     void enqueue(const QString &text);
     void scheduleDrain();
     void drainOne();

@@ -2,9 +2,9 @@
 
 #include "conversation/permissionrequest.h"
 #include "conversation/pin.h"
+#include "conversation/userquestion.h"
 
 #include <QElapsedTimer>
-#include <QJsonObject>
 #include <QListView>
 #include <QTimer>
 
@@ -72,7 +72,7 @@ public:
 
 Q_SIGNALS:
     void permissionDecided(quint64 requestId, keen::PermissionDecision decision);
-    void questionAnswered(quint64 questionId, const QJsonObject &answer);
+    void questionAnswered(quint64 questionId, const keen::UserAnswer &answer);
     void escapePressed();
     void interruptRequested(); // Ctrl+C with nothing selected
     // "Undo Compaction" on the row where that compaction_applied happened (issue 16).

@@ -5,7 +5,6 @@
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QJsonArray>
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -59,16 +58,13 @@ QuestionCard::QuestionCard(quint64 questionId, const UserQuestionList &questions
     row->addStretch();
     outer->addLayout(row);
     connect(submit, &QPushButton::clicked, this, [this] {
-        QJsonArray answers;
+        UserAnswer answer;
         for (QComboBox *choice : std::as_const(m_choices))
-            answers.append(choice->currentText());
-        Q_EMIT answered(m_questionId, QJsonObject{{QStringLiteral("answers"), answers},
-                                                  {QStringLiteral("cancelled"), false}});
+            answer.answers.append(choice->currentText());
+        Q_EMIT answered(m_questionId, answer);
     });
-    connect(cancel, &QPushButton::clicked, this, [this] {
-        Q_EMIT answered(m_questionId, QJsonObject{{QStringLiteral("answers"), QJsonArray()},
-                                                  {QStringLiteral("cancelled"), true}});
-    });
+    connect(cancel, &QPushButton::clicked, this,
+            [this] { Q_EMIT answered(m_questionId, UserAnswer::cancel()); });
 }
 
 QuestionCard::~QuestionCard() = default;

@@ -30,7 +30,7 @@ public:
 
 Q_SIGNALS:
     // {answers:[...], cancelled:bool}
-    void answered(quint64 questionId, const QJsonObject &answer);
+    void answered(quint64 questionId, const keen::UserAnswer &answer);
 
 private:
     quint64 m_questionId;

@@ -1,10 +1,8 @@
 #include "chat/tooldisplay.h"
 
 #include "conversation/toolcalltext.h"
-#include "conversation/tooloutputtext.h"
 
 #include <QCoreApplication>
-#include <QJsonArray>
 #include <QLocale>
 
 #include <algorithm>
@@ -34,66 +32,57 @@ QString ToolDisplay::detail(const QString &toolName, const QJsonObject &input)
     return ToolCallText::detail(toolName, input);
 }
 
-QString ToolDisplay::metadata(const QString &toolName, const QJsonValue &outputValue)
+QString ToolDisplay::metadata(const QString &toolName, const ToolResultFacts &result)
 {
-    const QJsonObject output = ToolOutputText::asObject(outputValue);
-    if (output.isEmpty())
+    if (!result.structured)
         return {};
     if (toolName == QLatin1String("read_file")) {
-        const int lines = output.value(QStringLiteral("total_lines")).toInt(-1);
-        if (lines < 0)
+        if (!result.totalLines || *result.totalLines < 0)
             return {};
         // A read of part of a file says which part: every window of a long file read in turns would
         // otherwise show the same "100000 lines".
-        const int offset = output.value(QStringLiteral("offset")).toInt(1);
-        const qint64 limit = output.value(QStringLiteral("limit")).toInteger(lines);
-        const qint64 last = std::min<qint64>(lines, offset + limit - 1);
+        const int lines = *result.totalLines;
+        const int offset = result.offset;
+        const qint64 last = std::min<qint64>(lines, offset + result.limit.value_or(lines) - 1);
         if (offset > 1 || last < lines)
             return ToolDisplay::tr("lines %L1–%L2 of %L3").arg(offset).arg(last).arg(lines);
         return lines == 1 ? ToolDisplay::tr("1 line") : ToolDisplay::tr("%L1 lines").arg(lines);
     }
     if (toolName == QLatin1String("grep") || toolName == QLatin1String("glob")) {
-        const int count = output.value(QStringLiteral("count")).toInt(-1);
-        if (count < 0)
+        if (!result.count || *result.count < 0)
             return {};
+        const int count = *result.count;
         if (toolName == QLatin1String("grep"))
             return count == 1 ? ToolDisplay::tr("1 match") : ToolDisplay::tr("%1 matches").arg(count);
         return count == 1 ? ToolDisplay::tr("1 file") : ToolDisplay::tr("%1 files").arg(count);
     }
     if (toolName == QLatin1String("write_file")) {
-        if (output.value(QStringLiteral("unchanged")).toBool())
+        if (result.unchanged)
             return ToolDisplay::tr("unchanged");
-        const qint64 bytes = output.value(QStringLiteral("bytes_written")).toInteger(-1);
-        return bytes >= 0 ? ToolDisplay::tr("%1 bytes").arg(bytes) : QString();
+        return result.bytesWritten && *result.bytesWritten >= 0
+                   ? ToolDisplay::tr("%1 bytes").arg(*result.bytesWritten)
+                   : QString();
     }
     if (toolName == QLatin1String("bash")) {
-        const QJsonValue code = output.value(QStringLiteral("exit_code"));
-        return code.isDouble() && code.toInt() != 0 ? ToolDisplay::tr("exit %1").arg(code.toInt())
-                                                    : QString();
+        return result.exitCode && *result.exitCode != 0 ? ToolDisplay::tr("exit %1").arg(*result.exitCode)
+                                                        : QString();
     }
     if (toolName == QLatin1String("web_fetch")) {
         // "200 · 12 KB": the status and how much text came back (a cut page's text ends by saying so).
-        const int status = output.value(QStringLiteral("status_code")).toInt();
-        if (status <= 0)
+        if (result.statusCode <= 0)
             return {};
-        const qint64 bytes = output.value(QStringLiteral("content")).toString().toUtf8().size();
-        return QString::number(status) + QStringLiteral(" · ") +
-               QLocale().formattedDataSize(bytes, 0, QLocale::DataSizeTraditionalFormat);
+        return QString::number(result.statusCode) + QStringLiteral(" · ") +
+               QLocale().formattedDataSize(result.content.toUtf8().size(), 0,
+                                           QLocale::DataSizeTraditionalFormat);
     }
     if (toolName == QLatin1String("call_mcp_tool")) {
         // "3 kB", "3 kB · cached": how much came back, and whether the session's earlier result answered.
-        const QString size =
-            QLocale().formattedDataSize(output.value(QStringLiteral("content")).toString().toUtf8().size(), 0,
-                                        QLocale::DataSizeTraditionalFormat);
-        return output.value(QStringLiteral("cached")).toBool()
-                   ? size + QStringLiteral(" · ") + ToolDisplay::tr("cached")
-                   : size;
+        const QString size = QLocale().formattedDataSize(result.content.toUtf8().size(), 0,
+                                                         QLocale::DataSizeTraditionalFormat);
+        return result.cached ? size + QStringLiteral(" · ") + ToolDisplay::tr("cached") : size;
     }
-    if (toolName == QLatin1String("delegate_task")) {
-        return ToolDisplay::tr("%1 completed, %2 failed")
-            .arg(output.value(QStringLiteral("completed")).toInt())
-            .arg(output.value(QStringLiteral("failed")).toInt());
-    }
+    if (toolName == QLatin1String("delegate_task"))
+        return ToolDisplay::tr("%1 completed, %2 failed").arg(result.completedTasks).arg(result.failedTasks);
     return {};
 }
 
@@ -109,7 +98,7 @@ QString ToolDisplay::duration(qint64 nanoseconds)
     return ToolDisplay::tr("%1m %2s").arg(ms / 60000).arg((ms % 60000) / 1000);
 }
 
-QString ToolDisplay::fetchedText(const QString &toolName, const QJsonValue &outputValue, const QString &error,
+QString ToolDisplay::fetchedText(const QString &toolName, const ToolResultFacts &result, const QString &error,
                                  QString *errorLine)
 {
     *errorLine = error;
@@ -124,28 +113,18 @@ QString ToolDisplay::fetchedText(const QString &toolName, const QJsonValue &outp
         *errorLine = error.left(cut);
         return error.mid(cut).trimmed();
     }
-    return ToolOutputText::asObject(outputValue).value(QStringLiteral("content")).toString().trimmed();
+    return result.content.trimmed();
 }
 
-QString ToolDisplay::bashOutput(const QJsonValue &outputValue)
+qint64 ToolDisplay::omittedOutputLines(const ToolResultFacts &result, const QString &shownText)
 {
-    const QJsonObject output = ToolOutputText::asObject(outputValue);
-    if (output.isEmpty() && outputValue.isString())
-        return outputValue.toString(); // plain text, as some transcripts keep it
-    return ToolOutputText::commandOutput(output);
-}
-
-qint64 ToolDisplay::omittedOutputLines(const QJsonValue &output, const QString &shownText)
-{
-    const QJsonObject object = output.toObject();
-    qint64 total = object.value(QStringLiteral("stdout_lines")).toInteger() +
-                   object.value(QStringLiteral("stderr_lines")).toInteger();
+    qint64 total = result.stdoutLines + result.stderrLines;
     if (total <= 0 || shownText.isEmpty())
         return 0;
     // Errors short enough to be kept whole are shown below the output and not counted by the tool.
-    if (const QString errors = object.value(QStringLiteral("stderr")).toString();
-        !errors.isEmpty() && !object.contains(QStringLiteral("stderr_lines")))
-        total += errors.count(QLatin1Char('\n')) + (errors.endsWith(QLatin1Char('\n')) ? 0 : 1);
+    if (!result.stderrText.isEmpty() && !result.stderrLinesCounted)
+        total += result.stderrText.count(QLatin1Char('\n')) +
+                 (result.stderrText.endsWith(QLatin1Char('\n')) ? 0 : 1);
     // The shown text has the kept lines and the line saying what was left out; near enough either way.
     return qMax<qint64>(0, total - (shownText.count(QLatin1Char('\n')) + 1));
 }
@@ -206,24 +185,21 @@ QString ToolDisplay::terminalText(const QString &raw)
     return out;
 }
 
-QString ToolDisplay::delegationSummary(const QString &toolName, const QJsonValue &output)
+QString ToolDisplay::delegationSummary(const QString &toolName, const ToolResultFacts &result)
 {
     if (toolName != QLatin1String("delegate_task"))
         return {};
     QStringList lines;
-    for (const QJsonValue &value : output.toObject().value(QStringLiteral("results")).toArray()) {
-        const QJsonObject result = value.toObject();
-        const QString agent = result.value(QStringLiteral("agent")).toString();
-        const QString seconds = duration(result.value(QStringLiteral("duration_ms")).toInteger() * 1000000);
-        const int calls = result.value(QStringLiteral("tool_calls")).toInt();
-        if (result.value(QStringLiteral("status")).toString() == QLatin1String("completed"))
-            lines.append(
-                calls == 1
-                    ? ToolDisplay::tr("%1: completed in %2, 1 tool call").arg(agent, seconds)
-                    : ToolDisplay::tr("%1: completed in %2, %3 tool calls").arg(agent, seconds).arg(calls));
+    for (const ToolResultFacts::DelegatedTask &task : result.delegatedTasks) {
+        const QString seconds = duration(task.durationMs * 1000000);
+        if (task.completed)
+            lines.append(task.toolCalls == 1
+                             ? ToolDisplay::tr("%1: completed in %2, 1 tool call").arg(task.agent, seconds)
+                             : ToolDisplay::tr("%1: completed in %2, %3 tool calls")
+                                   .arg(task.agent, seconds)
+                                   .arg(task.toolCalls));
         else
-            lines.append(
-                ToolDisplay::tr("%1: %2").arg(agent, result.value(QStringLiteral("error")).toString()));
+            lines.append(ToolDisplay::tr("%1: %2").arg(task.agent, task.error));
     }
     return lines.join(QLatin1Char('\n'));
 }
