@@ -164,27 +164,10 @@ AwsCredentials::Result AwsContainerCredentials::parse(const AwsCredentials &base
         return result;
     }
     AwsCredentials &c = result.credentials;
-    c.accessKeyId = answer.value(QStringLiteral("AccessKeyId")).toString();
-    c.secretAccessKey = answer.value(QStringLiteral("SecretAccessKey")).toString();
-    c.sessionToken = answer.value(QStringLiteral("Token")).toString();
-    c.expiration =
-        QDateTime::fromString(answer.value(QStringLiteral("Expiration")).toString(), Qt::ISODateWithMs);
+    const QStringList missing = c.takeTemporaryKeys(answer);
     c.source = QStringLiteral("container");
-    QStringList missing;
-    if (c.accessKeyId.isEmpty())
-        missing.append(QStringLiteral("AccessKeyId"));
-    if (c.secretAccessKey.isEmpty())
-        missing.append(QStringLiteral("SecretAccessKey"));
-    if (c.sessionToken.isEmpty())
-        missing.append(QStringLiteral("Token"));
-    if (!c.expiration.isValid())
-        missing.append(QStringLiteral("Expiration"));
     if (missing.isEmpty())
         return result;
-    c.accessKeyId.clear();
-    c.secretAccessKey.clear();
-    c.sessionToken.clear();
-    c.expiration = QDateTime();
     result.error = tr("The AWS container credentials endpoint %1 gave no %2.")
                        .arg(where, missing.join(QStringLiteral(", ")));
     return result;

@@ -3,6 +3,7 @@
 #include "auth/awsassumerole.h"
 #include "auth/awscontainercredentials.h"
 #include "auth/awscredentialprocess.h"
+#include "auth/awsinstancemetadata.h"
 #include "auth/awsssocredentials.h"
 
 #include <QCoreApplication>
@@ -57,6 +58,40 @@ QString unsupportedKey(const QMap<QString, QString> &section)
             return QLatin1String(key);
     }
     return {};
+}
+
+// The shared credentials file and the config file the environment names (or ~/.aws's).
+std::pair<QString, QString> sharedFilePaths(const QProcessEnvironment &environment, const QString &home)
+{
+    QString credentialsPath = envValue(environment, QStringLiteral("AWS_SHARED_CREDENTIALS_FILE"));
+    if (credentialsPath.isEmpty())
+        credentialsPath = home + QStringLiteral("/.aws/credentials");
+    QString configPath = envValue(environment, QStringLiteral("AWS_CONFIG_FILE"));
+    if (configPath.isEmpty())
+        configPath = home + QStringLiteral("/.aws/config");
+    if (credentialsPath.startsWith(QStringLiteral("~/")))
+        credentialsPath = home + credentialsPath.mid(1);
+    if (configPath.startsWith(QStringLiteral("~/")))
+        configPath = home + configPath.mid(1);
+    return {credentialsPath, configPath};
+}
+
+// Nothing gives keys: what to set, and why the last source, the instance metadata, gave none (if asked).
+QString noCredentials(const QString &profile, const QString &credentialsPath, const QString &lastSource)
+{
+    const QString path = QDir::toNativeSeparators(credentialsPath);
+    if (lastSource.isEmpty())
+        return QCoreApplication::translate("keen::AwsCredentials",
+                                           "No AWS credentials found: set AWS_ACCESS_KEY_ID and "
+                                           "AWS_SECRET_ACCESS_KEY, or add aws_access_key_id and "
+                                           "aws_secret_access_key to the profile \"%1\" in %2.")
+            .arg(profile, path);
+    return QCoreApplication::translate(
+               "keen::AwsCredentials",
+               "No AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+               "or add aws_access_key_id and aws_secret_access_key to the profile \"%1\" "
+               "in %2 (and %3).")
+        .arg(profile, path, lastSource);
 }
 
 QString unsupported(const QString &profile, const QString &what)
@@ -115,16 +150,7 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
     const QString profileFromEnv = envValue(environment, QStringLiteral("AWS_PROFILE"));
     c.profile = profileFromEnv.isEmpty() ? QString(DefaultProfile) : profileFromEnv;
 
-    QString credentialsPath = envValue(environment, QStringLiteral("AWS_SHARED_CREDENTIALS_FILE"));
-    if (credentialsPath.isEmpty())
-        credentialsPath = home + QStringLiteral("/.aws/credentials");
-    QString configPath = envValue(environment, QStringLiteral("AWS_CONFIG_FILE"));
-    if (configPath.isEmpty())
-        configPath = home + QStringLiteral("/.aws/config");
-    if (credentialsPath.startsWith(QStringLiteral("~/")))
-        credentialsPath = home + credentialsPath.mid(1);
-    if (configPath.startsWith(QStringLiteral("~/")))
-        configPath = home + configPath.mid(1);
+    const auto [credentialsPath, configPath] = sharedFilePaths(environment, home);
 
     QByteArray credentialsText;
     QByteArray configText;
@@ -210,13 +236,16 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
         const QString credentialSource = roleSection.value(QStringLiteral("credential_source"));
         role.fromEnvironment = credentialSource == QLatin1String("Environment");
         role.fromContainer = credentialSource == QLatin1String("EcsContainer");
+        role.fromInstanceMetadata = credentialSource == QLatin1String("Ec2InstanceMetadata");
+        const bool fromCredentialSource =
+            role.fromEnvironment || role.fromContainer || role.fromInstanceMetadata;
         QString why;
         if (roleSection.contains(QStringLiteral("mfa_serial")))
             why = QStringLiteral("mfa_serial");
-        else if (!credentialSource.isEmpty() && !role.fromEnvironment && !role.fromContainer)
-            why = QStringLiteral("credential_source = ") + credentialSource; // Ec2InstanceMetadata (IMDS)
+        else if (!credentialSource.isEmpty() && !fromCredentialSource)
+            why = QStringLiteral("credential_source = ") + credentialSource;
         role.webIdentityTokenFile = roleSection.value(QStringLiteral("web_identity_token_file"));
-        if (why.isEmpty() && role.sourceProfile.isEmpty() && !role.fromEnvironment && !role.fromContainer &&
+        if (why.isEmpty() && role.sourceProfile.isEmpty() && !fromCredentialSource &&
             role.webIdentityTokenFile.isEmpty())
             why = QStringLiteral("role_arn without source_profile");
         if (why.isEmpty() && role.fromContainer) {
@@ -237,6 +266,18 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
                 return result;
             }
             c.containerEndpoint = container.url;
+        }
+        if (why.isEmpty() && role.fromInstanceMetadata) {
+            c.instanceMetadataEndpoint = AwsInstanceMetadata::endpoint(environment);
+            if (c.instanceMetadataEndpoint.isEmpty()) {
+                c.assumeRole = AwsCredentials::AssumeRole();
+                result.error = QCoreApplication::translate(
+                                   "keen::AwsCredentials",
+                                   "The AWS profile \"%1\" uses credential_source = Ec2InstanceMetadata, but "
+                                   "AWS_EC2_METADATA_DISABLED turns the instance metadata off.")
+                                   .arg(c.profile);
+                return result;
+            }
         }
         if (why.isEmpty()) {
             c.source = QStringLiteral("assume-role");
@@ -310,12 +351,12 @@ AwsCredentials::Result AwsCredentials::resolve(const QProcessEnvironment &enviro
         } else {
             result.error = container.error;
         }
+    } else if (const QString imds = AwsInstanceMetadata::endpoint(environment); !imds.isEmpty()) {
+        // 8. The EC2 instance's role, asked last: off EC2 it does not answer, and the error says what to set.
+        c.instanceMetadataEndpoint = imds;
+        c.source = QStringLiteral("instance-metadata");
     } else {
-        result.error = QCoreApplication::translate("keen::AwsCredentials",
-                                                   "No AWS credentials found: set AWS_ACCESS_KEY_ID and "
-                                                   "AWS_SECRET_ACCESS_KEY, or add aws_access_key_id and "
-                                                   "aws_secret_access_key to the profile \"%1\" in %2.")
-                           .arg(c.profile, QDir::toNativeSeparators(credentialsPath));
+        result.error = noCredentials(c.profile, credentialsPath, QString());
     }
     return result;
 }
@@ -338,6 +379,15 @@ AwsCredentials::Result keysOf(const AwsCredentials::Result &resolved, const QPro
         return AwsAssumeRole::fetchWithWebIdentity(profile, environment, cancel);
     if (!profile.containerEndpoint.isEmpty() && !profile.assumeRole.isSet())
         return AwsContainerCredentials::fetch(profile, environment, cancel);
+    if (!profile.instanceMetadataEndpoint.isEmpty() && !profile.assumeRole.isSet()) {
+        AwsInstanceMetadata::Answer answer = AwsInstanceMetadata::fetch(profile, cancel);
+        if (!answer.keys.ok() && !cancel.isCancelled())
+            answer.keys.error = noCredentials(
+                profile.profile,
+                sharedFilePaths(environment, homePath.isEmpty() ? QDir::homePath() : homePath).first,
+                answer.keys.error);
+        return answer.keys;
+    }
     AwsCredentials::Result failed = resolved;
     if (profile.assumeRole.isSet() && depth < 5) { // a role's source may be a role too, within reason
         AwsCredentials::Result source;
@@ -345,6 +395,10 @@ AwsCredentials::Result keysOf(const AwsCredentials::Result &resolved, const QPro
             AwsCredentials container = profile;
             container.assumeRole = AwsCredentials::AssumeRole();
             source = AwsContainerCredentials::fetch(container, environment, cancel);
+        } else if (profile.assumeRole.fromInstanceMetadata) {
+            AwsCredentials instance = profile;
+            instance.assumeRole = AwsCredentials::AssumeRole();
+            source = AwsInstanceMetadata::fetch(instance, cancel).keys;
         } else {
             // The source's own keys: not the environment's (unless they are the source), not AWS_PROFILE's.
             QProcessEnvironment sourceEnvironment = environment;
@@ -356,8 +410,10 @@ AwsCredentials::Result keysOf(const AwsCredentials::Result &resolved, const QPro
             AwsCredentials::Result sourceProfile = AwsCredentials::resolve(sourceEnvironment, homePath);
             // A source_profile without keys is not made up for by the container's (nor is it by the SDKs).
             if (!profile.assumeRole.fromEnvironment && sourceProfile.ok() &&
-                sourceProfile.credentials.source == QLatin1String("container")) {
+                (sourceProfile.credentials.source == QLatin1String("container") ||
+                 sourceProfile.credentials.source == QLatin1String("instance-metadata"))) {
                 sourceProfile.credentials.containerEndpoint.clear();
+                sourceProfile.credentials.instanceMetadataEndpoint.clear();
                 sourceProfile.error =
                     QCoreApplication::translate("keen::AwsCredentials",
                                                 "The AWS profile \"%1\" has no keys and no way to get them.")
@@ -388,6 +444,31 @@ AwsCredentials::Result AwsCredentials::withKeys(const Result &resolved,
                                                 const QString &homePath, const CancellationToken &cancel)
 {
     return keysOf(resolved, environment, homePath, cancel, 0, resolved.credentials.region);
+}
+
+QStringList AwsCredentials::takeTemporaryKeys(const QJsonObject &answer)
+{
+    accessKeyId = answer.value(QStringLiteral("AccessKeyId")).toString();
+    secretAccessKey = answer.value(QStringLiteral("SecretAccessKey")).toString();
+    sessionToken = answer.value(QStringLiteral("Token")).toString();
+    expiration =
+        QDateTime::fromString(answer.value(QStringLiteral("Expiration")).toString(), Qt::ISODateWithMs);
+    QStringList missing;
+    if (accessKeyId.isEmpty())
+        missing.append(QStringLiteral("AccessKeyId"));
+    if (secretAccessKey.isEmpty())
+        missing.append(QStringLiteral("SecretAccessKey"));
+    if (sessionToken.isEmpty())
+        missing.append(QStringLiteral("Token"));
+    if (!expiration.isValid())
+        missing.append(QStringLiteral("Expiration"));
+    if (!missing.isEmpty()) {
+        accessKeyId.clear();
+        secretAccessKey.clear();
+        sessionToken.clear();
+        expiration = QDateTime();
+    }
+    return missing;
 }
 
 } // namespace keen

@@ -3,6 +3,7 @@
 #include "base/cancellationtoken.h"
 
 #include <QDateTime>
+#include <QJsonObject>
 #include <QMap>
 #include <QProcessEnvironment>
 #include <QString>
@@ -16,13 +17,14 @@ namespace keen {
 // (AWS_SHARED_CREDENTIALS_FILE, default ~/.aws/credentials, section "[name]"), else in the config file
 // (AWS_CONFIG_FILE, default ~/.aws/config, section "[profile name]", or "[default]"); else, when the profile
 // holds nothing of the kind, the container's keys (AWS_CONTAINER_CREDENTIALS_RELATIVE_URI or _FULL_URI: ECS,
-// CodeBuild, EKS Pod Identity; AwsContainerCredentials). A profile without keys of its own may name a helper,
-// which withKeys() runs: a role to assume (role_arn with source_profile, with web_identity_token_file, or
-// with credential_source = Environment or EcsContainer; AwsAssumeRole), a credential_process
-// (AwsCredentialProcess) or an SSO sign-in (sso_session or sso_start_url, sso_account_id, sso_role_name;
-// AwsSsoCredentials). An MFA code and the EC2 instance metadata (IMDS, credential_source =
-// Ec2InstanceMetadata) are reported as unsupported. Region: AWS_REGION, else AWS_DEFAULT_REGION, else the
-// profile's region in the config file, else us-east-1. No error message ever contains a key or token.
+// CodeBuild, EKS Pod Identity; AwsContainerCredentials); else the EC2 instance's role (its instance metadata,
+// AwsInstanceMetadata; AWS_EC2_METADATA_DISABLED=true skips it). A profile without keys of its own may name a
+// helper, which withKeys() runs: a role to assume (role_arn with source_profile, with
+// web_identity_token_file, or with credential_source = Environment, EcsContainer or Ec2InstanceMetadata;
+// AwsAssumeRole), a credential_process (AwsCredentialProcess) or an SSO sign-in (sso_session or
+// sso_start_url, sso_account_id, sso_role_name; AwsSsoCredentials). An MFA code is reported as unsupported.
+// Region: AWS_REGION, else AWS_DEFAULT_REGION, else the profile's region in the config file, else us-east-1.
+// No error message ever contains a key or token.
 class AwsCredentials
 {
 public:
@@ -36,6 +38,9 @@ public:
     // The container endpoint the keys are asked from (AwsContainerCredentials), if any: for the container's
     // own keys, or for a role whose credential_source is EcsContainer.
     QString containerEndpoint;
+    // The EC2 instance metadata service the keys are asked from (AwsInstanceMetadata), if any: for the
+    // instance's own role, or for a role whose credential_source is Ec2InstanceMetadata.
+    QString instanceMetadataEndpoint;
     struct Sso
     {
         QString session;  // the [sso-session NAME] the profile names; empty for a legacy profile
@@ -52,6 +57,8 @@ public:
         QString sourceProfile;        // whose keys ask for the role
         bool fromEnvironment = false; // credential_source = Environment: the environment's keys ask
         bool fromContainer = false;   // credential_source = EcsContainer: the container's keys ask
+        bool fromInstanceMetadata =
+            false;                    // credential_source = Ec2InstanceMetadata: the instance's role asks
         QString webIdentityTokenFile; // a token file that asks instead (AssumeRoleWithWebIdentity)
         QString externalId;
         QString sessionName;
@@ -88,8 +95,13 @@ public:
     bool sameHelperAs(const AwsCredentials &other) const
     {
         return credentialProcess == other.credentialProcess && sso == other.sso &&
-               assumeRole == other.assumeRole && containerEndpoint == other.containerEndpoint;
+               assumeRole == other.assumeRole && containerEndpoint == other.containerEndpoint &&
+               instanceMetadataEndpoint == other.instanceMetadataEndpoint;
     }
+    // Temporary keys from a JSON answer (AccessKeyId, SecretAccessKey, Token, Expiration: the container
+    // endpoint's and the instance metadata's shape). Returns the names of the fields missing; with any
+    // missing, no key is kept.
+    QStringList takeTemporaryKeys(const QJsonObject &answer);
 
     // The sections of an AWS INI file: section name -> (lower-case key -> value). Indented lines (nested
     // sub-sections such as "s3 =" blocks) and comments are skipped.

@@ -22,7 +22,7 @@ public:
         bool cancelled = false;
     };
 
-    // method "GET" or "POST" (body sent with POST).
+    // method "GET", or any other ("POST", "PUT") with body sent.
     static Reply send(const QNetworkRequest &request, const QByteArray &method, const QByteArray &body,
                       const CancellationToken &cancel);
 };

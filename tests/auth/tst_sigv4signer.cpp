@@ -425,11 +425,20 @@ void TestSigV4Signer::unsupportedProfile()
     QVERIFY(!result.ok()); // a role that needs an MFA code typed in
     QVERIFY2(result.error.contains(QStringLiteral("mfa_serial")), qPrintable(result.error));
     QCOMPARE(result.credentials.region, QStringLiteral("us-west-1"));
+    // The instance metadata as a role's source: asked at the default address unless turned off.
     env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("ec2"));
     result = AwsCredentials::resolve(env, home.path());
+    QVERIFY2(result.ok(), qPrintable(result.error));
+    QVERIFY(result.credentials.assumeRole.fromInstanceMetadata);
+    QCOMPARE(result.credentials.instanceMetadataEndpoint, QStringLiteral("http://169.254.169.254"));
+    env.insert(QStringLiteral("AWS_EC2_METADATA_DISABLED"), QStringLiteral("TRUE"));
+    result = AwsCredentials::resolve(env, home.path());
     QVERIFY(!result.ok());
-    QVERIFY2(result.error.contains(QStringLiteral("credential_source = Ec2InstanceMetadata")),
-             qPrintable(result.error));
+    QVERIFY2(
+        result.error.contains(QStringLiteral("credential_source = Ec2InstanceMetadata, but "
+                                             "AWS_EC2_METADATA_DISABLED turns the instance metadata off")),
+        qPrintable(result.error));
+    env.remove(QStringLiteral("AWS_EC2_METADATA_DISABLED"));
     // An SSO profile without all it needs says what is missing.
     env.insert(QStringLiteral("AWS_PROFILE"), QStringLiteral("sso"));
     result = AwsCredentials::resolve(env, home.path());
@@ -522,7 +531,7 @@ void TestSigV4Signer::containerEndpoints()
 }
 
 // A role with credential_source = EcsContainer is asked with the container's keys; without a container
-// endpoint it says so. The instance metadata (Ec2InstanceMetadata) stays unsupported (unsupportedProfile).
+// endpoint it says so. (Ec2InstanceMetadata: unsupportedProfile and tst_bedrockprotocol.)
 void TestSigV4Signer::ecsContainerProfile()
 {
     QTemporaryDir home;
@@ -566,14 +575,30 @@ void TestSigV4Signer::ecsContainerProfile()
              qPrintable(result.error));
 }
 
+// Nothing configured: the EC2 instance's role is asked last (AwsInstanceMetadata), at the default address,
+// the one AWS_EC2_METADATA_SERVICE_ENDPOINT names, or IPv6's; with it turned off, the error says what to set.
 void TestSigV4Signer::nothingConfigured()
 {
     QTemporaryDir home;
-    const AwsCredentials::Result result = AwsCredentials::resolve(QProcessEnvironment(), home.path());
-    QVERIFY(!result.ok());
-    QVERIFY(result.error.contains(QStringLiteral("AWS_ACCESS_KEY_ID")));
+    QProcessEnvironment env;
+    AwsCredentials::Result result = AwsCredentials::resolve(env, home.path());
+    QVERIFY2(result.ok(), qPrintable(result.error));
+    QVERIFY(!result.credentials.isValid());
+    QCOMPARE(result.credentials.source, QStringLiteral("instance-metadata"));
+    QCOMPARE(result.credentials.instanceMetadataEndpoint, QStringLiteral("http://169.254.169.254"));
     QCOMPARE(result.credentials.profile, QStringLiteral("default"));
     QCOMPARE(result.credentials.region, QStringLiteral("us-east-1"));
+    env.insert(QStringLiteral("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"), QStringLiteral("IPv6"));
+    QCOMPARE(AwsCredentials::resolve(env, home.path()).credentials.instanceMetadataEndpoint,
+             QStringLiteral("http://[fd00:ec2::254]"));
+    env.insert(QStringLiteral("AWS_EC2_METADATA_SERVICE_ENDPOINT"), QStringLiteral("http://127.0.0.1:8111/"));
+    QCOMPARE(AwsCredentials::resolve(env, home.path()).credentials.instanceMetadataEndpoint,
+             QStringLiteral("http://127.0.0.1:8111"));
+    env.insert(QStringLiteral("AWS_EC2_METADATA_DISABLED"), QStringLiteral("true"));
+    result = AwsCredentials::resolve(env, home.path());
+    QVERIFY(!result.ok());
+    QVERIFY(result.error.contains(QStringLiteral("No AWS credentials found: set AWS_ACCESS_KEY_ID")));
+    QVERIFY(result.credentials.instanceMetadataEndpoint.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestSigV4Signer)

@@ -907,6 +907,126 @@ private Q_SLOTS:
         QCOMPARE(sts.requests().size(), 1);
     }
 
+    // On an EC2 instance with nothing else configured, the instance's IAM role gives the keys (IMDSv2: a
+    // session token, the role's name, its keys, each asked with the token; here
+    // AWS_EC2_METADATA_SERVICE_ENDPOINT points at a loopback fake). They sign until they are about to expire.
+    // An instance without a role, a service that does not answer (off EC2), a token with a line break and
+    // AWS_EC2_METADATA_DISABLED each end in "No AWS credentials found" saying what to set, never quoting the
+    // token; a role with credential_source = Ec2InstanceMetadata asks STS with the instance's keys.
+    void instanceMetadataGivesTheInstanceRolesKeys()
+    {
+        QTemporaryDir home;
+        FakeProviderServer imds;
+        const auto text = [](int status, const QByteArray &body) {
+            FakeProviderServer::Response response;
+            response.status = status;
+            response.contentType = "text/plain";
+            response.body = body;
+            response.chunked = false;
+            return response;
+        };
+        const auto keys = [](const QByteArray &key) {
+            const QByteArray expires =
+                QDateTime::currentDateTimeUtc().addSecs(3600).toString(Qt::ISODate).toUtf8();
+            return FakeProviderServer::jsonResponse(
+                200, "{\"Code\": \"Success\", \"Type\": \"AWS-HMAC\", \"AccessKeyId\": \"" + key +
+                         "\", \"SecretAccessKey\": \"fake-instance-secret\", \"Token\": \"instance-token-" +
+                         key + "\", \"Expiration\": \"" + expires + "\"}");
+        };
+        imds.enqueue(text(200, "fake-imds-session-token"));
+        imds.enqueue(text(200, "BedrockRole\n"));
+        imds.enqueue(keys("ASIAINSTANCE"));
+        QProcessEnvironment environment;
+        environment.insert(QStringLiteral("AWS_EC2_METADATA_SERVICE_ENDPOINT"), imds.baseUrl().toString());
+        const ClientConfig config = sigV4Config();
+        BedrockProtocol protocol(config, environment, home.path());
+        Result<void> prepared = protocol.prepare(CancellationToken());
+        QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
+        QVERIFY(protocol.prepare(CancellationToken()).ok()); // kept: they last an hour
+        QCOMPARE(imds.requests().size(), 3);
+        QCOMPARE(imds.requests().at(0).method, QByteArray("PUT"));
+        QCOMPARE(imds.requests().at(0).path, QByteArray("/latest/api/token"));
+        QCOMPARE(imds.requests().at(0).header("x-aws-ec2-metadata-token-ttl-seconds"), QByteArray("21600"));
+        QCOMPARE(imds.requests().at(1).method, QByteArray("GET"));
+        QCOMPARE(imds.requests().at(1).path, QByteArray("/latest/meta-data/iam/security-credentials/"));
+        QCOMPARE(imds.requests().at(1).header("x-aws-ec2-metadata-token"),
+                 QByteArray("fake-imds-session-token"));
+        QCOMPARE(imds.requests().at(2).path,
+                 QByteArray("/latest/meta-data/iam/security-credentials/BedrockRole"));
+        QCOMPARE(imds.requests().at(2).header("x-aws-ec2-metadata-token"),
+                 QByteArray("fake-imds-session-token"));
+        const HttpRequestSpec spec =
+            protocol.buildRequestAt(protocol.toNative({Message::user(QStringLiteral("hi"))}), {}, {},
+                                    QDateTime::currentDateTimeUtc());
+        QVERIFY2(header(spec, "authorization").contains("Credential=ASIAINSTANCE/"),
+                 header(spec, "authorization").constData());
+        QCOMPARE(header(spec, "x-amz-security-token"), QByteArray("instance-token-ASIAINSTANCE"));
+
+        // An instance without a role.
+        imds.enqueue(text(200, "fake-imds-session-token"));
+        imds.enqueue(text(404, "Not Found"));
+        BedrockProtocol noRole(config, environment, home.path());
+        prepared = noRole.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(
+            prepared.error().contains(QStringLiteral("No AWS credentials found: set AWS_ACCESS_KEY_ID")) &&
+                prepared.error().contains(QStringLiteral("this EC2 instance has no IAM role")),
+            qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("fake-imds-session-token")));
+
+        // A session token with a line break would add a header of its own: not sent.
+        imds.enqueue(text(200, "fake-token\r\nX-Injected: yes"));
+        BedrockProtocol injected(config, environment, home.path());
+        prepared = injected.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("a session token Keen does not send")),
+                 qPrintable(prepared.error()));
+        QVERIFY(!prepared.error().contains(QStringLiteral("X-Injected")));
+        QCOMPARE(imds.requests().size(), 6);
+
+        // Off EC2: nothing answers; the error says what to set and why the last source gave nothing.
+        QProcessEnvironment offEc2;
+        offEc2.insert(QStringLiteral("AWS_EC2_METADATA_SERVICE_ENDPOINT"),
+                      QStringLiteral("http://127.0.0.1:1"));
+        BedrockProtocol laptop(config, offEc2, home.path());
+        prepared = laptop.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(
+            prepared.error().contains(QStringLiteral("No AWS credentials found: set AWS_ACCESS_KEY_ID")) &&
+                prepared.error().contains(QStringLiteral("the EC2 instance metadata at http://127.0.0.1:1 "
+                                                         "did not answer")),
+            qPrintable(prepared.error()));
+        // Turned off: not asked at all.
+        environment.insert(QStringLiteral("AWS_EC2_METADATA_DISABLED"), QStringLiteral("true"));
+        BedrockProtocol disabled(config, environment, home.path());
+        prepared = disabled.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY(prepared.error().contains(QStringLiteral("No AWS credentials found")));
+        QVERIFY(!prepared.error().contains(QStringLiteral("instance metadata")));
+        QCOMPARE(imds.requests().size(), 6);
+        environment.remove(QStringLiteral("AWS_EC2_METADATA_DISABLED"));
+
+        // A role whose credential_source is the instance: its keys ask STS for the role.
+        FakeProviderServer sts;
+        QVERIFY(test::writeFile(home.filePath(QStringLiteral(".aws/config")),
+                                "[profile ec2]\nrole_arn = arn:aws:iam::111122223333:role/Bedrock\n"
+                                "credential_source = Ec2InstanceMetadata\nregion = us-west-2\n"));
+        imds.enqueue(text(200, "fake-imds-session-token"));
+        imds.enqueue(text(200, "InstanceRole"));
+        imds.enqueue(keys("ASIAFORSTS"));
+        sts.enqueue(stsRoleAnswer("ASIAROLE"));
+        environment.insert(QStringLiteral("AWS_ENDPOINT_URL_STS"), sts.baseUrl().toString());
+        BedrockProtocol role(sigV4Config(QStringLiteral("ec2")), environment, home.path());
+        prepared = role.prepare(CancellationToken());
+        QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
+        QCOMPARE(imds.requests().size(), 9);
+        QCOMPARE(sts.requests().size(), 1);
+        QVERIFY(sts.requests().first().header("authorization").contains("Credential=ASIAFORSTS/"));
+        const HttpRequestSpec roleSpec = role.buildRequestAt(
+            role.toNative({Message::user(QStringLiteral("hi"))}), {}, {}, QDateTime::currentDateTimeUtc());
+        QVERIFY(header(roleSpec, "authorization").contains("Credential=ASIAROLE/"));
+    }
+
     void requestBodyShapeAndCachePoints()
     {
         ToolRegistry tools;
