@@ -24,6 +24,7 @@
 #include <QAbstractItemView>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QCompleter>
 #include <QDeadlineTimer>
 #include <QDesktopServices>
@@ -137,6 +138,7 @@ private Q_SLOTS:
     void queueIsLimitedAndCommandsCannotQueue();
     void escDeniesAPendingPermissionBeforeTheTurn();
     void eachPermissionCardIsRightBelowItsToolCard();
+    void theAgentsQuestionIsAnsweredFromItsCard();
     void nothingToCompactDoesNotStayForTheNextConversation();
     void aSessionInUseElsewhereSaysSoWhenItOpens();
     void allowAndResetPermissionCommandsEditTheProjectAllowList();
@@ -1542,6 +1544,53 @@ void TestChatPanel::escDeniesAPendingPermissionBeforeTheTurn()
              QStringLiteral("Denied"));
     QVERIFY(m_session->isBusy()); // the turn is next in line, not cancelled yet
     QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_VERIFY(!m_session->isBusy());
+}
+
+// The agent's question (ask_user), as a person meets it: the card shows each question with its options, the
+// recommendation chosen; Submit gives the tool, and so the model, the chosen options; the card then reads
+// the answer. A second question cancelled with Esc gives the tool "cancelled" and the turn goes on.
+void TestChatPanel::theAgentsQuestionIsAnsweredFromItsCard()
+{
+    const QJsonObject questions{
+        {QStringLiteral("questions"),
+         QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
+                                {QStringLiteral("options"),
+                                 QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}},
+                    QJsonObject{{QStringLiteral("question"), QStringLiteral("Add migrations?")},
+                                {QStringLiteral("options"),
+                                 QJsonArray{QStringLiteral("Yes"), QStringLiteral("No")}}}}}};
+    m_client->addTurn({ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
+                       ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
+                       ScriptedLlmClient::chunk(QStringLiteral("Going with it.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("set up storage"));
+    ChatView *view = m_panel->findChild<ChatView *>();
+    QVERIFY(view);
+    QComboBox *database = nullptr;
+    QTRY_VERIFY((database = view->findChild<QComboBox *>(QStringLiteral("questionChoice1"))) &&
+                database->isVisible());
+    QComboBox *migrations = view->findChild<QComboBox *>(QStringLiteral("questionChoice2"));
+    QVERIFY(migrations);
+    QCOMPARE(database->currentText(), QStringLiteral("SQLite")); // the recommendation
+    database->setCurrentIndex(1);
+    QTest::mouseClick(view->findChild<QPushButton *>(QStringLiteral("questionSubmitButton")), Qt::LeftButton);
+    QTRY_COMPARE(m_client->toolResults().size(), 1);
+    const ToolCallInfo answered = m_client->toolResults().first();
+    QVERIFY2(answered.error.isEmpty(), qPrintable(answered.error));
+    QCOMPARE(answered.output.toObject().value(QStringLiteral("answers")).toArray(),
+             (QJsonArray{QStringLiteral("Postgres"), QStringLiteral("Yes")}));
+    QCOMPARE(answered.output.toObject().value(QStringLiteral("cancelled")).toBool(), false);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Postgres; Yes")));
+
+    // The second asking: Esc cancels the question, not the turn.
+    QTRY_VERIFY(m_panel->model()->item(m_panel->model()->rowCount() - 1).kind == ChatItem::Kind::Question &&
+                !m_panel->model()->item(m_panel->model()->rowCount() - 1).settled);
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape);
+    QTRY_COMPARE(m_client->toolResults().size(), 2);
+    QCOMPARE(m_client->toolResults().at(1).output.toObject().value(QStringLiteral("cancelled")).toBool(),
+             true);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Going with it.")));
     QTRY_VERIFY(!m_session->isBusy());
 }
 
