@@ -114,26 +114,26 @@ foreach(source IN LISTS sources)
     endforeach()
 endforeach()
 
+# Every line of a file under folder (relative to ROOT) that matches regex is a violation: "<file>: <line>why".
+function(keen_forbid_lines folder regex why)
+    file(GLOB_RECURSE sources RELATIVE "${ROOT}" "${ROOT}/${folder}/*.h" "${ROOT}/${folder}/*.cpp")
+    foreach(source IN LISTS sources)
+        file(STRINGS "${ROOT}/${source}" lines REGEX "${regex}")
+        foreach(line IN LISTS lines)
+            string(STRIP "${line}" line)
+            list(APPEND violations "${source}: ${line}${why}")
+        endforeach()
+    endforeach()
+    set(violations "${violations}" PARENT_SCOPE)
+endfunction()
+
 # The UI does not know JSON (issue 13, DESIGN.md): it passes a tool's input and result through opaquely and
 # reads typed core values (ToolResultFacts, UserAnswer, SessionEvent). Parsing or building JSON in ui/ fails.
-file(GLOB_RECURSE uiSources RELATIVE "${ROOT}" "${ROOT}/ui/*.h" "${ROOT}/ui/*.cpp")
-foreach(source IN LISTS uiSources)
-    file(STRINGS "${ROOT}/${source}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*<QJson(Array|Document|ParseError)>")
-    foreach(line IN LISTS lines)
-        string(STRIP "${line}" line)
-        list(APPEND violations "${source}: ${line}: the UI reads typed core values, not JSON")
-    endforeach()
-endforeach()
-
+keen_forbid_lines(ui "^[ \t]*#[ \t]*include[ \t]*<QJson(Array|Document|ParseError)>"
+                  ": the UI reads typed core values, not JSON")
 # The tests are no module of the matrix, but they too write includes from a root, never with "../".
-file(GLOB_RECURSE testSources RELATIVE "${ROOT}" "${ROOT}/tests/*.h" "${ROOT}/tests/*.cpp")
-foreach(source IN LISTS testSources)
-    file(STRINGS "${ROOT}/${source}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*/)?\\.\\./")
-    foreach(line IN LISTS lines)
-        string(STRIP "${line}" line)
-        list(APPEND violations "${source}: ${line} climbs with ../ (write it from the tests or source root)")
-    endforeach()
-endforeach()
+keen_forbid_lines(tests "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*/)?\\.\\./"
+                  " climbs with ../ (write it from the tests or source root)")
 
 list(LENGTH violations violationCount)
 if(violationCount GREATER 0)
