@@ -380,13 +380,13 @@ AwsCredentials::Result keysOf(const AwsCredentials::Result &resolved, const QPro
     if (!profile.containerEndpoint.isEmpty() && !profile.assumeRole.isSet())
         return AwsContainerCredentials::fetch(profile, environment, cancel);
     if (!profile.instanceMetadataEndpoint.isEmpty() && !profile.assumeRole.isSet()) {
-        AwsInstanceMetadata::Answer answer = AwsInstanceMetadata::fetch(profile, cancel);
-        if (!answer.keys.ok() && !cancel.isCancelled())
-            answer.keys.error = noCredentials(
+        AwsCredentials::Result instance = AwsInstanceMetadata::fetch(profile, cancel);
+        if (!instance.ok() && !cancel.isCancelled())
+            instance.error = noCredentials(
                 profile.profile,
                 sharedFilePaths(environment, homePath.isEmpty() ? QDir::homePath() : homePath).first,
-                answer.keys.error);
-        return answer.keys;
+                instance.error);
+        return instance;
     }
     AwsCredentials::Result failed = resolved;
     if (profile.assumeRole.isSet() && depth < 5) { // a role's source may be a role too, within reason
@@ -398,7 +398,7 @@ AwsCredentials::Result keysOf(const AwsCredentials::Result &resolved, const QPro
         } else if (profile.assumeRole.fromInstanceMetadata) {
             AwsCredentials instance = profile;
             instance.assumeRole = AwsCredentials::AssumeRole();
-            source = AwsInstanceMetadata::fetch(instance, cancel).keys;
+            source = AwsInstanceMetadata::fetch(instance, cancel);
         } else {
             // The source's own keys: not the environment's (unless they are the source), not AWS_PROFILE's.
             QProcessEnvironment sourceEnvironment = environment;

@@ -48,11 +48,10 @@ QString AwsInstanceMetadata::endpoint(const QProcessEnvironment &environment)
     return url;
 }
 
-AwsInstanceMetadata::Answer AwsInstanceMetadata::fetch(const AwsCredentials &base,
-                                                       const CancellationToken &cancel, int timeoutMs)
+AwsCredentials::Result AwsInstanceMetadata::fetch(const AwsCredentials &base, const CancellationToken &cancel,
+                                                  int timeoutMs)
 {
-    Answer answer;
-    AwsCredentials::Result &result = answer.keys;
+    AwsCredentials::Result result;
     result.credentials = base;
     const QString where = base.instanceMetadataEndpoint;
     auto failed = [&](const BlockingHttp::Reply &reply, const QString &step) {
@@ -63,33 +62,31 @@ AwsInstanceMetadata::Answer AwsInstanceMetadata::fetch(const AwsCredentials &bas
         else
             result.error = tr("the EC2 instance metadata at %1 answered HTTP %2 to %3")
                                .arg(where, QString::number(reply.status), step);
-        answer.reached = reply.status != 0;
-        return answer;
+        return result;
     };
 
     const BlockingHttp::Reply tokenReply =
         ask(where + QStringLiteral("/latest/api/token"), "PUT", {}, cancel, timeoutMs);
     if (tokenReply.status != 200)
         return failed(tokenReply, tr("the session token request (IMDSv2)"));
-    answer.reached = true;
     const QByteArray token = tokenReply.body.trimmed();
     if (token.isEmpty() || token.contains('\n') || token.contains('\r') || token.contains('\0')) {
         result.error =
             tr("the EC2 instance metadata at %1 gave a session token Keen does not send").arg(where);
-        return answer;
+        return result;
     }
 
     const BlockingHttp::Reply roles = ask(where + QLatin1String(RolesPath), "GET", token, cancel, timeoutMs);
     if (roles.status == 404) {
         result.error = tr("this EC2 instance has no IAM role (its instance metadata lists none)");
-        return answer;
+        return result;
     }
     if (roles.status != 200)
         return failed(roles, tr("the request for its IAM role"));
     const QString role = QString::fromUtf8(roles.body).section(QLatin1Char('\n'), 0, 0).trimmed();
     if (role.isEmpty() || role.contains(QLatin1Char('/'))) {
         result.error = tr("this EC2 instance has no IAM role (its instance metadata lists none)");
-        return answer;
+        return result;
     }
 
     const BlockingHttp::Reply keys =
@@ -102,7 +99,7 @@ AwsInstanceMetadata::Answer AwsInstanceMetadata::fetch(const AwsCredentials &bas
     if (code != QLatin1String("Success")) {
         result.error =
             tr("the EC2 instance metadata has no keys for the role %1 (%2)").arg(role, code.left(100));
-        return answer;
+        return result;
     }
     AwsCredentials &c = result.credentials;
     const QStringList missing = c.takeTemporaryKeys(object);
@@ -110,7 +107,7 @@ AwsInstanceMetadata::Answer AwsInstanceMetadata::fetch(const AwsCredentials &bas
     if (!missing.isEmpty())
         result.error = tr("the EC2 instance metadata gave no %1 for the role %2")
                            .arg(missing.join(QStringLiteral(", ")), role);
-    return answer;
+    return result;
 }
 
 } // namespace keen

@@ -29,14 +29,9 @@ public:
     // Where the service is asked (without a trailing '/'); empty when AWS_EC2_METADATA_DISABLED is true.
     static QString endpoint(const QProcessEnvironment &environment);
 
-    struct Answer
-    {
-        AwsCredentials::Result keys;
-        bool reached = false; // the service answered at all: false off EC2 (or with the service off)
-    };
     // base.instanceMetadataEndpoint: where the keys are asked.
-    static Answer fetch(const AwsCredentials &base, const CancellationToken &cancel,
-                        int timeoutMs = DefaultTimeoutMs);
+    static AwsCredentials::Result fetch(const AwsCredentials &base, const CancellationToken &cancel,
+                                        int timeoutMs = DefaultTimeoutMs);
 };
 
 } // namespace keen
