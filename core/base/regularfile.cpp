@@ -3,6 +3,9 @@
 #include <QFile>
 #include <QLocale>
 
+#include <algorithm>
+#include <limits>
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -105,7 +108,8 @@ RegularFile::Read RegularFile::readTail(const QString &path, qint64 maxBytes, qi
         }
         size = tailBytes;
     }
-    const qint64 limit = maxBytes - read.offset;
+    // At most one byte past the limit is read; a limit of "no limit" (INT64_MAX) has no byte past it.
+    const qint64 limit = std::min(maxBytes - read.offset, std::numeric_limits<qint64>::max() - 1);
     // The size is a hint: the file may grow meanwhile (an append), never past maxBytes here. Read straight
     // into the result (one copy, not two: listing 1,000 sessions reads every transcript), one byte more than
     // the size so that growth shows as a read that does not come back empty.

@@ -442,6 +442,9 @@ void TestNetworkFaults::faults()
         // The reply starts well and then streams text forever: stopped at the response size cap (256 KiB
         // here, 256 MiB by default), not retried, with what was shown kept.
         config.maxResponseBytes = 256 * 1024;
+        // Not a stall test either: under ASan the server's 16 KiB pieces came more than 250 ms apart once
+        // (googleai), which the short inactivity timeout of the other rows took for a stall and retried.
+        config.inactivityTimeoutMs = 10000;
         QByteArray textEvent;
         if (family.eventStream) {
             response.body = bedrockFrame("messageStart", R"({"role":"assistant"})");

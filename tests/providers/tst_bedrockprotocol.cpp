@@ -580,7 +580,7 @@ private Q_SLOTS:
         QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
         QVERIFY(protocol.prepare(CancellationToken()).ok()); // kept: no second request
         QCOMPARE(portal.requests().size(), 1);
-        const FakeProviderServer::Request &asked = portal.requests().first();
+        const FakeProviderServer::Request asked = portal.requests().first();
         QCOMPARE(asked.path, QByteArray("/federation/credentials"));
         QVERIFY(asked.query.contains("account_id=111122223333"));
         QVERIFY(asked.query.contains("role_name=BedrockUser"));
@@ -630,7 +630,7 @@ private Q_SLOTS:
         prepared = renewed.prepare(CancellationToken());
         QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
         QCOMPARE(portal.requests().size(), 4);
-        const FakeProviderServer::Request &refresh = portal.requests().at(2);
+        const FakeProviderServer::Request refresh = portal.requests().at(2);
         QCOMPARE(refresh.path, QByteArray("/token"));
         QCOMPARE(refresh.json.object().value(QStringLiteral("grantType")).toString(),
                  QStringLiteral("refresh_token"));
@@ -673,12 +673,12 @@ private Q_SLOTS:
         QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
         QVERIFY(protocol.prepare(CancellationToken()).ok()); // kept
         QCOMPARE(sts.requests().size(), 2);
-        const FakeProviderServer::Request &hop = sts.requests().at(0);
+        const FakeProviderServer::Request hop = sts.requests().at(0);
         QVERIFY(hop.body.contains("Action=AssumeRole"));
         QVERIFY(hop.body.contains("RoleArn=arn%3Aaws%3Aiam%3A%3A444455556666%3Arole%2FHop"));
         QVERIFY(hop.header("authorization").contains("Credential=AKIDBASE/"));
         QVERIFY(hop.header("authorization").contains("/us-west-2/sts/aws4_request"));
-        const FakeProviderServer::Request &dev = sts.requests().at(1);
+        const FakeProviderServer::Request dev = sts.requests().at(1);
         QVERIFY(dev.body.contains("RoleArn=arn%3Aaws%3Aiam%3A%3A111122223333%3Arole%2FBedrock"));
         QVERIFY(dev.body.contains("ExternalId=xyz-42"));
         QVERIFY(dev.body.contains("RoleSessionName=me"));
@@ -736,7 +736,7 @@ private Q_SLOTS:
         Result<void> prepared = protocol.prepare(CancellationToken());
         QVERIFY2(prepared.ok(), qPrintable(prepared.error()));
         QCOMPARE(sts.requests().size(), 1);
-        const FakeProviderServer::Request &asked = sts.requests().first();
+        const FakeProviderServer::Request asked = sts.requests().first();
         QVERIFY(asked.body.contains("Action=AssumeRoleWithWebIdentity"));
         QVERIFY(asked.body.contains("WebIdentityToken=eyJ-web-identity-token&") ||
                 asked.body.endsWith("WebIdentityToken=eyJ-web-identity-token"));
@@ -793,7 +793,7 @@ private Q_SLOTS:
         QVERIFY(protocol.prepare(CancellationToken()).ok());
         QVERIFY(protocol.prepare(CancellationToken()).ok()); // kept: the second keys last an hour
         QCOMPARE(container.requests().size(), 2);
-        const FakeProviderServer::Request &asked = container.requests().first();
+        const FakeProviderServer::Request asked = container.requests().first();
         QCOMPARE(asked.method, QByteArray("GET"));
         QCOMPARE(asked.path, QByteArray("/v1/credentials"));
         QCOMPARE(asked.header("authorization"), QByteArray("fake-pod-identity-token"));
@@ -882,7 +882,7 @@ private Q_SLOTS:
         QCOMPARE(container.requests().size(), 1);
         QCOMPARE(container.requests().first().header("authorization"), QByteArray("fake-ecs-token"));
         QCOMPARE(sts.requests().size(), 1);
-        const FakeProviderServer::Request &asked = sts.requests().first();
+        const FakeProviderServer::Request asked = sts.requests().first();
         QVERIFY(asked.body.contains("Action=AssumeRole&"));
         QVERIFY(asked.body.contains("RoleArn=arn%3Aaws%3Aiam%3A%3A111122223333%3Arole%2FBedrock"));
         QVERIFY2(asked.header("authorization").contains("Credential=ASIACONTAINER/"),

@@ -156,7 +156,12 @@ SetupWizard::SetupWizard(QWidget *parent)
     QTimer::singleShot(0, m_probe, [probe = m_probe] { probe->start(); });
 }
 
-SetupWizard::~SetupWizard() = default;
+SetupWizard::~SetupWizard()
+{
+    // The URL field loses the focus while the pages are destroyed, after this wizard's own part: its
+    // editingFinished must not reach it then (UBSan saw the call on a half-destroyed wizard).
+    disconnect(m_baseUrl, nullptr, this, nullptr);
+}
 
 void SetupWizard::initializePage(int id)
 {
