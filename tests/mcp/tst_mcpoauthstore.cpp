@@ -19,7 +19,10 @@ McpOAuthCredentials sample()
     credentials.clientId = QStringLiteral("client-7");
     credentials.accessToken = QStringLiteral("access-canary-123");
     credentials.refreshToken = QStringLiteral("refresh-canary-456");
-    credentials.expiresAt = QDateTime::fromSecsSinceEpoch(QDateTime::currentSecsSinceEpoch() + 3600, Qt::UTC);
+    // One expiry for the whole run (found by 20 repeats: a second that ticked between the saved sample and
+    // the one compared with made them differ).
+    static const qint64 expiresAt = QDateTime::currentSecsSinceEpoch() + 3600;
+    credentials.expiresAt = QDateTime::fromSecsSinceEpoch(expiresAt, Qt::UTC);
     return credentials;
 }
 
