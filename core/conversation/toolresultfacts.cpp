@@ -11,12 +11,14 @@
 
 namespace keen {
 
-ToolResultFacts ToolResultFacts::read(const QJsonValue &outputValue)
+ToolResultFacts ToolResultFacts::read(const QString &toolName, const QJsonValue &outputValue)
 {
     ToolResultFacts facts;
+    const bool command = toolName == QLatin1String("bash");
+    const bool fetched = toolName == QLatin1String("web_fetch") || toolName == QLatin1String("call_mcp_tool");
     const QJsonObject output = ToolOutputText::asObject(outputValue);
     if (output.isEmpty()) {
-        if (outputValue.isString())
+        if (command && outputValue.isString())
             facts.commandOutput = outputValue.toString(); // plain text, as some transcripts keep it
         return facts;
     }
@@ -41,13 +43,16 @@ ToolResultFacts ToolResultFacts::read(const QJsonValue &outputValue)
     facts.unchanged = output.value(QLatin1String("unchanged")).toBool();
     facts.bytesWritten = number("bytes_written");
     facts.exitCode = clampedInt(number("exit_code"));
-    facts.commandOutput = ToolOutputText::commandOutput(output);
-    facts.stdoutLines = number("stdout_lines").value_or(0);
-    facts.stderrLines = number("stderr_lines").value_or(0);
-    facts.stderrLinesCounted = output.contains(QLatin1String("stderr_lines"));
-    facts.stderrText = output.value(QLatin1String("stderr")).toString();
+    if (command) {
+        facts.commandOutput = ToolOutputText::commandOutput(output);
+        facts.stdoutLines = number("stdout_lines").value_or(0);
+        facts.stderrLines = number("stderr_lines").value_or(0);
+        facts.stderrLinesCounted = output.contains(QLatin1String("stderr_lines"));
+        facts.stderrText = output.value(QLatin1String("stderr")).toString();
+    }
     facts.statusCode = clampedInt(number("status_code")).value_or(0);
-    facts.content = output.value(QLatin1String("content")).toString();
+    if (fetched)
+        facts.content = output.value(QLatin1String("content")).toString();
     facts.cached = output.value(QLatin1String("cached")).toBool();
     facts.completedTasks = clampedInt(number("completed")).value_or(0);
     facts.failedTasks = clampedInt(number("failed")).value_or(0);

@@ -34,8 +34,8 @@ struct ToolResultFacts
     // write_file.
     bool unchanged = false;
     std::optional<qint64> bytesWritten;
-    // bash: the exit code when there is one, stdout then stderr (ToolOutputText::commandOutput) or a plain
-    // text result, the line counts the tool gives for a long output it cut, and stderr kept whole.
+    // bash: the exit code when there is one (any tool), stdout then stderr (ToolOutputText::commandOutput) or
+    // a plain text result, the line counts the tool gives for a long output it cut, and stderr kept whole.
     std::optional<int> exitCode;
     QString commandOutput;
     qint64 stdoutLines = 0;
@@ -54,8 +54,9 @@ struct ToolResultFacts
     bool operator==(const ToolResultFacts &) const = default;
 
     // An object, or a string of JSON text holding one (a result kept as text); anything else gives no facts
-    // but, for a plain string, the command output.
-    static ToolResultFacts read(const QJsonValue &output);
+    // but, for a plain string of bash, the command output. Only toolName's texts are copied (a read's file
+    // text is never: its card shows the counts).
+    static ToolResultFacts read(const QString &toolName, const QJsonValue &output);
 };
 
 } // namespace keen

@@ -15,6 +15,7 @@
 #include <QThread>
 
 using namespace keen;
+using namespace Qt::StringLiterals;
 
 class TestConversationTypes : public QObject
 {
@@ -295,36 +296,43 @@ void TestConversationTypes::toolResultFactsReadEachToolsResult()
 {
     const auto object = [](const char *json) { return QJsonDocument::fromJson(QByteArray(json)).object(); };
     ToolResultFacts read =
-        ToolResultFacts::read(object(R"({"total_lines":100000,"offset":201,"limit":100})"));
+        ToolResultFacts::read(u"read_file"_s, object(R"({"total_lines":100000,"offset":201,"limit":100})"));
     QVERIFY(read.structured);
     QCOMPARE(read.totalLines, 100000);
     QCOMPARE(read.offset, 201);
     QCOMPARE(read.limit, qint64(100));
-    QCOMPARE(ToolResultFacts::read(object(R"({"total_lines":3})")).offset, 1);
-    QCOMPARE(ToolResultFacts::read(object(R"({"total_lines":3})")).limit, std::nullopt);
-    QCOMPARE(ToolResultFacts::read(object(R"({"count":7})")).count, 7);
-    QCOMPARE(ToolResultFacts::read(object(R"({"unchanged":true})")).unchanged, true);
-    QCOMPARE(ToolResultFacts::read(object(R"({"bytes_written":12})")).bytesWritten, qint64(12));
+    // A read's file text stays in the result: its card shows the counts, nothing of the text is copied.
+    QVERIFY(ToolResultFacts::read(u"read_file"_s, object(R"({"total_lines":1,"content":"1:ab|x"})"))
+                .content.isEmpty());
+    QVERIFY(ToolResultFacts::read(u"read_file"_s, QJsonValue(QStringLiteral("x"))).commandOutput.isEmpty());
+    QCOMPARE(ToolResultFacts::read(u"read_file"_s, object(R"({"total_lines":3})")).offset, 1);
+    QCOMPARE(ToolResultFacts::read(u"read_file"_s, object(R"({"total_lines":3})")).limit, std::nullopt);
+    QCOMPARE(ToolResultFacts::read(u"grep"_s, object(R"({"count":7})")).count, 7);
+    QCOMPARE(ToolResultFacts::read(u"write_file"_s, object(R"({"unchanged":true})")).unchanged, true);
+    QCOMPARE(ToolResultFacts::read(u"write_file"_s, object(R"({"bytes_written":12})")).bytesWritten,
+             qint64(12));
 
     const ToolResultFacts command = ToolResultFacts::read(
-        object(R"({"exit_code":2,"stdout":"built\n","stderr":"warning\n","stdout_lines":5000})"));
+        u"bash"_s, object(R"({"exit_code":2,"stdout":"built\n","stderr":"warning\n","stdout_lines":5000})"));
     QCOMPARE(command.exitCode, 2);
     QCOMPARE(command.commandOutput, QStringLiteral("built\nwarning"));
     QCOMPARE(command.stdoutLines, 5000);
     QCOMPARE(command.stderrLinesCounted, false);
     QCOMPARE(command.stderrText, QStringLiteral("warning\n"));
-    QCOMPARE(ToolResultFacts::read(object(R"({"exit_code":0})")).exitCode, 0);
-    QCOMPARE(ToolResultFacts::read(object(R"({"stdout":""})")).exitCode, std::nullopt);
+    QCOMPARE(ToolResultFacts::read(u"bash"_s, object(R"({"exit_code":0})")).exitCode, 0);
+    QCOMPARE(ToolResultFacts::read(u"bash"_s, object(R"({"stdout":""})")).exitCode, std::nullopt);
 
-    const ToolResultFacts fetched =
-        ToolResultFacts::read(object(R"({"status_code":200,"content":"page","cached":true})"));
+    const ToolResultFacts fetched = ToolResultFacts::read(
+        u"web_fetch"_s, object(R"({"status_code":200,"content":"page","cached":true})"));
     QCOMPARE(fetched.statusCode, 200);
     QCOMPARE(fetched.content, QStringLiteral("page"));
     QCOMPARE(fetched.cached, true);
 
-    const ToolResultFacts delegated = ToolResultFacts::read(object(
-        R"({"completed":1,"failed":1,"results":[{"agent":"reviewer","status":"completed","duration_ms":12000,)"
-        R"("tool_calls":5},{"agent":"tester","status":"failed","error":"timed out after 60 s"}]})"));
+    const ToolResultFacts delegated = ToolResultFacts::read(
+        u"delegate_task"_s,
+        object(
+            R"({"completed":1,"failed":1,"results":[{"agent":"reviewer","status":"completed","duration_ms":12000,)"
+            R"("tool_calls":5},{"agent":"tester","status":"failed","error":"timed out after 60 s"}]})"));
     QCOMPARE(delegated.completedTasks, 1);
     QCOMPARE(delegated.failedTasks, 1);
     QCOMPARE(delegated.delegatedTasks.size(), 2);
@@ -334,11 +342,11 @@ void TestConversationTypes::toolResultFactsReadEachToolsResult()
     QCOMPARE(delegated.delegatedTasks.at(1).error, QStringLiteral("timed out after 60 s"));
 
     // Kept as JSON text, read as the object; plain text is a command's output and nothing else.
-    QCOMPARE(ToolResultFacts::read(QJsonValue(QStringLiteral(R"({"count":4})"))).count, 4);
-    const ToolResultFacts plain = ToolResultFacts::read(QJsonValue(QStringLiteral("just text")));
+    QCOMPARE(ToolResultFacts::read(u"glob"_s, QJsonValue(QStringLiteral(R"({"count":4})"))).count, 4);
+    const ToolResultFacts plain = ToolResultFacts::read(u"bash"_s, QJsonValue(QStringLiteral("just text")));
     QVERIFY(!plain.structured);
     QCOMPARE(plain.commandOutput, QStringLiteral("just text"));
-    QCOMPARE(ToolResultFacts::read(QJsonValue(QJsonValue::Null)), ToolResultFacts());
+    QCOMPARE(ToolResultFacts::read(u"bash"_s, QJsonValue(QJsonValue::Null)), ToolResultFacts());
 }
 
 // Tool results can come from MCP servers and damaged transcripts: a field of the wrong type is absent,
@@ -346,6 +354,7 @@ void TestConversationTypes::toolResultFactsReadEachToolsResult()
 void TestConversationTypes::toolResultFactsTakeNoOddNumberAsIs()
 {
     const ToolResultFacts odd = ToolResultFacts::read(
+        u"bash"_s,
         QJsonDocument::fromJson(
             R"({"total_lines":"12","count":1e300,"exit_code":-1e300,"limit":1e30,"status_code":null,)"
             R"("stdout_lines":-5,"completed":3.7})")

@@ -727,7 +727,8 @@ void TestToolCards::aFetchCardShowsTheUrlItsStatusAndThePage()
     // A small page's size is in bytes.
     QCOMPARE(ToolDisplay::metadata(
                  QStringLiteral("web_fetch"),
-                 ToolResultFacts::read(QJsonObject{{QStringLiteral("status_code"), 203},
+                 ToolResultFacts::read(QStringLiteral("web_fetch"),
+                                       QJsonObject{{QStringLiteral("status_code"), 203},
                                                    {QStringLiteral("content"), QStringLiteral("ok")}})),
              QStringLiteral("203 · 2 bytes"));
 }

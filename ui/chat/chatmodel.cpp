@@ -333,7 +333,7 @@ void ChatModel::toolFinished(const ToolCallInfo &info)
     ChatItem &item = m_items[row];
     item.toolState = info.error.isEmpty() ? ChatItem::ToolState::Done : ChatItem::ToolState::Failed;
     item.toolError = info.error;
-    const ToolResultFacts facts = ToolResultFacts::read(info.output);
+    const ToolResultFacts facts = ToolResultFacts::read(info.name, info.output);
     if (const QString fetched = ToolDisplay::fetchedText(info.name, facts, info.error, &item.toolError);
         !fetched.isEmpty())
         item.output = fetched;
