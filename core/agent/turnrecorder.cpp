@@ -165,6 +165,22 @@ void TurnRecorder::record(const StreamEvent &event)
         }
         seal();
         break;
+    case StreamEvent::Type::ToolRejected:
+        // A call refused before it ran (unknown tool, bad arguments) has no start or end event, but its card
+        // shows live: it is kept as a call that ended at once with its error, so a reopened session shows the
+        // same card. No tool activity, as the reference agent keeps none for it.
+        closeOpenItem();
+        seal();
+        if (event.toolCall) {
+            const ToolCallInfo &call = *event.toolCall;
+            const QJsonValue input =
+                call.input.isEmpty() ? QJsonValue(QJsonValue::Undefined) : QJsonValue(call.input);
+            m_items.append(TranscriptItem::toolStart(call.name, input));
+            m_items.append(
+                TranscriptItem::toolEnd(call.name, input, QJsonValue(QJsonValue::Undefined), call.error, 0));
+        }
+        seal();
+        break;
     default:
         break;
     }

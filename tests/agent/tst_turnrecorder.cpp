@@ -35,6 +35,7 @@ private Q_SLOTS:
     void retryDropsOnlyWhatFollowsTheLastTool();
     void textOffsetIsUtf8BytesBeforeTheTool();
     void checkpointStartsAfresh();
+    void aRefusedCallIsKeptAsACallThatFailedAtOnce();
 };
 
 void TestTurnRecorder::longReplyInSmallChunksMakesOneItem()
@@ -161,4 +162,31 @@ void TestTurnRecorder::checkpointStartsAfresh()
 }
 
 QTEST_GUILESS_MAIN(TestTurnRecorder)
+// Issue 15: every tool call has a card that ends in a final state, also when the session is opened again. A
+// call the loop refuses before it runs sends only ToolRejected; the transcript keeps it as a call that failed
+// at once, without a tool activity (the model's history is unchanged).
+void TestTurnRecorder::aRefusedCallIsKeptAsACallThatFailedAtOnce()
+{
+    TurnRecorder recorder;
+    recorder.record(StreamEvent::chunk(QStringLiteral("Reading.")));
+    ToolCallInfo refused;
+    refused.callId = QStringLiteral("c1");
+    refused.name = QStringLiteral("read_file");
+    refused.input = QJsonObject{{QStringLiteral("bogus"), 1}};
+    refused.error = QStringLiteral("invalid input: unknown parameter \"bogus\"");
+    recorder.record(StreamEvent::tool(StreamEvent::Type::ToolRejected, refused));
+    recorder.record(StreamEvent::chunk(QStringLiteral("Again.")));
+    const RecordedTurn turn = recorder.current();
+    QCOMPARE(turn.transcript.size(), 4);
+    QCOMPARE(turn.transcript.at(0), TranscriptItem::text(QStringLiteral("Reading.")));
+    QCOMPARE(turn.transcript.at(1).kind, TranscriptItem::Kind::ToolStart);
+    QCOMPARE(turn.transcript.at(1).name, QStringLiteral("read_file"));
+    QCOMPARE(turn.transcript.at(2).kind, TranscriptItem::Kind::ToolEnd);
+    QCOMPARE(turn.transcript.at(2).error, refused.error);
+    QCOMPARE(turn.transcript.at(2).input.toObject(), refused.input);
+    QCOMPARE(turn.transcript.at(3), TranscriptItem::text(QStringLiteral("Again.")));
+    QCOMPARE(turn.message, QStringLiteral("Reading.Again."));
+    QVERIFY(turn.turnMemory.toolActivity.isEmpty());
+}
+
 #include "tst_turnrecorder.moc"

@@ -162,6 +162,22 @@ void TestToolCards::rejectedCallGetsAFailedCard()
     QVERIFY(text.indexOf(QStringLiteral("Reading the notes.")) < text.indexOf(QStringLiteral("✗ Read")));
     QVERIFY(text.indexOf(QStringLiteral("✗ Read")) < text.indexOf(QStringLiteral("That call was wrong")));
 
+    // Opened again from disk (the sidebar, --session): the refused call keeps its failed card, in its place
+    // (found by a read against issue 15: the transcript had no trace of it and the card was gone).
+    const QString id = m_session->sessionId();
+    QVERIFY(!id.isEmpty());
+    m_panel->newSession();
+    QCOMPARE(m_panel->model()->rowCount(), 0);
+    QVERIFY(m_session->openSession(id).ok());
+    QTRY_COMPARE(toolCards().size(), 1);
+    QCOMPARE(toolCards().first()->toolState, ChatItem::ToolState::Failed);
+    const QString reopened = m_panel->model()->plainText();
+    QVERIFY2(reopened.contains(QStringLiteral("✗ Read notes.md\n") + why), qPrintable(reopened));
+    QVERIFY(reopened.indexOf(QStringLiteral("Reading the notes.")) <
+            reopened.indexOf(QStringLiteral("✗ Read")));
+    QVERIFY(reopened.indexOf(QStringLiteral("✗ Read")) <
+            reopened.indexOf(QStringLiteral("That call was wrong")));
+
     // Found when tried: a refused or instant call's card said "0ms". Under a millisecond, no time is shown.
     QCOMPARE(ToolDisplay::duration(400 * 1000), QString());
     QCOMPARE(ToolDisplay::duration(2 * 1000 * 1000), QStringLiteral("2ms"));
