@@ -30,6 +30,12 @@ SessionNotifications::SessionNotifications(AgentSession *session, QWidget *windo
                 else
                     notifyIfAway(tr("Compaction did not finish"), message);
             });
+    // With review on, a manual compaction stops at its summary until the person accepts it: someone who
+    // pressed Compact and went elsewhere would otherwise wait for nothing.
+    connect(session, &AgentSession::compactionReviewRequested, this, [this] {
+        notifyIfAway(tr("Summary ready to review"),
+                     tr("Accept, edit or regenerate it before it replaces the conversation."));
+    });
     connect(session, &AgentSession::turnFinished, this,
             [this](AgentSession::TurnOutcome outcome, const QString &error) {
                 if (std::exchange(m_manualCompaction, false))

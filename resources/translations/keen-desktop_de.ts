@@ -2011,6 +2011,14 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <source>Command finished</source>
         <translation>Befehl beendet</translation>
     </message>
+    <message>
+        <source>Summary ready to review</source>
+        <translation>Zusammenfassung zur Prüfung bereit</translation>
+    </message>
+    <message>
+        <source>Accept, edit or regenerate it before it replaces the conversation.</source>
+        <translation>Übernehmen, bearbeiten oder neu erzeugen, bevor sie das Gespräch ersetzt.</translation>
+    </message>
 </context>
 <context>
     <name>keen::SettingsDialog</name>

@@ -3,6 +3,7 @@
 // the taskbar; nothing while the window is active or for a turn the person stopped. Clicking the notification
 // brings the window back with that session. A recording Notifier stands in for D-Bus.
 #include "chat/chatpanel.h"
+#include "chat/compactionreviewdialog.h"
 #include "chat/inputeditor.h"
 #include "mainwindow.h"
 #include "notifier.h"
@@ -191,6 +192,24 @@ void TestNotifications::permissionRequestQuestionAndCompactionNotify()
     QCOMPARE(m_notifier->sent.at(3).summary, QStringLiteral("Context compacted"));
     QCOMPARE(m_notifier->sent.size(), 4);
     QCOMPARE(m_notifier->attention.size(), 4);
+
+    // With review on, the summary waits for the person: that is worth a notification too (found by a read
+    // against issue 15), and cancelling the review from the window is not.
+    m_window->session()->setReviewManualCompaction(true);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nShip the release.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QVERIFY(m_window->session()->compact(QString()).ok());
+    QTRY_COMPARE(m_notifier->sent.size(), 5);
+    QCOMPARE(m_notifier->sent.at(4).summary, QStringLiteral("Summary ready to review"));
+    QCOMPARE(m_notifier->sent.at(4).body,
+             QStringLiteral("Accept, edit or regenerate it before it replaces the conversation."));
+    QCOMPARE(m_notifier->sent.at(4).sessionId, m_window->session()->sessionId());
+    QCOMPARE(m_notifier->attention.size(), 5);
+    auto *review = m_window->findChild<CompactionReviewDialog *>(QStringLiteral("compactionReviewDialog"));
+    QVERIFY(review);
+    QTRY_VERIFY(review->isVisible());
+    review->reject();
+    QTRY_VERIFY(!m_window->session()->isBusy());
 }
 
 void TestNotifications::stoppedTurnDoesNotNotify()
