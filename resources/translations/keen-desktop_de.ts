@@ -2126,6 +2126,10 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <source>Set by --context-window for this run</source>
         <translation>Für diesen Start mit --context-window festgelegt</translation>
     </message>
+    <message>
+        <source>No key stored: the key in use comes from the environment variable %1.</source>
+        <translation>Kein Schlüssel gespeichert: Der verwendete Schlüssel stammt aus der Umgebungsvariable %1.</translation>
+    </message>
 </context>
 <context>
     <name>keen::SetupWizard</name>

@@ -83,6 +83,9 @@ void TestScreenshots::initTestCase()
                        m_env.path(QStringLiteral("qsettings")));
     // The key comes from the environment, so no keychain is needed.
     qputenv("ANTHROPIC_API_KEY", "test-key");
+    // The folders live in the test's home, so the pictures read "~/project" as a person's window does, not
+    // a temporary path.
+    qputenv("HOME", m_env.home().toLocal8Bit());
     m_dir = qEnvironmentVariable("KEEN_SCREENSHOT_DIR", QDir::currentPath() + QStringLiteral("/screenshots"));
     QVERIFY(QDir().mkpath(m_dir));
     QDir().mkpath(m_env.path(QStringLiteral("project")));
@@ -321,6 +324,12 @@ void TestScreenshots::openFolderResult()
     QTRY_VERIFY(m_window->findChild<QLabel *>(QStringLiteral("workspaceLabel"))
                     ->text()
                     .contains(QStringLiteral("webshop")));
+    // The sidebar's "This folder" reads the new folder's list off the GUI thread: the picture waits for it
+    // (it once showed the old folder's sessions under the new folder's name).
+    auto *status = m_window->findChild<SessionBrowserPanel *>()->findChild<QLabel *>(
+        QStringLiteral("sessionStatusLabel"));
+    QVERIFY(status);
+    QTRY_COMPARE(status->text(), QStringLiteral("No saved sessions for this folder."));
     save(QStringLiteral("06-open-folder"));
 }
 

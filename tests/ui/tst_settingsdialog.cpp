@@ -153,6 +153,19 @@ void TestSettingsDialog::storedKeyIsShownMaskedAndCanBeRemoved()
     provider->setCurrentIndex(provider->findData(QStringLiteral("zai")));
     QTRY_COMPARE(stored->text(), QStringLiteral("No key stored."));
     QVERIFY(!remove->isVisible());
+    // Its key comes from the environment: the line says so (under a masked key field, "No key stored"
+    // alone read as a contradiction).
+    const QString variable = ProviderTable::keyEnvironmentVariables(QStringLiteral("zai")).value(0);
+    QVERIFY(!variable.isEmpty());
+    qputenv(variable.toLocal8Bit().constData(), "sk-from-the-environment");
+    provider->setCurrentIndex(provider->findData(QStringLiteral("deepseek")));
+    QTRY_COMPARE(stored->text(), expected);
+    provider->setCurrentIndex(provider->findData(QStringLiteral("zai")));
+    QTRY_COMPARE(stored->text(),
+                 QStringLiteral("No key stored: the key in use comes from the environment variable %1.")
+                     .arg(variable));
+    QVERIFY(!stored->text().contains(QStringLiteral("sk-from")));
+    qunsetenv(variable.toLocal8Bit().constData());
     provider->setCurrentIndex(provider->findData(QStringLiteral("deepseek")));
     QTRY_COMPARE(stored->text(), expected);
 

@@ -40,6 +40,7 @@
 #include <QToolButton>
 #include <QTreeView>
 
+#include <functional>
 #include <thread>
 
 using namespace keen;
@@ -76,6 +77,8 @@ private:
     QString folder(const QString &name) const;
     void send(const QString &text);
     QStringList recentMenuFolders() const;
+    // The titles of the sessions the sidebar lists, in its order.
+    QStringList listedSessions() const;
     // The last event of a session's transcript, as compact JSON.
     static QByteArray lastEventOf(const QString &sessionId);
 
@@ -165,8 +168,32 @@ QStringList TestWorkspaces::recentMenuFolders() const
     return folders;
 }
 
+QStringList TestWorkspaces::listedSessions() const
+{
+    QStringList titles;
+    const auto *tree = m_window->findChild<QTreeView *>(QStringLiteral("sessionTree"));
+    const QAbstractItemModel *model = tree->model();
+    std::function<void(const QModelIndex &)> walk = [&](const QModelIndex &parent) {
+        for (int row = 0; row < model->rowCount(parent); ++row) {
+            const QModelIndex index = model->index(row, 0, parent);
+            if (!index.data(SessionListModel::SessionIdRole).toString().isEmpty())
+                titles << index.data(SessionListModel::TitleRole).toString();
+            walk(index);
+        }
+    };
+    walk(QModelIndex());
+    return titles;
+}
+
 void TestWorkspaces::openFolderActionOpensTheChosenFolder()
 {
+    // A conversation in the folder the window started in: the sidebar's "This folder" lists it.
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Hello from alpha.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("hi alpha"));
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QTRY_COMPARE(listedSessions(), QStringList{QStringLiteral("hi alpha")});
+
     const QString beta = folder(QStringLiteral("beta"));
     auto *openFolder = m_window->findChild<QAction *>(QStringLiteral("openFolderAction"));
     QVERIFY(openFolder);
@@ -193,6 +220,11 @@ void TestWorkspaces::openFolderActionOpensTheChosenFolder()
     QVERIFY(browser);
     QCOMPARE(browser->workspace(), beta);
     QCOMPARE(browser->scope(), SessionBrowserPanel::Scope::Workspace);
+    // It lists the new folder's sessions, none yet, once its list is read (the screenshot of this moment
+    // once showed alpha's sessions under beta's name: it was taken while the list was still being read).
+    auto *status = browser->findChild<QLabel *>(QStringLiteral("sessionStatusLabel"));
+    QTRY_COMPARE(status->text(), QStringLiteral("No saved sessions for this folder."));
+    QCOMPARE(listedSessions(), QStringList());
     QCOMPARE(recentMenuFolders(), QStringList{folder(QStringLiteral("alpha"))}); // the folder left
     const auto settings = Settings::load();
     QVERIFY2(settings.ok(), qPrintable(settings.error()));
@@ -204,6 +236,7 @@ void TestWorkspaces::openFolderActionOpensTheChosenFolder()
                        ScriptedLlmClient::event(StreamEvent::done())});
     send(QStringLiteral("hi beta"));
     QTRY_VERIFY(!m_window->session()->isBusy());
+    QTRY_COMPARE(listedSessions(), QStringList{QStringLiteral("hi beta")});
     const auto loaded = SessionStore().load(m_window->session()->sessionId());
     QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
     QCOMPARE(loaded->session.workspace, beta);

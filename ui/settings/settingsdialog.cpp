@@ -2,6 +2,7 @@
 
 #include "agent/connectiontest.h"
 #include "config/secretstore.h"
+#include "providers/providertable.h"
 #include "settings/chatgptsigninrow.h"
 #include "settings/contextwindowspinbox.h"
 #include "settings/modelcombobox.h"
@@ -319,8 +320,17 @@ void SettingsDialog::refreshStoredKey()
         }
         switch (stored->location) {
         case StoredKey::Location::None:
-            m_storedKey->setText(inSettings ? tr("Set in settings.json (api_key or api_key_helper).")
-                                            : tr("No key stored."));
+            if (inSettings) {
+                m_storedKey->setText(tr("Set in settings.json (api_key or api_key_helper)."));
+            } else if (const QString variable = keyVariableSet(); !variable.isEmpty()) {
+                // The key field may show that key masked: say where it comes from, or "No key stored" under
+                // a filled field reads as a contradiction.
+                m_storedKey->setText(
+                    tr("No key stored: the key in use comes from the environment variable %1.")
+                        .arg(variable));
+            } else {
+                m_storedKey->setText(tr("No key stored."));
+            }
             return;
         case StoredKey::Location::Keychain:
             m_storedKey->setText(tr("Stored in keychain %1").arg(stored->hint));
@@ -334,6 +344,17 @@ void SettingsDialog::refreshStoredKey()
         m_removeKey->setVisible(true);
         m_removeKey->setEnabled(true);
     });
+}
+
+QString SettingsDialog::keyVariableSet() const
+{
+    const QStringList variables =
+        ProviderTable::keyEnvironmentVariables(m_provider->currentData().toString());
+    for (const QString &variable : variables) {
+        if (!qEnvironmentVariableIsEmpty(variable.toLocal8Bit().constData()))
+            return variable;
+    }
+    return {};
 }
 
 void SettingsDialog::removeStoredKey()

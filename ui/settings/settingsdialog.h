@@ -81,6 +81,8 @@ private:
     void onProviderChanged();
     // Asks (off the GUI thread) whether the app holds a key for the current provider and shows its hint.
     void refreshStoredKey();
+    // The first of the provider's key environment variables that is set, empty when none is.
+    QString keyVariableSet() const;
     void removeStoredKey();
     void onModelChanged();
     // The window without a providers.<id>.context_window of the chosen provider, and with it.
