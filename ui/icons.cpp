@@ -17,12 +17,25 @@ constexpr QLatin1String kPaper("#ffffff");
 
 QStringList Icons::names()
 {
-    return {QStringLiteral("document-new"),         QStringLiteral("folder-open"),
-            QStringLiteral("document-open-recent"), QStringLiteral("edit-clear-history"),
-            QStringLiteral("process-stop"),         QStringLiteral("keen-compact"),
-            QStringLiteral("sidebar-show"),         QStringLiteral("preferences-system"),
-            QStringLiteral("application-exit"),     QStringLiteral("help-about"),
-            QStringLiteral("help-contents"),        QStringLiteral("keen-context")};
+    return {QStringLiteral("document-new"),
+            QStringLiteral("folder-open"),
+            QStringLiteral("document-open-recent"),
+            QStringLiteral("edit-clear-history"),
+            QStringLiteral("process-stop"),
+            QStringLiteral("keen-compact"),
+            QStringLiteral("sidebar-show"),
+            QStringLiteral("preferences-system"),
+            QStringLiteral("application-exit"),
+            QStringLiteral("help-about"),
+            QStringLiteral("help-contents"),
+            QStringLiteral("keen-context"),
+            QStringLiteral("edit-undo"),
+            QStringLiteral("edit-find"),
+            QStringLiteral("go-down"),
+            QStringLiteral("go-up"),
+            QStringLiteral("zoom-in"),
+            QStringLiteral("zoom-out"),
+            QStringLiteral("zoom-original")};
 }
 
 void Icons::setPreferBundled(bool prefer)

@@ -354,6 +354,7 @@ void MainWindow::createActions()
     m_undoCompactionAction->setToolTip(
         tr("Undo the latest compaction: the conversation continues from before it, later turns kept"));
     m_undoCompactionAction->setEnabled(false);
+    setIconName(m_undoCompactionAction, QStringLiteral("edit-undo"));
     connect(m_undoCompactionAction, &QAction::triggered, m_chat, [this] { m_chat->undoCompaction(); });
 
     // Ctrl+C: the editor and the transcript copy a selection first and interrupt otherwise.
@@ -460,6 +461,9 @@ void MainWindow::createMenus()
     setIconName(contextAction, QStringLiteral("keen-context"));
     sessionMenu->addSeparator();
     sessionMenu->addActions({m_chat->findAction(), m_chat->findNextAction(), m_chat->findPreviousAction()});
+    setIconName(m_chat->findAction(), QStringLiteral("edit-find"));
+    setIconName(m_chat->findNextAction(), QStringLiteral("go-down"));
+    setIconName(m_chat->findPreviousAction(), QStringLiteral("go-up"));
 
     // Filled in installSessionBrowser(), which makes the Sessions toggle.
     QMenu *viewMenu = menuBar()->addMenu(tr("&View"));
@@ -694,6 +698,9 @@ void MainWindow::installSessionBrowser()
         view->addAction(m_showThinkingAction);
         view->addSeparator();
         view->addActions({m_chat->zoomInAction(), m_chat->zoomOutAction(), m_chat->zoomResetAction()});
+        setIconName(m_chat->zoomInAction(), QStringLiteral("zoom-in"));
+        setIconName(m_chat->zoomOutAction(), QStringLiteral("zoom-out"));
+        setIconName(m_chat->zoomResetAction(), QStringLiteral("zoom-original"));
         view->addSeparator();
         QMenu *schemes = view->addMenu(tr("&Color Scheme"));
         schemes->setObjectName(QStringLiteral("colorSchemeMenu"));

@@ -727,6 +727,15 @@ void TestMainWindow::toolbarAndMenuActionsHaveIcons()
         QVERIFY2(!action->icon().isNull(), qPrintable(name));
         QVERIFY2(!action->icon().pixmap(22, 22).isNull(), qPrintable(name));
     }
+    // The menus' other actions with a freedesktop name (found missing by a read against issue 15).
+    ChatPanel *chat = m_window->chatPanel();
+    for (QAction *action : {m_window->findChild<QAction *>(QStringLiteral("undoCompactionAction")),
+                            chat->findAction(), chat->findNextAction(), chat->findPreviousAction(),
+                            chat->zoomInAction(), chat->zoomOutAction(), chat->zoomResetAction()}) {
+        QVERIFY(action);
+        QVERIFY2(!action->icon().isNull(), qPrintable(action->text()));
+        QVERIFY2(!action->icon().pixmap(16, 16).isNull(), qPrintable(action->text()));
+    }
     // Every name has its bundled fallback, for desktops whose icon theme lacks it.
     for (const QString &name : Icons::names())
         QVERIFY2(!Icons::bundled(name, m_window->palette()).isNull(), qPrintable(name));
