@@ -10,7 +10,29 @@
 #include "translations.h"
 
 #include <QApplication>
+#include <QMessageBox>
 #include <QTextStream>
+
+#include <unistd.h>
+
+namespace {
+
+// Says why the window cannot open. Started from a menu or a file manager (a launcher passes a startup id,
+// StartupNotify in the desktop file), nobody sees stderr and the window would just not appear: a dialog says
+// it too.
+int failToStart(const QString &error)
+{
+    QTextStream(stderr) << "Error: " << error << "\n\n" << keen::usageText();
+    qWarning("Keen Desktop did not start: %s", qUtf8Printable(error));
+    const bool fromLauncher =
+        qEnvironmentVariableIsSet("DESKTOP_STARTUP_ID") || qEnvironmentVariableIsSet("XDG_ACTIVATION_TOKEN");
+    if (fromLauncher && !isatty(STDERR_FILENO))
+        QMessageBox::critical(nullptr, QApplication::translate("main", "Keen Desktop"),
+                              QApplication::translate("main", "Keen Desktop could not start: %1").arg(error));
+    return 1;
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -30,15 +52,11 @@ int main(int argc, char **argv)
     }
     keen::LogFile::install(keen::LogFile::defaultFolder(), logLevel);
     auto options = keen::LaunchOptions::parse(app.arguments());
-    if (!options) {
-        QTextStream(stderr) << "Error: " << options.error() << "\n\n" << keen::usageText();
-        return 1;
-    }
+    if (!options)
+        return failToStart(options.error());
     // `keen-desktop DIR` (and the file manager's "Open With", %F in the desktop file) opens that folder.
-    if (const auto folder = options->takeFolderArgument(); !folder) {
-        QTextStream(stderr) << "Error: " << folder.error() << "\n\n" << keen::usageText();
-        return 1;
-    }
+    if (const auto folder = options->takeFolderArgument(); !folder)
+        return failToStart(folder.error());
     keen::MainWindow window(*options);
     // SIGTERM (a logout, `kill`) and SIGINT end the window as Quit does, after the running turn is stopped
     // and saved: by default they killed it with the turn unsaved. The watcher's grace still ends a hung one.

@@ -2293,4 +2293,15 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <translation>Keine Daten vom Anbieter seit %1 s; Esc bricht ab</translation>
     </message>
 </context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Keen Desktop</source>
+        <translation>Keen Desktop</translation>
+    </message>
+    <message>
+        <source>Keen Desktop could not start: %1</source>
+        <translation>Keen Desktop konnte nicht starten: %1</translation>
+    </message>
+</context>
 </TS>

@@ -68,6 +68,7 @@ class TestWindowLaunch : public QObject
 private Q_SLOTS:
     void headlessProgramLoadsNoWindowLibrary();
     void windowArgumentsReachTheWindowProgram();
+    void aBadFolderFromALauncherIsSaidInADialog();
     void aMissingWindowProgramIsAClearError();
     void theKeychainModuleIsFoundOrNamed();
     void theWindowQuitsCleanlyOnATerminationSignal();
@@ -110,6 +111,29 @@ void TestWindowLaunch::windowArgumentsReachTheWindowProgram()
     QVERIFY2(outcome.err.contains("--no-such-option"), outcome.err.constData());
     QVERIFY2(outcome.err.contains("keen-desktop run"), outcome.err.constData()); // the usage text
     QVERIFY2(!outcome.err.contains("cannot start the window"), outcome.err.constData());
+}
+
+// Started from a menu or a file manager ("Open With" on something that is not a folder), nobody reads stderr:
+// the window program says why in a dialog and waits for the person, instead of not appearing at all.
+void TestWindowLaunch::aBadFolderFromALauncherIsSaidInADialog()
+{
+    QTemporaryDir home;
+    QProcessEnvironment environment = environmentWith(home.path());
+    environment.insert(QStringLiteral("DESKTOP_STARTUP_ID"), QStringLiteral("keen-test_TIME0"));
+    QProcess process;
+    process.setProcessEnvironment(environment);
+    const QString missing = home.filePath(QStringLiteral("no-such-project"));
+    process.start(QStringLiteral(KEEN_BINARY_PATH), {missing});
+    QVERIFY(process.waitForStarted());
+    // The error is on stderr at once; the program then waits in its dialog (offscreen here) for OK.
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += process.readAllStandardError()).contains("is not a folder") ||
+                                 process.state() == QProcess::NotRunning,
+                             20000);
+    QVERIFY2(err.contains(QByteArray(missing.toUtf8() + " is not a folder")), err.constData());
+    QVERIFY2(!process.waitForFinished(1500), "exited without waiting for the person");
+    process.kill();
+    process.waitForFinished();
 }
 
 void TestWindowLaunch::aMissingWindowProgramIsAClearError()
