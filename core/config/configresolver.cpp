@@ -1,5 +1,6 @@
 #include "config/configresolver.h"
 
+#include "base/controlcharacters.h"
 #include "providers/providertable.h"
 
 #include <QCoreApplication>
@@ -12,12 +13,11 @@ namespace {
 
 const QString kOpenAiCompatible = QStringLiteral("openai-compatible");
 
-// A line break in a header would start another header on the wire (issue 14).
+// A line break in a header would start another header on the wire (issue 14); C1 controls and U+2028/9
+// too (ControlCharacters).
 bool hasControlCharacter(const QString &text)
 {
-    return std::any_of(text.cbegin(), text.cend(), [](QChar c) {
-        return (c.unicode() < 0x20 && c != QLatin1Char('\t')) || c.unicode() == 0x7f;
-    });
+    return ControlCharacters::in(text);
 }
 
 // Never quotes the key, only where it came from.

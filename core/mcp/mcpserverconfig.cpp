@@ -1,5 +1,6 @@
 #include "mcp/mcpserverconfig.h"
 
+#include "base/controlcharacters.h"
 #include "base/regularfile.h"
 
 #include <QDir>
@@ -50,11 +51,7 @@ QString headerProblem(const QByteArray &name, const QByteArray &value)
         return McpServerConfig::tr("the header name \"%1\" is not valid (letters, digits and "
                                    "!#$%&'*+-.^_`|~ only)")
             .arg(QString::fromLatin1(name).left(80));
-    const bool control = std::any_of(value.cbegin(), value.cend(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return (u < 0x20 && c != '\t') || u == 0x7f;
-    });
-    if (control)
+    if (ControlCharacters::inUtf8(value))
         return McpServerConfig::tr("the value of the header \"%1\" holds a line break or another control "
                                    "character")
             .arg(QString::fromLatin1(name));

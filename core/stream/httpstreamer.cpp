@@ -1,6 +1,7 @@
 #include "stream/httpstreamer.h"
 
 #include "base/cancellationwatch.h"
+#include "base/controlcharacters.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -52,11 +53,8 @@ QString HttpStreamer::checkHeaders(const HeaderList &headers)
                                                "the header name \"%1\" is not valid (letters, digits and "
                                                "!#$%&'*+-.^_`|~ only); check \"headers\" in settings.json")
                 .arg(printableName(name));
-        const bool valueOk = std::none_of(value.cbegin(), value.cend(), [](char c) {
-            const auto u = static_cast<unsigned char>(c);
-            return (u < 0x20 && c != '\t') || u == 0x7f;
-        });
-        if (!valueOk)
+        // C1 controls (NEL) and U+2028/9 as well: Qt would send them MIME-encoded, a parser may split there.
+        if (ControlCharacters::inUtf8(value))
             return QCoreApplication::translate(
                        "HttpStreamer",
                        "the value of the header \"%1\" contains a line break or another control character, "

@@ -1,6 +1,7 @@
 // Building a ClientConfig from settings, registry, keys and launch flags.
 #include "config/configresolver.h"
 #include "sourceregistry.h"
+#include "stream/httpstreamer.h"
 #include "testenvironment.h"
 
 #include <QFile>
@@ -64,6 +65,7 @@ private Q_SLOTS:
     void keyComesFromTheSecretStore();
     void controlCharactersInHeadersOrKeyAreRefused_data();
     void controlCharactersInHeadersOrKeyAreRefused();
+    void theLastCheckBeforeTheWireRefusesC1AndLineSeparators();
     void noProviderOrUnknownProviderIsAnError();
     void asyncResolveDeliversOnContext();
 };
@@ -274,6 +276,27 @@ void TestConfigResolver::controlCharactersInHeadersOrKeyAreRefused_data()
                                  << QStringLiteral("x-team");
     QTest::newRow("NUL in value") << QStringLiteral("x-team") << QString(QChar(0)) << good
                                   << QStringLiteral("x-team");
+    // C1 controls and the Unicode line and paragraph separators were sent MIME-encoded (issue 14).
+    QTest::newRow("NEL (U+0085) in value")
+        << QStringLiteral("x-team") << QStringLiteral("core\u0085X-Injected: 1") << good
+        << QStringLiteral("x-team");
+    QTest::newRow("U+0080 in value") << QStringLiteral("x-team") << QStringLiteral("core\u0080") << good
+                                     << QStringLiteral("x-team");
+    QTest::newRow("U+009F in value") << QStringLiteral("x-team") << QStringLiteral("core\u009f") << good
+                                     << QStringLiteral("x-team");
+    QTest::newRow("DEL in value") << QStringLiteral("x-team") << QStringLiteral("core\u007f") << good
+                                  << QStringLiteral("x-team");
+    QTest::newRow("U+2028 in value") << QStringLiteral("x-team") << QStringLiteral("core\u2028X-Injected: 1")
+                                     << good << QStringLiteral("x-team");
+    QTest::newRow("U+2029 in value") << QStringLiteral("x-team") << QStringLiteral("core\u2029") << good
+                                     << QStringLiteral("x-team");
+    QTest::newRow("NEL in name") << QStringLiteral("x-team\u0085X-Injected") << QStringLiteral("core") << good
+                                 << QStringLiteral("headers");
+    QTest::newRow("accents and CJK in value are fine")
+        << QStringLiteral("x-team") << QStringLiteral("Grüße 日本") << good << QString();
+    QTest::newRow("NEL in key") << QStringLiteral("x-team") << QStringLiteral("core")
+                                << QByteArray("sk-canary-bad\xc2\x85X-Injected: 1")
+                                << QStringLiteral("ANTHROPIC_API_KEY");
     QTest::newRow("LF in name") << QStringLiteral("x-team\nX-Injected") << QStringLiteral("core") << good
                                 << QStringLiteral("headers");
     QTest::newRow("colon in name") << QStringLiteral("x-team: evil") << QStringLiteral("core") << good
@@ -309,6 +332,22 @@ void TestConfigResolver::controlCharactersInHeadersOrKeyAreRefused()
     QVERIFY2(resolved.error().contains(expected), qPrintable(resolved.error()));
     // The key itself is never quoted back.
     QVERIFY2(!resolved.error().contains(QStringLiteral("sk-canary")), qPrintable(resolved.error()));
+}
+
+void TestConfigResolver::theLastCheckBeforeTheWireRefusesC1AndLineSeparators()
+{
+    // Every header of every request passes HttpStreamer::checkHeaders (a key from a helper or the keychain
+    // included): a NEL or U+2028 there is refused with the message a line break gets, naming the header.
+    for (const QByteArray &value : {QByteArray("Bearer sk\xc2\x85X-Injected: 1"),
+                                    QByteArray("sk\xe2\x80\xa8x"), QByteArray("sk\xe2\x80\xa9x"),
+                                    QByteArray("sk\xc2\x9fx"), QByteArray("sk\x7f"), QByteArray("sk\nx")}) {
+        const QString error = HttpStreamer::checkHeaders({{"authorization", value}});
+        QVERIFY2(error.contains(QLatin1String("\"authorization\" contains a line break or another control")),
+                 qPrintable(error));
+    }
+    QCOMPARE(HttpStreamer::checkHeaders({{"x-team", "Gr\xc3\xbc\xc3\x9f"
+                                                    "e\tok"}}),
+             QString());
 }
 
 void TestConfigResolver::noProviderOrUnknownProviderIsAnError()
