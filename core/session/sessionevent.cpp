@@ -3,7 +3,9 @@
 #include "base/jsonlist.h"
 
 #include <QJsonArray>
+#include <QLocale>
 #include <QRegularExpression>
+#include <QVariant>
 
 #include <cmath>
 
@@ -345,6 +347,22 @@ QJsonObject SessionEvent::toJson() const
     return object;
 }
 
+namespace {
+
+// A number as the file has it, as near as the parsed value allows: an integer that fits 64 bits exactly
+// (2^63 - 1 read as a double printed 9223372036854775808), a whole double in full, else its shortest form.
+QString writtenNumber(const QJsonValue &value)
+{
+    if (value.toVariant().typeId() == QMetaType::LongLong)
+        return QString::number(value.toInteger());
+    const double number = value.toDouble();
+    if (number == std::floor(number) && std::fabs(number) < 1e21)
+        return QString::number(number, 'f', 0);
+    return QString::number(number, 'g', QLocale::FloatingPointShortest);
+}
+
+} // namespace
+
 std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object, QString *problem)
 {
     auto invalid = [problem](const QString &why) -> std::optional<SessionEvent> {
@@ -358,8 +376,7 @@ std::optional<SessionEvent> SessionEvent::fromJson(const QJsonObject &object, QS
         return invalid(tr("it has no seq"));
     // Beyond 2^53 a JSON number is no longer exact, and the next event's seq could not be written above it.
     if (seqNumber < 1 || seqNumber > double(MaxSeq) || seqNumber != std::floor(seqNumber))
-        return invalid(
-            tr("its seq %1 is not a whole number from 1 to 2^53").arg(QString::number(seqNumber, 'g', 20)));
+        return invalid(tr("its seq %1 is not a whole number from 1 to 2^53").arg(writtenNumber(seqValue)));
 
     SessionEvent event;
     event.seq = quint64(seqNumber);
