@@ -519,10 +519,15 @@ QString AgentSession::Private::estimatedSystemPrompt()
 
 StreamRunner::Prepare AgentSession::Private::systemPromptOnWorker() const
 {
-    return [workspace = workspace, dataDir = dataDirectory(), mode = mode](MessageList &messages) {
+    return [workspace = workspace, dataDir = dataDirectory(),
+            mode = mode](MessageList &messages, const StreamRunner::Notify &notify) {
         for (Message &message : messages) {
             if (message.role == Message::Role::System && message.content.isEmpty()) {
-                message.content = SystemPromptBuilder::build(workspace, dataDir, mode);
+                QStringList warnings;
+                message.content = SystemPromptBuilder::build(workspace, dataDir, mode, &warnings);
+                // A memory or instructions file that could not be read: said, and the turn goes on.
+                for (const QString &warning : std::as_const(warnings))
+                    notify(StreamEvent::notice(warning));
                 return true;
             }
         }
@@ -547,12 +552,13 @@ void AgentSession::Private::startStream(const MessageList &request, const Stream
     if (userMessage) {
         // The worker, not this thread, waits for the person's words to be on disk before they are sent; after
         // a failed write nothing is sent (finishTurn reports why).
-        prepare = [written = *userMessage, prepare](MessageList &messages) {
+        prepare = [written = *userMessage, prepare](MessageList &messages,
+                                                    const StreamRunner::Notify &notify) {
             QFuture<Result<QList<quint64>>> waited = written;
             waited.waitForFinished();
             if (!waited.result())
                 return false;
-            return prepare ? prepare(messages) : true;
+            return prepare ? prepare(messages, notify) : true;
         };
     }
     // Parented too, so a runner released to deleteLater() is still deleted with the session.

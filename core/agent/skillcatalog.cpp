@@ -40,7 +40,7 @@ QJsonObject readConfig(const QString &path)
 
 // Shipped skills are files in the program; the model reads skills with read_file, so they are copied to the
 // data folder. Rewritten only when the program's copy differs (a newer version of the app).
-void installBundled(const QString &dataDir, QStringList &warnings)
+void installBundled(const QString &dataDir, QStringList &warnings, QStringList &unreadable)
 {
     const QDir resources(BundledResources);
     const QString target = QDir(dataDir).filePath(QStringLiteral("skills/bundled"));
@@ -51,10 +51,16 @@ void installBundled(const QString &dataDir, QStringList &warnings)
         const QByteArray bytes = source.readAll();
         const QString folder = target + QLatin1Char('/') + name;
         const QString path = folder + QStringLiteral("/SKILL.md");
-        QFile existing(path);
-        if (existing.open(QIODevice::ReadOnly) && existing.readAll() == bytes)
+        // Never waits on a FIFO in the copy's place; what is not a regular file is named and left alone.
+        const RegularFile::Read existing = RegularFile::read(path, SkillCatalog::MaxSkillBytes);
+        if (existing.ok() && existing.bytes == bytes)
             continue;
-        existing.close();
+        if (existing.problem == RegularFile::Problem::NotRegular) {
+            warnings.append(
+                SkillCatalog::tr("Cannot install the bundled skill %1: %2").arg(name, existing.error));
+            unreadable.append(warnings.constLast());
+            continue;
+        }
         QSaveFile file(path);
         if (const Result<void> made = PrivateFolder::ensure(folder); !made) {
             warnings.append(
@@ -81,7 +87,7 @@ SkillCatalog SkillCatalog::discover(const QString &workspace, const QString &dat
 {
     SkillCatalog catalog;
     if (!dataDir.isEmpty())
-        installBundled(dataDir, catalog.m_warnings);
+        installBundled(dataDir, catalog.m_warnings, catalog.m_unreadable);
     // Without a data folder nothing is switched off (and no relative path is read).
     const QJsonObject enabled =
         dataDir.isEmpty() ? QJsonObject()
@@ -98,6 +104,7 @@ SkillCatalog SkillCatalog::discover(const QString &workspace, const QString &dat
             const Result<QByteArray> bytes = FrontMatter::readFile(path, MaxSkillBytes);
             if (!bytes) {
                 catalog.m_warnings.append(bytes.error());
+                catalog.m_unreadable.append(bytes.error());
                 continue;
             }
             Result<Skill> parsed = parse(path, *bytes);

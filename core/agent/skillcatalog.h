@@ -55,6 +55,9 @@ public:
     const QList<Skill> &skills() const { return m_skills; }
     // Duplicates, front matter that is missing or wrong, files that cannot be read: each names the file.
     const QStringList &warnings() const { return m_warnings; }
+    // Of those, the files that could not be read (a FIFO, a device, too large): a run says these, since a
+    // skill the person wrote is missing from the turn without them knowing.
+    const QStringList &unreadableFiles() const { return m_unreadable; }
     std::optional<Skill> find(const QString &name) const;
     // `/<name> [arguments]` naming a skill of this catalog: its activation text, or an error for a disabled
     // skill; nullopt when text names no skill (a prompt that starts with a path, say).
@@ -69,6 +72,7 @@ public:
 private:
     QList<Skill> m_skills;
     QStringList m_warnings;
+    QStringList m_unreadable;
 };
 
 } // namespace keen

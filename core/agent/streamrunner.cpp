@@ -67,7 +67,7 @@ void StreamRunner::start(std::shared_ptr<LlmClient> client, const MessageList &m
     m_job = job;
     m_worker.post([this, job, client, messages, tools, options, cancel, prepare] {
         MessageList request = messages;
-        if (!prepare || prepare(request))
+        if (!prepare || prepare(request, [this](const StreamEvent &event) { post(event); }))
             client->streamChat(request, tools.get(), options, cancel,
                                [this](const StreamEvent &event) { post(event); });
         job->finished = true;

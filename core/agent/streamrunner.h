@@ -46,8 +46,10 @@ public:
 
     // prepare, when set, runs on the worker before the request is sent (work that reads files, such as the
     // system prompt's project instructions, stays off the caller's thread). When it returns false nothing is
-    // sent and the run finishes at once.
-    using Prepare = std::function<bool(MessageList &messages)>;
+    // sent and the run finishes at once. notify delivers an event (a notice about a file it could not read)
+    // in order with the run's own.
+    using Notify = std::function<void(const StreamEvent &event)>;
+    using Prepare = std::function<bool(MessageList &messages, const Notify &notify)>;
     void start(std::shared_ptr<LlmClient> client, const MessageList &messages,
                std::shared_ptr<const ToolRegistry> tools, const StreamOptions &options,
                const CancellationToken &cancel, Prepare prepare = {});

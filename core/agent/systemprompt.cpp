@@ -3,6 +3,8 @@
 #include "agent/skillcatalog.h"
 #include "agent/subagentcatalog.h"
 
+#include "base/regularfile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -65,12 +67,17 @@ QString SystemPromptBuilder::basePrompt()
         "Add .keen/ to .gitignore if you want it private.");
 }
 
-QString SystemPromptBuilder::readCapped(const QString &path, qsizetype cap)
+QString SystemPromptBuilder::readCapped(const QString &path, qsizetype cap, QStringList *warnings)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    // Project files are untrusted: a FIFO named MEMORY.md must not hang the turn, /dev/zero must not fill
+    // memory. Only the first cap + 1 bytes of a regular file are read.
+    const RegularFile::Read read = RegularFile::readHead(path, cap + 1);
+    if (!read.ok()) {
+        if (warnings && read.problem != RegularFile::Problem::Missing)
+            warnings->append(tr("%1; it is left out of the system prompt").arg(read.error));
         return {};
-    QByteArray bytes = file.read(cap + 1);
+    }
+    QByteArray bytes = read.bytes;
     if (bytes.size() <= cap)
         return QString::fromUtf8(bytes);
     bytes.truncate(cap);
@@ -103,13 +110,15 @@ QString SystemPromptBuilder::findInstructionsFile(const QString &workspace)
     }
 }
 
-QString SystemPromptBuilder::projectInstructions(const QString &workspace)
+QString SystemPromptBuilder::projectInstructions(const QString &workspace, QStringList *warnings)
 {
     const QString path = findInstructionsFile(workspace);
     if (path.isEmpty())
         return {};
-    return QStringLiteral("# Project Instructions (from %1)\n\n%2")
-        .arg(path, readCapped(path, InstructionsCap));
+    const QString text = readCapped(path, InstructionsCap, warnings);
+    if (text.isEmpty())
+        return {}; // replaced by something unreadable since it was found
+    return QStringLiteral("# Project Instructions (from %1)\n\n%2").arg(path, text);
 }
 
 QString SystemPromptBuilder::globalMemoryPath(const QString &dataDir)
@@ -122,17 +131,18 @@ QString SystemPromptBuilder::projectMemoryPath(const QString &workspace)
     return QDir(workspace).filePath(QStringLiteral(".keen/MEMORY.md"));
 }
 
-QString SystemPromptBuilder::memorySection(const QString &workspace, const QString &dataDir)
+QString SystemPromptBuilder::memorySection(const QString &workspace, const QString &dataDir,
+                                           QStringList *warnings)
 {
     QStringList parts;
     if (!dataDir.isEmpty()) {
         const QString path = globalMemoryPath(dataDir);
-        const QString global = readCapped(path, GlobalMemoryCap).trimmed();
+        const QString global = readCapped(path, GlobalMemoryCap, warnings).trimmed();
         if (!global.isEmpty())
             parts.append(QStringLiteral("## Global memory (%1)\n\n%2").arg(path, global));
     }
     const QString path = projectMemoryPath(workspace);
-    const QString project = readCapped(path, ProjectMemoryCap).trimmed();
+    const QString project = readCapped(path, ProjectMemoryCap, warnings).trimmed();
     if (!project.isEmpty())
         parts.append(QStringLiteral("## Project memory (%1)\n\n%2").arg(path, project));
     if (parts.isEmpty())
@@ -140,21 +150,24 @@ QString SystemPromptBuilder::memorySection(const QString &workspace, const QStri
     return QStringLiteral("# Memory\n\n") + parts.join(QStringLiteral("\n\n"));
 }
 
-QString SystemPromptBuilder::build(const QString &workspace, const QString &dataDir, AgentMode mode)
+QString SystemPromptBuilder::build(const QString &workspace, const QString &dataDir, AgentMode mode,
+                                   QStringList *warnings)
 {
     const QString absolute = QFileInfo(workspace).absoluteFilePath();
     QString prompt = basePrompt() + QStringLiteral("\n\nWorking directory: ") + absolute;
-    if (const QString instructions = projectInstructions(absolute); !instructions.isEmpty())
+    if (const QString instructions = projectInstructions(absolute, warnings); !instructions.isEmpty())
         prompt += QStringLiteral("\n\n") + instructions;
     // The enabled skills, read again for every request like the files around them (S33).
-    if (const QString skills = SkillCatalog::discover(absolute, dataDir, QDir::homePath()).promptSection();
-        !skills.isEmpty())
+    const SkillCatalog catalog = SkillCatalog::discover(absolute, dataDir, QDir::homePath());
+    if (warnings)
+        warnings->append(catalog.unreadableFiles());
+    if (const QString skills = catalog.promptSection(); !skills.isEmpty())
         prompt += QStringLiteral("\n\n") + skills;
     if (const QString subagents =
             SubagentCatalog::discover(absolute, dataDir, QDir::homePath()).promptSection();
         !subagents.isEmpty())
         prompt += QStringLiteral("\n\n") + subagents;
-    if (const QString memory = memorySection(absolute, dataDir); !memory.isEmpty())
+    if (const QString memory = memorySection(absolute, dataDir, warnings); !memory.isEmpty())
         prompt += QStringLiteral("\n\n") + memory;
     if (const QString modeText = modeSection(mode); !modeText.isEmpty())
         prompt += QStringLiteral("\n\n") + modeText;

@@ -2,7 +2,9 @@
 
 #include "conversation/agentmode.h"
 
+#include <QCoreApplication>
 #include <QString>
+#include <QStringList>
 
 namespace keen {
 
@@ -12,13 +14,17 @@ namespace keen {
 // before it.
 class SystemPromptBuilder
 {
+    Q_DECLARE_TR_FUNCTIONS(SystemPromptBuilder)
+
 public:
     static constexpr qsizetype InstructionsCap = 8 * 1024;
     static constexpr qsizetype GlobalMemoryCap = 8 * 1024;
     static constexpr qsizetype ProjectMemoryCap = 16 * 1024;
 
-    // dataDir: the app's data folder; the global memory is <dataDir>/memory/global/MEMORY.md.
-    static QString build(const QString &workspace, const QString &dataDir, AgentMode mode = AgentMode::Build);
+    // dataDir: the app's data folder; the global memory is <dataDir>/memory/global/MEMORY.md. A file that
+    // is there but cannot be read (a FIFO, a device, no permission) is left out and named in warnings.
+    static QString build(const QString &workspace, const QString &dataDir, AgentMode mode = AgentMode::Build,
+                         QStringList *warnings = nullptr);
 
     static QString basePrompt();
     // A subagent's system prompt (reference 7.3): security instructions, the working directory, the project
@@ -28,10 +34,11 @@ public:
                             const QString &dataDir, AgentMode mode);
     // `# Project Instructions (from <path>)\n\n<content>` for the first non-empty AGENTS.md, CLAUDE.md or
     // GEMINI.md found from workspace upward; empty when there is none.
-    static QString projectInstructions(const QString &workspace);
+    static QString projectInstructions(const QString &workspace, QStringList *warnings = nullptr);
     static QString findInstructionsFile(const QString &workspace);
     // `# Memory\n\n...` with the global and the project memory; empty when both are empty.
-    static QString memorySection(const QString &workspace, const QString &dataDir);
+    static QString memorySection(const QString &workspace, const QString &dataDir,
+                                 QStringList *warnings = nullptr);
     static QString globalMemoryPath(const QString &dataDir);
     static QString projectMemoryPath(const QString &workspace);
 
@@ -43,7 +50,8 @@ public:
     static QString stripModeSuffix(const QString &text);
 
     // The first `cap` bytes of a UTF-8 file (cut on a character boundary) and a note where the rest is.
-    static QString readCapped(const QString &path, qsizetype cap);
+    // Only a regular file is read; anything else at the path is empty and, unless missing, in warnings.
+    static QString readCapped(const QString &path, qsizetype cap, QStringList *warnings = nullptr);
 };
 
 inline QString stripModeSuffix(const QString &text)

@@ -5,6 +5,7 @@
 #include "base/privatefolder.h"
 #include "base/regularfile.h"
 
+#include <QDebug>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -12,6 +13,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QSet>
 #include <QThreadPool>
 
 #include <algorithm>
@@ -55,7 +57,16 @@ QString UsageLedger::defaultPath(const QString &dataDir)
 
 void UsageLedger::record(const QString &path, const Entry &entry)
 {
-    ledgerThread().start([path, entry] { append(path, entry); });
+    ledgerThread().start([path, entry] {
+        const Result<void> appended = append(path, entry);
+        // Said once per file and run (stderr headless; the log and /usage in the window), and the run goes
+        // on: a FIFO in the ledger's place must not keep `run` from exiting.
+        static QSet<QString> warned; // only the ledger's one thread touches it
+        if (!appended && !warned.contains(path)) {
+            warned.insert(path);
+            qWarning().noquote() << tr("Warning: %1; usage is not recorded").arg(appended.error());
+        }
+    });
 }
 
 void UsageLedger::flush()
@@ -67,10 +78,6 @@ Result<void> UsageLedger::append(const QString &path, const Entry &entry)
 {
     if (Result<void> made = PrivateFolder::ensure(QFileInfo(path).path()); !made)
         return Result<void>::failure(tr("Cannot create the usage folder %1").arg(made.error()));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Append))
-        return Result<void>::failure(tr("Cannot write %1: %2").arg(path, file.errorString()));
-    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     QJsonObject line{
         {QStringLiteral("time"), entry.time.toUTC().toString(Qt::ISODate)},
         {QStringLiteral("provider"), entry.provider},
@@ -80,10 +87,9 @@ Result<void> UsageLedger::append(const QString &path, const Entry &entry)
     const QJsonObject usage = entry.usage.toJson();
     for (auto it = usage.begin(); it != usage.end(); ++it)
         line.insert(it.key(), it.value());
-    // One write of one line: appends from two processes do not interleave within a line.
-    if (file.write(QJsonDocument(line).toJson(QJsonDocument::Compact) + '\n') < 0)
-        return Result<void>::failure(tr("Cannot write %1: %2").arg(path, file.errorString()));
-    return {};
+    // One write of one line: appends from two processes do not interleave within a line. Only to a regular
+    // file: a FIFO would block until a reader came.
+    return RegularFile::append(path, QJsonDocument(line).toJson(QJsonDocument::Compact) + '\n');
 }
 
 UsageLedger::Summary UsageLedger::summarize(const QString &path, const QDateTime &now)

@@ -2,6 +2,7 @@
 
 #include "auth/blockinghttp.h"
 #include "auth/sigv4signer.h"
+#include "base/regularfile.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -41,16 +42,14 @@ AwsCredentials::Result AwsAssumeRole::fetchWithWebIdentity(const AwsCredentials 
 {
     const AwsCredentials::AssumeRole &role = base.assumeRole;
     // The token a CI job or a Kubernetes pod was given; read anew each time, as it is rotated.
-    QFile file(role.webIdentityTokenFile);
-    QByteArray token;
+    const RegularFile::Read read = RegularFile::read(role.webIdentityTokenFile, 64 * 1024);
+    const QByteArray token = read.bytes.trimmed();
     QString why;
-    if (!QFileInfo(file).isFile())
+    if (read.problem == RegularFile::Problem::Missing)
         why = AwsAssumeRole::tr("it is not there, or not a file");
-    else if (file.size() > 64 * 1024)
-        why = AwsAssumeRole::tr("it is larger than 64 KiB");
-    else if (!file.open(QIODevice::ReadOnly))
-        why = file.errorString();
-    else if ((token = file.readAll().trimmed()).isEmpty())
+    else if (!read.ok())
+        why = read.reason;
+    else if (token.isEmpty())
         why = AwsAssumeRole::tr("it is empty");
     if (!why.isEmpty()) {
         AwsCredentials::Result result;

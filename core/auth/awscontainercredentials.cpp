@@ -1,6 +1,7 @@
 #include "auth/awscontainercredentials.h"
 
 #include "auth/blockinghttp.h"
+#include "base/regularfile.h"
 
 #include <QDir>
 #include <QFile>
@@ -83,19 +84,15 @@ bool AwsContainerCredentials::authorizationToken(const QProcessEnvironment &envi
     QString from = QStringLiteral("AWS_CONTAINER_AUTHORIZATION_TOKEN");
     if (!tokenFile.isEmpty()) {
         from = QDir::toNativeSeparators(tokenFile);
-        QFile file(tokenFile);
-        QString why;
-        if (!QFileInfo(file).isFile())
-            why = tr("it is not there, or not a file");
-        else if (file.size() > 64 * 1024)
-            why = tr("it is larger than 64 KiB");
-        else if (!file.open(QIODevice::ReadOnly))
-            why = file.errorString();
-        if (!why.isEmpty()) {
+        const RegularFile::Read read = RegularFile::read(tokenFile, 64 * 1024);
+        if (!read.ok()) {
+            const QString why = read.problem == RegularFile::Problem::Missing
+                                    ? tr("it is not there, or not a file")
+                                    : read.reason;
             error = tr("Cannot read the AWS container authorization token file %1: %2").arg(from, why);
             return false;
         }
-        token = file.readAll().trimmed();
+        token = read.bytes.trimmed();
     } else {
         token = environment.value(QStringLiteral("AWS_CONTAINER_AUTHORIZATION_TOKEN")).toUtf8().trimmed();
     }

@@ -5,6 +5,7 @@
 #include "auth/awscredentialprocess.h"
 #include "auth/awsinstancemetadata.h"
 #include "auth/awsssocredentials.h"
+#include "base/regularfile.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -22,15 +23,17 @@ QString envValue(const QProcessEnvironment &environment, const QString &name)
 // A missing file is not an error (most people have only one of the two); an unreadable one is.
 bool readFile(const QString &path, QByteArray &contents, QString &error)
 {
-    QFile file(path);
-    if (!file.exists())
+    // Profiles are small; a FIFO or device in its place is named, never waited on.
+    constexpr qint64 MaxFileBytes = 4 * 1024 * 1024;
+    const RegularFile::Read read = RegularFile::read(path, MaxFileBytes);
+    if (read.problem == RegularFile::Problem::Missing)
         return true;
-    if (!file.open(QIODevice::ReadOnly)) {
+    if (!read.ok()) {
         error = QCoreApplication::translate("keen::AwsCredentials", "Cannot read the AWS file %1: %2")
-                    .arg(QDir::toNativeSeparators(path), file.errorString());
+                    .arg(QDir::toNativeSeparators(path), read.reason);
         return false;
     }
-    contents = file.readAll();
+    contents = read.bytes;
     return true;
 }
 

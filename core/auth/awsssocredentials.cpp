@@ -1,6 +1,7 @@
 #include "auth/awsssocredentials.h"
 
 #include "auth/blockinghttp.h"
+#include "base/regularfile.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -116,20 +117,19 @@ AwsCredentials::Result AwsSsoCredentials::fetch(const AwsCredentials &base,
     const QString cachePath = home + QStringLiteral("/.aws/sso/cache/") +
                               cacheFileName(sso.session.isEmpty() ? sso.startUrl : sso.session);
 
-    QFile cache(cachePath);
-    if (!cache.exists()) {
+    const RegularFile::Read cache = RegularFile::read(cachePath, 1024 * 1024);
+    if (cache.problem == RegularFile::Problem::Missing) {
         result.error =
             AwsSsoCredentials::tr("The AWS profile \"%1\" signs in with SSO and there is no sign-in yet: %2.")
                 .arg(profile, signInAgain(profile));
         return result;
     }
-    if (!cache.open(QIODevice::ReadOnly) || cache.size() > 1024 * 1024) {
+    if (!cache.ok()) {
         result.error = AwsSsoCredentials::tr("Cannot read the AWS SSO sign-in %1: %2")
-                           .arg(QDir::toNativeSeparators(cachePath), cache.errorString());
+                           .arg(QDir::toNativeSeparators(cachePath), cache.reason);
         return result;
     }
-    QJsonObject token = QJsonDocument::fromJson(cache.readAll()).object();
-    cache.close();
+    QJsonObject token = QJsonDocument::fromJson(cache.bytes).object();
     const QDateTime expiresAt = parseTime(token.value(QStringLiteral("expiresAt")).toString());
     // Renewed a little early, as the SDKs do, so a request does not go out with a token about to lapse.
     if (!expiresAt.isValid() ||

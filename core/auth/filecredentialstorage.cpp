@@ -1,8 +1,10 @@
 #include "auth/filecredentialstorage.h"
 
 #include "base/appfolders.h"
+#include "base/regularfile.h"
 
 #include <QCoreApplication>
+#include <QDebug>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -14,6 +16,7 @@ namespace keen {
 namespace {
 
 constexpr QFileDevice::Permissions OwnerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+constexpr qint64 MaxFileBytes = 1024 * 1024;
 
 } // namespace
 
@@ -29,16 +32,17 @@ QString FileCredentialStorage::defaultPath()
 
 QJsonObject FileCredentialStorage::readAll(QString *error) const
 {
-    QFile file(m_path);
-    if (!file.exists())
+    // Sign-in tokens are a few KiB; a FIFO or device in its place is named, never waited on.
+    const RegularFile::Read read = RegularFile::read(m_path, MaxFileBytes);
+    if (read.problem == RegularFile::Problem::Missing)
         return {};
-    if (!file.open(QIODevice::ReadOnly)) {
+    if (!read.ok()) {
         if (error)
-            *error = FileCredentialStorage::tr("cannot read %1: %2").arg(m_path, file.errorString());
+            *error = FileCredentialStorage::tr("cannot read %1: %2").arg(m_path, read.reason);
         return {};
     }
     QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(read.bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
         if (error)
             *error = FileCredentialStorage::tr("%1 is not valid JSON").arg(m_path);
@@ -70,7 +74,13 @@ Result<void> FileCredentialStorage::writeAll(const QJsonObject &entries)
 std::optional<CodexCredentials> FileCredentialStorage::load() const
 {
     std::lock_guard lock(m_mutex);
-    return CodexCredentials::fromJson(readAll(nullptr).value(m_key).toObject());
+    QString error;
+    const QJsonObject entries = readAll(&error);
+    // Not signed in, and why: the sign-in's own message would not name the file.
+    if (!error.isEmpty())
+        qWarning().noquote()
+            << FileCredentialStorage::tr("Warning: the ChatGPT sign-in is not used: %1").arg(error);
+    return CodexCredentials::fromJson(entries.value(m_key).toObject());
 }
 
 Result<void> FileCredentialStorage::save(const CodexCredentials &credentials)

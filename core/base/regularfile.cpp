@@ -143,6 +143,41 @@ RegularFile::Read RegularFile::readTail(const QString &path, qint64 maxBytes, qi
     return read;
 }
 
+RegularFile::Read RegularFile::readHead(const QString &path, qint64 headBytes)
+{
+    Read read;
+    const int fd = openForReading(path, read);
+    if (fd < 0)
+        return read;
+    qint64 size = 0;
+    if (!usable(fd, path, std::numeric_limits<qint64>::max(), read, &size)) {
+        ::close(fd);
+        return read;
+    }
+    const qint64 limit = std::max<qint64>(0, headBytes);
+    QByteArray bytes(qMin(size + 1, limit), Qt::Uninitialized);
+    qsizetype filled = 0;
+    while (filled < limit) {
+        if (filled == bytes.size())
+            bytes.resize(qMin(qMax<qint64>(bytes.size() * 2, 4096), limit));
+        const ssize_t got = ::read(fd, bytes.data() + filled, size_t(bytes.size() - filled));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            const int error = errno;
+            ::close(fd);
+            return failure(path, Problem::Unreadable, reason(error));
+        }
+        if (got == 0)
+            break;
+        filled += got;
+    }
+    ::close(fd);
+    bytes.truncate(filled);
+    read.bytes = std::move(bytes);
+    return read;
+}
+
 QString RegularFile::problem(const QString &path, qint64 maxBytes)
 {
     Read read;
@@ -153,6 +188,51 @@ QString RegularFile::problem(const QString &path, qint64 maxBytes)
     const bool ok = usable(fd, path, maxBytes, read, &size);
     ::close(fd);
     return ok ? QString() : read.error;
+}
+
+Result<void> RegularFile::append(const QString &path, const QByteArray &bytes)
+{
+    const auto cannotWrite = [&path](const QString &why) {
+        return Result<void>::failure(tr("Cannot write %1: %2").arg(path, why));
+    };
+    const QByteArray native = QFile::encodeName(path);
+    // O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader (and without one it fails
+    // with ENXIO, whose text says nothing useful, so the type is named from the descriptor or the path).
+    const int fd =
+        ::open(native.constData(), O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
+    if (fd < 0) {
+        const int error = errno;
+        struct stat status
+        {};
+        if (::stat(native.constData(), &status) == 0 && !S_ISREG(status.st_mode))
+            return cannotWrite(typeName(status.st_mode));
+        return cannotWrite(error == EISDIR ? tr("a folder is in its place") : reason(error));
+    }
+    struct stat status
+    {};
+    const bool statted = ::fstat(fd, &status) == 0;
+    if (!statted || !S_ISREG(status.st_mode)) {
+        const QString why = statted ? typeName(status.st_mode) : reason(errno);
+        ::close(fd);
+        return cannotWrite(why);
+    }
+    ::fchmod(fd, 0600);
+    // One write of the whole: appends from two processes do not interleave within it.
+    qsizetype written = 0;
+    while (written < bytes.size()) {
+        const ssize_t put = ::write(fd, bytes.constData() + written, size_t(bytes.size() - written));
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put < 0) {
+            const int error = errno;
+            ::close(fd);
+            return cannotWrite(reason(error));
+        }
+        written += put;
+    }
+    if (::close(fd) != 0)
+        return cannotWrite(reason(errno));
+    return {};
 }
 
 } // namespace keen

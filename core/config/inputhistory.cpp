@@ -98,15 +98,12 @@ Result<void> InputHistory::append(const QString &prompt, const QString &path)
     if (prompt.trimmed().isEmpty() || prompt.size() > MaxEntryChars)
         return {};
     QDir().mkpath(QFileInfo(path).absolutePath());
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Append))
-        return Result<void>::failure(cannotSave(path, file.errorString()));
-    ::fchmod(file.handle(), 0600);
-    if (file.write((escaped(prompt) + QLatin1Char('\n')).toUtf8()) < 0)
-        return Result<void>::failure(cannotSave(path, file.errorString()));
-    const qint64 size = file.size();
-    file.close();
-    if (size <= MaxFileBytes)
+    // Only to a regular file: appending to a FIFO would block until a reader came.
+    if (const Result<void> appended =
+            RegularFile::append(path, (escaped(prompt) + QLatin1Char('\n')).toUtf8());
+        !appended)
+        return Result<void>::failure(appended.error());
+    if (QFileInfo(path).size() <= MaxFileBytes)
         return {};
 
     // Kept short: the newest MaxEntries of its last half.

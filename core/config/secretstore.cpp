@@ -2,6 +2,7 @@
 
 #include "auth/keychain.h"
 #include "base/privatefolder.h"
+#include "base/regularfile.h"
 #include "base/whenfinished.h"
 #include "providers/providertable.h"
 
@@ -22,6 +23,7 @@ namespace keen {
 namespace {
 
 const QString kApiKeys = QStringLiteral("api_keys");
+constexpr qint64 MaxSecretsFileBytes = 1024 * 1024;
 
 QString blockingOnGuiThread()
 {
@@ -32,14 +34,15 @@ QString blockingOnGuiThread()
 // secrets.json: {"api_keys":{"<provider>":"<key>"}}. Errors name the file, never its content.
 Result<QJsonObject> readSecretsFile(const QString &path)
 {
-    QFile file(path);
-    if (!file.exists())
+    // Keys are short: 1 MiB holds thousands. A FIFO or device in its place is named, never waited on.
+    const RegularFile::Read read = RegularFile::read(path, MaxSecretsFileBytes);
+    if (read.problem == RegularFile::Problem::Missing)
         return QJsonObject{};
-    if (!file.open(QIODevice::ReadOnly))
+    if (!read.ok())
         return Result<QJsonObject>::failure(
-            SecretStore::tr("Cannot read the secrets file %1: %2").arg(path, file.errorString()));
+            SecretStore::tr("Cannot read the secrets file %1: %2").arg(path, read.reason));
     QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(read.bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject() ||
         (document.object().contains(kApiKeys) && !document.object().value(kApiKeys).isObject()))
         return Result<QJsonObject>::failure(

@@ -1,5 +1,7 @@
 #include "headless/compactionreviewprompt.h"
 
+#include "base/regularfile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -96,10 +98,11 @@ Result<QString> CompactionReviewPrompt::editInEditor(const QString &text)
             tr("The editor (%1) exited with code %2; the summary was not changed.")
                 .arg(editor)
                 .arg(process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1));
-    QFile saved(file.fileName());
-    if (!saved.open(QIODevice::ReadOnly))
-        return Result<QString>::failure(tr("Could not read the edited summary: %1").arg(saved.errorString()));
-    return QString::fromUtf8(saved.readAll());
+    // The editor may have put anything in the file's place: only a regular file of a sensible size is read.
+    const RegularFile::Read saved = RegularFile::read(file.fileName(), 16 * 1024 * 1024);
+    if (!saved.ok())
+        return Result<QString>::failure(tr("Could not read the edited summary: %1").arg(saved.error));
+    return QString::fromUtf8(saved.bytes);
 }
 
 } // namespace keen

@@ -1,6 +1,7 @@
 #include "mcp/mcpskillfiles.h"
 
 #include "base/privatefolder.h"
+#include "base/regularfile.h"
 #include "tools/textartifact.h"
 
 #include <QDir>
@@ -18,8 +19,8 @@ constexpr qsizetype ToolDescriptionChars = 400;
 
 QByteArray existing(const QString &path)
 {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    // Never waits on a FIFO in the skill's place; whatever is there is replaced by the server's skill.
+    return RegularFile::read(path, 4 * 1024 * 1024).bytes;
 }
 
 Result<void> writeIfChanged(const QString &path, const QByteArray &bytes)

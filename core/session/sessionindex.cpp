@@ -4,6 +4,7 @@
 #include "base/regularfile.h"
 #include "conversation/tooloutputtext.h"
 #include "session/sessionevent.h"
+#include "session/sessionstore.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -29,6 +30,11 @@
 #include <filesystem>
 #include <limits>
 
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace keen {
 
 namespace {
@@ -36,6 +42,7 @@ namespace {
 const QString kTranscriptName = QStringLiteral("transcript_events.jsonl");
 const QString kTitleName = QStringLiteral("title.txt");
 constexpr qint64 kHashWindow = 4096;
+constexpr qint64 kMaxTitleBytes = 64 * 1024;
 constexpr QChar kMarkOpen = QChar(0x02);
 constexpr QChar kMarkClose = QChar(0x03);
 
@@ -161,9 +168,34 @@ Health checkHealth(QSqlDatabase &db)
     return Health::Current;
 }
 
+// SQLite's files beside the index (its rollback journal, and the WAL files should the mode ever change).
+// SQLite opens and reads a journal it finds there: a folder in its place failed every statement with "disk
+// I/O error", a FIFO blocked the read forever. What is not a regular file there is removed (a folder only
+// when empty); an error names what could not be.
+Result<void> clearCompanions(const QString &path)
+{
+    for (const char *suffix : {"-journal", "-wal", "-shm"}) {
+        const QString companion = path + QLatin1String(suffix);
+        const QByteArray native = QFile::encodeName(companion);
+        struct stat status
+        {};
+        if (::lstat(native.constData(), &status) != 0 || S_ISREG(status.st_mode))
+            continue;
+        const bool removed =
+            S_ISDIR(status.st_mode) ? ::rmdir(native.constData()) == 0 : ::unlink(native.constData()) == 0;
+        if (!removed)
+            return Result<void>::failure(
+                translateIndex("Cannot use the search index %1: %2 is not a regular file and cannot be "
+                               "removed (%3). Remove it; the index is rebuilt from the transcripts.")
+                    .arg(path, companion, QString::fromLocal8Bit(::strerror(errno))));
+        qCInfo(LogCategories::sessionIndex) << "Removed what was in the place of" << companion;
+    }
+    return {};
+}
+
 // Opens the index, replacing it when missing, unreadable or of another schema. A fresh database is built
 // in a temporary file and renamed over the old one, so another process never sees a half-made index.
-Result<void> openIndex(Connection &connection, const QString &path, bool *fullRebuild)
+Result<void> openIndex(Connection &connection, const QString &path, bool *fullRebuild, bool *busy = nullptr)
 {
     *fullRebuild = false;
     // The index holds the text of every conversation: private like the transcripts it caches.
@@ -172,6 +204,8 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
         return Result<void>::failure(
             translateIndex("Cannot create the folder of the search index %1.").arg(path));
     QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    if (Result<void> cleared = clearCompanions(path); !cleared)
+        return cleared;
     QSqlDatabase &db = connection.db();
     // The index is a cache: whatever is wrong with it (unreadable, a FIFO or device in its place, corrupt,
     // another schema) it is built again from the transcripts. SQLite must never open a FIFO: it would block.
@@ -188,6 +222,8 @@ Result<void> openIndex(Connection &connection, const QString &path, bool *fullRe
             case Health::Current:
                 return {};
             case Health::Busy:
+                if (busy)
+                    *busy = true;
                 return Result<void>::failure(
                     translateIndex("The search index %1 is busy; try again.").arg(path));
             case Health::Unusable:
@@ -698,10 +734,34 @@ QString SessionIndex::ftsQuery(const QString &userInput)
 Result<SessionIndexStats> SessionIndex::update()
 {
     const QMutexLocker locker(&indexMutex());
+    bool busy = false;
+    Result<SessionIndexStats> updated = updateOnce(&busy);
+    if (updated || busy)
+        return updated;
+    // The index is a cache: one that opened but cannot be used (a damaged journal, an I/O error) is
+    // removed and built again from the transcripts, once.
+    qCInfo(LogCategories::sessionIndex) << "Rebuilding the session index:" << updated.error();
+    QFile::remove(m_databasePath);
+    QFile::remove(m_databasePath + QStringLiteral("-journal"));
+    busy = false;
+    updated = updateOnce(&busy);
+    if (updated || busy || updated.error().contains(m_databasePath))
+        return updated;
+    return Result<SessionIndexStats>::failure(
+        translateIndex("Cannot use the search index %1: %2").arg(m_databasePath, updated.error()));
+}
+
+Result<SessionIndexStats> SessionIndex::updateOnce(bool *busy)
+{
+    const auto sqlFailure = [busy](const QSqlError &error) {
+        if (isBusy(error))
+            *busy = true;
+        return Result<SessionIndexStats>::failure(error.text());
+    };
     SessionIndexStats stats;
     Connection connection(m_databasePath);
     bool fullRebuild = false;
-    if (auto opened = openIndex(connection, m_databasePath, &fullRebuild); !opened)
+    if (auto opened = openIndex(connection, m_databasePath, &fullRebuild, busy); !opened)
         return Result<SessionIndexStats>::failure(opened.error());
     stats.fullRebuild = fullRebuild;
     QSqlDatabase &db = connection.db();
@@ -710,13 +770,13 @@ Result<SessionIndexStats> SessionIndex::update()
     {
         QSqlQuery query(db);
         if (!query.exec(QStringLiteral("SELECT path FROM sessions")))
-            return Result<SessionIndexStats>::failure(query.lastError().text());
+            return sqlFailure(query.lastError());
         while (query.next())
             known.insert(query.value(0).toString());
     }
 
     if (!db.transaction())
-        return Result<SessionIndexStats>::failure(db.lastError().text());
+        return sqlFailure(db.lastError());
     const QDir rootDir(m_root);
     const QStringList namespaces = rootDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
     for (const QString &nameSpace : namespaces) {
@@ -743,11 +803,23 @@ Result<SessionIndexStats> SessionIndex::update()
             if (row.titleMtime != titleMtime) {
                 row.titleMtime = titleMtime;
                 row.titleOverride.clear();
-                QFile titleFile(titleInfo.filePath());
-                if (titleMtime >= 0 && titleFile.open(QIODevice::ReadOnly))
-                    row.titleOverride = collapseWhitespace(QString::fromUtf8(titleFile.readAll()));
+                // The same rule as the store's list: a regular file of at most 64 KiB, else no title.
+                if (titleMtime >= 0) {
+                    const RegularFile::Read title = RegularFile::read(titleInfo.filePath(), kMaxTitleBytes);
+                    if (title.ok())
+                        row.titleOverride = collapseWhitespace(QString::fromUtf8(title.bytes));
+                    else
+                        qCWarning(LogCategories::sessionIndex).noquote() << title.error;
+                }
             }
             if (!transcriptUnchanged) {
+                // Checked on the descriptor's type and size first: the isFile() above was a look at the
+                // path, and something else may be there by now.
+                if (const QString problem = RegularFile::problem(path, SessionStore::MaxTranscriptBytes);
+                    !problem.isEmpty()) {
+                    qCWarning(LogCategories::sessionIndex).noquote() << problem;
+                    continue;
+                }
                 QFile file(path);
                 if (!file.open(QIODevice::ReadOnly)) {
                     qCWarning(LogCategories::sessionIndex) << "Cannot read" << path << file.errorString();
@@ -768,7 +840,7 @@ Result<SessionIndexStats> SessionIndex::update()
                         ++stats.sessionsRebuilt;
                         if (!deleteEntries(db, path)) {
                             db.rollback();
-                            return Result<SessionIndexStats>::failure(db.lastError().text());
+                            return sqlFailure(db.lastError());
                         }
                     }
                     const qint64 keptTitleMtime = row.titleMtime;
@@ -792,7 +864,7 @@ Result<SessionIndexStats> SessionIndex::update()
             }
             if (!saveRow(db, path, directory, nameSpace, row)) {
                 db.rollback();
-                return Result<SessionIndexStats>::failure(db.lastError().text());
+                return sqlFailure(db.lastError());
             }
         }
     }
@@ -802,12 +874,12 @@ Result<SessionIndexStats> SessionIndex::update()
         remove.addBindValue(gone);
         if (!deleteEntries(db, gone) || !remove.exec()) {
             db.rollback();
-            return Result<SessionIndexStats>::failure(db.lastError().text());
+            return sqlFailure(db.lastError());
         }
         ++stats.sessionsRemoved;
     }
     if (!db.commit())
-        return Result<SessionIndexStats>::failure(db.lastError().text());
+        return sqlFailure(db.lastError());
     return stats;
 }
 

@@ -80,6 +80,9 @@ public:
     static QString ftsQuery(const QString &userInput);
 
 private:
+    // One pass of update(); busy is set when another process holds the index (not a reason to rebuild).
+    Result<SessionIndexStats> updateOnce(bool *busy);
+
     QString m_root;
     QString m_databasePath;
 };

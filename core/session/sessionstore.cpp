@@ -203,6 +203,12 @@ std::vector<ParsedLine> parseLines(const QByteArray &bytes, const QList<LineSpan
     return parsed;
 }
 
+QString notATranscript(const QString &transcriptPath)
+{
+    return SessionStore::tr("%1 is not a session transcript: no line of it is a session event")
+        .arg(transcriptPath);
+}
+
 QString readTitle(const QString &directory)
 {
     const RegularFile::Read title = RegularFile::read(QDir(directory).filePath(kTitleName), 64 * 1024);
@@ -355,7 +361,9 @@ std::optional<SessionInfo> summarize(const QString &directory)
 
     bool haveSeq = false;
     bool haveLastUser = false;
+    bool haveLine = false;
     while ((!haveSeq || !haveLastUser) && walker.previous(&line)) {
+        haveLine = true;
         const bool maybeUser = !haveLastUser && containsToken(bytes, line, "\"user_message\"");
         if (haveSeq && !maybeUser)
             continue;
@@ -372,6 +380,10 @@ std::optional<SessionInfo> summarize(const QString &directory)
         }
     }
 
+    // Walked back to the start without one event: what load() refuses, the list says too (random bytes
+    // were listed as an ordinary untitled session).
+    if (haveLine && !haveSeq)
+        info.problem = notATranscript(transcriptPath);
     if (!info.createdAt.isValid())
         info.createdAt = info.updatedAt;
     info.lastUserMessage = SessionInfo::preview(info.lastUserMessage);
@@ -714,9 +726,7 @@ Result<LoadedSession> SessionStore::load(const QString &idOrPath) const
     // Any file can be named (`run --session notes.txt`): one with lines but no session event is not a
     // transcript, and appending the next turn to it would damage someone's file.
     if (loaded.events.isEmpty() && loaded.skippedLines > 0)
-        return Result<LoadedSession>::failure(
-            SessionStore::tr("%1 is not a session transcript: no line of it is a session event")
-                .arg(*transcriptPath));
+        return Result<LoadedSession>::failure(notATranscript(*transcriptPath));
     return loaded;
 }
 

@@ -1,5 +1,6 @@
 #include "tools/writefiletool.h"
 
+#include "base/regularfile.h"
 #include "tools/atomicfilewriter.h"
 #include "tools/toolinput.h"
 #include "tools/unifieddiff.h"
@@ -79,9 +80,11 @@ ToolResult WriteFileTool::execute(const QJsonObject &input, ToolContext &context
     const bool created = !info.exists();
     QByteArray old;
     if (!created) {
-        QFile existing(resolved);
-        if (existing.open(QIODevice::ReadOnly))
-            old = existing.read(64 * 1024 * 1024);
+        // A FIFO or device at the path would block the read of the old content, or never end.
+        const RegularFile::Read existing = RegularFile::readHead(resolved, 64 * 1024 * 1024);
+        if (existing.problem == RegularFile::Problem::NotRegular)
+            return ToolResult::failure(WriteFileTool::tr("%1 is not a regular file").arg(path));
+        old = existing.bytes;
     }
     const QString relative = AtomicFileWriter::shownPath(context, resolved);
     // The same bytes again change nothing: no permission card asking to "write" them, no new mtime.

@@ -226,12 +226,17 @@ void TestStreamRunner::prepareRunsOnTheWorkerBeforeTheRequest()
     WorkerThread worker(QStringLiteral("keen-stream"));
     StreamRunner runner(worker);
     bool finished = false;
+    QList<StreamEvent> events;
     connect(&runner, &StreamRunner::finished, this, [&] { finished = true; });
+    connect(&runner, &StreamRunner::event, this, [&](const StreamEvent &event) { events.append(event); });
     std::atomic<QThread *> preparedOn = nullptr;
     runner.start(client, {Message::system(QString()), Message::user(QStringLiteral("go"))}, nullptr,
-                 StreamOptions(), CancellationToken(), [&preparedOn](MessageList &messages) {
+                 StreamOptions(), CancellationToken(),
+                 [&preparedOn](MessageList &messages, const StreamRunner::Notify &notify) {
                      preparedOn = QThread::currentThread();
                      messages.first().content = QStringLiteral("built on the worker");
+                     // A file it could not read (MEMORY.md a FIFO): said before the turn's own events.
+                     notify(StreamEvent::notice(QStringLiteral("Cannot read MEMORY.md")));
                      return true;
                  });
     QTRY_VERIFY(finished);
@@ -239,6 +244,10 @@ void TestStreamRunner::prepareRunsOnTheWorkerBeforeTheRequest()
     QVERIFY(preparedOn.load() != QThread::currentThread());
     QCOMPARE(client->requests().size(), 1);
     QCOMPARE(client->requests().first().first().content, QStringLiteral("built on the worker"));
+    QVERIFY(events.size() >= 2);
+    QCOMPARE(events.first().type, StreamEvent::Type::Notice);
+    QCOMPARE(events.first().content, QStringLiteral("Cannot read MEMORY.md"));
+    QCOMPARE(events.last().type, StreamEvent::Type::Done);
 }
 
 // Issue 11: AgentSession's hook waits for the user message to be on disk; when it was not saved, nothing is
@@ -254,7 +263,7 @@ void TestStreamRunner::prepareCanKeepTheRequestFromLeaving()
     connect(&runner, &StreamRunner::finished, this, [&] { finished = true; });
     connect(&runner, &StreamRunner::event, this, [&](const StreamEvent &event) { events.append(event); });
     runner.start(client, {Message::user(QStringLiteral("go"))}, nullptr, StreamOptions(), CancellationToken(),
-                 [](MessageList &) { return false; });
+                 [](MessageList &, const StreamRunner::Notify &) { return false; });
     QTRY_VERIFY(finished);
     QVERIFY(client->requests().isEmpty());
     QVERIFY(events.isEmpty());

@@ -1,12 +1,20 @@
 // RegularFile reads straight into its result (issue 11: listing 1,000 sessions reads every transcript): every
 // size comes back byte for byte, a tail is the file's end with its offset, a file over the cap is refused,
-// and a file whose reported size is wrong (/proc reports 0) is still read to its end.
+// and a file whose reported size is wrong (/proc reports 0) is still read to its end. The head of a file of
+// any size is read without the rest (memory files cut at their cap), and an append goes only to a regular
+// file: a FIFO in the place of usage.jsonl kept `run` from exiting (issue 14).
 #include "base/regularfile.h"
 
+#include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace keen;
 
@@ -20,6 +28,10 @@ private Q_SLOTS:
     void tailIsTheEndWithItsOffset();
     void overTheCapIsRefused();
     void aFileLargerThanItsReportedSizeIsReadToTheEnd();
+    void headIsTheStartOfAFileOfAnySize();
+    void headOfAFifoOrDeviceIsRefusedWithoutWaiting();
+    void appendAddsToARegularFileMadePrivate();
+    void appendToAFifoOrFolderIsRefusedWithoutWaiting();
 
 private:
     QString write(const QByteArray &bytes);
@@ -98,6 +110,74 @@ void TestRegularFile::aFileLargerThanItsReportedSizeIsReadToTheEnd()
     // And past a cap it does not know in advance: refused, not cut.
     QCOMPARE(RegularFile::read(QStringLiteral("/proc/self/maps"), 100).problem,
              RegularFile::Problem::TooLarge);
+}
+
+void TestRegularFile::headIsTheStartOfAFileOfAnySize()
+{
+    QByteArray bytes(300 * 1024, Qt::Uninitialized);
+    for (qsizetype i = 0; i < bytes.size(); ++i)
+        bytes[i] = char('a' + i % 26);
+    const QString path = write(bytes);
+    const RegularFile::Read head = RegularFile::readHead(path, 1001);
+    QVERIFY2(head.ok(), qPrintable(head.error));
+    QCOMPARE(head.bytes, bytes.left(1001));
+    QCOMPARE(RegularFile::readHead(path, bytes.size() * 2).bytes, bytes);
+    QCOMPARE(RegularFile::readHead(write(QByteArray()), 10).bytes, QByteArray());
+}
+
+void TestRegularFile::headOfAFifoOrDeviceIsRefusedWithoutWaiting()
+{
+    const QString fifo = m_dir.filePath(QStringLiteral("fifo-head"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    QElapsedTimer timer;
+    timer.start();
+    const RegularFile::Read fromFifo = RegularFile::readHead(fifo, 16 * 1024);
+    QCOMPARE(fromFifo.problem, RegularFile::Problem::NotRegular);
+    QVERIFY2(fromFifo.error.contains(fifo) && fromFifo.error.contains(QLatin1String("FIFO")),
+             qPrintable(fromFifo.error));
+    const RegularFile::Read fromZero = RegularFile::readHead(QStringLiteral("/dev/zero"), 16 * 1024);
+    QCOMPARE(fromZero.problem, RegularFile::Problem::NotRegular);
+    QVERIFY2(fromZero.error.contains(QLatin1String("device")), qPrintable(fromZero.error));
+    QVERIFY(timer.elapsed() < 5000);
+}
+
+void TestRegularFile::appendAddsToARegularFileMadePrivate()
+{
+    const QString path = m_dir.filePath(QStringLiteral("ledger.jsonl"));
+    QVERIFY(RegularFile::append(path, "one\n").ok());
+    QVERIFY(RegularFile::append(path, "two\n").ok());
+    QCOMPARE(RegularFile::read(path, 1024).bytes, QByteArray("one\ntwo\n"));
+    QCOMPARE(QFile::permissions(path) & (QFileDevice::ReadGroup | QFileDevice::ReadOther),
+             QFileDevice::Permissions());
+}
+
+void TestRegularFile::appendToAFifoOrFolderIsRefusedWithoutWaiting()
+{
+    const QString fifo = m_dir.filePath(QStringLiteral("fifo-append"));
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    QElapsedTimer timer;
+    timer.start();
+    Result<void> appended = RegularFile::append(fifo, "line\n");
+    QVERIFY(!appended.ok());
+    QVERIFY2(appended.error().contains(fifo) && appended.error().contains(QLatin1String("FIFO")),
+             qPrintable(appended.error()));
+    // With a reader waiting too: refused on the open descriptor, nothing written into the pipe.
+    const int readerFd = ::open(QFile::encodeName(fifo).constData(), O_RDONLY | O_NONBLOCK);
+    QVERIFY(readerFd >= 0);
+    appended = RegularFile::append(fifo, "line\n");
+    QVERIFY(!appended.ok());
+    QVERIFY2(appended.error().contains(QLatin1String("FIFO")), qPrintable(appended.error()));
+    char byte = 0;
+    QCOMPARE(::read(readerFd, &byte, 1), ssize_t(0)); // nothing there (EOF: no writer left)
+    ::close(readerFd);
+    QVERIFY(timer.elapsed() < 5000);
+
+    const QString folder = m_dir.filePath(QStringLiteral("a-folder"));
+    QVERIFY(QDir().mkpath(folder));
+    appended = RegularFile::append(folder, "line\n");
+    QVERIFY(!appended.ok());
+    QVERIFY2(appended.error().contains(folder) && appended.error().contains(QLatin1String("folder")),
+             qPrintable(appended.error()));
 }
 
 QTEST_GUILESS_MAIN(TestRegularFile)
