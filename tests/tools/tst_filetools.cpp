@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace keen;
 
 // read_file, edit_file and write_file: limits, errors, hashlines, anchors, atomic edits and diffs.
@@ -456,6 +458,24 @@ private Q_SLOTS:
                          f.context);
         QVERIFY(secret.error.contains(QStringLiteral("secret")));
         QVERIFY(!QFile::exists(f.path(QStringLiteral(".keen/MEMORY.md"))));
+    }
+
+    // A FIFO at the path: write_file read the old content first and waited for a writer forever.
+    void writeFileOverAFifoIsRefusedWithoutWaiting()
+    {
+        Fixture f;
+        const QString fifo = f.path(QStringLiteral("pipe"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        WriteFileTool tool;
+        const ToolResult result = tool.execute({{QStringLiteral("path"), QStringLiteral("pipe")},
+                                                {QStringLiteral("content"), QStringLiteral("x")}},
+                                               f.context);
+        QVERIFY(!result.ok());
+        QVERIFY2(result.error.contains(QLatin1String("pipe is not a regular file")),
+                 qPrintable(result.error));
+        QCOMPARE(f.person.count(), 0);              // nothing asked
+        QVERIFY(QFileInfo(fifo).isFile() == false); // the FIFO is still there, not replaced
+        QVERIFY(QFileInfo::exists(fifo));
     }
 
     void unifiedDiffContext()
