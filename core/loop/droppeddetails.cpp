@@ -237,18 +237,35 @@ bool overlaps(const Spans &spans, qsizetype start, qsizetype end)
     return it != spans.cend() && it->first < end;
 }
 
+// errno names as programs print them (ENOENT, EACCES, ECONNREFUSED): identifiers, and the start of an error
+// line ("ENOENT: no such file or directory"). Listed, not guessed: "EVERY" or "EDIT" in shouted prose is
+// none.
+const QString &errnoNames()
+{
+    static const QString names = QStringLiteral(
+        R"(E(?:NO(?!UGH\b)[A-Z]{2,}|ACCES|PERM|EXIST|ISDIR|INVAL|AGAIN|WOULDBLOCK|CONN(?:REFUSED|RESET|ABORTED))"
+        R"(|TIMEDOUT|ADDRINUSE|ADDRNOTAVAIL|MFILE|NFILE|PIPE|BADF|BUSY|ROFS|XDEV|INTR|NXIO|2BIG|CHILD|FAULT)"
+        R"(|SPIPE|DEADLK|NAMETOOLONG|LOOP|HOSTUNREACH|NETUNREACH|PROTO|ALREADY|INPROGRESS|SRCH|TXTBSY|FBIG)"
+        R"(|MLINK|OVERFLOW|CANCELED))");
+    return names;
+}
+
 // Whether a line (its framing skipped) looks like error output rather than prose that names an error (issue
 // 16, tried as a user: "we saw error code E1234" was listed as an error): a compiler's or a tool's message
 // ("src/a.cpp:88: error: ...", "ninja: build stopped: subcommand failed.", "fatal: not a git repository",
-// "TypeError: ...", "error[E0425]: ...", "tst_cli failed: ..."), or a test runner's verdict ("FAILED x").
+// "TypeError: ...", "error[E0425]: ...", "tst_cli failed: ...", "ENOENT: no such file ..."), a test runner's
+// verdict ("FAILED x"), a crash, a system error after a program's name ("bash: ./x.sh: Permission denied",
+// "a.cpp:(.text+0x1d): undefined reference to `f'"), curl's numbered error or an uncaught Java exception.
 bool looksLikeErrorOutput(const QString &line)
 {
     // Programs and locations in front ("ninja: ", "src/a.cpp:88:12: "), at most one lower-case word more (a
     // test's or a step's name, not "It"), then the keyword with its codes and a colon.
-    static const QRegularExpression message(QStringLiteral(
-        R"(^\s*(?:[\w.+/\\-]+(?::\d+){0,2}:\s+)*(?:[a-z_][\w.+-]*\s+)?)"
-        R"((?:error|Error|ERROR|fatal|Fatal|FATAL|panic|PANIC|failed|FAILED|FAIL|Traceback|)"
-        R"((?:[a-z]\w*\.)*[A-Z]\w*(?:Error|Exception))(?:\s*(?:\[[^\]\n]*\]|\([^)\n]*\)|\d+))*:(?:\s|$))"));
+    static const QRegularExpression message(
+        QStringLiteral(
+            R"(^\s*(?:[\w.+/\\-]+(?::\d+){0,2}:\s+)*(?:[a-z_][\w.+-]*\s+)?)"
+            R"((?:error|Error|ERROR|fatal|Fatal|FATAL|panic|PANIC|failed|FAILED|FAIL|Traceback|%1|)"
+            R"((?:[a-z]\w*\.)*[A-Z]\w*(?:Error|Exception))(?:\s*(?:\[[^\]\n]*\]|\([^)\n]*\)|\d+))*:(?:\s|$))")
+            .arg(errnoNames()));
     // A program's last word: "ninja: build stopped: subcommand failed.", "make: *** [all] Error 2" (a
     // program's name, not a prose "Note:").
     static const QRegularExpression verdict(
@@ -256,7 +273,42 @@ bool looksLikeErrorOutput(const QString &line)
     // A runner's verdict at the start of the line.
     static const QRegularExpression runner(
         QStringLiteral(R"(^\s*(?:FAILED|FAIL|ERROR|FATAL|PANIC|npm ERR!)\b)"));
-    return message.match(line).hasMatch() || verdict.match(line).hasMatch() || runner.match(line).hasMatch();
+    // A crash as the shell reports it, alone on its line or after the shell's name and the process id.
+    static const QRegularExpression crash(QStringLiteral(
+        R"(^\s*(?:[\w./+-]+:\s+(?:line \d+:\s+)?)?(?:\d+\s+)?)"
+        R"((?:Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted|Killed))"
+        R"((?:\s+\(core dumped\))?(?:\s+\S*[/.]\S*)?\s*$)"));
+    // The system's error after a program's name and what it worked on, ending the line, or the linker's.
+    static const QRegularExpression system(QStringLiteral(
+        R"(^\s*[a-z0-9_./~@+-][^\s:]*:(?:.*:)?\s+(?:(?:undefined reference to|multiple definition of)\s+\S.*)"
+        R"(|(?:Permission denied|No such file or directory|Operation not permitted|Connection refused)"
+        R"(|Connection timed out|Connection reset by peer|Is a directory|Not a directory|Directory not empty)"
+        R"(|File exists|command not found|No space left on device|Read-only file system|Too many open files)"
+        R"(|Address already in use|Cannot allocate memory|Broken pipe|Network is unreachable|No route to host)"
+        R"()(?:\s*\([^)\n]*\))?[.!]?)\s*$)"));
+    // curl's numbered error, a JVM's uncaught exception.
+    static const QRegularExpression other(QStringLiteral(
+        R"(^\s*curl:\s+\(\d+\)\s+\S|^\s*Exception in thread "[^"\n]*"\s+(?:[\w$]+\.)*[\w$]*(?:Exception|Error)\b)"));
+    for (const QRegularExpression *pattern : {&message, &verdict, &runner, &crash, &system, &other}) {
+        if (pattern->match(line).hasMatch())
+            return true;
+    }
+    return false;
+}
+
+// A Python traceback is listed by the exception it ends with: the first line after its header that is not
+// indented (its frames are). Empty when the text ends first (a cut traceback: its header is listed).
+std::pair<qsizetype, qsizetype> tracebackEnd(const QString &text, qsizetype after)
+{
+    for (qsizetype start = after; start < text.size();) {
+        qsizetype end = text.indexOf(QLatin1Char('\n'), start);
+        if (end < 0)
+            end = text.size();
+        if (end > start && !text.at(start).isSpace())
+            return {start, end};
+        start = end + 1;
+    }
+    return {-1, -1};
 }
 
 QString excerptAround(const QString &text, qsizetype at, qsizetype length)
@@ -312,10 +364,24 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
         framing.append(framingSpans(source));
     }
 
+    // Relative paths and file names, absolute ones with two parts or more ("/compact" is a command) and home
+    // paths; a web address gives none.
     static const QRegularExpression path(QStringLiteral(
+        R"((?<![\w/.~:-])(?:~/(?:[\w.-]+/)*|/(?:[\w.-]+/)+)(?:[\w.-]*[\w-])?|)"
         R"((?<![\w/.-])(?:[\w.-]+/)+(?:[\w.-]*[\w-])?|(?<![\w/.-])[\w-]+\.(?:cpp|h|hpp|c|cc|py|js|ts|go|rs|java|kt|md|json|txt|yaml|yml|toml|cmake|sh|qml|ui|xml|html|css)\b)"));
-    static const QRegularExpression identifier(QStringLiteral(
-        R"(\b(?:[A-Za-z_]\w*::)+[A-Za-z_~]\w*\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)"));
+    // Qualified names, camelCase, PascalCase and snake_case; CONSTANT_CASE (a sentence's capitalised word and
+    // an acronym are none), errno and signal names, UUIDs, commit hashes (hex with a digit and a letter: no
+    // English word) and ticket keys (ABC-123, not a standard's name such as UTF-8 or SHA-256).
+    static const QRegularExpression identifier(
+        QStringLiteral(
+            R"(\b(?:[A-Za-z_]\w*::)+[A-Za-z_~]\w*\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b)"
+            R"(|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b(?:%1)\b)"
+            R"(|\bSIG(?:SEGV|ABRT|KILL|TERM|INT|HUP|PIPE|BUS|FPE|ILL|QUIT|USR1|USR2|CHLD|ALRM|TRAP)\b)"
+            R"(|\b[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}\b)"
+            R"(|\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b)"
+            R"(|(?<![\w./-])(?!(?:UTF|UCS|ISO|IEC|SHA|MD|RFC|IEEE|ECMA|AES|RSA|TLS|SSL|HTTP|IPV|CP|WIN|GPL|LGPL)"
+            R"(|AGPL|BSD|PEP|COVID|X)-)[A-Z][A-Z0-9]+-[1-9]\d{0,5}\b(?![-.]\d))")
+            .arg(errnoNames()));
     // Dates and versions whole (2026-12-20, 2026-12-20T10:15, v1.2.3-rc.1, 192.168.1.10), then plain numbers
     // (15904, 1,234.5, 20.12.2026) and ranges (10000-20000); a sentence's full stop is not part of one.
     static const QRegularExpression number(
@@ -332,6 +398,10 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
                    qsizetype minLength) {
         const QString key = text.simplified();
         if (isFull(kind) || text.size() < minLength || seen.contains(key) || kept.contains(text))
+            return;
+        // "[1/2] Building" and 2026/12/06 name no file.
+        static const QRegularExpression letter(QStringLiteral("[A-Za-z]"));
+        if (kind == DroppedDetail::Kind::Path && !text.contains(letter))
             return;
         seen.insert(key);
         candidates[int(kind)].append(DroppedDetail{kind, text, excerpt});
@@ -387,6 +457,22 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
                         start = std::min(spans.at(s).second, lineEnd);
                 }
                 const QString line = source.mid(start, lineEnd - start);
+                static const QRegularExpression traceback(
+                    QStringLiteral(R"(^\s*Traceback \(most recent call last\):\s*$)"));
+                if (traceback.match(line).hasMatch()) {
+                    if (const auto [lastStart, lastEnd] = tracebackEnd(source, lineEnd + 1); lastStart >= 0) {
+                        // Its frames go with it, to pin; a long one keeps its header and its last lines.
+                        constexpr qsizetype MaxExcerpt = 1500;
+                        QString excerpt = source.mid(start, lastEnd - start).trimmed();
+                        if (excerpt.size() > MaxExcerpt)
+                            excerpt = line.trimmed() + QStringLiteral("\n…\n") +
+                                      excerpt.right(MaxExcerpt).section(QLatin1Char('\n'), 1);
+                        add(DroppedDetail::Kind::Error, source.mid(lastStart, lastEnd - lastStart).trimmed(),
+                            excerpt, minLength);
+                        lineStart = lastEnd + 1;
+                        continue;
+                    }
+                }
                 if (looksLikeErrorOutput(line)) {
                     const QString text = line.trimmed();
                     add(DroppedDetail::Kind::Error, text, text, minLength);

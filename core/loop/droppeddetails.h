@@ -13,8 +13,10 @@ namespace keen {
 // message) searched for each hit.
 namespace DroppedDetails {
 
-// At most limit details: error lines (a tool's reported error, lines that look like error output), then
-// paths, identifiers and numbers (dates and versions whole), each kind in the order of first occurrence. No
+// At most limit details: error lines (a tool's reported error, lines that look like error output, a Python
+// traceback by its last line), then paths (relative, absolute, ~/), identifiers (code names, CONSTANT_CASE,
+// errno names, hashes, UUIDs, ticket keys) and numbers (dates and versions whole), each kind in the order of
+// first occurrence. No
 // kind crowds out the others: each gets an equal share of limit (the rest to the kinds in that order), and
 // what one kind leaves unused goes to the others, so a range of only paths still lists limit of them. The
 // system prompt is not part of the compacted range; Keen's own replacement markup and the keys and line

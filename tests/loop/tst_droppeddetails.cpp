@@ -21,6 +21,9 @@ private Q_SLOTS:
     void proseNamingAnErrorIsNoErrorLine();
     void datesAndVersionsStayWhole();
     void readableTextHasNoEmphasisMarks();
+    void absoluteAndHomePathsAreFound();
+    void identifiersOfEveryShape();
+    void errorLinesOfCommonTools();
 };
 
 namespace {
@@ -38,6 +41,19 @@ MessageList range()
     return {Message::system(QStringLiteral("You are Keen. SystemOnlyIdentifier")),
             Message::user(QStringLiteral("Fix the build; the budget is 15904 tokens and maxParts stays 8.")),
             Message::assistant(QStringLiteral("Building."), TurnMemory{{build}})};
+}
+
+ToolActivity bashRun(const QString &command, const QString &out, const QString &err, int exitCode)
+{
+    ToolActivity run;
+    run.tool = QStringLiteral("bash");
+    run.input = QJsonObject{{QStringLiteral("command"), command}};
+    run.status = exitCode == 0 ? QStringLiteral("success") : QStringLiteral("error");
+    run.hasRawOutput = true;
+    run.rawOutput = QJsonObject{{QStringLiteral("stdout"), out},
+                                {QStringLiteral("stderr"), err},
+                                {QStringLiteral("exit_code"), exitCode}};
+    return run;
 }
 
 QStringList texts(const QList<DroppedDetail> &details, DroppedDetail::Kind kind)
@@ -361,6 +377,173 @@ void TestDroppedDetails::readableTextHasNoEmphasisMarks()
          {QStringLiteral("snake_case_name and max_parts_count"), QStringLiteral("match *.cpp and *.h"),
           QStringLiteral("* a bullet"), QStringLiteral("2 * 3 * 4"), QStringLiteral("a_b_c")})
         QCOMPARE(DroppedDetail::readable(plain), plain);
+}
+
+// Audit 2026-12-06: a message naming /etc/nginx/nginx.conf, /home/dev/project/src/server.cpp and
+// ~/.config/keen/settings.json gave "left out none of the paths": absolute and home paths were never found.
+void TestDroppedDetails::absoluteAndHomePathsAreFound()
+{
+    const QStringList named{QStringLiteral("/etc/nginx/nginx.conf"),
+                            QStringLiteral("/home/dev/project/src/http_server_v2.cpp"),
+                            QStringLiteral("~/.config/keen/settings.json"), QStringLiteral("/var/log/nginx/"),
+                            QStringLiteral("./run.sh")};
+    const MessageList range{Message::user(QStringLiteral(
+                                "nginx refuses to start since I edited /etc/nginx/nginx.conf; the upstream "
+                                "is /home/dev/project/src/http_server_v2.cpp and my key is in "
+                                "~/.config/keen/settings.json. Logs go to /var/log/nginx/, start it with "
+                                "./run.sh. Type /compact when done, see "
+                                "https://nginx.org/en/docs/beginners_guide.html")),
+                            Message::assistant(QStringLiteral("Reading /etc/nginx/nginx.conf first."))};
+
+    const QList<DroppedDetail> details = DroppedDetails::find(range, QStringLiteral("## Goal\nStart nginx."));
+    const QStringList paths = texts(details, DroppedDetail::Kind::Path);
+    QVERIFY2(paths == named, qPrintable(paths.join(QLatin1Char(' '))));
+    // A part of a path is no detail of its own, a slash command and a web address are no paths.
+    QStringList all;
+    for (const DroppedDetail &detail : details)
+        all.append(detail.text);
+    const QString listed = all.join(QStringLiteral(" | "));
+    for (const QString &part : {QStringLiteral("http_server_v2"), QStringLiteral("/compact"),
+                                QStringLiteral("/en/docs/beginners_guide.html"), QStringLiteral("nginx.org"),
+                                QStringLiteral("//nginx.org/en/docs/beginners_guide.html")})
+        QVERIFY2(!all.contains(part), qPrintable(listed));
+
+    // The summary keeps them: none is listed.
+    const QList<DroppedDetail> kept =
+        DroppedDetails::find(range, QStringLiteral("## Relevant Files\n") + named.join(QLatin1Char('\n')));
+    QVERIFY2(texts(kept, DroppedDetail::Kind::Path).isEmpty(),
+             qPrintable(texts(kept, DroppedDetail::Kind::Path).join(QLatin1Char(' '))));
+}
+
+// Audit 2026-12-06: constants and environment variables (MAX_RETRY_COUNT, KEEN_HOME), errno names (ENOENT),
+// commit hashes, UUIDs and ticket keys were never listed. A sentence's capitalised words, acronyms and
+// standard names (UTF-8, SHA-256) are no identifiers, nor is an English word made of hex letters.
+void TestDroppedDetails::identifiersOfEveryShape()
+{
+    const QStringList named{QStringLiteral("MAX_RETRY_COUNT"),
+                            QStringLiteral("KEEN_HOME"),
+                            QStringLiteral("ENOENT"),
+                            QStringLiteral("3f9a2c1"),
+                            QStringLiteral("9fceb02d0ae598e95dc970b74767f19372d61af8"),
+                            QStringLiteral("550e8400-e29b-41d4-a716-446655440000"),
+                            QStringLiteral("ABC-123"),
+                            QStringLiteral("PLAT-4521")};
+    ToolActivity log =
+        bashRun(QStringLiteral("git log --oneline -2"),
+                QStringLiteral("3f9a2c1 Raise the retry limit (ABC-123)\n"
+                               "9fceb02d0ae598e95dc970b74767f19372d61af8 Read KEEN_HOME first\n"),
+                QString(), 0);
+    const MessageList range{
+        Message::user(QStringLiteral("Set MAX_RETRY_COUNT back to 3 and KEEN_HOME to a temp folder; open() "
+                                     "fails with ENOENT. The Parser Works Again on OK builds. README and the "
+                                     "API docs say UTF-8, SHA-256 and ISO-8601; the facade was defaced. "
+                                     "Session 550e8400-e29b-41d4-a716-446655440000, tickets ABC-123 and "
+                                     "PLAT-4521.")),
+        Message::assistant(QStringLiteral("Looking at the history."), TurnMemory{{log}})};
+
+    const QList<DroppedDetail> details = DroppedDetails::find(range, QStringLiteral("## Goal\nFix retries."));
+    const QStringList identifiers = texts(details, DroppedDetail::Kind::Identifier);
+    const QString listed = identifiers.join(QLatin1Char(' '));
+    for (const QString &identifier : named)
+        QVERIFY2(identifiers.contains(identifier), qPrintable(identifier + QStringLiteral(" / ") + listed));
+    QCOMPARE(identifiers.size(), named.size());
+    // No part of a hash, a UUID or a ticket key is a number.
+    QVERIFY2(texts(details, DroppedDetail::Kind::Number).isEmpty(),
+             qPrintable(texts(details, DroppedDetail::Kind::Number).join(QLatin1Char(' '))));
+
+    const QList<DroppedDetail> kept =
+        DroppedDetails::find(range, QStringLiteral("## Key Facts\n") + named.join(QLatin1Char('\n')));
+    QVERIFY2(texts(kept, DroppedDetail::Kind::Identifier).isEmpty(),
+             qPrintable(texts(kept, DroppedDetail::Kind::Identifier).join(QLatin1Char(' '))));
+}
+
+// Audit 2026-12-06: the error lines of common tools were not listed (an errno message, a crash, a linker's
+// undefined reference, Permission denied, curl, a Java exception, a Go panic, a Python traceback whose last
+// line names the exception, git's fatal, a test runner's FAILED). A session as it runs them; the assistant's
+// prose about the same errors is none.
+void TestDroppedDetails::errorLinesOfCommonTools()
+{
+    const QStringList errors{
+        QStringLiteral("ENOENT: no such file or directory, open '/home/dev/app/config.json'"),
+        QStringLiteral("Segmentation fault (core dumped)"),
+        QStringLiteral("FAILED: app"),
+        QStringLiteral("main.cpp:(.text+0x1d): undefined reference to `foo_init'"),
+        QStringLiteral("collect2: error: ld returned 1 exit status"),
+        QStringLiteral("ninja: build stopped: subcommand failed."),
+        QStringLiteral("bash: ./deploy.sh: Permission denied"),
+        QStringLiteral(
+            "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server"),
+        QStringLiteral("Exception in thread \"main\" java.lang.NullPointerException"),
+        QStringLiteral("panic: runtime error: index out of range [5] with length 3"),
+        QStringLiteral("AssertionError"),
+        QStringLiteral("fatal: unable to access 'https://github.com/dev/app.git/': Could not resolve host: "
+                       "github.com"),
+        QStringLiteral("FAILED tests/test_sync.py::test_manifest - KeyError: 'version'"),
+    };
+    const QList<ToolActivity> runs{
+        bashRun(QStringLiteral("node server.js"), QString(),
+                QStringLiteral("node:internal/fs/utils:347\n    throw err;\n    ^\n\n") + errors.at(0), 1),
+        bashRun(QStringLiteral("./build/app --selftest"), QStringLiteral("running 4 checks\n"), errors.at(1),
+                139),
+        bashRun(QStringLiteral("cmake --build build"),
+                QStringLiteral("[1/2] Building CXX object CMakeFiles/app.dir/src/main.cpp.o\n"
+                               "[2/2] Linking CXX executable app\nFAILED: app \n"
+                               ": && /usr/bin/c++ CMakeFiles/app.dir/src/main.cpp.o -o app && :\n"
+                               "/usr/bin/ld: CMakeFiles/app.dir/src/main.cpp.o: in function `main':\n") +
+                    errors.at(3) + QLatin1Char('\n') + errors.at(4) + QLatin1Char('\n') + errors.at(5),
+                QString(), 1),
+        bashRun(QStringLiteral("./deploy.sh"), QString(), errors.at(6), 126),
+        bashRun(QStringLiteral("curl -sS http://localhost:8080/health"), QString(), errors.at(7), 7),
+        bashRun(QStringLiteral("java -jar app.jar"), QString(),
+                errors.at(8) + QStringLiteral("\n\tat com.example.App.start(App.java:27)\n"
+                                              "\tat com.example.App.main(App.java:12)"),
+                1),
+        bashRun(QStringLiteral("go run ."), QString(),
+                errors.at(9) + QStringLiteral("\n\ngoroutine 1 [running]:\nmain.main()\n"
+                                              "\t/home/dev/svc/main.go:14 +0x1d\nexit status 2"),
+                1),
+        bashRun(QStringLiteral("python3 tools/sync.py"), QString(),
+                QStringLiteral("Traceback (most recent call last):\n"
+                               "  File \"/home/dev/tools/sync.py\", line 61, in <module>\n"
+                               "    assert manifest[\"version\"] == 2\n") +
+                    errors.at(10),
+                1),
+        bashRun(QStringLiteral("git push"), QString(), errors.at(11), 128),
+        bashRun(QStringLiteral("pytest -q"), errors.at(12) + QStringLiteral("\n1 failed, 12 passed in 0.42s"),
+                QString(), 1),
+    };
+    const MessageList range{
+        Message::user(QStringLiteral("Get the app running again.")),
+        Message::assistant(
+            QStringLiteral("The error is clear: permission denied on the script, so I will chmod "
+                           "it. There was a segmentation fault earlier and an undefined "
+                           "reference to foo_init, both fixed; nothing failed since.\n"
+                           "If you see Exception in thread errors again, tell me: a panic or a "
+                           "fatal error would show in the log."),
+            TurnMemory{runs})};
+
+    // Every kind of this range fits a larger list; the default limit shares it out as before.
+    const QList<DroppedDetail> details =
+        DroppedDetails::find(range, QStringLiteral("## Goal\nRun the app."), 200);
+    QStringList found = texts(details, DroppedDetail::Kind::Error);
+    QStringList expected = errors;
+    std::sort(found.begin(), found.end());
+    std::sort(expected.begin(), expected.end());
+    QVERIFY2(found == expected, qPrintable(found.join(QLatin1Char('\n'))));
+    // The traceback is listed by the exception it ended with, its frames in the excerpt to pin.
+    const auto traceback = std::find_if(details.cbegin(), details.cend(), [](const DroppedDetail &detail) {
+        return detail.text == QLatin1String("AssertionError");
+    });
+    QVERIFY(traceback != details.cend());
+    QVERIFY2(traceback->excerpt.startsWith(QLatin1String("Traceback (most recent call last):")) &&
+                 traceback->excerpt.contains(QLatin1String("sync.py\", line 61")),
+             qPrintable(traceback->excerpt));
+
+    // The summary keeps them: none is listed.
+    const QList<DroppedDetail> kept =
+        DroppedDetails::find(range, QStringLiteral("## Errors\n") + errors.join(QLatin1Char('\n')), 200);
+    QVERIFY2(texts(kept, DroppedDetail::Kind::Error).isEmpty(),
+             qPrintable(texts(kept, DroppedDetail::Kind::Error).join(QLatin1Char('\n'))));
 }
 
 QTEST_GUILESS_MAIN(TestDroppedDetails)
