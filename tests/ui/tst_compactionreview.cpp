@@ -44,6 +44,7 @@ private Q_SLOTS:
     void offByDefaultAppliesAtOnce();
     void settingsDialogTurnsItOn();
     void settingsDialogSetsThePinBudget();
+    void settingsDialogKeepsAPinBudgetAbove50();
     void acceptAppliesTheSummary();
     void editedSummaryIsWhatIsApplied();
     void regenerateRunsAgainWithTheFocus();
@@ -156,7 +157,7 @@ void TestCompactionReview::settingsDialogTurnsItOn()
 }
 
 // Found when tried: a pin over its budget said "raise pin_budget_percent in settings.json", a file a person
-// of a desktop app does not edit. The settings dialog sets the pin budget (1 to 50% of the input budget);
+// of a desktop app does not edit. The settings dialog sets the pin budget (1 to 100% of the input budget);
 // OK takes effect at once, in the pins chip too, and is kept in settings.json.
 void TestCompactionReview::settingsDialogSetsThePinBudget()
 {
@@ -185,6 +186,47 @@ void TestCompactionReview::settingsDialogSetsThePinBudget()
     QCOMPARE(session->pinBudget(), budgetBefore * 25 / 10);
     QVERIFY2(chip->text() != chipBefore, qPrintable(chip->text()));
     QTRY_COMPARE(Settings::loadOrDefaults().settings.pinBudgetPercent, std::optional<int>(25));
+}
+
+// Audit 2026-12-06: the spin box allowed 1 to 50 while settings.json allows 1 to 100, so a stored 80 showed
+// as 50 and OK wrote 50 back. It shows 80, OK keeps 80, and 100 can be typed.
+void TestCompactionReview::settingsDialogKeepsAPinBudgetAbove50()
+{
+    Settings stored;
+    stored.pinBudgetPercent = 80;
+    QVERIFY(stored.save());
+    m_window.reset();
+    m_window = test::makeTestWindow(m_env, m_client);
+    QCOMPARE(m_window->session()->pinBudgetPercent(), 80);
+
+    auto openDialog = [this] {
+        m_window->findChild<QAction *>(QStringLiteral("settingsAction"))->trigger();
+        SettingsDialog *dialog = nullptr;
+        const bool shown = QTest::qWaitFor([&] {
+            dialog = m_window->findChild<SettingsDialog *>();
+            return dialog && dialog->isVisible();
+        });
+        return shown ? dialog : nullptr;
+    };
+    SettingsDialog *dialog = openDialog();
+    QVERIFY(dialog);
+    auto *spin = dialog->findChild<QSpinBox *>(QStringLiteral("pinBudgetSpin"));
+    QVERIFY(spin);
+    QCOMPARE(spin->value(), 80);
+    QTest::mouseClick(dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    QTRY_VERIFY(!m_window->findChild<SettingsDialog *>());
+    QCOMPARE(m_window->session()->pinBudgetPercent(), 80);
+    QCOMPARE(Settings::loadOrDefaults().settings.pinBudgetPercent, std::optional<int>(80));
+
+    dialog = openDialog();
+    QVERIFY(dialog);
+    spin = dialog->findChild<QSpinBox *>(QStringLiteral("pinBudgetSpin"));
+    spin->selectAll();
+    QTest::keyClicks(spin, QStringLiteral("100"));
+    QCOMPARE(spin->value(), 100);
+    QTest::mouseClick(dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    QTRY_COMPARE(m_window->session()->pinBudgetPercent(), 100);
+    QTRY_COMPARE(Settings::loadOrDefaults().settings.pinBudgetPercent, std::optional<int>(100));
 }
 
 // proves S25, S28, S29: the summary streams in the chat, then waits in the review beside what it replaces;

@@ -107,7 +107,7 @@ SettingsDialog::SettingsDialog(const ClientConfig &config, QWidget *parent)
 
     m_pinBudget = new QSpinBox(this);
     m_pinBudget->setObjectName(QStringLiteral("pinBudgetSpin"));
-    m_pinBudget->setRange(1, 50);
+    m_pinBudget->setRange(1, 100); // what settings.json and the session accept: a stored 80 stays 80
     m_pinBudget->setSuffix(tr("% of the input budget"));
     m_pinBudget->setToolTip(tr("Pinned messages, code and notes travel verbatim after a compaction; a pin "
                                "that would take more than this is refused"));
