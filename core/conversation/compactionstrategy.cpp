@@ -43,6 +43,8 @@ QString CompactionStrategy::describe() const
         }
         parts.append(left);
     }
+    if (parts.isEmpty())
+        parts.append(tr("rebuilt as one request without the tool definitions"));
     return parts.join(QStringLiteral("; "));
 }
 
@@ -65,6 +67,7 @@ QJsonObject CompactionStrategy::toJson() const
 CompactionStrategy CompactionStrategy::fromJson(const QJsonObject &object)
 {
     CompactionStrategy strategy;
+    strategy.rebuilt = !object.isEmpty(); // written only for a rebuilt request
     strategy.slices = qMax(1, object.value(QStringLiteral("slices")).toInt(1));
     strategy.cutOutputs = object.value(QStringLiteral("cut_outputs")).toInt();
     strategy.cutMessages =

@@ -355,8 +355,12 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
     case StreamEvent::Type::CompactionSliced:
         // A manual compaction too large for one request: how it fits, before its last part streams.
         if (!m_options.json && event.autoCompaction && event.error.isEmpty()) {
+            const CompactionStrategy &strategy = event.autoCompaction->strategy;
             m_err << (m_progressLineOpen ? "\n" : "")
-                  << tr("Compacting in parts: %1").arg(event.autoCompaction->strategy.describe()) << '\n';
+                  << (strategy.slices > 1 ? tr("Compacting in parts: %1")
+                                          : tr("Compacting to fit the input budget: %1"))
+                         .arg(strategy.describe())
+                  << '\n';
             m_err.flush();
             m_progressLineOpen = false;
         }

@@ -38,6 +38,7 @@ qint64 CompactionSlicer::escapedBytes(const QString &text)
 
 CompactionSlicer::CompactionSlicer(const MessageList &conversation)
 {
+    m_strategy.rebuilt = true; // the request is rebuilt from this text, also when it fits one part
     auto add = [this](const QString &text, bool toolOutput = false, const QString &label = QString()) {
         m_items.append(Item{text, toolOutput, label, escapedBytes(text) + escapedBytes(Separator)});
     };

@@ -112,6 +112,8 @@ private Q_SLOTS:
     void hugeReadInASmallWindowNeverSendsOverBudget();
     void manualCompactionOfAHugeReadIsSliced_data();
     void manualCompactionOfAHugeReadIsSliced();
+    void manualCompactionInOnePartIsNamed_data();
+    void manualCompactionInOnePartIsNamed();
     void undoCompactionAfterLaterTurns_data();
     void undoCompactionAfterLaterTurns();
     void undoThatNoLongerFitsSaysSo_data();
@@ -951,6 +953,77 @@ void TestHeadlessCompaction::manualCompactionOfAHugeReadIsSliced()
     QCOMPARE(applied.status(), QStringLiteral("Context compacted."));
     QCOMPARE(applied.compaction()->strategy.slices, responder.summaries);
     QCOMPARE(applied.compaction()->strategy.cutOutputs, 1);
+}
+
+void TestHeadlessCompaction::manualCompactionInOnePartIsNamed_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Audit 2026-12-06: a compaction request over the budget only with its tool definitions is rebuilt as one
+// <conversation_part> without them, and then nothing said so: stderr read a dangling "Compacting in parts: ",
+// the compaction_applied event had no strategy. Here the history (a 57 KB read) fits one part of a window
+// that its request with the tool definitions does not fit.
+void TestHeadlessCompaction::manualCompactionInOnePartIsNamed()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    writeHugeFile(rig.workspace());
+    QString sessionId;
+    {
+        AgentSession session;
+        rig.setUp(session);
+        session.setToolHistoryFull(true);
+        const QString readHuge = arguments({{QStringLiteral("path"), QStringLiteral("huge.txt")}});
+        rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
+                                              readHuge),
+                     ProviderScript::text(provider, QStringLiteral("Read it all."))});
+        QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("read huge.txt")); }));
+        sessionId = session.sessionId();
+    }
+    rig.server().clearRequests();
+
+    // The request with the tool definitions (about 74 KB) is over this window's budget (about 71 KB); the
+    // conversation as text without them (about 68 KB) fits one part.
+    const qint64 window = 27900;
+    const qint64 budget = ContextBudget::inputBudget(window);
+    HeadlessRun headless(rig);
+    ClientConfig small = rig.config();
+    small.contextWindow = window;
+    headless.runner.setConfigResolver([small](const LaunchOptions &) { return Result<ClientConfig>(small); });
+    SummaryResponder responder(rig, CompactionPrompts::manualPrompt(), {});
+    HeadlessRunner::Options options;
+    options.compact = true;
+    options.launch.sessionId = sessionId;
+    options.launch.workspace = rig.workspace();
+    QCOMPARE(headless.runGuarded(options), int(HeadlessRunner::Success));
+
+    // One request, within the budget, without the tool definitions.
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 1);
+    QVERIFY(ContextBudget::estimateTokens(requests.first().body.size()) <= budget);
+    QVERIFY(!requests.first().body.contains("\"read_file\",\"description\"") &&
+            !requests.first().json.object().contains(QStringLiteral("tools")));
+    QCOMPARE(headless.out, QStringLiteral("## Goal\nsummary part 1\n"));
+    QVERIFY2(
+        headless.err.contains(QStringLiteral(
+            "Compacting to fit the input budget: rebuilt as one request without the tool definitions\n")),
+        qPrintable(headless.err));
+    QVERIFY2(!headless.err.contains(QStringLiteral("Compacting in parts")), qPrintable(headless.err));
+
+    auto loaded = headless.runner.session().sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    const SessionEvent &applied = loaded->events.constLast();
+    QCOMPARE(applied.kind, SessionEvent::Kind::CompactionApplied);
+    QVERIFY(!applied.compaction()->strategy.isSingleRequest());
+    QCOMPARE(applied.compaction()->strategy.slices, 1);
+    QFile transcript(headless.runner.session().transcriptPath());
+    QVERIFY(transcript.open(QIODevice::ReadOnly));
+    const QByteArray lastLine = transcript.readAll().trimmed().split('\n').constLast();
+    QVERIFY2(
+        lastLine.contains("\"strategy\":{\"cut_characters\":0,\"cut_outputs\":0,\"dropped_characters\":0,"
+                          "\"dropped_outputs\":0,\"slices\":1}"),
+        lastLine.constData());
 }
 
 void TestHeadlessCompaction::undoCompactionAfterLaterTurns_data()

@@ -204,6 +204,7 @@ void TestSessionEvent::sessionUsageIsTyped()
 void TestSessionEvent::compactionStrategyIsTyped()
 {
     CompactionStrategy strategy;
+    strategy.rebuilt = true;
     strategy.slices = 3;
     strategy.cutOutputs = 1;
     strategy.cutCharacters = 52000;
@@ -240,6 +241,23 @@ void TestSessionEvent::compactionStrategyIsTyped()
     QVERIFY(
         !seed.value(QStringLiteral("compaction_applied")).toObject().contains(QStringLiteral("strategy")));
     QVERIFY(CompactionStrategy().describe().isEmpty());
+    // Audit 2026-12-06: a request rebuilt as one part without the tool definitions is recorded and named.
+    CompactionStrategy onePart;
+    onePart.rebuilt = true;
+    QVERIFY(!onePart.isSingleRequest());
+    QCOMPARE(onePart.describe(), QStringLiteral("rebuilt as one request without the tool definitions"));
+    SessionEvent oneEvent = SessionEvent::compactionApplied(QString(), {}, {}, onePart);
+    oneEvent.seq = 9;
+    const QJsonObject rebuilt = oneEvent.toJson();
+    QCOMPARE(rebuilt.value(QStringLiteral("compaction_applied")).toObject().value(QStringLiteral("strategy")),
+             QJsonValue(QJsonObject{{QStringLiteral("slices"), 1},
+                                    {QStringLiteral("cut_outputs"), 0},
+                                    {QStringLiteral("cut_characters"), 0},
+                                    {QStringLiteral("dropped_outputs"), 0},
+                                    {QStringLiteral("dropped_characters"), 0}}));
+    const auto readBack = SessionEvent::fromJson(rebuilt);
+    QVERIFY(readBack);
+    QCOMPARE(readBack->compaction()->strategy, onePart);
 }
 
 void TestSessionEvent::unknownEventKindIsKeptAndIgnoredByProjection()

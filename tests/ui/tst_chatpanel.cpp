@@ -121,7 +121,9 @@ private Q_SLOTS:
     void escDuringAutomaticCompactionCancelsOnlyTheChild();
     void stopDuringAutomaticCompactionInterruptsTheParent();
     void automaticCompactionCheckpointIsShownOnceAndSummaryNowhere();
+    void overBudgetCompactionShowsHowItFit_data();
     void overBudgetCompactionShowsHowItFit();
+    void slicedManualCompactionShowsHowItFit_data();
     void slicedManualCompactionShowsHowItFit();
     void undoCompactionFromItsRowAfterALaterTurn();
     void undoThatNoLongerFitsOffersToCompactAgain();
@@ -679,14 +681,32 @@ void TestChatPanel::automaticCompactionCheckpointIsShownOnceAndSummaryNowhere()
     QTRY_VERIFY_WITH_TIMEOUT(m_panel->spinner()->notification().isEmpty(), 3000);
 }
 
+void TestChatPanel::overBudgetCompactionShowsHowItFit_data()
+{
+    QTest::addColumn<bool>("onePart");
+    QTest::addColumn<QString>("how");
+    QTest::newRow("two parts") << false
+                               << QStringLiteral("summarised in 2 parts; 1 long output cut by %1 characters")
+                                      .arg(QLocale().toString(46000));
+    // Audit 2026-12-06: rebuilt without the tool definitions, it fit one part; the row said only "✓ Context
+    // compacted." and the event had no strategy.
+    QTest::newRow("one part") << true
+                              << QStringLiteral("rebuilt as one request without the tool definitions");
+}
+
 // Issue 16: an automatic compaction that had to slice or cut says so on a row after its checkpoint, in the
 // notification, in its compaction_applied event, and again when the session is opened later.
 void TestChatPanel::overBudgetCompactionShowsHowItFit()
 {
+    QFETCH(bool, onePart);
+    QFETCH(QString, how);
     CompactionStrategy strategy;
-    strategy.slices = 2;
-    strategy.cutOutputs = 1;
-    strategy.cutCharacters = 46000;
+    strategy.rebuilt = true;
+    if (!onePart) {
+        strategy.slices = 2;
+        strategy.cutOutputs = 1;
+        strategy.cutCharacters = 46000;
+    }
     ScriptedLlmClient::Step compaction = ScriptedLlmClient::autoCompaction(
         {Message::system(QStringLiteral("sys")),
          Message::user(QStringLiteral("<compacted_context>x</compacted_context>"))});
@@ -697,7 +717,7 @@ void TestChatPanel::overBudgetCompactionShowsHowItFit()
     QTest::keyClicks(m_panel->input(), QStringLiteral("read the big file"));
     QTest::keyClick(m_panel->input(), Qt::Key_Return);
     QTRY_VERIFY(!m_session->isBusy());
-    const QString row = QStringLiteral("✓ Context compacted automatically: ") + strategy.describe();
+    const QString row = QStringLiteral("✓ Context compacted automatically: ") + how;
     QCOMPARE(m_panel->model()->plainText().count(row), 1);
     QVERIFY(m_panel->model()->plainText().indexOf(row) >
             m_panel->model()->plainText().indexOf(QStringLiteral("Before the checkpoint.")));
@@ -718,15 +738,33 @@ void TestChatPanel::overBudgetCompactionShowsHowItFit()
     QCOMPARE(replayed.plainText().count(row), 1);
 }
 
-// Issue 16: a manual compaction that was summarised in parts streams its last part as usual and says how it
-// fit on its status row; the compaction_applied event records it, with the manual status.
+void TestChatPanel::slicedManualCompactionShowsHowItFit_data()
+{
+    QTest::addColumn<bool>("onePart");
+    QTest::addColumn<QString>("how");
+    QTest::newRow("three parts") << false
+                                 << QStringLiteral(
+                                        "summarised in 3 parts; 1 long output cut by %1 characters")
+                                        .arg(QLocale().toString(40000));
+    QTest::newRow("one part") << true
+                              << QStringLiteral("rebuilt as one request without the tool definitions");
+}
+
+// Issue 16: a manual compaction that was summarised in parts (or rebuilt as one part without the tool
+// definitions) streams its last part as usual and says how it fit on its status row; the compaction_applied
+// event records it, with the manual status.
 void TestChatPanel::slicedManualCompactionShowsHowItFit()
 {
+    QFETCH(bool, onePart);
+    QFETCH(QString, how);
     firstTurn();
     AutoCompactionInfo sliced;
-    sliced.strategy.slices = 3;
-    sliced.strategy.cutOutputs = 1;
-    sliced.strategy.cutCharacters = 40000;
+    sliced.strategy.rebuilt = true;
+    if (!onePart) {
+        sliced.strategy.slices = 3;
+        sliced.strategy.cutOutputs = 1;
+        sliced.strategy.cutCharacters = 40000;
+    }
     m_client->addTurn(
         {ScriptedLlmClient::event(StreamEvent::compaction(StreamEvent::Type::CompactionSliced, sliced)),
          ScriptedLlmClient::chunk(QStringLiteral("## Goal\nSay hello.")),
@@ -734,7 +772,7 @@ void TestChatPanel::slicedManualCompactionShowsHowItFit()
     QTest::keyClicks(m_panel->input(), QStringLiteral("/compact"));
     QTest::keyClick(m_panel->input(), Qt::Key_Return);
     QTRY_VERIFY(!m_session->isBusy());
-    const QString row = QStringLiteral("✓ Context compacted: ") + sliced.strategy.describe();
+    const QString row = QStringLiteral("✓ Context compacted: ") + how;
     QCOMPARE(m_panel->model()->plainText().count(row), 1);
     QVERIFY(m_panel->model()->plainText().contains(QStringLiteral("Say hello.")));
     QCOMPARE(m_session->messages(), MessageList{Message::user(QStringLiteral("## Goal\nSay hello."))});
