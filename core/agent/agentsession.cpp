@@ -46,6 +46,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -154,6 +155,10 @@ struct AgentSession::Private
     };
     QList<CarriedTurn> carriedTurns;
     int pinBudgetPercent = AgentSession::DefaultPinBudgetPercent;
+    // The session, pin tokens and budget the person was last told were over (audit 2026-12-06: a tool loop
+    // with twelve automatic compactions said it twelve times, a window dialog each). Told again only when one
+    // of them changes; cleared when the pins fit again.
+    std::optional<std::tuple<QString, qint64, qint64>> pinBudgetWarned;
     SkillCatalog skills;
     SubagentCatalog subagents;
     quint64 skillsGeneration = 0; // a newer reload (or another folder) wins over a slower earlier one
@@ -742,8 +747,16 @@ void AgentSession::Private::commitAutoCompaction(const AutoCompactionInfo &info,
 void AgentSession::Private::checkPinBudget()
 {
     const qint64 used = q->pinnedTokens();
-    if (used > q->pinBudget())
-        Q_EMIT q->pinBudgetExceeded(used, q->pinBudget());
+    const qint64 budget = q->pinBudget();
+    if (used <= budget) {
+        pinBudgetWarned.reset();
+        return;
+    }
+    const auto warning = std::make_tuple(q->sessionId(), used, budget);
+    if (pinBudgetWarned == warning)
+        return; // said already: the pins and the budget are as they were
+    pinBudgetWarned = warning;
+    Q_EMIT q->pinBudgetExceeded(used, budget);
 }
 
 // Runs inside the slot that the runner's own finished() invoked: deleting the runner there would destroy the

@@ -138,6 +138,7 @@ private Q_SLOTS:
     void droppedDetailsAreRecordedAndReported();
     void pinsSurviveALongToolLoop_data();
     void pinsSurviveALongToolLoop();
+    void pinsOverBudgetAreWarnedOnceInAToolLoop();
     void droppedDetailsAreListedAndPinnedFromTheCommandLine();
     void reviewBeforeItAppliesFromTheCommandLine_data();
     void reviewBeforeItAppliesFromTheCommandLine();
@@ -1885,6 +1886,61 @@ void TestHeadlessCompaction::droppedDetailsAreRecordedAndReported()
 // details), and `--pin-dropped N` pins detail N's original text as the window's Pin the Original does. A
 // number out of range and a session whose compaction was undone are refused with a clear message, nothing
 // pinned.
+// Audit 2026-12-06: pins over their budget after a compaction (here the budget lowered from 10% to 1% of the
+// input budget, as a smaller model would) were warned about after every compaction of a tool loop. Every pin
+// is still kept; stderr says it once, with the numbers.
+void TestHeadlessCompaction::pinsOverBudgetAreWarnedOnceInAToolLoop()
+{
+    const QString provider = QStringLiteral("openai-compatible");
+    constexpr int Reads = 3;
+    Rig rig(provider, SmallWindow);
+    HeadlessRun headless(rig);
+    const QString note =
+        QStringLiteral("PIN-LONG: ") + QStringLiteral("keep the parser's API. ").repeated(120);
+    HeadlessRunner::Options pin;
+    pin.pins = {note};
+    pin.launch.workspace = rig.workspace();
+    QCOMPARE(headless.runGuarded(pin), int(HeadlessRunner::Success));
+    QVERIFY2(!headless.err.contains(QStringLiteral("Warning: the pins take")), qPrintable(headless.err));
+    headless.err.clear();
+    QList<FakeProviderServer::Response> script;
+    for (int i = 1; i <= Reads; ++i) {
+        const QString readBig =
+            arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}, {QStringLiteral("offset"), i}});
+        script.append(ProviderScript::toolCall(provider, QStringLiteral("call_%1").arg(i),
+                                               QStringLiteral("read_file"), readBig));
+        script.append(ProviderScript::text(provider, QStringLiteral("## Goal\nSUMMARY-%1-END").arg(i)));
+    }
+    script.append(ProviderScript::text(provider, QStringLiteral("Read it %1 times.").arg(Reads)));
+    rig.enqueue(script);
+    AgentSession &session = headless.runner.session();
+    session.setPinBudgetPercent(1);
+    QVERIFY(session.pinnedTokens() > session.pinBudget());
+    HeadlessRunner::Options turn;
+    turn.prompt = QStringLiteral("read big.txt again and again");
+    turn.launch.sessionId = session.sessionId();
+    turn.launch.workspace = rig.workspace();
+    QCOMPARE(headless.runGuarded(turn), int(HeadlessRunner::Success));
+    QCOMPARE(headless.out, QStringLiteral("Read it %1 times.\n").arg(Reads));
+
+    auto loaded = session.sessionStore().load(session.sessionId());
+    QVERIFY(loaded);
+    int applied = 0;
+    for (const SessionEvent &event : std::as_const(loaded->events)) {
+        if (event.kind == SessionEvent::Kind::CompactionApplied) {
+            ++applied;
+            QCOMPARE(event.messages().constLast().content.count(note), 1); // kept, every time
+        }
+    }
+    QCOMPARE(applied, Reads);
+    const QString warning =
+        QStringLiteral("Warning: the pins take about %1 tokens, over their budget of %2; every pin was kept.")
+            .arg(session.pinnedTokens())
+            .arg(session.pinBudget());
+    QVERIFY2(headless.err.count(warning) == 1, qPrintable(headless.err));
+    QCOMPARE(headless.err.count(QStringLiteral("Warning: the pins take")), 1);
+}
+
 void TestHeadlessCompaction::droppedDetailsAreListedAndPinnedFromTheCommandLine()
 {
     Rig rig(QStringLiteral("openai-compatible"), LargeWindow);

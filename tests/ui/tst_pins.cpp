@@ -94,6 +94,7 @@ private Q_SLOTS:
     void pinnedToolResultReadsAsItsCardShowedIt();
     void slashPinAndThePinsDialogListBudgetAndUnpin();
     void aPinOverTheBudgetIsRefusedWithADialog();
+    void pinsOverBudgetAfterCompactionsAreSaidOnce();
     void droppedDetailsRowListsThemAndPinsTheOriginal();
     void droppedDetailsReadAsTheyWereWritten();
     void everyPinAndUnpinLeavesOneRowAsTheReopenedSessionShows();
@@ -456,6 +457,59 @@ void TestPins::aPinOverTheBudgetIsRefusedWithADialog()
     QVERIFY2(box->text().contains(QStringLiteral("raise the pin budget (Settings")), qPrintable(box->text()));
     QVERIFY(m_session->pins().isEmpty());
     QVERIFY(m_session->sessionId().isEmpty()); // nothing written, not even a session
+}
+
+// Audit 2026-12-06: pins over their budget after a compaction (a smaller budget, as a smaller model gives)
+// opened a dialog after every compaction, so a tool loop with several automatic compactions piled up one
+// each. One dialog, with the numbers; the turn runs to its end under it; a later compaction with the same
+// pins and budget says nothing more, one after the budget changed says it again.
+void TestPins::pinsOverBudgetAfterCompactionsAreSaidOnce()
+{
+    m_session->setPinBudgetPercent(100);
+    Pin note;
+    note.text = QStringLiteral("Keep the parser's public API as it is. ").repeated(150);
+    QVERIFY(m_session->addPin(note));
+    QTRY_COMPARE(m_session->pins().size(), 1);
+    m_session->setPinBudgetPercent(1);
+    QVERIFY(m_session->pinnedTokens() > m_session->pinBudget());
+    auto dialogs = [this] {
+        return m_panel->findChildren<QMessageBox *>(QStringLiteral("pinsOverBudgetDialog"));
+    };
+    const MessageList replacement{Message::system(QStringLiteral("sys")),
+                                  Message::user(QStringLiteral("<compacted_context>x</compacted_context>"))};
+    QList<ScriptedLlmClient::Step> loop;
+    for (int i = 0; i < 4; ++i) {
+        loop.append(ScriptedLlmClient::chunk(QStringLiteral("Step %1. ").arg(i)));
+        loop.append(ScriptedLlmClient::autoCompaction(replacement));
+    }
+    turn(QStringLiteral("read everything"), loop);
+    QCOMPARE(dialogs().size(), 1);
+    QMessageBox *box = dialogs().constFirst();
+    QTRY_VERIFY(box->isVisible());
+    QVERIFY2(box->text().contains(
+                 QStringLiteral("about %1 tokens").arg(QLocale().toString(m_session->pinnedTokens()))),
+             qPrintable(box->text()));
+    QVERIFY2(box->text().contains(
+                 QStringLiteral("budget of %1 tokens").arg(QLocale().toString(m_session->pinBudget()))),
+             qPrintable(box->text()));
+    QCOMPARE(m_session->pins().size(), 1); // kept
+
+    box->accept();
+    QTRY_VERIFY(dialogs().isEmpty());
+    turn(QStringLiteral("and again"), {ScriptedLlmClient::autoCompaction(replacement)});
+    QTest::qWait(50);
+    QVERIFY(dialogs().isEmpty());
+
+    const qint64 budgetBefore = m_session->pinBudget();
+    ClientConfig smaller = m_session->clientConfig();
+    smaller.contextWindow = 60000; // a smaller model: a smaller budget still
+    m_session->setClientConfig(smaller);
+    QVERIFY(m_session->pinBudget() < budgetBefore);
+    turn(QStringLiteral("once more"), {ScriptedLlmClient::autoCompaction(replacement)});
+    QTRY_COMPARE(dialogs().size(), 1);
+    QVERIFY2(dialogs().constFirst()->text().contains(
+                 QStringLiteral("budget of %1 tokens").arg(QLocale().toString(m_session->pinBudget()))),
+             qPrintable(dialogs().constFirst()->text()));
 }
 
 // Issue 16, what was dropped: after a manual compaction whose summary leaves out a path, an identifier, a

@@ -345,14 +345,21 @@ void ChatPanel::connectSession()
     connect(m_session, &AgentSession::pinFailed, this,
             [this](const QString &error) { m_model->addLine(ChatItem::Kind::Error, error); });
     connect(m_session, &AgentSession::pinBudgetExceeded, this, [this](qint64 used, qint64 budget) {
-        // Every pin was kept; the person is told they take more than their share (issue 16).
-        auto *box = new QMessageBox(
-            QMessageBox::Warning, tr("Pins"),
-            tr("The pins take about %1 tokens, more than their budget of %2 tokens. Every pin was kept "
-               "after the compaction; unpin something in Conversation > Pins, or raise the pin budget in "
-               "Settings.")
-                .arg(QLocale().toString(used), QLocale().toString(budget)),
-            QMessageBox::Ok, this);
+        // Every pin was kept; the person is told they take more than their share (issue 16). One dialog: one
+        // still open takes the new numbers rather than a second one piling up over the running turn.
+        const QString text =
+            tr("The pins take about %1 tokens, more than their budget of %2 tokens. Every pin "
+               "was kept after the compaction; unpin something in Conversation > Pins, or "
+               "raise the pin budget in Settings.")
+                .arg(QLocale().toString(used), QLocale().toString(budget));
+        const auto open = findChildren<QMessageBox *>(QStringLiteral("pinsOverBudgetDialog"));
+        for (QMessageBox *box : open) {
+            if (box->isVisible()) {
+                box->setText(text);
+                return;
+            }
+        }
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Pins"), text, QMessageBox::Ok, this);
         box->setObjectName(QStringLiteral("pinsOverBudgetDialog"));
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
