@@ -64,7 +64,10 @@ QList<std::pair<int, quint64>> automaticRows(const ChatModel *model)
 {
     QList<std::pair<int, quint64>> rows;
     for (int row = 0; row < model->rowCount(); ++row) {
-        if (model->item(row).text == ChatModel::compactionRowText(true, QString()))
+        // With how it fit when its request was rebuilt ("✓ Context compacted automatically: rebuilt as ...").
+        const QString &text = model->item(row).text;
+        if (text == ChatModel::compactionRowText(true, QString()) ||
+            text.startsWith(ChatModel::compactionRowText(true, QStringLiteral("%1")).arg(QString())))
             rows.append({row, model->item(row).compactionSeq});
     }
     return rows;
@@ -135,9 +138,12 @@ void TestCompactionRows::eachAutomaticCompactionOfAToolLoopShowsItsRowWithUndo()
     auto loaded = session.sessionStore().load(session.sessionId());
     QVERIFY(loaded);
     QList<quint64> applied;
+    QStringList how; // each compaction's strategy as its event records it
     for (const SessionEvent &event : std::as_const(loaded->events)) {
-        if (event.kind == SessionEvent::Kind::CompactionApplied)
+        if (event.kind == SessionEvent::Kind::CompactionApplied) {
             applied.append(event.seq);
+            how.append(event.compaction()->strategy.describe());
+        }
     }
     QVERIFY2(applied.size() >= 2, qPrintable(QString::number(applied.size())));
     QCOMPARE(summaries, applied.size());
@@ -151,6 +157,8 @@ void TestCompactionRows::eachAutomaticCompactionOfAToolLoopShowsItsRowWithUndo()
     for (qsizetype i = 0; i < rows.size(); ++i) {
         const auto [row, seq] = rows.at(i);
         QCOMPARE(seq, applied.at(i));
+        // Audit 2026-12-06: a request rebuilt as one part without the tool definitions says so.
+        QCOMPARE(model->item(row).text, ChatModel::compactionRowText(true, how.at(i)));
         QVERIFY2(model->item(row - 1).kind == ChatItem::Kind::Tool, qPrintable(shown));
         const QModelIndex index = model->index(row);
         view->scrollTo(index);
