@@ -81,6 +81,28 @@ int openForReading(const QString &path, RegularFile::Read &read)
     return fd;
 }
 
+// Reads at most cap bytes of fd into bytes, allocated for sizeHint first and read into straight (one copy,
+// not two: listing 1,000 sessions reads every transcript). 0, or the errno of the read that failed.
+int readUpTo(int fd, qint64 sizeHint, qint64 cap, QByteArray &bytes)
+{
+    bytes = QByteArray(qMin(sizeHint, cap), Qt::Uninitialized);
+    qsizetype filled = 0;
+    while (filled < cap) {
+        if (filled == bytes.size())
+            bytes.resize(qMin(qMax<qint64>(bytes.size() * 2, 4096), cap));
+        const ssize_t got = ::read(fd, bytes.data() + filled, size_t(bytes.size() - filled));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return errno;
+        if (got == 0)
+            break;
+        filled += got;
+    }
+    bytes.truncate(filled);
+    return 0;
+}
+
 } // namespace
 
 RegularFile::Read RegularFile::read(const QString &path, qint64 maxBytes)
@@ -110,35 +132,17 @@ RegularFile::Read RegularFile::readTail(const QString &path, qint64 maxBytes, qi
     }
     // At most one byte past the limit is read; a limit of "no limit" (INT64_MAX) has no byte past it.
     const qint64 limit = std::min(maxBytes - read.offset, std::numeric_limits<qint64>::max() - 1);
-    // The size is a hint: the file may grow meanwhile (an append), never past maxBytes here. Read straight
-    // into the result (one copy, not two: listing 1,000 sessions reads every transcript), one byte more than
-    // the size so that growth shows as a read that does not come back empty.
-    QByteArray bytes(qMin(size + 1, limit + 1), Qt::Uninitialized);
-    qsizetype filled = 0;
-    for (;;) {
-        if (filled == bytes.size()) {
-            if (bytes.size() > limit) {
-                ::close(fd);
-                return failure(path, Problem::TooLarge,
-                               tr("it grew past the %1 this app reads")
-                                   .arg(QLocale::c().formattedDataSize(maxBytes, 0)));
-            }
-            bytes.resize(qMin(bytes.size() * 2, limit + 1));
-        }
-        const ssize_t got = ::read(fd, bytes.data() + filled, size_t(bytes.size() - filled));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            const int error = errno;
-            ::close(fd);
-            return failure(path, Problem::Unreadable, reason(error));
-        }
-        if (got == 0)
-            break;
-        filled += got;
-    }
+    // The size is a hint: the file may grow meanwhile (an append), never past maxBytes here. One byte more
+    // than the size is asked for, so that growth shows as a read that does not come back empty.
+    QByteArray bytes;
+    const int error = readUpTo(fd, size + 1, limit + 1, bytes);
     ::close(fd);
-    bytes.truncate(filled);
+    if (error != 0)
+        return failure(path, Problem::Unreadable, reason(error));
+    if (bytes.size() > limit)
+        return failure(
+            path, Problem::TooLarge,
+            tr("it grew past the %1 this app reads").arg(QLocale::c().formattedDataSize(maxBytes, 0)));
     read.bytes = std::move(bytes);
     return read;
 }
@@ -154,26 +158,11 @@ RegularFile::Read RegularFile::readHead(const QString &path, qint64 headBytes)
         ::close(fd);
         return read;
     }
-    const qint64 limit = std::max<qint64>(0, headBytes);
-    QByteArray bytes(qMin(size + 1, limit), Qt::Uninitialized);
-    qsizetype filled = 0;
-    while (filled < limit) {
-        if (filled == bytes.size())
-            bytes.resize(qMin(qMax<qint64>(bytes.size() * 2, 4096), limit));
-        const ssize_t got = ::read(fd, bytes.data() + filled, size_t(bytes.size() - filled));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            const int error = errno;
-            ::close(fd);
-            return failure(path, Problem::Unreadable, reason(error));
-        }
-        if (got == 0)
-            break;
-        filled += got;
-    }
+    QByteArray bytes;
+    const int error = readUpTo(fd, size + 1, std::max<qint64>(0, headBytes), bytes);
     ::close(fd);
-    bytes.truncate(filled);
+    if (error != 0)
+        return failure(path, Problem::Unreadable, reason(error));
     read.bytes = std::move(bytes);
     return read;
 }
