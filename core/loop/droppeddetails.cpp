@@ -350,6 +350,25 @@ QList<DroppedDetail> shareOut(const QList<DroppedDetail> (&candidates)[KindCount
     return result;
 }
 
+// A summary names a file of the project by its path in the project ("src/server.cpp" for
+// /home/dev/project/src/server.cpp): an absolute or home path whose last two parts or more the summary
+// keeps is kept.
+bool keptByItsEnd(const QString &path, const QString &kept)
+{
+    if (!path.startsWith(QLatin1Char('/')) && !path.startsWith(QLatin1Char('~')))
+        return false;
+    const QStringView trimmed = QStringView(path).chopped(path.endsWith(QLatin1Char('/')) ? 1 : 0);
+    for (qsizetype slash = trimmed.indexOf(QLatin1Char('/'), 1); slash >= 0;
+         slash = trimmed.indexOf(QLatin1Char('/'), slash + 1)) {
+        const QStringView end = trimmed.sliced(slash + 1);
+        if (!end.contains(QLatin1Char('/')))
+            return false; // one part, a file name alone, says too little
+        if (kept.contains(end))
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int limit)
@@ -398,6 +417,8 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
                    qsizetype minLength) {
         const QString key = text.simplified();
         if (isFull(kind) || text.size() < minLength || seen.contains(key) || kept.contains(text))
+            return;
+        if (kind == DroppedDetail::Kind::Path && keptByItsEnd(text, kept))
             return;
         // "[1/2] Building" and 2026/12/06 name no file.
         static const QRegularExpression letter(QStringLiteral("[A-Za-z]"));

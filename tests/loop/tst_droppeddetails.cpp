@@ -413,6 +413,15 @@ void TestDroppedDetails::absoluteAndHomePathsAreFound()
         DroppedDetails::find(range, QStringLiteral("## Relevant Files\n") + named.join(QLatin1Char('\n')));
     QVERIFY2(texts(kept, DroppedDetail::Kind::Path).isEmpty(),
              qPrintable(texts(kept, DroppedDetail::Kind::Path).join(QLatin1Char(' '))));
+
+    // A summary names the project's files by their path in the project: the absolute path is kept by it,
+    // not by its file name alone.
+    const QList<DroppedDetail> relative =
+        DroppedDetails::find(range, QStringLiteral("## Relevant Files\nsrc/http_server_v2.cpp, nginx.conf"));
+    const QStringList left = texts(relative, DroppedDetail::Kind::Path);
+    QVERIFY2(!left.contains(QStringLiteral("/home/dev/project/src/http_server_v2.cpp")),
+             qPrintable(left.join(QLatin1Char(' '))));
+    QVERIFY2(left.contains(QStringLiteral("/etc/nginx/nginx.conf")), qPrintable(left.join(QLatin1Char(' '))));
 }
 
 // Audit 2026-12-06: constants and environment variables (MAX_RETRY_COUNT, KEEN_HOME), errno names (ENOENT),
