@@ -503,6 +503,18 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
         }
     };
     collect(DroppedDetail::Kind::Path, path, 3);
+    // A web address is no path, and no part of one ("beginners_guide" of .../beginners_guide.html) is an
+    // identifier or a number of its own.
+    static const QRegularExpression webAddress(
+        QStringLiteral(R"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s<>"'`)\]]+)"));
+    for (qsizetype i = 0; i < sources.size(); ++i) {
+        QRegularExpressionMatchIterator it = webAddress.globalMatch(sources.at(i).text);
+        while (it.hasNext()) {
+            const QRegularExpressionMatch match = it.next();
+            paths[i].append({match.capturedStart(0), match.capturedEnd(0)});
+        }
+        std::sort(paths[i].begin(), paths[i].end()); // overlaps() takes them in order
+    }
     collectErrors(8);
     collect(DroppedDetail::Kind::Identifier, identifier, 4);
     collect(DroppedDetail::Kind::Number, number, 3);
