@@ -1,6 +1,7 @@
 #include "auth/awscontainercredentials.h"
 
 #include "auth/blockinghttp.h"
+#include "base/controlcharacters.h"
 #include "base/regularfile.h"
 
 #include <QDir>
@@ -96,15 +97,14 @@ bool AwsContainerCredentials::authorizationToken(const QProcessEnvironment &envi
     } else {
         token = environment.value(QStringLiteral("AWS_CONTAINER_AUTHORIZATION_TOKEN")).toUtf8().trimmed();
     }
-    // A line break would end the header and start another one of the token's choosing.
-    for (const char ch : std::as_const(token)) {
-        if (ch == '\r' || ch == '\n' || ch == '\0') {
-            token.clear();
-            error = tr("The AWS container authorization token from %1 contains a line break, which Keen does "
-                       "not send.")
-                        .arg(from);
-            return false;
-        }
+    // A line break (or another control character) would end the header and start another one of the
+    // token's choosing.
+    if (ControlCharacters::inUtf8(token)) {
+        token.clear();
+        error = tr("The AWS container authorization token from %1 contains a line break or another control "
+                   "character, which Keen does not send.")
+                    .arg(from);
+        return false;
     }
     return true;
 }

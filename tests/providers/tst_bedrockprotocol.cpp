@@ -836,6 +836,14 @@ private Q_SLOTS:
         QVERIFY(!prepared.error().contains(QStringLiteral("X-Injected")));
         QVERIFY(!prepared.error().contains(QStringLiteral("fake-token")));
         QCOMPARE(container.requests().size(), 4);
+        // NEL (U+0085) is a line break to some parsers: the same.
+        QVERIFY(test::writeFile(tokenFile, "fake-token\xc2\x85X-Injected: yes"));
+        BedrockProtocol nextLine(config, environment, home.path());
+        prepared = nextLine.prepare(CancellationToken());
+        QVERIFY(!prepared.ok());
+        QVERIFY2(prepared.error().contains(QStringLiteral("contains a line break")),
+                 qPrintable(prepared.error()));
+        QCOMPARE(container.requests().size(), 4);
 
         // A full URI the SDKs would not ask (plain http to another host) is refused before any request.
         QVERIFY(test::writeFile(tokenFile, "fake-pod-identity-token\n"));
