@@ -66,6 +66,7 @@ private Q_SLOTS:
     void streamedReplyShowsWhatAOneShotRenderShows();
     void eachUpdateParsesOnlyTheOpenTail();
     void fencesAndLooseListsAreNeverCut();
+    void aLongCodeBlockIsParsedInPieces();
     void aTableAfterCodeOrAQuoteHasItsHeaderInPlace_data();
     void aTableAfterCodeOrAQuoteHasItsHeaderInPlace();
     void anEscapedPipeInATableCodeSpanIsAPipe();
@@ -125,6 +126,8 @@ void TestIncrementalMarkdown::eachUpdateParsesOnlyTheOpenTail()
     QCOMPARE(markdown.toPlainText(), oneShotPlainText(text));
 }
 
+// Finished segments never end inside a short fence or a loose list (a long fence is cut in pieces that
+// render as one block: aLongCodeBlockIsParsedInPieces).
 void TestIncrementalMarkdown::fencesAndLooseListsAreNeverCut()
 {
     const QString text = QStringLiteral("Intro paragraph.\n\n```python\ndef f():\n\n    return 1\n\n\n```\n\n"
@@ -147,6 +150,53 @@ void TestIncrementalMarkdown::fencesAndLooseListsAreNeverCut()
     }
     QVERIFY(boundaries.contains(fenceStart)); // the intro was finished on its own
     QCOMPARE(markdown.toPlainText(), oneShotPlainText(text));
+}
+
+// A file written in one code fence (2,000 lines, about 70,000 chars) was parsed whole on every flush, its
+// cost growing with the square of its length (found by a read against issue 11: a 40,000-char table took 1.9
+// s of CPU). A fence at the margin is parsed in pieces of about 2,000 chars; what shows, its height and the
+// code a person copies are those of one render of the whole reply.
+void TestIncrementalMarkdown::aLongCodeBlockIsParsedInPieces()
+{
+    QString code;
+    for (int i = 1; i <= 2000; ++i) {
+        code += i % 50 == 0
+                    ? QString() // blank lines inside the code, some where a piece may start
+                    : QStringLiteral("    total_%1 = compute(values[%1], scale=%1)  # step %1").arg(i);
+        code += QLatin1Char('\n');
+    }
+    code.chop(1);
+    const QString text = QStringLiteral("Here is the file:\n\n```python\n") + code +
+                         QStringLiteral("\n```\n\nRun it with `python3 steps.py`.\n");
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(700);
+    qint64 mostParsedInOneFlush = 0;
+    qint64 fullRenderChars = 0;
+    for (qsizetype at = 140; at < text.size() + 140; at += 140) {
+        const qint64 before = markdown.counters().charsParsed;
+        markdown.setText(text.left(at));
+        mostParsedInOneFlush = qMax(mostParsedInOneFlush, markdown.counters().charsParsed - before);
+        fullRenderChars += qMin(at, text.size());
+    }
+    const IncrementalMarkdown::Counters counters = markdown.counters();
+    QCOMPARE(counters.fullRenders, 0);
+    // A flush parses the piece it finishes and the open one: about two pieces of 2,048 chars at most.
+    QVERIFY2(mostParsedInOneFlush < 5000, qPrintable(QString::number(mostParsedInOneFlush)));
+    QVERIFY2(counters.charsParsed * 20 < fullRenderChars,
+             qPrintable(QStringLiteral("%1 of %2").arg(counters.charsParsed).arg(fullRenderChars)));
+    QVERIFY2(markdown.segmentCount() > 10, qPrintable(QString::number(markdown.segmentCount())));
+
+    QCOMPARE(markdown.toPlainText(), oneShotPlainText(text));
+    QTextDocument whole;
+    whole.setDocumentMargin(0);
+    whole.setDefaultFont(QApplication::font());
+    whole.setMarkdown(text, ListNumbering::Dialect);
+    IncrementalMarkdown::style(whole, QApplication::palette());
+    whole.setTextWidth(700);
+    QCOMPARE(qRound(markdown.size().height()), qRound(whole.size().height()));
+    // Copying the code block from anywhere in it copies all of it, across the pieces.
+    for (const qreal fraction : {0.05, 0.5, 0.97})
+        QCOMPARE(markdown.codeBlockAt(QPointF(40, markdown.size().height() * fraction)), code);
 }
 
 void TestIncrementalMarkdown::aTableAfterCodeOrAQuoteHasItsHeaderInPlace_data()

@@ -23,6 +23,19 @@ namespace {
 // Finished segments smaller than this are parsed again together with the next finished blocks, so a slow
 // stream does not leave one document per paragraph (each re-parse is bounded by this size).
 constexpr qsizetype MergeBelowChars = 2048;
+// A code fence at the margin longer than this is cut into pieces of about this size at line starts, so a
+// flush parses at most one piece of it again (a file written in one fence was parsed whole on every flush:
+// the cost grew with the square of its length). Not below MergeBelowChars: pieces are not merged again.
+constexpr qsizetype LongFenceCutChars = MergeBelowChars;
+
+// The fence that closes the fence opened by opener ("```cpp" -> "```").
+QString closingFence(const QString &opener)
+{
+    qsizetype run = 0;
+    while (run < opener.size() && opener.at(run) == opener.at(0))
+        ++run;
+    return opener.left(run);
+}
 
 bool isFence(QStringView line, QChar *fenceChar, qsizetype *length)
 {
@@ -76,6 +89,7 @@ void IncrementalMarkdown::reset()
     m_segments.clear();
     m_tail = Segment();
     m_finished = 0;
+    m_finishedInFence.clear();
     m_scan = Scan();
 }
 
@@ -97,8 +111,16 @@ void IncrementalMarkdown::scan(Scan &s, QStringView text, QList<qsizetype> *boun
             if (isFence(line, &fenceChar, &fenceLength) && fenceChar == s.fenceChar &&
                 fenceLength >= s.fenceLength && line.trimmed().size() == fenceLength) {
                 s.inFence = false;
+                s.fenceOpener.clear();
+                s.fenceCut = 0;
                 if (s.fenceAtLineStart)
                     finish(newline + 1); // a closed fence at the margin is a whole block
+            } else if (s.fenceAtLineStart && s.position - s.fencePieceStart >= LongFenceCutChars &&
+                       !line.trimmed().isEmpty()) {
+                // The next piece starts at this line: not at a blank one, which Qt's reader drops at the
+                // start of a code block.
+                s.fenceCut = s.position;
+                s.fencePieceStart = s.fenceCut;
             }
             s.blankBefore = false;
         } else if (line.trimmed().isEmpty()) {
@@ -112,19 +134,31 @@ void IncrementalMarkdown::scan(Scan &s, QStringView text, QList<qsizetype> *boun
                 s.fenceChar = fenceChar;
                 s.fenceLength = fenceLength;
                 s.fenceAtLineStart = line.at(0) == fenceChar;
+                if (s.fenceAtLineStart) {
+                    s.fenceOpener = line.trimmed().toString();
+                    s.fencePieceStart = s.position;
+                    s.fenceCut = 0;
+                }
             }
         }
         s.position = newline + 1;
     }
 }
 
-std::unique_ptr<QTextDocument> IncrementalMarkdown::parse(qsizetype start, qsizetype end)
+std::unique_ptr<QTextDocument> IncrementalMarkdown::parse(qsizetype start, qsizetype end,
+                                                          const QString &fenceOpener,
+                                                          const QString &fenceOpenAtEnd)
 {
     std::unique_ptr<QTextDocument> document = std::make_unique<InertTextDocument>();
     document->setDocumentMargin(0);
     document->setDefaultFont(m_font);
     document->setUndoRedoEnabled(false);
-    ListNumbering::setMarkdown(*document, m_text.sliced(start, end - start));
+    QString source = m_text.sliced(start, end - start);
+    if (!fenceOpener.isEmpty())
+        source.prepend(fenceOpener + QLatin1Char('\n'));
+    if (!fenceOpenAtEnd.isEmpty())
+        source += closingFence(fenceOpenAtEnd) + QLatin1Char('\n');
+    ListNumbering::setMarkdown(*document, source);
     style(*document, m_palette);
     m_counters.charsParsed += end - start;
     return document;
@@ -145,8 +179,8 @@ void IncrementalMarkdown::placeAfterFinished(Segment &segment) const
     // A document leaves out its first block's top margin and its last block's bottom margin; between two
     // blocks of one document the larger of the two margins separates them, so do the same between segments.
     segment.gapBefore = 0;
-    if (m_segments.empty() || !segment.document)
-        return;
+    if (m_segments.empty() || !segment.document || !segment.fenceOpener.isEmpty())
+        return; // the next piece of a cut fence goes on right below the one before
     const QTextDocument *before = m_segments.back().document.get();
     segment.gapBefore = std::max(before->lastBlock().blockFormat().bottomMargin(),
                                  segment.document->firstBlock().blockFormat().topMargin());
@@ -162,6 +196,7 @@ void IncrementalMarkdown::setText(const QString &text)
         while (!m_segments.empty() && m_segments.back().end > text.size())
             m_segments.pop_back();
         m_finished = m_segments.empty() ? 0 : m_segments.back().end;
+        m_finishedInFence = m_segments.empty() ? QString() : m_segments.back().fenceOpenAtEnd;
         m_tail = Segment();
         m_scan = Scan(); // scanning is cheap next to parsing: from the start, so its state is exact
     } else if (!extends) {
@@ -172,30 +207,40 @@ void IncrementalMarkdown::setText(const QString &text)
     }
     m_text = text;
     scan(m_scan, m_text);
-    if (m_scan.boundary > m_finished) {
-        // Small finished segments before are parsed once more with the new blocks, so they merge.
-        qsizetype start = m_finished;
-        if (!m_segments.empty() && m_segments.back().end - m_segments.back().start < MergeBelowChars) {
-            start = m_segments.back().start;
-            m_segments.pop_back();
-        }
-        Segment segment;
-        segment.start = start;
-        segment.end = m_scan.boundary;
-        segment.document = parse(start, m_scan.boundary);
-        placeAfterFinished(segment);
-        layout(segment);
-        m_segments.push_back(std::move(segment));
-        m_finished = m_scan.boundary;
-    }
+    if (m_scan.boundary > m_finished)
+        finishSegment(m_scan.boundary, QString());
+    if (m_scan.inFence && !m_scan.fenceOpener.isEmpty() && m_scan.fenceCut > m_finished)
+        finishSegment(m_scan.fenceCut, m_scan.fenceOpener);
     m_tail = Segment();
     if (m_finished < m_text.size()) {
         m_tail.start = m_finished;
         m_tail.end = m_text.size();
-        m_tail.document = parse(m_finished, m_text.size());
+        m_tail.fenceOpener = m_finishedInFence;
+        m_tail.document = parse(m_finished, m_text.size(), m_finishedInFence);
         placeAfterFinished(m_tail);
         layout(m_tail);
     }
+}
+
+void IncrementalMarkdown::finishSegment(qsizetype end, const QString &fenceOpenAtEnd)
+{
+    // Small finished segments before are parsed once more with the new blocks, so they merge.
+    Segment segment;
+    segment.start = m_finished;
+    segment.fenceOpener = m_finishedInFence;
+    if (!m_segments.empty() && m_segments.back().end - m_segments.back().start < MergeBelowChars) {
+        segment.start = m_segments.back().start;
+        segment.fenceOpener = m_segments.back().fenceOpener;
+        m_segments.pop_back();
+    }
+    segment.end = end;
+    segment.fenceOpenAtEnd = fenceOpenAtEnd;
+    segment.document = parse(segment.start, end, segment.fenceOpener, fenceOpenAtEnd);
+    placeAfterFinished(segment);
+    layout(segment);
+    m_segments.push_back(std::move(segment));
+    m_finished = end;
+    m_finishedInFence = fenceOpenAtEnd;
 }
 
 QList<qsizetype> IncrementalMarkdown::blockBoundaries(const QString &text)
@@ -282,32 +327,75 @@ IncrementalMarkdown::Counters IncrementalMarkdown::counters() const
 
 QString IncrementalMarkdown::codeBlockAt(const QPointF &position) const
 {
-    auto isCode = [](const QTextBlock &block) { return isCodeBlock(block.blockFormat()); };
     qreal y = 0;
-    auto find = [&](const Segment &segment) -> std::optional<QString> {
+    const std::size_t count = m_segments.size() + 1;
+    for (std::size_t index = 0; index < count; ++index) {
+        const Segment &segment = index < m_segments.size() ? m_segments.at(index) : m_tail;
         const qreal top = y + segment.gapBefore;
         y += segment.height;
         if (!segment.document || position.y() < top || position.y() >= y)
-            return std::nullopt;
+            continue;
         const int at = segment.document->documentLayout()->hitTest(position - QPointF(0, top), Qt::FuzzyHit);
         const QTextBlock block = segment.document->findBlock(std::max(0, at));
-        if (!block.isValid() || !isCode(block))
-            return QString();
-        QTextBlock first = block;
-        while (first.previous().isValid() && isCode(first.previous()))
-            first = first.previous();
-        QStringList lines;
-        for (QTextBlock line = first; line.isValid() && isCode(line); line = line.next())
-            lines.append(line.text());
-        QString code = lines.join(QLatin1Char('\n'));
-        code.replace(QChar::LineSeparator, QLatin1Char('\n'));
-        return code;
-    };
-    for (const Segment &segment : m_segments) {
-        if (auto hit = find(segment))
-            return *hit;
+        if (!block.isValid() || !isCodeBlock(block.blockFormat()))
+            return {};
+        return codeAround(index, block);
     }
-    return find(m_tail).value_or(QString());
+    return {};
+}
+
+QString IncrementalMarkdown::codeAround(std::size_t segmentIndex, const QTextBlock &block) const
+{
+    auto isCode = [](const QTextBlock &line) { return line.isValid() && isCodeBlock(line.blockFormat()); };
+    auto segmentAt = [this](std::size_t index) -> const Segment & {
+        return index < m_segments.size() ? m_segments.at(index) : m_tail;
+    };
+    // The last code line of a document, when the code runs to its end (an empty block after it is no line).
+    auto lastCode = [&](const QTextDocument &document) {
+        QTextBlock last = document.lastBlock();
+        if (!isCode(last) && last.text().isEmpty())
+            last = last.previous();
+        return last;
+    };
+    QTextBlock first = block;
+    while (isCode(first.previous()))
+        first = first.previous();
+    QTextBlock last = block;
+    while (isCode(last.next()))
+        last = last.next();
+    QStringList lines;
+    for (QTextBlock line = first; line.isValid(); line = line.next()) {
+        lines.append(line.text());
+        if (line == last)
+            break;
+    }
+    // A cut fence: the pieces before and after hold the rest of the block.
+    for (std::size_t index = segmentIndex;
+         index > 0 && !first.previous().isValid() && !segmentAt(index).fenceOpener.isEmpty();) {
+        --index;
+        QStringList before;
+        for (QTextBlock line = lastCode(*segmentAt(index).document); isCode(line); line = line.previous()) {
+            before.prepend(line.text());
+            first = line;
+        }
+        if (before.isEmpty())
+            break;
+        lines = before + lines;
+    }
+    for (std::size_t index = segmentIndex; index + 1 < m_segments.size() + 1 &&
+                                           lastCode(*segmentAt(index).document) == last &&
+                                           !segmentAt(index).fenceOpenAtEnd.isEmpty();) {
+        ++index;
+        if (!segmentAt(index).document)
+            break;
+        for (QTextBlock line = segmentAt(index).document->firstBlock(); isCode(line); line = line.next()) {
+            lines.append(line.text());
+            last = line;
+        }
+    }
+    QString code = lines.join(QLatin1Char('\n'));
+    code.replace(QChar::LineSeparator, QLatin1Char('\n'));
+    return code;
 }
 
 QString IncrementalMarkdown::toPlainText() const

@@ -14,6 +14,7 @@
 #include <vector>
 
 class QPainter;
+class QTextBlock;
 class QTextDocument;
 class QTextTable;
 
@@ -85,6 +86,11 @@ private:
     {
         qsizetype start = 0;
         qsizetype end = 0;
+        // A long code fence is cut into pieces of about LongFenceCutChars (a file written in one fence
+        // would otherwise be parsed whole on every flush): a piece that starts inside the fence is parsed
+        // with the fence's opening line before it, and one that ends inside it with a closing fence after.
+        QString fenceOpener;    // the opening line this segment is parsed after, empty when none
+        QString fenceOpenAtEnd; // the opening line of the fence still open at end, empty when none
         std::unique_ptr<QTextDocument> document;
         qreal gapBefore = 0; // the space between paragraphs that one document would put above it
         qreal height = 0;    // gapBefore included
@@ -98,11 +104,22 @@ private:
         qsizetype fenceLength = 0;
         bool blankBefore = false;
         qsizetype boundary = 0; // the last position where finished blocks end
+        // In an open fence at the margin: its opening line, and the last line end where a piece of it may
+        // end (LongFenceCutChars or more after the fence's start or the cut before).
+        QString fenceOpener;
+        qsizetype fenceCut = 0;
+        qsizetype fencePieceStart = 0;
     };
 
     void reset();
     static void scan(Scan &state, QStringView text, QList<qsizetype> *boundaries = nullptr);
-    std::unique_ptr<QTextDocument> parse(qsizetype start, qsizetype end);
+    std::unique_ptr<QTextDocument> parse(qsizetype start, qsizetype end, const QString &fenceOpener = {},
+                                         const QString &fenceOpenAtEnd = {});
+    // Makes the finished segment [m_finished, end), which ends inside the fence fenceOpenAtEnd opened (empty:
+    // outside any fence); small finished segments before it are parsed again with it, so they merge.
+    void finishSegment(qsizetype end, const QString &fenceOpenAtEnd);
+    // The code lines of the run around block, followed into the pieces of a cut fence before and after it.
+    QString codeAround(std::size_t segmentIndex, const QTextBlock &block) const;
     void layout(Segment &segment) const;
     // Gives segment the gap above it that one document holding the previous segment too would have.
     void placeAfterFinished(Segment &segment) const;
@@ -111,7 +128,8 @@ private:
     QPalette m_palette;
     qreal m_width = -1;
     QString m_text;
-    qsizetype m_finished = 0; // text before this is in m_segments
+    qsizetype m_finished = 0;  // text before this is in m_segments
+    QString m_finishedInFence; // the opening line of the fence m_finished is inside, empty when none
     Scan m_scan;
     std::vector<Segment> m_segments;
     Segment m_tail;
