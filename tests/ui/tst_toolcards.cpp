@@ -68,6 +68,8 @@ private:
     std::unique_ptr<AgentSession> loopbackSession(const test::FakeProviderServer &server,
                                                   const QString &storeName) const;
     void send(const QString &text);
+    // Starts a new conversation, then opens this one again from disk, as the sidebar and --session do.
+    void reopenSession();
     // One scripted bash call that returns output; the card's text as the view shows it.
     QString commandCard(const QJsonObject &output);
 
@@ -135,6 +137,15 @@ void TestToolCards::send(const QString &text)
     QTest::keyClick(m_panel->input(), Qt::Key_Return);
 }
 
+void TestToolCards::reopenSession()
+{
+    const QString id = m_session->sessionId();
+    QVERIFY(!id.isEmpty());
+    m_panel->newSession();
+    QCOMPARE(m_panel->model()->rowCount(), 0);
+    QVERIFY(m_session->openSession(id).ok());
+}
+
 void TestToolCards::rejectedCallGetsAFailedCard()
 {
     const QString why = QStringLiteral(
@@ -164,11 +175,7 @@ void TestToolCards::rejectedCallGetsAFailedCard()
 
     // Opened again from disk (the sidebar, --session): the refused call keeps its failed card, in its place
     // (found by a read against issue 15: the transcript had no trace of it and the card was gone).
-    const QString id = m_session->sessionId();
-    QVERIFY(!id.isEmpty());
-    m_panel->newSession();
-    QCOMPARE(m_panel->model()->rowCount(), 0);
-    QVERIFY(m_session->openSession(id).ok());
+    reopenSession();
     QTRY_COMPARE(toolCards().size(), 1);
     QCOMPARE(toolCards().first()->toolState, ChatItem::ToolState::Failed);
     const QString reopened = m_panel->model()->plainText();
@@ -209,11 +216,7 @@ void TestToolCards::interruptedCommandEndsItsRunningDot()
     QVERIFY(text.contains(QStringLiteral("Interrupted...what should the agent do instead?")));
 
     // Opened again from disk: the transcript has the tool_start without its tool_end; the card still ends.
-    const QString id = m_session->sessionId();
-    QVERIFY(!id.isEmpty());
-    m_panel->newSession();
-    QCOMPARE(m_panel->model()->rowCount(), 0);
-    QVERIFY(m_session->openSession(id).ok());
+    reopenSession();
     QTRY_COMPARE(toolCards().size(), 1);
     QCOMPARE(toolCards().first()->toolState, ChatItem::ToolState::Interrupted);
     text = m_panel->model()->plainText();
