@@ -331,6 +331,23 @@ private:
     QMetaObject::Connection m_connection;
 };
 
+// A saved session whose one turn read huge.txt in a large window, with the full tool history kept, so the
+// read's output stays in the history and the transcript; its id, empty when the turn did not finish.
+QString sessionWithTheHugeRead(Rig &rig)
+{
+    writeHugeFile(rig.workspace());
+    AgentSession session;
+    rig.setUp(session);
+    session.setToolHistoryFull(true);
+    const QString readHuge = arguments({{QStringLiteral("path"), QStringLiteral("huge.txt")}});
+    rig.enqueue({ProviderScript::toolCall(rig.provider(), QStringLiteral("call_1"),
+                                          QStringLiteral("read_file"), readHuge),
+                 ProviderScript::text(rig.provider(), QStringLiteral("Read it all."))});
+    if (!finishTurn(session, [&] { return session.submit(QStringLiteral("read huge.txt")); }))
+        return {};
+    return session.sessionId();
+}
+
 // The bytes of a request the seed's estimate counts: the history, the system prompt and the tool definitions,
 // not the envelope around them (the model's name, stream flags, the output limit), which the budget's reserve
 // for the reply covers.
@@ -903,19 +920,8 @@ void TestHeadlessCompaction::manualCompactionOfAHugeReadIsSliced()
 {
     QFETCH(QString, provider);
     Rig rig(provider, LargeWindow);
-    writeHugeFile(rig.workspace());
-    QString sessionId;
-    {
-        AgentSession session;
-        rig.setUp(session);
-        session.setToolHistoryFull(true); // the read's output stays in the history and the transcript
-        const QString readHuge = arguments({{QStringLiteral("path"), QStringLiteral("huge.txt")}});
-        rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
-                                              readHuge),
-                     ProviderScript::text(provider, QStringLiteral("Read it all."))});
-        QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("read huge.txt")); }));
-        sessionId = session.sessionId();
-    }
+    const QString sessionId = sessionWithTheHugeRead(rig);
+    QVERIFY(!sessionId.isEmpty());
     rig.server().clearRequests();
 
     const qint64 window = 9000;
@@ -969,19 +975,8 @@ void TestHeadlessCompaction::manualCompactionInOnePartIsNamed()
 {
     QFETCH(QString, provider);
     Rig rig(provider, LargeWindow);
-    writeHugeFile(rig.workspace());
-    QString sessionId;
-    {
-        AgentSession session;
-        rig.setUp(session);
-        session.setToolHistoryFull(true);
-        const QString readHuge = arguments({{QStringLiteral("path"), QStringLiteral("huge.txt")}});
-        rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"),
-                                              readHuge),
-                     ProviderScript::text(provider, QStringLiteral("Read it all."))});
-        QVERIFY(finishTurn(session, [&] { return session.submit(QStringLiteral("read huge.txt")); }));
-        sessionId = session.sessionId();
-    }
+    const QString sessionId = sessionWithTheHugeRead(rig);
+    QVERIFY(!sessionId.isEmpty());
     rig.server().clearRequests();
 
     // The request with the tool definitions (about 74 KB) is over this window's budget (about 71 KB); the
