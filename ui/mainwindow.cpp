@@ -17,6 +17,7 @@
 #include "config/configresolver.h"
 #include "config/inputhistory.h"
 #include "config/secretstore.h"
+#include "config/settingswriter.h"
 #include "contextmeter.h"
 #include "desktopnotifier.h"
 #include "displaypath.h"
@@ -55,6 +56,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QResizeEvent>
+#include <QSet>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
@@ -273,6 +275,7 @@ MainWindow::~MainWindow()
     m_session->shutdownToken().removeCallback(m_shutdownCallback);
     // The Model box loses the focus while the widgets are destroyed, after the session: that is no choice.
     disconnect(m_modelCombo->lineEdit(), nullptr, this, nullptr);
+    SettingsWriter::waitForWrites(); // a setting changed just before Quit is on disk when the app ends
 }
 
 QString MainWindow::initialWorkspace(const LaunchOptions &options, const Settings &settings, bool *ask)
@@ -891,12 +894,13 @@ void MainWindow::rebuildRecentMenu()
     if (!m_recentMenu)
         return;
     m_recentMenu->clear();
-    // Only the others: the open folder is already open (opening it again would do nothing).
-    const QString open = QFileInfo(m_session->workspace()).canonicalFilePath();
+    // Only the others: the open folder is already open (opening it again would do nothing). Whether each
+    // still exists (and is the open one under another name) is looked up off the GUI thread, where a stale
+    // network mount cannot stall the window; until then every other folder is offered.
+    const QString open = m_session->workspace();
     int shown = 0;
     for (const QString &folder : std::as_const(m_recentFolders)) {
-        const QFileInfo info(folder);
-        if (!info.isDir() || info.canonicalFilePath() == open)
+        if (folder == open)
             continue;
         ++shown;
         const QString text =
@@ -906,13 +910,42 @@ void MainWindow::rebuildRecentMenu()
         action->setData(folder);
         action->setToolTip(QDir::toNativeSeparators(folder));
     }
-    if (shown == 0) {
-        QAction *none = m_recentMenu->addAction(tr("No Recent Folders"));
-        none->setEnabled(false);
-    }
+    m_recentNone = m_recentMenu->addAction(tr("No Recent Folders"));
+    m_recentNone->setEnabled(false);
+    m_recentNone->setVisible(shown == 0);
     m_recentMenu->addSeparator();
     m_recentMenu->addAction(m_clearRecentAction);
     m_clearRecentAction->setEnabled(!m_recentFolders.isEmpty());
+    if (shown == 0)
+        return;
+    const quint64 check = ++m_recentCheck;
+    const QStringList folders = m_recentFolders;
+    whenFinished(QtConcurrent::run([folders, open] {
+                     const QString openCanonical = QFileInfo(open).canonicalFilePath();
+                     QSet<QString> gone; // missing, no folder, or the open one by another path
+                     for (const QString &folder : folders) {
+                         const QFileInfo info(folder);
+                         if (!info.isDir() || info.canonicalFilePath() == openCanonical)
+                             gone.insert(folder);
+                     }
+                     return gone;
+                 }),
+                 this, [this, check](const QSet<QString> &gone) {
+                     if (check != m_recentCheck || gone.isEmpty())
+                         return; // the menu was built again meanwhile
+                     int left = 0;
+                     for (QAction *action : m_recentMenu->actions()) {
+                         if (action->objectName() != QLatin1String("recentFolderAction"))
+                             continue;
+                         if (gone.contains(action->data().toString()))
+                             action->setVisible(false);
+                         else
+                             action->setText(
+                                 displayPath(action->data().toString())
+                                     .prepend(++left < 10 ? QStringLiteral("&%1 ").arg(left) : QString()));
+                     }
+                     m_recentNone->setVisible(left == 0);
+                 });
 }
 
 void MainWindow::askForFirstFolder()
@@ -1027,7 +1060,7 @@ void MainWindow::rememberContextWindow(const QString &providerId, const QString 
             m_providerContextWindows.insert(providerId, *window);
         else
             m_providerContextWindows.remove(providerId);
-        saveSettings([&providerId, window](Settings &settings) {
+        saveSettings([providerId, window](Settings &settings) {
             ProviderSettings provider = settings.provider(providerId);
             provider.contextWindow = window;
             settings.providers.insert(providerId, provider);
@@ -1048,7 +1081,7 @@ void MainWindow::rememberContextWindow(const QString &providerId, const QString 
         models.remove(model);
     if (models.isEmpty())
         m_modelContextWindows.remove(providerId);
-    saveSettings([&providerId, &model, window](Settings &settings) {
+    saveSettings([providerId, model, window](Settings &settings) {
         ProviderSettings provider = settings.provider(providerId);
         if (window)
             provider.modelContextWindows.insert(model, *window);
@@ -1075,25 +1108,30 @@ void MainWindow::keepInputHistory()
 
 void MainWindow::saveSettings(const std::function<void(Settings &)> &change)
 {
-    const Result<Settings> saved = Settings::modify(change);
-    if (!saved)
-        m_chat->model()->addLine(ChatItem::Kind::Error, saved.error());
+    // Written on the writer's thread (a save syncs the file to disk); read back at once from anywhere.
+    SettingsWriter::modify(change, this, [this](const QString &error) {
+        m_chat->model()->addLine(ChatItem::Kind::Error, error);
+    });
 }
 
 void MainWindow::persistClientConfig(const ClientConfig &config, KeyEntered keyEntered)
 {
     if (config.providerId.isEmpty())
         return;
-    saveSettings([&config](Settings &settings) {
-        settings.activeProvider = config.providerId;
-        settings.activeModel = config.model;
-        settings.thinkingEffort = config.thinkingEffort;
-        ProviderSettings provider = settings.provider(config.providerId);
-        provider.baseUrl = config.baseUrl;
-        provider.headers.clear();
-        for (const auto &header : config.headers)
-            provider.headers.insert(QString::fromUtf8(header.first), QString::fromUtf8(header.second));
-        settings.providers.insert(config.providerId, provider);
+    // The change is kept until it is written (and applied by reads meanwhile): it holds values, never the
+    // key.
+    QMap<QString, QString> headers;
+    for (const auto &header : config.headers)
+        headers.insert(QString::fromUtf8(header.first), QString::fromUtf8(header.second));
+    saveSettings([providerId = config.providerId, model = config.model, effort = config.thinkingEffort,
+                  baseUrl = config.baseUrl, headers](Settings &settings) {
+        settings.activeProvider = providerId;
+        settings.activeModel = model;
+        settings.thinkingEffort = effort;
+        ProviderSettings provider = settings.provider(providerId);
+        provider.baseUrl = baseUrl;
+        provider.headers = headers;
+        settings.providers.insert(providerId, provider);
     });
     if (keyEntered == KeyEntered::No)
         return; // the key in use came from elsewhere: copied into the keychain it would win over its source
@@ -1116,14 +1154,15 @@ void MainWindow::persistModelChoice(const ClientConfig &config)
     // Registry providers offer the registry's models; the others only what settings.json lists, which the
     // name typed here joins so it is offered (and allowed, for openai-compatible) from now on.
     const bool listsOwnModels = !provider || provider->models != ModelListSource::Registry;
-    saveSettings([&config, listsOwnModels](Settings &settings) {
-        settings.activeProvider = config.providerId;
-        settings.activeModel = config.model;
-        settings.thinkingEffort = config.thinkingEffort;
-        if (listsOwnModels && !config.model.isEmpty()) {
-            QStringList &models = settings.providers[config.providerId].models;
-            if (!models.contains(config.model))
-                models.append(config.model);
+    saveSettings([providerId = config.providerId, model = config.model, effort = config.thinkingEffort,
+                  listsOwnModels](Settings &settings) {
+        settings.activeProvider = providerId;
+        settings.activeModel = model;
+        settings.thinkingEffort = effort;
+        if (listsOwnModels && !model.isEmpty()) {
+            QStringList &models = settings.providers[providerId].models;
+            if (!models.contains(model))
+                models.append(model);
         }
     });
     if (listsOwnModels && !config.model.isEmpty() &&

@@ -137,6 +137,8 @@ private:
     // The window of all of a provider's models (model empty: the setup's and Settings' field), or of one
     // model that has its own in settings.json (context_windows); none: what it would be without.
     void rememberContextWindow(const QString &providerId, const QString &model, std::optional<qint64> window);
+    // Queues change for settings.json (SettingsWriter): it runs later, on the writer's thread and in every
+    // read until then, so it captures values, never references, and sets values (twice gives the same).
     void saveSettings(const std::function<void(Settings &)> &change);
     void updateStatus();
     void updateTitle();
@@ -197,6 +199,8 @@ private:
     QAction *m_modelAction = nullptr;
     QActionGroup *m_schemeGroup = nullptr;
     QMenu *m_recentMenu = nullptr;
+    QAction *m_recentNone = nullptr; // "No Recent Folders", shown when no other folder is offered
+    quint64 m_recentCheck = 0;       // moves on when the menu is built again, so an older check is dropped
     QComboBox *m_modeCombo = nullptr;
     QComboBox *m_providerCombo = nullptr;
     ModelComboBox *m_modelCombo = nullptr;

@@ -1,5 +1,7 @@
 #include "config/settings.h"
 
+#include "config/settingswriter.h"
+
 #include "base/appfolders.h"
 #include "base/privatefolder.h"
 #include "base/regularfile.h"
@@ -200,10 +202,10 @@ void Settings::addRecentFolder(const QString &absolutePath)
 
 Result<Settings> Settings::modify(const std::function<void(Settings &)> &change, const QString &path)
 {
-    Result<Settings> loaded = load(path);
-    if (!loaded)
-        return loaded;
-    Settings settings = *loaded;
+    const LoadedSettings loaded = readFile(path); // as on disk: the changes queued after this one come later
+    if (!loaded.problem.isEmpty())
+        return Result<Settings>::failure(loaded.problem);
+    Settings settings = loaded.settings;
     change(settings);
     const Result<void> saved = settings.save(path);
     if (!saved)
@@ -220,6 +222,11 @@ Result<Settings> Settings::load(const QString &path)
 }
 
 LoadedSettings Settings::loadOrDefaults(const QString &path)
+{
+    return SettingsWriter::readWithQueued(path, [&path] { return readFile(path); });
+}
+
+LoadedSettings Settings::readFile(const QString &path)
 {
     // Only a regular file of a sane size: a FIFO would block, /dev/zero would never end.
     const RegularFile::Read read = RegularFile::read(path, MaxFileBytes);
@@ -422,6 +429,8 @@ QByteArray Settings::toJson() const
 
 Result<void> Settings::save(const QString &path) const
 {
+    SettingsWriter::waitForWrites(); // after the changes queued before it, or one of them would undo this
+                                     // save
     Result<void> folder = ensurePrivateFolder(QFileInfo(path).absolutePath());
     if (!folder)
         return folder;

@@ -86,12 +86,14 @@ public:
     static Result<Settings> load(const QString &path = defaultPath());
     static Result<Settings> fromJson(const QByteArray &json, const QString &path);
     // What the app runs with: every valid key of the file and the defaults for the rest, with what was wrong
-    // (the same message as load()'s error) beside it. Nothing is written.
+    // (the same message as load()'s error) beside it. Nothing is written. The changes SettingsWriter still
+    // has queued for the file are applied (unless the file has a problem: they will fail to be written).
     static LoadedSettings loadOrDefaults(const QString &path = defaultPath());
     QByteArray toJson() const;
-    // Atomic (QSaveFile), mode 0600, folder 0700.
+    // Atomic (QSaveFile), mode 0600, folder 0700. Blocking, and after every change SettingsWriter has queued.
     Result<void> save(const QString &path = defaultPath()) const;
     // Loads, changes and saves in one step so other keys survive. A broken file is reported, never replaced.
+    // Blocking: the window changes the file through SettingsWriter.
     static Result<Settings> modify(const std::function<void(Settings &)> &change,
                                    const QString &path = defaultPath());
     // Puts a folder first in recentFolders (no duplicates, at most MaxRecentFolders).
@@ -102,6 +104,8 @@ public:
     static QString colorSchemeName(ColorScheme scheme);
 
 private:
+    // The file as it is on disk, without SettingsWriter's queued changes.
+    static LoadedSettings readFile(const QString &path);
     // Never fails: a bad key keeps its default and the first problem is put in problem.
     static Settings parse(const QByteArray &json, const QString &path, QString *problem);
 };

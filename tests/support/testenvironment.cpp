@@ -1,5 +1,8 @@
 #include "testenvironment.h"
 
+#include "config/settings.h"
+#include "config/settingswriter.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -21,6 +24,7 @@ TestEnvironment::TestEnvironment()
 
 TestEnvironment::~TestEnvironment()
 {
+    SettingsWriter::waitForWrites(); // nothing is written into the folder once it is gone
     if (m_hadHome)
         qputenv("KEEN_HOME", m_previousHome);
     else
@@ -30,6 +34,12 @@ TestEnvironment::~TestEnvironment()
 QString fixturePath(const QString &relativePath)
 {
     return QStringLiteral(KEEN_FIXTURES_DIR "/") + relativePath;
+}
+
+void removeSettingsFile()
+{
+    SettingsWriter::waitForWrites();
+    QFile::remove(Settings::defaultPath());
 }
 
 bool writeFile(const QString &path, const QByteArray &bytes)

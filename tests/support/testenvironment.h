@@ -20,6 +20,10 @@ private:
     bool m_hadHome = false;
 };
 
+// Removes KEEN_HOME's settings.json once the window's queued changes of it are written (or one written
+// after would bring it back).
+void removeSettingsFile();
+
 // Writes bytes to path, making the folders above it; false when it cannot.
 bool writeFile(const QString &path, const QByteArray &bytes);
 

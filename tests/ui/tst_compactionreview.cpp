@@ -11,6 +11,7 @@
 
 #include "agent/agentsession.h"
 #include "config/settings.h"
+#include "config/settingswriter.h"
 #include "loop/compactionprompts.h"
 #include "session/sessionstore.h"
 #include "testwindow.h"
@@ -70,7 +71,7 @@ void TestCompactionReview::initTestCase()
 
 void TestCompactionReview::init()
 {
-    QFile::remove(Settings::defaultPath()); // each test starts from the defaults: review off
+    test::removeSettingsFile(); // each test starts from the defaults: review off
     m_client = std::make_shared<ScriptedLlmClient>();
     m_window = test::makeTestWindow(m_env, m_client);
 }
@@ -151,6 +152,7 @@ void TestCompactionReview::settingsDialogTurnsItOn()
     QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
     QTRY_VERIFY(m_window->session()->reviewManualCompaction());
     QTRY_VERIFY(Settings::loadOrDefaults().settings.reviewCompaction);
+    SettingsWriter::waitForWrites(); // and on disk for the next start
     QFile file(Settings::defaultPath());
     QVERIFY(file.open(QIODevice::ReadOnly));
     QVERIFY(file.readAll().contains("\"compaction_review\": true"));

@@ -21,6 +21,7 @@
 #include "config/inputhistory.h"
 #include "config/secretstore.h"
 #include "config/settings.h"
+#include "config/settingswriter.h"
 #include "fakeproviderserver.h"
 #include "providers/providertable.h"
 #include "scriptedllmclient.h"
@@ -266,7 +267,7 @@ void TestMainWindow::ctrlFOpensFindFromTheConversationMenu()
 // size is kept in settings.json for the next start.
 void TestMainWindow::zoomEnlargesTheConversationAndIsKept()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     const auto readSettingsJson = [] {
         QFile file(Settings::defaultPath());
         return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
@@ -748,7 +749,7 @@ void TestMainWindow::changesMadeBeforeTheKeyArrivesAreKept()
     Settings settings;
     settings.providers[QStringLiteral("anthropic")].apiKeyHelper = QStringLiteral("sleep 1; echo helper-key");
     QVERIFY(settings.save());
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     LaunchOptions options;
     options.provider = QStringLiteral("anthropic");
     options.model = QStringLiteral("claude-fable-5-1");
@@ -776,7 +777,7 @@ void TestMainWindow::presetProviderKeepsItsNameInTheWindowAndSettings()
     settings.activeProvider = QStringLiteral("ollama");
     settings.activeModel = QStringLiteral("qwen3-coder");
     QVERIFY(settings.save());
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     LaunchOptions options;
     options.workspace = m_env.path(QStringLiteral("project"));
     MainWindow window(options);
@@ -809,13 +810,14 @@ void TestMainWindow::damagedSettingsAreNamedInTheWindowAndKept()
 {
     const QByteArray edited =
         R"({"active_provider": "ollama", "active_model": "qwen3-coder", "show_thinking": "yes"})";
+    SettingsWriter::waitForWrites(); // the test window's own changes are written before the hand edit
     {
         QDir().mkpath(QFileInfo(Settings::defaultPath()).path());
         QFile file(Settings::defaultPath());
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(edited);
     }
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     LaunchOptions options;
     options.workspace = m_env.path(QStringLiteral("project"));
     MainWindow window(options);
@@ -827,6 +829,7 @@ void TestMainWindow::damagedSettingsAreNamedInTheWindowAndKept()
     QCOMPARE(window.session()->clientConfig().model, QStringLiteral("qwen3-coder"));
 
     window.chatPanel()->runCommand(QStringLiteral("/show-thinking off"));
+    SettingsWriter::waitForWrites(); // the attempt to write is over
     QFile file(Settings::defaultPath());
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll(), edited);
@@ -876,7 +879,7 @@ void TestMainWindow::modelTypedInTheToolbarIsUsedAtOnceAndSaved()
     settings.activeProvider = QStringLiteral("openai-compatible");
     settings.providers[QStringLiteral("openai-compatible")].baseUrl = baseUrl;
     QVERIFY(settings.save());
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     LaunchOptions options;
     options.workspace = m_env.path(QStringLiteral("project"));
     options.provider = QStringLiteral("anthropic"); // no wizard in a test: the setup's result applied below
@@ -942,7 +945,7 @@ void TestMainWindow::modelTypedInTheToolbarIsUsedAtOnceAndSaved()
 // An empty or blank name is not a model: the box shows the model in use again and nothing changes.
 void TestMainWindow::emptyModelNameInTheToolbarIsRefused()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     auto *box = m_window->findChild<QComboBox *>(QStringLiteral("modelCombo"));
     auto *status = m_window->findChild<QLabel *>(QStringLiteral("modelLabel"));
     for (const QString &blank : {QString(), QStringLiteral("   ")}) {
@@ -963,7 +966,7 @@ void TestMainWindow::emptyModelNameInTheToolbarIsRefused()
 // typing. The typed name is used exactly; a listed model can still be picked from the completions.
 void TestMainWindow::modelTypedInTheToolbarIsUsedExactlyEvenWhenAListedOneStartsWithIt()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     auto *box = m_window->findChild<QComboBox *>(QStringLiteral("modelCombo"));
     QCOMPARE(box->itemText(0), QStringLiteral("claude-fable-5-1"));
     QAbstractItemView *popup = box->completer()->popup();
@@ -993,7 +996,7 @@ void TestMainWindow::modelTypedInTheToolbarIsUsedExactlyEvenWhenAListedOneStarts
 // nothing changes.
 void TestMainWindow::escInTheToolbarModelBoxAbandonsWhatWasTyped()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     auto *box = m_window->findChild<QComboBox *>(QStringLiteral("modelCombo"));
     QAbstractItemView *popup = box->completer()->popup();
     // A name no listed model starts with: no completions, Esc goes to the box at once.
@@ -1023,7 +1026,7 @@ void TestMainWindow::escInTheToolbarModelBoxAbandonsWhatWasTyped()
 // one.
 void TestMainWindow::modelChosenDuringATurnIsUsedFromTheNextTurn()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     QStringList builtFor; // the model of each client the session builds for a request
     m_window->session()->setClientFactory([this, &builtFor](const ClientConfig &config) {
         builtFor << config.model;
@@ -1060,7 +1063,7 @@ void TestMainWindow::modelChosenDuringATurnIsUsedFromTheNextTurn()
 // field. `/model NAME` now sets the current provider's model; `/model` alone still opens the settings.
 void TestMainWindow::slashModelSetsTheModelOfTheCurrentProvider()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     ChatPanel *chat = m_window->chatPanel();
     chat->runCommand(QStringLiteral("/model fake-model"));
     QCOMPARE(m_window->session()->clientConfig().model, QStringLiteral("fake-model"));
@@ -1094,7 +1097,7 @@ void TestMainWindow::slashModelSetsTheModelOfTheCurrentProvider()
 // key (never the previous provider's), the status bar and settings.json follow.
 void TestMainWindow::slashModelWithAProviderSwitchesToItWithItsOwnKey()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     qputenv("OPENAI_API_KEY", "openai-env-key");
     const auto unset = qScopeGuard([] { qunsetenv("OPENAI_API_KEY"); });
     ChatPanel *chat = m_window->chatPanel();
@@ -1118,7 +1121,7 @@ void TestMainWindow::slashModelWithAProviderSwitchesToItWithItsOwnKey()
 // gets the error the app gives at start for it, and nothing changes.
 void TestMainWindow::slashModelRefusesUnknownAndUnreadyProviders()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     qputenv("KEEN_DISABLE_KEYCHAIN", "1");
     qunsetenv("DEEPSEEK_API_KEY");
     const auto restore = qScopeGuard([] { qunsetenv("KEEN_DISABLE_KEYCHAIN"); });
@@ -1146,7 +1149,7 @@ void TestMainWindow::slashModelRefusesUnknownAndUnreadyProviders()
 // OpenAI as a Bearer token); it now sets the provider up with its own, or says why it cannot.
 void TestMainWindow::toolbarProviderBoxNeverCarriesTheKeyOver()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     qputenv("OPENAI_API_KEY", "openai-env-key");
     const auto unset = qScopeGuard([] { qunsetenv("OPENAI_API_KEY"); });
     auto *providers = m_window->findChild<QComboBox *>(QStringLiteral("providerCombo"));
@@ -1206,8 +1209,8 @@ SetupWizard *firstRunSetup(const MainWindow &window)
 // (it used to send requests with none).
 void TestMainWindow::firstRunSetupUsesTheKeyFromTheEnvironment()
 {
-    QFile::remove(Settings::defaultPath());
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    test::removeSettingsFile();
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     LaunchOptions options;
     options.workspace = m_env.path(QStringLiteral("project"));
     MainWindow window(options);
@@ -1229,7 +1232,7 @@ void TestMainWindow::firstRunSetupUsesTheKeyFromTheEnvironment()
 // none).
 void TestMainWindow::settingsSwitchToAProviderWithItsKeyElsewhereUsesThatKey()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     qputenv("KEEN_DISABLE_KEYCHAIN", "1");
     qunsetenv("DEEPSEEK_API_KEY");
     qputenv("OPENAI_API_KEY", "openai-env-key");
@@ -1267,7 +1270,7 @@ void TestMainWindow::settingsSwitchToAProviderWithItsKeyElsewhereUsesThatKey()
 // 200,000 for a local server, so automatic compaction fired far too late), and a model change keeps it.
 void TestMainWindow::contextWindowFromSettingsJsonIsTheWindowsToo()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     Settings settings;
     settings.activeProvider = QStringLiteral("ollama");
     settings.activeModel = QStringLiteral("qwen3-coder");
@@ -1291,7 +1294,7 @@ void TestMainWindow::contextWindowFromSettingsJsonIsTheWindowsToo()
 // change; another provider keeps its own; set back to the default, the entry goes.
 void TestMainWindow::settingsSetALocalServersContextWindow()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     Settings settings;
     settings.activeProvider = QStringLiteral("ollama");
     settings.activeModel = QStringLiteral("qwen3-coder");
@@ -1357,7 +1360,7 @@ void TestMainWindow::settingsSetALocalServersContextWindow()
 // clear the provider's window saved in settings.json.
 void TestMainWindow::okUnderAContextWindowFlagKeepsTheSavedWindow()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     QVERIFY(saveOllamaSettings());
     LaunchOptions options;
     options.workspace = m_env.path(QStringLiteral("project"));
@@ -1381,7 +1384,7 @@ void TestMainWindow::okUnderAContextWindowFlagKeepsTheSavedWindow()
 // the provider's window stays for the rest.
 void TestMainWindow::aModelWithItsOwnContextWindowKeepsIt()
 {
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     QVERIFY(saveOllamaSettings({{QStringLiteral("big-model"), 65536}}));
     LaunchOptions options;
     options.workspace = m_env.path(QStringLiteral("project"));
@@ -1420,7 +1423,7 @@ void TestMainWindow::okInSettingsKeepsOnlyAKeyTypedThere()
     qputenv("KEEN_DISABLE_KEYCHAIN", "1");
     const auto restore = qScopeGuard([] {
         qunsetenv("KEEN_DISABLE_KEYCHAIN");
-        QFile::remove(Settings::defaultPath());
+        test::removeSettingsFile();
         QFile::remove(SecretStore::secretsFilePath());
     });
     QFile::remove(SecretStore::secretsFilePath());
@@ -1535,8 +1538,8 @@ void TestMainWindow::upRecallsThePromptsOfEarlierRuns()
 // comes from the registry and the field is not shown. What is entered is the window's, and Settings'.
 void TestMainWindow::firstRunWithALocalServerAsksItsContextWindow()
 {
-    QFile::remove(Settings::defaultPath());
-    const auto removeSettings = qScopeGuard([] { QFile::remove(Settings::defaultPath()); });
+    test::removeSettingsFile();
+    const auto removeSettings = qScopeGuard([] { test::removeSettingsFile(); });
     LaunchOptions options;
     options.workspace = m_env.path(QStringLiteral("project"));
     MainWindow window(options);

@@ -57,6 +57,7 @@ private Q_SLOTS:
     void openFolderActionOpensTheChosenFolder();
     void openRecentKeepsTheLastTenInSettingsJson();
     void openRecentListsTheOtherFoldersNotTheOpenOne();
+    void openRecentLeavesOutFoldersThatAreGone();
     void droppedFolderIsOpened();
     void switchingDuringATurnAsksFirst();
     void openingAnotherSessionOrANewOneDuringATurnAsksFirst();
@@ -128,7 +129,7 @@ void TestWorkspaces::makeWindow(const LaunchOptions &options, bool active)
 
 void TestWorkspaces::init()
 {
-    QFile::remove(Settings::defaultPath());
+    test::removeSettingsFile();
     QFile::remove(QDir(Settings::configDirectory()).filePath(QStringLiteral("window.ini")));
     makeWindow(defaultOptions());
 }
@@ -319,6 +320,49 @@ void TestWorkspaces::openRecentListsTheOtherFoldersNotTheOpenOne()
     inBeta.workspace = beta;
     makeWindow(inBeta);
     QCOMPARE(recentMenuFolders(), QStringList({alpha, gamma}));
+}
+
+// A folder deleted (or a mount gone) since it was opened is not offered; whether it exists is looked up off
+// the GUI thread (a stale network mount would stall the window), so the menu drops it when the answer comes.
+// The ones left are numbered for the keyboard without a gap.
+void TestWorkspaces::openRecentLeavesOutFoldersThatAreGone()
+{
+    const QString alpha = folder(QStringLiteral("alpha"));
+    const QString beta = folder(QStringLiteral("beta"));
+    const QString gamma = folder(QStringLiteral("gamma"));
+    m_window->openFolder(beta);
+    m_window->openFolder(gamma);
+    m_window->openFolder(alpha);
+    QCOMPARE(recentMenuFolders(), QStringList({gamma, beta}));
+    QVERIFY(QDir(gamma).removeRecursively());
+    makeWindow(defaultOptions());
+    const auto shownFolders = [this] {
+        QStringList shown;
+        const auto *menu = m_window->findChild<QMenu *>(QStringLiteral("openRecentMenu"));
+        for (const QAction *action : menu->actions()) {
+            if (action->objectName() == QLatin1String("recentFolderAction") && action->isVisible())
+                shown << action->text();
+        }
+        return shown;
+    };
+    QTRY_COMPARE(shownFolders().size(), 1);
+    QVERIFY2(shownFolders().constFirst().startsWith(QStringLiteral("&1 ")) &&
+                 shownFolders().constFirst().endsWith(QStringLiteral("beta")),
+             qPrintable(shownFolders().constFirst()));
+
+    // With beta gone too, the menu says there is none.
+    QVERIFY(QDir(beta).removeRecursively());
+    makeWindow(defaultOptions());
+    QTRY_VERIFY(shownFolders().isEmpty());
+    const auto noneShown = [this] {
+        for (const QAction *action :
+             m_window->findChild<QMenu *>(QStringLiteral("openRecentMenu"))->actions()) {
+            if (action->isVisible() && action->text() == QLatin1String("No Recent Folders"))
+                return true;
+        }
+        return false;
+    };
+    QTRY_VERIFY(noneShown());
 }
 
 void TestWorkspaces::droppedFolderIsOpened()
