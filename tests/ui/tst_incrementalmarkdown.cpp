@@ -10,6 +10,7 @@
 #include <QFontDatabase>
 #include <QImage>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextCursor>
@@ -17,6 +18,10 @@
 #include <QTextFrame>
 #include <QTextLayout>
 #include <QTextTable>
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
 
 using namespace keen;
 
@@ -84,6 +89,8 @@ private Q_SLOTS:
     void orderedListsShowTheNumbersOfTheirMarkdown();
     void aListAfterACodeBlockReadsOnWhileStreaming();
     void aListNotStartingAtOneIsDrawnAsQtDrawsNumbers();
+    void aLongListIsParsedInPieces_data();
+    void aLongListIsParsedInPieces();
 };
 
 void TestIncrementalMarkdown::streamedReplyShowsWhatAOneShotRenderShows()
@@ -639,4 +646,120 @@ void TestIncrementalMarkdown::aListNotStartingAtOneIsDrawnAsQtDrawsNumbers()
     // The wrapped item is laid out as Qt lays it out: its second line starts under its first.
     QCOMPARE(lineStarts(shown, QStringLiteral("hanging")), lineStarts(qt, QStringLiteral("hanging")));
     QCOMPARE(lineStarts(shown, QStringLiteral("hanging")).size(), 2);
+}
+
+namespace {
+
+// A list of count items as a model writes one: bullet or number first, the item's own text after it.
+QString listOf(int count, const std::function<QString(int)> &item)
+{
+    QString text = QStringLiteral("Here are the steps:\n\n");
+    for (int i = 1; i <= count; ++i)
+        text += item(i);
+    return text + QStringLiteral("\nThat is all.\n");
+}
+
+// What one QTextDocument holding all of markdown shows as it copies (numbers and bullets as drawn).
+QString copiedFromOneDocument(const QTextDocument &document)
+{
+    const StackedText text({{&document, 0}});
+    return text.text(0, text.end());
+}
+
+} // namespace
+
+void TestIncrementalMarkdown::aLongListIsParsedInPieces_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("shown"); // a line one render of the whole list shows, in a later piece
+    QTest::newRow("2,000 bullets") << listOf(2000, [](int i) {
+        return QStringLiteral("- Item %1: check `field_%1` and log it\n").arg(i);
+    }) << QStringLiteral("\n- Item 1999: check field_1999 and log it\n");
+    QTest::newRow("300 numbered") << listOf(300, [](int i) {
+        return QStringLiteral("%1. Step %1: run the migration for table number %1\n").arg(i);
+    }) << QStringLiteral("\n151. Step 151: run the migration for table number 151\n");
+    // Every item written "1.": the items after the first count on from it, in every piece.
+    QTest::newRow("300 numbered 1.") << listOf(300, [](int i) {
+        return QStringLiteral("1. Step %1: run the migration for table number %1\n").arg(i);
+    }) << QStringLiteral("\n151. Step 151: run the migration for table number 151\n");
+    // A blank line between items: a loose list, its items as far apart in every piece.
+    QTest::newRow("600 loose bullets") << listOf(600, [](int i) {
+        return QStringLiteral("* Item %1 of a loose list, with a blank line after it\n\n").arg(i);
+    }) << QStringLiteral("\n- Item 599 of a loose list, with a blank line after it\n");
+    // Items with a second line (a lazy one from item 10 on), items and code nested at the item's text: pieces
+    // start at top-level items only.
+    QTest::newRow("nested") << listOf(500, [](int i) {
+        const QString indent(QString::number(i).size() + 2, QLatin1Char(' '));
+        QString item = QStringLiteral("%1. Item %1 starts here\n   and goes on\n").arg(i);
+        if (i % 7 == 0)
+            item +=
+                indent + QStringLiteral("- nested %1\n").arg(i) + indent + QStringLiteral("- nested again\n");
+        if (i % 11 == 0)
+            item += indent + QStringLiteral("```sh\n") + indent + QStringLiteral("run --step %1\n").arg(i) +
+                    indent + QStringLiteral("- not an item, code\n") + indent + QStringLiteral("```\n");
+        return item;
+    }) << QStringLiteral("Item 499 starts here and goes on\n"); // Qt 6.4 numbers code lines in an item too
+}
+
+// Found by a read against issue 11: a reply that is one long list (2,000 items) was one open block, parsed
+// whole again on every flush, so streaming it slowed down as it grew. A list at the margin is parsed in
+// pieces of about 2,000 chars at its items; a person sees, copies and scrolls the same list as one render of
+// the whole reply shows: the same bullets and numbers, the same spacing, no gap between pieces.
+void TestIncrementalMarkdown::aLongListIsParsedInPieces()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, shown);
+    IncrementalMarkdown streamed(QApplication::font(), QApplication::palette());
+    streamed.setTextWidth(700);
+    QList<qint64> parsedPerFlush;
+    for (qsizetype at = 7; at < text.size() + 7; at += 7) {
+        const qint64 before = streamed.counters().charsParsed;
+        streamed.setText(text.left(at));
+        parsedPerFlush.append(streamed.counters().charsParsed - before);
+        // Pieces start at items of the list at the margin, never inside one (nested items, code, a second
+        // line).
+        static const QRegularExpression item(QStringLiteral("(\\d+\\.|[-*]) (Item|Step)|That is all"));
+        if (const qsizetype cut = streamed.finishedLength(); cut > 0)
+            QVERIFY2(item.match(text, cut, QRegularExpression::NormalMatch,
+                                QRegularExpression::AnchorAtOffsetMatchOption)
+                         .hasMatch(),
+                     qPrintable(text.mid(cut, 40)));
+    }
+    const IncrementalMarkdown::Counters counters = streamed.counters();
+    QCOMPARE(counters.fullRenders, 0);
+    // A flush parses the piece it finishes and the open one: about two pieces of 2,048 chars at most, however
+    // long the list has grown (one that parsed the whole list parsed up to all of it).
+    const qint64 mostParsedInOneFlush = *std::max_element(parsedPerFlush.cbegin(), parsedPerFlush.cend());
+    QVERIFY2(mostParsedInOneFlush < 5000, qPrintable(QString::number(mostParsedInOneFlush)));
+    // So the last tenth of the flushes parses about as much as the first tenth: streaming the list costs in
+    // proportion to its length, not to its square (the last flushes got slower and slower).
+    const qsizetype tenth = parsedPerFlush.size() / 10;
+    const qint64 first = std::accumulate(parsedPerFlush.cbegin(), parsedPerFlush.cbegin() + tenth, qint64(0));
+    const qint64 last = std::accumulate(parsedPerFlush.cend() - tenth, parsedPerFlush.cend(), qint64(0));
+    QVERIFY2(last < 3 * first, qPrintable(QStringLiteral("first tenth %1, last tenth %2, all %3 for %4 chars")
+                                              .arg(first)
+                                              .arg(last)
+                                              .arg(counters.charsParsed)
+                                              .arg(text.size())));
+    QVERIFY2(streamed.segmentCount() > 3, qPrintable(QString::number(streamed.segmentCount())));
+
+    IncrementalMarkdown atOnce(QApplication::font(), QApplication::palette());
+    atOnce.setTextWidth(700);
+    atOnce.setText(text);
+    QTextDocument whole;
+    whole.setDocumentMargin(0);
+    whole.setDefaultFont(QApplication::font());
+    ListNumbering::setMarkdown(whole, text);
+    IncrementalMarkdown::style(whole, QApplication::palette());
+    whole.setTextWidth(700);
+
+    QCOMPARE(streamed.toPlainText(), atOnce.toPlainText());
+    QCOMPARE(streamed.toPlainText(), oneShotPlainText(text));
+    const QString copiedWhole = copiedFromOneDocument(whole);
+    QVERIFY2(copiedWhole.contains(shown), qPrintable(shown));
+    QCOMPARE(copied(streamed), copiedWhole);
+    QCOMPARE(copied(atOnce), copiedWhole);
+    QVERIFY2(qAbs(streamed.size().height() - whole.size().height()) <= 1,
+             qPrintable(QStringLiteral("%1 vs %2").arg(streamed.size().height()).arg(whole.size().height())));
+    QVERIFY(qAbs(atOnce.size().height() - whole.size().height()) <= 1);
 }

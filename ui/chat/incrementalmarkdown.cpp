@@ -11,6 +11,7 @@
 #include <QTextCursor>
 #include <QTextDocument>
 #include <QTextFrame>
+#include <QTextList>
 #include <QTextTable>
 
 #include <algorithm>
@@ -27,6 +28,100 @@ constexpr qsizetype MergeBelowChars = 2048;
 // flush parses at most one piece of it again (a file written in one fence was parsed whole on every flush:
 // the cost grew with the square of its length). Not below MergeBelowChars: pieces are not merged again.
 constexpr qsizetype LongFenceCutChars = MergeBelowChars;
+// A list at the margin longer than this is cut the same way, at the start of one of its items (a reply that
+// is one list of 2,000 items was parsed whole on every flush too).
+constexpr qsizetype LongListCutChars = MergeBelowChars;
+
+bool isSpaceOrTab(QChar c)
+{
+    return c == QLatin1Char(' ') || c == QLatin1Char('\t');
+}
+
+// The columns line's leading spaces and tabs take (a tab runs to the next multiple of 4, as CommonMark
+// counts).
+qsizetype indentColumns(QStringView line)
+{
+    qsizetype columns = 0;
+    for (const QChar c : line) {
+        if (c == QLatin1Char(' '))
+            ++columns;
+        else if (c == QLatin1Char('\t'))
+            columns += 4 - columns % 4;
+        else
+            break;
+    }
+    return columns;
+}
+
+// "- - -", "***": a rule, not a list item, though it may start like one.
+bool isThematicBreak(QStringView line)
+{
+    const QStringView content = line.trimmed();
+    if (content.isEmpty())
+        return false;
+    const QChar c = content.at(0);
+    if (c != QLatin1Char('-') && c != QLatin1Char('*') && c != QLatin1Char('_'))
+        return false;
+    qsizetype count = 0;
+    for (const QChar other : content) {
+        if (other == c)
+            ++count;
+        else if (!isSpaceOrTab(other))
+            return false;
+    }
+    return count >= 3;
+}
+
+// Whether content (a line without its indentation) may start a block other than a paragraph: a heading,
+// quote, table, fence, rule, list item or setext underline. Errs towards yes: a line that may is never taken
+// for a lazy continuation of a list item's paragraph.
+bool mayStartBlock(QStringView content)
+{
+    if (content.isEmpty() || content.contains(QLatin1Char('|')))
+        return true;
+    const QChar first = content.at(0);
+    return first.isDigit() || QStringView(u"#>`~-*+_=").contains(first);
+}
+
+// A list item that starts at the margin, text following its marker.
+struct ItemStart
+{
+    QChar marker;                // '-', '*' or '+' for a bullet; '.' or ')' after an ordered item's number
+    qsizetype contentIndent = 0; // the column its text starts at: its next lines are indented as far
+    bool mayInterrupt = false;   // may start a list right below a paragraph line (a bullet, or number 1)
+};
+
+std::optional<ItemStart> itemAtMargin(QStringView line)
+{
+    if (line.isEmpty() || isThematicBreak(line))
+        return std::nullopt;
+    ItemStart item;
+    qsizetype width = 0; // the marker's
+    const QChar first = line.at(0);
+    if (first == QLatin1Char('-') || first == QLatin1Char('*') || first == QLatin1Char('+')) {
+        item.marker = first;
+        item.mayInterrupt = true;
+        width = 1;
+    } else {
+        while (width < line.size() && width < 10 && line.at(width).isDigit() &&
+               line.at(width).unicode() < 128)
+            ++width;
+        if (width == 0 || width > 9 || width >= line.size() ||
+            (line.at(width) != QLatin1Char('.') && line.at(width) != QLatin1Char(')')))
+            return std::nullopt;
+        item.marker = line.at(width);
+        item.mayInterrupt = line.first(width).toInt() == 1;
+        ++width;
+    }
+    const QStringView rest = line.sliced(width);
+    // Not an item, or an empty one (which may not interrupt a paragraph): no piece starts there.
+    if (rest.isEmpty() || !isSpaceOrTab(rest.at(0)) || rest.trimmed().isEmpty())
+        return std::nullopt;
+    // Text indented by 5 columns or more after the marker is indented code; the item's text starts after 1.
+    const qsizetype spaces = indentColumns(rest);
+    item.contentIndent = width + (spaces > 4 ? 1 : spaces);
+    return item;
+}
 
 // The fence that closes the fence opened by opener ("```cpp" -> "```").
 QString closingFence(const QString &opener)
@@ -90,6 +185,7 @@ void IncrementalMarkdown::reset()
     m_tail = Segment();
     m_finished = 0;
     m_finishedInFence.clear();
+    m_finishedInList = false;
     m_scan = Scan();
 }
 
@@ -108,6 +204,9 @@ void IncrementalMarkdown::scan(Scan &s, QStringView text, QList<qsizetype> *boun
         QChar fenceChar;
         qsizetype fenceLength = 0;
         if (s.inFence) {
+            if (!s.listMarker.isNull() && !s.fenceAtLineStart && !line.trimmed().isEmpty() &&
+                indentColumns(line) < s.listContentIndent)
+                s.listUnsure = true; // CommonMark ends the item there, and the fence in it
             if (isFence(line, &fenceChar, &fenceLength) && fenceChar == s.fenceChar &&
                 fenceLength >= s.fenceLength && line.trimmed().size() == fenceLength) {
                 s.inFence = false;
@@ -123,12 +222,17 @@ void IncrementalMarkdown::scan(Scan &s, QStringView text, QList<qsizetype> *boun
                 s.fencePieceStart = s.fenceCut;
             }
             s.blankBefore = false;
+            s.paragraphBefore = false;
         } else if (line.trimmed().isEmpty()) {
             s.blankBefore = true;
+            s.paragraphBefore = false;
         } else {
-            if (s.blankBefore && !mayContinueBlock(line))
+            const bool blockEnded = s.blankBefore && !mayContinueBlock(line);
+            if (blockEnded)
                 finish(s.position);
+            followList(s, line, blockEnded);
             s.blankBefore = false;
+            s.paragraphBefore = isParagraphText(line);
             if (isFence(line, &fenceChar, &fenceLength)) {
                 s.inFence = true;
                 s.fenceChar = fenceChar;
@@ -145,23 +249,83 @@ void IncrementalMarkdown::scan(Scan &s, QStringView text, QList<qsizetype> *boun
     }
 }
 
-std::unique_ptr<QTextDocument> IncrementalMarkdown::parse(qsizetype start, qsizetype end,
-                                                          const QString &fenceOpener,
-                                                          const QString &fenceOpenAtEnd)
+void IncrementalMarkdown::followList(Scan &s, QStringView line, bool blockEnded)
+{
+    if (blockEnded) {
+        s.listMarker = QChar();
+        s.listUnsure = false;
+    }
+    if (const std::optional<ItemStart> item = itemAtMargin(line)) {
+        if (!s.listMarker.isNull() && item->marker == s.listMarker) {
+            // The next item of the list: the line above ended the item before (CommonMark).
+            if (!s.listUnsure && s.position - s.listPieceStart >= LongListCutChars) {
+                s.listCut = s.position;
+                s.listPieceStart = s.position;
+            }
+            s.listContentIndent = item->contentIndent;
+        } else if ((!s.listMarker.isNull() && !s.listUnsure) || s.blankBefore || s.position == 0 ||
+                   item->mayInterrupt) {
+            // Another marker starts another list; "2) b" right below a paragraph line goes on with the
+            // paragraph.
+            s.listMarker = item->marker;
+            s.listContentIndent = item->contentIndent;
+            s.listUnsure = false;
+            s.listPieceStart = s.position;
+        } else {
+            s.listMarker = QChar();
+        }
+        return;
+    }
+    // A line at the margin that is no item, or one indented less than the item's text, is a lazy
+    // continuation of the item's paragraph if it may be one; else it may be a block after the list, and no
+    // piece of the list starts after it.
+    const bool lazy = !s.blankBefore && s.paragraphBefore && !mayStartBlock(line.trimmed());
+    if (!s.listMarker.isNull() && indentColumns(line) < s.listContentIndent && !lazy)
+        s.listUnsure = true;
+}
+
+bool IncrementalMarkdown::isParagraphText(QStringView line)
+{
+    QStringView content = line.trimmed();
+    if (const std::optional<ItemStart> item = itemAtMargin(content)) // an item's first line: its text
+        content = content.sliced(std::min(item->contentIndent, content.size())).trimmed();
+    return !mayStartBlock(content);
+}
+
+void IncrementalMarkdown::parse(Segment &segment)
 {
     std::unique_ptr<QTextDocument> document = std::make_unique<InertTextDocument>();
     document->setDocumentMargin(0);
     document->setDefaultFont(m_font);
     document->setUndoRedoEnabled(false);
-    QString source = m_text.sliced(start, end - start);
-    if (!fenceOpener.isEmpty())
-        source.prepend(fenceOpener + QLatin1Char('\n'));
-    if (!fenceOpenAtEnd.isEmpty())
-        source += closingFence(fenceOpenAtEnd) + QLatin1Char('\n');
+    QString source = m_text.sliced(segment.start, segment.end - segment.start);
+    if (!segment.fenceOpener.isEmpty())
+        source.prepend(segment.fenceOpener + QLatin1Char('\n'));
+    if (!segment.fenceOpenAtEnd.isEmpty())
+        source += closingFence(segment.fenceOpenAtEnd) + QLatin1Char('\n');
     ListNumbering::setMarkdown(*document, source);
+    if (segment.continuesList && !m_segments.empty())
+        continueNumbering(*document, *m_segments.back().document);
     style(*document, m_palette);
-    m_counters.charsParsed += end - start;
-    return document;
+    m_counters.charsParsed += segment.end - segment.start;
+    segment.document = std::move(document);
+}
+
+void IncrementalMarkdown::continueNumbering(QTextDocument &piece, const QTextDocument &before)
+{
+    // The items of an ordered list count on from its first (Qt numbers the items it made, hard breaks
+    // included): the piece's first item shows the number after the last item of the piece before.
+    QTextList *list = piece.firstBlock().textList();
+    if (!list || list->format().style() != QTextListFormat::ListDecimal)
+        return;
+    for (QTextBlock block = before.lastBlock(); block.isValid(); block = block.previous()) {
+        const QTextList *last = block.textList();
+        if (last && last->format().indent() == list->format().indent()) {
+            if (last->format().style() == QTextListFormat::ListDecimal)
+                ListNumbering::setStart(*list, ListNumbering::numberAfter(*last));
+            return;
+        }
+    }
 }
 
 void IncrementalMarkdown::layout(Segment &segment) const
@@ -197,6 +361,7 @@ void IncrementalMarkdown::setText(const QString &text)
             m_segments.pop_back();
         m_finished = m_segments.empty() ? 0 : m_segments.back().end;
         m_finishedInFence = m_segments.empty() ? QString() : m_segments.back().fenceOpenAtEnd;
+        m_finishedInList = !m_segments.empty() && m_segments.back().listGoesOnAtEnd;
         m_tail = Segment();
         m_scan = Scan(); // scanning is cheap next to parsing: from the start, so its state is exact
     } else if (!extends) {
@@ -209,6 +374,8 @@ void IncrementalMarkdown::setText(const QString &text)
     scan(m_scan, m_text);
     if (m_scan.boundary > m_finished)
         finishSegment(m_scan.boundary, QString());
+    if (m_scan.listCut > m_finished)
+        finishSegment(m_scan.listCut, QString(), true);
     if (m_scan.inFence && !m_scan.fenceOpener.isEmpty() && m_scan.fenceCut > m_finished)
         finishSegment(m_scan.fenceCut, m_scan.fenceOpener);
     m_tail = Segment();
@@ -216,31 +383,36 @@ void IncrementalMarkdown::setText(const QString &text)
         m_tail.start = m_finished;
         m_tail.end = m_text.size();
         m_tail.fenceOpener = m_finishedInFence;
-        m_tail.document = parse(m_finished, m_text.size(), m_finishedInFence);
+        m_tail.continuesList = m_finishedInList;
+        parse(m_tail);
         placeAfterFinished(m_tail);
         layout(m_tail);
     }
 }
 
-void IncrementalMarkdown::finishSegment(qsizetype end, const QString &fenceOpenAtEnd)
+void IncrementalMarkdown::finishSegment(qsizetype end, const QString &fenceOpenAtEnd, bool listGoesOn)
 {
     // Small finished segments before are parsed once more with the new blocks, so they merge.
     Segment segment;
     segment.start = m_finished;
     segment.fenceOpener = m_finishedInFence;
+    segment.continuesList = m_finishedInList;
     if (!m_segments.empty() && m_segments.back().end - m_segments.back().start < MergeBelowChars) {
         segment.start = m_segments.back().start;
         segment.fenceOpener = m_segments.back().fenceOpener;
+        segment.continuesList = m_segments.back().continuesList;
         m_segments.pop_back();
     }
     segment.end = end;
     segment.fenceOpenAtEnd = fenceOpenAtEnd;
-    segment.document = parse(segment.start, end, segment.fenceOpener, fenceOpenAtEnd);
+    segment.listGoesOnAtEnd = listGoesOn;
+    parse(segment);
     placeAfterFinished(segment);
     layout(segment);
     m_segments.push_back(std::move(segment));
     m_finished = end;
     m_finishedInFence = fenceOpenAtEnd;
+    m_finishedInList = listGoesOn;
 }
 
 QList<qsizetype> IncrementalMarkdown::blockBoundaries(const QString &text)

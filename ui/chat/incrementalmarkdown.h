@@ -22,7 +22,11 @@ namespace keen {
 
 // Shows Markdown that grows at its end (a streamed reply) as a stack of laid-out QTextDocuments. Blocks that
 // are finished (followed by a blank line and a line that cannot continue them, or a closed code fence) are
-// parsed and laid out once, in a segment of their own; each setText() parses only the open tail. A text cut
+// parsed and laid out once, in a segment of their own; each setText() parses only the open tail. A long code
+// fence or list at the margin would be one open block, parsed whole on every flush (streaming it cost the
+// square of its length): it is cut into pieces of about 2,000 chars, a fence at its line starts, a list at
+// its own items' starts, that show, measure and copy as the one block would. A long table is not cut: Qt
+// sizes its columns from all of its rows, which a piece parsed before the later rows cannot know. A text cut
 // short keeps the segments that end within it; any other text that does not extend the previous one is
 // rendered afresh. Also styles what QTextDocument's Markdown leaves
 // plain: code blocks and inline code (monospace, tinted), headings, tables, from palette roles.
@@ -91,6 +95,12 @@ private:
         // with the fence's opening line before it, and one that ends inside it with a closing fence after.
         QString fenceOpener;    // the opening line this segment is parsed after, empty when none
         QString fenceOpenAtEnd; // the opening line of the fence still open at end, empty when none
+        // A long list at the margin is cut the same way, at the start of one of its items (parsed alone it is
+        // the same item; a lazy or less indented line stops the cuts, as it may have ended the list). A piece
+        // that goes on with the list of the segment before numbers on from it; its gap above is the one
+        // between two items of one document.
+        bool continuesList = false;
+        bool listGoesOnAtEnd = false; // the segment after continues its list
         std::unique_ptr<QTextDocument> document;
         qreal gapBefore = 0; // the space between paragraphs that one document would put above it
         qreal height = 0;    // gapBefore included
@@ -109,15 +119,30 @@ private:
         QString fenceOpener;
         qsizetype fenceCut = 0;
         qsizetype fencePieceStart = 0;
+        // In a list at the margin: the character its items' markers end with ('-', '*', '+'; '.' or ')' after
+        // a number), null when in none; and the last item start where a piece of it may begin. A line that
+        // may have ended the list (listUnsure) stops the cuts: a piece must start in the same list.
+        QChar listMarker;
+        qsizetype listContentIndent = 0; // where the text of its last item starts, in columns
+        bool listUnsure = false;
+        bool paragraphBefore = false; // the line before was paragraph text (a lazy line may continue it)
+        qsizetype listCut = 0;
+        qsizetype listPieceStart = 0;
     };
 
     void reset();
     static void scan(Scan &state, QStringView text, QList<qsizetype> *boundaries = nullptr);
-    std::unique_ptr<QTextDocument> parse(qsizetype start, qsizetype end, const QString &fenceOpener = {},
-                                         const QString &fenceOpenAtEnd = {});
+    // Follows the list at the margin that line (not blank, not in a fence) may be in.
+    static void followList(Scan &state, QStringView line, bool blockEnded);
+    static bool isParagraphText(QStringView line);
+    // Parses [segment.start, segment.end) into segment.document, as segment's cuts say.
+    void parse(Segment &segment);
+    // Numbers the list piece starts with on from the same list at the end of the piece before.
+    static void continueNumbering(QTextDocument &piece, const QTextDocument &before);
     // Makes the finished segment [m_finished, end), which ends inside the fence fenceOpenAtEnd opened (empty:
-    // outside any fence); small finished segments before it are parsed again with it, so they merge.
-    void finishSegment(qsizetype end, const QString &fenceOpenAtEnd);
+    // outside any fence) or inside a list that goes on (listGoesOn); small finished segments before it are
+    // parsed again with it, so they merge.
+    void finishSegment(qsizetype end, const QString &fenceOpenAtEnd, bool listGoesOn = false);
     // The code lines of the run around block, followed into the pieces of a cut fence before and after it.
     QString codeAround(std::size_t segmentIndex, const QTextBlock &block) const;
     void layout(Segment &segment) const;
@@ -128,8 +153,9 @@ private:
     QPalette m_palette;
     qreal m_width = -1;
     QString m_text;
-    qsizetype m_finished = 0;  // text before this is in m_segments
-    QString m_finishedInFence; // the opening line of the fence m_finished is inside, empty when none
+    qsizetype m_finished = 0;      // text before this is in m_segments
+    QString m_finishedInFence;     // the opening line of the fence m_finished is inside, empty when none
+    bool m_finishedInList = false; // m_finished is at an item of a list the last segment holds
     Scan m_scan;
     std::vector<Segment> m_segments;
     Segment m_tail;

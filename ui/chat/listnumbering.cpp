@@ -145,16 +145,8 @@ void takeMarks(QTextDocument &document)
             cursor.removeSelectedText();
         }
     }
-    for (const auto &[list, start] : std::as_const(starts)) {
-        QTextListFormat format = list->format();
-        format.setProperty(StartProperty, start);
-        list->setFormat(format);
-        // Qt draws no number for these items (a block's own list style wins), drawNumbers() does.
-        QTextBlockFormat noNumber;
-        noNumber.setProperty(QTextFormat::ListStyle, int(QTextListFormat::ListStyleUndefined));
-        for (int i = 0; i < list->count(); ++i)
-            QTextCursor(list->item(i)).mergeBlockFormat(noNumber);
-    }
+    for (const auto &[list, start] : std::as_const(starts))
+        ListNumbering::setStart(*list, start);
 }
 
 // Draws block's number as QTextDocumentLayout draws a list item's (Qt 6.4, drawListItem()), so it looks the
@@ -243,6 +235,41 @@ void ListNumbering::setMarkdown(QTextDocument &document, const QString &markdown
     document.setMarkdown(withMarks, Dialect);
     if (withMarks.size() != markdown.size())
         takeMarks(document);
+#endif
+}
+
+void ListNumbering::setStart(QTextList &list, int start)
+{
+    QTextListFormat format = list.format();
+#if QT_VERSION >= QT_VERSION_CHECK(6, 6, 0)
+    format.setStart(start);
+    list.setFormat(format);
+#else
+    if (start == 1)
+        format.clearProperty(StartProperty);
+    else
+        format.setProperty(StartProperty, start);
+    list.setFormat(format);
+    // Qt draws no number for items of a list not from 1 (a block's own list style wins), drawNumbers() does.
+    for (int i = 0; i < list.count(); ++i) {
+        QTextCursor item(list.item(i));
+        QTextBlockFormat blockFormat = item.blockFormat();
+        if (start == 1)
+            blockFormat.clearProperty(QTextFormat::ListStyle);
+        else
+            blockFormat.setProperty(QTextFormat::ListStyle, int(QTextListFormat::ListStyleUndefined));
+        item.setBlockFormat(blockFormat);
+    }
+#endif
+}
+
+int ListNumbering::numberAfter(const QTextList &list)
+{
+    const QTextListFormat format = list.format();
+#if QT_VERSION >= QT_VERSION_CHECK(6, 6, 0)
+    return format.start() + list.count();
+#else
+    return (format.hasProperty(StartProperty) ? format.intProperty(StartProperty) : 1) + list.count();
 #endif
 }
 

@@ -6,6 +6,7 @@
 
 class QPainter;
 class QTextBlock;
+class QTextList;
 
 namespace keen {
 
@@ -26,6 +27,11 @@ public:
 
     // QTextDocument::setMarkdown(markdown, Dialect), each ordered list starting at its own number.
     static void setMarkdown(QTextDocument &document, const QString &markdown);
+    // Numbers the ordered list list from start on, as if its Markdown's first item had that number: a piece
+    // of a long list parsed apart from the items before it goes on with their numbers.
+    static void setStart(QTextList &list, int start);
+    // The number an item added at the end of the ordered list list would show.
+    static int numberAfter(const QTextList &list);
     // What the ordered list item block starts shows before its text ("3."), as drawn; otherwise Qt's item
     // text (empty for a bullet).
     static QString itemText(const QTextBlock &block);
