@@ -1,13 +1,15 @@
 // On-demand benchmarks of the chat window (issue 11 table rows 2 and 4) and of the app's memory, offscreen.
 // Prints numbers; asserts nothing. Run: cmake --build build --target keen_benchmarks &&
 //   QT_QPA_PLATFORM=offscreen ./build/tests/bench/keen_bench_window [open] [stages] [stream] [app]
-//   (or: keen_bench_window makesession KEEN_HOME WORKSPACE, to open the same session in the app by hand)
+//   [liststream] (or: keen_bench_window makesession KEEN_HOME WORKSPACE, to open the same session in the
+//   app by hand)
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
 #include "chat/conversationsearch.h"
 #include "chat/findbar.h"
+#include "chat/incrementalmarkdown.h"
 #include "chat/inputeditor.h"
 #include "chat/listnumbering.h"
 
@@ -38,7 +40,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <malloc.h>
+#include <numeric>
 
 using namespace keen;
 using keen::test::ScriptedLlmClient;
@@ -342,6 +346,51 @@ void benchStreaming()
     // Twice in one window: the first turn also pays what a process does once (fonts, glyph caches).
     for (const QString &which : {QStringLiteral("first turn"), QStringLiteral("second turn")})
         streamTurn(fixture, text, which);
+}
+
+// A reply that is one long list, streamed in 7-char flushes straight into the renderer of a row (a finished
+// piece of the list is parsed once, issue 11): what a flush costs at the start and at the end of the stream.
+void benchStreamingLongList()
+{
+    // KEEN_BENCH_LIST_CHARS: a shorter list, for a build that streams it in the square of its length.
+    const int length = qEnvironmentVariableIntValue("KEEN_BENCH_LIST_CHARS") > 0
+                           ? qEnvironmentVariableIntValue("KEEN_BENCH_LIST_CHARS")
+                           : 100000;
+    out << "\n== renderer: a " << length
+        << "-char list in 7-char flushes (IncrementalMarkdown::setText, GUI-thread CPU)\n";
+    const QList<std::pair<QString, std::function<QString(int)>>> kinds = {
+        {QStringLiteral("bulleted list"),
+         [](int i) { return QStringLiteral("- Item %1: check `field_%1` and log it\n").arg(i); }},
+        {QStringLiteral("numbered list"),
+         [](int i) { return QStringLiteral("%1. Step %1: run the migration for table number %1\n").arg(i); }},
+    };
+    for (const auto &[what, item] : kinds) {
+        QString text = QStringLiteral("Here are the steps:\n\n");
+        for (int i = 1; text.size() < length; ++i)
+            text += item(i);
+        IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+        markdown.setTextWidth(760);
+        QList<double> flushMs;
+        for (qsizetype at = 7; at < text.size() + 7; at += 7) {
+            const double before = threadCpuMs();
+            markdown.setText(text.left(at));
+            flushMs.append(threadCpuMs() - before);
+        }
+        const qsizetype tenth = flushMs.size() / 10;
+        const double first = std::accumulate(flushMs.cbegin(), flushMs.cbegin() + tenth, 0.0) / tenth;
+        const double last = std::accumulate(flushMs.cend() - tenth, flushMs.cend(), 0.0) / tenth;
+        out << what << " (" << text.size() << " chars, " << flushMs.size() << " flushes):\n";
+        line(QStringLiteral("  whole stream"), std::accumulate(flushMs.cbegin(), flushMs.cend(), 0.0),
+             QStringLiteral("ms"));
+        line(QStringLiteral("  longest flush"), *std::max_element(flushMs.cbegin(), flushMs.cend()),
+             QStringLiteral("ms"), QStringLiteral("goal < 16"));
+        line(QStringLiteral("  mean flush, first 10% of the stream"), first, QStringLiteral("ms"));
+        line(QStringLiteral("  mean flush, last 10% of the stream"), last, QStringLiteral("ms"),
+             QStringLiteral("linear: about the first's"));
+        line(QStringLiteral("  Markdown parsed, per character of the reply"),
+             double(markdown.counters().charsParsed) / text.size(), QStringLiteral("x"),
+             QStringLiteral("%1 segments").arg(markdown.segmentCount()));
+    }
 }
 
 // The same stream into a window that has the 10,000-event, 30 MB session open (a person continuing a long
@@ -689,6 +738,8 @@ int main(int argc, char **argv)
         benchOpenStages();
     if (wanted(QStringLiteral("stream")))
         benchStreaming();
+    if (wanted(QStringLiteral("liststream")))
+        benchStreamingLongList();
     if (wanted(QStringLiteral("bigstream")))
         benchStreamingIntoBigSession();
     if (wanted(QStringLiteral("app")))
