@@ -91,6 +91,7 @@ private Q_SLOTS:
     void aListNotStartingAtOneIsDrawnAsQtDrawsNumbers();
     void aLongListIsParsedInPieces_data();
     void aLongListIsParsedInPieces();
+    void aListEndedByALessIndentedLineStartsAfresh();
 };
 
 void TestIncrementalMarkdown::streamedReplyShowsWhatAOneShotRenderShows()
@@ -762,4 +763,48 @@ void TestIncrementalMarkdown::aLongListIsParsedInPieces()
     QVERIFY2(qAbs(streamed.size().height() - whole.size().height()) <= 1,
              qPrintable(QStringLiteral("%1 vs %2").arg(streamed.size().height()).arg(whole.size().height())));
     QVERIFY(qAbs(atOnce.size().height() - whole.size().height()) <= 1);
+}
+
+// A model's list often nests a bullet two spaces under "1." (CommonMark: not inside the item, so it ends the
+// list, and the next "1." starts another); a note indented by one space after a blank line ends it too. No
+// piece starts with the item after them, which would number on from the list before; pieces are cut again
+// further on. What a person sees is what one render of the whole reply shows.
+void TestIncrementalMarkdown::aListEndedByALessIndentedLineStartsAfresh()
+{
+    const QString text = listOf(400, [](int i) {
+        QString item = QStringLiteral("1. Step %1: run the migration for table number %1\n").arg(i);
+        if (i == 101)
+            item += QStringLiteral("  - a detail two spaces in\n");
+        if (i == 201) // longer than a piece: a list not ended here would be cut right after it
+            item += QStringLiteral("\n Note: ") + QStringLiteral("the tables above are done; ").repeated(90) +
+                    QLatin1Char('\n');
+        return item;
+    });
+    const QList<qsizetype> newLists = {text.indexOf(QStringLiteral("1. Step 102:")),
+                                       text.indexOf(QStringLiteral("1. Step 202:"))};
+    IncrementalMarkdown streamed(QApplication::font(), QApplication::palette());
+    streamed.setTextWidth(700);
+    QList<qsizetype> cuts;
+    for (qsizetype at = 7; at < text.size() + 7; at += 7) {
+        streamed.setText(text.left(at));
+        if (cuts.isEmpty() || cuts.last() != streamed.finishedLength())
+            cuts.append(streamed.finishedLength());
+    }
+    for (const qsizetype newList : newLists)
+        QVERIFY2(!cuts.contains(newList), qPrintable(QString::number(newList)));
+    QVERIFY(std::count_if(cuts.cbegin(), cuts.cend(), [&](qsizetype cut) { return cut > newLists.last(); }) >
+            2);
+    QTextDocument whole;
+    whole.setDocumentMargin(0);
+    whole.setDefaultFont(QApplication::font());
+    ListNumbering::setMarkdown(whole, text);
+    IncrementalMarkdown::style(whole, QApplication::palette());
+    whole.setTextWidth(700);
+    const QString copiedWhole = copiedFromOneDocument(whole);
+    for (const QString &shown : {QStringLiteral("\n101. Step 101:"), QStringLiteral("\n1. Step 102:"),
+                                 QStringLiteral("\n100. Step 201:"), QStringLiteral("\n1. Step 202:"),
+                                 QStringLiteral("\n199. Step 400:")})
+        QVERIFY2(copiedWhole.contains(shown), qPrintable(shown));
+    QCOMPARE(copied(streamed), copiedWhole);
+    QVERIFY(qAbs(streamed.size().height() - whole.size().height()) <= 1);
 }

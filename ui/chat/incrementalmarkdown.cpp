@@ -277,11 +277,11 @@ void IncrementalMarkdown::followList(Scan &s, QStringView line, bool blockEnded)
         return;
     }
     // A line at the margin that is no item, or one indented less than the item's text, is a lazy
-    // continuation of the item's paragraph if it may be one; else it may be a block after the list, and no
-    // piece of the list starts after it.
+    // continuation of the item's paragraph if it may be one; else it ends the item and the list (a model's
+    // "  - detail" under "1. Step": the next "1." starts a list of its own, which no piece may start with).
     const bool lazy = !s.blankBefore && s.paragraphBefore && !mayStartBlock(line.trimmed());
     if (!s.listMarker.isNull() && indentColumns(line) < s.listContentIndent && !lazy)
-        s.listUnsure = true;
+        s.listMarker = QChar();
 }
 
 bool IncrementalMarkdown::isParagraphText(QStringView line)

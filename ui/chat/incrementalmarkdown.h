@@ -95,10 +95,9 @@ private:
         // with the fence's opening line before it, and one that ends inside it with a closing fence after.
         QString fenceOpener;    // the opening line this segment is parsed after, empty when none
         QString fenceOpenAtEnd; // the opening line of the fence still open at end, empty when none
-        // A long list at the margin is cut the same way, at the start of one of its items (parsed alone it is
-        // the same item; a lazy or less indented line stops the cuts, as it may have ended the list). A piece
-        // that goes on with the list of the segment before numbers on from it; its gap above is the one
-        // between two items of one document.
+        // A long list at the margin is cut the same way, at the start of one of its items: parsed alone it is
+        // the same item, never the first of a list of its own. A piece that goes on with the list of the
+        // segment before numbers on from it; its gap above is the one between two items of one document.
         bool continuesList = false;
         bool listGoesOnAtEnd = false; // the segment after continues its list
         std::unique_ptr<QTextDocument> document;
@@ -120,8 +119,10 @@ private:
         qsizetype fenceCut = 0;
         qsizetype fencePieceStart = 0;
         // In a list at the margin: the character its items' markers end with ('-', '*', '+'; '.' or ')' after
-        // a number), null when in none; and the last item start where a piece of it may begin. A line that
-        // may have ended the list (listUnsure) stops the cuts: a piece must start in the same list.
+        // a number), null when in none; and the last item start where a piece of it may begin. A line less
+        // indented than the item's text that is no lazy continuation ends the list (the next item starts a
+        // new one); one inside a code fence in an item, where this scan no longer follows CommonMark, stops
+        // the cuts until the list ends (listUnsure).
         QChar listMarker;
         qsizetype listContentIndent = 0; // where the text of its last item starts, in columns
         bool listUnsure = false;
