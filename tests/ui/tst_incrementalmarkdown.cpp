@@ -717,8 +717,8 @@ void TestIncrementalMarkdown::aLongListIsParsedInPieces()
         const qint64 before = streamed.counters().charsParsed;
         streamed.setText(text.left(at));
         parsedPerFlush.append(streamed.counters().charsParsed - before);
-        // Pieces start at items of the list at the margin, never inside one (nested items, code, a second
-        // line).
+        // Pieces start at items of the list at the margin (or at the paragraph after the list), never inside
+        // one (nested items, code, a second line).
         static const QRegularExpression item(QStringLiteral("(\\d+\\.|[-*]) (Item|Step)|That is all"));
         if (const qsizetype cut = streamed.finishedLength(); cut > 0)
             QVERIFY2(item.match(text, cut, QRegularExpression::NormalMatch,
