@@ -37,6 +37,7 @@ McpConnection::McpConnection(const McpServerConfig &config, const QString &works
     , m_config(config)
     , m_dataDir(dataDir)
 {
+    m_credentialSaver.setMaxThreadCount(1);
     m_connectTimer.setSingleShot(true);
     connect(&m_connectTimer, &QTimer::timeout, this,
             [this] { fail(tr("no answer to initialize within %1 s").arg(ConnectTimeoutMs / 1000)); });
@@ -205,25 +206,26 @@ void McpConnection::renewToken(std::function<void()> then)
     if (!m_oauth)
         m_oauth = new McpOAuthClient(this);
     m_renewing = true;
-    m_oauth->refresh(*m_credentials, [this,
-                                      then = std::move(then)](const Result<McpOAuthCredentials> &renewed) {
-        m_renewing = false;
-        if (!renewed) {
-            m_afterRenewal.clear();
-            fail(tr("the sign-in could not be renewed (%1); /mcp connect %2 signs in again")
-                     .arg(renewed.error(), m_config.name));
-            return;
-        }
-        m_credentials = renewed.value();
-        // Kept for the next start, on the pool (the keychain may take a moment); this connection goes on.
-        (void)QtConcurrent::run([dataDir = m_dataDir, name = m_config.name, credentials = *m_credentials] {
-            if (const auto saved = McpOAuthStore::save(dataDir, name, credentials); !saved)
-                qWarning("%s", qPrintable(saved.error()));
+    m_oauth->refresh(
+        *m_credentials, [this, then = std::move(then)](const Result<McpOAuthCredentials> &renewed) {
+            m_renewing = false;
+            if (!renewed) {
+                m_afterRenewal.clear();
+                fail(tr("the sign-in could not be renewed (%1); /mcp connect %2 signs in again")
+                         .arg(renewed.error(), m_config.name));
+                return;
+            }
+            m_credentials = renewed.value();
+            // Kept for the next start, on the pool (the keychain may take a moment); this connection goes on.
+            (void)QtConcurrent::run(&m_credentialSaver, [dataDir = m_dataDir, name = m_config.name,
+                                                         credentials = *m_credentials] {
+                if (const auto saved = McpOAuthStore::save(dataDir, name, credentials); !saved)
+                    qWarning("%s", qPrintable(saved.error()));
+            });
+            qCInfo(LogCategories::mcp()).noquote() << "server" << m_config.name << "sign-in renewed";
+            useToken();
+            then();
         });
-        qCInfo(LogCategories::mcp()).noquote() << "server" << m_config.name << "sign-in renewed";
-        useToken();
-        then();
-    });
 }
 
 void McpConnection::send(const QJsonObject &message)

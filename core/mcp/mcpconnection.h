@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QSet>
 #include <QString>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <functional>
@@ -89,6 +90,10 @@ private:
     McpHttpTransport *m_http = nullptr; // the same object when the server is remote
     std::optional<McpOAuthCredentials> m_credentials;
     McpOAuthClient *m_oauth = nullptr;
+    // Saves renewed sign-ins one at a time, in the order they were renewed: two renewals saved side by side
+    // on the global pool could leave the older (its refresh token perhaps already spent) as the one kept.
+    // Its destructor waits, so the last renewal is kept when the connection ends.
+    QThreadPool m_credentialSaver;
     bool m_renewing = false;
     bool m_renewedAfterRefusal = false;
     QList<QJsonObject> m_afterRenewal;    // sent while the token was being renewed
