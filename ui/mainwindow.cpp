@@ -67,6 +67,12 @@ namespace keen {
 
 namespace {
 
+// An Open Recent entry: the first nine numbered for the keyboard (&1 to &9).
+QString recentFolderLabel(int number, const QString &folder)
+{
+    return number < 10 ? QStringLiteral("&%1 %2").arg(number).arg(displayPath(folder)) : displayPath(folder);
+}
+
 // A toolbar field and its label in one widget: a narrow window moves them into the toolbar's overflow menu
 // together, never a label without its box. The label's mnemonic focuses the box.
 QWidget *labelledField(const QString &label, QWidget *field, QToolBar *bar)
@@ -903,9 +909,8 @@ void MainWindow::rebuildRecentMenu()
         if (folder == open)
             continue;
         ++shown;
-        const QString text =
-            shown < 10 ? QStringLiteral("&%1 %2").arg(shown).arg(displayPath(folder)) : displayPath(folder);
-        QAction *action = m_recentMenu->addAction(text, this, [this, folder] { openFolder(folder); });
+        QAction *action = m_recentMenu->addAction(recentFolderLabel(shown, folder), this,
+                                                  [this, folder] { openFolder(folder); });
         action->setObjectName(QStringLiteral("recentFolderAction"));
         action->setData(folder);
         action->setToolTip(QDir::toNativeSeparators(folder));
@@ -940,9 +945,7 @@ void MainWindow::rebuildRecentMenu()
                          if (gone.contains(action->data().toString()))
                              action->setVisible(false);
                          else
-                             action->setText(
-                                 displayPath(action->data().toString())
-                                     .prepend(++left < 10 ? QStringLiteral("&%1 ").arg(left) : QString()));
+                             action->setText(recentFolderLabel(++left, action->data().toString()));
                      }
                      m_recentNone->setVisible(left == 0);
                  });
