@@ -115,6 +115,8 @@ QString usageText()
         "    --pins                    with --session: list the pins and the pin budget\n"
         "    --dropped                 with --session: list what its compaction's summary left out\n"
         "    --pin-dropped N           with --session: pin the original text of detail N of --dropped\n"
+        "    --pinnable                with --session: list its messages, code blocks and tool results\n"
+        "    --pin-item N              with --session: pin item N of --pinnable (repeatable)\n"
         "    --yolo                    allow dangerous commands too\n"
         "    --                        the end of the flags: the rest is the prompt, even words with --\n"
         "  keen-desktop sessions [--all] [--json] [--search QUERY] [--workspace DIR]\n"

@@ -10,6 +10,7 @@
 #include "headless/streamoutput.h"
 #include "mcp/mcpconnection.h"
 #include "mcp/mcpskillfiles.h"
+#include "session/pincandidates.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -117,6 +118,15 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             if (!number || which < 1)
                 return R::failure(tr("--pin-dropped needs the number of a detail (see --dropped)"));
             options.pinDropped.append(which);
+        } else if (flag == QLatin1String("--pinnable")) {
+            options.listPinnable = true;
+        } else if (flag == QLatin1String("--pin-item")) {
+            QString v;
+            bool number = false;
+            const int which = value(v) ? v.trimmed().toInt(&number) : 0;
+            if (!number || which < 1)
+                return R::failure(tr("--pin-item needs the number of an item (see --pinnable)"));
+            options.pinItems.append(which);
         } else if (flag == QLatin1String("--compact")) {
             options.compact = true;
             if (inlineValue)
@@ -147,9 +157,11 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
         return R::failure(tr("--unpin and --pins need --session ID"));
     if ((options.listDropped || !options.pinDropped.isEmpty()) && options.launch.sessionId.isEmpty())
         return R::failure(tr("--dropped and --pin-dropped need --session ID"));
+    if ((options.listPinnable || !options.pinItems.isEmpty()) && options.launch.sessionId.isEmpty())
+        return R::failure(tr("--pinnable and --pin-item need --session ID"));
     if (options.undoCompaction && pinWork)
-        return R::failure(
-            tr("--undo-compaction does not combine with --pin, --unpin, --pins, --dropped or --pin-dropped"));
+        return R::failure(tr("--undo-compaction does not combine with --pin, --unpin, --pins, --dropped, "
+                             "--pin-dropped, --pinnable or --pin-item"));
     if (options.undoCompaction) {
         if (options.launch.sessionId.isEmpty())
             return R::failure(tr("--undo-compaction needs --session ID"));
@@ -202,6 +214,7 @@ bool HeadlessRunner::asksForJson(const QStringList &arguments)
                                         QStringLiteral("--pin"),
                                         QStringLiteral("--unpin"),
                                         QStringLiteral("--pin-dropped"),
+                                        QStringLiteral("--pin-item"),
                                         QStringLiteral("--provider"),
                                         QStringLiteral("--model"),
                                         QStringLiteral("--base-url"),
@@ -428,6 +441,14 @@ int HeadlessRunner::run(const Options &options)
     if (!options.launch.sessionId.isEmpty()) {
         m_droppedInEffect.clear();
         m_droppedInEffectSeq = 0;
+        m_pinnable.clear();
+        QMetaObject::Connection pinnableRead;
+        if (options.listPinnable || !options.pinItems.isEmpty())
+            pinnableRead = connect(m_session.get(), &AgentSession::sessionOpened, this,
+                                   [this](const QList<SessionEvent> &events) {
+                                       m_pinnable = PinCandidates::fromEvents(events);
+                                   });
+        const auto stopReadingPinnable = qScopeGuard([pinnableRead] { QObject::disconnect(pinnableRead); });
         QMetaObject::Connection droppedRead;
         if (options.listDropped || !options.pinDropped.isEmpty()) {
             // The details are saved with the compaction_applied event; the one in effect is what an undo
@@ -827,6 +848,34 @@ void HeadlessRunner::reportDropped(QJsonObject *json)
               << '\n';
 }
 
+void HeadlessRunner::reportPinnable(QJsonObject *json)
+{
+    if (!m_options.listPinnable)
+        return;
+    if (json) {
+        QJsonArray items;
+        for (qsizetype i = 0; i < m_pinnable.size(); ++i) {
+            const Pin &pin = m_pinnable.at(i);
+            items.append(QJsonObject{{QStringLiteral("number"), i + 1},
+                                     {QStringLiteral("kind"), Pin::kindName(pin.kind)},
+                                     {QStringLiteral("source"), pin.source},
+                                     {QStringLiteral("text"), pin.text}});
+        }
+        json->insert(QStringLiteral("pinnable"), items);
+        return;
+    }
+    // Numbered as --pin-item takes them; named as the chat's pin rows name a pin.
+    for (qsizetype i = 0; i < m_pinnable.size(); ++i) {
+        const Pin &pin = m_pinnable.at(i);
+        m_out << (i + 1) << '\t' << Pin::kindName(pin.kind) << '\t' << pin.source << '\t' << pin.headline()
+              << '\n';
+    }
+    m_err << (m_pinnable.isEmpty()
+                  ? tr("Session %1 has nothing to pin yet.").arg(m_session->sessionId())
+                  : tr("Pin one with --pin-item N: it then travels verbatim after every compaction."))
+          << '\n';
+}
+
 int HeadlessRunner::runPinChanges()
 {
     // One change at a time: each waits until its event is on disk (or failed). Connected before the change
@@ -871,6 +920,23 @@ int HeadlessRunner::runPinChanges()
                          .arg(m_session->pinBudget())
                   << '\n';
     }
+    for (const int number : std::as_const(m_options.pinItems)) {
+        if (number > m_pinnable.size())
+            return fail(tr("--pin-item %1: session %2 has %3 (see --pinnable)")
+                            .arg(number)
+                            .arg(m_session->sessionId(), m_pinnable.size() == 1
+                                                             ? tr("1 item to pin")
+                                                             : tr("%1 items to pin").arg(m_pinnable.size())));
+        const Pin pin = m_pinnable.at(number - 1);
+        if (const QString error = settle([&] { return m_session->addPin(pin); }); !error.isEmpty())
+            return fail(error); // refused (over the pin budget): nothing was written
+        if (!m_options.json)
+            m_err << tr("Pinned %1 (%2) in session %3: the pins take about %4 of %5 tokens.")
+                         .arg(m_session->pins().constLast().id, pin.source, m_session->sessionId())
+                         .arg(m_session->pinnedTokens())
+                         .arg(m_session->pinBudget())
+                  << '\n';
+    }
     for (const QString &text : std::as_const(m_options.pins)) {
         Pin pin;
         pin.kind = Pin::Kind::Note;
@@ -889,9 +955,11 @@ int HeadlessRunner::runPinChanges()
         if (m_options.json) {
             QJsonObject line = pinsJson();
             reportDropped(&line);
+            reportPinnable(&line);
             m_out << QJsonDocument(line).toJson(QJsonDocument::Compact) << '\n';
-        } else if (m_options.listDropped) {
+        } else {
             reportDropped(nullptr);
+            reportPinnable(nullptr);
         }
         if (!m_options.json && m_options.listPins) {
             for (const Pin &pin : m_session->pins())

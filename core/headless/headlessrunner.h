@@ -59,10 +59,15 @@ public:
         // its summary; --pin-dropped N pins detail N's original text, as the window's Pin the Original does.
         bool listDropped = false;
         QList<int> pinDropped;
+        // Issue 16, pins: --pinnable lists, numbered, the messages, code blocks and tool results of the
+        // session (PinCandidates, what the chat's context menu offers); --pin-item N pins number N.
+        bool listPinnable = false;
+        QList<int> pinItems;
         // Any of the pin flags above: they work without a prompt, and with one they apply before it.
         bool pinWork() const
         {
-            return !pins.isEmpty() || !unpins.isEmpty() || listPins || listDropped || !pinDropped.isEmpty();
+            return !pins.isEmpty() || !unpins.isEmpty() || listPins || listDropped || !pinDropped.isEmpty() ||
+                   listPinnable || !pinItems.isEmpty();
         }
         bool yolo = false;
     };
@@ -109,6 +114,7 @@ private:
     QJsonObject pinsJson() const;
     // --dropped: the numbered list on stdout (text), or added to the JSON line.
     void reportDropped(QJsonObject *json);
+    void reportPinnable(QJsonObject *json);
     bool interrupted() const; // interrupt() or a signal
     void onStreamEvent(const class StreamEvent &event);
     // The --format json line: the turn's last usage report, and apart from it what compaction requests cost
@@ -134,6 +140,7 @@ private:
     // --pin-dropped).
     QList<DroppedDetail> m_droppedInEffect;
     quint64 m_droppedInEffectSeq = 0;
+    PinList m_pinnable; // what the session opened offers to pin (--pinnable, --pin-item)
     bool m_interrupted = false;
     bool m_jsonWritten = false; // --format json: this run's one object is on stdout
     bool m_progressLineOpen = false;

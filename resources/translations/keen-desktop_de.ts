@@ -840,20 +840,8 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <translation>Code&amp;block anheften</translation>
     </message>
     <message>
-        <source>code block of an assistant message</source>
-        <translation>Codeblock einer Nachricht des Assistenten</translation>
-    </message>
-    <message>
         <source>&amp;Pin Message</source>
         <translation>Nachricht &amp;anheften</translation>
-    </message>
-    <message>
-        <source>assistant message</source>
-        <translation>Nachricht des Assistenten</translation>
-    </message>
-    <message>
-        <source>user message</source>
-        <translation>Nachricht des Benutzers</translation>
     </message>
     <message>
         <source>&amp;Pin Tool Result</source>

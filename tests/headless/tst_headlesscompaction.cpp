@@ -146,6 +146,8 @@ private Q_SLOTS:
     void pinAfterACompactionReachesTheNextRequestOnceAcrossResume();
     void notePinnedBeforeAnyCompactionReachesTheNextRequestOnceAcrossResume_data();
     void notePinnedBeforeAnyCompactionReachesTheNextRequestOnceAcrossResume();
+    void messagesCodeBlocksAndToolResultsArePinnedFromTheCommandLine_data();
+    void messagesCodeBlocksAndToolResultsArePinnedFromTheCommandLine();
 };
 
 namespace {
@@ -1567,6 +1569,122 @@ void TestHeadlessCompaction::cancelledReviewChangesNothing()
     QCOMPARE(requests.size(), 2);
     QCOMPARE(withoutSessionId(requests.at(0).body, reviewed.sessionId()),
              withoutSessionId(requests.at(1).body, control.sessionId()));
+}
+
+void TestHeadlessCompaction::messagesCodeBlocksAndToolResultsArePinnedFromTheCommandLine_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16: a message, a code block or a tool result is pinned headless as the chat's context menu pins it.
+// `--pinnable` lists them numbered (text: number, kind, source, headline; json: the pins' texts), `--pin-item
+// N` pins one (saved as the window's pin would be), and the next compaction carries it verbatim after its
+// summary. A number past the list pins nothing.
+void TestHeadlessCompaction::messagesCodeBlocksAndToolResultsArePinnedFromTheCommandLine()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
+    HeadlessRun headless(rig);
+    const QString readNotes = QStringLiteral(R"({"path":"notes.txt"})");
+    rig.enqueue(
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readNotes),
+         ProviderScript::text(provider,
+                              QStringLiteral("Keep it so:\n```cpp\nint api_version = 7;\n```\nDone."))});
+    QCOMPARE(headless.run(QStringLiteral("what do the notes say?")), int(HeadlessRunner::Success));
+    AgentSession &session = headless.runner.session();
+    const QString sessionId = session.sessionId();
+    HeadlessRunner::Options options;
+    options.launch.sessionId = sessionId;
+    options.launch.workspace = rig.workspace();
+
+    HeadlessRunner::Options list = options;
+    list.listPinnable = true;
+    headless.out.clear();
+    headless.err.clear();
+    QCOMPARE(headless.runGuarded(list), int(HeadlessRunner::Success));
+    const QStringList lines = headless.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QStringList kinds;
+    for (const QString &line : lines)
+        kinds << line.section(QLatin1Char('\t'), 0, 1);
+    QCOMPARE(kinds, (QStringList{QStringLiteral("1\tmessage"), QStringLiteral("2\ttool_result"),
+                                 QStringLiteral("3\tmessage"), QStringLiteral("4\tcode_block")}));
+    QCOMPARE(lines.at(0), QStringLiteral("1\tmessage\tuser message\twhat do the notes say?"));
+    QCOMPARE(lines.at(1).section(QLatin1Char('\t'), 2, 2), QStringLiteral("read_file notes.txt"));
+    QVERIFY2(lines.at(1).contains(QStringLiteral("parser notes: keep the public API")),
+             qPrintable(lines.at(1)));
+    QCOMPARE(lines.at(3),
+             QStringLiteral("4\tcode_block\tcode block of an assistant message\tint api_version = 7;"));
+    QVERIFY2(headless.err.contains(QStringLiteral("--pin-item N")), qPrintable(headless.err));
+    QVERIFY(session.pins().isEmpty()); // listing pins nothing
+
+    list.json = true;
+    headless.out.clear();
+    QCOMPARE(headless.runGuarded(list), int(HeadlessRunner::Success));
+    const QJsonArray items =
+        QJsonDocument::fromJson(headless.out.toUtf8()).object().value(QStringLiteral("pinnable")).toArray();
+    QCOMPARE(items.size(), 4);
+    QCOMPARE(items.at(3).toObject().value(QStringLiteral("text")).toString(),
+             QStringLiteral("int api_version = 7;"));
+    QCOMPARE(items.at(2).toObject().value(QStringLiteral("number")).toInt(), 3);
+
+    // Past the list: refused, nothing pinned.
+    HeadlessRunner::Options tooFar = options;
+    tooFar.pinItems = {5};
+    headless.err.clear();
+    QCOMPARE(headless.runGuarded(tooFar), int(HeadlessRunner::Failure));
+    QVERIFY2(headless.err.contains(QStringLiteral("has 4 items to pin (see --pinnable)")),
+             qPrintable(headless.err));
+    QVERIFY(session.pins().isEmpty());
+
+    // The code block and the tool result, pinned as the window pins them, on disk.
+    HeadlessRunner::Options pin = options;
+    pin.pinItems = {4, 2};
+    headless.err.clear();
+    QCOMPARE(headless.runGuarded(pin), int(HeadlessRunner::Success));
+    QVERIFY2(headless.err.contains(QStringLiteral("(code block of an assistant message)")),
+             qPrintable(headless.err));
+    QCOMPARE(session.pins().size(), 2);
+    QCOMPARE(session.pins().at(0).kind, Pin::Kind::CodeBlock);
+    QCOMPARE(session.pins().at(0).text, QStringLiteral("int api_version = 7;"));
+    QCOMPARE(session.pins().at(1).kind, Pin::Kind::ToolResult);
+    QCOMPARE(session.pins().at(1).source, QStringLiteral("read_file notes.txt"));
+    QVERIFY(session.pins().at(1).shownText().contains(QStringLiteral("parser notes: keep the public API")));
+    auto loaded = session.sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(SessionPins::active(loaded->events), session.pins());
+
+    // The next compaction keeps both verbatim after its summary.
+    HeadlessRunner::Options compact = options;
+    compact.compact = true;
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("## Goal\nSUMMARY-ONE"))});
+    QCOMPARE(headless.runGuarded(compact), int(HeadlessRunner::Success));
+    HeadlessRunner::Options next = options;
+    next.prompt = QStringLiteral("NEXT-PROMPT");
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Going on."))});
+    QCOMPARE(headless.runGuarded(next), int(HeadlessRunner::Success));
+    const QByteArray body = rig.server().lastRequest().body;
+    QVERIFY(body.indexOf("SUMMARY-ONE") >= 0);
+    QVERIFY2(body.indexOf("int api_version = 7;") > body.indexOf("SUMMARY-ONE"), body.constData());
+    QVERIFY(body.indexOf("parser notes: keep the public API") > body.indexOf("SUMMARY-ONE"));
+    QVERIFY(body.indexOf("NEXT-PROMPT") > body.indexOf("int api_version = 7;"));
+
+    // The flags as typed.
+    auto parsed = HeadlessRunner::parseArguments(
+        {QStringLiteral("--session"), sessionId, QStringLiteral("--pin-item"), QStringLiteral("2"),
+         QStringLiteral("--pin-item=3"), QStringLiteral("--pinnable")},
+        QString());
+    QVERIFY(parsed);
+    QCOMPARE(parsed->pinItems, (QList<int>{2, 3}));
+    QVERIFY(parsed->listPinnable);
+    QVERIFY(parsed->prompt.isEmpty());
+    parsed = HeadlessRunner::parseArguments(
+        {QStringLiteral("--session"), sessionId, QStringLiteral("--pin-item"), QStringLiteral("two")},
+        QString());
+    QVERIFY(!parsed);
+    QVERIFY2(parsed.error().contains(QStringLiteral("number of an item")), qPrintable(parsed.error()));
+    parsed = HeadlessRunner::parseArguments({QStringLiteral("--pinnable")}, QString());
+    QVERIFY(!parsed);
+    QVERIFY2(parsed.error().contains(QStringLiteral("need --session ID")), qPrintable(parsed.error()));
 }
 
 QTEST_GUILESS_MAIN(TestHeadlessCompaction)

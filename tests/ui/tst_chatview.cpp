@@ -58,7 +58,6 @@ private Q_SLOTS:
     void reasoningHidesAndToggles();
     void followsOnlyWhenAtTheBottom();
     void keysPageThroughATallReply();
-    void codeBlocksAreExtracted();
     void ctrlCCopiesSelectionElseInterrupts();
     void dragSelectsPartOfAReply();
     void dragFromOneRowIntoTheNextCopiesBoth();
@@ -466,13 +465,6 @@ void TestChatView::keysPageThroughATallReply()
     QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, QPoint(50, view.viewport()->height() / 2));
     QCOMPARE(view.currentIndex(), replyRow);
     QCOMPARE(bar->value(), bar->maximum() / 2);
-}
-
-void TestChatView::codeBlocksAreExtracted()
-{
-    const QString markdown = QStringLiteral("Text\n```cpp\nint x = 1;\nint y;\n```\nmore\n~~~\nls -l\n~~~\n");
-    QCOMPARE(ChatView::codeBlocks(markdown),
-             (QStringList{QStringLiteral("int x = 1;\nint y;"), QStringLiteral("ls -l")}));
 }
 
 void TestChatView::ctrlCCopiesSelectionElseInterrupts()

@@ -5,8 +5,8 @@
 #include "chat/longmessage.h"
 #include "chat/permissioncard.h"
 #include "chat/questioncard.h"
-#include "conversation/historyreplay.h"
 #include "conversation/tooloutputtext.h"
+#include "session/pincandidates.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -15,7 +15,6 @@
 #include <QKeyEvent>
 #include <QMenu>
 #include <QPainter>
-#include <QRegularExpression>
 #include <QResizeEvent>
 #include <QScrollBar>
 #include <QUrl>
@@ -354,18 +353,6 @@ bool ChatView::isOpenableLink(const QString &href)
 bool ChatView::openLink(const QString &href)
 {
     return isOpenableLink(href) && QDesktopServices::openUrl(QUrl(href));
-}
-
-QStringList ChatView::codeBlocks(const QString &markdown)
-{
-    static const QRegularExpression fence(
-        QStringLiteral("(^|\\n)(```|~~~)[^\\n]*\\n(.*?)(\\n\\2[ \\t]*(\\n|$)|$)"),
-        QRegularExpression::DotMatchesEverythingOption);
-    QStringList blocks;
-    auto it = fence.globalMatch(markdown);
-    while (it.hasNext())
-        blocks << it.next().captured(3);
-    return blocks;
 }
 
 bool ChatView::viewportEvent(QEvent *event)
@@ -749,7 +736,7 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
                         [output] { QApplication::clipboard()->setText(output); });
             }
         }
-        const QStringList blocks = codeBlocks(item.text);
+        const QStringList blocks = PinCandidates::codeBlocks(item.text);
         if (item.kind == ChatItem::Kind::AssistantText && !blocks.isEmpty()) {
             for (qsizetype i = 0; i < blocks.size(); ++i) {
                 const QString firstLine = blocks.at(i).section(QLatin1Char('\n'), 0, 0).left(40);
@@ -775,15 +762,11 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
 void ChatView::addPinActions(QMenu &menu, const ChatItem &item, const QModelIndex &at,
                              const QPoint &viewportPos)
 {
-    // Issue 16: what is pinned travels verbatim after every compaction's summary.
-    auto add = [&](const QString &title, const QString &objectName, Pin::Kind kind, const QString &text,
-                   const QString &source) {
+    // Issue 16: what is pinned travels verbatim after every compaction's summary. The pins are core's
+    // (PinCandidates), the same as `run --session ID --pin-item N` makes.
+    auto add = [&](const QString &title, const QString &objectName, const Pin &pin) {
         QAction *action = menu.addAction(title);
         action->setObjectName(objectName);
-        Pin pin;
-        pin.kind = kind;
-        pin.text = text;
-        pin.source = source;
         connect(action, &QAction::triggered, this,
                 [this, pin, id = item.id] { Q_EMIT pinRequested(pin, id); });
     };
@@ -792,30 +775,23 @@ void ChatView::addPinActions(QMenu &menu, const ChatItem &item, const QModelInde
         const QString shown = m_delegate->codeBlockAt(at, visualRect(at), viewportPos);
         if (!shown.isEmpty()) {
             QString code = shown;
-            for (const QString &block : codeBlocks(item.text)) {
+            for (const QString &block : PinCandidates::codeBlocks(item.text)) {
                 if (block.trimmed() == shown.trimmed())
                     code = block;
             }
-            add(tr("Pin Code &Block"), QStringLiteral("pinCodeBlockAction"), Pin::Kind::CodeBlock, code,
-                tr("code block of an assistant message"));
+            add(tr("Pin Code &Block"), QStringLiteral("pinCodeBlockAction"), PinCandidates::codeBlock(code));
         }
         // A long reply goes on over several rows: the message is all of them, not the row under the pointer.
-        add(tr("&Pin Message"), QStringLiteral("pinMessageAction"), Pin::Kind::Message,
-            m_model->wholeText(at.row()), tr("assistant message"));
+        add(tr("&Pin Message"), QStringLiteral("pinMessageAction"),
+            PinCandidates::message(m_model->wholeText(at.row()), false));
     } else if (item.kind == ChatItem::Kind::User) {
-        add(tr("&Pin Message"), QStringLiteral("pinMessageAction"), Pin::Kind::Message, item.text,
-            tr("user message"));
+        add(tr("&Pin Message"), QStringLiteral("pinMessageAction"), PinCandidates::message(item.text, true));
     } else if (item.kind == ChatItem::Kind::Tool && item.toolState != ChatItem::ToolState::Running) {
-        const QString source = QString(item.toolName + QLatin1Char(' ') + item.detail).trimmed();
         // bash: the output its card shows; any other tool: what it returned, as the model got it. The card's
         // own line only when neither is known.
-        QString result = item.output;
-        if (result.isEmpty() && item.result.isString())
-            result = item.result.toString();
-        else if (result.isEmpty() && (item.result.isObject() || item.result.isArray()))
-            result = serializeJson(item.result);
-        add(tr("&Pin Tool Result"), QStringLiteral("pinToolResultAction"), Pin::Kind::ToolResult,
-            result.isEmpty() ? item.plainText() : result, source);
+        add(tr("&Pin Tool Result"), QStringLiteral("pinToolResultAction"),
+            PinCandidates::toolResult(item.toolName, item.detail, item.output, item.result,
+                                      item.plainText()));
     } else {
         return;
     }

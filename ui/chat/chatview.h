@@ -51,8 +51,6 @@ public:
     // One page up (-1) or down (+1), by pixels as PageUp and PageDown in the view do.
     void scrollPage(int direction);
     void selectAll() override;
-    // Code blocks (fenced) of the Markdown text of a row, in order.
-    static QStringList codeBlocks(const QString &markdown);
     // Focuses the first button of the pending permission (or question) card, if any.
     bool focusPendingCard();
     // The context menu for a point of the viewport (what a right click opens).
