@@ -70,6 +70,14 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
             target = arguments.at(++i);
             return true;
         };
+        // The flag's value as a number from 1 on (what --dropped and --pinnable number their lines), 0 if
+        // none.
+        auto ordinal = [&]() -> int {
+            QString v;
+            bool number = false;
+            const int which = value(v) ? v.trimmed().toInt(&number) : 0;
+            return number && which >= 1 ? which : 0;
+        };
         if (flag == QLatin1String("--format")) {
             QString format;
             if (!value(format))
@@ -112,19 +120,15 @@ Result<HeadlessRunner::Options> HeadlessRunner::parseArguments(const QStringList
         } else if (flag == QLatin1String("--dropped")) {
             options.listDropped = true;
         } else if (flag == QLatin1String("--pin-dropped")) {
-            QString v;
-            bool number = false;
-            const int which = value(v) ? v.trimmed().toInt(&number) : 0;
-            if (!number || which < 1)
+            const int which = ordinal();
+            if (which == 0)
                 return R::failure(tr("--pin-dropped needs the number of a detail (see --dropped)"));
             options.pinDropped.append(which);
         } else if (flag == QLatin1String("--pinnable")) {
             options.listPinnable = true;
         } else if (flag == QLatin1String("--pin-item")) {
-            QString v;
-            bool number = false;
-            const int which = value(v) ? v.trimmed().toInt(&number) : 0;
-            if (!number || which < 1)
+            const int which = ordinal();
+            if (which == 0)
                 return R::failure(tr("--pin-item needs the number of an item (see --pinnable)"));
             options.pinItems.append(which);
         } else if (flag == QLatin1String("--compact")) {
