@@ -183,6 +183,8 @@ struct AgentSession::Private
     // their usage in the ledger. Both run on the worker and hold copies, never this object.
     DelegateTaskTool::ClientMaker subagentClientMaker() const;
     DelegateTaskTool::UsageRecorder subagentUsageRecorder() const;
+    // What the usage ledger calls when it cannot write: usageNotRecorded, on the session's thread.
+    std::function<void(const QString &)> ledgerFailure() const;
     void writePolicy();
     // Hands the writer over to `retired` without waiting for it; the next writer starts after its end.
     void retireWriter();
@@ -373,12 +375,13 @@ Result<ClientConfig> AgentSession::Private::configFor(const ClientConfig &curren
 DelegateTaskTool::UsageRecorder AgentSession::Private::subagentUsageRecorder() const
 {
     // The session outlives the call: its destructor waits for the turn's worker, where the tool runs.
-    return [session = q, config = config, ledger = UsageLedger::defaultPath(dataDirectory())](
-               const SubagentCatalog::Profile &profile, const TokenUsage &usage) {
+    return [session = q, config = config, ledger = UsageLedger::defaultPath(dataDirectory()),
+            failure = ledgerFailure()](const SubagentCatalog::Profile &profile, const TokenUsage &usage) {
         const QString provider = profile.provider.isEmpty() ? config.providerId : profile.provider;
         const QString model = profile.model.isEmpty() ? config.model : profile.model;
         UsageLedger::record(
-            ledger, {QDateTime::currentDateTimeUtc(), provider, model, QStringLiteral("subagent"), usage});
+            ledger, {QDateTime::currentDateTimeUtc(), provider, model, QStringLiteral("subagent"), usage},
+            failure);
         // The ↑/↓ totals count them like side questions; the context meter does not.
         QMetaObject::invokeMethod(
             session,
@@ -586,7 +589,18 @@ void AgentSession::Private::recordUsage(const QString &kind, const TokenUsage &u
                                         const ClientConfig &made) const
 {
     UsageLedger::record(UsageLedger::defaultPath(dataDirectory()),
-                        {QDateTime::currentDateTimeUtc(), made.providerId, made.model, kind, usage});
+                        {QDateTime::currentDateTimeUtc(), made.providerId, made.model, kind, usage},
+                        ledgerFailure());
+}
+
+std::function<void(const QString &)> AgentSession::Private::ledgerFailure() const
+{
+    // Called on the ledger's thread, which the session's destructor waits for; a call queued to a session
+    // deleted since is dropped.
+    return [session = q](const QString &why) {
+        QMetaObject::invokeMethod(
+            session, [session, why] { Q_EMIT session->usageNotRecorded(why); }, Qt::QueuedConnection);
+    };
 }
 
 void AgentSession::Private::addUsage(const TokenUsage &usage)

@@ -313,6 +313,9 @@ Q_SIGNALS:
     void sessionInUseElsewhere(const QString &message);
     // Something went wrong outside a turn (persistence, configuration).
     void errorOccurred(const QString &message);
+    // The usage ledger (/usage) could not be written: why, naming the file. Said once per file and process;
+    // a headless run has it on stderr from the log already.
+    void usageNotRecorded(const QString &why);
     // The project allow-list was written: toolNames were allowed (or reset); allowList is the file's list
     // now.
     void projectPermissionsChanged(bool allowed, const QStringList &toolNames, const QStringList &allowList);

@@ -55,9 +55,10 @@ QString UsageLedger::defaultPath(const QString &dataDir)
     return QDir(dataDir).filePath(QStringLiteral("usage/usage.jsonl"));
 }
 
-void UsageLedger::record(const QString &path, const Entry &entry)
+void UsageLedger::record(const QString &path, const Entry &entry,
+                         const std::function<void(const QString &why)> &failed)
 {
-    ledgerThread().start([path, entry] {
+    ledgerThread().start([path, entry, failed] {
         const Result<void> appended = append(path, entry);
         // Said once per file and run (stderr headless; the log and /usage in the window), and the run goes
         // on: a FIFO in the ledger's place must not keep `run` from exiting.
@@ -65,6 +66,8 @@ void UsageLedger::record(const QString &path, const Entry &entry)
         if (!appended && !warned.contains(path)) {
             warned.insert(path);
             qWarning().noquote() << tr("Warning: %1; usage is not recorded").arg(appended.error());
+            if (failed)
+                failed(appended.error());
         }
     });
 }

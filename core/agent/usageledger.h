@@ -8,6 +8,8 @@
 #include <QList>
 #include <QString>
 
+#include <functional>
+
 namespace keen {
 
 // Every request's token usage, across sessions, windows and headless runs (reference 8.3: `usage/usage.jsonl`
@@ -54,8 +56,11 @@ public:
 
     static QString defaultPath(const QString &dataDir);
 
-    // Appends entry on the ledger's own thread, in the order recorded: never on the caller's.
-    static void record(const QString &path, const Entry &entry);
+    // Appends entry on the ledger's own thread, in the order recorded: never on the caller's. The first time
+    // a path cannot be written in this process the reason goes to the log (stderr headless) and, when given,
+    // to failed, called on the ledger's thread (the window says it in the chat).
+    static void record(const QString &path, const Entry &entry,
+                       const std::function<void(const QString &why)> &failed = {});
     // Waits until every recorded entry is on disk (a headless run before it exits, tests).
     static void flush();
     // The blocking append record() runs.

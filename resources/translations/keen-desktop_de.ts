@@ -790,6 +790,10 @@ Warte bis zu %3 Minuten; Esc bricht ab, `/mcp connect %1` beginnt von vorn.</tra
         <source>Signing in to MCP server %1...</source>
         <translation>Anmeldung beim MCP-Server %1 …</translation>
     </message>
+    <message>
+        <source>%1; the usage of this session is not recorded for /usage.</source>
+        <translation>%1; der Verbrauch dieser Sitzung wird für /usage nicht erfasst.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatView</name>

@@ -9,6 +9,7 @@
 #include "chat/spinnerline.h"
 
 #include "agent/agentsession.h"
+#include "agent/usageledger.h"
 #include "conversation/historyreplay.h"
 #include "fakeoauthmcpserver.h"
 #include "loop/compactionprompts.h"
@@ -149,6 +150,7 @@ private Q_SLOTS:
     void memoryListsAndShowsTheMemoryFiles();
     void btwAnswersOnTheSideWhileATurnRuns();
     void usageSumsTheTokensOfEveryRequest();
+    void usageThatCannotBeRecordedIsSaidInTheChat();
     void emptyqClearsTheQueueAndExitAsksToQuit();
     void skillsAreListedActivatedAndQueued();
     void adversaryReviewsTheConversationReadOnly();
@@ -1441,6 +1443,40 @@ void TestChatPanel::usageSumsTheTokensOfEveryRequest()
                                  QStringLiteral(" | ") + expected + QStringLiteral(" | ") + expected +
                                  QStringLiteral(" |")),
              qPrintable(lastText()));
+}
+
+// Issue 14, bad files: the ledger /usage reads is written after each request on a thread of its own; when it
+// cannot be (a folder in its place, a full disk), the window said so only in its log. The chat says it once,
+// naming the file, and the reply stays as it was.
+void TestChatPanel::usageThatCannotBeRecordedIsSaidInTheChat()
+{
+    const QString ledger = m_session->usageLedgerPath();
+    QVERIFY(QDir().mkpath(ledger)); // a folder where the file goes
+    TokenUsage usage;
+    usage.inputTokens = 1200;
+    usage.outputTokens = 34;
+    for (int turn = 0; turn < 2; ++turn)
+        m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Hello there.")),
+                           ScriptedLlmClient::event(StreamEvent::usageReport(usage)),
+                           ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("hi"));
+    QTRY_VERIFY(!m_session->isBusy());
+    QTRY_VERIFY2(lastText().contains(QStringLiteral("not recorded for /usage")), qPrintable(lastText()));
+    QVERIFY2(lastText().contains(ledger), qPrintable(lastText()));
+    const int errorRow = m_panel->model()->rowCount() - 1;
+    QCOMPARE(m_panel->model()->item(errorRow).kind, ChatItem::Kind::Error);
+    QCOMPARE(m_panel->model()->item(errorRow - 1).text, QStringLiteral("Hello there."));
+    QCOMPARE(m_session->totalInputTokens(), 1200); // the session's own totals still count it
+
+    // Said once: the next turn's usage fails the same way without a second row.
+    typeAndSend(QStringLiteral("again"));
+    QTRY_VERIFY(!m_session->isBusy());
+    UsageLedger::flush();
+    QCoreApplication::processEvents();
+    int said = 0;
+    for (int row = 0; row < m_panel->model()->rowCount(); ++row)
+        said += m_panel->model()->item(row).text.contains(QStringLiteral("not recorded for /usage")) ? 1 : 0;
+    QCOMPARE(said, 1);
 }
 
 // /memory (reference 6.1, 7.4): the two files the system prompt reads, whether they exist, and one shown as

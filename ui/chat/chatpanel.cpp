@@ -320,6 +320,11 @@ void ChatPanel::connectSession()
     });
     connect(m_session, &AgentSession::errorOccurred, this,
             [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
+    // Written after the turn, on the ledger's thread: the reply is shown, its cost is not kept for /usage.
+    connect(m_session, &AgentSession::usageNotRecorded, this, [this](const QString &why) {
+        m_model->addLine(ChatItem::Kind::Error,
+                         tr("%1; the usage of this session is not recorded for /usage.").arg(why));
+    });
     // Said when the session opens, not first at a message or an undo that cannot be saved.
     connect(m_session, &AgentSession::sessionInUseElsewhere, this,
             [this](const QString &message) { m_model->addLine(ChatItem::Kind::Error, message); });
