@@ -92,6 +92,10 @@ private Q_SLOTS:
     void aLongListIsParsedInPieces_data();
     void aLongListIsParsedInPieces();
     void aListEndedByALessIndentedLineStartsAfresh();
+    void aLongTableIsParsedInPieces_data();
+    void aLongTableIsParsedInPieces();
+    void aShortTableShowsAsOneRenderShowsIt();
+    void aCutTablesColumnsStayInLineWhenTheWidthChanges();
 };
 
 void TestIncrementalMarkdown::streamedReplyShowsWhatAOneShotRenderShows()
@@ -807,4 +811,276 @@ void TestIncrementalMarkdown::aListEndedByALessIndentedLineStartsAfresh()
         QVERIFY2(copiedWhole.contains(shown), qPrintable(shown));
     QCOMPARE(copied(streamed), copiedWhole);
     QVERIFY(qAbs(streamed.size().height() - whole.size().height()) <= 1);
+}
+
+namespace {
+
+// A table of rows as a model writes one (inline code, bold, an escaped pipe in code), between what text
+// holds before and after it.
+QString tableOf(int rows, const QString &before, const QString &after,
+                const std::function<QString(int)> &cell = nullptr)
+{
+    QString text = before + QStringLiteral("| # | Module name | Option | State |\n|---:|:---|:---:|---|\n");
+    for (int i = 1; i <= rows; ++i) {
+        const QString number =
+            QStringLiteral("%1").arg(i, 4, 10, QLatin1Char('0')); // rows as wide as the first
+        const QString option = cell ? cell(i) : QStringLiteral("option %1").arg(number);
+        text += i % 10 == 0 ? QStringLiteral("| %1 | `mod_%1 \\| alt` | %2 | **ok** |\n").arg(number, option)
+                            : QStringLiteral("| %1 | `mod_%1` | %2 | **ok** |\n").arg(number, option);
+    }
+    return text + after;
+}
+
+// The tables of document, top to bottom.
+QList<QTextTable *> tablesOf(const QTextDocument &document)
+{
+    QList<QTextTable *> tables;
+    for (QTextFrame *frame : document.rootFrame()->childFrames()) {
+        if (auto *table = qobject_cast<QTextTable *>(frame))
+            tables.append(table);
+    }
+    return tables;
+}
+
+QRectF cellBox(const QTextTable &table, int row, int column)
+{
+    const QTextDocument *document = table.document();
+    return document->documentLayout()->blockBoundingRect(
+        document->findBlock(table.cellAt(row, column).firstPosition()));
+}
+
+// Where the text of each column of row starts and ends.
+QList<std::pair<qreal, qreal>> columnEdges(const QTextTable &table, int row)
+{
+    QList<std::pair<qreal, qreal>> edges;
+    for (int column = 0; column < table.columns(); ++column) {
+        const QRectF box = cellBox(table, row, column);
+        edges.append({box.left(), box.right()});
+    }
+    return edges;
+}
+
+// A later piece of a cut table: its document starts with the table, which goes on from the layer above.
+QTextTable *pieceOfATable(const QTextDocument &document)
+{
+    const QList<QTextTable *> tables = tablesOf(document);
+    return !tables.isEmpty() && tables.first()->firstPosition() == 1 ? tables.first() : nullptr;
+}
+
+QString edgesText(const QList<std::pair<qreal, qreal>> &edges)
+{
+    QStringList parts;
+    for (const auto &[left, right] : edges)
+        parts.append(QStringLiteral("%1-%2").arg(left).arg(right));
+    return parts.join(QLatin1Char(' '));
+}
+
+// The pixel rows where something is drawn at x (document coordinates), from the top: left of a table's first
+// column's text, its horizontal borders.
+QList<int> borderRowsAt(const std::function<void(QPainter &, const QRectF &)> &paint, qreal x, qreal height)
+{
+    QImage image(int(x) + 4, int(height) + 2, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    paint(painter, QRectF(0, 0, image.width(), image.height()));
+    painter.end();
+    QList<int> rows;
+    for (int y = 0; y < image.height(); ++y) {
+        if (image.pixel(int(x), y) != qRgb(255, 255, 255))
+            rows.append(y);
+    }
+    return rows;
+}
+
+// Checks that the columns of every later piece of the cut table in markdown line up with its first piece's.
+void checkColumnsLineUp(const IncrementalMarkdown &markdown, int *pieces)
+{
+    *pieces = 0;
+    const QList<StackedText::Layer> layers = markdown.layers();
+    QList<std::pair<qreal, qreal>> first;
+    for (const StackedText::Layer &layer : layers) {
+        if (QTextTable *piece = pieceOfATable(*layer.document); piece && !first.isEmpty()) {
+            ++*pieces;
+            const QList<std::pair<qreal, qreal>> edges = columnEdges(*piece, 0);
+            QCOMPARE(edges.size(), first.size());
+            for (qsizetype column = 0; column < edges.size(); ++column) {
+                QVERIFY2(qAbs(edges.at(column).first - first.at(column).first) <= 1 &&
+                             qAbs(edges.at(column).second - first.at(column).second) <= 1,
+                         qPrintable(edgesText(edges) + QStringLiteral(" vs ") + edgesText(first)));
+            }
+        } else if (first.isEmpty()) {
+            for (QTextTable *table : tablesOf(*layer.document)) {
+                if (layer.document->findBlock(table->cellAt(0, 1).firstPosition()).text() ==
+                    QStringLiteral("Module name"))
+                    first = columnEdges(*table, 0);
+            }
+        }
+    }
+    QVERIFY(!first.isEmpty());
+}
+
+} // namespace
+
+void TestIncrementalMarkdown::aLongTableIsParsedInPieces_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("flush");       // chars per flush; 0: a flush per row
+    QTest::addColumn<bool>("sameHeight"); // no cell wider than its column in the first piece
+    const QString intro = QStringLiteral("Here is the table:\n\n");
+    const QString outro = QStringLiteral("\nThat is all.\n");
+    QTest::newRow("300 rows, 7-char flushes") << tableOf(300, intro, outro) << 7 << true;
+    QTest::newRow("300 rows ending the reply") << tableOf(300, intro, QString()) << 7 << true;
+    QTest::newRow("300 rows under a heading")
+        << tableOf(300, QStringLiteral("## Modules\n"), outro) << 7 << true;
+    QTest::newRow("2,000 rows, a flush per row") << tableOf(2000, intro, outro) << 0 << true;
+    // A cell in a later piece wider than its column (which the first piece sized): it wraps inside it.
+    QTest::newRow("a later cell wider than its column") << tableOf(300, intro, outro, [](int i) {
+        return i == 250 ? QStringLiteral("option 250, which takes a good deal more words to describe "
+                                         "than all the options above it did, and "
+                                         "`a_single_identifier_longer_than_the_column_is_wide`")
+                        : QStringLiteral("option %1").arg(i, 4, 10, QLatin1Char('0'));
+    }) << 7 << false;
+}
+
+// Found by a read against issue 11: a long table was one open block, parsed and laid out whole on every
+// flush (68 ms a flush at 300 rows, 406 ms at 1,000), so streaming it cost the square of its length. A table
+// at the margin is parsed in pieces of about 2,000 chars at its rows; a person sees one table: the header
+// once at the top, the columns in line, no gap or doubled border between pieces, the text one render copies.
+void TestIncrementalMarkdown::aLongTableIsParsedInPieces()
+{
+    QFETCH(QString, text);
+    QFETCH(int, flush);
+    QFETCH(bool, sameHeight);
+    IncrementalMarkdown streamed(QApplication::font(), QApplication::palette());
+    streamed.setTextWidth(800);
+    QList<qint64> parsedPerFlush;
+    auto update = [&](qsizetype at) {
+        const qint64 before = streamed.counters().charsParsed;
+        streamed.setText(text.left(at));
+        parsedPerFlush.append(streamed.counters().charsParsed - before);
+    };
+    if (flush > 0) {
+        for (qsizetype at = flush; at < text.size() + flush; at += flush)
+            update(at);
+    } else {
+        for (qsizetype at = text.indexOf(QLatin1Char('\n')); at >= 0;
+             at = text.indexOf(QLatin1Char('\n'), at + 1))
+            update(at + 1);
+        update(text.size());
+    }
+    const IncrementalMarkdown::Counters counters = streamed.counters();
+    QCOMPARE(counters.fullRenders, 0);
+    // A flush parses the piece it finishes and the open one, each with the table's header: about two pieces
+    // of 2,048 chars at most, however long the table has grown.
+    const qint64 mostParsedInOneFlush = *std::max_element(parsedPerFlush.cbegin(), parsedPerFlush.cend());
+    QVERIFY2(mostParsedInOneFlush < 5000, qPrintable(QString::number(mostParsedInOneFlush)));
+    QVERIFY2(streamed.segmentCount() > 3, qPrintable(QString::number(streamed.segmentCount())));
+
+    QTextDocument whole;
+    whole.setDocumentMargin(0);
+    whole.setDefaultFont(QApplication::font());
+    ListNumbering::setMarkdown(whole, text);
+    IncrementalMarkdown::style(whole, QApplication::palette());
+    whole.setTextWidth(800);
+    QCOMPARE(tablesOf(whole).size(), 1);
+
+    // The header once, every row in order, and the text one render copies.
+    const QString plain = streamed.toPlainText();
+    QCOMPARE(plain.count(QStringLiteral("Module name")), 1);
+    QCOMPARE(plain, whole.toPlainText());
+    const int rows = tablesOf(whole).first()->rows() - 1;
+    qsizetype at = 0;
+    for (int i = 1; i <= rows; ++i) {
+        const QString row = QStringLiteral("\n%1\nmod_%1").arg(i, 4, 10, QLatin1Char('0'));
+        const qsizetype found = plain.indexOf(row, at);
+        QVERIFY2(found >= at, qPrintable(row));
+        at = found + row.size();
+    }
+    QCOMPARE(copied(streamed), copiedFromOneDocument(whole));
+
+    // The columns of every later piece are the first piece's; its rows are body rows, styled as every
+    // table's (inline code), not bold as a header.
+    int pieces = 0;
+    checkColumnsLineUp(streamed, &pieces);
+    QVERIFY2(pieces >= 3, qPrintable(QString::number(pieces)));
+    for (const StackedText::Layer &layer : streamed.layers()) {
+        if (QTextTable *piece = pieceOfATable(*layer.document)) {
+            const QTextBlock number = layer.document->findBlock(piece->cellAt(0, 0).firstPosition());
+            QVERIFY(number.begin().fragment().charFormat().fontWeight() != QFont::Bold);
+            const QTextBlock code = layer.document->findBlock(piece->cellAt(0, 1).firstPosition());
+            QVERIFY(code.begin().fragment().charFormat().boolProperty(QTextFormat::UserProperty));
+            QVERIFY2(!code.text().contains(QLatin1Char('\\')), qPrintable(code.text()));
+        }
+    }
+
+    // No gap and no doubled border between pieces: the table's horizontal borders are where one render
+    // draws them (left of the first column's text, rows are as high in both).
+    if (sameHeight) {
+        const qreal height = std::min<qreal>(whole.size().height(), 5000); // three pieces or more
+        const QList<int> streamedRows = borderRowsAt(
+            [&](QPainter &painter, const QRectF &clip) {
+                QAbstractTextDocumentLayout::PaintContext context;
+                context.clip = clip;
+                streamed.draw(&painter, context);
+            },
+            4, height);
+        const QList<int> wholeRows = borderRowsAt(
+            [&](QPainter &painter, const QRectF &clip) { whole.drawContents(&painter, clip); }, 4, height);
+        QVERIFY(wholeRows.size() > 150);
+        QCOMPARE(streamedRows, wholeRows);
+        QVERIFY2(
+            qAbs(streamed.size().height() - whole.size().height()) <= 1,
+            qPrintable(QStringLiteral("%1 vs %2").arg(streamed.size().height()).arg(whole.size().height())));
+    }
+}
+
+// A table shorter than a piece is not cut: one segment, as one render lays it out.
+void TestIncrementalMarkdown::aShortTableShowsAsOneRenderShowsIt()
+{
+    const QString text = tableOf(30, QStringLiteral("Here is the table:\n\n"), QString());
+    IncrementalMarkdown streamed(QApplication::font(), QApplication::palette());
+    streamed.setTextWidth(800);
+    for (qsizetype at = 7; at < text.size() + 7; at += 7)
+        streamed.setText(text.left(at));
+    QCOMPARE(streamed.counters().segments, 1);
+    QTextDocument whole;
+    whole.setDocumentMargin(0);
+    whole.setDefaultFont(QApplication::font());
+    ListNumbering::setMarkdown(whole, text);
+    IncrementalMarkdown::style(whole, QApplication::palette());
+    whole.setTextWidth(800);
+    QCOMPARE(streamed.size().height(), whole.size().height());
+    QCOMPARE(streamed.toPlainText(), whole.toPlainText());
+    const QTextDocument &shown = *streamed.layers().first().document;
+    QCOMPARE(columnEdges(*tablesOf(shown).first(), 0), columnEdges(*tablesOf(whole).first(), 0));
+    const QTextBlock header = shown.findBlock(tablesOf(shown).first()->cellAt(0, 1).firstPosition());
+    QCOMPARE(header.begin().fragment().charFormat().fontWeight(), int(QFont::Bold));
+}
+
+// When the row gets narrower (or wider), the first piece of a cut table is laid out again and the later
+// pieces take its new column widths.
+void TestIncrementalMarkdown::aCutTablesColumnsStayInLineWhenTheWidthChanges()
+{
+    const QString text =
+        tableOf(300, QStringLiteral("Here is the table:\n\n"), QStringLiteral("\nDone.\n"),
+                [](int i) { return QStringLiteral("option %1 of the module, described").arg(i); });
+    IncrementalMarkdown streamed(QApplication::font(), QApplication::palette());
+    streamed.setTextWidth(800);
+    for (qsizetype at = 7; at < text.size() + 7; at += 7)
+        streamed.setText(text.left(at));
+    const qreal wide = streamed.size().height();
+    for (const qreal width : {250.0, 800.0, 400.0}) {
+        streamed.setTextWidth(width);
+        int pieces = 0;
+        checkColumnsLineUp(streamed, &pieces);
+        QVERIFY(pieces >= 3);
+        for (const StackedText::Layer &layer : streamed.layers()) {
+            for (QTextTable *table : tablesOf(*layer.document))
+                QVERIFY2(cellBox(*table, 0, table->columns() - 1).right() <= width,
+                         qPrintable(QString::number(width)));
+        }
+    }
+    streamed.setTextWidth(250);
+    QVERIFY(streamed.size().height() > wide); // the options wrap in every piece
+    QCOMPARE(streamed.toPlainText().count(QStringLiteral("Module name")), 1);
 }

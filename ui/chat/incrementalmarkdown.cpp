@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace keen {
 
@@ -31,6 +32,8 @@ constexpr qsizetype LongFenceCutChars = MergeBelowChars;
 // A list at the margin longer than this is cut the same way, at the start of one of its items (a reply that
 // is one list of 2,000 items was parsed whole on every flush too).
 constexpr qsizetype LongListCutChars = MergeBelowChars;
+// And a table at the margin, at the start of one of its rows (a table of 300 rows took 68 ms a flush).
+constexpr qsizetype LongTableCutChars = MergeBelowChars;
 
 bool isSpaceOrTab(QChar c)
 {
@@ -123,6 +126,129 @@ std::optional<ItemStart> itemAtMargin(QStringView line)
     return item;
 }
 
+// "## Results": a heading ends on its line, so a table's header row may follow right below it.
+bool isAtxHeading(QStringView line)
+{
+    qsizetype level = 0;
+    while (level < line.size() && level < 7 && line.at(level) == QLatin1Char('#'))
+        ++level;
+    return level > 0 && level <= 6 && (level == line.size() || isSpaceOrTab(line.at(level)));
+}
+
+// A line at the margin that is a row of the table above it and cannot start any other block (stricter than
+// Qt's reader, which takes more lines for rows: a line this is wrong about only stops the cuts).
+bool mayBeTableRow(QStringView line)
+{
+    if (line.isEmpty())
+        return false;
+    const QChar first = line.at(0);
+    return first == QLatin1Char('|') || (first.isLetterOrNumber() && !itemAtMargin(line));
+}
+
+// The cells of a table row: the pipes not escaped, less one at either end.
+qsizetype tableCells(QStringView line)
+{
+    const QStringView row = line.trimmed();
+    qsizetype pipes = 0;
+    for (qsizetype at = 0; at < row.size(); ++at) {
+        if (row.at(at) == QLatin1Char('\\'))
+            ++at;
+        else if (row.at(at) == QLatin1Char('|'))
+            ++pipes;
+    }
+    if (row.startsWith(QLatin1Char('|')))
+        --pipes;
+    if (row.size() > 1 && row.endsWith(QLatin1Char('|')) && !row.endsWith(QLatin1String("\\|")))
+        --pipes;
+    return pipes + 1;
+}
+
+// The columns of a table's delimiter row ("|---|:--:|"), 0 when line is none. As Qt 6.4's reader (md4c) reads
+// one: at least one pipe, each cell three or more of ":", "-" and ":", but at the margin only.
+qsizetype delimiterColumns(QStringView line)
+{
+    auto skipSpace = [&](qsizetype at) {
+        while (at < line.size() && line.at(at).isSpace())
+            ++at;
+        return at;
+    };
+    qsizetype at = 0;
+    bool pipe = false;
+    if (at < line.size() && line.at(at) == QLatin1Char('|')) {
+        pipe = true;
+        at = skipSpace(at + 1);
+    }
+    qsizetype columns = 0;
+    while (true) {
+        const qsizetype cell = at;
+        if (at < line.size() && line.at(at) == QLatin1Char(':'))
+            ++at;
+        while (at < line.size() && line.at(at) == QLatin1Char('-'))
+            ++at;
+        if (at < line.size() && line.at(at) == QLatin1Char(':'))
+            ++at;
+        if (at - cell < 3)
+            return 0;
+        ++columns;
+        at = skipSpace(at);
+        bool delimited = false;
+        if (at < line.size() && line.at(at) == QLatin1Char('|')) {
+            delimited = pipe = true;
+            at = skipSpace(at + 1);
+        }
+        if (at >= line.size())
+            break;
+        if (!delimited)
+            return 0;
+    }
+    return pipe ? columns : 0;
+}
+
+QTextTable *firstTableOf(const QTextDocument &document)
+{
+    const QList<QTextFrame *> frames = document.rootFrame()->childFrames();
+    for (QTextFrame *frame : frames) {
+        if (auto *table = qobject_cast<QTextTable *>(frame))
+            return table;
+    }
+    return nullptr;
+}
+
+QTextTable *lastTableOf(const QTextDocument &document)
+{
+    const QList<QTextFrame *> frames = document.rootFrame()->childFrames();
+    for (auto it = frames.crbegin(); it != frames.crend(); ++it) {
+        if (auto *table = qobject_cast<QTextTable *>(*it))
+            return table;
+    }
+    return nullptr;
+}
+
+QRectF cellTextBox(const QTextTable &table, int row, int column, bool lastBlock = false)
+{
+    const QTextTableCell cell = table.cellAt(row, column);
+    const QTextDocument *document = table.document();
+    return document->documentLayout()->blockBoundingRect(
+        document->findBlock(lastBlock ? cell.lastPosition() : cell.firstPosition()));
+}
+
+// What one column of table takes beside the text of its cells: the cell's padding on both sides and one
+// collapsed border (measured: a column given a fixed width w has its text w minus this wide, and starts w
+// right of the column before's text).
+qreal columnFrame(const QTextTable &table)
+{
+    return 2 * table.format().cellPadding() + table.format().border();
+}
+
+// The widths of table's columns as laid out, as QTextLength::FixedLength takes them.
+QList<qreal> columnWidths(const QTextTable &table)
+{
+    QList<qreal> widths;
+    for (int column = 0; column < table.columns(); ++column)
+        widths.append(cellTextBox(table, 0, column).width() + columnFrame(table));
+    return widths;
+}
+
 // The fence that closes the fence opened by opener ("```cpp" -> "```").
 QString closingFence(const QString &opener)
 {
@@ -186,6 +312,7 @@ void IncrementalMarkdown::reset()
     m_finished = 0;
     m_finishedInFence.clear();
     m_finishedInList = false;
+    m_finishedInTable.clear();
     m_scan = Scan();
 }
 
@@ -223,14 +350,20 @@ void IncrementalMarkdown::scan(Scan &s, QStringView text, QList<qsizetype> *boun
             }
             s.blankBefore = false;
             s.paragraphBefore = false;
+            s.tableCandidate.clear();
+            s.headingBefore = false;
         } else if (line.trimmed().isEmpty()) {
             s.blankBefore = true;
             s.paragraphBefore = false;
+            s.tableHead.clear(); // a blank line ends a table
+            s.tableCandidate.clear();
+            s.headingBefore = false;
         } else {
             const bool blockEnded = s.blankBefore && !mayContinueBlock(line);
             if (blockEnded)
                 finish(s.position);
             followList(s, line, blockEnded);
+            followTable(s, line);
             s.blankBefore = false;
             s.paragraphBefore = isParagraphText(line);
             if (isFence(line, &fenceChar, &fenceLength)) {
@@ -284,6 +417,39 @@ void IncrementalMarkdown::followList(Scan &s, QStringView line, bool blockEnded)
         s.listMarker = QChar();
 }
 
+void IncrementalMarkdown::followTable(Scan &s, QStringView line)
+{
+    const QStringView row = line.endsWith(QLatin1Char('\r')) ? line.chopped(1) : line;
+    const QString candidate = std::exchange(s.tableCandidate, QString());
+    // Qt's reader takes a header row only as the first line of a paragraph.
+    const bool blockStart = s.blankBefore || s.position == 0 || s.headingBefore;
+    s.headingBefore = isAtxHeading(row);
+    if (!s.tableHead.isEmpty()) {
+        if (mayBeTableRow(row)) {
+            if (s.position - s.tablePieceStart >= LongTableCutChars) {
+                s.tableCut = s.position;
+                s.tableCutHead = s.tableHead;
+                s.tablePieceStart = s.position;
+            }
+            return;
+        }
+        s.tableHead.clear();
+    }
+    if (!candidate.isEmpty()) {
+        // GFM: as many cells in the header row as in the delimiter row, or it is no table.
+        const qsizetype columns = delimiterColumns(row);
+        if (columns > 0 && columns == tableCells(candidate)) {
+            s.tableHead = candidate + QLatin1Char('\n') + row.toString();
+            s.tablePieceStart = s.tableCandidateStart;
+            return;
+        }
+    }
+    if (blockStart && mayBeTableRow(row) && row.contains(QLatin1Char('|'))) {
+        s.tableCandidate = row.toString();
+        s.tableCandidateStart = s.position;
+    }
+}
+
 bool IncrementalMarkdown::isParagraphText(QStringView line)
 {
     QStringView content = line.trimmed();
@@ -303,11 +469,32 @@ void IncrementalMarkdown::parse(Segment &segment)
         source.prepend(segment.fenceOpener + QLatin1Char('\n'));
     if (!segment.fenceOpenAtEnd.isEmpty())
         source += closingFence(segment.fenceOpenAtEnd) + QLatin1Char('\n');
+    if (!segment.tableHead.isEmpty())
+        source.prepend(segment.tableHead + QLatin1Char('\n'));
     ListNumbering::setMarkdown(*document, source);
     if (segment.continuesList && !m_segments.empty())
         continueNumbering(*document, *m_segments.back().document);
+    QTextTable *piece = segment.tableHead.isEmpty() ? nullptr : firstTableOf(*document);
+    if (piece && piece->rows() > 1) {
+        // The header row was parsed only to make the rows a table of its columns: it shows once, above.
+        piece->removeRows(0, 1);
+        QTextTableFormat format = piece->format();
+        format.setProperty(TablePieceProperty, true);
+        piece->setFormat(format);
+    }
     style(*document, m_palette);
-    m_counters.charsParsed += segment.end - segment.start;
+    // Pieces of one table join without the space around a table between them.
+    if (piece && piece->format().boolProperty(TablePieceProperty)) {
+        QTextTableFormat format = piece->format();
+        format.setTopMargin(0);
+        piece->setFormat(format);
+    }
+    if (QTextTable *last = lastTableOf(*document); last && !segment.tableHeadAtEnd.isEmpty()) {
+        QTextTableFormat format = last->format();
+        format.setBottomMargin(0);
+        last->setFormat(format);
+    }
+    m_counters.charsParsed += source.size();
     segment.document = std::move(document);
 }
 
@@ -328,14 +515,58 @@ void IncrementalMarkdown::continueNumbering(QTextDocument &piece, const QTextDoc
     }
 }
 
-void IncrementalMarkdown::layout(Segment &segment) const
+void IncrementalMarkdown::layout(Segment &segment, const Segment *before) const
 {
+    segment.tableColumns.clear();
     if (!segment.document) {
         segment.height = 0;
         return;
     }
-    segment.document->setTextWidth(m_width);
-    segment.height = segment.gapBefore + segment.document->size().height();
+    QTextDocument &document = *segment.document;
+    QTextTable *piece = segment.tableHead.isEmpty() ? nullptr : firstTableOf(document);
+    if (piece && (!piece->format().boolProperty(TablePieceProperty) || !before || !before->document ||
+                  before->tableColumns.size() != piece->columns()))
+        piece = nullptr;
+    if (piece) {
+        // The columns of the table's first piece, which Qt sized from its rows (the later rows are not
+        // known when it is laid out).
+        QList<QTextLength> widths;
+        for (const qreal width : before->tableColumns)
+            widths.append(QTextLength(QTextLength::FixedLength, width));
+        QTextTableFormat format = piece->format();
+        if (format.columnWidthConstraints() != widths) {
+            format.setColumnWidthConstraints(widths);
+            piece->setFormat(format);
+        }
+    }
+    // A cell wider than its fixed column wraps in it, a word longer than the column too (style() lets words
+    // break anywhere): the column keeps its width (tst_incrementalmarkdown, a later cell wider than its
+    // column).
+    document.setTextWidth(m_width);
+    if (piece)
+        segment.gapBefore = seamGap(*before->document, document);
+    segment.height = segment.gapBefore + document.size().height();
+    if (!segment.tableHeadAtEnd.isEmpty()) {
+        if (const QTextTable *last = lastTableOf(document); last && last == piece)
+            segment.tableColumns = before->tableColumns;
+        else if (last)
+            segment.tableColumns = columnWidths(*last);
+    }
+}
+
+qreal IncrementalMarkdown::seamGap(const QTextDocument &before, const QTextDocument &piece)
+{
+    const QTextTable *above = lastTableOf(before);
+    const QTextTable *below = firstTableOf(piece);
+    if (!above || !below)
+        return 0;
+    // In one table the next row's text starts a cell's padding, a border and the next cell's padding below
+    // the text of the row's highest cell.
+    qreal bottom = 0;
+    for (int column = 0; column < above->columns(); ++column)
+        bottom = std::max(bottom, cellTextBox(*above, above->rows() - 1, column, true).bottom());
+    const qreal top = cellTextBox(*below, 0, 0).top();
+    return bottom + columnFrame(*above) - before.size().height() - top;
 }
 
 void IncrementalMarkdown::placeAfterFinished(Segment &segment) const
@@ -343,8 +574,9 @@ void IncrementalMarkdown::placeAfterFinished(Segment &segment) const
     // A document leaves out its first block's top margin and its last block's bottom margin; between two
     // blocks of one document the larger of the two margins separates them, so do the same between segments.
     segment.gapBefore = 0;
-    if (m_segments.empty() || !segment.document || !segment.fenceOpener.isEmpty())
-        return; // the next piece of a cut fence goes on right below the one before
+    if (m_segments.empty() || !segment.document || !segment.fenceOpener.isEmpty() ||
+        !segment.tableHead.isEmpty())
+        return; // the next piece of a cut fence goes on right below the one before; a table's: layout()
     const QTextDocument *before = m_segments.back().document.get();
     segment.gapBefore = std::max(before->lastBlock().blockFormat().bottomMargin(),
                                  segment.document->firstBlock().blockFormat().topMargin());
@@ -362,6 +594,7 @@ void IncrementalMarkdown::setText(const QString &text)
         m_finished = m_segments.empty() ? 0 : m_segments.back().end;
         m_finishedInFence = m_segments.empty() ? QString() : m_segments.back().fenceOpenAtEnd;
         m_finishedInList = !m_segments.empty() && m_segments.back().listGoesOnAtEnd;
+        m_finishedInTable = m_segments.empty() ? QString() : m_segments.back().tableHeadAtEnd;
         m_tail = Segment();
         m_scan = Scan(); // scanning is cheap next to parsing: from the start, so its state is exact
     } else if (!extends) {
@@ -378,41 +611,49 @@ void IncrementalMarkdown::setText(const QString &text)
         finishSegment(m_scan.listCut, QString(), true);
     if (m_scan.inFence && !m_scan.fenceOpener.isEmpty() && m_scan.fenceCut > m_finished)
         finishSegment(m_scan.fenceCut, m_scan.fenceOpener);
+    if (m_scan.tableCut > m_finished)
+        finishSegment(m_scan.tableCut, QString(), false, m_scan.tableCutHead);
     m_tail = Segment();
     if (m_finished < m_text.size()) {
         m_tail.start = m_finished;
         m_tail.end = m_text.size();
         m_tail.fenceOpener = m_finishedInFence;
         m_tail.continuesList = m_finishedInList;
+        m_tail.tableHead = m_finishedInTable;
         parse(m_tail);
         placeAfterFinished(m_tail);
-        layout(m_tail);
+        layout(m_tail, m_segments.empty() ? nullptr : &m_segments.back());
     }
 }
 
-void IncrementalMarkdown::finishSegment(qsizetype end, const QString &fenceOpenAtEnd, bool listGoesOn)
+void IncrementalMarkdown::finishSegment(qsizetype end, const QString &fenceOpenAtEnd, bool listGoesOn,
+                                        const QString &tableHeadAtEnd)
 {
     // Small finished segments before are parsed once more with the new blocks, so they merge.
     Segment segment;
     segment.start = m_finished;
     segment.fenceOpener = m_finishedInFence;
     segment.continuesList = m_finishedInList;
+    segment.tableHead = m_finishedInTable;
     if (!m_segments.empty() && m_segments.back().end - m_segments.back().start < MergeBelowChars) {
         segment.start = m_segments.back().start;
         segment.fenceOpener = m_segments.back().fenceOpener;
         segment.continuesList = m_segments.back().continuesList;
+        segment.tableHead = m_segments.back().tableHead;
         m_segments.pop_back();
     }
     segment.end = end;
     segment.fenceOpenAtEnd = fenceOpenAtEnd;
     segment.listGoesOnAtEnd = listGoesOn;
+    segment.tableHeadAtEnd = tableHeadAtEnd;
     parse(segment);
     placeAfterFinished(segment);
-    layout(segment);
+    layout(segment, m_segments.empty() ? nullptr : &m_segments.back());
     m_segments.push_back(std::move(segment));
     m_finished = end;
     m_finishedInFence = fenceOpenAtEnd;
     m_finishedInList = listGoesOn;
+    m_finishedInTable = tableHeadAtEnd;
 }
 
 QList<qsizetype> IncrementalMarkdown::blockBoundaries(const QString &text)
@@ -428,9 +669,13 @@ void IncrementalMarkdown::setTextWidth(qreal width)
     if (qFuzzyCompare(width, m_width))
         return;
     m_width = width;
-    for (Segment &segment : m_segments)
-        layout(segment);
-    layout(m_tail);
+    // In order: a piece of a cut table takes its columns from the piece above, laid out at the new width.
+    const Segment *before = nullptr;
+    for (Segment &segment : m_segments) {
+        layout(segment, before);
+        before = &segment;
+    }
+    layout(m_tail, before);
 }
 
 QSizeF IncrementalMarkdown::size() const
@@ -572,12 +817,25 @@ QString IncrementalMarkdown::codeAround(std::size_t segmentIndex, const QTextBlo
 
 QString IncrementalMarkdown::toPlainText() const
 {
-    QStringList parts;
+    QString text;
+    bool first = true;
+    auto add = [&](const Segment &segment) {
+        QString part = segment.document->toPlainText();
+        // A piece of a cut table goes on with the row after the last one above; its document has the line
+        // end of the empty block before the table, where the one above ends with the line end after its
+        // table, as one document has a single line end between two rows.
+        if (!segment.tableHead.isEmpty() && part.startsWith(QLatin1Char('\n')))
+            part.remove(0, 1);
+        else if (!first)
+            text += QLatin1Char('\n');
+        text += part;
+        first = false;
+    };
     for (const Segment &segment : m_segments)
-        parts.append(segment.document->toPlainText());
+        add(segment);
     if (m_tail.document)
-        parts.append(m_tail.document->toPlainText());
-    return parts.join(QLatin1Char('\n'));
+        add(m_tail);
+    return text;
 }
 
 void IncrementalMarkdown::fixHeaderRow(QTextDocument &document, QTextTable &table)
@@ -728,7 +986,8 @@ void IncrementalMarkdown::style(QTextDocument &document, const QPalette &palette
     const QList<QTextFrame *> frames = document.rootFrame()->childFrames();
     for (QTextFrame *frame : frames) {
         if (auto *table = qobject_cast<QTextTable *>(frame)) {
-            fixHeaderRow(document, *table);
+            if (!table->format().boolProperty(TablePieceProperty)) // its first row is a body row
+                fixHeaderRow(document, *table);
             unescapePipesInCode(document, *table);
             QTextTableFormat format = table->format();
             format.setBorder(1);

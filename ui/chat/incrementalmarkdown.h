@@ -23,13 +23,16 @@ namespace keen {
 // Shows Markdown that grows at its end (a streamed reply) as a stack of laid-out QTextDocuments. Blocks that
 // are finished (followed by a blank line and a line that cannot continue them, or a closed code fence) are
 // parsed and laid out once, in a segment of their own; each setText() parses only the open tail. A long code
-// fence or list at the margin would be one open block, parsed whole on every flush (streaming it cost the
-// square of its length): it is cut into pieces of about 2,000 chars, a fence at its line starts, a list at
-// its own items' starts, that show, measure and copy as the one block would. A long table is not cut: Qt
-// sizes its columns from all of its rows, which a piece parsed before the later rows cannot know. A text cut
-// short keeps the segments that end within it; any other text that does not extend the previous one is
-// rendered afresh. Also styles what QTextDocument's Markdown leaves
-// plain: code blocks and inline code (monospace, tinted), headings, tables, from palette roles.
+// fence, list or table at the margin would be one open block, parsed whole on every flush (streaming it cost
+// the square of its length): it is cut into pieces of about 2,000 chars, a fence at its line starts, a list
+// at its own items' starts, a table at its rows' starts, that show, measure and copy as the one block would.
+// A piece of a table is parsed after the table's header and delimiter rows and its header row taken out
+// again; its columns get the widths Qt gave them in the table's first piece (Qt sizes a table's columns from
+// all of its rows, which that piece could not know), so a later cell wider than its column wraps inside it
+// where one render of the whole table would have widened the column: the one difference a person can see. A
+// text cut short keeps the segments that end within it; any other text that does not extend the previous one
+// is rendered afresh. Also styles what QTextDocument's Markdown leaves plain: code blocks and inline code
+// (monospace, tinted), headings, tables, from palette roles.
 class IncrementalMarkdown
 {
 public:
@@ -75,6 +78,9 @@ public:
     static constexpr int CodeBlockProperty = QTextFormat::UserProperty + 0x43; // 'C'
     static bool isCodeBlock(const QTextBlockFormat &format);
     static constexpr qreal QuoteBarWidth = 3;
+    // Marks a table that goes on from the piece above (its header row taken out): style() leaves its first
+    // row as a body row.
+    static constexpr int TablePieceProperty = QTextFormat::UserProperty + 0x54; // 'T'
 
     // Applies the chat's styling to a document QTextDocument::setMarkdown filled.
     static void style(QTextDocument &document, const QPalette &palette);
@@ -100,6 +106,13 @@ private:
         // segment before numbers on from it; its gap above is the one between two items of one document.
         bool continuesList = false;
         bool listGoesOnAtEnd = false; // the segment after continues its list
+        // A long table at the margin is cut at the start of one of its rows: a piece that starts inside it is
+        // parsed after the table's header and delimiter rows (the header row is then taken out) and lines up
+        // with the piece above: its columns get tableColumns of the segment before, and it sits one border
+        // up into it (seamGap()).
+        QString tableHead;      // the header and delimiter rows this segment is parsed after, empty when none
+        QString tableHeadAtEnd; // those of the table still open at end, empty when none
+        QList<qreal> tableColumns; // with tableHeadAtEnd: the widths that table's columns are laid out with
         std::unique_ptr<QTextDocument> document;
         qreal gapBefore = 0; // the space between paragraphs that one document would put above it
         qreal height = 0;    // gapBefore included
@@ -129,6 +142,17 @@ private:
         bool paragraphBefore = false; // the line before was paragraph text (a lazy line may continue it)
         qsizetype listCut = 0;
         qsizetype listPieceStart = 0;
+        // In a table at the margin: its header and delimiter rows, empty when in none; the last row start
+        // where a piece of it may begin, with the header of its table. A line that may be anything but one of
+        // its rows stops the cuts (the piece open then still starts inside the table, so it is parsed the
+        // same).
+        QString tableCandidate; // the line before, when it may be the header row of a table
+        qsizetype tableCandidateStart = 0;
+        bool headingBefore = false;
+        QString tableHead;
+        qsizetype tablePieceStart = 0;
+        qsizetype tableCut = 0;
+        QString tableCutHead;
     };
 
     void reset();
@@ -136,6 +160,8 @@ private:
     // Follows the list at the margin that line (not blank, not in a fence) may be in.
     static void followList(Scan &state, QStringView line, bool blockEnded);
     static bool isParagraphText(QStringView line);
+    // Follows the table at the margin that line (not blank, not in a fence) may start or be a row of.
+    static void followTable(Scan &state, QStringView line);
     // Parses [segment.start, segment.end) into segment.document, as segment's cuts say.
     void parse(Segment &segment);
     // Numbers the list piece starts with on from the same list at the end of the piece before.
@@ -143,10 +169,16 @@ private:
     // Makes the finished segment [m_finished, end), which ends inside the fence fenceOpenAtEnd opened (empty:
     // outside any fence) or inside a list that goes on (listGoesOn); small finished segments before it are
     // parsed again with it, so they merge.
-    void finishSegment(qsizetype end, const QString &fenceOpenAtEnd, bool listGoesOn = false);
+    // A segment may also end inside a table (tableHeadAtEnd: its header and delimiter rows).
+    void finishSegment(qsizetype end, const QString &fenceOpenAtEnd, bool listGoesOn = false,
+                       const QString &tableHeadAtEnd = QString());
     // The code lines of the run around block, followed into the pieces of a cut fence before and after it.
     QString codeAround(std::size_t segmentIndex, const QTextBlock &block) const;
-    void layout(Segment &segment) const;
+    // Lays segment out at the width, after before (the segment above it, laid out already; null when none).
+    void layout(Segment &segment, const Segment *before) const;
+    // How far below the end of before the piece of a cut table starts so that its first row follows the
+    // last row of before as it would in one table (negative: its top border is before's bottom one).
+    static qreal seamGap(const QTextDocument &before, const QTextDocument &piece);
     // Gives segment the gap above it that one document holding the previous segment too would have.
     void placeAfterFinished(Segment &segment) const;
 
@@ -157,6 +189,7 @@ private:
     qsizetype m_finished = 0;      // text before this is in m_segments
     QString m_finishedInFence;     // the opening line of the fence m_finished is inside, empty when none
     bool m_finishedInList = false; // m_finished is at an item of a list the last segment holds
+    QString m_finishedInTable;     // the header and delimiter rows of the table m_finished is inside
     Scan m_scan;
     std::vector<Segment> m_segments;
     Segment m_tail;
