@@ -1,8 +1,8 @@
 // On-demand benchmarks of the chat window (issue 11 table rows 2 and 4) and of the app's memory, offscreen.
 // Prints numbers; asserts nothing. Run: cmake --build build --target keen_benchmarks &&
 //   QT_QPA_PLATFORM=offscreen ./build/tests/bench/keen_bench_window [open] [stages] [stream] [app]
-//   [liststream] (or: keen_bench_window makesession KEEN_HOME WORKSPACE, to open the same session in the
-//   app by hand)
+//   [liststream] [tablestream] (or: keen_bench_window makesession KEEN_HOME WORKSPACE, to open the same
+//   session in the app by hand)
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
@@ -348,14 +348,45 @@ void benchStreaming()
         streamTurn(fixture, text, which);
 }
 
-// A reply that is one long list, streamed in 7-char flushes straight into the renderer of a row (a finished
-// piece of the list is parsed once, issue 11): what a flush costs at the start and at the end of the stream.
+// text streamed in 7-char flushes straight into the renderer of a row (a finished piece of a long block is
+// parsed once, issue 11): what a flush costs at the start and at the end of the stream.
+void streamIntoRenderer(const QString &what, const QString &text)
+{
+    IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
+    markdown.setTextWidth(760);
+    QList<double> flushMs;
+    for (qsizetype at = 7; at < text.size() + 7; at += 7) {
+        const double before = threadCpuMs();
+        markdown.setText(text.left(at));
+        flushMs.append(threadCpuMs() - before);
+    }
+    const qsizetype tenth = flushMs.size() / 10;
+    const double first = std::accumulate(flushMs.cbegin(), flushMs.cbegin() + tenth, 0.0) / tenth;
+    const double last = std::accumulate(flushMs.cend() - tenth, flushMs.cend(), 0.0) / tenth;
+    out << what << " (" << text.size() << " chars, " << flushMs.size() << " flushes):\n";
+    line(QStringLiteral("  whole stream"), std::accumulate(flushMs.cbegin(), flushMs.cend(), 0.0),
+         QStringLiteral("ms"));
+    line(QStringLiteral("  longest flush"), *std::max_element(flushMs.cbegin(), flushMs.cend()),
+         QStringLiteral("ms"), QStringLiteral("goal < 16"));
+    line(QStringLiteral("  mean flush, first 10% of the stream"), first, QStringLiteral("ms"));
+    line(QStringLiteral("  mean flush, last 10% of the stream"), last, QStringLiteral("ms"),
+         QStringLiteral("linear: about the first's"));
+    line(QStringLiteral("  Markdown parsed, per character of the reply"),
+         double(markdown.counters().charsParsed) / text.size(), QStringLiteral("x"),
+         QStringLiteral("%1 segments").arg(markdown.segmentCount()));
+}
+
+// The length of a generated reply: variable when set (a shorter one, for a build that streams it in the
+// square of its length), else 100,000 chars.
+int benchLength(const char *variable)
+{
+    return qEnvironmentVariableIntValue(variable) > 0 ? qEnvironmentVariableIntValue(variable) : 100000;
+}
+
+// A reply that is one long list.
 void benchStreamingLongList()
 {
-    // KEEN_BENCH_LIST_CHARS: a shorter list, for a build that streams it in the square of its length.
-    const int length = qEnvironmentVariableIntValue("KEEN_BENCH_LIST_CHARS") > 0
-                           ? qEnvironmentVariableIntValue("KEEN_BENCH_LIST_CHARS")
-                           : 100000;
+    const int length = benchLength("KEEN_BENCH_LIST_CHARS");
     out << "\n== renderer: a " << length
         << "-char list in 7-char flushes (IncrementalMarkdown::setText, GUI-thread CPU)\n";
     const QList<std::pair<QString, std::function<QString(int)>>> kinds = {
@@ -368,29 +399,24 @@ void benchStreamingLongList()
         QString text = QStringLiteral("Here are the steps:\n\n");
         for (int i = 1; text.size() < length; ++i)
             text += item(i);
-        IncrementalMarkdown markdown(QApplication::font(), QApplication::palette());
-        markdown.setTextWidth(760);
-        QList<double> flushMs;
-        for (qsizetype at = 7; at < text.size() + 7; at += 7) {
-            const double before = threadCpuMs();
-            markdown.setText(text.left(at));
-            flushMs.append(threadCpuMs() - before);
-        }
-        const qsizetype tenth = flushMs.size() / 10;
-        const double first = std::accumulate(flushMs.cbegin(), flushMs.cbegin() + tenth, 0.0) / tenth;
-        const double last = std::accumulate(flushMs.cend() - tenth, flushMs.cend(), 0.0) / tenth;
-        out << what << " (" << text.size() << " chars, " << flushMs.size() << " flushes):\n";
-        line(QStringLiteral("  whole stream"), std::accumulate(flushMs.cbegin(), flushMs.cend(), 0.0),
-             QStringLiteral("ms"));
-        line(QStringLiteral("  longest flush"), *std::max_element(flushMs.cbegin(), flushMs.cend()),
-             QStringLiteral("ms"), QStringLiteral("goal < 16"));
-        line(QStringLiteral("  mean flush, first 10% of the stream"), first, QStringLiteral("ms"));
-        line(QStringLiteral("  mean flush, last 10% of the stream"), last, QStringLiteral("ms"),
-             QStringLiteral("linear: about the first's"));
-        line(QStringLiteral("  Markdown parsed, per character of the reply"),
-             double(markdown.counters().charsParsed) / text.size(), QStringLiteral("x"),
-             QStringLiteral("%1 segments").arg(markdown.segmentCount()));
+        streamIntoRenderer(what, text);
     }
+}
+
+// A reply that is one long table, rows as the read against issue 11 timed them.
+void benchStreamingLongTable()
+{
+    const int length = benchLength("KEEN_BENCH_TABLE_CHARS");
+    out << "\n== renderer: a " << length
+        << "-char table in 7-char flushes (IncrementalMarkdown::setText, GUI-thread CPU)\n";
+    QString text =
+        QStringLiteral("Here are the modules:\n\n| # | Module | Option | State |\n|---|---|---|---|\n");
+    int rows = 0;
+    while (text.size() < length) {
+        ++rows;
+        text += QStringLiteral("| %1 | `mod_%1` | option %1 | **ok** |\n").arg(rows);
+    }
+    streamIntoRenderer(QStringLiteral("table of %1 rows").arg(rows), text);
 }
 
 // The same stream into a window that has the 10,000-event, 30 MB session open (a person continuing a long
@@ -740,6 +766,8 @@ int main(int argc, char **argv)
         benchStreaming();
     if (wanted(QStringLiteral("liststream")))
         benchStreamingLongList();
+    if (wanted(QStringLiteral("tablestream")))
+        benchStreamingLongTable();
     if (wanted(QStringLiteral("bigstream")))
         benchStreamingIntoBigSession();
     if (wanted(QStringLiteral("app")))
