@@ -15,6 +15,7 @@
 #include <QTextTable>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <utility>
 
@@ -515,7 +516,71 @@ void IncrementalMarkdown::continueNumbering(QTextDocument &piece, const QTextDoc
     }
 }
 
-void IncrementalMarkdown::layout(Segment &segment, const Segment *before) const
+IncrementalMarkdown::CutTables IncrementalMarkdown::cutTables(const Segment &segment)
+{
+    CutTables cut;
+    if (!segment.document)
+        return cut;
+    if (!segment.tableHead.isEmpty()) {
+        if (QTextTable *first = firstTableOf(*segment.document);
+            first && first->format().boolProperty(TablePieceProperty))
+            cut.continued = first;
+    }
+    if (!segment.tableHeadAtEnd.isEmpty())
+        cut.goesOn = lastTableOf(*segment.document);
+    return cut;
+}
+
+QList<qreal> IncrementalMarkdown::naturalColumns(QTextDocument &document, QTextTable &table) const
+{
+    QTextTableFormat format = table.format();
+    if (!format.columnWidthConstraints().isEmpty()) {
+        format.clearColumnWidthConstraints();
+        table.setFormat(format);
+    }
+    document.size(); // laid out without them
+    return columnWidths(table);
+}
+
+bool IncrementalMarkdown::anyCellWraps(const QTextTable &table)
+{
+    const QTextDocument *document = table.document();
+    for (QTextBlock block = document->findBlock(table.firstPosition());
+         block.isValid() && block.position() <= table.lastPosition(); block = block.next()) {
+        if (block.layout() && block.layout()->lineCount() > 1)
+            return true;
+    }
+    return false;
+}
+
+QList<qreal> IncrementalMarkdown::fitted(QList<qreal> widths) const
+{
+    // Columns wider together than the row (the widest cells of different pieces): narrowed alike, as Qt
+    // narrows a table too wide for its width; a word longer than its column then breaks anywhere.
+    qreal total = 1; // the table's last border
+    for (const qreal width : std::as_const(widths))
+        total += width;
+    if (m_width > 0 && total > m_width) {
+        const qreal scale = (m_width - 1) / (total - 1);
+        for (qreal &width : widths)
+            width = std::floor(width * scale);
+    }
+    return widths;
+}
+
+void IncrementalMarkdown::applyColumns(QTextTable &table, const QList<qreal> &widths)
+{
+    QList<QTextLength> lengths;
+    for (const qreal width : widths)
+        lengths.append(QTextLength(QTextLength::FixedLength, width));
+    QTextTableFormat format = table.format();
+    if (format.columnWidthConstraints() != lengths) {
+        format.setColumnWidthConstraints(lengths);
+        table.setFormat(format);
+    }
+}
+
+void IncrementalMarkdown::layout(Segment &segment, const Segment *before)
 {
     segment.tableColumns.clear();
     if (!segment.document) {
@@ -523,34 +588,80 @@ void IncrementalMarkdown::layout(Segment &segment, const Segment *before) const
         return;
     }
     QTextDocument &document = *segment.document;
-    QTextTable *piece = segment.tableHead.isEmpty() ? nullptr : firstTableOf(document);
-    if (piece && (!piece->format().boolProperty(TablePieceProperty) || !before || !before->document ||
-                  before->tableColumns.size() != piece->columns()))
-        piece = nullptr;
-    if (piece) {
-        // The columns of the table's first piece, which Qt sized from its rows (the later rows are not
-        // known when it is laid out).
-        QList<QTextLength> widths;
-        for (const qreal width : before->tableColumns)
-            widths.append(QTextLength(QTextLength::FixedLength, width));
-        QTextTableFormat format = piece->format();
-        if (format.columnWidthConstraints() != widths) {
-            format.setColumnWidthConstraints(widths);
-            piece->setFormat(format);
-        }
-    }
-    // A cell wider than its fixed column wraps in it, a word longer than the column too (style() lets words
-    // break anywhere): the column keeps its width (tst_incrementalmarkdown, a later cell wider than its
-    // column).
+    // Once: setting the width lays the whole document out again, even at the same width; changed widths of
+    // a table's columns lay that table out again when its size is next asked for.
     document.setTextWidth(m_width);
-    if (piece)
+    CutTables cut = cutTables(segment);
+    if (cut.continued &&
+        (!before || !before->document || before->tableColumns.size() != cut.continued->columns()))
+        cut.continued = nullptr;
+    // Every piece of a cut table has the same columns: as wide as the widest cell of any of its pieces
+    // needs (what Qt gives one table whose rows all fit), so a later row wider than the rows above widens
+    // its column in the pieces above too (row numbers that grow a digit: found when tried, "1187" wrapped
+    // in a column sized for "45").
+    QList<qreal> continuedWidths;
+    if (cut.continued) {
+        continuedWidths = before->tableColumns;
+        applyColumns(*cut.continued, continuedWidths);
+        document.size(); // laid out now, so its lines can be counted
+    }
+    // A piece whose cells all fit on one line in the columns above needs them no wider: laid out once (a
+    // second layout without fixed widths doubled the cost of a flush).
+    if (cut.continued && anyCellWraps(*cut.continued)) {
+        const QList<qreal> natural = naturalColumns(document, *cut.continued);
+        bool wider = false;
+        for (qsizetype column = 0; column < continuedWidths.size(); ++column) {
+            if (natural.at(column) > continuedWidths.at(column) + 0.5) {
+                continuedWidths[column] = natural.at(column);
+                wider = true;
+            }
+        }
+        continuedWidths = fitted(continuedWidths);
+        if (wider && continuedWidths != before->tableColumns)
+            widenTableAbove(before, continuedWidths);
+        applyColumns(*cut.continued, continuedWidths);
+    }
+    QList<qreal> startedWidths;
+    if (cut.goesOn && cut.goesOn != cut.continued) {
+        // The first piece of a cut table: its own columns so far, fixed, so that the pieces below line up.
+        startedWidths = fitted(naturalColumns(document, *cut.goesOn));
+        applyColumns(*cut.goesOn, startedWidths);
+    }
+    if (cut.continued)
         segment.gapBefore = seamGap(*before->document, document);
     segment.height = segment.gapBefore + document.size().height();
-    if (!segment.tableHeadAtEnd.isEmpty()) {
-        if (const QTextTable *last = lastTableOf(document); last && last == piece)
-            segment.tableColumns = before->tableColumns;
-        else if (last)
-            segment.tableColumns = columnWidths(*last);
+    if (cut.goesOn)
+        segment.tableColumns = cut.goesOn == cut.continued ? continuedWidths : startedWidths;
+}
+
+void IncrementalMarkdown::widenTableAbove(const Segment *last, const QList<qreal> &widths)
+{
+    // The finished pieces of the table, last up to its first: a piece that goes on with the table above
+    // leads on up to the one before it.
+    std::size_t index = m_segments.size();
+    for (std::size_t i = 0; i < m_segments.size(); ++i) {
+        if (&m_segments[i] == last)
+            index = i;
+    }
+    if (index == m_segments.size())
+        return;
+    std::size_t first = index;
+    while (first > 0) {
+        const CutTables cut = cutTables(m_segments[first]);
+        if (!cut.continued || (cut.goesOn && cut.goesOn != cut.continued))
+            break;
+        --first;
+    }
+    for (std::size_t i = first; i <= index; ++i) {
+        Segment &segment = m_segments[i];
+        const CutTables cut = cutTables(segment);
+        const bool continues = i > first && cut.continued;
+        if (QTextTable *table = continues ? cut.continued : cut.goesOn)
+            applyColumns(*table, widths);
+        if (continues)
+            segment.gapBefore = seamGap(*m_segments[i - 1].document, *segment.document);
+        segment.height = segment.gapBefore + segment.document->size().height();
+        segment.tableColumns = widths;
     }
 }
 

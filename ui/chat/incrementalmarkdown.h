@@ -27,9 +27,10 @@ namespace keen {
 // the square of its length): it is cut into pieces of about 2,000 chars, a fence at its line starts, a list
 // at its own items' starts, a table at its rows' starts, that show, measure and copy as the one block would.
 // A piece of a table is parsed after the table's header and delimiter rows and its header row taken out
-// again; its columns get the widths Qt gave them in the table's first piece (Qt sizes a table's columns from
-// all of its rows, which that piece could not know), so a later cell wider than its column wraps inside it
-// where one render of the whole table would have widened the column: the one difference a person can see. A
+// again; all pieces of one table have the same fixed column widths, as wide as the widest cell of any piece
+// so far needs (Qt sizes one table's columns from all of its rows): a later row wider than the rows above
+// widens its column in the pieces above too. Where the cells together are wider than the row, the columns
+// are narrowed alike, where Qt would share the width out its own way: the one difference a person can see. A
 // text cut short keeps the segments that end within it; any other text that does not extend the previous one
 // is rendered afresh. Also styles what QTextDocument's Markdown leaves plain: code blocks and inline code
 // (monospace, tinted), headings, tables, from palette roles.
@@ -175,7 +176,26 @@ private:
     // The code lines of the run around block, followed into the pieces of a cut fence before and after it.
     QString codeAround(std::size_t segmentIndex, const QTextBlock &block) const;
     // Lays segment out at the width, after before (the segment above it, laid out already; null when none).
-    void layout(Segment &segment, const Segment *before) const;
+    // A piece of a cut table with a cell wider than its column widens the pieces above (widenTableAbove).
+    void layout(Segment &segment, const Segment *before);
+    // The tables of a segment that are pieces of a cut table: the one it starts with, going on with the
+    // table above (continued), and the one it ends in, going on below (goesOn); the same for a middle piece.
+    struct CutTables
+    {
+        QTextTable *continued = nullptr;
+        QTextTable *goesOn = nullptr;
+    };
+    static CutTables cutTables(const Segment &segment);
+    // The widths Qt gives table's columns laid out without fixed widths (its constraints are cleared).
+    QList<qreal> naturalColumns(QTextDocument &document, QTextTable &table) const;
+    // Whether a cell of table (laid out) takes more than one line: wraps, or has a line break.
+    static bool anyCellWraps(const QTextTable &table);
+    // widths narrowed alike to fit the width when they are wider together.
+    QList<qreal> fitted(QList<qreal> widths) const;
+    static void applyColumns(QTextTable &table, const QList<qreal> &widths);
+    // Gives the finished pieces of the cut table that ends in last the column widths, and lays them out
+    // again.
+    void widenTableAbove(const Segment *last, const QList<qreal> &widths);
     // How far below the end of before the piece of a cut table starts so that its first row follows the
     // last row of before as it would in one table (negative: its top border is before's bottom one).
     static qreal seamGap(const QTextDocument &before, const QTextDocument &piece);
