@@ -92,6 +92,8 @@ private Q_SLOTS:
     void aLongListIsParsedInPieces_data();
     void aLongListIsParsedInPieces();
     void aListEndedByALessIndentedLineStartsAfresh();
+    void aSelectionAcrossListPiecesSelectsEveryMarker_data();
+    void aSelectionAcrossListPiecesSelectsEveryMarker();
     void aLongTableIsParsedInPieces_data();
     void aLongTableIsParsedInPieces();
     void aShortTableShowsAsOneRenderShowsIt();
@@ -926,6 +928,65 @@ void checkColumnsLineUp(const IncrementalMarkdown &markdown, int *pieces)
 }
 
 } // namespace
+
+void TestIncrementalMarkdown::aSelectionAcrossListPiecesSelectsEveryMarker_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("bullets");
+    QTest::newRow("bullets") << listOf(400, [](int i) {
+        return QStringLiteral("- Item %1: check `field_%1` and log it\n").arg(i);
+    }) << true;
+    QTest::newRow("numbers") << listOf(300, [](int i) {
+        return QStringLiteral("%1. Step %1: run the migration for table number %1\n").arg(i);
+    }) << false;
+}
+
+// Seen at the 12-06 reading: selected from above, the first item of every later piece of a long list showed
+// its bullet or number unselected (Qt selects a marker only when the selection begins before its item,
+// which it cannot in a piece's own document). Every marker of the list shows selected, as in one document.
+void TestIncrementalMarkdown::aSelectionAcrossListPiecesSelectsEveryMarker()
+{
+    QFETCH(QString, text);
+    QFETCH(bool, bullets);
+    IncrementalMarkdown streamed(QApplication::font(), QApplication::palette());
+    streamed.setTextWidth(400);
+    for (qsizetype at = text.indexOf(QLatin1Char('\n')); at >= 0;
+         at = text.indexOf(QLatin1Char('\n'), at + 1))
+        streamed.setText(text.left(at + 1));
+    const QList<StackedText::Layer> layers = streamed.layers();
+    QVERIFY2(layers.size() >= 4, qPrintable(QString::number(layers.size())));
+    const QImage plain = rendered(streamed);
+    const QImage selected = rendered(streamed, 0, StackedText(layers).end());
+    const QRgb highlight = QApplication::palette().color(QPalette::Active, QPalette::Highlight).rgb();
+    auto hasHighlight = [&](const QImage &image) {
+        for (int y = 0; y < image.height(); ++y) {
+            for (int x = 0; x < image.width(); ++x) {
+                if (image.pixel(x, y) == highlight)
+                    return true;
+            }
+        }
+        return false;
+    };
+    int pieces = 0;
+    for (qsizetype i = 1; i < layers.size(); ++i) {
+        const QTextBlock first = layers.at(i).document->firstBlock();
+        if (!first.textList())
+            continue;
+        ++pieces;
+        const QString item = first.text();
+        const QString next = first.next().text(); // the second item of the piece, which Qt selects itself
+        const QImage marker = numberOf(streamed, selected, item);
+        QVERIFY2(marker != numberOf(streamed, plain, item), qPrintable(item));
+        if (bullets) { // every bullet looks alike: the piece's first as its second, which Qt drew selected
+            QVERIFY2(marker == numberOf(streamed, selected, next), qPrintable(item));
+        } else { // a number on the selection's colour, as Qt draws the next one
+            QVERIFY2(hasHighlight(marker), qPrintable(item));
+            QVERIFY2(!hasHighlight(numberOf(streamed, plain, item)), qPrintable(item));
+            QVERIFY(hasHighlight(numberOf(streamed, selected, next)));
+        }
+    }
+    QVERIFY2(pieces >= 3, qPrintable(QString::number(pieces)));
+}
 
 void TestIncrementalMarkdown::aLongTableIsParsedInPieces_data()
 {

@@ -817,6 +817,13 @@ void IncrementalMarkdown::draw(QPainter *painter, const QAbstractTextDocumentLay
             painter->translate(0, top);
             segment.document->documentLayout()->draw(painter, local);
             ListNumbering::drawNumbers(painter, *segment.document, local);
+            // A piece that starts with an item of the list above: selected from there, its marker is too, as
+            // in one document.
+            if (const QTextBlock first = segment.document->firstBlock();
+                selected && !local.selections.isEmpty() && first.textList() &&
+                selected->reachesIntoFromAbove(layer, selectionFrom, selectionTo))
+                ListNumbering::drawSelectedMarker(painter, *segment.document, first, local,
+                                                  local.selections.constFirst().format);
             drawQuoteBars(painter, *segment.document, local.clip, context.palette);
             painter->restore();
             ++m_segmentsDrawn;

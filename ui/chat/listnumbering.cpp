@@ -149,13 +149,18 @@ void takeMarks(QTextDocument &document)
         ListNumbering::setStart(*list, start);
 }
 
-// Draws block's number as QTextDocumentLayout draws a list item's (Qt 6.4, drawListItem()), so it looks the
-// same as the numbers Qt draws.
-void drawNumber(QPainter *painter, const QTextDocument &document, const QTextBlock &block,
-                const QAbstractTextDocumentLayout::PaintContext &context)
+#endif
+
+// Draws block's marker (its number, or its bullet) as QTextDocumentLayout draws a list item's (Qt 6.4,
+// drawListItem()), so it looks the same as the ones Qt draws; selected when a selection in context begins
+// before the block and reaches into it, as Qt decides, or when forced is given.
+void drawMarker(QPainter *painter, const QTextDocument &document, const QTextBlock &block,
+                const QAbstractTextDocumentLayout::PaintContext &context,
+                const QTextCharFormat *forced = nullptr)
 {
     QTextLayout *layout = block.layout();
-    if (!layout || layout->lineCount() == 0)
+    const QTextList *list = block.textList();
+    if (!layout || layout->lineCount() == 0 || !list)
         return;
     const QTextCharFormat charFormat = QTextCursor(block).charFormat();
     QFont font(charFormat.font());
@@ -163,7 +168,10 @@ void drawNumber(QPainter *painter, const QTextDocument &document, const QTextBlo
     if (device)
         font = QFont(font, device);
     const QFontMetrics metrics(font);
-    const QString text = ListNumbering::itemText(block);
+    const int style = list->format().style();
+    const bool bullet = style == QTextListFormat::ListDisc || style == QTextListFormat::ListCircle ||
+                        style == QTextListFormat::ListSquare;
+    const QString text = bullet ? QString() : ListNumbering::itemText(block);
     const Qt::LayoutDirection direction = block.textDirection();
     QPointF position = layout->position().toPoint();
     const QTextLine firstLine = layout->lineAt(0);
@@ -171,19 +179,21 @@ void drawNumber(QPainter *painter, const QTextDocument &document, const QTextBlo
     position += textRect.topLeft().toPoint();
     if (direction == Qt::RightToLeft)
         position.rx() += textRect.width();
-    QRectF box(position, QSizeF(metrics.horizontalAdvance(text), metrics.height()));
+    const qreal side = metrics.lineSpacing() / 3;
+    QRectF box(position,
+               bullet ? QSizeF(side, side) : QSizeF(metrics.horizontalAdvance(text), metrics.height()));
     qreal offset = metrics.horizontalAdvance(QLatin1Char(' '));
     if (direction == Qt::LeftToRight)
         offset = -offset - box.width();
-    box.translate(offset, 0);
+    box.translate(offset, bullet ? metrics.height() / 2 - side / 2 : 0);
 
-    // Selected when a selection begins before the block and reaches into it, as Qt decides.
-    const QTextCharFormat *selected = nullptr;
+    const QTextCharFormat *selected = forced;
     for (const QAbstractTextDocumentLayout::Selection &selection : context.selections) {
         if (selection.cursor.selectionStart() < block.position() &&
             selection.cursor.selectionEnd() >= block.position() + 1)
             selected = &selection.format;
     }
+    const QTextBlockFormat::MarkerType marker = block.blockFormat().marker();
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing);
     if (selected) {
@@ -195,7 +205,6 @@ void drawNumber(QPainter *painter, const QTextDocument &document, const QTextBlo
             foreground = context.palette.text();
         painter->setPen(QPen(foreground, 0));
     }
-    const QTextBlockFormat::MarkerType marker = block.blockFormat().marker();
     if (marker != QTextBlockFormat::MarkerType::NoMarker) { // a task's box, as Qt draws it
         const int adjust = metrics.lineSpacing() / 6;
         box.adjust(-adjust, 0, -adjust, 0);
@@ -206,22 +215,31 @@ void drawNumber(QPainter *painter, const QTextDocument &document, const QTextBlo
             painter->setPen(QPen(painter->pen().color(), 0));
         }
         painter->drawRect(box.adjusted(-adjust, -adjust, adjust, adjust));
+    } else if (style == QTextListFormat::ListSquare) { // a bullet in the text colour, selected or not
+        painter->fillRect(box, context.palette.text());
+    } else if (style == QTextListFormat::ListCircle) {
+        painter->setPen(QPen(context.palette.text(), 0));
+        painter->drawEllipse(box);
+    } else if (style == QTextListFormat::ListDisc) {
+        painter->setBrush(context.palette.text());
+        painter->setPen(Qt::NoPen);
+        painter->drawEllipse(box);
     }
-    QTextLayout number(text, font, device);
-    number.setCacheEnabled(true);
-    QTextOption option(Qt::AlignLeft | Qt::AlignAbsolute);
-    option.setTextDirection(direction);
-    number.setTextOption(option);
-    number.beginLayout();
-    QTextLine line = number.createLine();
-    if (line.isValid())
-        line.setLeadingIncluded(true);
-    number.endLayout();
-    number.draw(painter, QPointF(box.left(), position.y()));
+    if (!bullet) {
+        QTextLayout number(text, font, device);
+        number.setCacheEnabled(true);
+        QTextOption option(Qt::AlignLeft | Qt::AlignAbsolute);
+        option.setTextDirection(direction);
+        number.setTextOption(option);
+        number.beginLayout();
+        QTextLine line = number.createLine();
+        if (line.isValid())
+            line.setLeadingIncluded(true);
+        number.endLayout();
+        number.draw(painter, QPointF(box.left(), position.y()));
+    }
     painter->restore();
 }
-
-#endif
 
 } // namespace
 
@@ -293,6 +311,14 @@ QString ListNumbering::itemText(const QTextBlock &block)
     return list->itemText(block);
 }
 
+void ListNumbering::drawSelectedMarker(QPainter *painter, const QTextDocument &document,
+                                       const QTextBlock &block,
+                                       const QAbstractTextDocumentLayout::PaintContext &context,
+                                       const QTextCharFormat &selection)
+{
+    drawMarker(painter, document, block, context, &selection);
+}
+
 void ListNumbering::drawNumbers(QPainter *painter, const QTextDocument &document,
                                 const QAbstractTextDocumentLayout::PaintContext &context)
 {
@@ -314,7 +340,7 @@ void ListNumbering::drawNumbers(QPainter *painter, const QTextDocument &document
         if (!list || !list->format().hasProperty(StartProperty) || !block.isVisible() ||
             (!context.clip.isNull() && box.bottom() < context.clip.top()))
             continue;
-        drawNumber(painter, document, block, context);
+        drawMarker(painter, document, block, context);
     }
 #else
     Q_UNUSED(painter);

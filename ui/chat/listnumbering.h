@@ -6,6 +6,7 @@
 
 class QPainter;
 class QTextBlock;
+class QTextCharFormat;
 class QTextList;
 
 namespace keen {
@@ -39,6 +40,12 @@ public:
     // as Qt draws an item's number: after QAbstractTextDocumentLayout::draw(painter, context).
     static void drawNumbers(QPainter *painter, const QTextDocument &document,
                             const QAbstractTextDocumentLayout::PaintContext &context);
+    // Draws the marker (number or bullet) of the list item block selected, over the one drawn: Qt selects an
+    // item's marker only when the selection begins before the item, which it cannot for the first block of
+    // a document (a piece of a long list, whose selection begins in the piece above).
+    static void drawSelectedMarker(QPainter *painter, const QTextDocument &document, const QTextBlock &block,
+                                   const QAbstractTextDocumentLayout::PaintContext &context,
+                                   const QTextCharFormat &selection);
 };
 
 } // namespace keen

@@ -319,6 +319,13 @@ std::pair<int, int> StackedText::wordAround(int position) const
     return {base(i) + cursor.selectionStart(), base(i) + cursor.selectionEnd()};
 }
 
+bool StackedText::reachesIntoFromAbove(int layer, int from, int to) const
+{
+    if (layer <= 0 || layer >= m_layers.size())
+        return false;
+    return std::min(from, to) < base(layer) && std::max(from, to) > base(layer);
+}
+
 QList<QAbstractTextDocumentLayout::Selection> StackedText::selectionsIn(int layer, int from, int to,
                                                                         const QPalette &palette) const
 {

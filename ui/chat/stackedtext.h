@@ -51,6 +51,8 @@ public:
     // reach that layer.
     QList<QAbstractTextDocumentLayout::Selection> selectionsIn(int layer, int from, int to,
                                                                const QPalette &palette) const;
+    // Whether the selection [from, to) begins in a layer above layer and reaches into it.
+    bool reachesIntoFromAbove(int layer, int from, int to) const;
 
 private:
     int base(int layer) const { return m_bases.at(layer); }
