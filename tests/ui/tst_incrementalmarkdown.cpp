@@ -570,6 +570,17 @@ void TestIncrementalMarkdown::aListAfterACodeBlockReadsOnWhileStreaming()
 
 namespace {
 
+// One QTextDocument holding all of text, read and styled as the chat does and laid out at width: what a
+// render of the whole reply at once shows, for the pieces to be compared with.
+void renderWhole(QTextDocument &whole, const QString &text, qreal width)
+{
+    whole.setDocumentMargin(0);
+    whole.setDefaultFont(QApplication::font());
+    ListNumbering::setMarkdown(whole, text);
+    IncrementalMarkdown::style(whole, QApplication::palette());
+    whole.setTextWidth(width);
+}
+
 QImage rendered(const IncrementalMarkdown &markdown, int selectionFrom = 0, int selectionTo = 0)
 {
     QImage image(400, qCeil(markdown.size().height()), QImage::Format_RGB32);
@@ -754,11 +765,7 @@ void TestIncrementalMarkdown::aLongListIsParsedInPieces()
     atOnce.setTextWidth(700);
     atOnce.setText(text);
     QTextDocument whole;
-    whole.setDocumentMargin(0);
-    whole.setDefaultFont(QApplication::font());
-    ListNumbering::setMarkdown(whole, text);
-    IncrementalMarkdown::style(whole, QApplication::palette());
-    whole.setTextWidth(700);
+    renderWhole(whole, text, 700);
 
     QCOMPARE(streamed.toPlainText(), atOnce.toPlainText());
     QCOMPARE(streamed.toPlainText(), oneShotPlainText(text));
@@ -801,11 +808,7 @@ void TestIncrementalMarkdown::aListEndedByALessIndentedLineStartsAfresh()
     QVERIFY(std::count_if(cuts.cbegin(), cuts.cend(), [&](qsizetype cut) { return cut > newLists.last(); }) >
             2);
     QTextDocument whole;
-    whole.setDocumentMargin(0);
-    whole.setDefaultFont(QApplication::font());
-    ListNumbering::setMarkdown(whole, text);
-    IncrementalMarkdown::style(whole, QApplication::palette());
-    whole.setTextWidth(700);
+    renderWhole(whole, text, 700);
     const QString copiedWhole = copiedFromOneDocument(whole);
     for (const QString &shown : {QStringLiteral("\n101. Step 101:"), QStringLiteral("\n1. Step 102:"),
                                  QStringLiteral("\n100. Step 201:"), QStringLiteral("\n1. Step 202:"),
@@ -1052,11 +1055,7 @@ void TestIncrementalMarkdown::aLongTableIsParsedInPieces()
     QVERIFY2(streamed.segmentCount() > 3, qPrintable(QString::number(streamed.segmentCount())));
 
     QTextDocument whole;
-    whole.setDocumentMargin(0);
-    whole.setDefaultFont(QApplication::font());
-    ListNumbering::setMarkdown(whole, text);
-    IncrementalMarkdown::style(whole, QApplication::palette());
-    whole.setTextWidth(800);
+    renderWhole(whole, text, 800);
     QCOMPARE(tablesOf(whole).size(), 1);
 
     // The header once, every row in order, and the text one render copies.
@@ -1119,11 +1118,7 @@ void TestIncrementalMarkdown::aShortTableShowsAsOneRenderShowsIt()
         streamed.setText(text.left(at));
     QCOMPARE(streamed.counters().segments, 1);
     QTextDocument whole;
-    whole.setDocumentMargin(0);
-    whole.setDefaultFont(QApplication::font());
-    ListNumbering::setMarkdown(whole, text);
-    IncrementalMarkdown::style(whole, QApplication::palette());
-    whole.setTextWidth(800);
+    renderWhole(whole, text, 800);
     QCOMPARE(streamed.size().height(), whole.size().height());
     QCOMPARE(streamed.toPlainText(), whole.toPlainText());
     const QTextDocument &shown = *streamed.layers().first().document;
