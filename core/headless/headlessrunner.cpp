@@ -903,6 +903,15 @@ int HeadlessRunner::runPinChanges()
         if (!m_options.json)
             m_err << tr("Unpinned %1.").arg(id) << '\n';
     }
+    // The pin just added, what it was made of, and the budget it counts against.
+    auto sayPinned = [this](const QString &what) {
+        if (!m_options.json)
+            m_err << tr("Pinned %1 (%2) in session %3: the pins take about %4 of %5 tokens.")
+                         .arg(m_session->pins().constLast().id, what, m_session->sessionId())
+                         .arg(m_session->pinnedTokens())
+                         .arg(m_session->pinBudget())
+                  << '\n';
+    };
     for (const int number : std::as_const(m_options.pinDropped)) {
         if (number > m_droppedInEffect.size())
             return fail(
@@ -917,12 +926,7 @@ int HeadlessRunner::runPinChanges()
         const Pin pin = m_droppedInEffect.at(number - 1).originalPin();
         if (const QString error = settle([&] { return m_session->addPin(pin); }); !error.isEmpty())
             return fail(error); // refused (over the pin budget): nothing was written
-        if (!m_options.json)
-            m_err << tr("Pinned %1 (the original of %2) in session %3: the pins take about %4 of %5 tokens.")
-                         .arg(m_session->pins().constLast().id, pin.source, m_session->sessionId())
-                         .arg(m_session->pinnedTokens())
-                         .arg(m_session->pinBudget())
-                  << '\n';
+        sayPinned(tr("the original of %1").arg(pin.source));
     }
     for (const int number : std::as_const(m_options.pinItems)) {
         if (number > m_pinnable.size())
@@ -934,12 +938,7 @@ int HeadlessRunner::runPinChanges()
         const Pin pin = m_pinnable.at(number - 1);
         if (const QString error = settle([&] { return m_session->addPin(pin); }); !error.isEmpty())
             return fail(error); // refused (over the pin budget): nothing was written
-        if (!m_options.json)
-            m_err << tr("Pinned %1 (%2) in session %3: the pins take about %4 of %5 tokens.")
-                         .arg(m_session->pins().constLast().id, pin.source, m_session->sessionId())
-                         .arg(m_session->pinnedTokens())
-                         .arg(m_session->pinBudget())
-                  << '\n';
+        sayPinned(pin.source);
     }
     for (const QString &text : std::as_const(m_options.pins)) {
         Pin pin;
