@@ -17,6 +17,7 @@
 #include "tools/toolregistry.h"
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QHash>
 #include <QJsonDocument>
@@ -135,10 +136,13 @@ struct ToolLoopClient::Loop
     int refusedToolRounds = 0;   // rounds of tool calls refused because tool calls are disabled
     bool autoCompactOff = false; // suppression after a failed or cancelled attempt (S46)
     bool stopped = false;        // ended inside maybeAutoCompact; the terminal event is already out
-    // The runaway guard (MaxSameRefillCompactions): the calls of the latest tool turn, how many tool turns
-    // since the last automatic compaction, and per tool call how many of this turn's compactions it made
-    // necessary as the lone tool turn after a summary (the first compaction counts for the call before it).
+    // The runaway guard (MaxSameRefillCompactions): the calls of the latest tool turn; the tool turns since
+    // the last automatic compaction (a hash of each turn's calls, and the tools they called, in order); and
+    // per such sequence how many of this turn's compactions it made necessary (the first compaction also
+    // counts for the tool turn right before it, as if it were alone).
     QByteArray lastToolCalls;
+    QByteArray callsSinceCompaction;
+    QStringList toolsSinceCompaction;
     // The latest response stopped at the model's output limit (a call in it may be cut short).
     bool outputLimited = false;
     // Tool turns in a row whose calls were all refused before running, with the same calls each time.
@@ -147,7 +151,7 @@ struct ToolLoopClient::Loop
     QByteArray lastRefusedCalls;
     int toolTurnsSinceCompaction = 0;
     int compactionsThisTurn = 0;
-    QHash<QByteArray, int> refillsByCall;
+    QHash<QByteArray, int> refillsByRounds;
     HttpStreamer *http = nullptr; // this thread's: HttpStreamer::forCurrentThread()
 
     // Estimate cache: serialised size of each native message, plus system and tool definitions (issue 5).
@@ -376,6 +380,11 @@ void ToolLoopClient::runLoop(Loop &loop)
         loop.compactionHistory.append(Message::assistant(turn.text, memory));
         loop.hasNewToolTurns = true;
         loop.lastToolCalls = callsSignature(turn.toolCalls);
+        loop.callsSinceCompaction += QCryptographicHash::hash(loop.lastToolCalls, QCryptographicHash::Sha1);
+        for (const ToolCallRequest &call : std::as_const(turn.toolCalls)) {
+            if (!loop.toolsSinceCompaction.contains(call.name))
+                loop.toolsSinceCompaction.append(call.name);
+        }
         ++loop.toolTurnsSinceCompaction;
         if (stopsRepeatedRefusal(loop, turn.toolCalls.size()))
             return;
@@ -726,27 +735,51 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
 
 bool ToolLoopClient::stopsRepeatedRefill(Loop &loop)
 {
-    // A model that reads the same big output again right after each summary (the same file, or two files
-    // in turn) would compact after every tool turn for as long as the turn lasts.
-    const bool refill = loop.compactionsThisTurn == 0 || loop.toolTurnsSinceCompaction == 1;
-    const int refills = refill ? loop.refillsByCall.value(loop.lastToolCalls) + 1 : 0;
-    if (refills <= MaxSameRefillCompactions) {
-        if (refill)
-            loop.refillsByCall.insert(loop.lastToolCalls, refills);
+    // A model that forgets what a summary left out does the same work again right after it: reads the
+    // same big output (the same file, or two files in turn), or the same several reads in a row. It would
+    // compact after each round for as long as the turn lasts, paying for every request and summary (seen
+    // in the window: four paged reads of one file repeated after each summary, 1,300 requests in two
+    // minutes). What counts is the whole sequence of tool calls since the last compaction, with their
+    // arguments: a loop that gets on with its work calls something new each time.
+    QList<QByteArray> rounds{loop.callsSinceCompaction};
+    if (loop.compactionsThisTurn == 0 && loop.toolTurnsSinceCompaction > 1)
+        rounds.append(QCryptographicHash::hash(loop.lastToolCalls, QCryptographicHash::Sha1));
+    bool runaway = false;
+    for (const QByteArray &round : std::as_const(rounds))
+        runaway = runaway || loop.refillsByRounds.value(round) + 1 > MaxSameRefillCompactions;
+    if (!runaway) {
+        for (const QByteArray &round : std::as_const(rounds))
+            loop.refillsByRounds[round] += 1;
         ++loop.compactionsThisTurn;
         loop.toolTurnsSinceCompaction = 0;
+        loop.callsSinceCompaction.clear();
+        loop.toolsSinceCompaction.clear();
         return false;
     }
     ProviderError error;
     error.kind = ProviderError::Kind::ContextLength;
-    error.message = QCoreApplication::translate(
-                        "ToolLoopClient",
-                        "stopped before automatic compaction number %1 of this turn: the same tool call (%2) "
-                        "filled the context again right after a summary %3 times. Ask for a smaller part of "
-                        "its output, or use a model with a larger context window")
-                        .arg(loop.compactionsThisTurn + 1)
-                        .arg(QString::fromUtf8(loop.lastToolCalls.left(loop.lastToolCalls.indexOf('('))))
-                        .arg(MaxSameRefillCompactions);
+    if (loop.toolTurnsSinceCompaction == 1) {
+        error.message =
+            QCoreApplication::translate(
+                "ToolLoopClient",
+                "stopped before automatic compaction number %1 of this turn: the same tool call (%2) "
+                "filled the context again right after a summary %3 times. Ask for a smaller part of "
+                "its output, or use a model with a larger context window")
+                .arg(loop.compactionsThisTurn + 1)
+                .arg(QString::fromUtf8(loop.lastToolCalls.left(loop.lastToolCalls.indexOf('('))))
+                .arg(MaxSameRefillCompactions);
+    } else {
+        error.message =
+            QCoreApplication::translate(
+                "ToolLoopClient",
+                "stopped before automatic compaction number %1 of this turn: the same %2 rounds of "
+                "tool calls (%3) filled the context again after a summary %4 times. Ask for smaller "
+                "parts of their output, or use a model with a larger context window")
+                .arg(loop.compactionsThisTurn + 1)
+                .arg(loop.toolTurnsSinceCompaction)
+                .arg(loop.toolsSinceCompaction.join(QStringLiteral(", ")))
+                .arg(MaxSameRefillCompactions);
+    }
     loop.stopped = true;
     finishWithError(loop, error);
     return true;

@@ -61,8 +61,8 @@ private:
     // With automatic compaction off (issue 16): true when the next request would exceed the input budget;
     // the turn then ended with a message saying so.
     bool overBudgetWithAutomaticOff(Loop &loop);
-    // True when this compaction would be one more than MaxSameRefillCompactions caused by the same tool call;
-    // the turn then ended with a message saying so.
+    // True when this compaction would be one more than MaxSameRefillCompactions caused by the same tool calls
+    // since a summary (one call, or several rounds of them); the turn then ended with a message saying so.
     bool stopsRepeatedRefill(Loop &loop);
     // True when this tool turn was MaxSameRefusedRounds in a row of the same refused calls; the turn then
     // ended with a message saying so.

@@ -108,6 +108,8 @@ private Q_SLOTS:
     void planModeRidesInTheSystemPrompt();
     void fiftyToolTurnsWithSeveralCompactions_data();
     void fiftyToolTurnsWithSeveralCompactions();
+    void pagedReadsRepeatedAfterEachSummaryStop_data();
+    void pagedReadsRepeatedAfterEachSummaryStop();
     void hugeReadInASmallWindowNeverSendsOverBudget_data();
     void hugeReadInASmallWindowNeverSendsOverBudget();
     void manualCompactionOfAHugeReadIsSliced_data();
@@ -907,6 +909,59 @@ void TestHeadlessCompaction::fiftyToolTurnsWithSeveralCompactions()
     QVERIFY(first.endsWith(prompt + QStringLiteral("\n</last_user_message>")));
     QCOMPARE(history.last().content, QStringLiteral("All fifty read."));
     QCOMPARE(buildConversation(loaded->events), history);
+}
+
+void TestHeadlessCompaction::pagedReadsRepeatedAfterEachSummaryStop_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Found trying the window (2026-12-07): a model that read big.txt in three pages, forgot them in the summary
+// and read the same three pages again after each one compacted after every third read for as long as the
+// turn lasted (1,300 requests and 12 million tokens in two minutes, until Stop). The guard knew only a lone
+// call repeated right after a summary. The same rounds of calls since a summary now count as one: the third
+// summary is the last, the turn stops with a message that names them, and the session goes on.
+void TestHeadlessCompaction::pagedReadsRepeatedAfterEachSummaryStop()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, SmallWindow);
+    QList<FakeProviderServer::Response> parent;
+    int call = 0;
+    for (int round = 1; round <= 6; ++round) {
+        for (const int offset : {1, 234, 467})
+            parent.append(ProviderScript::toolCall(
+                provider, QStringLiteral("call_%1").arg(++call), QStringLiteral("read_file"),
+                arguments({{QStringLiteral("path"), QStringLiteral("big.txt")},
+                           {QStringLiteral("offset"), offset},
+                           {QStringLiteral("limit"), 233}})));
+    }
+    HeadlessRun headless(rig);
+    auto responder = std::make_unique<SummaryResponder>(rig, CompactionPrompts::automaticPrompt(), parent);
+    QCOMPARE(headless.run(QStringLiteral("read big.txt page by page")), int(HeadlessRunner::Failure));
+    QCOMPARE(responder->summaries, ToolLoopClient::MaxSameRefillCompactions);
+    responder.reset();
+    QVERIFY2(
+        headless.err.contains(QStringLiteral("stopped before automatic compaction number 4 of this turn: "
+                                             "the same 3 rounds of tool calls (read_file) filled the "
+                                             "context again after a summary 3 times")),
+        qPrintable(headless.err));
+    // Three reads before each of the three summaries, and the three after the last one.
+    QCOMPARE(rig.server().requests().size(), 4 * 3 + ToolLoopClient::MaxSameRefillCompactions);
+
+    // The session loads as it was left and takes the next turn.
+    const QString sessionId = headless.runner.session().sessionId();
+    auto loaded = headless.runner.session().sessionStore().load(sessionId);
+    QVERIFY(loaded);
+    QCOMPARE(kinds(loaded->events).count(QStringLiteral("compaction_applied")),
+             ToolLoopClient::MaxSameRefillCompactions);
+    rig.enqueue({ProviderScript::text(provider, QStringLiteral("Here is what big.txt says."))});
+    HeadlessRunner::Options next;
+    next.prompt = QStringLiteral("just tell me what you found");
+    next.launch.sessionId = sessionId;
+    next.launch.workspace = rig.workspace();
+    headless.out.clear();
+    QCOMPARE(headless.runGuarded(next), int(HeadlessRunner::Success));
+    QCOMPARE(headless.out, QStringLiteral("Here is what big.txt says.\n"));
 }
 
 void TestHeadlessCompaction::manualCompactionOfAHugeReadIsSliced_data()

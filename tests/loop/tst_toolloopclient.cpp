@@ -235,6 +235,19 @@ bool isCompactionRequest(const FakeProviderServer::Request &request)
                                       CompactionPrompts::automaticPrompt();
 }
 
+// One round of calls per entry of a cycle, then its summary. With 24,000 chars of system prompt (8,000
+// estimated tokens) in a 20,000-token window (threshold 14,313, budget 15,904), a call of 9,800 chars (it and
+// its output about 6,500 tokens) crosses the threshold and the compaction request still fits in one part.
+void enqueueCycle(FakeProviderServer &server, const QStringList &texts, int cycle)
+{
+    int round = 0;
+    for (const QString &text : texts)
+        server.enqueue(FakeProviderServer::sseResponse(
+            toolBody({{QStringLiteral("c%1_%2").arg(cycle).arg(++round), QStringLiteral("echo"),
+                       QStringLiteral(R"({"text":"%1"})").arg(text)}})));
+    server.enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("summary %1").arg(cycle)})));
+}
+
 } // namespace
 
 class TestToolLoopClient : public QObject
@@ -266,6 +279,8 @@ private Q_SLOTS:
     void fiveCompactionsKeepOneReplacementSize();
     void sameToolTurnAfterEachCompactionStops();
     void twoToolCallsInTurnAfterEachCompactionStop();
+    void sameRoundsOfCallsAfterEachCompactionStop();
+    void roundsThatGetOnWithTheWorkAreNotStopped();
     void callsCutOffAtTheOutputLimitSayWhyAndStop();
     void compactionUsageCountsEveryNestedRequest();
     void nestedRequestStopsAfterAFewToolRounds();
@@ -1011,6 +1026,59 @@ void TestToolLoopClient::twoToolCallsInTurnAfterEachCompactionStop()
     for (const auto &request : m_server->requests())
         compactionRequests += isCompactionRequest(request) ? 1 : 0;
     QCOMPARE(compactionRequests, allowed);
+}
+
+// Found trying the window: a model that read a file in four pages, forgot them in each summary and read the
+// same four pages again compacted after every fourth read for as long as the turn lasted (1,300 requests in
+// two minutes). The same rounds of calls since a summary count as the same refill, however many there are.
+void TestToolLoopClient::sameRoundsOfCallsAfterEachCompactionStop()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(24000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("read the log page by page"))};
+    const QStringList pages{QStringLiteral("page 1"), QStringLiteral("page 2"),
+                            QStringLiteral("page 3 ") + QString(9800, QLatin1Char('o'))};
+    for (int cycle = 1; cycle <= 5; ++cycle)
+        enqueueCycle(*m_server, pages, cycle);
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.ofType(StreamEvent::Type::AutoCompactionApplied).size(),
+             ToolLoopClient::MaxSameRefillCompactions);
+    QCOMPARE(m_toolRuns.load(), 3 * (ToolLoopClient::MaxSameRefillCompactions + 1));
+    const StreamEvent last = run.events.last();
+    QCOMPARE(last.type, StreamEvent::Type::Incomplete);
+    QVERIFY2(
+        last.error.contains(QStringLiteral("number 4 of this turn: the same 3 rounds of tool calls (echo) "
+                                           "filled the context again after a summary 3 times")),
+        qPrintable(last.error));
+    int compactionRequests = 0;
+    for (const auto &request : m_server->requests())
+        compactionRequests += isCompactionRequest(request) ? 1 : 0;
+    QCOMPARE(compactionRequests, ToolLoopClient::MaxSameRefillCompactions);
+    QVERIFY(!client->pendingState().isEmpty()); // the turn's progress is kept for the next one
+}
+
+// The guard must not stop a loop that gets on with its work: each cycle repeats two calls (a status
+// check, say) but reads a new page, so it compacts as often as it needs and ends done.
+void TestToolLoopClient::roundsThatGetOnWithTheWorkAreNotStopped()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(24000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("read the log page by page"))};
+    constexpr int Cycles = 6;
+    for (int cycle = 1; cycle <= Cycles; ++cycle)
+        enqueueCycle(*m_server,
+                     {QStringLiteral("status"), QStringLiteral("status"),
+                      QStringLiteral("page %1 ").arg(cycle) + QString(9800, QLatin1Char('o'))},
+                     cycle);
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("all pages read")})));
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    QCOMPARE(run.events.last().type, StreamEvent::Type::Done);
+    QCOMPARE(run.ofType(StreamEvent::Type::AutoCompactionApplied).size(), Cycles);
+    QCOMPARE(m_toolRuns.load(), 3 * Cycles);
 }
 
 // Found trying it headless: a reply that stopped at the output limit in the middle of a call's arguments was
