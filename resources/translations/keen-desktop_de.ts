@@ -380,6 +380,10 @@
         <source>They may change files, run commands, fetch web pages and call MCP tools without asking you; dangerous commands and paths outside the folder are refused.</source>
         <translation>Sie dürfen Dateien ändern, Befehle ausführen, Webseiten abrufen und MCP-Werkzeuge aufrufen, ohne Sie zu fragen; gefährliche Befehle und Pfade außerhalb des Ordners werden abgelehnt.</translation>
     </message>
+    <message>
+        <source>%1 (undone)</source>
+        <translation>%1 (rückgängig gemacht)</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatGptSignInRow</name>

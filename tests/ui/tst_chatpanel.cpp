@@ -843,6 +843,9 @@ void TestChatPanel::undoCompactionFromItsRowAfterALaterTurn()
     QCOMPARE(m_session->undoableCompaction(), quint64(0));
     menu = view->contextMenuFor(view->visualRect(m_panel->model()->index(row)).center());
     QVERIFY(!undoActionOf(menu.get()));
+    // Seen in the window: the undone compaction's row still read "✓ Context compacted." like one in effect.
+    const QString rowShows = view->chatDelegate()->shownText(m_panel->model()->index(row));
+    QCOMPARE(rowShows, ChatModel::compactionRowText(false, QString()) + QStringLiteral(" (undone)"));
     QVERIFY(!m_panel->findChild<QMessageBox *>(QStringLiteral("undoNoLongerFitsDialog")));
 
     // The next request carries the restored history.
@@ -864,6 +867,9 @@ void TestChatPanel::undoCompactionFromItsRowAfterALaterTurn()
     const int replayedRow = compactionRow(&replayed, seq);
     QVERIFY(replayedRow >= 0);
     QVERIFY(replayed.item(replayedRow).compactionUndone);
+    ChatView replayedView(&replayed);
+    replayedView.resize(600, 400);
+    QCOMPARE(replayedView.chatDelegate()->shownText(replayed.index(replayedRow)), rowShows);
 }
 
 // Issue 16: with two compactions, the earlier row's Undo Compaction only failed ("A later compaction replaced

@@ -747,6 +747,11 @@ void ChatDelegate::buildDocument(QTextDocument &document, const ChatItem &item) 
         return;
     }
     case ChatItem::Kind::Status: {
+        if (item.compactionUndone) {
+            // The row stays where the compaction happened; scrolled back to, it must not read as in effect.
+            document.setHtml(lineHtml(muted, tr("%1 (undone)").arg(item.text)));
+            return;
+        }
         QString html =
             lineHtml(item.text.startsWith(QStringLiteral("✓")) ? ChatColors::success(palette).name() : muted,
                      item.text);
