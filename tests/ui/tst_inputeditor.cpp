@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void upAndDownRecallHistoryAtTheEdges();
     void slashCompletesCommands();
     void atCompletesFiles();
+    void tabTakesTheCompletion();
     void atCompletesAFileDeepInABigFolder();
     void ctrlCCopiesSelectionElseAsksToInterrupt();
     void escapeIsReported();
@@ -120,6 +122,40 @@ void TestInputEditor::atCompletesFiles()
     QTRY_VERIFY(editor.completer()->popup()->isVisible());
     QTest::keyClick(editor.completer()->popup(), Qt::Key_Return);
     QCOMPARE(editor.toPlainText(), QStringLiteral("look at @README.md "));
+}
+
+// Found when tried in the window: "@big" then Tab, as in a shell, closed the list, left "@big" as it was and
+// moved the focus to the next widget, so the Return after it sent nothing. Tab takes the completion (a file
+// or a command) and the focus stays; without the list open, Tab moves the focus on as before.
+void TestInputEditor::tabTakesTheCompletion()
+{
+    QWidget window;
+    auto *editor = new InputEditor(&window);
+    auto *next = new QPushButton(QStringLiteral("Next"), &window);
+    next->move(0, 120);
+    editor->setFiles({QStringLiteral("big.txt"), QStringLiteral("notes.md")});
+    editor->setCommands(SlashCommands::all());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    editor->setFocus();
+    QTRY_VERIFY(editor->hasFocus());
+    QTest::keyClicks(editor, QStringLiteral("what is in @big"));
+    QTRY_VERIFY(editor->completer()->popup()->isVisible());
+    QTest::keyClick(editor->completer()->popup(), Qt::Key_Tab);
+    QCOMPARE(editor->toPlainText(), QStringLiteral("what is in @big.txt "));
+    QVERIFY(editor->hasFocus());
+    QVERIFY(!editor->completer()->popup()->isVisible());
+
+    editor->clear();
+    QTest::keyClicks(editor, QStringLiteral("/comp"));
+    QTRY_VERIFY(editor->completer()->popup()->isVisible());
+    QTest::keyClick(editor->completer()->popup(), Qt::Key_Tab);
+    QCOMPARE(editor->toPlainText(), QStringLiteral("/compact "));
+    QVERIFY(editor->hasFocus());
+
+    QTest::keyClick(editor, Qt::Key_Tab);
+    QTRY_VERIFY(next->hasFocus());
+    QCOMPARE(editor->toPlainText(), QStringLiteral("/compact "));
 }
 
 // Found when tried: in a folder of 50,000 files, "@dir17/file24" completed nothing: the index kept the

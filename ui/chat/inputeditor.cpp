@@ -155,6 +155,15 @@ bool InputEditor::event(QEvent *event)
     return QPlainTextEdit::event(event);
 }
 
+bool InputEditor::focusNextPrevChild(bool next)
+{
+    // QWidget::event moves the focus on a Tab before keyPressEvent sees it, and the completer hands its
+    // popup's keys to event(): without this, Tab on "@big" left the word as it was and the focus went on.
+    if (m_completer->popup()->isVisible())
+        return false;
+    return QPlainTextEdit::focusNextPrevChild(next);
+}
+
 bool InputEditor::canInsertFromMimeData(const QMimeData *source) const
 {
     return !localFiles(source).isEmpty() || QPlainTextEdit::canInsertFromMimeData(source);

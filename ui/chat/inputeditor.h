@@ -51,6 +51,8 @@ Q_SIGNALS:
 protected:
     bool event(QEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    // Tab moves the focus on, except while the completion list is open: then it takes the completion.
+    bool focusNextPrevChild(bool next) override;
     void resizeEvent(QResizeEvent *event) override;
     // Files dropped on the input, or copied in a file manager and pasted, are named, not read: "@src/a.cpp"
     // inside the workspace (as the @ completion writes them), the absolute path outside it.
