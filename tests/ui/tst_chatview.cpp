@@ -57,6 +57,7 @@ private Q_SLOTS:
     void settledCardLosesItsButtons();
     void reasoningHidesAndToggles();
     void followsOnlyWhenAtTheBottom();
+    void aRowAddedNeverLeavesTheChatBlank();
     void keysPageThroughATallReply();
     void ctrlCCopiesSelectionElseInterrupts();
     void dragSelectsPartOfAReply();
@@ -392,6 +393,48 @@ void TestChatView::followsOnlyWhenAtTheBottom()
     view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum());
     model.addLine(ChatItem::Kind::Status, QStringLiteral("newer"));
     QTRY_COMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->maximum());
+}
+
+// Found trying the window: while a tool loop added card after card, the chat area showed blank for a moment
+// each time, and all the time when they came fast: QListView forgets its layout when a row goes in and lays
+// out on a timer, so a paint before that timer drew no rows. A paint right after a row is added or removed
+// shows the rows.
+void TestChatView::aRowAddedNeverLeavesTheChatBlank()
+{
+    ChatModel model;
+    ChatView view(&model);
+    view.resize(500, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (int i = 0; i < 40; ++i)
+        model.addLine(ChatItem::Kind::Status, QStringLiteral("line %1 of the tool loop").arg(i));
+    QTRY_VERIFY(view.verticalScrollBar()->maximum() > 0); // laid out
+    QTRY_COMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->maximum());
+    const QColor base = view.viewport()->palette().color(QPalette::Base);
+    auto inkRows = [&] { // the pixel rows of the viewport that are not all background
+        const QImage shot = view.viewport()->grab().toImage();
+        int rows = 0;
+        for (int y = 0; y < shot.height(); ++y) {
+            for (int x = 0; x < shot.width(); ++x) {
+                if (shot.pixelColor(x, y) != base) {
+                    ++rows;
+                    break;
+                }
+            }
+        }
+        return rows;
+    };
+    QVERIFY(inkRows() > 50);
+    for (int i = 0; i < 20; ++i) {
+        model.addLine(ChatItem::Kind::Status, QStringLiteral("new line %1").arg(i));
+        // The grab paints now, before the event loop runs again.
+        QVERIFY2(inkRows() > 50, qPrintable(QStringLiteral("blank after row %1 went in").arg(i)));
+    }
+    model.removeRowsFrom(model.rowCount() - 3);
+    QVERIFY(inkRows() > 50);
+    model.clear();
+    model.addUserMessage(QStringLiteral("after a clear"));
+    QVERIFY(inkRows() > 5);
 }
 
 // Found trying the window: PageDown stopped above a reply many screens tall and Ctrl+End showed the top of

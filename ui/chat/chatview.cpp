@@ -80,6 +80,7 @@ ChatView::ChatView(ChatModel *model, QWidget *parent)
         applyTextSelection();
     });
     connect(model, &QAbstractItemModel::rowsRemoved, this, &ChatView::clearTextSelection);
+    connect(model, &QAbstractItemModel::rowsRemoved, this, &ChatView::layOutAfterRowsChanged);
     connect(model, &QAbstractItemModel::dataChanged, this,
             [this](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
                 onDataChanged(topLeft, bottomRight);
@@ -115,6 +116,16 @@ void ChatView::onRowsInserted(int first, int last)
         applyRowVisibility(row);
         attachCard(row);
     }
+    layOutAfterRowsChanged();
+}
+
+void ChatView::layOutAfterRowsChanged()
+{
+    // QListView forgets its whole layout when rows go in or out and lays out again on a 0 ms timer; a paint
+    // that came first drew the chat blank (seen as a blank chat while a tool loop added a card after
+    // another). The rows' sizes are cached, so laying out now costs what the timer would have.
+    if (isVisible())
+        executeDelayedItemsLayout();
 }
 
 void ChatView::attachCard(int row)

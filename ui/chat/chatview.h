@@ -100,6 +100,7 @@ protected:
 private:
     std::function<quint64()> m_undoableCompaction;
     void onRowsInserted(int first, int last);
+    void layOutAfterRowsChanged();
     void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight);
     void attachCard(int row);
     void applyRowVisibility(int row);
