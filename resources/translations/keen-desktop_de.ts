@@ -514,6 +514,10 @@
         <source>Retried %1 times: %2</source>
         <translation>%1-mal wiederholt: %2</translation>
     </message>
+    <message>
+        <source>What this summary left out is back in the conversation with the undo.</source>
+        <translation>Was diese Zusammenfassung ausgelassen hat, ist mit dem Rückgängigmachen wieder im Gespräch.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatPanel</name>

@@ -602,6 +602,38 @@ void TestPins::droppedDetailsRowListsThemAndPinsTheOriginal()
     for (int i = 0; i < replayed.rowCount(); ++i)
         found = found || replayed.item(i).dropped == dropped;
     QVERIFY(found);
+
+    // Tried as a user: after Undo compaction the row still offered to pin what the summary left out, which
+    // the undo had brought back whole. It says so and opens nothing, live and reopened.
+    const quint64 applied = m_session->undoableCompaction();
+    QVERIFY(applied != 0);
+    m_session->undoCompaction(applied);
+    QTRY_VERIFY(model->plainText().contains(ChatModel::compactionUndoneText()));
+    QTRY_COMPARE(model->item(row).text, ChatModel::droppedBackText());
+    QVERIFY(model->item(row).dropped.isEmpty());
+    dialog->close();
+    auto visibleLists = [this] {
+        int visible = 0;
+        for (auto *open : m_panel->findChildren<DroppedDetailsDialog *>())
+            visible += open->isVisible() ? 1 : 0;
+        return visible;
+    };
+    QTRY_COMPARE(visibleLists(), 0);
+    view->scrollTo(model->index(row));
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier,
+                      view->visualRect(model->index(row)).center());
+    QCoreApplication::processEvents(); // the click opened the list at once when it had one to open
+    QCOMPARE(visibleLists(), 0);
+    loaded = m_session->sessionStore().load(m_session->sessionId());
+    QVERIFY(loaded);
+    ChatModel reopened;
+    reopened.replay(loaded->events);
+    int back = 0;
+    for (int i = 0; i < reopened.rowCount(); ++i) {
+        QVERIFY(reopened.item(i).dropped.isEmpty());
+        back += reopened.item(i).text == ChatModel::droppedBackText() ? 1 : 0;
+    }
+    QCOMPARE(back, 1);
 }
 
 // Tried as a user: the row read "(You said: *First turn: we are building a, inline_code, 2026)": an ordinary

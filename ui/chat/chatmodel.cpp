@@ -802,16 +802,40 @@ void ChatModel::markCompaction(quint64 seq)
 
 void ChatModel::markCompactionUndone(quint64 seq)
 {
-    for (ChatItem &item : m_prepend.items) { // rows still to go above
-        if (item.compactionSeq == seq)
-            item.compactionUndone = true;
+    // The compaction's row says it was undone; the row under it that listed what its summary left out
+    // offers nothing to pin any more: all of it is back in the conversation.
+    // That row comes right after the compaction's, or after the rows its pins added.
+    auto settleDropped = [](QList<ChatItem> &items, int compactionRow) {
+        for (int row = compactionRow + 1; row < items.size() && row <= compactionRow + 3; ++row) {
+            if (items.at(row).compactionSeq != 0)
+                break; // the next compaction's
+            if (!items.at(row).dropped.isEmpty()) {
+                items[row].dropped.clear();
+                items[row].text = droppedBackText();
+                return row;
+            }
+        }
+        return -1;
+    };
+    for (int row = 0; row < m_prepend.items.size(); ++row) { // rows still to go above
+        if (m_prepend.items.at(row).compactionSeq == seq) {
+            m_prepend.items[row].compactionUndone = true;
+            settleDropped(m_prepend.items, row);
+        }
     }
     for (int row = 0; row < m_items.size(); ++row) {
         if (m_items.at(row).compactionSeq == seq && !m_items.at(row).compactionUndone) {
             m_items[row].compactionUndone = true;
             changed(row);
+            if (const int dropped = settleDropped(m_items, row); dropped >= 0)
+                changed(dropped);
         }
     }
+}
+
+QString ChatModel::droppedBackText()
+{
+    return tr("What this summary left out is back in the conversation with the undo.");
 }
 
 void ChatModel::offerCompactionUndo(quint64 seq)

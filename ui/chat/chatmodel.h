@@ -114,6 +114,8 @@ public:
     // The row above a manual compaction's streamed summary, live and replayed.
     static QString compactionHeadingText();
     static QString compactionRowText(bool automatic, const QString &how);
+    // The row of what an undone compaction's summary left out, once the undo brought it back.
+    static QString droppedBackText();
     // Part of a manual compaction's row when the person edited the reviewed summary (issue 16).
     static QString editedSummaryNote();
     // Issue 16: the last row is where the compaction_applied seq happened (its Undo action lives there).
