@@ -943,16 +943,16 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <translation>(%1 Werkzeugaufrufe)</translation>
     </message>
     <message>
-        <source>Pinned: 1 item</source>
-        <translation>Angeheftet: 1 Eintrag</translation>
-    </message>
-    <message>
-        <source>Pinned: %1 items</source>
-        <translation>Angeheftet: %1 Einträge</translation>
-    </message>
-    <message>
         <source>Summary of the earlier conversation, then you: %1</source>
         <translation>Zusammenfassung des bisherigen Gesprächs, dann Sie: %1</translation>
+    </message>
+    <message>
+        <source>Pinned: 1 item, kept after the summary as it is</source>
+        <translation>Angeheftet: 1 Eintrag, bleibt unverändert nach der Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>Pinned: %1 items, kept after the summary as they are</source>
+        <translation>Angeheftet: %1 Einträge, bleiben unverändert nach der Zusammenfassung</translation>
     </message>
 </context>
 <context>

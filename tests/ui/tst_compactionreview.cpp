@@ -271,7 +271,8 @@ void TestCompactionReview::acceptAppliesTheSummary()
 }
 
 // proves S25, S41: the list of what a summary replaces names a pin block and an earlier automatic summary
-// for what they are, never by their tags ("You: <pinned_context>" was shown).
+// for what they are, never by their tags ("You: <pinned_context>" was shown). Tried as a user: "Replaces 3
+// messages: ... Pinned: 1 item" read as if the pin went into the summary; the row says it is kept.
 void TestCompactionReview::replacedListNamesPinsAndEarlierSummaries()
 {
     m_window->session()->setReviewManualCompaction(true);
@@ -289,7 +290,7 @@ void TestCompactionReview::replacedListNamesPinsAndEarlierSummaries()
         rows.append(replaced->item(i)->text());
     QCOMPARE(rows, QStringList({QStringLiteral("You: where is the parser?"),
                                 QStringLiteral("Assistant: Hello, the parser is in src/parse.cpp."),
-                                QStringLiteral("Pinned: 1 item")}));
+                                QStringLiteral("Pinned: 1 item, kept after the summary as it is")}));
     QVERIFY(!rows.join(QLatin1Char('\n')).contains(QLatin1Char('<')));
 
     // A second automatic compaction replaces the first one's message: it reads as the summary and the
@@ -305,7 +306,7 @@ void TestCompactionReview::replacedListNamesPinsAndEarlierSummaries()
     QCOMPARE(CompactionReviewDialog::describe(Message::user(CompactionPrompts::pinnedContext(
                  {Pin{QStringLiteral("p1"), Pin::Kind::Note, QStringLiteral("a"), {}},
                   Pin{QStringLiteral("p2"), Pin::Kind::Note, QStringLiteral("b"), {}}}))),
-             QStringLiteral("Pinned: 2 items"));
+             QStringLiteral("Pinned: 2 items, kept after the summary as they are"));
 }
 
 // proves S28, S29, S33 with an edited summary: it is what is applied, saved (messages and the replayed

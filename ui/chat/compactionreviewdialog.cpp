@@ -130,7 +130,8 @@ QString CompactionReviewDialog::describe(const Message &message)
 {
     const HistoryMessage shown = HistoryMessage::of(message);
     if (shown.kind == HistoryMessage::Kind::PinnedContext)
-        return shown.pins == 1 ? tr("Pinned: 1 item") : tr("Pinned: %1 items").arg(shown.pins);
+        return shown.pins == 1 ? tr("Pinned: 1 item, kept after the summary as it is")
+                               : tr("Pinned: %1 items, kept after the summary as they are").arg(shown.pins);
     QString first = shown.text.trimmed().section(QLatin1Char('\n'), 0, 0);
     if (first.size() > 120)
         first = first.left(119) + QChar(0x2026);
