@@ -272,8 +272,10 @@ private Q_SLOTS:
     void autoCompactionNeedsANewToolTurn_S36();
     void autoCompactionFailureLeavesRequestUnchanged_S46();
     void autoCompactionCancelReachesOnlyChild_S46_S48();
+    void compactionAfterAFailedOneSeesTheWholeHistory_S46();
+    void stopDuringAutomaticCompactionStopsTheParent_S51();
     void autoCompactionRefusesToolCallsAndKeepsFinalText_S14_S24();
-    void autoCompactionRejectsEmptyAndIncompleteSummaries_S40();
+    void autoCompactionRejectsEmptyAndIncompleteSummaries_S40_S45();
     void rejectedCommitKeepsHistory_S61();
     void threeCompactionsInOneTurn();
     void fiveCompactionsKeepOneReplacementSize();
@@ -633,11 +635,17 @@ void TestToolLoopClient::autoCompactionAppliesReplacementAndContinues_S39_S41_S4
     m_server->enqueue(FakeProviderServer::sseResponse(
         toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}},
                  QStringLiteral("before "))));
-    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")}, 777)));
+    // The compaction model thinks before it writes the summary (S39: its reasoning stays private too).
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        sse(choice(QJsonObject{{QStringLiteral("reasoning_content"), QStringLiteral("PRIVATE THOUGHT")}})) +
+        textBody({QStringLiteral("PRIVATE SUMMARY")}, 777)));
     m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("after")})));
     LoopRun run;
     run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
     QVERIFY(run.wait());
+    QVERIFY(run.ofType(StreamEvent::Type::ReasoningChunk).isEmpty());
+    for (const StreamEvent &event : std::as_const(run.events))
+        QVERIFY(!event.content.contains(QStringLiteral("PRIVATE THOUGHT")));
     QCOMPARE(run.types().mid(0, 7),
              QStringList({QStringLiteral("chunk"), QStringLiteral("usage"), QStringLiteral("tool_start"),
                           QStringLiteral("tool_end"), QStringLiteral("auto_compaction_started"),
@@ -806,6 +814,87 @@ void TestToolLoopClient::autoCompactionCancelReachesOnlyChild_S46_S48()
     m_server->closeAllConnections();
 }
 
+// S46: a failed attempt leaves the generic history as it was too. The next compaction, after another tool
+// turn, summarises the whole turn (both calls' raw outputs, the person's message once) and keeps the person's
+// message, not the failed attempt's prompt, as the latest user message.
+void TestToolLoopClient::compactionAfterAFailedOneSeesTheWholeHistory_S46()
+{
+    auto client = makeClient(20000);
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("rename the parser"))};
+    m_server->enqueue(FakeProviderServer::sseResponse(toolBody(
+        {{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"FIRST OUTPUT"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"compaction refused"}})"));
+    m_server->enqueue(FakeProviderServer::sseResponse(toolBody(
+        {{QStringLiteral("c2"), QStringLiteral("echo"), QStringLiteral(R"({"text":"SECOND OUTPUT"})")}})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("the summary")})));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("end")})));
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+    QVERIFY(run.wait());
+    const auto requests = m_server->requests();
+    QCOMPARE(requests.size(), 5);
+    QVERIFY(isCompactionRequest(requests.at(1)));
+    QVERIFY(isCompactionRequest(requests.at(3)));
+    const QString second = QString::fromUtf8(requests.at(3).body);
+    // Each text twice: in the call's arguments and in the echoed result.
+    QCOMPARE(second.count(QStringLiteral("FIRST OUTPUT")), 2);
+    QCOMPARE(second.count(QStringLiteral("SECOND OUTPUT")), 2);
+    QCOMPARE(second.count(QStringLiteral("rename the parser")), 1);
+    QCOMPARE(requestMessages(requests.at(3)).size(), 7); // system, prompt, 2 x (call, result), instruction
+    const auto applied = run.ofType(StreamEvent::Type::AutoCompactionApplied);
+    QCOMPARE(applied.size(), 1);
+    const QString replacement = applied.first().autoCompaction->replacement.last().content;
+    QVERIFY(replacement.endsWith(QStringLiteral("precedence.\n\nrename the parser\n</last_user_message>")));
+    QCOMPARE(replacement.count(QStringLiteral("rename the parser")), 1);
+    QVERIFY(!replacement.contains(CompactionPrompts::automaticPrompt()));
+    QCOMPARE(run.text(), QStringLiteral("end"));
+}
+
+// S51: Stop while the private compaction request streams cancels the parent as it always does: the nested
+// request is abandoned at once (not after the stream's inactivity timeout), nothing more is sent, and the
+// turn's tool progress is kept for the next message.
+void TestToolLoopClient::stopDuringAutomaticCompactionStopsTheParent_S51()
+{
+    ClientConfig config = makeClient()->protocol().config();
+    config.contextWindow = 20000;
+    config.inactivityTimeoutMs = 120000; // a compaction left streaming would outlast the run's wait
+    auto client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
+    const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
+                               Message::user(QStringLiteral("go"))};
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    FakeProviderServer::Response stalled =
+        FakeProviderServer::sseResponse(textBody({QStringLiteral("never finished")}));
+    stalled.stallAfterBytes = 10;
+    m_server->enqueue(stalled);
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("parent went on")})));
+    CancellationToken parent;
+    CancellationToken child;
+    LoopRun run;
+    run.start(*client, messages, &m_tools, StreamOptions{}, parent, [&](const StreamEvent &event) {
+        if (event.type != StreamEvent::Type::AutoCompactionStarted)
+            return;
+        child = event.autoCompaction->cancel;
+        QThread *stopper = QThread::create([parent] {
+            QThread::msleep(150); // the compaction request is on the wire
+            parent.cancel();
+        });
+        QObject::connect(stopper, &QThread::finished, stopper, &QObject::deleteLater);
+        stopper->start();
+    });
+    QVERIFY(run.wait());
+    QVERIFY(child.isCancelled()); // the nested request went with its parent
+    QCOMPARE(m_server->requests().size(), 2);
+    QVERIFY(isCompactionRequest(m_server->requests().at(1)));
+    QVERIFY(run.ofType(StreamEvent::Type::AutoCompactionApplied).isEmpty());
+    QVERIFY(run.ofType(StreamEvent::Type::Done).isEmpty());
+    QVERIFY(!run.text().contains(QStringLiteral("parent went on")));
+    // The tool turn is pending state for the next message, as after any Stop in a tool loop.
+    QVERIFY(QJsonDocument(client->pendingState()).toJson().contains("c1"));
+    m_server->closeAllConnections();
+}
+
 void TestToolLoopClient::autoCompactionRefusesToolCallsAndKeepsFinalText_S14_S24()
 {
     auto client = makeClient(20000);
@@ -835,7 +924,7 @@ void TestToolLoopClient::autoCompactionRefusesToolCallsAndKeepsFinalText_S14_S24
     QCOMPARE(run.ofType(StreamEvent::Type::ToolStart).size(), 1);
 }
 
-void TestToolLoopClient::autoCompactionRejectsEmptyAndIncompleteSummaries_S40()
+void TestToolLoopClient::autoCompactionRejectsEmptyAndIncompleteSummaries_S40_S45()
 {
     for (int variant = 0; variant < 2; ++variant) {
         init();
@@ -861,6 +950,23 @@ void TestToolLoopClient::autoCompactionRejectsEmptyAndIncompleteSummaries_S40()
         if (variant == 0)
             QVERIFY(failed.first().error.contains(QStringLiteral("empty summary")));
         QCOMPARE(run.text(), QStringLiteral("parent"));
+        // S45: no valid summary, so the native history was never touched: the parent request that follows
+        // is the one the loop would have sent without the attempt (the first request, its call, its result).
+        const auto requests = m_server->requests();
+        QCOMPARE(requests.size(), 3);
+        const QJsonArray first = requestMessages(requests.at(0));
+        const QJsonArray resumed = requestMessages(requests.at(2));
+        QCOMPARE(resumed.size(), 4);
+        QCOMPARE(resumed.at(0), first.at(0));
+        QCOMPARE(resumed.at(1), first.at(1));
+        const QJsonObject call = resumed.at(2).toObject();
+        QCOMPARE(
+            call.value(QStringLiteral("tool_calls")).toArray().at(0).toObject().value(QStringLiteral("id")),
+            QJsonValue(QStringLiteral("c1")));
+        QCOMPARE(resumed.at(3).toObject().value(QStringLiteral("tool_call_id")),
+                 QJsonValue(QStringLiteral("c1")));
+        QCOMPARE(requests.at(2).json.object().value(QStringLiteral("tools")),
+                 requests.at(0).json.object().value(QStringLiteral("tools")));
     }
 }
 
