@@ -895,19 +895,23 @@ void TestHeadlessRun::manualCompactionFailureLeavesTranscriptUnchanged()
     QCOMPARE(readAll(transcript), before);
 }
 
-// proves S56, S57, S58, S60, S64
+// proves S53, S56, S57, S58, S60, S64
 void TestHeadlessRun::automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_S58_S60()
 {
     // A 70 KB file read by the model pushes the estimate over 90% of the input budget of a 34000-token
     // window (see writeBigFile).
     QVERIFY(writeBigFile());
 
+    // The model thinks before each part of its answer (S58: reasoning is never part of the final output).
+    const QByteArray thinking =
+        sse(choice(QJsonObject{{QStringLiteral("reasoning_content"), QStringLiteral("MODEL THINKING")}}));
     m_server->enqueue(FakeProviderServer::sseResponse(
-        toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
-                 QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
-                 QStringLiteral("before checkpoint"))));
+        thinking + toolBody(QStringLiteral("call_1"), QStringLiteral("read_file"),
+                            QJsonObject{{QStringLiteral("path"), QStringLiteral("big.txt")}},
+                            QStringLiteral("before checkpoint"))));
     m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("PRIVATE SUMMARY")})));
-    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral(" after checkpoint")})));
+    m_server->enqueue(
+        FakeProviderServer::sseResponse(thinking + textBody({QStringLiteral(" after checkpoint")})));
     const Outcome run = runKeen(
         QStringList{QStringLiteral("run"), QStringLiteral("--context-window"), QStringLiteral("34000")} +
         providerArgs() + QStringList{QStringLiteral("read"), QStringLiteral("big.txt")});
@@ -943,6 +947,27 @@ void TestHeadlessRun::automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_
     QCOMPARE(payload(events.at(4)).value(QStringLiteral("message")).toString(),
              QStringLiteral(" after checkpoint"));
     QVERIFY(!QString::fromUtf8(readAll(transcripts.first())).contains(QLatin1String("Context compacted.")));
+    // S57, S53: the checkpoint keeps its turn memory, the read at the place in the text where it ran; the
+    // turn after the compaction starts a fresh memory (the read is in the summary, not repeated).
+    const QJsonArray checkpointMemory = payload(events.at(2))
+                                            .value(QStringLiteral("turn_memory"))
+                                            .toObject()
+                                            .value(QStringLiteral("tool_activity"))
+                                            .toArray();
+    QCOMPARE(checkpointMemory.size(), 1);
+    const QJsonObject read = checkpointMemory.first().toObject();
+    QCOMPARE(read.value(QStringLiteral("tool")).toString(), QStringLiteral("read_file"));
+    QCOMPARE(read.value(QStringLiteral("status")).toString(), QStringLiteral("success"));
+    QCOMPARE(read.value(QStringLiteral("text_offset")).toInt(),
+             int(QStringLiteral("before checkpoint").size()));
+    QCOMPARE(read.value(QStringLiteral("input")).toObject().value(QStringLiteral("path")).toString(),
+             QStringLiteral("big.txt"));
+    QVERIFY(payload(events.at(4))
+                .value(QStringLiteral("turn_memory"))
+                .toObject()
+                .value(QStringLiteral("tool_activity"))
+                .toArray()
+                .isEmpty());
 }
 
 // proves S59: the resumed parent streams more text and a tool turn, then fails; stdout still gets the
