@@ -150,6 +150,7 @@ private Q_SLOTS:
 
     void turnPersistsAndKeepsSystemPromptOutOfHistory_S33_S55();
     void manualCompactionRequestKeepsPrefixAndDisablesTools_S19_S20_S21_S22_S23();
+    void manualCompactionSystemPromptIsBuiltFresh_S20();
     void manualCompactionAppliesOnlyTextAfterLastTool_S24_S25_S28_S29();
     void manualCompactionEmptySummaryChangesNothing_S27_S30();
     void manualCompactionCancelledByEscOnly_S26_S30();
@@ -330,6 +331,34 @@ void TestAgentSession::manualCompactionRequestKeepsPrefixAndDisablesTools_S19_S2
     QVERIFY(options.disableToolCalls);      // S21
     QVERIFY(options.disableAutoCompaction); // S22
     QVERIFY(!options.oneShot);
+}
+
+// proves S20: what changed since the last turn (project instructions written, the mode switched to plan) is
+// in the compaction request's system message, built fresh as for a turn, not the last turn's copy.
+void TestAgentSession::manualCompactionSystemPromptIsBuiltFresh_S20()
+{
+    runOneTurn(
+        {ScriptedLlmClient::chunk(QStringLiteral("answer")), ScriptedLlmClient::event(StreamEvent::done())});
+    const Message turnSystem = m_client->requests().at(0).at(0);
+    QCOMPARE(turnSystem.role, Message::Role::System);
+    QVERIFY(!turnSystem.content.contains(QStringLiteral("Use tabs, never spaces.")));
+
+    QFile instructions(QDir(m_workspace->path()).filePath(QStringLiteral("AGENTS.md")));
+    QVERIFY(instructions.open(QIODevice::WriteOnly));
+    instructions.write("Use tabs, never spaces.\n");
+    instructions.close();
+    m_session->setMode(AgentMode::Plan);
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nx")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QSignalSpy finished(m_session.get(), &AgentSession::compactionFinished);
+    QVERIFY(m_session->compact());
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 5000);
+
+    const Message compactionSystem = m_client->requests().at(1).at(0);
+    QCOMPARE(compactionSystem.role, Message::Role::System);
+    QVERIFY(compactionSystem.content.contains(QStringLiteral("Use tabs, never spaces.")));
+    QVERIFY(compactionSystem.content.contains(QStringLiteral("Active mode: plan.")));
+    QVERIFY(!turnSystem.content.contains(QStringLiteral("Active mode: plan.")));
 }
 
 // proves S24, S25, S28, S29
