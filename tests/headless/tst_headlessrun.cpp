@@ -895,7 +895,7 @@ void TestHeadlessRun::manualCompactionFailureLeavesTranscriptUnchanged()
     QCOMPARE(readAll(transcript), before);
 }
 
-// proves S53, S56, S57, S58, S60, S64
+// proves S9, S53, S56, S57, S58, S60, S64
 void TestHeadlessRun::automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_S58_S60()
 {
     // A 70 KB file read by the model pushes the estimate over 90% of the input budget of a 34000-token
@@ -962,6 +962,14 @@ void TestHeadlessRun::automaticCompactionJoinsTextAndPersistsCheckpoint_S56_S57_
              int(QStringLiteral("before checkpoint").size()));
     QCOMPARE(read.value(QStringLiteral("input")).toObject().value(QStringLiteral("path")).toString(),
              QStringLiteral("big.txt"));
+    // S9: the read's raw output (the file's lines), which the compaction request carried, is not in the
+    // persisted turn memory (tool history is off: nothing retained either). The transcript items keep what
+    // the card showed, as the reference agent's do.
+    const QByteArray memoryJson = QJsonDocument(checkpointMemory).toJson(QJsonDocument::Compact);
+    QVERIFY(!memoryJson.contains(QByteArray(99, 'a')));
+    QVERIFY(!memoryJson.contains("raw_output"));
+    QVERIFY(!memoryJson.contains("retained_output"));
+    QVERIFY(QString::fromUtf8(m_server->requests().at(1).body).contains(QString(99, QLatin1Char('a'))));
     QVERIFY(payload(events.at(4))
                 .value(QStringLiteral("turn_memory"))
                 .toObject()
