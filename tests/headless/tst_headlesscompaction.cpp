@@ -112,6 +112,8 @@ private Q_SLOTS:
     void pagedReadsRepeatedAfterEachSummaryStop();
     void hugeReadInASmallWindowNeverSendsOverBudget_data();
     void hugeReadInASmallWindowNeverSendsOverBudget();
+    void contextLengthErrorAfterASlicedCompactionIsShownAsItIs_data();
+    void contextLengthErrorAfterASlicedCompactionIsShownAsItIs();
     void manualCompactionOfAHugeReadIsSliced_data();
     void manualCompactionOfAHugeReadIsSliced();
     void manualCompactionInOnePartIsNamed_data();
@@ -837,6 +839,44 @@ void TestHeadlessCompaction::hugeReadInASmallWindowNeverSendsOverBudget()
     QVERIFY(applied->status().isEmpty()); // S64
     QVERIFY(applied->messages().first().content.contains(
         QStringLiteral("summary part %1").arg(compactionRequests)));
+}
+
+void TestHeadlessCompaction::contextLengthErrorAfterASlicedCompactionIsShownAsItIs_data()
+{
+    ProviderScript::addProviderRows();
+}
+
+// Issue 16: "A context-length error from the provider after all this is shown as it is." The huge read is
+// compacted in parts that each fit, the compaction is applied, and the provider still refuses the resumed
+// request for its length: the run fails with the provider's own words, tries no further compaction (S6), and
+// the saved session keeps the applied compaction and the partial turn, so the next run starts from it.
+void TestHeadlessCompaction::contextLengthErrorAfterASlicedCompactionIsShownAsItIs()
+{
+    QFETCH(QString, provider);
+    Rig rig(provider, 9000);
+    writeHugeFile(rig.workspace());
+    HeadlessRun headless(rig);
+    const QString readHuge = arguments({{QStringLiteral("path"), QStringLiteral("huge.txt")}});
+    SummaryResponder responder(
+        rig, CompactionPrompts::automaticPrompt(),
+        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readHuge),
+         ProviderScript::contextLengthError(provider)});
+    QCOMPARE(headless.run(QStringLiteral("read huge.txt")), int(HeadlessRunner::Failure));
+    QVERIFY(responder.summaries >= 2); // summarised in parts
+    const auto requests = rig.server().requests();
+    QCOMPARE(requests.size(), 1 + responder.summaries + 1); // nothing after the refused request
+    QVERIFY2(headless.err.contains(ProviderScript::contextErrorText(provider)), qPrintable(headless.err));
+    QVERIFY2(headless.err.contains(QStringLiteral("Context compacted automatically: summarised in")),
+             qPrintable(headless.err));
+
+    auto loaded = headless.runner.session().sessionStore().load(headless.runner.session().sessionId());
+    QVERIFY(loaded);
+    QStringList kinds;
+    for (const SessionEvent &event : std::as_const(loaded->events))
+        kinds.append(SessionEvent::kindName(event.kind));
+    QVERIFY2(kinds.contains(QStringLiteral("compaction_applied")), qPrintable(kinds.join(u' ')));
+    QCOMPARE(kinds.last(), QStringLiteral("assistant_turn"));
+    QVERIFY(loaded->events.last().error().contains(ProviderScript::contextErrorText(provider)));
 }
 
 void TestHeadlessCompaction::fiftyToolTurnsWithSeveralCompactions_data()
