@@ -136,13 +136,16 @@ private Q_SLOTS:
     void cancelledReviewChangesNothing();
     void pinnedNoteTravelsAfterEveryCompactionAcrossResume_data();
     void pinnedNoteTravelsAfterEveryCompactionAcrossResume();
+    void pinThatDoesNotFitIsRefused_data();
     void pinThatDoesNotFitIsRefused();
     void pinsAreListedByTheLineThatNamesThem();
     void droppedDetailsAreRecordedAndReported_data();
     void droppedDetailsAreRecordedAndReported();
     void pinsSurviveALongToolLoop_data();
     void pinsSurviveALongToolLoop();
+    void pinsOverBudgetAreWarnedOnceInAToolLoop_data();
     void pinsOverBudgetAreWarnedOnceInAToolLoop();
+    void droppedDetailsAreListedAndPinnedFromTheCommandLine_data();
     void droppedDetailsAreListedAndPinnedFromTheCommandLine();
     void reviewBeforeItAppliesFromTheCommandLine_data();
     void reviewBeforeItAppliesFromTheCommandLine();
@@ -1949,9 +1952,14 @@ void TestHeadlessCompaction::pinnedNoteTravelsAfterEveryCompactionAcrossResume()
 
 // Issue 16, pins: a pin that would take the pins over their budget (10% of the input budget) is refused with
 // the numbers on stderr and a failing exit, and nothing is written; a larger pin_budget_percent lets it in.
+void TestHeadlessCompaction::pinThatDoesNotFitIsRefused_data()
+{
+    ProviderScript::addProviderRows();
+}
+
 void TestHeadlessCompaction::pinThatDoesNotFitIsRefused()
 {
-    const QString provider = QStringLiteral("openai");
+    QFETCH(QString, provider);
     Rig rig(provider, SmallWindow);
     const qint64 budget = ContextBudget::inputBudget(SmallWindow) / 10; // 2,990 tokens, about 9,000 bytes
     HeadlessRun first(rig);
@@ -2097,9 +2105,14 @@ void TestHeadlessCompaction::droppedDetailsAreRecordedAndReported()
 // Audit 2026-12-06: pins over their budget after a compaction (here the budget lowered from 10% to 1% of the
 // input budget, as a smaller model would) were warned about after every compaction of a tool loop. Every pin
 // is still kept; stderr says it once, with the numbers.
+void TestHeadlessCompaction::pinsOverBudgetAreWarnedOnceInAToolLoop_data()
+{
+    ProviderScript::addProviderRows();
+}
+
 void TestHeadlessCompaction::pinsOverBudgetAreWarnedOnceInAToolLoop()
 {
-    const QString provider = QStringLiteral("openai-compatible");
+    QFETCH(QString, provider);
     constexpr int Reads = 3;
     Rig rig(provider, SmallWindow);
     HeadlessRun headless(rig);
@@ -2149,9 +2162,15 @@ void TestHeadlessCompaction::pinsOverBudgetAreWarnedOnceInAToolLoop()
     QCOMPARE(headless.err.count(QStringLiteral("Warning: the pins take")), 1);
 }
 
+void TestHeadlessCompaction::droppedDetailsAreListedAndPinnedFromTheCommandLine_data()
+{
+    ProviderScript::addProviderRows();
+}
+
 void TestHeadlessCompaction::droppedDetailsAreListedAndPinnedFromTheCommandLine()
 {
-    Rig rig(QStringLiteral("openai-compatible"), LargeWindow);
+    QFETCH(QString, provider);
+    Rig rig(provider, LargeWindow);
     HeadlessRun headless(rig);
     rig.enqueue({ProviderScript::text(
         rig.provider(),
