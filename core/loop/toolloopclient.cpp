@@ -77,6 +77,21 @@ qsizetype conversationalCount(const MessageList &messages)
                          [](const Message &message) { return message.role != Message::Role::System; });
 }
 
+// A hash of the first `conversational` messages that are not system messages (SentTurn::beforeHash).
+QByteArray conversationHash(const MessageList &messages, qsizetype conversational)
+{
+    QCryptographicHash hash(QCryptographicHash::Sha1);
+    qsizetype seen = 0;
+    for (const Message &message : messages) {
+        if (message.role == Message::Role::System)
+            continue;
+        if (seen++ == conversational)
+            break;
+        hash.addData(QJsonDocument(message.toJson()).toJson(QJsonDocument::Compact));
+    }
+    return hash.result();
+}
+
 // The replayed pending state of interrupted turns exists only in the native history. A sliced compaction
 // works from the generic history, so each such turn goes in where it belongs (at most at limit, the latest
 // prompt) as one tool output holding its native JSON, to be summarised (or cut, or left out) like any other.
@@ -130,6 +145,7 @@ struct ToolLoopClient::Loop
     // where a turn that does not finish belongs (PendingTurn::after). The request's, or the replacement's
     // after a compaction.
     qsizetype conversationLength = 0;
+    MessageList requestMessages; // what streamChat was given
     QList<PendingTurn> injectedPending;
     bool pendingReconciled = false; // a request carrying injectedPending has completed: ordinary history now
     bool hasNewToolTurns = false;
@@ -175,6 +191,7 @@ void ToolLoopClient::reset()
 {
     std::lock_guard lock(m_pendingMutex);
     m_pendingState.clear();
+    m_sentTurns.clear();
 }
 
 QJsonArray ToolLoopClient::pendingState() const
@@ -209,13 +226,15 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
     loop.http = &HttpStreamer::forCurrentThread();
     loop.compactionHistory = messages;
     loop.conversationLength = conversationalCount(messages);
+    loop.requestMessages = messages;
     {
         std::unique_lock lock(m_pendingMutex);
-        if (options.oneShot || m_pendingState.isEmpty()) {
+        const QList<SentTurn> sent = options.oneShot ? QList<SentTurn>() : sentTurnsFor(messages);
+        if (options.oneShot || (m_pendingState.isEmpty() && sent.isEmpty())) {
             lock.unlock();
             loop.native = m_protocol->toNative(messages);
         } else {
-            injectPendingState(loop, messages);
+            buildWithNativeTurns(loop, messages, sent);
             if (!options.keepPendingState)
                 m_pendingState.clear();
         }
@@ -226,7 +245,40 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
     runLoop(loop);
 }
 
-void ToolLoopClient::injectPendingState(Loop &loop, const MessageList &messages) const
+QList<ToolLoopClient::SentTurn> ToolLoopClient::sentTurnsFor(const MessageList &messages)
+{
+    QList<SentTurn> fitting;
+    for (SentTurn turn : std::as_const(m_sentTurns)) {
+        const qsizetype at = indexAfter(messages, turn.after);
+        if (at >= messages.size() || messages.at(at).role != Message::Role::Assistant ||
+            conversationHash(messages, turn.after) != turn.beforeHash)
+            continue;
+        const QByteArray replayed = QCryptographicHash::hash(
+            QJsonDocument(messages.at(at).toJson()).toJson(QJsonDocument::Compact), QCryptographicHash::Sha1);
+        if (turn.replayedHash.isEmpty())
+            turn.replayedHash = replayed;
+        else if (turn.replayedHash != replayed)
+            continue;
+        fitting.append(turn);
+    }
+    m_sentTurns = fitting; // a history that no longer starts the same way never will again
+    return fitting;
+}
+
+void ToolLoopClient::rememberSentTurns(const Loop &loop)
+{
+    if (loop.injectedPending.isEmpty() || loop.options.oneShot || loop.options.keepPendingState)
+        return;
+    std::lock_guard lock(m_pendingMutex);
+    for (const PendingTurn &turn : loop.injectedPending)
+        m_sentTurns.append(
+            SentTurn{turn.after, conversationHash(loop.requestMessages, turn.after), {}, turn.messages});
+    while (m_sentTurns.size() > MaxSentTurns)
+        m_sentTurns.removeFirst();
+}
+
+void ToolLoopClient::buildWithNativeTurns(Loop &loop, const MessageList &messages,
+                                          const QList<SentTurn> &sent) const
 {
     // The partial native turn of an incomplete turn goes right after the prompt it answered: before the new
     // prompt, and when several turns in a row did not finish, each between its own prompt and the next. The
@@ -248,6 +300,19 @@ void ToolLoopClient::injectPendingState(Loop &loop, const MessageList &messages)
         }
         built = std::max(built, end);
     };
+    // A sent turn stands in for the replayed calls in its place (the assistant messages there).
+    for (const SentTurn &turn : sent) {
+        const qsizetype at = indexAfter(messages, turn.after);
+        if (at < std::max<qsizetype>(built, 0) || at >= before)
+            continue;
+        buildTo(at);
+        for (const QJsonValue &message : turn.messages)
+            loop.native.messages.append(message);
+        qsizetype end = at;
+        while (end < before && messages.at(end).role == Message::Role::Assistant)
+            ++end;
+        built = end;
+    }
     for (const PendingTurn &turn : std::as_const(m_pendingState)) {
         buildTo(
             std::clamp<qsizetype>(indexAfter(messages, turn.after), std::max<qsizetype>(built, 0), before));
@@ -330,10 +395,12 @@ void ToolLoopClient::runLoop(Loop &loop)
                                                   "the reply stopped at the model's output limit (%1), so it "
                                                   "may be cut short: ask it to go on")
                                                   .arg(turn.stopReason)));
-            if (!loop.cancel.isCancelled())
+            if (!loop.cancel.isCancelled()) {
+                rememberSentTurns(loop); // the app's history gets them as replayed calls now
                 emitEvent(loop, StreamEvent::done());
-            else
+            } else {
                 savePendingIfAccumulated(loop);
+            }
             return;
         }
         if (loop.options.disableToolCalls && loop.refusedToolRounds >= MaxCompactionToolRounds) {
@@ -728,6 +795,7 @@ void ToolLoopClient::maybeAutoCompact(Loop &loop)
     {
         std::lock_guard lock(m_pendingMutex);
         m_pendingState.clear();
+        m_sentTurns.clear(); // the summary stands for them now
     }
     loop.turnStartLen = int(loop.native.messages.size());
     loop.invalidateEstimate();

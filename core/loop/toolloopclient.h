@@ -52,6 +52,19 @@ public:
         qsizetype after = 0;
         QJsonArray messages;
     };
+    // A pending turn that a later turn carried to the provider and finished with: the app's history now
+    // holds it as replayed calls (other call ids, no provider-only fields), and later requests send it as it
+    // was sent, so their prefix stays the one the provider has cached. Used only while the conversation
+    // before it is still the one it followed (beforeHash: the messages before it, system messages not
+    // counted) and the replayed turn first found in its place is still there (replayedHash).
+    struct SentTurn
+    {
+        qsizetype after = 0;
+        QByteArray beforeHash;
+        QByteArray replayedHash; // empty until a request found the replayed turn in the history
+        QJsonArray messages;
+    };
+    static constexpr int MaxSentTurns = 32;
 
 private:
     struct Loop;
@@ -96,13 +109,19 @@ private:
     qint64 estimateTokens(Loop &loop) const;
     void finishWithError(Loop &loop, const ProviderError &error);
     void savePendingIfAccumulated(Loop &loop);
-    void injectPendingState(Loop &loop, const MessageList &messages) const;
+    // Builds loop.native from messages with the saved native turns in their places: the sent turns in place
+    // of their replayed calls, the pending turns after their prompts (the new prompt after them).
+    void buildWithNativeTurns(Loop &loop, const MessageList &messages, const QList<SentTurn> &sent) const;
+    // The sent turns that still fit messages (see SentTurn); the others are forgotten.
+    QList<SentTurn> sentTurnsFor(const MessageList &messages);
+    void rememberSentTurns(const Loop &loop);
     bool hasProgress(const Loop &loop) const;
     void emitEvent(const Loop &loop, const StreamEvent &event) const;
 
     std::unique_ptr<ProviderProtocol> m_protocol;
     mutable std::mutex m_pendingMutex;
     QList<PendingTurn> m_pendingState;
+    QList<SentTurn> m_sentTurns;
 };
 
 } // namespace keen

@@ -287,6 +287,7 @@ private Q_SLOTS:
     void compactionUsageCountsEveryNestedRequest();
     void nestedRequestStopsAfterAFewToolRounds();
     void manualCompactionKeepsPendingState();
+    void aSentTurnIsUsedOnlyWhereItsReplayIs();
 
 private:
     std::unique_ptr<FakeProviderServer> m_server;
@@ -1322,4 +1323,76 @@ void TestToolLoopClient::manualCompactionKeepsPendingState()
 }
 
 QTEST_GUILESS_MAIN(TestToolLoopClient)
+// An interrupted turn that a later turn carried to the provider is sent as it was sent in the requests after
+// it, in place of its replayed calls (the prompt cache); never where the conversation is no longer the one it
+// was in: a prompt before it changed, another reply in its place, or after reset().
+void TestToolLoopClient::aSentTurnIsUsedOnlyWhereItsReplayIs()
+{
+    ToolActivity read;
+    read.tool = QStringLiteral("echo");
+    read.input = QJsonObject{{QStringLiteral("text"), QStringLiteral("x")}};
+    read.status = QStringLiteral("success");
+    const Message system = Message::system(QStringLiteral("You are a test agent."));
+    const Message first = Message::user(QStringLiteral("first"));
+    const Message replayed = Message::assistant(QString(), TurnMemory{{read}});
+    const Message second = Message::user(QStringLiteral("second"));
+    const Message answer = Message::assistant(QStringLiteral("two"));
+    const Message third = Message::user(QStringLiteral("third"));
+
+    // The interrupted turn (a call, then the request after it fails), and the turn that carried it.
+    auto client = makeClient();
+    ClientConfig config = client->protocol().config();
+    config.maxAttempts = 1;
+    client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
+    auto stream = [&](const MessageList &messages) {
+        m_server->clearRequests();
+        LoopRun run;
+        run.start(*client, messages, &m_tools, StreamOptions{}, CancellationToken());
+        return run.wait() ? QString::fromUtf8(m_server->requests().constLast().body) : QString();
+    };
+    auto interruptThenCarry = [&] {
+        client->reset();
+        m_server->enqueue(FakeProviderServer::sseResponse(
+            toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+        m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
+        stream({system, first});
+        m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("two")})));
+        return stream({system, first, second});
+    };
+    const QString carried = interruptThenCarry();
+    QVERIFY(carried.contains(QStringLiteral(R"("id":"c1")")));
+
+    // In its place: the provider's own call, as the request before sent it.
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("three")})));
+    QString next = stream({system, first, replayed, second, answer, third});
+    QVERIFY(next.contains(QStringLiteral(R"("id":"c1")")));
+    QVERIFY(!next.contains(QStringLiteral("historical_")));
+    QCOMPARE(requestMessages(m_server->requests().constLast()).size(),
+             7); // sys, first, call, result, 2, 2, 3
+
+    // Another reply where the replayed turn was: the history as it is, and the sent turn forgotten.
+    Message other = Message::assistant(QStringLiteral("a different reply"));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("three")})));
+    next = stream({system, first, other, second, answer, third});
+    QVERIFY(!next.contains(QStringLiteral(R"("id":"c1")")));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("three")})));
+    next = stream({system, first, replayed, second, answer, third});
+    QVERIFY(!next.contains(QStringLiteral(R"("id":"c1")")));
+    QVERIFY(next.contains(QStringLiteral("historical_")));
+
+    // A prompt before it that changed.
+    interruptThenCarry();
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("three")})));
+    next = stream({system, Message::user(QStringLiteral("first, edited")), replayed, second, answer, third});
+    QVERIFY(!next.contains(QStringLiteral(R"("id":"c1")")));
+
+    // After reset() (a new session, an undone compaction).
+    interruptThenCarry();
+    client->reset();
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("three")})));
+    next = stream({system, first, replayed, second, answer, third});
+    QVERIFY(!next.contains(QStringLiteral(R"("id":"c1")")));
+    QVERIFY(next.contains(QStringLiteral("historical_")));
+}
+
 #include "tst_toolloopclient.moc"
