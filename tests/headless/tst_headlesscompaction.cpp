@@ -296,6 +296,26 @@ bool finishTurn(AgentSession &session, const std::function<Result<void>()> &star
     return FakeProviderServer::spinUntil([&] { return !finished.isEmpty(); }, 20000);
 }
 
+// "study the parser" in a new session, stopped with Ctrl+C (what SIGINT does) once the model has read
+// notes.txt and the request after the read is on the wire: the turn leaves pending state. The run's exit
+// code.
+int runStoppedAfterARead(Rig &rig, HeadlessRun &headless)
+{
+    const QString readNotes = arguments({{QStringLiteral("path"), QStringLiteral("notes.txt")}});
+    rig.enqueue({ProviderScript::toolCall(rig.provider(), QStringLiteral("call_1"),
+                                          QStringLiteral("read_file"), readNotes),
+                 stalled(rig.provider())});
+    const auto connection =
+        QObject::connect(&rig.server(), &FakeProviderServer::requestReceived, &rig.server(), [&](int index) {
+            if (index == 1)
+                headless.runner.interrupt();
+        });
+    const int code = headless.run(QStringLiteral("study the parser"));
+    QObject::disconnect(connection);
+    rig.server().closeAllConnections();
+    return code;
+}
+
 // The request body with the session id taken out, so two sessions' requests can be compared byte for byte
 // (only the Responses APIs put it on the wire, as prompt_cache_key).
 QByteArray withoutSessionId(QByteArray body, const QString &sessionId)
@@ -440,18 +460,7 @@ void TestHeadlessCompaction::anInterruptedTurnKeepsTheCachedPrefix()
     QFETCH(QString, provider);
     Rig rig(provider, LargeWindow);
     HeadlessRun headless(rig);
-    const QString readNotes = arguments({{QStringLiteral("path"), QStringLiteral("notes.txt")}});
-    rig.enqueue(
-        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readNotes),
-         stalled(provider)});
-    const auto connection =
-        QObject::connect(&rig.server(), &FakeProviderServer::requestReceived, &rig.server(), [&](int index) {
-            if (index == 1)
-                headless.runner.interrupt();
-        });
-    QCOMPARE(headless.run(QStringLiteral("study the parser")), int(HeadlessRunner::Interrupted));
-    QObject::disconnect(connection);
-    rig.server().closeAllConnections();
+    QCOMPARE(runStoppedAfterARead(rig, headless), int(HeadlessRunner::Interrupted));
     rig.enqueue({ProviderScript::text(provider, QStringLiteral("Turn two."))});
     QCOMPARE(headless.run(QStringLiteral("go on")), int(HeadlessRunner::Success));
     rig.enqueue({ProviderScript::text(provider, QStringLiteral("Turn three."))});
@@ -516,20 +525,8 @@ void TestHeadlessCompaction::ctrlCThenNextTurnCompacts()
     QFETCH(QString, provider);
     Rig rig(provider, SmallWindow);
     HeadlessRun headless(rig);
-    const QString readNotes = arguments({{QStringLiteral("path"), QStringLiteral("notes.txt")}});
-    rig.enqueue(
-        {ProviderScript::toolCall(provider, QStringLiteral("call_1"), QStringLiteral("read_file"), readNotes),
-         stalled(provider)});
-    // Ctrl+C (what SIGINT does) once the request after the tool run is on the wire.
-    const auto connection =
-        QObject::connect(&rig.server(), &FakeProviderServer::requestReceived, &rig.server(), [&](int index) {
-            if (index == 1)
-                headless.runner.interrupt();
-        });
-    QCOMPARE(headless.run(QStringLiteral("study the parser")), int(HeadlessRunner::Interrupted));
-    QObject::disconnect(connection);
+    QCOMPARE(runStoppedAfterARead(rig, headless), int(HeadlessRunner::Interrupted));
     QVERIFY2(headless.err.contains(QStringLiteral("Interrupted.")), qPrintable(headless.err));
-    rig.server().closeAllConnections();
     QCOMPARE(rig.server().requests().size(), 2);
 
     const QString readBig = arguments({{QStringLiteral("path"), QStringLiteral("big.txt")}});

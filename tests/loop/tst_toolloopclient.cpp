@@ -295,6 +295,8 @@ private:
     ToolRegistry m_tools;
 
     std::unique_ptr<ToolLoopClient> makeClient(qint64 contextWindow = 200000);
+    // One tool turn, then a compaction request that stalls after a few bytes, then the parent's reply.
+    void enqueueToolTurnThenStalledCompaction(const QString &parentText);
     MessageList conversation() const
     {
         return {Message::system(QStringLiteral("You are a test agent.")),
@@ -322,6 +324,17 @@ std::unique_ptr<ToolLoopClient> TestToolLoopClient::makeClient(qint64 contextWin
     config.retryBaseDelayMs = 1;
     config.inactivityTimeoutMs = 5000;
     return std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
+}
+
+void TestToolLoopClient::enqueueToolTurnThenStalledCompaction(const QString &parentText)
+{
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    FakeProviderServer::Response stalled =
+        FakeProviderServer::sseResponse(textBody({QStringLiteral("never finished")}));
+    stalled.stallAfterBytes = 10;
+    m_server->enqueue(stalled);
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({parentText})));
 }
 
 void TestToolLoopClient::textTurnEndsWithDoneAndUsage()
@@ -781,13 +794,7 @@ void TestToolLoopClient::autoCompactionCancelReachesOnlyChild_S46_S48()
     auto client = makeClient(20000);
     const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
                                Message::user(QStringLiteral("go"))};
-    m_server->enqueue(FakeProviderServer::sseResponse(
-        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
-    FakeProviderServer::Response stalled =
-        FakeProviderServer::sseResponse(textBody({QStringLiteral("never finished")}));
-    stalled.stallAfterBytes = 10;
-    m_server->enqueue(stalled);
-    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("parent finished")})));
+    enqueueToolTurnThenStalledCompaction(QStringLiteral("parent finished"));
     CancellationToken parent;
     LoopRun run;
     std::atomic_bool childCancelled = false;
@@ -863,13 +870,7 @@ void TestToolLoopClient::stopDuringAutomaticCompactionStopsTheParent_S51()
     auto client = std::make_unique<ToolLoopClient>(std::make_unique<OpenAiChatProtocol>(config));
     const MessageList messages{Message::system(QString(45000, QLatin1Char('s'))),
                                Message::user(QStringLiteral("go"))};
-    m_server->enqueue(FakeProviderServer::sseResponse(
-        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
-    FakeProviderServer::Response stalled =
-        FakeProviderServer::sseResponse(textBody({QStringLiteral("never finished")}));
-    stalled.stallAfterBytes = 10;
-    m_server->enqueue(stalled);
-    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("parent went on")})));
+    enqueueToolTurnThenStalledCompaction(QStringLiteral("parent went on"));
     CancellationToken parent;
     CancellationToken child;
     LoopRun run;
