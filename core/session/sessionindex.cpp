@@ -39,8 +39,6 @@ namespace keen {
 
 namespace {
 
-const QString kTranscriptName = QStringLiteral("transcript_events.jsonl");
-const QString kTitleName = QStringLiteral("title.txt");
 constexpr qint64 kHashWindow = 4096;
 constexpr qint64 kMaxTitleBytes = 64 * 1024;
 constexpr QChar kMarkOpen = QChar(0x02);
@@ -784,7 +782,7 @@ Result<SessionIndexStats> SessionIndex::updateOnce(bool *busy)
         const QStringList sessionDirs = namespaceDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         for (const QString &sessionDir : sessionDirs) {
             const QString directory = namespaceDir.filePath(sessionDir);
-            const QString path = directory + QLatin1Char('/') + kTranscriptName;
+            const QString path = directory + QLatin1Char('/') + SessionStore::transcriptFileName();
             const QFileInfo transcriptInfo(path);
             if (!transcriptInfo.isFile())
                 continue;
@@ -794,7 +792,7 @@ Result<SessionIndexStats> SessionIndex::updateOnce(bool *busy)
             SessionRow row = loadRow(db, path);
             const qint64 size = transcriptInfo.size();
             const qint64 mtime = transcriptInfo.lastModified().toMSecsSinceEpoch();
-            const QFileInfo titleInfo(directory + QLatin1Char('/') + kTitleName);
+            const QFileInfo titleInfo(directory + QLatin1Char('/') + SessionStore::titleFileName());
             const qint64 titleMtime = titleInfo.exists() ? titleInfo.lastModified().toMSecsSinceEpoch() : -1;
 
             const bool transcriptUnchanged = row.exists && row.size == size && row.updatedAt == mtime;

@@ -35,8 +35,8 @@ namespace keen {
 
 namespace {
 
-const QString kTranscriptName = QStringLiteral("transcript_events.jsonl");
-const QString kTitleName = QStringLiteral("title.txt");
+const QString kTranscriptName = SessionStore::transcriptFileName();
+const QString kTitleName = SessionStore::titleFileName();
 constexpr QFileDevice::Permissions kPrivateFile = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
 
 QString errnoText(int error)
@@ -481,6 +481,16 @@ bool SessionInfo::previewRepeatsTitle() const
 SessionStore::SessionStore(const QString &root)
     : m_root(root)
 {}
+
+QString SessionStore::transcriptFileName()
+{
+    return QStringLiteral("transcript_events.jsonl");
+}
+
+QString SessionStore::titleFileName()
+{
+    return QStringLiteral("title.txt");
+}
 
 QString SessionStore::defaultRoot()
 {

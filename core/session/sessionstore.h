@@ -72,6 +72,9 @@ public:
     SessionStore &operator=(const SessionStore &) = default;
 
     static QString defaultRoot();
+    // The files of a session's folder: its transcript, and the title a person gave it.
+    static QString transcriptFileName();
+    static QString titleFileName();
     // sanitize(absWorkspace) + "-" + first 10 hex digits of sha1(absWorkspace).
     static QString namespaceFor(const QString &absoluteWorkspace);
     static QString newSessionId(); // random UUIDv4, 8-4-4-4-12 lower-case hex
