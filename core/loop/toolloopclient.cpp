@@ -77,13 +77,16 @@ qsizetype conversationalCount(const MessageList &messages)
                          [](const Message &message) { return message.role != Message::Role::System; });
 }
 
-// A hash of the first `conversational` messages that are not system messages (SentTurn::beforeHash).
-QByteArray conversationHash(const MessageList &messages, qsizetype conversational)
+// A hash of the first `conversational` messages that are not system messages and not at one of the indexes
+// in skipped (SentTurn::beforeHash).
+QByteArray conversationHash(const MessageList &messages, qsizetype conversational,
+                            const QList<qsizetype> &skipped = {})
 {
     QCryptographicHash hash(QCryptographicHash::Sha1);
     qsizetype seen = 0;
-    for (const Message &message : messages) {
-        if (message.role == Message::Role::System)
+    for (qsizetype i = 0; i < messages.size(); ++i) {
+        const Message &message = messages.at(i);
+        if (message.role == Message::Role::System || skipped.contains(i))
             continue;
         if (seen++ == conversational)
             break;
@@ -248,10 +251,15 @@ void ToolLoopClient::streamChat(const MessageList &messages, const ToolRegistry 
 QList<ToolLoopClient::SentTurn> ToolLoopClient::sentTurnsFor(const MessageList &messages)
 {
     QList<SentTurn> fitting;
+    QList<qsizetype> batch; // where the replayed turns of the current batch were found, in order
     for (SentTurn turn : std::as_const(m_sentTurns)) {
+        if (turn.batchIndex == 0)
+            batch.clear();
+        if (batch.size() != turn.batchIndex)
+            continue; // one before it in its batch is not in the history
         const qsizetype at = indexAfter(messages, turn.after);
         if (at >= messages.size() || messages.at(at).role != Message::Role::Assistant ||
-            conversationHash(messages, turn.after) != turn.beforeHash)
+            conversationHash(messages, turn.after - turn.batchIndex, batch) != turn.beforeHash)
             continue;
         const QByteArray replayed = QCryptographicHash::hash(
             QJsonDocument(messages.at(at).toJson()).toJson(QJsonDocument::Compact), QCryptographicHash::Sha1);
@@ -260,6 +268,7 @@ QList<ToolLoopClient::SentTurn> ToolLoopClient::sentTurnsFor(const MessageList &
         else if (turn.replayedHash != replayed)
             continue;
         fitting.append(turn);
+        batch.append(at);
     }
     m_sentTurns = fitting; // a history that no longer starts the same way never will again
     return fitting;
@@ -270,9 +279,16 @@ void ToolLoopClient::rememberSentTurns(const Loop &loop)
     if (loop.injectedPending.isEmpty() || loop.options.oneShot || loop.options.keepPendingState)
         return;
     std::lock_guard lock(m_pendingMutex);
-    for (const PendingTurn &turn : loop.injectedPending)
-        m_sentTurns.append(
-            SentTurn{turn.after, conversationHash(loop.requestMessages, turn.after), {}, turn.messages});
+    int batchIndex = 0;
+    for (const PendingTurn &turn : loop.injectedPending) {
+        // The ones before it in the batch join the history before it, one message each.
+        m_sentTurns.append(SentTurn{turn.after + batchIndex,
+                                    batchIndex,
+                                    conversationHash(loop.requestMessages, turn.after),
+                                    {},
+                                    turn.messages});
+        ++batchIndex;
+    }
     while (m_sentTurns.size() > MaxSentTurns)
         m_sentTurns.removeFirst();
 }

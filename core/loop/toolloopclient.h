@@ -59,7 +59,11 @@ public:
     // counted) and the replayed turn first found in its place is still there (replayedHash).
     struct SentTurn
     {
-        qsizetype after = 0;
+        qsizetype after = 0; // where its replayed turn is: after this many messages of the history
+        // Turns carried together (interrupted one after the other) join the history together, each as one
+        // replayed message: this is the batchIndex-th of its batch, and beforeHash leaves out the replayed
+        // messages of the ones before it in the batch (the request it was carried in had none of them).
+        int batchIndex = 0;
         QByteArray beforeHash;
         QByteArray replayedHash; // empty until a request found the replayed turn in the history
         QJsonArray messages;

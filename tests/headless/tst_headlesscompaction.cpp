@@ -445,7 +445,12 @@ void TestHeadlessCompaction::aSilentProviderIsNamedOnStderr()
 
 void TestHeadlessCompaction::anInterruptedTurnKeepsTheCachedPrefix_data()
 {
-    ProviderScript::addProviderRows();
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<int>("interrupted"); // turns stopped one after the other before the one that goes on
+    for (const QString &provider : ProviderScript::providers()) {
+        QTest::newRow(qPrintable(provider + QStringLiteral(" one stop"))) << provider << 1;
+        QTest::newRow(qPrintable(provider + QStringLiteral(" two stops"))) << provider << 2;
+    }
 }
 
 // Seen when tried (2026-12-06): after Ctrl+C in a tool loop, the next turn carried the interrupted turn as
@@ -454,13 +459,30 @@ void TestHeadlessCompaction::anInterruptedTurnKeepsTheCachedPrefix_data()
 // request after it differed from the one before in its middle and the provider's prompt cache was missed
 // from there on. Every request now starts with the whole of the one before it (cache markers aside: they
 // move to the newest message by design), for every provider; a run that resumes the session from disk
-// replays the turn as the history has it.
+// replays the turn as the history has it. Two turns stopped one after the other are carried together and
+// keep the prefix the same way.
 void TestHeadlessCompaction::anInterruptedTurnKeepsTheCachedPrefix()
 {
     QFETCH(QString, provider);
+    QFETCH(int, interrupted);
     Rig rig(provider, LargeWindow);
     HeadlessRun headless(rig);
     QCOMPARE(runStoppedAfterARead(rig, headless), int(HeadlessRunner::Interrupted));
+    if (interrupted == 2) {
+        const QString readNotes = arguments({{QStringLiteral("path"), QStringLiteral("notes.txt")}});
+        rig.enqueue({ProviderScript::toolCall(provider, QStringLiteral("call_2"), QStringLiteral("read_file"),
+                                              readNotes),
+                     stalled(provider)});
+        const auto connection = QObject::connect(&rig.server(), &FakeProviderServer::requestReceived,
+                                                 &rig.server(), [&](int index) {
+                                                     if (index == 3)
+                                                         headless.runner.interrupt();
+                                                 });
+        QCOMPARE(headless.run(QStringLiteral("read it again")), int(HeadlessRunner::Interrupted));
+        QObject::disconnect(connection);
+        rig.server().closeAllConnections();
+    }
+    const int first = 2 * interrupted; // the request of the turn that carries the stopped ones
     rig.enqueue({ProviderScript::text(provider, QStringLiteral("Turn two."))});
     QCOMPARE(headless.run(QStringLiteral("go on")), int(HeadlessRunner::Success));
     rig.enqueue({ProviderScript::text(provider, QStringLiteral("Turn three."))});
@@ -469,7 +491,7 @@ void TestHeadlessCompaction::anInterruptedTurnKeepsTheCachedPrefix()
     QCOMPARE(headless.run(QStringLiteral("one more")), int(HeadlessRunner::Success));
 
     const auto requests = rig.server().requests();
-    QCOMPARE(requests.size(), 5);
+    QCOMPARE(requests.size(), first + 3);
     auto history = [&](int index) {
         QJsonArray messages;
         for (const QJsonValue &message :
@@ -483,7 +505,7 @@ void TestHeadlessCompaction::anInterruptedTurnKeepsTheCachedPrefix()
         }
         return messages;
     };
-    for (int later = 3; later <= 4; ++later) {
+    for (int later = first + 1; later <= first + 2; ++later) {
         const QJsonArray before = history(later - 1);
         const QJsonArray after = history(later);
         QVERIFY(after.size() > before.size());
@@ -497,19 +519,22 @@ void TestHeadlessCompaction::anInterruptedTurnKeepsTheCachedPrefix()
                                .arg(QString::fromUtf8(QJsonDocument(QJsonArray{after.at(i)}).toJson()))));
     }
     // The provider's own call (Gemini's calls have no ids), not the replayed form.
-    if (provider != QLatin1String("googleai"))
-        QVERIFY(requests.at(4).body.contains("call_1"));
-    QVERIFY(!requests.at(4).body.contains("historical_"));
-    QVERIFY(!requests.at(4).body.contains("skip_thought_signature_validator"));
+    const QByteArray last = requests.constLast().body;
+    if (provider != QLatin1String("googleai")) {
+        QVERIFY(last.contains("call_1"));
+        QCOMPARE(last.contains("call_2"), interrupted == 2);
+    }
+    QVERIFY(!last.contains("historical_"));
+    QVERIFY(!last.contains("skip_thought_signature_validator"));
 
     // Resumed from disk by another run: the interrupted turn as the transcript has it, replayed.
     HeadlessRun resumed(rig);
     rig.enqueue({ProviderScript::text(provider, QStringLiteral("Resumed."))});
     QCOMPARE(resumed.runIn(headless.runner.session().sessionId(), QStringLiteral("after a restart")),
              int(HeadlessRunner::Success));
-    QCOMPARE(rig.server().requests().size(), 6);
-    QVERIFY(rig.server().requests().at(5).body.contains("historical_") ||
-            rig.server().requests().at(5).body.contains("skip_thought_signature_validator"));
+    QCOMPARE(rig.server().requests().size(), first + 4);
+    QVERIFY(rig.server().requests().constLast().body.contains("historical_") ||
+            rig.server().requests().constLast().body.contains("skip_thought_signature_validator"));
 }
 
 void TestHeadlessCompaction::ctrlCThenNextTurnCompacts_data()

@@ -1387,6 +1387,26 @@ void TestToolLoopClient::aSentTurnIsUsedOnlyWhereItsReplayIs()
     next = stream({system, Message::user(QStringLiteral("first, edited")), replayed, second, answer, third});
     QVERIFY(!next.contains(QStringLiteral(R"("id":"c1")")));
 
+    // Two turns interrupted one after the other are carried together and join the history together, each
+    // as one replayed message after its prompt: both are sent as they were.
+    client->reset();
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        toolBody({{QStringLiteral("c1"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
+    stream({system, first});
+    m_server->enqueue(FakeProviderServer::sseResponse(
+        toolBody({{QStringLiteral("c2"), QStringLiteral("echo"), QStringLiteral(R"({"text":"x"})")}})));
+    m_server->enqueue(FakeProviderServer::jsonResponse(400, R"({"error":{"message":"broken"}})"));
+    stream({system, first, second});
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("three")})));
+    QVERIFY(stream({system, first, second, third}).contains(QStringLiteral(R"("id":"c2")")));
+    m_server->enqueue(FakeProviderServer::sseResponse(textBody({QStringLiteral("four")})));
+    next = stream({system, first, replayed, second, replayed, third,
+                   Message::assistant(QStringLiteral("three")), Message::user(QStringLiteral("fourth"))});
+    QVERIFY(next.contains(QStringLiteral(R"("id":"c1")")));
+    QVERIFY(next.contains(QStringLiteral(R"("id":"c2")")));
+    QVERIFY(!next.contains(QStringLiteral("historical_")));
+
     // After reset() (a new session, an undone compaction).
     interruptThenCarry();
     client->reset();
