@@ -935,14 +935,6 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <translation>Ersetzt %1 Nachrichten:</translation>
     </message>
     <message>
-        <source>(1 tool call)</source>
-        <translation>(1 Werkzeugaufruf)</translation>
-    </message>
-    <message>
-        <source>(%1 tool calls)</source>
-        <translation>(%1 Werkzeugaufrufe)</translation>
-    </message>
-    <message>
         <source>Summary of the earlier conversation, then you: %1</source>
         <translation>Zusammenfassung des bisherigen Gesprächs, dann Sie: %1</translation>
     </message>
@@ -953,6 +945,14 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
     <message>
         <source>Pinned: %1 items, kept after the summary as they are</source>
         <translation>Angeheftet: %1 Einträge, bleiben unverändert nach der Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>1 tool call</source>
+        <translation>1 Werkzeugaufruf</translation>
+    </message>
+    <message>
+        <source>%1 tool calls</source>
+        <translation>%1 Werkzeugaufrufe</translation>
     </message>
 </context>
 <context>

@@ -307,6 +307,16 @@ void TestCompactionReview::replacedListNamesPinsAndEarlierSummaries()
                  {Pin{QStringLiteral("p1"), Pin::Kind::Note, QStringLiteral("a"), {}},
                   Pin{QStringLiteral("p2"), Pin::Kind::Note, QStringLiteral("b"), {}}}))),
              QStringLiteral("Pinned: 2 items, kept after the summary as they are"));
+
+    // A reply with tool calls counts them; one that was only tool calls (a stopped turn) reads as them.
+    ToolActivity read;
+    read.tool = QStringLiteral("read_file");
+    read.status = QStringLiteral("success");
+    QCOMPARE(CompactionReviewDialog::describe(
+                 Message::assistant(QStringLiteral("Let me look.\nMore."), TurnMemory{{read, read}})),
+             QStringLiteral("Assistant: Let me look. (2 tool calls)"));
+    QCOMPARE(CompactionReviewDialog::describe(Message::assistant(QString(), TurnMemory{{read}})),
+             QStringLiteral("Assistant: 1 tool call"));
 }
 
 // proves S28, S29, S33 with an edited summary: it is what is applied, saved (messages and the replayed

@@ -151,7 +151,9 @@ QString CompactionReviewDialog::describe(const Message &message)
     }
     if (message.hasToolActivity()) {
         const qsizetype calls = message.turnMemory->toolActivity.size();
-        row += QLatin1Char(' ') + (calls == 1 ? tr("(1 tool call)") : tr("(%1 tool calls)").arg(calls));
+        const QString count = calls == 1 ? tr("1 tool call") : tr("%1 tool calls").arg(calls);
+        // A reply that was only tool calls (a stopped turn) reads "Assistant: 1 tool call".
+        row += first.isEmpty() ? count : QStringLiteral(" (%1)").arg(count);
     }
     return row;
 }
