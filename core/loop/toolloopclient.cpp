@@ -77,12 +77,22 @@ qsizetype conversationalCount(const MessageList &messages)
                          [](const Message &message) { return message.role != Message::Role::System; });
 }
 
-// A hash of the first `conversational` messages that are not system messages and not at one of the indexes
-// in skipped (SentTurn::beforeHash).
-QByteArray conversationHash(const MessageList &messages, qsizetype conversational,
-                            const QList<qsizetype> &skipped = {})
+// A fingerprint of one message: its role, its text and its tool activity. qHash, with no serialisation of a
+// plain message, so the fingerprint of a history of tens of megabytes costs a few milliseconds per turn.
+size_t messageFingerprint(const Message &message, size_t seed = 0)
 {
-    QCryptographicHash hash(QCryptographicHash::Sha1);
+    seed = qHashMulti(seed, int(message.role), message.content);
+    if (message.turnMemory)
+        seed = qHash(QJsonDocument(message.turnMemory->toJson()).toJson(QJsonDocument::Compact), seed);
+    return seed;
+}
+
+// The fingerprint of the first `conversational` messages that are not system messages and not at one of the
+// indexes in skipped (SentTurn::beforeHash).
+size_t conversationFingerprint(const MessageList &messages, qsizetype conversational,
+                               const QList<qsizetype> &skipped = {})
+{
+    size_t seed = 0;
     qsizetype seen = 0;
     for (qsizetype i = 0; i < messages.size(); ++i) {
         const Message &message = messages.at(i);
@@ -90,9 +100,9 @@ QByteArray conversationHash(const MessageList &messages, qsizetype conversationa
             continue;
         if (seen++ == conversational)
             break;
-        hash.addData(QJsonDocument(message.toJson()).toJson(QJsonDocument::Compact));
+        seed = messageFingerprint(message, seed);
     }
-    return hash.result();
+    return seed;
 }
 
 // The replayed pending state of interrupted turns exists only in the native history. A sliced compaction
@@ -259,13 +269,12 @@ QList<ToolLoopClient::SentTurn> ToolLoopClient::sentTurnsFor(const MessageList &
             continue; // one before it in its batch is not in the history
         const qsizetype at = indexAfter(messages, turn.after);
         if (at >= messages.size() || messages.at(at).role != Message::Role::Assistant ||
-            conversationHash(messages, turn.after - turn.batchIndex, batch) != turn.beforeHash)
+            conversationFingerprint(messages, turn.after - turn.batchIndex, batch) != turn.beforeHash)
             continue;
-        const QByteArray replayed = QCryptographicHash::hash(
-            QJsonDocument(messages.at(at).toJson()).toJson(QJsonDocument::Compact), QCryptographicHash::Sha1);
-        if (turn.replayedHash.isEmpty())
+        const size_t replayed = messageFingerprint(messages.at(at));
+        if (!turn.replayedHash)
             turn.replayedHash = replayed;
-        else if (turn.replayedHash != replayed)
+        else if (*turn.replayedHash != replayed)
             continue;
         fitting.append(turn);
         batch.append(at);
@@ -284,7 +293,7 @@ void ToolLoopClient::rememberSentTurns(const Loop &loop)
         // The ones before it in the batch join the history before it, one message each.
         m_sentTurns.append(SentTurn{turn.after + batchIndex,
                                     batchIndex,
-                                    conversationHash(loop.requestMessages, turn.after),
+                                    conversationFingerprint(loop.requestMessages, turn.after),
                                     {},
                                     turn.messages});
         ++batchIndex;

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 
 namespace keen {
 
@@ -64,8 +65,8 @@ public:
         // replayed message: this is the batchIndex-th of its batch, and beforeHash leaves out the replayed
         // messages of the ones before it in the batch (the request it was carried in had none of them).
         int batchIndex = 0;
-        QByteArray beforeHash;
-        QByteArray replayedHash; // empty until a request found the replayed turn in the history
+        size_t beforeHash = 0;
+        std::optional<size_t> replayedHash; // none until a request found the replayed turn in the history
         QJsonArray messages;
     };
     static constexpr int MaxSentTurns = 32;
