@@ -883,10 +883,6 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <translation>Verdichtung prüfen</translation>
     </message>
     <message>
-        <source>This summary will replace the conversation. Edit it as you like: the text here is what is applied and saved.</source>
-        <translation>Diese Zusammenfassung ersetzt die Unterhaltung. Bearbeiten Sie sie nach Belieben: Der Text hier wird übernommen und gespeichert.</translation>
-    </message>
-    <message>
         <source>&amp;Summary (Markdown):</source>
         <translation>&amp;Zusammenfassung (Markdown):</translation>
     </message>
@@ -953,6 +949,26 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
     <message>
         <source>%1 tool calls</source>
         <translation>%1 Werkzeugaufrufe</translation>
+    </message>
+    <message>
+        <source>This summary will replace the conversation. Press Edit to change it: the text here is what is applied and saved.</source>
+        <translation>Diese Zusammenfassung ersetzt die Unterhaltung. Mit „Bearbeiten“ können Sie sie ändern: Der Text hier wird übernommen und gespeichert.</translation>
+    </message>
+    <message>
+        <source>Re&amp;vert Edits</source>
+        <translation>Änderungen &amp;verwerfen</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>&amp;Bearbeiten</translation>
+    </message>
+    <message>
+        <source>Put back the summary as the model wrote it and stop editing</source>
+        <translation>Die Zusammenfassung so wiederherstellen, wie das Modell sie geschrieben hat, und die Bearbeitung beenden</translation>
+    </message>
+    <message>
+        <source>Change the summary before it is applied</source>
+        <translation>Die Zusammenfassung ändern, bevor sie übernommen wird</translation>
     </message>
 </context>
 <context>

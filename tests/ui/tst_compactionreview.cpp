@@ -1,7 +1,8 @@
 // Issue 16, "Review before it applies", in the window: with the setting on, a manual compaction's streamed
-// summary opens as editable Markdown beside the messages it replaces; Accept applies it (as edited),
-// Regenerate runs it again with a new focus, Cancel applies nothing. The setting lives in settings.json and
-// the settings dialog, off by default. Offscreen; children found by objectName.
+// summary opens as editable Markdown beside the messages it replaces; Accept applies it (as edited), Edit
+// makes it writable (Revert Edits puts it back), Regenerate runs it again with a new focus, Cancel applies
+// nothing. The setting lives in settings.json and the settings dialog, off by default. Offscreen; children
+// found by objectName.
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/compactionreviewdialog.h"
@@ -17,6 +18,7 @@
 #include "testwindow.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFile>
@@ -48,6 +50,7 @@ private Q_SLOTS:
     void settingsDialogKeepsAPinBudgetAbove50();
     void acceptAppliesTheSummary();
     void editedSummaryIsWhatIsApplied();
+    void editStartsWithItsButtonAndRevertPutsTheSummaryBack();
     void regenerateRunsAgainWithTheFocus();
     void cancelAppliesNothing();
     void replacedListNamesPinsAndEarlierSummaries();
@@ -246,7 +249,7 @@ void TestCompactionReview::acceptAppliesTheSummary()
     auto *replaced = dialog->findChild<QListWidget *>(QStringLiteral("reviewReplaced"));
     QVERIFY(summary && replaced);
     QCOMPARE(summary->toPlainText(), QStringLiteral("## Goal\nFind the parser."));
-    QVERIFY(!summary->isReadOnly());
+    QVERIFY(summary->isReadOnly()); // until Edit
     QCOMPARE(replaced->count(), 2);
     QCOMPARE(replaced->item(0)->text(), QStringLiteral("You: where is the parser?"));
     QCOMPARE(replaced->item(1)->text(), QStringLiteral("Assistant: Hello, the parser is in src/parse.cpp."));
@@ -328,8 +331,9 @@ void TestCompactionReview::editedSummaryIsWhatIsApplied()
     CompactionReviewDialog *dialog = compactAndReview(QStringLiteral("## Goal\nFind the parser."));
     QVERIFY(dialog);
     auto *summary = dialog->findChild<QPlainTextEdit *>(QStringLiteral("reviewSummary"));
-    summary->setFocus();
-    summary->moveCursor(QTextCursor::End);
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewEdit")), Qt::LeftButton);
+    QVERIFY(dialog->isEditing());
+    QCOMPARE(QApplication::focusWidget(), summary); // the cursor waits at the end of the summary
     QTest::keyClick(summary, Qt::Key_Return);
     QTest::keyClicks(summary, QStringLiteral("## Key Instructions"));
     QTest::keyClick(summary, Qt::Key_Return);
@@ -363,6 +367,48 @@ void TestCompactionReview::editedSummaryIsWhatIsApplied()
 
     converse();
     QCOMPARE(m_client->requests().constLast().at(1), Message::user(edited)); // after the system prompt
+}
+
+// Issue 16's Edit: the summary is read-only until Edit (keys typed while reading change nothing, Accept then
+// applies the summary as it streamed); Edit makes it writable; Revert Edits puts back the streamed text.
+void TestCompactionReview::editStartsWithItsButtonAndRevertPutsTheSummaryBack()
+{
+    m_window->session()->setReviewManualCompaction(true);
+    converse();
+    CompactionReviewDialog *dialog = compactAndReview(QStringLiteral("## Goal\nFind the parser."));
+    QVERIFY(dialog);
+    auto *summary = dialog->findChild<QPlainTextEdit *>(QStringLiteral("reviewSummary"));
+    auto *edit = dialog->findChild<QPushButton *>(QStringLiteral("reviewEdit"));
+    QVERIFY(summary && edit);
+    QCOMPARE(edit->text(), QStringLiteral("&Edit"));
+    summary->setFocus();
+    QTest::keyClicks(summary, QStringLiteral("oops"));
+    QTest::keyClick(summary, Qt::Key_Backspace);
+    QCOMPARE(summary->toPlainText(), QStringLiteral("## Goal\nFind the parser."));
+    QVERIFY(!dialog->isEdited());
+
+    dialog->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(dialog));
+    QTest::keyClick(summary, Qt::Key_E, Qt::AltModifier); // the button's mnemonic, an animated click
+    QTRY_VERIFY(dialog->isEditing());
+    QCOMPARE(edit->text(), QStringLiteral("Re&vert Edits"));
+    QTest::keyClicks(summary, QStringLiteral(" Quickly."));
+    QCOMPARE(summary->toPlainText(), QStringLiteral("## Goal\nFind the parser. Quickly."));
+    QVERIFY(dialog->isEdited());
+
+    QTest::mouseClick(edit, Qt::LeftButton); // Revert Edits
+    QVERIFY(!dialog->isEditing());
+    QVERIFY(!dialog->isEdited());
+    QCOMPARE(summary->toPlainText(), QStringLiteral("## Goal\nFind the parser."));
+    QCOMPARE(edit->text(), QStringLiteral("&Edit"));
+
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewAccept")), Qt::LeftButton);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QCOMPARE(m_window->session()->messages(),
+             MessageList{Message::user(QStringLiteral("## Goal\nFind the parser."))});
+    auto loaded = m_window->session()->sessionStore().load(m_window->session()->sessionId());
+    QVERIFY(loaded);
+    QVERIFY(!loaded->events.constLast().compaction()->summaryEdited);
 }
 
 // proves S18, S19, S20: Regenerate runs the same manual compaction again with the focus typed beside it; the

@@ -27,8 +27,8 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
     setObjectName(QStringLiteral("compactionReviewDialog"));
     setWindowTitle(tr("Review Compaction"));
     auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(tr("This summary will replace the conversation. Edit it as you like: the text "
-                                "here is what is applied and saved."),
+    auto *intro = new QLabel(tr("This summary will replace the conversation. Press Edit to change it: the "
+                                "text here is what is applied and saved."),
                              this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
@@ -55,14 +55,23 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
     auto *right = new QWidget(splitter);
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
+    auto *summaryRow = new QHBoxLayout;
     auto *summaryLabel = new QLabel(tr("&Summary (Markdown):"), right);
     summaryLabel->setBuddy(m_summary);
-    rightLayout->addWidget(summaryLabel);
+    m_edit = new QPushButton(right);
+    m_edit->setObjectName(QStringLiteral("reviewEdit"));
+    m_edit->setAutoDefault(false);
+    summaryRow->addWidget(summaryLabel, 1);
+    summaryRow->addWidget(m_edit);
+    rightLayout->addLayout(summaryRow);
     m_summary->setObjectName(QStringLiteral("reviewSummary"));
     m_summary->setParent(right);
     m_summary->setPlainText(summary);
     m_summary->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_summary->setAccessibleName(tr("Summary"));
+    // Read-only until Edit: a key pressed by mistake while reading (or meant for a button) cannot change
+    // what is applied. Selecting and copying work either way.
+    m_summary->setReadOnly(true);
     rightLayout->addWidget(m_summary);
     splitter->addWidget(left);
     splitter->addWidget(right);
@@ -104,6 +113,8 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
         accept();
     });
     connect(m_focus, &QLineEdit::returnPressed, m_regenerate, &QPushButton::click);
+    connect(m_edit, &QPushButton::clicked, this, [this] { setEditing(m_summary->isReadOnly()); });
+    setEditing(false);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     // Cancel, Esc and closing the window all mean the same: nothing is applied.
     connect(this, &QDialog::rejected, this, [this] {
@@ -111,7 +122,6 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
             Q_EMIT reviewCancelled();
     });
     resize(900, 560);
-    m_summary->setFocus();
 }
 
 CompactionReviewDialog::~CompactionReviewDialog() = default;
@@ -124,6 +134,24 @@ QString CompactionReviewDialog::summary() const
 bool CompactionReviewDialog::isEdited() const
 {
     return summary() != m_original.trimmed();
+}
+
+bool CompactionReviewDialog::isEditing() const
+{
+    return !m_summary->isReadOnly();
+}
+
+void CompactionReviewDialog::setEditing(bool editing)
+{
+    if (!editing && isEdited())
+        m_summary->setPlainText(m_original); // Revert: back to the summary as it streamed
+    m_summary->setReadOnly(!editing);
+    m_edit->setText(editing ? tr("Re&vert Edits") : tr("&Edit"));
+    m_edit->setToolTip(editing ? tr("Put back the summary as the model wrote it and stop editing")
+                               : tr("Change the summary before it is applied"));
+    m_summary->setFocus();
+    if (editing)
+        m_summary->moveCursor(QTextCursor::End);
 }
 
 QString CompactionReviewDialog::describe(const Message &message)

@@ -12,9 +12,9 @@ class QPushButton;
 namespace keen {
 
 // Review before it applies (issue 16): a manual compaction's streamed summary as editable Markdown beside the
-// messages it replaces. Accept applies the text as it is now (edited or not); Regenerate runs the compaction
-// again with the focus typed beside it; Cancel applies nothing. The summary is editable at once, as a commit
-// message is: there is no separate Edit mode to enter.
+// messages it replaces. Accept applies the text as it is now (edited or not); Edit makes the summary
+// writable (and then reads Revert Edits, which puts back the streamed text); Regenerate runs the compaction
+// again with the focus typed beside it; Cancel applies nothing.
 class CompactionReviewDialog final : public QDialog
 {
     Q_OBJECT
@@ -26,6 +26,7 @@ public:
 
     QString summary() const;
     bool isEdited() const;
+    bool isEditing() const;
     // One row of the replaced list: "You: first line…", "Assistant: … (3 tool calls)".
     static QString describe(const Message &message);
 
@@ -35,11 +36,14 @@ Q_SIGNALS:
     void reviewCancelled();
 
 private:
+    void setEditing(bool editing);
+
     QString m_original;
     QPlainTextEdit *m_summary;
     QListWidget *m_replaced;
     QLineEdit *m_focus;
     QPushButton *m_accept;
+    QPushButton *m_edit = nullptr;
     QPushButton *m_regenerate;
     bool m_settled = false; // one of the three signals was sent
 };
