@@ -970,6 +970,30 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>Change the summary before it is applied</source>
         <translation>Die Zusammenfassung ändern, bevor sie übernommen wird</translation>
     </message>
+    <message>
+        <source>Apply this summary (Ctrl+Return)</source>
+        <translation>Diese Zusammenfassung übernehmen (Strg+Eingabe)</translation>
+    </message>
+    <message>
+        <source>Regenerate the summary and discard your edits?</source>
+        <translation>Die Zusammenfassung neu erzeugen und Ihre Änderungen verwerfen?</translation>
+    </message>
+    <message>
+        <source>Discard Edits and Regenerate</source>
+        <translation>Änderungen verwerfen und neu erzeugen</translation>
+    </message>
+    <message>
+        <source>Cancel the compaction and discard your edits of the summary?</source>
+        <translation>Die Verdichtung abbrechen und Ihre Änderungen an der Zusammenfassung verwerfen?</translation>
+    </message>
+    <message>
+        <source>Discard Edits</source>
+        <translation>Änderungen verwerfen</translation>
+    </message>
+    <message>
+        <source>Keep Editing</source>
+        <translation>Weiter bearbeiten</translation>
+    </message>
 </context>
 <context>
     <name>keen::ConnectionTest</name>

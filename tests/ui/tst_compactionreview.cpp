@@ -24,6 +24,7 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPointer>
 #include <QPushButton>
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void acceptAppliesTheSummary();
     void editedSummaryIsWhatIsApplied();
     void editStartsWithItsButtonAndRevertPutsTheSummaryBack();
+    void editsAreNotDroppedWithoutAsking();
     void regenerateRunsAgainWithTheFocus();
     void cancelAppliesNothing();
     void replacedListNamesPinsAndEarlierSummaries();
@@ -369,8 +371,9 @@ void TestCompactionReview::editedSummaryIsWhatIsApplied()
     QCOMPARE(m_client->requests().constLast().at(1), Message::user(edited)); // after the system prompt
 }
 
-// Issue 16's Edit: the summary is read-only until Edit (keys typed while reading change nothing, Accept then
-// applies the summary as it streamed); Edit makes it writable; Revert Edits puts back the streamed text.
+// Issue 16's Edit: the summary is read-only until Edit (keys typed while reading change nothing, Return does
+// not accept); Edit makes it writable; Revert Edits puts back the streamed text; Ctrl+Return accepts it as it
+// streamed.
 void TestCompactionReview::editStartsWithItsButtonAndRevertPutsTheSummaryBack()
 {
     m_window->session()->setReviewManualCompaction(true);
@@ -386,6 +389,10 @@ void TestCompactionReview::editStartsWithItsButtonAndRevertPutsTheSummaryBack()
     QTest::keyClick(summary, Qt::Key_Backspace);
     QCOMPARE(summary->toPlainText(), QStringLiteral("## Goal\nFind the parser."));
     QVERIFY(!dialog->isEdited());
+    // Tried as a user: Return while reading accepted the summary (the first button became the default).
+    QTest::keyClick(summary, Qt::Key_Return); // an accept would hide the dialog at once
+    QVERIFY(dialog->isVisible());
+    QVERIFY(m_window->session()->isReviewingCompaction());
 
     dialog->activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(dialog));
@@ -402,13 +409,77 @@ void TestCompactionReview::editStartsWithItsButtonAndRevertPutsTheSummaryBack()
     QCOMPARE(summary->toPlainText(), QStringLiteral("## Goal\nFind the parser."));
     QCOMPARE(edit->text(), QStringLiteral("&Edit"));
 
-    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewAccept")), Qt::LeftButton);
+    QTest::keyClick(summary, Qt::Key_Return, Qt::ControlModifier); // accepts
     QTRY_VERIFY(!m_window->session()->isBusy());
     QCOMPARE(m_window->session()->messages(),
              MessageList{Message::user(QStringLiteral("## Goal\nFind the parser."))});
     auto loaded = m_window->session()->sessionStore().load(m_window->session()->sessionId());
     QVERIFY(loaded);
     QVERIFY(!loaded->events.constLast().compaction()->summaryEdited);
+}
+
+// Edits are not dropped without asking: Esc (Cancel, closing) and Regenerate on an edited summary ask first;
+// Keep Editing keeps the dialog and the text, Discard does what was asked.
+void TestCompactionReview::editsAreNotDroppedWithoutAsking()
+{
+    m_window->session()->setReviewManualCompaction(true);
+    converse();
+    CompactionReviewDialog *dialog = compactAndReview(QStringLiteral("## Goal\nFind the parser."));
+    QVERIFY(dialog);
+    const QPointer<CompactionReviewDialog> first(dialog);
+    auto *summary = dialog->findChild<QPlainTextEdit *>(QStringLiteral("reviewSummary"));
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewEdit")), Qt::LeftButton);
+    QTest::keyClicks(summary, QStringLiteral(" Mind the lexer."));
+    const QString edited = QStringLiteral("## Goal\nFind the parser. Mind the lexer.");
+    QCOMPARE(dialog->summary(), edited);
+    const auto question = [dialog] {
+        QMessageBox *open = nullptr;
+        for (auto *box : dialog->findChildren<QMessageBox *>(QStringLiteral("reviewDiscardEdits"))) {
+            if (box->isVisible())
+                open = box;
+        }
+        return open;
+    };
+    const auto press = [](QMessageBox *box, const QString &label) {
+        for (QAbstractButton *button : box->buttons()) {
+            if (button->text() == label)
+                QTest::mouseClick(button, Qt::LeftButton);
+        }
+    };
+
+    QTest::keyClick(dialog, Qt::Key_Escape);
+    QTRY_VERIFY(question());
+    QCOMPARE(question()->text(),
+             QStringLiteral("Cancel the compaction and discard your edits of the summary?"));
+    press(question(), QStringLiteral("Keep Editing"));
+    QTRY_VERIFY(!question());
+    QVERIFY(dialog->isVisible());
+    QCOMPARE(dialog->summary(), edited);
+    QVERIFY(m_window->session()->isReviewingCompaction());
+
+    const int requestsBefore = int(m_client->requests().size());
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFind the parser again.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("reviewRegenerate")), Qt::LeftButton);
+    QTRY_VERIFY(question());
+    QCOMPARE(question()->text(), QStringLiteral("Regenerate the summary and discard your edits?"));
+    QCOMPARE(int(m_client->requests().size()), requestsBefore); // nothing sent while it asks
+    press(question(), QStringLiteral("Discard Edits and Regenerate"));
+    QTRY_COMPARE(int(m_client->requests().size()), requestsBefore + 1);
+    CompactionReviewDialog *second = nullptr;
+    QTRY_VERIFY([&] {
+        for (auto *open : m_window->findChildren<CompactionReviewDialog *>()) {
+            if (open->isVisible() && (first.isNull() || open != first.data()))
+                second = open;
+        }
+        return second != nullptr;
+    }());
+    QCOMPARE(second->summary(), QStringLiteral("## Goal\nFind the parser again."));
+    QTest::keyClick(second, Qt::Key_Escape); // not edited: cancels at once
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QVERIFY(second->findChildren<QMessageBox *>().isEmpty());
+    QTRY_VERIFY(
+        m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Compaction cancelled.")));
 }
 
 // proves S18, S19, S20: Regenerate runs the same manual compaction again with the focus typed beside it; the

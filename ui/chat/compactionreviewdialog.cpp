@@ -8,8 +8,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTextDocument> // Qt::convertFromPlainText: a tooltip of conversation text is never rich text
 #include <QVBoxLayout>
@@ -93,9 +95,15 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
     auto *buttons = new QDialogButtonBox(this);
     m_accept = buttons->addButton(tr("&Accept"), QDialogButtonBox::AcceptRole);
     m_accept->setObjectName(QStringLiteral("reviewAccept"));
-    m_accept->setDefault(false);
     QPushButton *cancel = buttons->addButton(QDialogButtonBox::Cancel);
     cancel->setObjectName(QStringLiteral("reviewCancel"));
+    // No default button: Return while reading (or meaning a new line in the read-only summary) applies
+    // nothing. Accepting takes a click, Alt+A or Ctrl+Return, as committing does in review tools.
+    for (QPushButton *button : {m_accept, m_regenerate, cancel})
+        button->setAutoDefault(false);
+    m_accept->setToolTip(tr("Apply this summary (Ctrl+Return)"));
+    auto *acceptShortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), this);
+    connect(acceptShortcut, &QShortcut::activated, m_accept, &QPushButton::click);
     layout->addWidget(buttons);
 
     // An empty summary is never applied (S27).
@@ -108,9 +116,16 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
         accept();
     });
     connect(m_regenerate, &QPushButton::clicked, this, [this] {
-        m_settled = true;
-        Q_EMIT regenerateRequested(m_focus->text().trimmed());
-        accept();
+        const auto regenerate = [this] {
+            m_settled = true;
+            Q_EMIT regenerateRequested(m_focus->text().trimmed());
+            accept();
+        };
+        if (isEdited())
+            confirmDiscard(tr("Regenerate the summary and discard your edits?"),
+                           tr("Discard Edits and Regenerate"), regenerate);
+        else
+            regenerate();
     });
     connect(m_focus, &QLineEdit::returnPressed, m_regenerate, &QPushButton::click);
     connect(m_edit, &QPushButton::clicked, this, [this] { setEditing(m_summary->isReadOnly()); });
@@ -125,6 +140,42 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
 }
 
 CompactionReviewDialog::~CompactionReviewDialog() = default;
+
+void CompactionReviewDialog::showEvent(QShowEvent *event)
+{
+    QDialog::showEvent(event);
+    // The button box makes its first Accept button the default when it is shown; here Return applies
+    // nothing (see the constructor).
+    m_accept->setDefault(false);
+}
+
+void CompactionReviewDialog::reject()
+{
+    // Cancel, Esc and the window's close button all come here: edits are not dropped without asking.
+    if (m_settled || !isEdited()) {
+        QDialog::reject();
+        return;
+    }
+    confirmDiscard(tr("Cancel the compaction and discard your edits of the summary?"), tr("Discard Edits"),
+                   [this] { QDialog::reject(); });
+}
+
+void CompactionReviewDialog::confirmDiscard(const QString &question, const QString &discardLabel,
+                                            const std::function<void()> &discard)
+{
+    auto *box = new QMessageBox(QMessageBox::Question, windowTitle(), question, QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("reviewDiscardEdits"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    QPushButton *discardButton = box->addButton(discardLabel, QMessageBox::DestructiveRole);
+    QPushButton *keep = box->addButton(tr("Keep Editing"), QMessageBox::RejectRole);
+    box->setDefaultButton(keep);
+    box->setEscapeButton(keep);
+    connect(box, &QMessageBox::finished, this, [box, discardButton, discard] {
+        if (box->clickedButton() == discardButton)
+            discard();
+    });
+    box->open();
+}
 
 QString CompactionReviewDialog::summary() const
 {

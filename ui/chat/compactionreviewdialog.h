@@ -4,6 +4,8 @@
 
 #include <QDialog>
 
+#include <functional>
+
 class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
@@ -14,7 +16,8 @@ namespace keen {
 // Review before it applies (issue 16): a manual compaction's streamed summary as editable Markdown beside the
 // messages it replaces. Accept applies the text as it is now (edited or not); Edit makes the summary
 // writable (and then reads Revert Edits, which puts back the streamed text); Regenerate runs the compaction
-// again with the focus typed beside it; Cancel applies nothing.
+// again with the focus typed beside it; Cancel applies nothing. Regenerate and Cancel ask before they drop
+// edits.
 class CompactionReviewDialog final : public QDialog
 {
     Q_OBJECT
@@ -35,8 +38,18 @@ Q_SIGNALS:
     void regenerateRequested(const QString &focus);
     void reviewCancelled();
 
+public Q_SLOTS:
+    void reject() override;
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     void setEditing(bool editing);
+    // Asks before edits are dropped (Regenerate, Cancel, Esc, closing): discard runs only on the person's
+    // yes.
+    void confirmDiscard(const QString &question, const QString &discardLabel,
+                        const std::function<void()> &discard);
 
     QString m_original;
     QPlainTextEdit *m_summary;
