@@ -62,6 +62,9 @@ private Q_SLOTS:
 private:
     void converse();
     CompactionReviewDialog *compactAndReview(const QString &summary);
+    // The visible review dialog other than earlier (which Regenerate may delete, and a new one be allocated
+    // at its address: the guard knows whether it still exists), waited for; null when none opens.
+    CompactionReviewDialog *reviewOpenedAfter(const QPointer<CompactionReviewDialog> &earlier) const;
     QByteArray transcript() const;
 
     test::TestEnvironment m_env;
@@ -104,19 +107,23 @@ CompactionReviewDialog *TestCompactionReview::compactAndReview(const QString &su
 {
     m_client->addTurn({ScriptedLlmClient::chunk(summary), ScriptedLlmClient::event(StreamEvent::done())});
     m_window->findChild<QAction *>(QStringLiteral("compactAction"))->trigger();
-    CompactionReviewDialog *open = nullptr;
-    // The callers QVERIFY the result: a dialog that never opens fails there.
+    return reviewOpenedAfter(nullptr); // the callers QVERIFY it: a dialog that never opens fails there
+}
+
+CompactionReviewDialog *
+TestCompactionReview::reviewOpenedAfter(const QPointer<CompactionReviewDialog> &earlier) const
+{
+    CompactionReviewDialog *next = nullptr;
     const bool opened = QTest::qWaitFor(
         [&] {
-            for (auto *dialog :
-                 m_window->findChildren<CompactionReviewDialog *>(QStringLiteral("compactionReviewDialog"))) {
-                if (dialog->isVisible())
-                    open = dialog;
+            for (auto *dialog : m_window->findChildren<CompactionReviewDialog *>()) {
+                if (dialog->isVisible() && (earlier.isNull() || dialog != earlier.data()))
+                    next = dialog;
             }
-            return open != nullptr;
+            return next != nullptr;
         },
         10000);
-    return opened ? open : nullptr;
+    return opened ? next : nullptr;
 }
 
 QByteArray TestCompactionReview::transcript() const
@@ -466,14 +473,8 @@ void TestCompactionReview::editsAreNotDroppedWithoutAsking()
     QCOMPARE(int(m_client->requests().size()), requestsBefore); // nothing sent while it asks
     press(question(), QStringLiteral("Discard Edits and Regenerate"));
     QTRY_COMPARE(int(m_client->requests().size()), requestsBefore + 1);
-    CompactionReviewDialog *second = nullptr;
-    QTRY_VERIFY([&] {
-        for (auto *open : m_window->findChildren<CompactionReviewDialog *>()) {
-            if (open->isVisible() && (first.isNull() || open != first.data()))
-                second = open;
-        }
-        return second != nullptr;
-    }());
+    CompactionReviewDialog *second = reviewOpenedAfter(first);
+    QVERIFY(second);
     QCOMPARE(second->summary(), QStringLiteral("## Goal\nFind the parser again."));
     QTest::keyClick(second, Qt::Key_Escape); // not edited: cancels at once
     QTRY_VERIFY(!m_window->session()->isBusy());
@@ -490,9 +491,8 @@ void TestCompactionReview::regenerateRunsAgainWithTheFocus()
     converse();
     CompactionReviewDialog *first = compactAndReview(QStringLiteral("## Goal\nFind something."));
     QVERIFY(first);
-    // Regenerate may delete the first dialog and the second be allocated at its address: the search below
-    // compares with a guard that knows whether the first still exists, taken while it surely does.
-    const QPointer<CompactionReviewDialog> firstAlive(first);
+    const QPointer<CompactionReviewDialog> firstAlive(first); // taken while it surely exists
+
     const int requestsBefore = int(m_client->requests().size());
     const MessageList firstRequest = m_client->requests().constLast();
     m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("## Goal\nFind the parser in src/parse.cpp.")),
@@ -505,14 +505,8 @@ void TestCompactionReview::regenerateRunsAgainWithTheFocus()
     QCOMPARE(again.constLast().content,
              CompactionPrompts::manualPrompt(QStringLiteral("keep the file paths")));
     QCOMPARE(again.mid(0, again.size() - 1), firstRequest.mid(0, firstRequest.size() - 1));
-    CompactionReviewDialog *second = nullptr;
-    QTRY_VERIFY([&] {
-        for (auto *dialog : m_window->findChildren<CompactionReviewDialog *>()) {
-            if (dialog->isVisible() && (firstAlive.isNull() || dialog != firstAlive.data()))
-                second = dialog;
-        }
-        return second != nullptr;
-    }());
+    CompactionReviewDialog *second = reviewOpenedAfter(firstAlive);
+    QVERIFY(second);
     QCOMPARE(second->summary(), QStringLiteral("## Goal\nFind the parser in src/parse.cpp."));
     QTest::mouseClick(second->findChild<QPushButton *>(QStringLiteral("reviewAccept")), Qt::LeftButton);
     QTRY_VERIFY(!m_window->session()->isBusy());
@@ -581,16 +575,8 @@ void TestCompactionReview::cancelledReviewLeavesNoEmptyHeading()
     QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
     CompactionReviewDialog *dialog = nullptr;
     const auto openDialog = [&](const QPointer<CompactionReviewDialog> &besides) {
-        dialog = nullptr;
-        return QTest::qWaitFor(
-            [&] {
-                for (auto *open : m_window->findChildren<CompactionReviewDialog *>()) {
-                    if (open->isVisible() && (besides.isNull() || open != besides.data()))
-                        dialog = open;
-                }
-                return dialog != nullptr;
-            },
-            10000);
+        dialog = reviewOpenedAfter(besides);
+        return dialog != nullptr;
     };
     QVERIFY(openDialog(nullptr));
     // While it waits, the summary shows under its heading.
