@@ -6,6 +6,7 @@
 #include <QPromise>
 #include <QWaitCondition>
 
+#include <chrono>
 #include <deque>
 #include <vector>
 
@@ -14,6 +15,10 @@ namespace keen {
 namespace {
 
 using Written = Result<QList<quint64>>;
+
+// A lock file with no process id in it this long after it was made is one whose maker died (QLockFile writes
+// the id right after creating the file).
+constexpr std::chrono::milliseconds kUnwrittenLockAge{500};
 
 } // namespace
 
@@ -58,8 +63,16 @@ struct SessionWriter::State
             qint64 pid = 0;
             QString host;
             QString application;
-            if (!lockFile->getLockInfo(&pid, &host, &application) || pid <= 0)
-                continue; // being written or removed: ask again
+            if (!lockFile->getLockInfo(&pid, &host, &application) || pid <= 0) {
+                // Being written or removed: ask again. One that stays unreadable was left by a process that
+                // died between creating it and writing its id in it, which QLockFile does at once (seen: a
+                // run killed 34 ms after it started, whose session then could not be resumed): once it is
+                // that old, QLockFile takes it over as stale. Only here: by age alone, the lock of a live
+                // process (readable) would count as stale too.
+                lockFile->setStaleLockTime(kUnwrittenLockAge);
+                continue;
+            }
+            lockFile->setStaleLockTime(0);
             // The app keeps one writer per session (a retired one lets go of the lock before the next one of
             // its session takes it: `after`); only tests run several runners of one session in one process,
             // one after the other. The lock is about other processes.
@@ -71,8 +84,10 @@ struct SessionWriter::State
                 .arg(session.id)
                 .arg(pid);
         }
-        return QCoreApplication::translate("SessionWriter", "Cannot lock the session's transcript %1")
-            .arg(session.transcriptPath);
+        return QCoreApplication::translate("SessionWriter",
+                                           "Cannot lock the session's transcript %1: its lock file %2 can be "
+                                           "neither read nor replaced")
+            .arg(session.transcriptPath, lockPath(session.transcriptPath));
     }
 
     // Appends that queued up behind `first` while the disk was busy, taken off the queue to be written with
