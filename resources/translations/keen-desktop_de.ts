@@ -911,44 +911,12 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <translation>Ü&amp;bernehmen</translation>
     </message>
     <message>
-        <source>You: %1</source>
-        <translation>Sie: %1</translation>
-    </message>
-    <message>
-        <source>Assistant: %1</source>
-        <translation>Assistent: %1</translation>
-    </message>
-    <message>
-        <source>System: %1</source>
-        <translation>System: %1</translation>
-    </message>
-    <message>
         <source>Replaces 1 message:</source>
         <translation>Ersetzt 1 Nachricht:</translation>
     </message>
     <message>
         <source>Replaces %1 messages:</source>
         <translation>Ersetzt %1 Nachrichten:</translation>
-    </message>
-    <message>
-        <source>Summary of the earlier conversation, then you: %1</source>
-        <translation>Zusammenfassung des bisherigen Gesprächs, dann Sie: %1</translation>
-    </message>
-    <message>
-        <source>Pinned: 1 item, kept after the summary as it is</source>
-        <translation>Angeheftet: 1 Eintrag, bleibt unverändert nach der Zusammenfassung</translation>
-    </message>
-    <message>
-        <source>Pinned: %1 items, kept after the summary as they are</source>
-        <translation>Angeheftet: %1 Einträge, bleiben unverändert nach der Zusammenfassung</translation>
-    </message>
-    <message>
-        <source>1 tool call</source>
-        <translation>1 Werkzeugaufruf</translation>
-    </message>
-    <message>
-        <source>%1 tool calls</source>
-        <translation>%1 Werkzeugaufrufe</translation>
     </message>
     <message>
         <source>This summary will replace the conversation. Press Edit to change it: the text here is what is applied and saved.</source>
@@ -1826,6 +1794,41 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
     <message>
         <source>Remove from the queue</source>
         <translation>Aus der Warteschlange entfernen</translation>
+    </message>
+</context>
+<context>
+    <name>keen::ReplacedMessagesModel</name>
+    <message>
+        <source>Pinned: 1 item, kept after the summary as it is</source>
+        <translation>Angeheftet: 1 Eintrag, bleibt unverändert nach der Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>Pinned: %1 items, kept after the summary as they are</source>
+        <translation>Angeheftet: %1 Einträge, bleiben unverändert nach der Zusammenfassung</translation>
+    </message>
+    <message>
+        <source>Summary of the earlier conversation, then you: %1</source>
+        <translation>Zusammenfassung des bisherigen Gesprächs, dann Sie: %1</translation>
+    </message>
+    <message>
+        <source>You: %1</source>
+        <translation>Sie: %1</translation>
+    </message>
+    <message>
+        <source>Assistant: %1</source>
+        <translation>Assistent: %1</translation>
+    </message>
+    <message>
+        <source>System: %1</source>
+        <translation>System: %1</translation>
+    </message>
+    <message>
+        <source>1 tool call</source>
+        <translation>1 Werkzeugaufruf</translation>
+    </message>
+    <message>
+        <source>%1 tool calls</source>
+        <translation>%1 Werkzeugaufrufe</translation>
     </message>
 </context>
 <context>

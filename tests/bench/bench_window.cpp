@@ -1,12 +1,13 @@
 // On-demand benchmarks of the chat window (issue 11 table rows 2 and 4) and of the app's memory, offscreen.
 // Prints numbers; asserts nothing. Run: cmake --build build --target keen_benchmarks &&
 //   QT_QPA_PLATFORM=offscreen ./build/tests/bench/keen_bench_window [open] [stages] [stream] [app]
-//   [liststream] [tablestream] (or: keen_bench_window makesession KEEN_HOME WORKSPACE, to open the same
-//   session in the app by hand)
+//   [liststream] [tablestream] [bigstream] [review] (or: keen_bench_window makesession KEEN_HOME WORKSPACE,
+//   to open the same session in the app by hand)
 #include "chat/chatdelegate.h"
 #include "chat/chatmodel.h"
 #include "chat/chatpanel.h"
 #include "chat/chatview.h"
+#include "chat/compactionreviewdialog.h"
 #include "chat/conversationsearch.h"
 #include "chat/findbar.h"
 #include "chat/incrementalmarkdown.h"
@@ -28,6 +29,7 @@
 #include <QFileInfo>
 #include <QHash>
 #include <QJsonDocument>
+#include <QListView>
 #include <QProcess>
 #include <QScrollBar>
 #include <QTemporaryDir>
@@ -734,6 +736,41 @@ void benchAppRss()
          QStringLiteral("goal < 100"));
 }
 
+// The review of a manual compaction (issue 16) at the size of a long day: 10,000 replaced messages (every
+// other one a 3,000-character reply) beside a 126,000-character summary. Everything here runs on the GUI
+// thread when the dialog opens, so the time to its first painted frame is a stall the person sees.
+void benchReviewDialog()
+{
+    out << "\n== Review Compaction dialog, 10,000 replaced messages, 126k-char summary\n";
+    MessageList replaced;
+    const QString reply = Workloads::markdownReply(3000);
+    for (int i = 0; i < 5000; ++i) {
+        replaced.append(Message::user(QStringLiteral("question %1: where is the parser?").arg(i)));
+        replaced.append(Message::assistant(reply));
+    }
+    const QString summary = Workloads::markdownReply(126000);
+    QElapsedTimer clock;
+    clock.start();
+    auto *dialog = new CompactionReviewDialog(summary, replaced);
+    const double built = clock.nsecsElapsed() / 1e6;
+    dialog->resize(1100, 760);
+    dialog->show();
+    if (!QTest::qWaitForWindowExposed(dialog))
+        out << "the dialog was never shown\n";
+    dialog->repaint();
+    const double shown = clock.nsecsElapsed() / 1e6;
+    line(QStringLiteral("review dialog: built"), built, QStringLiteral("ms"));
+    line(QStringLiteral("review dialog: built, shown and painted"), shown, QStringLiteral("ms"),
+         QStringLiteral("goal < 100"));
+    auto *list = dialog->findChild<QListView *>(QStringLiteral("reviewReplaced"));
+    clock.restart();
+    list->scrollToBottom();
+    list->viewport()->repaint();
+    line(QStringLiteral("review dialog: replaced list scrolled to its end"), clock.nsecsElapsed() / 1e6,
+         QStringLiteral("ms"), QStringLiteral("goal < 16"));
+    delete dialog;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -770,6 +807,8 @@ int main(int argc, char **argv)
         benchStreamingLongTable();
     if (wanted(QStringLiteral("bigstream")))
         benchStreamingIntoBigSession();
+    if (wanted(QStringLiteral("review")))
+        benchReviewDialog();
     if (wanted(QStringLiteral("app")))
         benchAppRss();
     return 0;

@@ -7,6 +7,7 @@
 #include "chat/chatpanel.h"
 #include "chat/compactionreviewdialog.h"
 #include "chat/inputeditor.h"
+#include "chat/replacedmessagesmodel.h"
 #include "mainwindow.h"
 #include "settings/settingsdialog.h"
 
@@ -23,7 +24,7 @@
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPointer>
@@ -255,13 +256,19 @@ void TestCompactionReview::acceptAppliesTheSummary()
     QVERIFY(dialog);
     QVERIFY(m_window->chatPanel()->model()->plainText().contains(QStringLiteral("Find the parser.")));
     auto *summary = dialog->findChild<QPlainTextEdit *>(QStringLiteral("reviewSummary"));
-    auto *replaced = dialog->findChild<QListWidget *>(QStringLiteral("reviewReplaced"));
+    auto *replaced = dialog->findChild<QListView *>(QStringLiteral("reviewReplaced"));
     QVERIFY(summary && replaced);
     QCOMPARE(summary->toPlainText(), QStringLiteral("## Goal\nFind the parser."));
     QVERIFY(summary->isReadOnly()); // until Edit
-    QCOMPARE(replaced->count(), 2);
-    QCOMPARE(replaced->item(0)->text(), QStringLiteral("You: where is the parser?"));
-    QCOMPARE(replaced->item(1)->text(), QStringLiteral("Assistant: Hello, the parser is in src/parse.cpp."));
+    QCOMPARE(replaced->model()->rowCount(), 2);
+    QCOMPARE(replaced->model()->index(0, 0).data().toString(), QStringLiteral("You: where is the parser?"));
+    QCOMPARE(replaced->model()->index(1, 0).data().toString(),
+             QStringLiteral("Assistant: Hello, the parser is in src/parse.cpp."));
+    QVERIFY(replaced->model()
+                ->index(1, 0)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("the parser is in src/parse.cpp.")));
     // Waiting for the person: busy (no message slips in), nothing applied, nothing written.
     QVERIFY(m_window->session()->isBusy());
     QVERIFY(m_window->session()->isReviewingCompaction());
@@ -295,11 +302,11 @@ void TestCompactionReview::replacedListNamesPinsAndEarlierSummaries()
     QTRY_COMPARE(m_window->session()->messages().size(), 3);
     CompactionReviewDialog *dialog = compactAndReview(QStringLiteral("## Goal\nFind the parser."));
     QVERIFY(dialog);
-    auto *replaced = dialog->findChild<QListWidget *>(QStringLiteral("reviewReplaced"));
+    auto *replaced = dialog->findChild<QListView *>(QStringLiteral("reviewReplaced"));
     QVERIFY(replaced);
     QStringList rows;
-    for (int i = 0; i < replaced->count(); ++i)
-        rows.append(replaced->item(i)->text());
+    for (int i = 0; i < replaced->model()->rowCount(); ++i)
+        rows.append(replaced->model()->index(i, 0).data().toString());
     QCOMPARE(rows, QStringList({QStringLiteral("You: where is the parser?"),
                                 QStringLiteral("Assistant: Hello, the parser is in src/parse.cpp."),
                                 QStringLiteral("Pinned: 1 item, kept after the summary as it is")}));
@@ -313,9 +320,9 @@ void TestCompactionReview::replacedListNamesPinsAndEarlierSummaries()
             {Pin{QStringLiteral("p1"), Pin::Kind::Note, QStringLiteral("a"), {}},
              Pin{QStringLiteral("p2"), Pin::Kind::Note, QStringLiteral("b"), {}}}));
     QVERIFY(earlier);
-    QCOMPARE(CompactionReviewDialog::describe(earlier->constLast()),
+    QCOMPARE(ReplacedMessagesModel::describe(earlier->constLast()),
              QStringLiteral("Summary of the earlier conversation, then you: fix the build"));
-    QCOMPARE(CompactionReviewDialog::describe(Message::user(CompactionPrompts::pinnedContext(
+    QCOMPARE(ReplacedMessagesModel::describe(Message::user(CompactionPrompts::pinnedContext(
                  {Pin{QStringLiteral("p1"), Pin::Kind::Note, QStringLiteral("a"), {}},
                   Pin{QStringLiteral("p2"), Pin::Kind::Note, QStringLiteral("b"), {}}}))),
              QStringLiteral("Pinned: 2 items, kept after the summary as they are"));
@@ -324,10 +331,10 @@ void TestCompactionReview::replacedListNamesPinsAndEarlierSummaries()
     ToolActivity read;
     read.tool = QStringLiteral("read_file");
     read.status = QStringLiteral("success");
-    QCOMPARE(CompactionReviewDialog::describe(
+    QCOMPARE(ReplacedMessagesModel::describe(
                  Message::assistant(QStringLiteral("Let me look.\nMore."), TurnMemory{{read, read}})),
              QStringLiteral("Assistant: Let me look. (2 tool calls)"));
-    QCOMPARE(CompactionReviewDialog::describe(Message::assistant(QString(), TurnMemory{{read}})),
+    QCOMPARE(ReplacedMessagesModel::describe(Message::assistant(QString(), TurnMemory{{read}})),
              QStringLiteral("Assistant: 1 tool call"));
 }
 

@@ -1,19 +1,18 @@
 #include "chat/compactionreviewdialog.h"
 
-#include "agent/historymessage.h"
+#include "chat/replacedmessagesmodel.h"
 
 #include <QDialogButtonBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QShortcut>
 #include <QSplitter>
-#include <QTextDocument> // Qt::convertFromPlainText: a tooltip of conversation text is never rich text
 #include <QVBoxLayout>
 
 namespace keen {
@@ -23,7 +22,7 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
     : QDialog(parent)
     , m_original(summary)
     , m_summary(new QPlainTextEdit(this))
-    , m_replaced(new QListWidget(this))
+    , m_replaced(new QListView(this))
     , m_focus(new QLineEdit(this))
 {
     setObjectName(QStringLiteral("compactionReviewDialog"));
@@ -45,13 +44,12 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
     replacedLabel->setObjectName(QStringLiteral("reviewReplacedLabel"));
     leftLayout->addWidget(replacedLabel);
     m_replaced->setObjectName(QStringLiteral("reviewReplaced"));
-    m_replaced->setWordWrap(true);
+    // One line per message, all the same height: the view lays out only what it shows.
+    m_replaced->setUniformItemSizes(true);
     m_replaced->setAlternatingRowColors(true);
     m_replaced->setTextElideMode(Qt::ElideRight);
-    for (const Message &message : replaced) {
-        auto *item = new QListWidgetItem(describe(message), m_replaced);
-        item->setToolTip(Qt::convertFromPlainText(message.content.left(2000), Qt::WhiteSpaceNormal));
-    }
+    m_replaced->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_replaced->setModel(new ReplacedMessagesModel(replaced, m_replaced));
     leftLayout->addWidget(m_replaced);
 
     auto *right = new QWidget(splitter);
@@ -203,38 +201,6 @@ void CompactionReviewDialog::setEditing(bool editing)
     m_summary->setFocus();
     if (editing)
         m_summary->moveCursor(QTextCursor::End);
-}
-
-QString CompactionReviewDialog::describe(const Message &message)
-{
-    const HistoryMessage shown = HistoryMessage::of(message);
-    if (shown.kind == HistoryMessage::Kind::PinnedContext)
-        return shown.pins == 1 ? tr("Pinned: 1 item, kept after the summary as it is")
-                               : tr("Pinned: %1 items, kept after the summary as they are").arg(shown.pins);
-    QString first = shown.text.trimmed().section(QLatin1Char('\n'), 0, 0);
-    if (first.size() > 120)
-        first = first.left(119) + QChar(0x2026);
-    QString row;
-    switch (message.role) {
-    case Message::Role::User:
-        row = shown.kind == HistoryMessage::Kind::CompactedContext
-                  ? tr("Summary of the earlier conversation, then you: %1").arg(first)
-                  : tr("You: %1").arg(first);
-        break;
-    case Message::Role::Assistant:
-        row = tr("Assistant: %1").arg(first);
-        break;
-    case Message::Role::System:
-        row = tr("System: %1").arg(first);
-        break;
-    }
-    if (message.hasToolActivity()) {
-        const qsizetype calls = message.turnMemory->toolActivity.size();
-        const QString count = calls == 1 ? tr("1 tool call") : tr("%1 tool calls").arg(calls);
-        // A reply that was only tool calls (a stopped turn) reads "Assistant: 1 tool call".
-        row += first.isEmpty() ? count : QStringLiteral(" (%1)").arg(count);
-    }
-    return row;
 }
 
 } // namespace keen

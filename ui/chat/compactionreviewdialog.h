@@ -7,7 +7,7 @@
 #include <functional>
 
 class QLineEdit;
-class QListWidget;
+class QListView;
 class QPlainTextEdit;
 class QPushButton;
 
@@ -30,8 +30,6 @@ public:
     QString summary() const;
     bool isEdited() const;
     bool isEditing() const;
-    // One row of the replaced list: "You: first line…", "Assistant: … (3 tool calls)".
-    static QString describe(const Message &message);
 
 Q_SIGNALS:
     void summaryAccepted(const QString &summary);
@@ -53,7 +51,7 @@ private:
 
     QString m_original;
     QPlainTextEdit *m_summary;
-    QListWidget *m_replaced;
+    QListView *m_replaced;
     QLineEdit *m_focus;
     QPushButton *m_accept;
     QPushButton *m_edit = nullptr;
