@@ -4,6 +4,7 @@
 
 #include <QEventLoop>
 #include <QHostInfo>
+#include <QMutex>
 #include <QTimer>
 
 #include <utility>
@@ -26,7 +27,16 @@ const QList<std::pair<QHostAddress, int>> &localRanges()
     return ranges;
 }
 
+QMutex resolverMutex;
+LocalNetwork::Resolver testResolver; // guarded by resolverMutex
+
 } // namespace
+
+void LocalNetwork::setResolverForTests(Resolver resolver)
+{
+    const QMutexLocker lock(&resolverMutex);
+    testResolver = std::move(resolver);
+}
 
 bool LocalNetwork::contains(const QHostAddress &given)
 {
@@ -45,39 +55,65 @@ bool LocalNetwork::contains(const QHostAddress &given)
 QString LocalNetwork::localAddressOf(const QString &host, const CancellationToken &cancel,
                                      const QDeadlineTimer &deadline)
 {
+    return lookUp(host, cancel, deadline).local;
+}
+
+LocalNetwork::Lookup LocalNetwork::lookUp(const QString &host, const CancellationToken &cancel,
+                                          const QDeadlineTimer &deadline)
+{
+    Lookup lookup;
     QString name = host;
     if (name.startsWith(QLatin1Char('[')) && name.endsWith(QLatin1Char(']')))
         name = name.mid(1, name.size() - 2);
-    if (const QHostAddress literal(name); !literal.isNull())
-        return contains(literal) ? literal.toString() : QString();
+    if (const QHostAddress literal(name); !literal.isNull()) {
+        if (contains(literal))
+            lookup.local = literal.toString();
+        return lookup;
+    }
     const QString lower = name.toLower();
-    if (lower == QLatin1String("localhost") || lower.endsWith(QLatin1String(".localhost")))
-        return lower;
+    if (lower == QLatin1String("localhost") || lower.endsWith(QLatin1String(".localhost"))) {
+        lookup.local = lower;
+        return lookup;
+    }
 
-    QEventLoop loop;
-    QHostInfo info;
-    bool answered = false;
-    const int id = QHostInfo::lookupHost(name, &loop, [&](const QHostInfo &found) {
-        info = found;
-        answered = true;
-        loop.quit();
-    });
-    const CancellationWatch watch(cancel, [&loop] { loop.quit(); });
-    QTimer timer;
-    timer.setSingleShot(true);
-    QObject::connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
-    timer.start(int(std::max<qint64>(0, deadline.remainingTime())));
-    if (!answered)
-        loop.exec();
-    if (!answered) {
-        QHostInfo::abortHostLookup(id);
-        return {};
+    {
+        const QMutexLocker lock(&resolverMutex);
+        if (testResolver)
+            lookup.addresses = testResolver(name);
     }
-    for (const QHostAddress &address : info.addresses()) {
-        if (contains(address))
-            return address.toString();
+    if (lookup.addresses.isEmpty()) {
+        QEventLoop loop;
+        QHostInfo info;
+        bool answered = false;
+        const int id = QHostInfo::lookupHost(name, &loop, [&](const QHostInfo &found) {
+            info = found;
+            answered = true;
+            loop.quit();
+        });
+        const CancellationWatch watch(cancel, [&loop] { loop.quit(); });
+        QTimer timer;
+        timer.setSingleShot(true);
+        QObject::connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
+        timer.start(int(std::max<qint64>(0, deadline.remainingTime())));
+        if (!answered)
+            loop.exec();
+        if (!answered) {
+            QHostInfo::abortHostLookup(id);
+            return lookup; // cancelled or out of time: the caller says which
+        }
+        lookup.addresses = info.addresses();
+        if (lookup.addresses.isEmpty()) // worded as a fetch that looked the name up itself says it
+            lookup.error = info.error() == QHostInfo::HostNotFound || info.errorString().isEmpty()
+                               ? tr("Host %1 not found").arg(name)
+                               : info.errorString();
     }
-    return {};
+    for (const QHostAddress &address : std::as_const(lookup.addresses)) {
+        if (contains(address)) {
+            lookup.local = address.toString();
+            break;
+        }
+    }
+    return lookup;
 }
 
 } // namespace keen

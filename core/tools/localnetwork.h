@@ -5,7 +5,10 @@
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QHostAddress>
+#include <QList>
 #include <QString>
+
+#include <functional>
 
 namespace keen {
 
@@ -23,6 +26,23 @@ public:
     // (worker) thread, until cancel or the deadline.
     static QString localAddressOf(const QString &host, const CancellationToken &cancel,
                                   const QDeadlineTimer &deadline);
+
+    // What a host name stood for when it was checked. web_fetch connects to these very addresses: a name
+    // that answers with an internet address for the check and with 127.0.0.1 a moment later (DNS
+    // rebinding) cannot move the request onto this machine.
+    struct Lookup
+    {
+        QList<QHostAddress> addresses; // empty for an address literal and a *.localhost name
+        QString local;                 // the first local address (or localhost name), as localAddressOf
+        QString error;                 // the name could not be resolved (empty when the wait ended first)
+    };
+    static Lookup lookUp(const QString &host, const CancellationToken &cancel,
+                         const QDeadlineTimer &deadline);
+
+    // Tests answer names themselves (nothing else on the machine would resolve "docs.example.test"); an
+    // empty function puts the system resolver back.
+    using Resolver = std::function<QList<QHostAddress>(const QString &name)>;
+    static void setResolverForTests(Resolver resolver);
 };
 
 } // namespace keen

@@ -17,11 +17,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
+#include <QNetworkProxy>
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QStringDecoder>
 #include <QTimer>
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 
@@ -129,12 +131,47 @@ bool isWebScheme(const QUrl &url)
     return url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https");
 }
 
-// One GET, without following a redirect, on this thread's event loop.
-Hop get(QNetworkAccessManager &network, const QUrl &url, const CancellationToken &cancel,
-        const QDeadlineTimer &deadline)
+bool throughAProxy(const QUrl &url)
+{
+    const QList<QNetworkProxy> proxies = QNetworkProxyFactory::proxyForQuery(QNetworkProxyQuery(url));
+    return !proxies.isEmpty() && proxies.constFirst().type() != QNetworkProxy::NoProxy &&
+           proxies.constFirst().type() != QNetworkProxy::DefaultProxy;
+}
+
+// Where a GET of url connects: the address its name was checked against, or null to let Qt look the name
+// up (an address literal, a *.localhost name, or a proxy, which resolves the name itself). An IPv4
+// address first where there is one: the one address tried has to be reachable.
+QHostAddress addressToConnect(const QUrl &url, const LocalNetwork::Lookup &lookup)
+{
+    if (throughAProxy(url))
+        return {};
+    if (!lookup.local.isEmpty())
+        return QHostAddress(lookup.local); // null for "localhost": that name is this machine anyway
+    const auto v4 =
+        std::find_if(lookup.addresses.cbegin(), lookup.addresses.cend(),
+                     [](const QHostAddress &a) { return a.protocol() == QAbstractSocket::IPv4Protocol; });
+    if (v4 != lookup.addresses.cend())
+        return *v4;
+    return lookup.addresses.value(0);
+}
+
+// One GET, without following a redirect, on this thread's event loop. A non-null connectTo is where the
+// connection goes; the server still sees the URL's name (Host, and the TLS certificate it must present).
+Hop get(QNetworkAccessManager &network, const QUrl &url, const QHostAddress &connectTo,
+        const CancellationToken &cancel, const QDeadlineTimer &deadline)
 {
     Hop hop;
     QNetworkRequest request(url);
+    if (!connectTo.isNull()) {
+        QUrl pinned = url;
+        pinned.setHost(connectTo.toString());
+        request.setUrl(pinned);
+        QByteArray host = url.host(QUrl::FullyEncoded).toLatin1();
+        if (url.port() != -1)
+            host += ':' + QByteArray::number(url.port());
+        request.setRawHeader("Host", host);
+        request.setPeerVerifyName(url.host());
+    }
     request.setRawHeader("User-Agent", userAgent());
     request.setRawHeader("Accept", "text/html, text/plain, text/markdown, application/json;q=0.9, */*;q=0.5");
     // Each redirect is checked here (scheme, count); nothing of the person's goes along: no cookies, no
@@ -326,7 +363,8 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
     const QDeadlineTimer deadline(m_timeoutMs);
     // An address on this computer or the local network: a person asked about it is told so; a run nobody
     // watches (headless, a subagent) does not fetch it unless KEEN_WEB_FETCH_LOCAL=1 says it may.
-    const QString local = LocalNetwork::localAddressOf(requested.host(), context.cancel, deadline);
+    LocalNetwork::Lookup lookup = LocalNetwork::lookUp(requested.host(), context.cancel, deadline);
+    const QString local = lookup.local;
     if (!local.isEmpty() && !context.interactive && qEnvironmentVariableIntValue("KEEN_WEB_FETCH_LOCAL") != 1)
         return ToolResult::failure(
             WebFetchTool::tr(
@@ -349,7 +387,11 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
     QUrl current = requested;
     Hop hop;
     for (int redirects = 0;; ++redirects) {
-        hop = get(network, current, context.cancel, deadline);
+        // A name that did not resolve for the check is not looked up again for the request (it could
+        // answer then, with anything); a proxy resolves names itself.
+        if (!lookup.error.isEmpty() && !throughAProxy(current))
+            return ToolResult::failure(WebFetchTool::tr("Could not fetch %1: %2.").arg(given, lookup.error));
+        hop = get(network, current, addressToConnect(current, lookup), context.cancel, deadline);
         if (hop.cancelled)
             return ToolResult::failure(WebFetchTool::tr("Cancelled while fetching %1.").arg(given));
         if (hop.timedOut)
@@ -369,21 +411,20 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
                 WebFetchTool::tr("%1 redirects to %2, which web_fetch does not follow: "
                                  "only http and https URLs are fetched.")
                     .arg(current.toString(QUrl::FullyEncoded), target.toString(QUrl::FullyEncoded)));
+        LocalNetwork::Lookup next = LocalNetwork::lookUp(target.host(), context.cancel, deadline);
         // What was allowed is a page on the internet: its redirect into this machine or its network is not.
-        if (local.isEmpty()) {
-            if (const QString inside = LocalNetwork::localAddressOf(target.host(), context.cancel, deadline);
-                !inside.isEmpty())
-                return ToolResult::failure(
-                    WebFetchTool::tr("%1 redirects to %2, an address on this computer or the local network "
-                                     "(%3), which web_fetch does not follow from an internet address.")
-                        .arg(current.toString(QUrl::FullyEncoded), target.toString(QUrl::FullyEncoded),
-                             inside));
-        }
+        if (local.isEmpty() && !next.local.isEmpty())
+            return ToolResult::failure(
+                WebFetchTool::tr("%1 redirects to %2, an address on this computer or the local network "
+                                 "(%3), which web_fetch does not follow from an internet address.")
+                    .arg(current.toString(QUrl::FullyEncoded), target.toString(QUrl::FullyEncoded),
+                         next.local));
         if (redirects == MaxRedirects)
             return ToolResult::failure(
                 WebFetchTool::tr("Could not fetch %1: more than %2 redirects (the last one to %3).")
                     .arg(given, QString::number(MaxRedirects), target.toString(QUrl::FullyEncoded)));
         current = target;
+        lookup = std::move(next);
     }
     const QString finalUrl = current.toString(QUrl::FullyEncoded); // as it can be fetched again
 

@@ -15,10 +15,16 @@
 #include <QHash>
 #include <QNetworkProxy>
 #include <QPointer>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QScopeGuard>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslSocket>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -123,6 +129,51 @@ private:
     QTcpServer m_server;
     QHash<QString, Reply> m_replies;
     QHash<QString, int> m_counts;
+    QByteArray m_lastHeaders;
+};
+
+// An https server on 127.0.0.1 with a certificate for one host name: every request gets the same page.
+class TlsPageServer final : public QTcpServer
+{
+public:
+    TlsPageServer(const QSslCertificate &certificate, const QSslKey &key, QByteArray body)
+        : m_certificate(certificate)
+        , m_key(key)
+        , m_body(std::move(body))
+    {
+        listen(QHostAddress::LocalHost, 0);
+    }
+    QByteArray lastHeaders() const { return m_lastHeaders; }
+
+protected:
+    void incomingConnection(qintptr descriptor) override
+    {
+        auto *socket = new QSslSocket(this);
+        if (!socket->setSocketDescriptor(descriptor)) {
+            delete socket;
+            return;
+        }
+        socket->setLocalCertificate(m_certificate);
+        socket->setPrivateKey(m_key);
+        auto buffer = std::make_shared<QByteArray>();
+        QObject::connect(socket, &QSslSocket::readyRead, this, [this, socket, buffer] {
+            *buffer += socket->readAll();
+            const qsizetype end = buffer->indexOf("\r\n\r\n");
+            if (end < 0)
+                return;
+            m_lastHeaders = buffer->left(end) + "\r\n";
+            socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: " +
+                          QByteArray::number(m_body.size()) + "\r\nConnection: close\r\n\r\n" + m_body);
+            socket->disconnectFromHost();
+        });
+        QObject::connect(socket, &QSslSocket::disconnected, socket, &QObject::deleteLater);
+        socket->startServerEncryption();
+    }
+
+private:
+    QSslCertificate m_certificate;
+    QSslKey m_key;
+    QByteArray m_body;
     QByteArray m_lastHeaders;
 };
 
@@ -724,6 +775,108 @@ private Q_SLOTS:
         QCOMPARE(server.requests(publicPage), 1);
         QCOMPARE(server.requests(QStringLiteral("/secret")), 0);
         QVERIFY(f.person.requests().constLast().summary.isEmpty()); // an internet address: nothing to warn of
+    }
+
+    // DNS rebinding: a name checked as one address must not be fetched from another. The request goes to
+    // the address the name was checked at, naming the host to the server; nothing looks the name up again
+    // (here nothing else could: only the test answers for docs.example.test).
+    void aNameIsFetchedFromTheAddressItWasCheckedAt()
+    {
+        int lookups = 0;
+        LocalNetwork::setResolverForTests([&lookups](const QString &name) -> QList<QHostAddress> {
+            if (name == QLatin1String("docs.example.test") || name == QLatin1String("next.example.test")) {
+                ++lookups;
+                return {QHostAddress(QStringLiteral("127.0.0.1"))};
+            }
+            return {};
+        });
+        const auto systemResolver = qScopeGuard([] { LocalNetwork::setResolverForTests({}); });
+        Fixture f;
+        PageServer server;
+        server.add(QStringLiteral("/p"), page("<p>the docs</p>"));
+        const QString there = QStringLiteral("http://next.example.test:%1/p").arg(server.port());
+        server.redirect(QStringLiteral("/moved"), there.toLatin1());
+        WebFetchTool tool;
+
+        const QString url = QStringLiteral("http://docs.example.test:%1/p").arg(server.port());
+        ToolResult result = run(tool, fetch(url), f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QVERIFY(result.output.toObject()
+                    .value(QStringLiteral("content"))
+                    .toString()
+                    .contains(QStringLiteral("the docs")));
+        QVERIFY2(server.lastHeaders().contains(
+                     QStringLiteral("\r\nHost: docs.example.test:%1\r\n").arg(server.port()).toLatin1()),
+                 server.lastHeaders().constData());
+        QCOMPARE(f.person.requests().constLast().summary,
+                 QStringLiteral("docs.example.test is an address on this computer or your local network "
+                                "(127.0.0.1)."));
+        QCOMPARE(lookups, 1);
+
+        // Each redirect is looked up once too, and fetched from where it was checked.
+        result = run(tool, fetch(QStringLiteral("http://docs.example.test:%1/moved").arg(server.port())),
+                     f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QCOMPARE(result.output.toObject().value(QStringLiteral("url")).toString(), there);
+        QVERIFY(server.lastHeaders().contains(
+            QStringLiteral("\r\nHost: next.example.test:%1\r\n").arg(server.port()).toLatin1()));
+        QCOMPARE(lookups, 3);
+
+        // A name that does not resolve is not fetched (asking again could bring any answer).
+        result = run(tool, fetch(QStringLiteral("http://nowhere.invalid/p")), f.context);
+        QCOMPARE(result.error,
+                 QStringLiteral("Could not fetch http://nowhere.invalid/p: Host nowhere.invalid not found."));
+    }
+
+    // The same over https: the connection goes to the checked address, and the server must still present
+    // a certificate for the name (checked against the name, not the address; the name is sent as SNI).
+    void anHttpsNameIsFetchedFromTheAddressItWasCheckedAt()
+    {
+        QTemporaryDir dir;
+        const QString keyFile = dir.filePath(QStringLiteral("key.pem"));
+        const QString certFile = dir.filePath(QStringLiteral("cert.pem"));
+        QProcess openssl;
+        openssl.start(QStringLiteral("openssl"),
+                      {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
+                       QStringLiteral("rsa:2048"), QStringLiteral("-nodes"), QStringLiteral("-days"),
+                       QStringLiteral("2"), QStringLiteral("-subj"), QStringLiteral("/CN=docs.example.test"),
+                       QStringLiteral("-addext"), QStringLiteral("subjectAltName=DNS:docs.example.test"),
+                       QStringLiteral("-keyout"), keyFile, QStringLiteral("-out"), certFile});
+        QVERIFY2(openssl.waitForFinished(60000) && openssl.exitCode() == 0,
+                 openssl.readAllStandardError().constData());
+        QFile keyPem(keyFile);
+        QFile certPem(certFile);
+        QVERIFY(keyPem.open(QIODevice::ReadOnly) && certPem.open(QIODevice::ReadOnly));
+        const QSslKey key(keyPem.readAll(), QSsl::Rsa);
+        const QSslCertificate certificate(certPem.readAll());
+        QVERIFY(!key.isNull() && !certificate.isNull());
+        // This test's certificate is trusted for the test only.
+        const QSslConfiguration before = QSslConfiguration::defaultConfiguration();
+        QSslConfiguration trusting = before;
+        trusting.addCaCertificate(certificate);
+        QSslConfiguration::setDefaultConfiguration(trusting);
+        const auto restore = qScopeGuard([before] { QSslConfiguration::setDefaultConfiguration(before); });
+        LocalNetwork::setResolverForTests([](const QString &name) -> QList<QHostAddress> {
+            if (name == QLatin1String("docs.example.test"))
+                return {QHostAddress(QStringLiteral("127.0.0.1"))};
+            return {};
+        });
+        const auto systemResolver = qScopeGuard([] { LocalNetwork::setResolverForTests({}); });
+
+        TlsPageServer server(certificate, key, "<p>the secure docs</p>");
+        Fixture f;
+        WebFetchTool tool;
+        const QString url = QStringLiteral("https://docs.example.test:%1/p").arg(server.serverPort());
+        const ToolResult result = run(tool, fetch(url), f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QVERIFY(result.output.toObject()
+                    .value(QStringLiteral("content"))
+                    .toString()
+                    .contains(QStringLiteral("the secure docs")));
+        QVERIFY2(
+            server.lastHeaders().contains(
+                QStringLiteral("\r\nHost: docs.example.test:%1\r\n").arg(server.serverPort()).toLatin1()),
+            server.lastHeaders().constData());
     }
 
     void aStalledServerTimesOut()
