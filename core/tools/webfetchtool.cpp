@@ -171,6 +171,9 @@ Hop get(QNetworkAccessManager &network, const QUrl &url, const QHostAddress &con
             host += ':' + QByteArray::number(url.port());
         request.setRawHeader("Host", host);
         request.setPeerVerifyName(url.host());
+        // HTTP/2 would name the address, not the host, in its :authority (Qt drops a Host header there),
+        // and a server with many sites on one address would answer for the wrong one.
+        request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
     }
     request.setRawHeader("User-Agent", userAgent());
     request.setRawHeader("Accept", "text/html, text/plain, text/markdown, application/json;q=0.9, */*;q=0.5");

@@ -808,6 +808,7 @@ private Q_SLOTS:
         QVERIFY2(server.lastHeaders().contains(
                      QStringLiteral("\r\nHost: docs.example.test:%1\r\n").arg(server.port()).toLatin1()),
                  server.lastHeaders().constData());
+        QCOMPARE(server.lastHeaders().toLower().count("\r\nhost:"), 1);
         QCOMPARE(f.person.requests().constLast().summary,
                  QStringLiteral("docs.example.test is an address on this computer or your local network "
                                 "(127.0.0.1)."));
@@ -877,6 +878,7 @@ private Q_SLOTS:
             server.lastHeaders().contains(
                 QStringLiteral("\r\nHost: docs.example.test:%1\r\n").arg(server.serverPort()).toLatin1()),
             server.lastHeaders().constData());
+        QCOMPARE(server.lastHeaders().toLower().count("\r\nhost:"), 1);
     }
 
     void aStalledServerTimesOut()
