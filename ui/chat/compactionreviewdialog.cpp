@@ -48,6 +48,7 @@ CompactionReviewDialog::CompactionReviewDialog(const QString &summary, const Mes
     m_replaced->setUniformItemSizes(true);
     m_replaced->setAlternatingRowColors(true);
     m_replaced->setTextElideMode(Qt::ElideRight);
+    m_replaced->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // a long row ends in "…" instead
     m_replaced->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_replaced->setModel(new ReplacedMessagesModel(replaced, m_replaced));
     leftLayout->addWidget(m_replaced);
