@@ -411,7 +411,8 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
     // Each kind's candidates, in the order of first occurrence; no kind needs more than limit of them.
     QList<DroppedDetail> candidates[KindCount];
     QList<Spans> paths(sources.size()); // where the paths are, listed or not: a part of one is no detail
-    QSet<QString> seen;                 // by text with its white space simplified: no detail is listed twice
+    QList<Spans> webAddresses(sources.size()); // in order; a path inside one is none
+    QSet<QString> seen; // by text with its white space simplified: no detail is listed twice
     auto isFull = [&](DroppedDetail::Kind kind) { return candidates[int(kind)].size() >= limit; };
     auto add = [&](DroppedDetail::Kind kind, const QString &text, const QString &excerpt,
                    qsizetype minLength) {
@@ -441,6 +442,8 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
                 if (overlaps(framing.at(i), start, end)) {
                     continue;
                 } else if (kind == DroppedDetail::Kind::Path) {
+                    if (overlaps(webAddresses.at(i), start, end))
+                        continue;
                     paths[i].append({start, end});
                 } else if (overlaps(paths.at(i), start, end)) {
                     // A part of a path ("LastTest" of build/Testing/LastTest.log) is that path again.
@@ -502,17 +505,20 @@ QList<DroppedDetail> find(const MessageList &compacted, const QString &kept, int
             }
         }
     };
-    collect(DroppedDetail::Kind::Path, path, 3);
-    // A web address is no path, and no part of one ("beginners_guide" of .../beginners_guide.html) is an
-    // identifier or a number of its own.
+    // A web address is no path, and no part of one ("beginners_guide" of .../beginners_guide.html,
+    // "8080/health" of http://localhost:8080/health) is a path, an identifier or a number of its own.
     static const QRegularExpression webAddress(
         QStringLiteral(R"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s<>"'`)\]]+)"));
     for (qsizetype i = 0; i < sources.size(); ++i) {
         QRegularExpressionMatchIterator it = webAddress.globalMatch(sources.at(i).text);
         while (it.hasNext()) {
             const QRegularExpressionMatch match = it.next();
-            paths[i].append({match.capturedStart(0), match.capturedEnd(0)});
+            webAddresses[i].append({match.capturedStart(0), match.capturedEnd(0)});
         }
+    }
+    collect(DroppedDetail::Kind::Path, path, 3);
+    for (qsizetype i = 0; i < sources.size(); ++i) {
+        paths[i].append(webAddresses.at(i));
         std::sort(paths[i].begin(), paths[i].end()); // overlaps() takes them in order
     }
     collectErrors(8);

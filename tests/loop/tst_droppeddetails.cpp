@@ -379,8 +379,10 @@ void TestDroppedDetails::readableTextHasNoEmphasisMarks()
         QCOMPARE(DroppedDetail::readable(plain), plain);
 }
 
-// Audit 2026-12-06: a message naming /etc/nginx/nginx.conf, /home/dev/project/src/server.cpp and
-// ~/.config/keen/settings.json gave "left out none of the paths": absolute and home paths were never found.
+// Tried 2026-12-07: after fetching http://docs.example.test:8767/guide the window listed "8767/guide" as a
+// path not in the summary. Audit 2026-12-06: a message naming /etc/nginx/nginx.conf,
+// /home/dev/project/src/server.cpp and ~/.config/keen/settings.json gave "left out none of the paths":
+// absolute and home paths were never found.
 void TestDroppedDetails::absoluteAndHomePathsAreFound()
 {
     const QStringList named{QStringLiteral("/etc/nginx/nginx.conf"),
@@ -392,7 +394,8 @@ void TestDroppedDetails::absoluteAndHomePathsAreFound()
                                 "is /home/dev/project/src/http_server_v2.cpp and my key is in "
                                 "~/.config/keen/settings.json. Logs go to /var/log/nginx/, start it with "
                                 "./run.sh. Type /compact when done, see "
-                                "https://nginx.org/en/docs/beginners_guide.html")),
+                                "https://nginx.org/en/docs/beginners_guide.html and check "
+                                "http://localhost:8080/health/live")),
                             Message::assistant(QStringLiteral("Reading /etc/nginx/nginx.conf first."))};
 
     const QList<DroppedDetail> details = DroppedDetails::find(range, QStringLiteral("## Goal\nStart nginx."));
@@ -406,7 +409,8 @@ void TestDroppedDetails::absoluteAndHomePathsAreFound()
     for (const QString &part :
          {QStringLiteral("http_server_v2"), QStringLiteral("/compact"),
           QStringLiteral("/en/docs/beginners_guide.html"), QStringLiteral("nginx.org"),
-          QStringLiteral("//nginx.org/en/docs/beginners_guide.html"), QStringLiteral("beginners_guide")})
+          QStringLiteral("//nginx.org/en/docs/beginners_guide.html"), QStringLiteral("beginners_guide"),
+          QStringLiteral("8080/health/live"), QStringLiteral("8080"), QStringLiteral("health/live")})
         QVERIFY2(!all.contains(part), qPrintable(listed));
 
     // The summary keeps them: none is listed.
