@@ -1919,6 +1919,7 @@ ContextBreakdown AgentSession::contextBreakdown() const
     ContextBreakdown breakdown = d->contextEstimator.estimate(
         d->estimatedSystemPrompt(), *d->tools, d->history, d->config.contextWindow, d->lastUsage);
     breakdown.compactionUsage = d->compactionUsage;
+    breakdown.reportedEarlier = !breakdown.anchoredToProvider && d->totalInput > 0;
     return breakdown;
 }
 

@@ -18,6 +18,9 @@ struct ContextBreakdown
     qint64 totalTokens = 0;
     qint64 contextWindow = 0;        // 0: unknown
     bool anchoredToProvider = false; // scaled to the provider's last reported input tokens
+    // Not anchored, although the provider reported usage in this session: the history changed since (a
+    // compaction, an undo) or the session was opened again.
+    bool reportedEarlier = false;
     // What the session's compaction requests cost; not part of the context, shown apart.
     TokenUsage compactionUsage;
 

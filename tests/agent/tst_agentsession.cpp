@@ -790,6 +790,11 @@ void TestAgentSession::compactionUsageIsCountedApartFromTurns()
     QCOMPARE(m_session->compactionUsage().outputTokens, 140);
     QVERIFY(!m_session->lastUsage()); // it measured the history the summary replaced
     QCOMPARE(m_session->contextBreakdown().compactionUsage, m_session->compactionUsage());
+    // Tried as a user: /context said "no provider-reported usage yet" after a compaction, with 900 input
+    // tokens reported beside it.
+    QCOMPARE(m_session->contextBreakdown().note(),
+             QStringLiteral("Estimated (chars/3 heuristic) until the provider's next reply reports the input "
+                            "tokens of the conversation as it is now."));
 
     const QString id = m_session->sessionId();
     m_session->newSession();
@@ -806,6 +811,10 @@ void TestAgentSession::compactionUsageIsCountedApartFromTurns()
     QCOMPARE(m_session->compactionUsage().inputTokens, 1400);
     QCOMPARE(m_session->compactionUsage().outputTokens, 140);
     QVERIFY(!m_session->lastUsage()); // nothing measured the opened history yet
+    QVERIFY(m_session->contextBreakdown().note().contains(QStringLiteral("until the provider's next reply")));
+    m_session->newSession();
+    QCOMPARE(m_session->contextBreakdown().note(),
+             QStringLiteral("Estimated (chars/3 heuristic); no provider-reported usage yet."));
 }
 
 // The estimate's system prompt is built from the folder's files (instructions, skills, memory) on a worker:
