@@ -761,12 +761,20 @@ void ChatPanel::showSearchHit(int row, const QString &searchWords)
     QStringList words = searchWords.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
     if (words.isEmpty())
         return;
-    std::stable_sort(words.begin(), words.end(),
-                     [](const QString &a, const QString &b) { return a.size() > b.size(); });
     if (!m_findBar->isVisible())
         m_search.prepare(*m_model);
+    // The words as the person typed them where the conversation has them so ("Host seen" highlighted only
+    // "Host" when tried); else the longest of them, since the session search matches words apart.
+    QString needle = words.join(QLatin1Char(' '));
+    if (words.size() == 1 ||
+        m_search.find(*m_model, needle, [this](int shown) { return !m_view->isRowHidden(shown); })
+            .isEmpty()) {
+        std::stable_sort(words.begin(), words.end(),
+                         [](const QString &a, const QString &b) { return a.size() > b.size(); });
+        needle = words.first();
+    }
     m_findStartRow = row;
-    m_findBar->open(words.first(), FindBar::Focus::Leave);
+    m_findBar->open(needle, FindBar::Focus::Leave);
 }
 
 void ChatPanel::runSearch(const QString &text)
