@@ -810,26 +810,6 @@ Warte bis zu %3 Minuten; Esc bricht ab, `/mcp connect %1` beginnt von vorn.</tra
         <translation>Unterhaltung</translation>
     </message>
     <message>
-        <source>&amp;Copy message</source>
-        <translation>Nachricht &amp;kopieren</translation>
-    </message>
-    <message>
-        <source>Copy c&amp;ode</source>
-        <translation>C&amp;ode kopieren</translation>
-    </message>
-    <message>
-        <source>Copy code block %1: %2</source>
-        <translation>Codeblock %1 kopieren: %2</translation>
-    </message>
-    <message>
-        <source>Copy &amp;selection</source>
-        <translation>&amp;Auswahl kopieren</translation>
-    </message>
-    <message>
-        <source>Select &amp;all</source>
-        <translation>&amp;Alles auswählen</translation>
-    </message>
-    <message>
         <source>What are we building?</source>
         <translation>Was bauen wir?</translation>
     </message>
@@ -874,6 +854,26 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
     <message>
         <source>Copy &amp;Output</source>
         <translation>Aus&amp;gabe kopieren</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Message</source>
+        <translation>Nachricht &amp;kopieren</translation>
+    </message>
+    <message>
+        <source>Copy C&amp;ode</source>
+        <translation>C&amp;ode kopieren</translation>
+    </message>
+    <message>
+        <source>Copy Code Block %1: %2</source>
+        <translation>Codeblock %1 kopieren: %2</translation>
+    </message>
+    <message>
+        <source>Copy &amp;Selection</source>
+        <translation>&amp;Auswahl kopieren</translation>
+    </message>
+    <message>
+        <source>Select &amp;All</source>
+        <translation>&amp;Alles auswählen</translation>
     </message>
 </context>
 <context>

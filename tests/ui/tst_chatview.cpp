@@ -1287,12 +1287,12 @@ void TestChatView::aLongMessageIsFoldedUntilShown()
     QVERIFY2(!copied.contains(QStringLiteral("Show all")), qPrintable(copied));
     QVERIFY(model.item(0).collapsed);
 
-    // Copy message copies all of it.
+    // Copy Message copies all of it.
     const std::unique_ptr<QMenu> menu = view.contextMenuFor(inText);
     QVERIFY(menu);
     QAction *copyMessage = nullptr;
     for (QAction *action : menu->actions()) {
-        if (action->text().remove(QLatin1Char('&')) == QStringLiteral("Copy message"))
+        if (action->text().remove(QLatin1Char('&')) == QStringLiteral("Copy Message"))
             copyMessage = action;
     }
     QVERIFY(copyMessage);

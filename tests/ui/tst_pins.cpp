@@ -155,7 +155,7 @@ QList<SessionEvent> TestPins::transcript() const
 
 // Found trying the window: a reply longer than ChatModel::MaxRowChars goes on over several rows, and Pin
 // Message on a later row pinned that row's part only (an interrupted 55,000-character reply pinned as its
-// last 7,330 characters). Any row of the reply pins all of it, as the transcript has it; Copy message copies
+// last 7,330 characters). Any row of the reply pins all of it, as the transcript has it; Copy Message copies
 // all.
 void TestPins::pinMessageOnAnyRowOfALongReplyPinsTheWholeReply()
 {
@@ -204,7 +204,7 @@ void TestPins::pinToolResultOfAReadPinsWhatItReturned()
 
     ChatModel *model = m_panel->model();
     std::unique_ptr<QMenu> menu = menuAt(rowOfKind(model, ChatItem::Kind::Tool));
-    // Found when tried: Copy message on a read's card copied its line, "✓ Read parser.h 1 line". Copy Output
+    // Found when tried: Copy Message on a read's card copied its line, "✓ Read parser.h 1 line". Copy Output
     // copies what the read gave back as the card reads it: the file's text, without the line:hash| prefixes.
     QVERIFY(action(menu.get(), "copyToolOutputAction"));
     action(menu.get(), "copyToolOutputAction")->trigger();

@@ -730,14 +730,14 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
             menu.addSeparator();
         }
         addPinActions(menu, item, at, viewportPos);
-        QAction *copyMessage = menu.addAction(tr("&Copy message"));
+        QAction *copyMessage = menu.addAction(tr("&Copy Message"));
         ChatItem whole = item; // a long reply: all of its rows
         whole.text = m_model->wholeText(at.row());
         connect(copyMessage, &QAction::triggered, this,
                 [text = whole.plainText()] { QApplication::clipboard()->setText(text); });
         if (item.kind == ChatItem::Kind::Tool && item.toolState != ChatItem::ToolState::Running) {
             // What the tool gave back as its card reads it (a read's file text, a search's matches, a
-            // command's output): the card's line is all Copy message has.
+            // command's output): the card's line is all Copy Message has.
             const QString output =
                 item.output.isEmpty() ? ToolOutputText::shown(item.result).trimmed() : item.output;
             if (!output.isEmpty()) {
@@ -752,8 +752,8 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
             for (qsizetype i = 0; i < blocks.size(); ++i) {
                 const QString firstLine = blocks.at(i).section(QLatin1Char('\n'), 0, 0).left(40);
                 const QString title = blocks.size() == 1
-                                          ? tr("Copy c&ode")
-                                          : tr("Copy code block %1: %2").arg(i + 1).arg(firstLine);
+                                          ? tr("Copy C&ode")
+                                          : tr("Copy Code Block %1: %2").arg(i + 1).arg(firstLine);
                 QAction *copyCode = menu.addAction(title);
                 copyCode->setObjectName(QStringLiteral("copyCodeAction"));
                 connect(copyCode, &QAction::triggered, this,
@@ -762,10 +762,10 @@ std::unique_ptr<QMenu> ChatView::contextMenuFor(const QPoint &viewportPos)
         }
     }
     if (hasSelectedText()) {
-        QAction *copySelected = menu.addAction(tr("Copy &selection"), QKeySequence::Copy);
+        QAction *copySelected = menu.addAction(tr("Copy &Selection"), QKeySequence::Copy);
         connect(copySelected, &QAction::triggered, this, &ChatView::copySelection);
     }
-    QAction *selectAllAction = menu.addAction(tr("Select &all"), QKeySequence::SelectAll);
+    QAction *selectAllAction = menu.addAction(tr("Select &All"), QKeySequence::SelectAll);
     connect(selectAllAction, &QAction::triggered, this, &QAbstractItemView::selectAll);
     return owned;
 }
