@@ -114,6 +114,7 @@ struct AgentSession::Private
     CancellationToken childCancel; // the automatic compaction's child token
     bool turnFailedToPersist = false;
     TurnRecorder recorder;
+    QHash<quint64, PermissionRequest> askedPermissions; // shown to the person, not answered yet
     std::optional<StreamEvent> terminal;
 
     std::optional<TokenUsage> lastUsage;
@@ -1010,6 +1011,7 @@ AgentSession::AgentSession(QObject *parent)
             [this](const PermissionRequest &request) {
                 if (d->runner)
                     d->runner->deliverPending();
+                d->askedPermissions.insert(request.id, request);
                 Q_EMIT permissionRequested(request);
             });
     connect(d->broker, &InteractionBroker::questionAsked, this,
@@ -1018,7 +1020,10 @@ AgentSession::AgentSession(QObject *parent)
                     d->runner->deliverPending();
                 Q_EMIT questionAsked(questionId, UserQuestion::listFrom(questions));
             });
-    connect(d->broker, &InteractionBroker::settled, this, &AgentSession::permissionSettled);
+    connect(d->broker, &InteractionBroker::settled, this, [this](quint64 requestId) {
+        d->askedPermissions.remove(requestId); // answered, or cancelled with the turn
+        Q_EMIT permissionSettled(requestId);
+    });
     d->rebuildTools();
 }
 
@@ -1662,6 +1667,8 @@ void AgentSession::answerPermission(quint64 requestId, PermissionDecision decisi
 {
     if (decision == PermissionDecision::Redirect)
         d->parentCancel.cancel(); // "Ask what to do instead" interrupts the turn
+    if (const auto asked = d->askedPermissions.constFind(requestId); asked != d->askedPermissions.cend())
+        d->recorder.recordPermission(asked->callId, AnsweredPermission::of(*asked, decision));
     d->broker->answerPermission(requestId, decision);
 }
 

@@ -45,6 +45,7 @@ void TurnRecorder::clear()
     m_openText.clear();
     m_memory = TurnMemory();
     m_running.clear();
+    m_permissions.clear();
     m_sealedItems = 0;
     m_sealedTextBytes = 0;
 }
@@ -150,9 +151,15 @@ void TurnRecorder::record(const StreamEvent &event)
             } else {
                 output = QJsonValue(QJsonValue::Undefined);
             }
-            m_items.append(TranscriptItem::toolEnd(
+            TranscriptItem end = TranscriptItem::toolEnd(
                 call.name, call.input.isEmpty() ? QJsonValue(QJsonValue::Undefined) : QJsonValue(call.input),
-                output, call.error, call.durationNs));
+                output, call.error, call.durationNs);
+            if (const auto answer = m_permissions.constFind(call.callId);
+                !call.callId.isEmpty() && answer != m_permissions.cend()) {
+                end.permission = *answer;
+                m_permissions.erase(answer);
+            }
+            m_items.append(std::move(end));
             if (!call.diff.isEmpty())
                 m_items.append(TranscriptItem::diffOf(DiffLine::parseUnified(call.diff)));
             m_memory.toolActivity.append(activityFor(call));
@@ -184,6 +191,12 @@ void TurnRecorder::record(const StreamEvent &event)
     default:
         break;
     }
+}
+
+void TurnRecorder::recordPermission(const QString &callId, const AnsweredPermission &answer)
+{
+    if (!callId.isEmpty())
+        m_permissions.insert(callId, answer);
 }
 
 void TurnRecorder::interruptRunningTools(const QString &reason)

@@ -4,6 +4,7 @@
 #include "conversation/streamevent.h"
 #include "session/transcriptitem.h"
 
+#include <QHash>
 #include <QList>
 #include <QString>
 
@@ -42,6 +43,9 @@ public:
     void setRetainOutputs(bool retain) { m_retainOutputs = retain; }
 
     void record(const StreamEvent &event);
+    // The person answered a permission question of call callId: kept with that call's tool_end when it
+    // comes (a replayed session shows the settled card).
+    void recordPermission(const QString &callId, const AnsweredPermission &answer);
     // A retry drops what the failed attempt streamed after the last tool activity.
     void rewindForRetry();
     // The turn was interrupted while tools ran: each is kept in the turn memory as a call that failed with
@@ -68,8 +72,9 @@ private:
 
     QString m_workspace;
     bool m_retainOutputs = false;
-    QList<TranscriptItem> m_items; // closed items
-    QList<ToolCallInfo> m_running; // started, not ended
+    QList<TranscriptItem> m_items;                    // closed items
+    QList<ToolCallInfo> m_running;                    // started, not ended
+    QHash<QString, AnsweredPermission> m_permissions; // by call id, until the call's tool_end
     TranscriptItem::Kind m_openKind = TranscriptItem::Kind::Text;
     QString m_openText; // the text or reasoning item still growing
     TurnMemory m_memory;

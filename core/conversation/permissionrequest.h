@@ -19,6 +19,7 @@ struct PermissionRequest
     // The path resolves outside the workspace: like a dangerous command, never allowed for the session or by
     // the project allow-list, and refused where nobody is asked (yolo mode, headless runs).
     bool outsideWorkspace = false;
+    QString callId; // the tool call that asks (empty outside the tool loop), so the answer is kept with it
 };
 
 enum class PermissionDecision {

@@ -559,6 +559,7 @@ ToolOutcome ToolLoopClient::executeTool(Loop &loop, const ToolCallRequest &call,
 
     ToolContext context = loop.tools->context();
     context.cancel = loop.cancel;
+    context.callId = call.id;
     context.outputProgress = [&](const QString &recentOutput, qint64 earlierLines) {
         ToolCallInfo progress;
         progress.callId = info.callId;

@@ -20,6 +20,7 @@ constexpr QLatin1StringView kDuration("duration_ns");
 constexpr QLatin1StringView kCommand("command");
 constexpr QLatin1StringView kSummary("summary");
 constexpr QLatin1StringView kLines("lines");
+constexpr QLatin1StringView kPermission("permission");
 
 QLatin1StringView payloadKey(TranscriptItem::Kind kind)
 {
@@ -85,6 +86,8 @@ QJsonObject payloadJson(const TranscriptItem &item)
         insertIfNotEmpty(payload, kError, item.error);
         if (item.durationNs)
             payload.insert(kDuration, *item.durationNs);
+        if (item.permission)
+            payload.insert(kPermission, item.permission->toJson());
         break;
     case TranscriptItem::Kind::Bash:
         payload.insert(kCommand, item.command);
@@ -125,7 +128,8 @@ void readPayload(TranscriptItem &item, const QJsonObject &payload)
         item.output = JsonFields::readValue(payload, kOutput);
         item.error = extras.readString(payload, kError, JsonFields::Write::OmitEmpty);
         item.durationNs = extras.readInteger(payload, kDuration);
-        extras.keepUnknown(payload, {kName, kInput, kOutput, kError, kDuration});
+        item.permission = extras.readObject<AnsweredPermission>(payload, kPermission);
+        extras.keepUnknown(payload, {kName, kInput, kOutput, kError, kDuration, kPermission});
         break;
     case TranscriptItem::Kind::Bash:
         item.command = extras.readString(payload, kCommand, JsonFields::Write::Always);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "session/answeredpermission.h"
 #include "session/diffline.h"
 #include "session/jsonfields.h"
 
@@ -15,8 +16,9 @@ namespace keen {
 
 // One entry of an assistant turn's (or a manual compaction's) transcript, for replay (reference 5.2):
 // {kind:"text"|"reasoning"|"tool_start"|"tool_end"|"bash"|"diff", content?, tool_start?:{name, input?},
-//  tool_end?:{name, input?, output?, error?, duration_ns?}, bash?:{command, summary?, output?, error?,
-//  duration_ns?}, diff?:{lines:[EditDiffLine]}}. The only code that knows this JSON; an item of a kind this
+//  tool_end?:{name, input?, output?, error?, duration_ns?, permission?}, bash?:{command, summary?, output?,
+//  error?, duration_ns?}, diff?:{lines:[EditDiffLine]}}. The only code that knows this JSON; an item of a
+//  kind this
 // app does not know is kept whole and written back unchanged.
 struct TranscriptItem
 {
@@ -32,6 +34,7 @@ struct TranscriptItem
     QString command;                          // bash
     QString summary;                          // bash
     QList<DiffLine> diff;                     // diff
+    std::optional<AnsweredPermission> permission; // tool_end: what the person was asked before it ran
     JsonFields extras;        // beside kind, content and the payload; for an unknown kind, the whole item
     JsonFields payloadExtras; // inside tool_start, tool_end, bash or diff
 

@@ -39,6 +39,7 @@ struct ToolContext
     // How long the call has run: the tool loop starts it before execute(), ToolPermissions::ask starts it
     // again when the answer comes, so the duration a tool card shows leaves out the wait for a person.
     QElapsedTimer running;
+    QString callId; // the call being run, for its permission request
 };
 
 // What a tool run produced. output is the raw result (shown in the UI and the transcript); on failure

@@ -28,6 +28,7 @@ PermissionDecision ToolPermissions::ask(ToolContext &context, PermissionRequest 
         return PermissionDecision::Deny;
     if (request.id == 0)
         request.id = nextRequestId();
+    request.callId = context.callId;
     const PermissionDecision decision = context.permissions->request(request, context.cancel);
     // The tool runs from here: the time the permission card waited is not part of its duration.
     context.running.start();

@@ -518,6 +518,22 @@
         <source>What this summary left out is back in the conversation with the undo.</source>
         <translation>Was diese Zusammenfassung ausgelassen hat, ist mit dem Rückgängigmachen wieder im Gespräch.</translation>
     </message>
+    <message>
+        <source>Allowed</source>
+        <translation>Erlaubt</translation>
+    </message>
+    <message>
+        <source>Allowed for this session</source>
+        <translation>Für diese Sitzung erlaubt</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>Abgelehnt</translation>
+    </message>
+    <message>
+        <source>Denied: asked what to do instead</source>
+        <translation>Abgelehnt: nach einer Alternative gefragt</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatPanel</name>
@@ -536,22 +552,6 @@
     <message>
         <source>Context compacted automatically.</source>
         <translation>Kontext automatisch verdichtet.</translation>
-    </message>
-    <message>
-        <source>Allowed</source>
-        <translation>Erlaubt</translation>
-    </message>
-    <message>
-        <source>Allowed for this session</source>
-        <translation>Für diese Sitzung erlaubt</translation>
-    </message>
-    <message>
-        <source>Denied</source>
-        <translation>Abgelehnt</translation>
-    </message>
-    <message>
-        <source>Denied: asked what to do instead</source>
-        <translation>Abgelehnt: nach einer Alternative gefragt</translation>
     </message>
     <message>
         <source>Queue cleared</source>

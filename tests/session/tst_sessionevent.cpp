@@ -121,6 +121,14 @@ void TestSessionEvent::roundTripIsExact_data()
     QTest::newRow("session_usage that is not an object") << QByteArray(
         R"({"seq":13,"kind":"compaction_applied","compaction_applied":{"status":"","messages":[]},)"
         R"("session_usage":7})");
+    QTest::newRow("tool_end with the permission the person answered") << QByteArray(
+        R"({"seq":14,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"tool_end","tool_end":)"
+        R"({"name":"bash","input":{"command":"rm -rf build"},"output":"","permission":{"tool":"bash",)"
+        R"("command":"rm -rf build","summary":"clean","dangerous":true,"decision":"allowed"}}}]}})");
+    QTest::newRow("permission with a decision and a field this app does not know") << QByteArray(
+        R"({"seq":15,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"tool_end","tool_end":)"
+        R"({"name":"write_file","permission":{"tool":"write_file","path":"a.txt","decision":"maybe",)"
+        R"("by":"me"}}}]}})");
     QTest::newRow("seq written as a float")
         << QByteArray(R"({"seq":10.0,"kind":"user_message","user_message":{"content":"x"}})");
 }
@@ -169,6 +177,26 @@ void TestSessionEvent::knownFieldsAreTyped()
     QCOMPARE(diff.kind, TranscriptItem::Kind::Diff);
     QCOMPARE(diff.diff, (QList<DiffLine>{DiffLine{DiffLine::Kind::Removed, 4, 0, QStringLiteral("old")}}));
     QCOMPARE(turn->transcript.at(3).kind, TranscriptItem::Kind::Unknown);
+    QVERIFY(!end.permission);
+
+    // The permission a person answered for a call (Keen's addition, docs/SESSION_FORMAT.md).
+    const auto answered = SessionEvent::fromJson(parse(
+        R"({"seq":4,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"tool_end","tool_end":)"
+        R"({"name":"web_fetch","permission":{"tool":"web_fetch","path":"http://docs.test/","summary":"local",)"
+        R"("decision":"allowed_for_session"}}},{"kind":"tool_end","tool_end":{"name":"write_file",)"
+        R"("permission":{"tool":"write_file","path":"a.txt","diff":"+x","decision":"sure"}}}]}})"));
+    QVERIFY(answered);
+    const auto fetch = answered->assistant()->transcript.at(0).permission;
+    QVERIFY(fetch);
+    QCOMPARE(fetch->tool, QStringLiteral("web_fetch"));
+    QCOMPARE(fetch->path, QStringLiteral("http://docs.test/"));
+    QCOMPARE(fetch->summary, QStringLiteral("local"));
+    QCOMPARE(fetch->decision, PermissionDecision::AllowForSession);
+    QVERIFY(fetch->allowed());
+    const auto write = answered->assistant()->transcript.at(1).permission;
+    QVERIFY(write);
+    QCOMPARE(write->decision, PermissionDecision::Deny); // a decision it cannot read never says allowed
+    QCOMPARE(write->request().diff, QStringLiteral("+x"));
 }
 
 // The session's token totals beside a turn (docs/SESSION_FORMAT.md, session_usage) are a typed field of the

@@ -60,6 +60,7 @@ private Q_SLOTS:
     void aCommandsColouredOutputShowsWithoutItsCodes();
     void aRunningCommandsCardShowsItsOutputAsItComes();
     void aFetchCardShowsTheUrlItsStatusAndThePage();
+    void answeredPermissionCardsComeBackWhenReopened();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -753,4 +754,87 @@ void TestToolCards::aFetchCardShowsTheUrlItsStatusAndThePage()
 }
 
 QTEST_MAIN(TestToolCards)
+// Seen and left since 2026-12-05, then seen again when tried: a session opened again lost its permission
+// cards, so what the person allowed (a command flagged destructive, a fetch of this computer) or refused
+// was nowhere to be seen. The real tool loop against the loopback provider: a dangerous command allowed and
+// a write denied; opened again, the same two settled cards stand below their tool cards, saying the same.
+void TestToolCards::answeredPermissionCardsComeBackWhenReopened()
+{
+    using test::FakeProviderServer;
+    FakeProviderServer server;
+    QVERIFY(server.isListening());
+    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
+        {QStringLiteral("Cleaning.")}, QStringLiteral("call_1"), QStringLiteral("bash"),
+        {{QStringLiteral("command"), QStringLiteral("echo cleaned")},
+         {QStringLiteral("summary"), QStringLiteral("clean the build folder")},
+         {QStringLiteral("isDangerous"), true}})));
+    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
+        {QStringLiteral("Writing.")}, QStringLiteral("call_2"), QStringLiteral("write_file"),
+        {{QStringLiteral("path"), QStringLiteral("notes.txt")},
+         {QStringLiteral("content"), QStringLiteral("first line\nsecond line\n")}})));
+    server.enqueue(
+        FakeProviderServer::sseResponse(test::Workloads::chatCompletionsSse({QStringLiteral("Done.")})));
+    QVERIFY(QDir().mkpath(m_env->path(QStringLiteral("work"))));
+
+    const std::unique_ptr<AgentSession> loop = loopbackSession(server, QStringLiteral("loop-sessions"));
+    AgentSession &session = *loop;
+    ChatPanel panel(&session);
+    panel.resize(800, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    ChatModel *model = panel.model();
+    // The kind of each row and, for a permission card, all it says.
+    auto rows = [&] {
+        QStringList shown;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const ChatItem &item = model->item(row);
+            if (item.kind == ChatItem::Kind::Permission)
+                shown.append(QStringLiteral("permission: ") +
+                             panel.view()->chatDelegate()->shownText(model->index(row)));
+            else if (item.kind == ChatItem::Kind::Tool)
+                shown.append(QStringLiteral("tool: ") + item.toolName);
+        }
+        return shown;
+    };
+
+    QTest::keyClicks(panel.input(), QStringLiteral("clean up and take notes"));
+    QTest::keyClick(panel.input(), Qt::Key_Return);
+    QVERIFY(FakeProviderServer::spinUntil([&] { return model->hasPendingPermission(); }, 20000));
+    Q_EMIT panel.view()->permissionDecided(model->pendingPermissionId(), PermissionDecision::Allow);
+    const bool asked = FakeProviderServer::spinUntil(
+        [&] { return model->hasPendingPermission() && rows().size() == 4; }, 20000);
+    QVERIFY2(asked, qPrintable(rows().join(QLatin1Char('\n')) + QLatin1Char('\n') + model->plainText()));
+    Q_EMIT panel.view()->permissionDecided(model->pendingPermissionId(), PermissionDecision::Deny);
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 20000));
+    const QStringList live = rows();
+    QCOMPARE(live.size(), 4);
+    QCOMPARE(live.at(0), QStringLiteral("tool: bash"));
+    QVERIFY2(live.at(1).contains(QStringLiteral("echo cleaned")) &&
+                 live.at(1).contains(QStringLiteral("clean the build folder")) &&
+                 live.at(1).contains(QStringLiteral("may be destructive")) &&
+                 live.at(1).endsWith(QStringLiteral("Allowed")),
+             qPrintable(live.at(1)));
+    QCOMPARE(live.at(2), QStringLiteral("tool: write_file"));
+    QVERIFY2(live.at(3).contains(QStringLiteral("notes.txt")) &&
+                 live.at(3).contains(QStringLiteral("second line")) && // the refused change, as asked
+                 live.at(3).endsWith(QStringLiteral("Denied")),
+             qPrintable(live.at(3)));
+    QVERIFY(!QFile::exists(m_env->path(QStringLiteral("work/notes.txt"))));
+
+    // Kept with each call in the transcript (docs/SESSION_FORMAT.md, tool_end.permission).
+    const QString id = session.sessionId();
+    const std::optional<SessionInfo> info = session.sessionStore().find(id);
+    QVERIFY(info);
+    QFile transcript(info->path);
+    QVERIFY(transcript.open(QIODevice::ReadOnly));
+    const QByteArray saved = transcript.readAll();
+    QVERIFY(saved.contains(R"("decision":"allowed")") && saved.contains(R"("decision":"denied")"));
+    panel.newSession();
+    QCOMPARE(model->rowCount(), 0);
+    QVERIFY(session.openSession(id).ok());
+    QVERIFY(FakeProviderServer::spinUntil([&] { return rows().size() == 4; }, 20000));
+    QCOMPARE(rows(), live);
+    QVERIFY(!model->hasPendingPermission()); // settled: no buttons wait for an answer
+}
+
 #include "tst_toolcards.moc"

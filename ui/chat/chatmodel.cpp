@@ -628,22 +628,41 @@ void ChatModel::settlePermission(quint64 requestId, const QString &outcome, bool
     for (int row = int(m_items.size()) - 1; row >= 0; --row) {
         ChatItem &item = m_items[row];
         if (item.kind == ChatItem::Kind::Permission && item.permission.id == requestId) {
-            if (item.settled)
-                return;
-            item.settled = true;
-            item.outcome = outcome;
-            // Allowed, the change is shown by the tool's card: the settled card keeps its outcome only.
-            // (Found when tried: with its lines gone, the card fell back to the request's raw diff, "---
-            // /dev/null",
-            // "+++ b/...", below the same diff on the tool's card.) A note that is no diff stays.
-            if (allowed && !item.diff.isEmpty()) {
-                item.clearDiff();
-                item.permission.diff.clear();
-            }
-            changed(row);
+            if (!item.settled)
+                settleRow(row, outcome, allowed);
             return;
         }
     }
+}
+
+void ChatModel::settleRow(int row, const QString &outcome, bool allowed)
+{
+    ChatItem &item = m_items[row];
+    item.settled = true;
+    item.outcome = outcome;
+    // Allowed, the change is shown by the tool's card: the settled card keeps its outcome only. (Found when
+    // tried: with its lines gone, the card fell back to the request's raw diff, "--- /dev/null", "+++ b/...",
+    // below the same diff on the tool's card.) A note that is no diff stays.
+    if (allowed && !item.diff.isEmpty()) {
+        item.clearDiff();
+        item.permission.diff.clear();
+    }
+    changed(row);
+}
+
+QString ChatModel::permissionOutcome(PermissionDecision decision)
+{
+    switch (decision) {
+    case PermissionDecision::Allow:
+        return tr("Allowed");
+    case PermissionDecision::AllowForSession:
+        return tr("Allowed for this session");
+    case PermissionDecision::Deny:
+        return tr("Denied");
+    case PermissionDecision::Redirect:
+        return tr("Denied: asked what to do instead");
+    }
+    return {};
 }
 
 bool ChatModel::hasPendingPermission() const
@@ -751,6 +770,12 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
             info.error = entry.error;
             info.durationNs = entry.durationNs.value_or(0);
             toolFinished(info);
+            // The question the person answered for it, below its card as it was shown live.
+            if (entry.permission) {
+                addPermission(entry.permission->request());
+                settleRow(int(m_items.size()) - 1, permissionOutcome(entry.permission->decision),
+                          entry.permission->allowed());
+            }
             break;
         }
         case TranscriptItem::Kind::Bash: {

@@ -94,6 +94,8 @@ public:
     quint64 addPermission(const PermissionRequest &request);
     // An allowed change drops its diff from the card: the tool's card below shows the same diff.
     void settlePermission(quint64 requestId, const QString &outcome, bool allowed = false);
+    // What a settled permission card says of the answer: "Allowed", "Denied", ...
+    static QString permissionOutcome(PermissionDecision decision);
     bool hasPendingPermission() const;
     quint64 pendingPermissionId() const; // the oldest unsettled, or 0
     quint64 addQuestion(quint64 questionId, const UserQuestionList &questions);
@@ -168,6 +170,8 @@ Q_SIGNALS:
     void historyCompleted();
 
 private:
+    // A permission card's answer: its buttons go, the outcome shows.
+    void settleRow(int row, const QString &outcome, bool allowed);
     struct Pending
     {
         ChatItem::Kind kind;

@@ -871,21 +871,7 @@ void ChatPanel::onPermissionRequested(const PermissionRequest &request)
 
 void ChatPanel::onPermissionDecided(quint64 requestId, PermissionDecision decision)
 {
-    QString outcome;
-    switch (decision) {
-    case PermissionDecision::Allow:
-        outcome = tr("Allowed");
-        break;
-    case PermissionDecision::AllowForSession:
-        outcome = tr("Allowed for this session");
-        break;
-    case PermissionDecision::Deny:
-        outcome = tr("Denied");
-        break;
-    case PermissionDecision::Redirect:
-        outcome = tr("Denied: asked what to do instead");
-        break;
-    }
+    const QString outcome = ChatModel::permissionOutcome(decision);
     m_decisions.insert(requestId, outcome);
     m_model->settlePermission(requestId, outcome,
                               decision == PermissionDecision::Allow ||
