@@ -753,7 +753,6 @@ void TestToolCards::aFetchCardShowsTheUrlItsStatusAndThePage()
              QStringLiteral("203 · 2 bytes"));
 }
 
-QTEST_MAIN(TestToolCards)
 // Seen and left since 2026-12-05, then seen again when tried: a session opened again lost its permission
 // cards, so what the person allowed (a command flagged destructive, a fetch of this computer) or refused
 // was nowhere to be seen. The real tool loop against the loopback provider: a dangerous command allowed and
@@ -837,4 +836,5 @@ void TestToolCards::answeredPermissionCardsComeBackWhenReopened()
     QVERIFY(!model->hasPendingPermission()); // settled: no buttons wait for an answer
 }
 
+QTEST_MAIN(TestToolCards)
 #include "tst_toolcards.moc"
