@@ -89,6 +89,29 @@ QString toolBlock(const QString &name, const QJsonValue &input, const QJsonValue
     return md;
 }
 
+// The answer to the permission card the call waited for, as a reader of the export needs it.
+QString permissionLine(const AnsweredPermission &answer)
+{
+    QString said;
+    switch (answer.decision) {
+    case PermissionDecision::Allow:
+        said = SessionExporter::tr("The user allowed this call.");
+        break;
+    case PermissionDecision::AllowForSession:
+        said = SessionExporter::tr("The user allowed this tool for the rest of the session.");
+        break;
+    case PermissionDecision::Deny:
+        said = SessionExporter::tr("The user denied this call.");
+        break;
+    case PermissionDecision::Redirect:
+        said = SessionExporter::tr("The user denied this call and said what to do instead.");
+        break;
+    }
+    if (answer.dangerous)
+        said += QLatin1Char(' ') + SessionExporter::tr("It was flagged as possibly destructive.");
+    return QLatin1Char('*') + said + QStringLiteral("*\n\n");
+}
+
 QString diffBlock(const QList<DiffLine> &lines)
 {
     QString body;
@@ -139,6 +162,8 @@ QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadTex
             if (input.isUndefined() || input.isNull())
                 input = pendingInput;
             md += toolBlock(item.name, input, item.output, item.error);
+            if (item.permission)
+                md += permissionLine(*item.permission);
             pendingInput = QJsonValue();
             break;
         }

@@ -32,6 +32,7 @@ private Q_SLOTS:
     void manualCompactionShowsStatusAndSummary();
     void pinnedToolResultReadsAsItsCardShowedIt();
     void toolOutputsReadAsTheirCardsShowedThem();
+    void answeredPermissionsAreSaid();
     void missingSessionIsAnError();
 
 private:
@@ -122,6 +123,35 @@ void TestSessionExporter::toolCallsAreFencedWithInputAndOutput()
     QVERIFY(markdown.contains(QStringLiteral("Reading main.cpp.\n\n**Tool: read_file**\n\n```json\n{\n")));
     QVERIFY(markdown.contains(QStringLiteral("\"path\": \"main.cpp\"")));
     QVERIFY(markdown.contains(QStringLiteral("Output:\n\n```\nint main() {}\n```\n")));
+}
+
+// A call the person was asked about says what they answered, as its card does in the window.
+void TestSessionExporter::answeredPermissionsAreSaid()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("clean up"));
+    const QJsonArray transcript{
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_end")},
+                    {QStringLiteral("tool_end"),
+                     QJsonObject{{QStringLiteral("name"), QStringLiteral("bash")},
+                                 {QStringLiteral("input"),
+                                  QJsonObject{{QStringLiteral("command"), QStringLiteral("rm -rf build")}}},
+                                 {QStringLiteral("permission"),
+                                  QJsonObject{{QStringLiteral("tool"), QStringLiteral("bash")},
+                                              {QStringLiteral("command"), QStringLiteral("rm -rf build")},
+                                              {QStringLiteral("dangerous"), true},
+                                              {QStringLiteral("decision"), QStringLiteral("denied")}}}}}},
+        QJsonObject{
+            {QStringLiteral("kind"), QStringLiteral("tool_end")},
+            {QStringLiteral("tool_end"), QJsonObject{{QStringLiteral("name"), QStringLiteral("glob")}}}}};
+    writer.appendPayload(
+        QStringLiteral("assistant_turn"),
+        QJsonObject{{QStringLiteral("transcript"), transcript}, {QStringLiteral("message"), QString()}});
+    const QString markdown = exported(writer);
+    QVERIFY2(markdown.contains(QStringLiteral(
+                 "*The user denied this call. It was flagged as possibly destructive.*\n\n**Tool: glob**")),
+             qPrintable(markdown));
+    QCOMPARE(markdown.count(QStringLiteral("The user")), 1); // glob asked nothing
 }
 
 void TestSessionExporter::longOutputIsShortened()
