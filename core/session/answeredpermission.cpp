@@ -1,5 +1,7 @@
 #include "session/answeredpermission.h"
 
+#include "session/jsonfields.h"
+
 namespace keen {
 
 namespace {
@@ -18,12 +20,6 @@ constexpr QLatin1StringView kAllowed("allowed");
 constexpr QLatin1StringView kAllowedForSession("allowed_for_session");
 constexpr QLatin1StringView kDenied("denied");
 constexpr QLatin1StringView kRedirected("redirected");
-
-void insertIfNotEmpty(QJsonObject &object, QLatin1StringView key, const QString &value)
-{
-    if (!value.isEmpty())
-        object.insert(key, value);
-}
 
 } // namespace
 
@@ -65,11 +61,11 @@ bool AnsweredPermission::allowed() const
 QJsonObject AnsweredPermission::toJson() const
 {
     QJsonObject object{{kTool, tool}};
-    insertIfNotEmpty(object, kPath, path);
-    insertIfNotEmpty(object, kResolvedPath, resolvedPath);
-    insertIfNotEmpty(object, kCommand, command);
-    insertIfNotEmpty(object, kSummary, summary);
-    insertIfNotEmpty(object, kDiff, diff);
+    JsonFields::insertIfNotEmpty(object, kPath, path);
+    JsonFields::insertIfNotEmpty(object, kResolvedPath, resolvedPath);
+    JsonFields::insertIfNotEmpty(object, kCommand, command);
+    JsonFields::insertIfNotEmpty(object, kSummary, summary);
+    JsonFields::insertIfNotEmpty(object, kDiff, diff);
     if (dangerous)
         object.insert(kDangerous, true);
     if (outsideWorkspace)

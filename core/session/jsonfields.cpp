@@ -46,6 +46,12 @@ std::optional<qint64> JsonFields::readInteger(const QJsonObject &object, QLatin1
     return number;
 }
 
+void JsonFields::insertIfNotEmpty(QJsonObject &object, QLatin1StringView key, const QString &value)
+{
+    if (!value.isEmpty())
+        object.insert(key, value);
+}
+
 QJsonValue JsonFields::readValue(const QJsonObject &object, QLatin1StringView key)
 {
     return object.value(key);

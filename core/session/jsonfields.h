@@ -30,6 +30,8 @@ public:
     std::optional<qint64> readInteger(const QJsonObject &object, QLatin1StringView key);
     // A field kept as JSON; undefined when absent. Written back whenever it is not undefined.
     static QJsonValue readValue(const QJsonObject &object, QLatin1StringView key);
+    // Writer of an OmitEmpty string field: value goes in only when it is not empty.
+    static void insertIfNotEmpty(QJsonObject &object, QLatin1StringView key, const QString &value);
     // An object the typed value re-creates with toJson(): kept as it was when that would differ.
     template<typename T> std::optional<T> readObject(const QJsonObject &object, QLatin1StringView key)
     {

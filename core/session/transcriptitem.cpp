@@ -65,12 +65,6 @@ void insertIfDefined(QJsonObject &object, QLatin1StringView key, const QJsonValu
         object.insert(key, value);
 }
 
-void insertIfNotEmpty(QJsonObject &object, QLatin1StringView key, const QString &value)
-{
-    if (!value.isEmpty())
-        object.insert(key, value);
-}
-
 QJsonObject payloadJson(const TranscriptItem &item)
 {
     QJsonObject payload;
@@ -83,7 +77,7 @@ QJsonObject payloadJson(const TranscriptItem &item)
         payload.insert(kName, item.name);
         insertIfDefined(payload, kInput, item.input);
         insertIfDefined(payload, kOutput, item.output);
-        insertIfNotEmpty(payload, kError, item.error);
+        JsonFields::insertIfNotEmpty(payload, kError, item.error);
         if (item.durationNs)
             payload.insert(kDuration, *item.durationNs);
         if (item.permission)
@@ -91,9 +85,9 @@ QJsonObject payloadJson(const TranscriptItem &item)
         break;
     case TranscriptItem::Kind::Bash:
         payload.insert(kCommand, item.command);
-        insertIfNotEmpty(payload, kSummary, item.summary);
+        JsonFields::insertIfNotEmpty(payload, kSummary, item.summary);
         insertIfDefined(payload, kOutput, item.output);
-        insertIfNotEmpty(payload, kError, item.error);
+        JsonFields::insertIfNotEmpty(payload, kError, item.error);
         if (item.durationNs)
             payload.insert(kDuration, *item.durationNs);
         break;
@@ -220,11 +214,11 @@ QJsonObject TranscriptItem::toJson() const
     switch (kind) {
     case Kind::Text:
         object.insert(kKind, kText);
-        insertIfNotEmpty(object, kContent, content);
+        JsonFields::insertIfNotEmpty(object, kContent, content);
         break;
     case Kind::Reasoning:
         object.insert(kKind, kReasoning);
-        insertIfNotEmpty(object, kContent, content);
+        JsonFields::insertIfNotEmpty(object, kContent, content);
         break;
     case Kind::ToolStart:
     case Kind::ToolEnd:
