@@ -114,7 +114,7 @@ struct AgentSession::Private
     CancellationToken childCancel; // the automatic compaction's child token
     bool turnFailedToPersist = false;
     TurnRecorder recorder;
-    QHash<quint64, PermissionRequest> askedPermissions; // shown to the person, not answered yet
+    QHash<quint64, PermissionRequest> askedPermissions; // shown to the person, not answered or settled yet
     std::optional<StreamEvent> terminal;
 
     std::optional<TokenUsage> lastUsage;
@@ -1021,7 +1021,12 @@ AgentSession::AgentSession(QObject *parent)
                 Q_EMIT questionAsked(questionId, UserQuestion::listFrom(questions));
             });
     connect(d->broker, &InteractionBroker::settled, this, [this](quint64 requestId) {
-        d->askedPermissions.remove(requestId); // answered, or cancelled with the turn
+        // Still asked here, it was not answered: the turn was stopped while it waited.
+        if (const auto asked = d->askedPermissions.constFind(requestId);
+            asked != d->askedPermissions.cend()) {
+            d->recorder.recordPermission(asked->callId, AnsweredPermission::unansweredOf(*asked));
+            d->askedPermissions.erase(asked);
+        }
         Q_EMIT permissionSettled(requestId);
     });
     d->rebuildTools();
@@ -1667,8 +1672,10 @@ void AgentSession::answerPermission(quint64 requestId, PermissionDecision decisi
 {
     if (decision == PermissionDecision::Redirect)
         d->parentCancel.cancel(); // "Ask what to do instead" interrupts the turn
-    if (const auto asked = d->askedPermissions.constFind(requestId); asked != d->askedPermissions.cend())
+    if (const auto asked = d->askedPermissions.constFind(requestId); asked != d->askedPermissions.cend()) {
         d->recorder.recordPermission(asked->callId, AnsweredPermission::of(*asked, decision));
+        d->askedPermissions.erase(asked); // answered: its settling is not a stop
+    }
     d->broker->answerPermission(requestId, decision);
 }
 
@@ -1682,6 +1689,7 @@ void AgentSession::newSession()
     if (d->runner)
         d->parentCancel.cancel();
     d->broker->cancelAll();
+    d->askedPermissions.clear(); // the conversation they belonged to is gone
     d->runner.reset();
     ++d->turnGeneration;
     d->session.reset();

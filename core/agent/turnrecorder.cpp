@@ -133,7 +133,7 @@ void TurnRecorder::record(const StreamEvent &event)
             m_items.append(TranscriptItem::toolStart(call.name, call.input.isEmpty()
                                                                     ? QJsonValue(QJsonValue::Undefined)
                                                                     : QJsonValue(call.input)));
-            m_running.append(call);
+            m_running.append({call, m_items.size() - 1});
         }
         seal();
         break;
@@ -164,8 +164,9 @@ void TurnRecorder::record(const StreamEvent &event)
                 m_items.append(TranscriptItem::diffOf(DiffLine::parseUnified(call.diff)));
             m_memory.toolActivity.append(activityFor(call));
             const auto started =
-                std::find_if(m_running.cbegin(), m_running.cend(), [&](const ToolCallInfo &running) {
-                    return call.callId.isEmpty() ? running.name == call.name : running.callId == call.callId;
+                std::find_if(m_running.cbegin(), m_running.cend(), [&](const RunningCall &running) {
+                    return call.callId.isEmpty() ? running.call.name == call.name
+                                                 : running.call.callId == call.callId;
                 });
             if (started != m_running.cend())
                 m_running.erase(started);
@@ -201,9 +202,13 @@ void TurnRecorder::recordPermission(const QString &callId, const AnsweredPermiss
 
 void TurnRecorder::interruptRunningTools(const QString &reason)
 {
-    for (ToolCallInfo call : std::as_const(m_running)) {
+    for (const RunningCall &running : std::as_const(m_running)) {
+        ToolCallInfo call = running.call;
         call.error = reason;
         m_memory.toolActivity.append(activityFor(call));
+        if (const auto asked = m_permissions.constFind(call.callId);
+            !call.callId.isEmpty() && asked != m_permissions.cend() && running.startItem < m_items.size())
+            m_items[running.startItem].permission = *asked;
     }
     m_running.clear();
 }

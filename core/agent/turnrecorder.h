@@ -50,7 +50,8 @@ public:
     void rewindForRetry();
     // The turn was interrupted while tools ran: each is kept in the turn memory as a call that failed with
     // reason, so the history (and a reopened session) still tells the model it ran and was stopped, as the
-    // replayed pending state did for the next request.
+    // replayed pending state did for the next request. A question one of them still waited for goes on its
+    // tool_start (it has no tool_end), so a reopened session shows the card that was open.
     void interruptRunningTools(const QString &reason);
     // Returns what was recorded so far and starts afresh (an automatic compaction's checkpoint).
     RecordedTurn checkpoint();
@@ -72,8 +73,14 @@ private:
 
     QString m_workspace;
     bool m_retainOutputs = false;
-    QList<TranscriptItem> m_items;                    // closed items
-    QList<ToolCallInfo> m_running;                    // started, not ended
+    QList<TranscriptItem> m_items; // closed items
+    // A call started and not ended, with the index of its tool_start in m_items.
+    struct RunningCall
+    {
+        ToolCallInfo call;
+        qsizetype startItem = 0;
+    };
+    QList<RunningCall> m_running;
     QHash<QString, AnsweredPermission> m_permissions; // by call id, until the call's tool_end
     TranscriptItem::Kind m_openKind = TranscriptItem::Kind::Text;
     QString m_openText; // the text or reasoning item still growing

@@ -20,6 +20,7 @@ constexpr QLatin1StringView kAllowed("allowed");
 constexpr QLatin1StringView kAllowedForSession("allowed_for_session");
 constexpr QLatin1StringView kDenied("denied");
 constexpr QLatin1StringView kRedirected("redirected");
+constexpr QLatin1StringView kCancelled("cancelled");
 
 } // namespace
 
@@ -39,6 +40,13 @@ AnsweredPermission AnsweredPermission::of(const PermissionRequest &request, Perm
     return answered;
 }
 
+AnsweredPermission AnsweredPermission::unansweredOf(const PermissionRequest &request)
+{
+    AnsweredPermission asked = of(request, PermissionDecision::Deny);
+    asked.unanswered = true;
+    return asked;
+}
+
 PermissionRequest AnsweredPermission::request() const
 {
     PermissionRequest request;
@@ -55,7 +63,8 @@ PermissionRequest AnsweredPermission::request() const
 
 bool AnsweredPermission::allowed() const
 {
-    return decision == PermissionDecision::Allow || decision == PermissionDecision::AllowForSession;
+    return !unanswered &&
+           (decision == PermissionDecision::Allow || decision == PermissionDecision::AllowForSession);
 }
 
 QJsonObject AnsweredPermission::toJson() const
@@ -70,6 +79,10 @@ QJsonObject AnsweredPermission::toJson() const
         object.insert(kDangerous, true);
     if (outsideWorkspace)
         object.insert(kOutsideWorkspace, true);
+    if (unanswered) {
+        object.insert(kDecision, kCancelled);
+        return object;
+    }
     switch (decision) {
     case PermissionDecision::Allow:
         object.insert(kDecision, kAllowed);
@@ -107,6 +120,7 @@ AnsweredPermission AnsweredPermission::fromJson(const QJsonObject &object)
         answered.decision = PermissionDecision::Redirect;
     else
         answered.decision = PermissionDecision::Deny;
+    answered.unanswered = decision == kCancelled;
     return answered;
 }
 

@@ -23,15 +23,20 @@ struct AnsweredPermission
     bool dangerous = false;
     bool outsideWorkspace = false;
     PermissionDecision decision = PermissionDecision::Deny;
+    // The turn was stopped while the question waited: no one answered it and the tool did not run. Kept on
+    // the call's tool_start, as such a call has no tool_end.
+    bool unanswered = false;
 
     bool operator==(const AnsweredPermission &) const = default;
 
     static AnsweredPermission of(const PermissionRequest &request, PermissionDecision decision);
+    static AnsweredPermission unansweredOf(const PermissionRequest &request);
     PermissionRequest request() const;
     bool allowed() const;
 
     // {"tool", "path"?, "resolved_path"?, "command"?, "summary"?, "diff"?, "dangerous"?,
-    // "outside_workspace"?, "decision": "allowed" | "allowed_for_session" | "denied" | "redirected"}
+    // "outside_workspace"?, "decision": "allowed" | "allowed_for_session" | "denied" | "redirected" |
+    // "cancelled"}
     QJsonObject toJson() const;
     // An unknown decision reads as denied: a card never says allowed for what it cannot read.
     static AnsweredPermission fromJson(const QJsonObject &object);

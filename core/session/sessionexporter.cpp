@@ -89,24 +89,29 @@ QString toolBlock(const QString &name, const QJsonValue &input, const QJsonValue
     return md;
 }
 
-// The answer to the permission card the call waited for, as a reader of the export needs it.
-QString permissionLine(const AnsweredPermission &answer)
+// What the person answered to the permission card the call waited for.
+QString answerSentence(const AnsweredPermission &answer)
 {
-    QString said;
+    if (answer.unanswered)
+        return SessionExporter::tr("The user was asked about this call; the turn was stopped before an "
+                                   "answer, so it did not run.");
     switch (answer.decision) {
     case PermissionDecision::Allow:
-        said = SessionExporter::tr("The user allowed this call.");
-        break;
+        return SessionExporter::tr("The user allowed this call.");
     case PermissionDecision::AllowForSession:
-        said = SessionExporter::tr("The user allowed this tool for the rest of the session.");
-        break;
+        return SessionExporter::tr("The user allowed this tool for the rest of the session.");
     case PermissionDecision::Deny:
-        said = SessionExporter::tr("The user denied this call.");
-        break;
+        return SessionExporter::tr("The user denied this call.");
     case PermissionDecision::Redirect:
-        said = SessionExporter::tr("The user denied this call and said what to do instead.");
-        break;
+        return SessionExporter::tr("The user denied this call and said what to do instead.");
     }
+    return {};
+}
+
+// The answer, as a reader of the export needs it.
+QString permissionLine(const AnsweredPermission &answer)
+{
+    QString said = answerSentence(answer);
     if (answer.dangerous)
         said += QLatin1Char(' ') + SessionExporter::tr("It was flagged as possibly destructive.");
     return QLatin1Char('*') + said + QStringLiteral("*\n\n");
@@ -155,6 +160,11 @@ QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadTex
             break;
         case TranscriptItem::Kind::ToolStart:
             pendingInput = item.input;
+            if (item.permission) { // stopped while it asked: the call has no tool_end to carry it
+                flushText();
+                md += toolBlock(item.name, item.input, QJsonValue(QJsonValue::Undefined), QString()) +
+                      permissionLine(*item.permission);
+            }
             break;
         case TranscriptItem::Kind::ToolEnd: {
             flushText();

@@ -72,6 +72,8 @@ QJsonObject payloadJson(const TranscriptItem &item)
     case TranscriptItem::Kind::ToolStart:
         payload.insert(kName, item.name);
         insertIfDefined(payload, kInput, item.input);
+        if (item.permission)
+            payload.insert(kPermission, item.permission->toJson());
         break;
     case TranscriptItem::Kind::ToolEnd:
         payload.insert(kName, item.name);
@@ -114,7 +116,8 @@ void readPayload(TranscriptItem &item, const QJsonObject &payload)
     case TranscriptItem::Kind::ToolStart:
         item.name = extras.readString(payload, kName, JsonFields::Write::Always);
         item.input = JsonFields::readValue(payload, kInput);
-        extras.keepUnknown(payload, {kName, kInput});
+        item.permission = extras.readObject<AnsweredPermission>(payload, kPermission);
+        extras.keepUnknown(payload, {kName, kInput, kPermission});
         break;
     case TranscriptItem::Kind::ToolEnd:
         item.name = extras.readString(payload, kName, JsonFields::Write::Always);

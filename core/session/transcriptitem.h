@@ -15,11 +15,10 @@
 namespace keen {
 
 // One entry of an assistant turn's (or a manual compaction's) transcript, for replay (reference 5.2):
-// {kind:"text"|"reasoning"|"tool_start"|"tool_end"|"bash"|"diff", content?, tool_start?:{name, input?},
-//  tool_end?:{name, input?, output?, error?, duration_ns?, permission?}, bash?:{command, summary?, output?,
-//  error?, duration_ns?}, diff?:{lines:[EditDiffLine]}}. The only code that knows this JSON; an item of a
-//  kind this
-// app does not know is kept whole and written back unchanged.
+// {kind:"text"|"reasoning"|"tool_start"|"tool_end"|"bash"|"diff", content?, tool_start?:{name, input?,
+//  permission?}, tool_end?:{name, input?, output?, error?, duration_ns?, permission?}, bash?:{command,
+//  summary?, output?, error?, duration_ns?}, diff?:{lines:[EditDiffLine]}}. The only code that knows this
+// JSON; an item of a kind this app does not know is kept whole and written back unchanged.
 struct TranscriptItem
 {
     enum class Kind { Text, Reasoning, ToolStart, ToolEnd, Bash, Diff, Unknown };
@@ -34,7 +33,9 @@ struct TranscriptItem
     QString command;                          // bash
     QString summary;                          // bash
     QList<DiffLine> diff;                     // diff
-    std::optional<AnsweredPermission> permission; // tool_end: what the person was asked before it ran
+    // tool_end: what the person was asked before it ran; tool_start: a question still open when the turn
+    // was stopped (the call has no tool_end)
+    std::optional<AnsweredPermission> permission;
     JsonFields extras;        // beside kind, content and the payload; for an unknown kind, the whole item
     JsonFields payloadExtras; // inside tool_start, tool_end, bash or diff
 

@@ -534,6 +534,10 @@
         <source>Denied: asked what to do instead</source>
         <translation>Abgelehnt: nach einer Alternative gefragt</translation>
     </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>Abgebrochen</translation>
+    </message>
 </context>
 <context>
     <name>keen::ChatPanel</name>

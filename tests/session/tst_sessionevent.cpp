@@ -129,6 +129,10 @@ void TestSessionEvent::roundTripIsExact_data()
         R"({"seq":15,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"tool_end","tool_end":)"
         R"({"name":"write_file","permission":{"tool":"write_file","path":"a.txt","decision":"maybe",)"
         R"("by":"me"}}}]}})");
+    QTest::newRow("tool_start with the question open when the turn was stopped") << QByteArray(
+        R"({"seq":16,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"tool_start",)"
+        R"("tool_start":{"name":"bash","input":{"command":"rm -rf build"},"permission":{"tool":"bash",)"
+        R"("command":"rm -rf build","dangerous":true,"decision":"cancelled"}}}],"interrupted":true}})");
     QTest::newRow("seq written as a float")
         << QByteArray(R"({"seq":10.0,"kind":"user_message","user_message":{"content":"x"}})");
 }
@@ -197,6 +201,18 @@ void TestSessionEvent::knownFieldsAreTyped()
     QVERIFY(write);
     QCOMPARE(write->decision, PermissionDecision::Deny); // a decision it cannot read never says allowed
     QCOMPARE(write->request().diff, QStringLiteral("+x"));
+    QVERIFY(!write->unanswered);
+
+    // A question no one answered (the turn was stopped while it waited), on the call's tool_start.
+    const auto stopped = SessionEvent::fromJson(parse(
+        R"({"seq":5,"kind":"assistant_turn","assistant_turn":{"transcript":[{"kind":"tool_start","tool_start":)"
+        R"({"name":"bash","permission":{"tool":"bash","command":"rm -rf build","decision":"cancelled"}}}]}})"));
+    QVERIFY(stopped);
+    const auto open = stopped->assistant()->transcript.at(0).permission;
+    QVERIFY(open);
+    QVERIFY(open->unanswered);
+    QVERIFY(!open->allowed());
+    QCOMPARE(open->command, QStringLiteral("rm -rf build"));
 }
 
 // The session's token totals beside a turn (docs/SESSION_FORMAT.md, session_usage) are a typed field of the

@@ -152,6 +152,31 @@ void TestSessionExporter::answeredPermissionsAreSaid()
                  "*The user denied this call. It was flagged as possibly destructive.*\n\n**Tool: glob**")),
              qPrintable(markdown));
     QCOMPARE(markdown.count(QStringLiteral("The user")), 1); // glob asked nothing
+
+    // A question still open when the turn was stopped is on the call's tool_start, which has no tool_end.
+    TranscriptWriter stopped(root(), workspace());
+    stopped.user(QStringLiteral("write it"));
+    const QJsonArray openQuestion{
+        QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_start")},
+                    {QStringLiteral("tool_start"),
+                     QJsonObject{{QStringLiteral("name"), QStringLiteral("write_file")},
+                                 {QStringLiteral("input"),
+                                  QJsonObject{{QStringLiteral("path"), QStringLiteral("a.txt")}}},
+                                 {QStringLiteral("permission"),
+                                  QJsonObject{{QStringLiteral("tool"), QStringLiteral("write_file")},
+                                              {QStringLiteral("path"), QStringLiteral("a.txt")},
+                                              {QStringLiteral("decision"), QStringLiteral("cancelled")}}}}}}};
+    stopped.appendPayload(QStringLiteral("assistant_turn"),
+                          QJsonObject{{QStringLiteral("transcript"), openQuestion},
+                                      {QStringLiteral("message"), QString()},
+                                      {QStringLiteral("interrupted"), true}});
+    const QString stoppedMarkdown = exported(stopped);
+    QVERIFY2(stoppedMarkdown.contains(QStringLiteral("**Tool: write_file**")) &&
+                 stoppedMarkdown.contains(QStringLiteral("\"a.txt\"")) &&
+                 stoppedMarkdown.contains(QStringLiteral(
+                     "*The user was asked about this call; the turn was stopped before an answer, so it did "
+                     "not run.*")),
+             qPrintable(stoppedMarkdown));
 }
 
 void TestSessionExporter::longOutputIsShortened()

@@ -61,6 +61,7 @@ private Q_SLOTS:
     void aRunningCommandsCardShowsItsOutputAsItComes();
     void aFetchCardShowsTheUrlItsStatusAndThePage();
     void answeredPermissionCardsComeBackWhenReopened();
+    void aQuestionOpenWhenTheTurnStopsComesBackCancelled();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -834,6 +835,70 @@ void TestToolCards::answeredPermissionCardsComeBackWhenReopened()
     QVERIFY(FakeProviderServer::spinUntil([&] { return rows().size() == 4; }, 20000));
     QCOMPARE(rows(), live);
     QVERIFY(!model->hasPendingPermission()); // settled: no buttons wait for an answer
+}
+
+void TestToolCards::aQuestionOpenWhenTheTurnStopsComesBackCancelled()
+{
+    // Found when tried: Stop while a permission card waited settled it "Cancelled" live, and a session opened
+    // again showed the interrupted card with no trace of the question.
+    using test::FakeProviderServer;
+    FakeProviderServer server;
+    QVERIFY(server.isListening());
+    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
+        {QStringLiteral("Cleaning.")}, QStringLiteral("call_1"), QStringLiteral("bash"),
+        {{QStringLiteral("command"), QStringLiteral("rm -rf build")},
+         {QStringLiteral("summary"), QStringLiteral("clean the build folder")},
+         {QStringLiteral("isDangerous"), true}})));
+    QVERIFY(QDir().mkpath(m_env->path(QStringLiteral("work/build"))));
+
+    const std::unique_ptr<AgentSession> loop = loopbackSession(server, QStringLiteral("loop-sessions"));
+    AgentSession &session = *loop;
+    ChatPanel panel(&session);
+    panel.resize(800, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    ChatModel *model = panel.model();
+    auto rows = [&] {
+        QStringList shown;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const ChatItem &item = model->item(row);
+            if (item.kind == ChatItem::Kind::Permission)
+                shown.append(QStringLiteral("permission: ") +
+                             panel.view()->chatDelegate()->shownText(model->index(row)));
+            else if (item.kind == ChatItem::Kind::Tool)
+                shown.append(QStringLiteral("tool: ") + item.toolName + QLatin1Char(' ') + item.metadata);
+        }
+        return shown;
+    };
+
+    QTest::keyClicks(panel.input(), QStringLiteral("clean the build"));
+    QTest::keyClick(panel.input(), Qt::Key_Return);
+    QVERIFY(FakeProviderServer::spinUntil([&] { return model->hasPendingPermission(); }, 20000));
+    panel.interrupt(); // Stop (Ctrl+C) while the card waits
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 20000));
+    const QStringList live = rows();
+    QCOMPARE(live.size(), 2);
+    QVERIFY2(live.at(0).startsWith(QStringLiteral("tool: bash")), qPrintable(live.at(0)));
+    QVERIFY2(live.at(1).contains(QStringLiteral("rm -rf build")) &&
+                 live.at(1).contains(QStringLiteral("may be destructive")) &&
+                 live.at(1).endsWith(QStringLiteral("Cancelled")),
+             qPrintable(live.at(1)));
+    QVERIFY(QFileInfo::exists(m_env->path(QStringLiteral("work/build")))); // it did not run
+
+    const QString id = session.sessionId();
+    const std::optional<SessionInfo> info = session.sessionStore().find(id);
+    QVERIFY(info);
+    QFile transcript(info->path);
+    QVERIFY(transcript.open(QIODevice::ReadOnly));
+    const QByteArray saved = transcript.readAll();
+    QVERIFY2(saved.contains(R"("decision":"cancelled")"), saved.constData());
+    panel.newSession();
+    QCOMPARE(model->rowCount(), 0);
+    QVERIFY(session.openSession(id).ok());
+    QVERIFY(FakeProviderServer::spinUntil([&] { return rows().size() == 2; }, 20000));
+    QCOMPARE(rows(), live);
+    QVERIFY(!model->hasPendingPermission());
+    QVERIFY(model->plainText().contains(QStringLiteral("Interrupted...what should the agent do instead?")));
 }
 
 QTEST_MAIN(TestToolCards)

@@ -665,6 +665,19 @@ QString ChatModel::permissionOutcome(PermissionDecision decision)
     return {};
 }
 
+void ChatModel::addAnsweredPermission(const AnsweredPermission &answer)
+{
+    addPermission(answer.request());
+    settleRow(int(m_items.size()) - 1,
+              answer.unanswered ? permissionCancelledOutcome() : permissionOutcome(answer.decision),
+              answer.allowed());
+}
+
+QString ChatModel::permissionCancelledOutcome()
+{
+    return tr("Cancelled");
+}
+
 bool ChatModel::hasPendingPermission() const
 {
     return pendingPermissionId() != 0;
@@ -760,6 +773,8 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
             info.name = entry.name;
             info.input = entry.input.toObject();
             toolStarted(info);
+            if (entry.permission) // the question still open when the turn was stopped
+                addAnsweredPermission(*entry.permission);
             break;
         }
         case TranscriptItem::Kind::ToolEnd: {
@@ -771,11 +786,8 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
             info.durationNs = entry.durationNs.value_or(0);
             toolFinished(info);
             // The question the person answered for it, below its card as it was shown live.
-            if (entry.permission) {
-                addPermission(entry.permission->request());
-                settleRow(int(m_items.size()) - 1, permissionOutcome(entry.permission->decision),
-                          entry.permission->allowed());
-            }
+            if (entry.permission)
+                addAnsweredPermission(*entry.permission);
             break;
         }
         case TranscriptItem::Kind::Bash: {

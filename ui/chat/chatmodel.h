@@ -96,6 +96,8 @@ public:
     void settlePermission(quint64 requestId, const QString &outcome, bool allowed = false);
     // What a settled permission card says of the answer: "Allowed", "Denied", ...
     static QString permissionOutcome(PermissionDecision decision);
+    // What a question says when the turn stopped before anyone answered it.
+    static QString permissionCancelledOutcome();
     bool hasPendingPermission() const;
     quint64 pendingPermissionId() const; // the oldest unsettled, or 0
     quint64 addQuestion(quint64 questionId, const UserQuestionList &questions);
@@ -172,6 +174,8 @@ Q_SIGNALS:
 private:
     // A permission card's answer: its buttons go, the outcome shows.
     void settleRow(int row, const QString &outcome, bool allowed);
+    // A settled card read back from the transcript, below the tool card just added.
+    void addAnsweredPermission(const AnsweredPermission &answer);
     struct Pending
     {
         ChatItem::Kind kind;

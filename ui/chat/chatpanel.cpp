@@ -225,7 +225,8 @@ void ChatPanel::connectSession()
             &ChatPanel::onAutoCompactionCheckpointed);
     connect(m_session, &AgentSession::permissionRequested, this, &ChatPanel::onPermissionRequested);
     connect(m_session, &AgentSession::permissionSettled, this, [this](quint64 requestId) {
-        m_model->settlePermission(requestId, m_decisions.value(requestId, tr("Cancelled")));
+        m_model->settlePermission(requestId,
+                                  m_decisions.value(requestId, ChatModel::permissionCancelledOutcome()));
         updateProviderWait();
     });
     connect(m_session, &AgentSession::questionAsked, this,
