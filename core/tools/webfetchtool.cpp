@@ -46,6 +46,8 @@ struct Hop
     bool timedOut = false;
     bool notText = false; // stopped early: the reply is a picture, an archive...
     QString networkError;
+    // No connection was made (refused, unreachable): another address of the same name may still answer.
+    bool notConnected = false;
 };
 
 // "text/html" from "text/html; charset=utf-8".
@@ -138,21 +140,41 @@ bool throughAProxy(const QUrl &url)
            proxies.constFirst().type() != QNetworkProxy::DefaultProxy;
 }
 
-// Where a GET of url connects: the address its name was checked against, or null to let Qt look the name
-// up (an address literal, a *.localhost name, or a proxy, which resolves the name itself). An IPv4
-// address first where there is one: the one address tried has to be reachable.
-QHostAddress addressToConnect(const QUrl &url, const LocalNetwork::Lookup &lookup)
+// Where a GET of url connects, in the order to try: the addresses its name was checked against, or one
+// null address to let Qt look the name up (an address literal, a *.localhost name, or a proxy, which
+// resolves the name itself). The local address the person was told about first, then IPv4 before IPv6
+// (the order Qt's own connection would try them in).
+QList<QHostAddress> addressesToConnect(const QUrl &url, const LocalNetwork::Lookup &lookup)
 {
     if (throughAProxy(url))
-        return {};
-    if (!lookup.local.isEmpty())
-        return QHostAddress(lookup.local); // null for "localhost": that name is this machine anyway
-    const auto v4 =
-        std::find_if(lookup.addresses.cbegin(), lookup.addresses.cend(),
-                     [](const QHostAddress &a) { return a.protocol() == QAbstractSocket::IPv4Protocol; });
-    if (v4 != lookup.addresses.cend())
-        return *v4;
-    return lookup.addresses.value(0);
+        return {QHostAddress()};
+    if (lookup.addresses.isEmpty())
+        return {lookup.local.isEmpty() ? QHostAddress() : QHostAddress(lookup.local)}; // null for localhost
+    QList<QHostAddress> ordered = lookup.addresses;
+    std::stable_partition(ordered.begin(), ordered.end(), [](const QHostAddress &a) {
+        return a.protocol() == QAbstractSocket::IPv4Protocol;
+    });
+    if (!lookup.local.isEmpty()) {
+        const QHostAddress local(lookup.local);
+        ordered.removeAll(local);
+        ordered.prepend(local);
+    }
+    return ordered;
+}
+
+bool isConnectionFailure(QNetworkReply::NetworkError error)
+{
+    switch (error) {
+    case QNetworkReply::ConnectionRefusedError:
+    case QNetworkReply::RemoteHostClosedError:
+    case QNetworkReply::HostNotFoundError:
+    case QNetworkReply::TemporaryNetworkFailureError:
+    case QNetworkReply::NetworkSessionFailedError:
+    case QNetworkReply::UnknownNetworkError: // "Network unreachable" among them
+        return true;
+    default:
+        return false;
+    }
 }
 
 // One GET, without following a redirect, on this thread's event loop. A non-null connectTo is where the
@@ -231,8 +253,10 @@ Hop get(QNetworkAccessManager &network, const QUrl &url, const QHostAddress &con
     hop.contentType = reply->header(QNetworkRequest::ContentTypeHeader).toByteArray();
     hop.location = reply->rawHeader("Location");
     const bool stopped = hop.cancelled || hop.timedOut || hop.truncated || hop.notText;
-    if (reply->error() != QNetworkReply::NoError && !stopped && hop.status == 0)
+    if (reply->error() != QNetworkReply::NoError && !stopped && hop.status == 0) {
         hop.networkError = reply->errorString();
+        hop.notConnected = hop.body.isEmpty() && isConnectionFailure(reply->error());
+    }
     return hop;
 }
 
@@ -394,7 +418,20 @@ ToolResult WebFetchTool::execute(const QJsonObject &input, ToolContext &context)
         // answer then, with anything); a proxy resolves names itself.
         if (!lookup.error.isEmpty() && !throughAProxy(current))
             return ToolResult::failure(WebFetchTool::tr("Could not fetch %1: %2.").arg(given, lookup.error));
-        hop = get(network, current, addressToConnect(current, lookup), context.cancel, deadline);
+        // Each address of the name in turn while none can be connected to, as Qt's own connection would
+        // do: a site whose first address is down, or has no route here (IPv6 at home), is still read.
+        const QList<QHostAddress> addresses = addressesToConnect(current, lookup);
+        QStringList triedAddresses;
+        for (const QHostAddress &address : addresses) {
+            hop = get(network, current, address, context.cancel, deadline);
+            triedAddresses.append(address.toString());
+            if (!hop.notConnected)
+                break;
+        }
+        if (hop.notConnected && triedAddresses.size() > 1)
+            hop.networkError = WebFetchTool::tr("%1 (tried %2 addresses: %3)")
+                                   .arg(hop.networkError, QString::number(triedAddresses.size()),
+                                        triedAddresses.join(QStringLiteral(", ")));
         if (hop.cancelled)
             return ToolResult::failure(WebFetchTool::tr("Cancelled while fetching %1.").arg(given));
         if (hop.timedOut)

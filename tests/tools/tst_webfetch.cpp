@@ -829,6 +829,43 @@ private Q_SLOTS:
                  QStringLiteral("Could not fetch http://nowhere.invalid/p: Host nowhere.invalid not found."));
     }
 
+    // A name with several addresses is fetched from the next one when the first cannot be connected to, as
+    // Qt's own connection would (seen and left since 12-07: one address was pinned, so a site down at its
+    // first address, or one whose IPv4 address has no route, failed).
+    void theNextAddressOfANameIsTriedWhenOneRefuses()
+    {
+        LocalNetwork::setResolverForTests([](const QString &name) -> QList<QHostAddress> {
+            if (name == QLatin1String("docs.example.test")) // nothing listens on 127.0.0.2
+                return {QHostAddress(QStringLiteral("127.0.0.2")), QHostAddress(QStringLiteral("127.0.0.1"))};
+            if (name == QLatin1String("down.example.test"))
+                return {QHostAddress(QStringLiteral("127.0.0.2")), QHostAddress(QStringLiteral("127.0.0.3"))};
+            return {};
+        });
+        const auto systemResolver = qScopeGuard([] { LocalNetwork::setResolverForTests({}); });
+        Fixture f;
+        PageServer server;
+        server.add(QStringLiteral("/p"), page("<p>the docs</p>"));
+        WebFetchTool tool;
+
+        ToolResult result =
+            run(tool, fetch(QStringLiteral("http://docs.example.test:%1/p").arg(server.port())), f.context);
+        QVERIFY2(result.ok(), qPrintable(result.error));
+        QVERIFY(result.output.toObject()
+                    .value(QStringLiteral("content"))
+                    .toString()
+                    .contains(QStringLiteral("the docs")));
+        QVERIFY(server.lastHeaders().contains(
+            QStringLiteral("\r\nHost: docs.example.test:%1\r\n").arg(server.port()).toLatin1()));
+
+        // None answers: the error says which were tried.
+        const QString down = QStringLiteral("http://down.example.test:%1/p").arg(server.port());
+        result = run(tool, fetch(down), f.context);
+        QVERIFY(!result.ok());
+        QVERIFY2(result.error.startsWith(QStringLiteral("Could not fetch %1: ").arg(down)) &&
+                     result.error.endsWith(QStringLiteral(" (tried 2 addresses: 127.0.0.2, 127.0.0.3).")),
+                 qPrintable(result.error));
+    }
+
     // The same over https: the connection goes to the checked address, and the server must still present
     // a certificate for the name (checked against the name, not the address; the name is sent as SNI).
     void anHttpsNameIsFetchedFromTheAddressItWasCheckedAt()
