@@ -18,6 +18,7 @@
 #include "testenvironment.h"
 #include "workloads.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -871,11 +872,18 @@ void TestToolCards::aQuestionOpenWhenTheTurnStopsComesBackCancelled()
         return shown;
     };
 
+    panel.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&panel));
     QTest::keyClicks(panel.input(), QStringLiteral("clean the build"));
     QTest::keyClick(panel.input(), Qt::Key_Return);
     QVERIFY(FakeProviderServer::spinUntil([&] { return model->hasPendingPermission(); }, 20000));
+    QTRY_VERIFY(panel.view()->isAncestorOf(QApplication::focusWidget())); // the card takes the keys
     panel.interrupt(); // Stop (Ctrl+C) while the card waits
     QVERIFY(FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 20000));
+    // What the person types next goes to the input (found when tried: it went nowhere).
+    QTRY_COMPARE(QApplication::focusWidget(), panel.input());
+    QTest::keyClicks(QApplication::focusWidget(), QStringLiteral("keep the build"));
+    QCOMPARE(panel.input()->toPlainText(), QStringLiteral("keep the build"));
     const QStringList live = rows();
     QCOMPARE(live.size(), 2);
     QVERIFY2(live.at(0).startsWith(QStringLiteral("tool: bash")), qPrintable(live.at(0)));

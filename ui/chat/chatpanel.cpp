@@ -223,6 +223,10 @@ void ChatPanel::connectSession()
     m_view->setUndoableCompaction([this] { return m_session->undoableCompaction(); });
     connect(m_session, &AgentSession::autoCompactionCheckpointed, this,
             &ChatPanel::onAutoCompactionCheckpointed);
+    // Found when tried: Stop while a permission card had the focus left it on the conversation, so what
+    // the person typed next ("what should the agent do instead?") went nowhere.
+    connect(m_view, &ChatView::settledCardHadFocus, this,
+            [this] { m_input->setFocus(Qt::OtherFocusReason); });
     connect(m_session, &AgentSession::permissionRequested, this, &ChatPanel::onPermissionRequested);
     connect(m_session, &AgentSession::permissionSettled, this, [this](quint64 requestId) {
         m_model->settlePermission(requestId,

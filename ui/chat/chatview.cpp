@@ -153,8 +153,10 @@ void ChatView::onDataChanged(const QModelIndex &topLeft, const QModelIndex &bott
             item.settled && indexWidget(m_model->index(row))) {
             const bool hadFocus = indexWidget(m_model->index(row))->isAncestorOf(QApplication::focusWidget());
             setIndexWidget(m_model->index(row), nullptr);
-            if (hadFocus)
+            if (hadFocus) {
                 setFocus(Qt::OtherFocusReason);
+                Q_EMIT settledCardHadFocus();
+            }
         }
     }
     // The row's height may have changed: relayout (the delegate rebuilds only that row's document).

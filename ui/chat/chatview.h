@@ -83,6 +83,9 @@ Q_SIGNALS:
     void zoomRequested(int steps);
     // "↻ Try again" on the error a turn ended with (a click, or Enter on its row).
     void retryRequested();
+    // A permission or question card that had the keyboard focus was settled (answered, or cancelled with
+    // its turn): the view holds the focus until the panel gives it back to the input.
+    void settledCardHadFocus();
 
 protected:
     bool event(QEvent *event) override;
