@@ -20,6 +20,7 @@ QStringList Icons::names()
     return {QStringLiteral("document-new"),
             QStringLiteral("folder-open"),
             QStringLiteral("document-open-recent"),
+            QStringLiteral("document-export"),
             QStringLiteral("edit-clear-history"),
             QStringLiteral("process-stop"),
             QStringLiteral("keen-compact"),

@@ -216,6 +216,7 @@ MainWindow::MainWindow(const LaunchOptions &options, QWidget *parent)
         }
         updateSessionTitle();
         updateStatus();
+        m_exportAction->setEnabled(!m_session->sessionId().isEmpty());
     });
     connect(m_session, &AgentSession::turnStarted, this, [this](const QString &text) {
         if (m_sessionTitle.isEmpty()) {
@@ -342,6 +343,18 @@ void MainWindow::createActions()
     setIconName(m_openFolderAction, QStringLiteral("folder-open"));
     connect(m_openFolderAction, &QAction::triggered, this, &MainWindow::chooseFolder);
 
+    // The sidebar's More menu exports the session selected there; this one exports the one in the window,
+    // also with the sidebar hidden.
+    m_exportAction = makeAction(tr("&Export Conversation..."), QStringLiteral("exportConversationAction"),
+                                QKeySequence(QStringLiteral("Ctrl+E")));
+    m_exportAction->setToolTip(tr("Save this conversation as a Markdown file"));
+    m_exportAction->setEnabled(false); // until the conversation is saved
+    setIconName(m_exportAction, QStringLiteral("document-export"));
+    connect(m_exportAction, &QAction::triggered, this, [this] {
+        m_sessionBrowser->exportSession(m_session->sessionId(),
+                                        m_sessionTitle.isEmpty() ? tr("conversation") : m_sessionTitle);
+    });
+
     m_clearRecentAction = new QAction(tr("&Clear List"), this);
     m_clearRecentAction->setObjectName(QStringLiteral("clearRecentFoldersAction"));
     setIconName(m_clearRecentAction, QStringLiteral("edit-clear-history"));
@@ -446,6 +459,7 @@ void MainWindow::createMenus()
     m_recentMenu->setObjectName(QStringLiteral("openRecentMenu"));
     m_recentMenu->setIcon(Icons::icon(QStringLiteral("document-open-recent"), palette()));
     rebuildRecentMenu();
+    fileMenu->addAction(m_exportAction);
     fileMenu->addSeparator();
     QAction *cleanup = fileMenu->addAction(tr("Clean &Up Old Data..."), this, &MainWindow::cleanUpOldData);
     cleanup->setObjectName(QStringLiteral("cleanupAction"));
@@ -747,7 +761,15 @@ void MainWindow::installSessionBrowser()
         m_sessionBrowser->refresh();
     });
     // A rename in the sidebar renames the window too.
-    connect(m_sessionBrowser, &SessionBrowserPanel::actionFinished, this, [this] { updateSessionTitle(); });
+    connect(m_sessionBrowser, &SessionBrowserPanel::actionFinished, this, [this](const QString &message) {
+        updateSessionTitle();
+        if (!m_sessionDock->isVisible()) // said in the sidebar otherwise
+            statusBar()->showMessage(message, 10000);
+    });
+    connect(m_sessionBrowser, &SessionBrowserPanel::actionFailed, this, [this](const QString &error) {
+        if (!m_sessionDock->isVisible())
+            statusBar()->showMessage(error, 10000);
+    });
     // Seen when tried: the deleted session stayed in the window, and the next message could not be saved
     // ("Cannot open the transcript ...: No such file or directory"). The window starts a new one instead.
     connect(m_sessionBrowser, &SessionBrowserPanel::sessionDeleted, this, [this](const QString &sessionId) {

@@ -187,6 +187,7 @@ private:
 
     QAction *m_newSessionAction = nullptr;
     QAction *m_openFolderAction = nullptr;
+    QAction *m_exportAction = nullptr;
     QAction *m_clearRecentAction = nullptr;
     QAction *m_compactAction = nullptr;
     QAction *m_undoCompactionAction = nullptr;

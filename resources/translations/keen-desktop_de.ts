@@ -1687,6 +1687,18 @@ Ihn anhalten und beenden? Was er bisher getan hat, wird gespeichert.</translatio
         <source>Click to show the MCP servers (/mcp).</source>
         <translation>Klicken, um die MCP-Server anzuzeigen (/mcp).</translation>
     </message>
+    <message>
+        <source>&amp;Export Conversation...</source>
+        <translation>Unterhaltung e&amp;xportieren ...</translation>
+    </message>
+    <message>
+        <source>Save this conversation as a Markdown file</source>
+        <translation>Diese Unterhaltung als Markdown-Datei speichern</translation>
+    </message>
+    <message>
+        <source>conversation</source>
+        <translation>Unterhaltung</translation>
+    </message>
 </context>
 <context>
     <name>keen::PermissionCard</name>

@@ -43,6 +43,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHelpEvent>
 #include <QImage>
@@ -138,6 +139,7 @@ private Q_SLOTS:
     void tokenFormats();
     void aLongNotificationDoesNotWidenTheWindow();
     void stopInterruptsTheTurn();
+    void fileExportSavesTheConversationInTheWindow();
     void compactButtonStartsACompaction();
     void stopButtonCancelsAManualCompaction();
     void conversationMenuUndoesTheLatestCompaction();
@@ -420,6 +422,40 @@ void TestMainWindow::stopInterruptsTheTurn()
     QTRY_VERIFY(!m_window->session()->isBusy());
     QTRY_VERIFY(m_window->chatPanel()->model()->plainText().contains(
         QStringLiteral("Interrupted...what should the agent do instead?")));
+}
+
+// File > Export Conversation (Ctrl+E) saves the conversation in the window, also with the sidebar (whose More
+// menu exports the session selected there) hidden: found when tried, export was only in the sidebar.
+void TestMainWindow::fileExportSavesTheConversationInTheWindow()
+{
+    auto *exportAction = m_window->findChild<QAction *>(QStringLiteral("exportConversationAction"));
+    QVERIFY(exportAction);
+    QVERIFY(!exportAction->isEnabled()); // nothing saved yet
+    m_client->addTurn({ScriptedLlmClient::chunk(QStringLiteral("Here is the answer.")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    QTest::keyClicks(m_window->chatPanel()->input(), QStringLiteral("Explain the parser"));
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_Return);
+    QTRY_VERIFY(!m_window->session()->isBusy());
+    QTRY_VERIFY(exportAction->isEnabled());
+    auto *sidebar = m_window->findChild<QAction *>(QStringLiteral("sessionsAction"));
+    if (sidebar->isChecked())
+        sidebar->trigger();
+    QVERIFY(!sidebar->isChecked());
+
+    QTest::keyClick(m_window->chatPanel()->input(), Qt::Key_E, Qt::ControlModifier);
+    QFileDialog *dialog = nullptr;
+    QTRY_VERIFY((dialog = m_window->findChild<QFileDialog *>(QStringLiteral("exportSessionDialog"))));
+    QCOMPARE(dialog->acceptMode(), QFileDialog::AcceptSave);
+    const QString target = m_env.path(QStringLiteral("exported-from-file-menu.md"));
+    dialog->selectFile(target);
+    QMetaObject::invokeMethod(dialog, &QDialog::accept);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_window->statusBar()->currentMessage().startsWith(QStringLiteral("Exported to ")), 5000);
+    QFile file(target);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString markdown = QString::fromUtf8(file.readAll());
+    QVERIFY2(markdown.startsWith(QStringLiteral("# Explain the parser")), qPrintable(markdown));
+    QVERIFY(markdown.contains(QStringLiteral("Here is the answer.")));
 }
 
 void TestMainWindow::compactButtonStartsACompaction()
@@ -722,7 +758,7 @@ void TestMainWindow::toolbarAndMenuActionsHaveIcons()
          {QStringLiteral("sessionsAction"), QStringLiteral("newSessionAction"),
           QStringLiteral("compactAction"), QStringLiteral("stopAction"), QStringLiteral("settingsAction"),
           QStringLiteral("openFolderAction"), QStringLiteral("quitAction"), QStringLiteral("aboutAction"),
-          QStringLiteral("helpAction")}) {
+          QStringLiteral("helpAction"), QStringLiteral("exportConversationAction")}) {
         auto *action = m_window->findChild<QAction *>(name);
         QVERIFY2(action, qPrintable(name));
         QVERIFY2(!action->icon().isNull(), qPrintable(name));

@@ -473,8 +473,13 @@ void SessionBrowserPanel::deleteCurrent()
 
 void SessionBrowserPanel::exportCurrent()
 {
-    const auto info = m_model->sessionAt(m_tree->currentIndex());
-    if (!info || !m_store)
+    if (const auto info = m_model->sessionAt(m_tree->currentIndex()))
+        exportSession(info->id, info->title);
+}
+
+void SessionBrowserPanel::exportSession(const QString &sessionId, const QString &title)
+{
+    if (sessionId.isEmpty() || !m_store)
         return;
     QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
     if (folder.isEmpty())
@@ -485,9 +490,8 @@ void SessionBrowserPanel::exportCurrent()
     dialog->setAcceptMode(QFileDialog::AcceptSave);
     dialog->setFileMode(QFileDialog::AnyFile);
     dialog->setDefaultSuffix(QStringLiteral("md"));
-    dialog->selectFile(suggestedFileName(info->title));
+    dialog->selectFile(suggestedFileName(title));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    const QString sessionId = info->id;
     connect(dialog, &QFileDialog::fileSelected, this, [this, sessionId](const QString &path) {
         if (path.isEmpty())
             return;

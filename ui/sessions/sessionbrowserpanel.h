@@ -56,6 +56,9 @@ public Q_SLOTS:
     void renameCurrent();
     void deleteCurrent();
     void exportCurrent();
+    // Asks where to save session sessionId (titled title) as Markdown and writes it there, off this thread
+    // (File > Export Conversation as well); the outcome comes as actionFinished or actionFailed.
+    void exportSession(const QString &sessionId, const QString &title);
     void showCurrentInFileManager();
 
 Q_SIGNALS:
