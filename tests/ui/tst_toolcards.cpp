@@ -73,6 +73,19 @@ private:
     void send(const QString &text);
     // Starts a new conversation, then opens this one again from disk, as the sidebar and --session do.
     void reopenSession();
+    // The tool cards ("tool: <name>") and permission cards ("permission: <all it says>") in their order.
+    static QStringList toolAndPermissionRows(ChatPanel &panel);
+    static QList<int> toolRows(const ChatModel &model);
+    // The model's reply: "Cleaning." and one bash call of command, flagged destructive.
+    static test::FakeProviderServer::Response dangerousCommandCall(const QString &command);
+    struct LoopbackChat
+    {
+        std::unique_ptr<AgentSession> session;
+        std::unique_ptr<ChatPanel> panel; // shown, 800 x 600
+    };
+    LoopbackChat loopbackChat(const test::FakeProviderServer &server) const;
+    // The session's transcript file as it is on disk.
+    static QByteArray savedTranscript(AgentSession &session);
     // One scripted bash call that returns output; the card's text as the view shows it.
     QString commandCard(const QJsonObject &output);
 
@@ -114,6 +127,59 @@ QList<const ChatItem *> TestToolCards::toolCards() const
             cards.append(&item);
     }
     return cards;
+}
+
+QStringList TestToolCards::toolAndPermissionRows(ChatPanel &panel)
+{
+    const ChatModel *model = panel.model();
+    QStringList shown;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const ChatItem &item = model->item(row);
+        if (item.kind == ChatItem::Kind::Permission)
+            shown.append(QStringLiteral("permission: ") +
+                         panel.view()->chatDelegate()->shownText(model->index(row)));
+        else if (item.kind == ChatItem::Kind::Tool)
+            shown.append(QStringLiteral("tool: ") + item.toolName);
+    }
+    return shown;
+}
+
+QList<int> TestToolCards::toolRows(const ChatModel &model)
+{
+    QList<int> rows;
+    for (int row = 0; row < model.rowCount(); ++row) {
+        if (model.item(row).kind == ChatItem::Kind::Tool)
+            rows.append(row);
+    }
+    return rows;
+}
+
+test::FakeProviderServer::Response TestToolCards::dangerousCommandCall(const QString &command)
+{
+    return test::FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
+        {QStringLiteral("Cleaning.")}, QStringLiteral("call_1"), QStringLiteral("bash"),
+        {{QStringLiteral("command"), command},
+         {QStringLiteral("summary"), QStringLiteral("clean the build folder")},
+         {QStringLiteral("isDangerous"), true}}));
+}
+
+TestToolCards::LoopbackChat TestToolCards::loopbackChat(const test::FakeProviderServer &server) const
+{
+    LoopbackChat chat;
+    chat.session = loopbackSession(server, QStringLiteral("loop-sessions"));
+    chat.panel = std::make_unique<ChatPanel>(chat.session.get());
+    chat.panel->resize(800, 600);
+    chat.panel->show();
+    return chat;
+}
+
+QByteArray TestToolCards::savedTranscript(AgentSession &session)
+{
+    const std::optional<SessionInfo> info = session.sessionStore().find(session.sessionId());
+    if (!info)
+        return {};
+    QFile transcript(info->path);
+    return transcript.open(QIODevice::ReadOnly) ? transcript.readAll() : QByteArray();
 }
 
 std::unique_ptr<AgentSession> TestToolCards::loopbackSession(const test::FakeProviderServer &server,
@@ -380,11 +446,9 @@ void TestToolCards::aCardsDurationLeavesOutItsPermissionWait()
     server.enqueue(
         FakeProviderServer::sseResponse(test::Workloads::chatCompletionsSse({QStringLiteral("Done.")})));
 
-    const std::unique_ptr<AgentSession> loop = loopbackSession(server, QStringLiteral("loop-sessions"));
-    AgentSession &session = *loop;
-    ChatPanel panel(&session);
-    panel.resize(800, 600);
-    panel.show();
+    const LoopbackChat chat = loopbackChat(server);
+    AgentSession &session = *chat.session;
+    ChatPanel &panel = *chat.panel;
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     ChatModel *model = panel.model();
     auto cardRow = [model] {
@@ -764,11 +828,7 @@ void TestToolCards::answeredPermissionCardsComeBackWhenReopened()
     using test::FakeProviderServer;
     FakeProviderServer server;
     QVERIFY(server.isListening());
-    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
-        {QStringLiteral("Cleaning.")}, QStringLiteral("call_1"), QStringLiteral("bash"),
-        {{QStringLiteral("command"), QStringLiteral("echo cleaned")},
-         {QStringLiteral("summary"), QStringLiteral("clean the build folder")},
-         {QStringLiteral("isDangerous"), true}})));
+    server.enqueue(dangerousCommandCall(QStringLiteral("echo cleaned")));
     server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
         {QStringLiteral("Writing.")}, QStringLiteral("call_2"), QStringLiteral("write_file"),
         {{QStringLiteral("path"), QStringLiteral("notes.txt")},
@@ -777,26 +837,12 @@ void TestToolCards::answeredPermissionCardsComeBackWhenReopened()
         FakeProviderServer::sseResponse(test::Workloads::chatCompletionsSse({QStringLiteral("Done.")})));
     QVERIFY(QDir().mkpath(m_env->path(QStringLiteral("work"))));
 
-    const std::unique_ptr<AgentSession> loop = loopbackSession(server, QStringLiteral("loop-sessions"));
-    AgentSession &session = *loop;
-    ChatPanel panel(&session);
-    panel.resize(800, 600);
-    panel.show();
+    const LoopbackChat chat = loopbackChat(server);
+    AgentSession &session = *chat.session;
+    ChatPanel &panel = *chat.panel;
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     ChatModel *model = panel.model();
-    // The kind of each row and, for a permission card, all it says.
-    auto rows = [&] {
-        QStringList shown;
-        for (int row = 0; row < model->rowCount(); ++row) {
-            const ChatItem &item = model->item(row);
-            if (item.kind == ChatItem::Kind::Permission)
-                shown.append(QStringLiteral("permission: ") +
-                             panel.view()->chatDelegate()->shownText(model->index(row)));
-            else if (item.kind == ChatItem::Kind::Tool)
-                shown.append(QStringLiteral("tool: ") + item.toolName);
-        }
-        return shown;
-    };
+    auto rows = [&] { return toolAndPermissionRows(panel); };
 
     QTest::keyClicks(panel.input(), QStringLiteral("clean up and take notes"));
     QTest::keyClick(panel.input(), Qt::Key_Return);
@@ -824,11 +870,7 @@ void TestToolCards::answeredPermissionCardsComeBackWhenReopened()
 
     // Kept with each call in the transcript (docs/SESSION_FORMAT.md, tool_end.permission).
     const QString id = session.sessionId();
-    const std::optional<SessionInfo> info = session.sessionStore().find(id);
-    QVERIFY(info);
-    QFile transcript(info->path);
-    QVERIFY(transcript.open(QIODevice::ReadOnly));
-    const QByteArray saved = transcript.readAll();
+    const QByteArray saved = savedTranscript(session);
     QVERIFY(saved.contains(R"("decision":"allowed")") && saved.contains(R"("decision":"denied")"));
     panel.newSession();
     QCOMPARE(model->rowCount(), 0);
@@ -845,32 +887,15 @@ void TestToolCards::aQuestionOpenWhenTheTurnStopsComesBackCancelled()
     using test::FakeProviderServer;
     FakeProviderServer server;
     QVERIFY(server.isListening());
-    server.enqueue(FakeProviderServer::sseResponse(test::Workloads::chatCompletionsToolCallSse(
-        {QStringLiteral("Cleaning.")}, QStringLiteral("call_1"), QStringLiteral("bash"),
-        {{QStringLiteral("command"), QStringLiteral("rm -rf build")},
-         {QStringLiteral("summary"), QStringLiteral("clean the build folder")},
-         {QStringLiteral("isDangerous"), true}})));
+    server.enqueue(dangerousCommandCall(QStringLiteral("rm -rf build")));
     QVERIFY(QDir().mkpath(m_env->path(QStringLiteral("work/build"))));
 
-    const std::unique_ptr<AgentSession> loop = loopbackSession(server, QStringLiteral("loop-sessions"));
-    AgentSession &session = *loop;
-    ChatPanel panel(&session);
-    panel.resize(800, 600);
-    panel.show();
+    const LoopbackChat chat = loopbackChat(server);
+    AgentSession &session = *chat.session;
+    ChatPanel &panel = *chat.panel;
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     ChatModel *model = panel.model();
-    auto rows = [&] {
-        QStringList shown;
-        for (int row = 0; row < model->rowCount(); ++row) {
-            const ChatItem &item = model->item(row);
-            if (item.kind == ChatItem::Kind::Permission)
-                shown.append(QStringLiteral("permission: ") +
-                             panel.view()->chatDelegate()->shownText(model->index(row)));
-            else if (item.kind == ChatItem::Kind::Tool)
-                shown.append(QStringLiteral("tool: ") + item.toolName + QLatin1Char(' ') + item.metadata);
-        }
-        return shown;
-    };
+    auto rows = [&] { return toolAndPermissionRows(panel); };
 
     panel.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&panel));
@@ -886,7 +911,11 @@ void TestToolCards::aQuestionOpenWhenTheTurnStopsComesBackCancelled()
     QCOMPARE(panel.input()->toPlainText(), QStringLiteral("keep the build"));
     const QStringList live = rows();
     QCOMPARE(live.size(), 2);
-    QVERIFY2(live.at(0).startsWith(QStringLiteral("tool: bash")), qPrintable(live.at(0)));
+    QCOMPARE(live.at(0), QStringLiteral("tool: bash"));
+    const auto interrupted = [&] {
+        return model->item(toolRows(*model).constFirst()).toolState == ChatItem::ToolState::Interrupted;
+    };
+    QVERIFY(interrupted());
     QVERIFY2(live.at(1).contains(QStringLiteral("rm -rf build")) &&
                  live.at(1).contains(QStringLiteral("may be destructive")) &&
                  live.at(1).endsWith(QStringLiteral("Cancelled")),
@@ -894,11 +923,7 @@ void TestToolCards::aQuestionOpenWhenTheTurnStopsComesBackCancelled()
     QVERIFY(QFileInfo::exists(m_env->path(QStringLiteral("work/build")))); // it did not run
 
     const QString id = session.sessionId();
-    const std::optional<SessionInfo> info = session.sessionStore().find(id);
-    QVERIFY(info);
-    QFile transcript(info->path);
-    QVERIFY(transcript.open(QIODevice::ReadOnly));
-    const QByteArray saved = transcript.readAll();
+    const QByteArray saved = savedTranscript(session);
     QVERIFY2(saved.contains(R"("decision":"cancelled")"), saved.constData());
     panel.newSession();
     QCOMPARE(model->rowCount(), 0);
@@ -906,6 +931,7 @@ void TestToolCards::aQuestionOpenWhenTheTurnStopsComesBackCancelled()
     QVERIFY(FakeProviderServer::spinUntil([&] { return rows().size() == 2; }, 20000));
     QCOMPARE(rows(), live);
     QVERIFY(!model->hasPendingPermission());
+    QVERIFY(interrupted());
     QVERIFY(model->plainText().contains(QStringLiteral("Interrupted...what should the agent do instead?")));
 }
 
