@@ -142,6 +142,7 @@ private Q_SLOTS:
     void escDeniesAPendingPermissionBeforeTheTurn();
     void eachPermissionCardIsRightBelowItsToolCard();
     void theAgentsQuestionIsAnsweredFromItsCard();
+    void ctrlCCancelsTheAgentsQuestionThenStopsTheTurn();
     void nothingToCompactDoesNotStayForTheNextConversation();
     void aSessionInUseElsewhereSaysSoWhenItOpens();
     void allowAndResetPermissionCommandsEditTheProjectAllowList();
@@ -1679,6 +1680,57 @@ void TestChatPanel::theAgentsQuestionIsAnsweredFromItsCard()
              true);
     QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Going with it.")));
     QTRY_VERIFY(!m_session->isBusy());
+}
+
+// Reference 6.3: Ctrl+C cancels a pending question of the agent first (the turn goes on), and only then
+// interrupts. Found when tried: Ctrl+C in the question's answer box, with nothing selected there, was taken
+// as Copy and did nothing.
+void TestChatPanel::ctrlCCancelsTheAgentsQuestionThenStopsTheTurn()
+{
+    const QJsonObject questions{
+        {QStringLiteral("questions"),
+         QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
+                                {QStringLiteral("options"),
+                                 QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}}}}};
+    m_client->addTurn({ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
+                       ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
+                       ScriptedLlmClient::chunk(QStringLiteral("Going on without answers.")),
+                       ScriptedLlmClient::gate(QStringLiteral("never")),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    typeAndSend(QStringLiteral("set up storage"));
+    ChatView *view = m_panel->findChild<ChatView *>();
+    QVERIFY(view);
+    auto pendingChoice = [view] {
+        for (QComboBox *choice : view->findChildren<QComboBox *>(QStringLiteral("questionChoice1"))) {
+            if (choice->isVisible())
+                return choice;
+        }
+        return static_cast<QComboBox *>(nullptr);
+    };
+
+    // In the answer box (the card takes the focus), nothing selected there.
+    QComboBox *choice = nullptr;
+    QTRY_VERIFY((choice = pendingChoice()));
+    QTRY_COMPARE(QApplication::focusWidget(), choice);
+    choice->lineEdit()->deselect();
+    QTest::keyClick(choice, Qt::Key_C, Qt::ControlModifier);
+    QTRY_COMPARE(m_client->toolResults().size(), 1);
+    QCOMPARE(m_client->toolResults().at(0).output.toObject().value(QStringLiteral("cancelled")).toBool(),
+             true);
+    QVERIFY(m_session->isBusy()); // the turn goes on
+
+    // From the input: the question first again, then the turn.
+    QTRY_VERIFY(pendingChoice() && pendingChoice() != choice);
+    QTest::keyClick(m_panel->input(), Qt::Key_C, Qt::ControlModifier);
+    QTRY_COMPARE(m_client->toolResults().size(), 2);
+    QCOMPARE(m_client->toolResults().at(1).output.toObject().value(QStringLiteral("cancelled")).toBool(),
+             true);
+    QTRY_VERIFY(m_panel->model()->plainText().contains(QStringLiteral("Going on without answers.")));
+    QVERIFY(m_session->isBusy());
+    QTest::keyClick(m_panel->input(), Qt::Key_C, Qt::ControlModifier);
+    QTRY_VERIFY(!m_session->isBusy());
+    QVERIFY(m_panel->model()->plainText().contains(
+        QStringLiteral("Interrupted...what should the agent do instead?")));
 }
 
 // Found trying the window: a permission card came above its tool's card or below it, depending on timing

@@ -154,7 +154,7 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
         if (m_view->hasSelectedText() && m_view->isSelectionInView())
             m_view->copySelection();
         else
-            interrupt();
+            interruptFromKeyboard();
     });
     connect(m_input, &InputEditor::pageRequested, m_view, &ChatView::scrollPage);
     connect(m_view, &ChatView::escapePressed, this, &ChatPanel::escape);
@@ -165,7 +165,7 @@ ChatPanel::ChatPanel(AgentSession *session, QWidget *parent)
         submitInput(prompt);
         m_input->setFocus(Qt::OtherFocusReason);
     });
-    connect(m_view, &ChatView::interruptRequested, this, &ChatPanel::interrupt);
+    connect(m_view, &ChatView::interruptRequested, this, &ChatPanel::interruptFromKeyboard);
     connect(m_view, &ChatView::permissionDecided, this, &ChatPanel::onPermissionDecided);
     connect(m_view, &ChatView::questionAnswered, this, &ChatPanel::onQuestionAnswered);
     connect(m_chips, &QueueChips::removeRequested, this, &ChatPanel::removeQueued);
@@ -906,13 +906,8 @@ void ChatPanel::escape()
         onPermissionDecided(pending, PermissionDecision::Deny);
         return;
     }
-    for (int row = m_model->rowCount() - 1; row >= 0; --row) {
-        const ChatItem &item = m_model->item(row);
-        if (item.kind == ChatItem::Kind::Question && !item.settled) {
-            onQuestionAnswered(item.questionId, UserAnswer::cancel());
-            return;
-        }
-    }
+    if (cancelPendingQuestion())
+        return;
     // 3. A side question (/btw), then the turn.
     if (m_session->cancelAside())
         return;
@@ -935,6 +930,26 @@ void ChatPanel::escape()
     const QString signingIn = m_session->mcpSignInServer();
     if (m_session->cancelMcpSignIn())
         notify(tr("Sign-in to MCP server %1 cancelled.").arg(signingIn));
+}
+
+bool ChatPanel::cancelPendingQuestion()
+{
+    for (int row = m_model->rowCount() - 1; row >= 0; --row) {
+        const ChatItem &item = m_model->item(row);
+        if (item.kind == ChatItem::Kind::Question && !item.settled) {
+            onQuestionAnswered(item.questionId, UserAnswer::cancel());
+            return true;
+        }
+    }
+    return false;
+}
+
+void ChatPanel::interruptFromKeyboard()
+{
+    // Ctrl+C cancels a question of the agent first: the model is told it was cancelled and the turn goes
+    // on; the next Ctrl+C stops it (reference 6.3, Ctrl+C's order). The Stop button stops the turn.
+    if (!cancelPendingQuestion())
+        interrupt();
 }
 
 void ChatPanel::interrupt()

@@ -30,8 +30,9 @@ class WorkspaceFileIndex;
 // The chat area of the window: transcript, spinner line, queued prompts and the input editor, driven by an
 // AgentSession. Owns the key rules (reference 4.2, 4.4, 6.3): Esc cancels a running compaction first (during
 // an automatic one only the child), then denies a pending permission, then interrupts the turn; Stop and
-// Ctrl+C without a selection interrupt the parent turn, except during a manual compaction where they are
-// ignored. Prompts typed while busy queue (up to 5) and drain one at a time after each turn or compaction.
+// Ctrl+C without a selection interrupt the parent turn (Ctrl+C cancels a pending question of the agent
+// first), except during a manual compaction where they are ignored. Prompts typed while busy queue (up to 5)
+// and drain one at a time after each turn or compaction.
 class ChatPanel final : public QWidget
 {
     Q_OBJECT
@@ -79,8 +80,10 @@ public Q_SLOTS:
     // A short notice in the line above the input ("Queue cleared", a command's usage), gone after a moment.
     void notify(const QString &text);
     void escape();
-    // Stop / Ctrl+C without a selection.
+    // Stop: the button, and Ctrl+C where no editor of the window takes it.
     void interrupt();
+    // Ctrl+C with nothing to copy: a question of the agent is cancelled first, else the turn is stopped.
+    void interruptFromKeyboard();
     void compact(const QString &focus = QString());
     // Undoes the compaction_applied appliedSeq, 0 the latest in effect (issue 16).
     void undoCompaction(quint64 appliedSeq = 0);
@@ -177,6 +180,8 @@ private:
     void updateProviderWait();
     void onPermissionDecided(quint64 requestId, PermissionDecision decision);
     void onQuestionAnswered(quint64 questionId, const UserAnswer &answer);
+    // Cancels a question of the agent still waiting for an answer; false when none waits.
+    bool cancelPendingQuestion();
     void enqueue(const QString &text);
     void scheduleDrain();
     void drainOne();

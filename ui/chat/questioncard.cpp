@@ -5,7 +5,9 @@
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -37,6 +39,7 @@ QuestionCard::QuestionCard(quint64 questionId, const UserQuestionList &questions
         choice->addItems(question.options);
         choice->setCurrentIndex(0);
         choice->setMinimumWidth(fontMetrics().averageCharWidth() * 24);
+        choice->installEventFilter(this); // it has the focus and hands keys to its line edit itself
         auto *label = new ElidingLabel(this);
         label->setObjectName(QStringLiteral("questionLabel%1").arg(number));
         label->setText(text.isEmpty() ? tr("Answer %1:").arg(number) : text);
@@ -68,6 +71,23 @@ QuestionCard::QuestionCard(quint64 questionId, const UserQuestionList &questions
 }
 
 QuestionCard::~QuestionCard() = default;
+
+bool QuestionCard::eventFilter(QObject *watched, QEvent *event)
+{
+    // Found when tried: Ctrl+C in an answer's box, with nothing selected there, was taken as Copy and did
+    // nothing. As from the input, it cancels the question (reference 6.3: Ctrl+C cancels ask_user first).
+    auto *choice = qobject_cast<QComboBox *>(watched);
+    const QLineEdit *edit = choice ? choice->lineEdit() : nullptr;
+    const bool keyEvent = event->type() == QEvent::ShortcutOverride || event->type() == QEvent::KeyPress;
+    if (edit && keyEvent && static_cast<QKeyEvent *>(event)->matches(QKeySequence::Copy) &&
+        !edit->hasSelectedText()) {
+        event->accept(); // not the window's Stop: that one stops the turn
+        if (event->type() == QEvent::KeyPress)
+            Q_EMIT answered(m_questionId, UserAnswer::cancel());
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
 
 void QuestionCard::focusDefault()
 {

@@ -28,6 +28,9 @@ public:
 
     void focusDefault();
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 Q_SIGNALS:
     // {answers:[...], cancelled:bool}
     void answered(quint64 questionId, const keen::UserAnswer &answer);
