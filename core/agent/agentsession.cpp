@@ -1027,7 +1027,7 @@ AgentSession::AgentSession(QObject *parent)
             d->recorder.recordPermission(asked->callId, AnsweredPermission::unansweredOf(*asked));
             d->askedPermissions.erase(asked);
         }
-        Q_EMIT permissionSettled(requestId);
+        Q_EMIT interactionSettled(requestId);
     });
     d->rebuildTools();
 }

@@ -283,7 +283,9 @@ Q_SIGNALS:
     // out of the compacted range (issue 16, "what was dropped"); may be empty. Saved with the event.
     void droppedDetailsFound(quint64 appliedSeq, bool automatic, const QList<keen::DroppedDetail> &details);
     void permissionRequested(const keen::PermissionRequest &request);
-    void permissionSettled(quint64 requestId); // answered, or cancelled with the turn
+    // A permission request or a question of the agent (they share ids) was answered, or cancelled with
+    // the turn.
+    void interactionSettled(quint64 requestId);
     void questionAsked(quint64 questionId, const keen::UserQuestionList &questions);
     void notification(const QString &text);
     // The policy in effect changed: set here, or read from a session that was opened, or reset by a new one.

@@ -26,4 +26,18 @@ QJsonObject UserAnswer::toJson() const
                        {QStringLiteral("cancelled"), cancelled}};
 }
 
+std::optional<UserAnswer> UserAnswer::fromJson(const QJsonValue &output)
+{
+    const QJsonObject object = output.toObject();
+    const QJsonValue answers = object.value(QLatin1String("answers"));
+    const QJsonValue cancelled = object.value(QLatin1String("cancelled"));
+    if (!answers.isArray() && !cancelled.isBool())
+        return std::nullopt;
+    UserAnswer answer;
+    for (const QJsonValue &value : answers.toArray())
+        answer.answers.append(value.toString());
+    answer.cancelled = cancelled.toBool();
+    return answer;
+}
+
 } // namespace keen

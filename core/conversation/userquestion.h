@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace keen {
 
 // One multiple-choice question the agent puts to the person (ask_user, reference 2.2): its text and its
@@ -36,6 +38,8 @@ struct UserAnswer
     static UserAnswer cancel() { return {QStringList(), true}; }
     // {"answers": [...], "cancelled": bool}: what the tool returns to the model.
     QJsonObject toJson() const;
+    // Read back from a saved tool_end's output; nullopt when it is not such an object (the call failed).
+    static std::optional<UserAnswer> fromJson(const QJsonValue &output);
 };
 
 } // namespace keen

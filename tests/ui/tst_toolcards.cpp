@@ -63,6 +63,7 @@ private Q_SLOTS:
     void aFetchCardShowsTheUrlItsStatusAndThePage();
     void answeredPermissionCardsComeBackWhenReopened();
     void aQuestionOpenWhenTheTurnStopsComesBackCancelled();
+    void theAgentsQuestionsComeBackWithTheirAnswersWhenReopened();
 
 private:
     QList<const ChatItem *> toolCards() const;
@@ -933,6 +934,65 @@ void TestToolCards::aQuestionOpenWhenTheTurnStopsComesBackCancelled()
     QVERIFY(!model->hasPendingPermission());
     QVERIFY(interrupted());
     QVERIFY(model->plainText().contains(QStringLiteral("Interrupted...what should the agent do instead?")));
+}
+
+// Found when tried: a reopened session showed an ask_user call's tool card alone, so the question the agent
+// asked and what the person answered were nowhere. Answered, cancelled (Esc), and open when the turn was
+// stopped: each question card comes back below its tool card, saying what it said live.
+void TestToolCards::theAgentsQuestionsComeBackWithTheirAnswersWhenReopened()
+{
+    const QJsonObject questions{
+        {QStringLiteral("questions"),
+         QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
+                                {QStringLiteral("options"),
+                                 QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}}}}};
+    m_client->addTurn({ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
+                       ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
+                       ScriptedLlmClient::chunk(QStringLiteral("Asking once more.")),
+                       ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
+                       ScriptedLlmClient::event(StreamEvent::done())});
+    send(QStringLiteral("set up storage"));
+    ChatModel *model = m_panel->model();
+    // Each tool card and each question card with what it says.
+    auto rows = [model] {
+        QStringList shown;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const ChatItem &item = model->item(row);
+            if (item.kind == ChatItem::Kind::Question)
+                shown.append(QStringLiteral("question: %1 -> %2 (%3)")
+                                 .arg(item.text, item.outcome,
+                                      item.settled ? QStringLiteral("settled") : QStringLiteral("open")));
+            else if (item.kind == ChatItem::Kind::Tool)
+                shown.append(QStringLiteral("tool: ") + item.toolName);
+        }
+        return shown;
+    };
+    auto pendingQuestion = [model] {
+        for (int row = model->rowCount() - 1; row >= 0; --row) {
+            if (model->item(row).kind == ChatItem::Kind::Question && !model->item(row).settled)
+                return model->item(row).questionId;
+        }
+        return quint64(0);
+    };
+    QTRY_VERIFY(pendingQuestion() != 0);
+    Q_EMIT m_panel->view()->questionAnswered(pendingQuestion(),
+                                             UserAnswer{{QStringLiteral("Postgres")}, false});
+    QTRY_COMPARE(m_client->toolResults().size(), 1);
+    QTRY_VERIFY(pendingQuestion() != 0);
+    QTest::keyClick(m_panel->input(), Qt::Key_Escape); // cancels the question, not the turn
+    QTRY_COMPARE(m_client->toolResults().size(), 2);
+    QTRY_VERIFY(pendingQuestion() != 0);
+    m_panel->interrupt(); // Stop while the third waits
+    QTRY_VERIFY(!m_session->isBusy());
+
+    const QStringList live = rows();
+    const QString asked = QStringLiteral("question: Which database? -> %1 (settled)");
+    QCOMPARE(live, (QStringList{QStringLiteral("tool: ask_user"), asked.arg(QStringLiteral("Postgres")),
+                                QStringLiteral("tool: ask_user"), asked.arg(QStringLiteral("Cancelled")),
+                                QStringLiteral("tool: ask_user"), asked.arg(QStringLiteral("Cancelled"))}));
+    reopenSession();
+    QTRY_COMPARE(rows(), live);
+    QCOMPARE(pendingQuestion(), quint64(0)); // nothing waits for an answer
 }
 
 QTEST_MAIN(TestToolCards)

@@ -707,6 +707,20 @@ quint64 ChatModel::addQuestion(quint64 questionId, const UserQuestionList &quest
     return insert(std::move(item));
 }
 
+QString ChatModel::questionOutcome(const UserAnswer &answer)
+{
+    return answer.cancelled ? tr("Cancelled") : answer.answers.join(QStringLiteral("; "));
+}
+
+void ChatModel::settleQuestionRow(int row, const UserAnswer &answer)
+{
+    ChatItem &item = m_items[row];
+    item.settled = true;
+    item.outcome = questionOutcome(answer);
+    item.answers = answer.cancelled ? QStringList() : answer.answers;
+    changed(row);
+}
+
 void ChatModel::settleQuestion(quint64 questionId, const QString &outcome, const QStringList &answers)
 {
     for (int row = int(m_items.size()) - 1; row >= 0; --row) {
@@ -760,6 +774,10 @@ int ChatModel::rowForSeq(quint64 seq) const
 
 void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
 {
+    // The card of an ask_user call, as it was live below its tool card: "Cancelled" until its tool_end
+    // says the answer (a turn stopped while it asked has none). Found when tried: a reopened session showed
+    // the Ask card alone, so what the person had answered was nowhere.
+    quint64 questionItem = 0;
     for (const TranscriptItem &entry : transcript) {
         switch (entry.kind) {
         case TranscriptItem::Kind::Text:
@@ -775,6 +793,10 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
             toolStarted(info);
             if (entry.permission) // the question still open when the turn was stopped
                 addAnsweredPermission(*entry.permission);
+            if (entry.name == QLatin1String("ask_user")) {
+                questionItem = addQuestion(0, UserQuestion::listFrom(info.input));
+                settleQuestionRow(rowOf(questionItem), UserAnswer::cancel());
+            }
             break;
         }
         case TranscriptItem::Kind::ToolEnd: {
@@ -785,6 +807,15 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
             info.error = entry.error;
             info.durationNs = entry.durationNs.value_or(0);
             toolFinished(info);
+            if (entry.name == QLatin1String("ask_user") && questionItem != 0) {
+                // By id: a failed call's tool card may have gone from above it.
+                const int questionRow = rowOf(std::exchange(questionItem, 0));
+                const std::optional<UserAnswer> answer = UserAnswer::fromJson(entry.output);
+                if (questionRow >= 0 && answer)
+                    settleQuestionRow(questionRow, *answer);
+                else if (questionRow >= 0)
+                    removeItem(questionRow); // the call failed: no one was asked
+            }
             // The question the person answered for it, below its card as it was shown live.
             if (entry.permission)
                 addAnsweredPermission(*entry.permission);

@@ -103,6 +103,8 @@ public:
     quint64 addQuestion(quint64 questionId, const UserQuestionList &questions);
     // answers: one per question when they were given (each is then shown beside its question).
     void settleQuestion(quint64 questionId, const QString &outcome, const QStringList &answers = {});
+    // What a settled question card says: the answers, or that it was cancelled.
+    static QString questionOutcome(const UserAnswer &answer);
     void toggleCollapsed(int row);
 
     // Applies every queued chunk now (before a tool card, a checkpoint or the end of a turn).
@@ -176,6 +178,7 @@ private:
     void settleRow(int row, const QString &outcome, bool allowed);
     // A settled card read back from the transcript, below the tool card just added.
     void addAnsweredPermission(const AnsweredPermission &answer);
+    void settleQuestionRow(int row, const UserAnswer &answer);
     struct Pending
     {
         ChatItem::Kind kind;

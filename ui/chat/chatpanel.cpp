@@ -228,9 +228,11 @@ void ChatPanel::connectSession()
     connect(m_view, &ChatView::settledCardHadFocus, this,
             [this] { m_input->setFocus(Qt::OtherFocusReason); });
     connect(m_session, &AgentSession::permissionRequested, this, &ChatPanel::onPermissionRequested);
-    connect(m_session, &AgentSession::permissionSettled, this, [this](quint64 requestId) {
+    connect(m_session, &AgentSession::interactionSettled, this, [this](quint64 requestId) {
         m_model->settlePermission(requestId,
                                   m_decisions.value(requestId, ChatModel::permissionCancelledOutcome()));
+        // Found when tried: Stop while the agent's question waited left its card open, Submit and all.
+        m_model->settleQuestion(requestId, ChatModel::questionOutcome(UserAnswer::cancel()));
         updateProviderWait();
     });
     connect(m_session, &AgentSession::questionAsked, this,
@@ -887,8 +889,7 @@ void ChatPanel::onPermissionDecided(quint64 requestId, PermissionDecision decisi
 
 void ChatPanel::onQuestionAnswered(quint64 questionId, const UserAnswer &answer)
 {
-    m_model->settleQuestion(questionId,
-                            answer.cancelled ? tr("Cancelled") : answer.answers.join(QStringLiteral("; ")),
+    m_model->settleQuestion(questionId, ChatModel::questionOutcome(answer),
                             answer.cancelled ? QStringList() : answer.answers);
     m_session->answerQuestion(questionId, answer);
     m_input->setFocus(Qt::OtherFocusReason);
