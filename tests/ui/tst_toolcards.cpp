@@ -923,14 +923,27 @@ void TestToolCards::aQuestionOpenWhenTheTurnStopsComesBackCancelled()
              qPrintable(live.at(1)));
     QVERIFY(QFileInfo::exists(m_env->path(QStringLiteral("work/build")))); // it did not run
 
+    // "Ask what to do instead" stops the turn too: that answer is kept the same way.
+    server.enqueue(dangerousCommandCall(QStringLiteral("rm -rf build")));
+    panel.input()->clear();
+    QTest::keyClicks(panel.input(), QStringLiteral("clean it after all"));
+    QTest::keyClick(panel.input(), Qt::Key_Return);
+    QVERIFY(FakeProviderServer::spinUntil([&] { return model->hasPendingPermission(); }, 20000));
+    Q_EMIT panel.view()->permissionDecided(model->pendingPermissionId(), PermissionDecision::Redirect);
+    QVERIFY(FakeProviderServer::spinUntil([&] { return !session.isBusy(); }, 20000));
+    const QStringList both = rows();
+    QCOMPARE(both.size(), 4);
+    QVERIFY2(both.at(3).endsWith(QStringLiteral("Denied: asked what to do instead")), qPrintable(both.at(3)));
+
     const QString id = session.sessionId();
     const QByteArray saved = savedTranscript(session);
-    QVERIFY2(saved.contains(R"("decision":"cancelled")"), saved.constData());
+    QVERIFY2(saved.contains(R"("decision":"cancelled")") && saved.contains(R"("decision":"redirected")"),
+             saved.constData());
     panel.newSession();
     QCOMPARE(model->rowCount(), 0);
     QVERIFY(session.openSession(id).ok());
-    QVERIFY(FakeProviderServer::spinUntil([&] { return rows().size() == 2; }, 20000));
-    QCOMPARE(rows(), live);
+    QVERIFY(FakeProviderServer::spinUntil([&] { return rows().size() == 4; }, 20000));
+    QCOMPARE(rows(), both);
     QVERIFY(!model->hasPendingPermission());
     QVERIFY(interrupted());
     QVERIFY(model->plainText().contains(QStringLiteral("Interrupted...what should the agent do instead?")));
