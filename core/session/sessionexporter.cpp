@@ -1,6 +1,7 @@
 #include "session/sessionexporter.h"
 
 #include "conversation/tooloutputtext.h"
+#include "conversation/userquestion.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -108,6 +109,20 @@ QString answerSentence(const AnsweredPermission &answer)
     return {};
 }
 
+// What the person answered to an ask_user call, below it (its output is JSON a reader should not need to
+// read); empty when the call failed and no one was asked.
+QString questionAnswerLine(const QJsonValue &output)
+{
+    const std::optional<UserAnswer> answer = UserAnswer::fromJson(output);
+    if (!answer)
+        return {};
+    const QString said =
+        answer->cancelled
+            ? SessionExporter::tr("The user cancelled the question.")
+            : SessionExporter::tr("The user answered: %1.").arg(answer->answers.join(QStringLiteral("; ")));
+    return QLatin1Char('*') + said + QStringLiteral("*\n\n");
+}
+
 // The answer, as a reader of the export needs it.
 QString permissionLine(const AnsweredPermission &answer)
 {
@@ -172,6 +187,8 @@ QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadTex
             if (input.isUndefined() || input.isNull())
                 input = pendingInput;
             md += toolBlock(item.name, input, item.output, item.error);
+            if (item.name == QLatin1String("ask_user"))
+                md += questionAnswerLine(item.output);
             if (item.permission)
                 md += permissionLine(*item.permission);
             pendingInput = QJsonValue();

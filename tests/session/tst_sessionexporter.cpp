@@ -33,6 +33,7 @@ private Q_SLOTS:
     void pinnedToolResultReadsAsItsCardShowedIt();
     void toolOutputsReadAsTheirCardsShowedThem();
     void answeredPermissionsAreSaid();
+    void theAgentsQuestionsAreSaidWithTheirAnswers();
     void missingSessionIsAnError();
 
 private:
@@ -177,6 +178,44 @@ void TestSessionExporter::answeredPermissionsAreSaid()
                      "*The user was asked about this call; the turn was stopped before an answer, so it did "
                      "not run.*")),
              qPrintable(stoppedMarkdown));
+}
+
+// An ask_user call says what the person answered below it (its output is JSON), or that they cancelled;
+// nothing for a call that failed before anyone was asked.
+void TestSessionExporter::theAgentsQuestionsAreSaidWithTheirAnswers()
+{
+    TranscriptWriter writer(root(), workspace());
+    writer.user(QStringLiteral("set up storage"));
+    const QJsonObject asked{
+        {QStringLiteral("questions"),
+         QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
+                                {QStringLiteral("options"),
+                                 QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}}}}};
+    auto askUser = [&asked](const QJsonValue &output) {
+        return QJsonObject{
+            {QStringLiteral("kind"), QStringLiteral("tool_end")},
+            {QStringLiteral("tool_end"), QJsonObject{{QStringLiteral("name"), QStringLiteral("ask_user")},
+                                                     {QStringLiteral("input"), asked},
+                                                     {QStringLiteral("output"), output}}}};
+    };
+    writer.appendPayload(
+        QStringLiteral("assistant_turn"),
+        QJsonObject{{QStringLiteral("transcript"),
+                     QJsonArray{askUser(QJsonObject{
+                                    {QStringLiteral("answers"), QJsonArray{QStringLiteral("Postgres")}},
+                                    {QStringLiteral("cancelled"), false}}),
+                                askUser(QJsonObject{{QStringLiteral("answers"), QJsonArray{}},
+                                                    {QStringLiteral("cancelled"), true}}),
+                                askUser(QJsonObject{{QStringLiteral("error"),
+                                                     QStringLiteral("tool \"ask_user\" not found")}})}},
+                    {QStringLiteral("message"), QString()}});
+    const QString markdown = exported(writer);
+    QVERIFY2(markdown.contains(QStringLiteral("*The user answered: Postgres.*")) &&
+                 markdown.contains(QStringLiteral("*The user cancelled the question.*")),
+             qPrintable(markdown));
+    QCOMPARE(markdown.count(QStringLiteral("*The user answered")) +
+                 markdown.count(QStringLiteral("*The user cancelled")),
+             2); // none for the call that failed
 }
 
 void TestSessionExporter::longOutputIsShortened()
