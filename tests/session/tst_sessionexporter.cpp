@@ -4,6 +4,7 @@
 
 #include "sessionfixtures.h"
 #include "testenvironment.h"
+#include "workloads.h"
 
 #include <QDir>
 #include <QFile>
@@ -186,11 +187,7 @@ void TestSessionExporter::theAgentsQuestionsAreSaidWithTheirAnswers()
 {
     TranscriptWriter writer(root(), workspace());
     writer.user(QStringLiteral("set up storage"));
-    const QJsonObject asked{
-        {QStringLiteral("questions"),
-         QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
-                                {QStringLiteral("options"),
-                                 QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}}}}};
+    const QJsonObject asked = keen::test::Workloads::databaseQuestion();
     auto askUser = [&asked](const QJsonValue &output) {
         return QJsonObject{
             {QStringLiteral("kind"), QStringLiteral("tool_end")},

@@ -48,6 +48,15 @@ QString Workloads::markdownReply(qsizetype chars)
     return text;
 }
 
+QJsonObject Workloads::databaseQuestion()
+{
+    return QJsonObject{
+        {QStringLiteral("questions"),
+         QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
+                                {QStringLiteral("options"),
+                                 QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}}}}};
+}
+
 QStringList Workloads::chunks(const QString &text, int chunkChars)
 {
     QStringList pieces;

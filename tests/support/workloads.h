@@ -22,6 +22,8 @@ struct Workloads
     // compact JSON), finish_reason tool_calls, usage and [DONE].
     static QByteArray chatCompletionsToolCallSse(const QStringList &preamble, const QString &callId,
                                                  const QString &toolName, const QJsonObject &arguments);
+    // The input of an ask_user call with one question: "Which database?", options SQLite and Postgres.
+    static QJsonObject databaseQuestion();
     // Writes a reference-schema transcript with about events events (user and assistant turns with tool
     // calls, diffs and reasoning, a manual compaction every 2,000 events) into
     // <sessionsRoot>/<namespace>/<id>/. Returns the transcript path. bytesPerEvent sets the size (3,000 gives

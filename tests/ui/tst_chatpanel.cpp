@@ -20,6 +20,7 @@
 #include "session/sessionwriter.h"
 #include "testenvironment.h"
 #include "tools/permissionpolicy.h"
+#include "workloads.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -1687,11 +1688,7 @@ void TestChatPanel::theAgentsQuestionIsAnsweredFromItsCard()
 // as Copy and did nothing.
 void TestChatPanel::ctrlCCancelsTheAgentsQuestionThenStopsTheTurn()
 {
-    const QJsonObject questions{
-        {QStringLiteral("questions"),
-         QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
-                                {QStringLiteral("options"),
-                                 QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}}}}};
+    const QJsonObject questions = test::Workloads::databaseQuestion();
     m_client->addTurn({ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
                        ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
                        ScriptedLlmClient::chunk(QStringLiteral("Going on without answers.")),

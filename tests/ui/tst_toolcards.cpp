@@ -954,11 +954,7 @@ void TestToolCards::aQuestionOpenWhenTheTurnStopsComesBackCancelled()
 // stopped: each question card comes back below its tool card, saying what it said live.
 void TestToolCards::theAgentsQuestionsComeBackWithTheirAnswersWhenReopened()
 {
-    const QJsonObject questions{
-        {QStringLiteral("questions"),
-         QJsonArray{QJsonObject{{QStringLiteral("question"), QStringLiteral("Which database?")},
-                                {QStringLiteral("options"),
-                                 QJsonArray{QStringLiteral("SQLite"), QStringLiteral("Postgres")}}}}}};
+    const QJsonObject questions = test::Workloads::databaseQuestion();
     m_client->addTurn({ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
                        ScriptedLlmClient::runTool(QStringLiteral("ask_user"), questions),
                        ScriptedLlmClient::chunk(QStringLiteral("Asking once more.")),
