@@ -168,6 +168,8 @@ QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadTex
     };
     // Inputs of started tools, for tool_end items that do not repeat them.
     QJsonValue pendingInput;
+    // A call started and not ended: the turn was stopped while it ran (the window shows it "interrupted").
+    const TranscriptItem *runningCall = nullptr;
     for (const TranscriptItem &item : transcript) {
         switch (item.kind) {
         case TranscriptItem::Kind::Text:
@@ -175,10 +177,12 @@ QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadTex
             break;
         case TranscriptItem::Kind::ToolStart:
             pendingInput = item.input;
+            runningCall = &item;
             if (item.permission) { // stopped while it asked: the call has no tool_end to carry it
                 flushText();
                 md += toolBlock(item.name, item.input, QJsonValue(QJsonValue::Undefined), QString()) +
                       permissionLine(*item.permission);
+                runningCall = nullptr;
             }
             break;
         case TranscriptItem::Kind::ToolEnd: {
@@ -192,6 +196,7 @@ QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadTex
             if (item.permission)
                 md += permissionLine(*item.permission);
             pendingInput = QJsonValue();
+            runningCall = nullptr;
             break;
         }
         case TranscriptItem::Kind::Bash: {
@@ -215,6 +220,9 @@ QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadTex
         }
     }
     flushText();
+    if (runningCall)
+        md += toolBlock(runningCall->name, runningCall->input, QJsonValue(QJsonValue::Undefined), QString()) +
+              QLatin1Char('*') + SessionExporter::tr("Stopped while it ran.") + QStringLiteral("*\n\n");
     return md;
 }
 

@@ -542,10 +542,6 @@
 <context>
     <name>keen::ChatPanel</name>
     <message>
-        <source>Cancelled</source>
-        <translation>Abgebrochen</translation>
-    </message>
-    <message>
         <source>The request failed.</source>
         <translation>Die Anfrage ist fehlgeschlagen.</translation>
     </message>

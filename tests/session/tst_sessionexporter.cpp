@@ -172,7 +172,24 @@ void TestSessionExporter::answeredPermissionsAreSaid()
                           QJsonObject{{QStringLiteral("transcript"), openQuestion},
                                       {QStringLiteral("message"), QString()},
                                       {QStringLiteral("interrupted"), true}});
+    // A command that was running when the turn was stopped: the window shows its card "interrupted".
+    stopped.user(QStringLiteral("build it"));
+    stopped.appendPayload(
+        QStringLiteral("assistant_turn"),
+        QJsonObject{{QStringLiteral("transcript"),
+                     QJsonArray{QJsonObject{{QStringLiteral("kind"), QStringLiteral("tool_start")},
+                                            {QStringLiteral("tool_start"),
+                                             QJsonObject{{QStringLiteral("name"), QStringLiteral("bash")},
+                                                         {QStringLiteral("input"),
+                                                          QJsonObject{{QStringLiteral("command"),
+                                                                       QStringLiteral("make -j8")}}}}}}}},
+                    {QStringLiteral("message"), QString()},
+                    {QStringLiteral("interrupted"), true}});
     const QString stoppedMarkdown = exported(stopped);
+    QVERIFY2(stoppedMarkdown.contains(QStringLiteral("\"make -j8\"")) &&
+                 stoppedMarkdown.contains(QStringLiteral("*Stopped while it ran.*")),
+             qPrintable(stoppedMarkdown));
+    QCOMPARE(stoppedMarkdown.count(QStringLiteral("*Stopped while it ran.*")), 1); // not the one that asked
     QVERIFY2(stoppedMarkdown.contains(QStringLiteral("**Tool: write_file**")) &&
                  stoppedMarkdown.contains(QStringLiteral("\"a.txt\"")) &&
                  stoppedMarkdown.contains(QStringLiteral(

@@ -669,11 +669,10 @@ void ChatModel::addAnsweredPermission(const AnsweredPermission &answer)
 {
     addPermission(answer.request());
     settleRow(int(m_items.size()) - 1,
-              answer.unanswered ? permissionCancelledOutcome() : permissionOutcome(answer.decision),
-              answer.allowed());
+              answer.unanswered ? cancelledOutcome() : permissionOutcome(answer.decision), answer.allowed());
 }
 
-QString ChatModel::permissionCancelledOutcome()
+QString ChatModel::cancelledOutcome()
 {
     return tr("Cancelled");
 }
@@ -709,7 +708,7 @@ quint64 ChatModel::addQuestion(quint64 questionId, const UserQuestionList &quest
 
 QString ChatModel::questionOutcome(const UserAnswer &answer)
 {
-    return answer.cancelled ? tr("Cancelled") : answer.answers.join(QStringLiteral("; "));
+    return answer.cancelled ? cancelledOutcome() : answer.answers.join(QStringLiteral("; "));
 }
 
 void ChatModel::settleQuestionRow(int row, const UserAnswer &answer)
@@ -791,7 +790,7 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
             info.name = entry.name;
             info.input = entry.input.toObject();
             toolStarted(info);
-            if (entry.permission) // the question still open when the turn was stopped
+            if (entry.permission) // still open when the turn was stopped, or "Ask what to do instead"
                 addAnsweredPermission(*entry.permission);
             if (entry.name == QLatin1String("ask_user")) {
                 questionItem = addQuestion(0, UserQuestion::listFrom(info.input));

@@ -96,8 +96,9 @@ public:
     void settlePermission(quint64 requestId, const QString &outcome, bool allowed = false);
     // What a settled permission card says of the answer: "Allowed", "Denied", ...
     static QString permissionOutcome(PermissionDecision decision);
-    // What a question says when the turn stopped before anyone answered it.
-    static QString permissionCancelledOutcome();
+    // What a permission card or a question of the agent says when it was cancelled (with the turn, or the
+    // question by the person).
+    static QString cancelledOutcome();
     bool hasPendingPermission() const;
     quint64 pendingPermissionId() const; // the oldest unsettled, or 0
     quint64 addQuestion(quint64 questionId, const UserQuestionList &questions);

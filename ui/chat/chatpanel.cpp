@@ -229,8 +229,7 @@ void ChatPanel::connectSession()
             [this] { m_input->setFocus(Qt::OtherFocusReason); });
     connect(m_session, &AgentSession::permissionRequested, this, &ChatPanel::onPermissionRequested);
     connect(m_session, &AgentSession::interactionSettled, this, [this](quint64 requestId) {
-        m_model->settlePermission(requestId,
-                                  m_decisions.value(requestId, ChatModel::permissionCancelledOutcome()));
+        m_model->settlePermission(requestId, m_decisions.value(requestId, ChatModel::cancelledOutcome()));
         // Found when tried: Stop while the agent's question waited left its card open, Submit and all.
         m_model->settleQuestion(requestId, ChatModel::questionOutcome(UserAnswer::cancel()));
         updateProviderWait();
