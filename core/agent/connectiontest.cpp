@@ -6,7 +6,10 @@
 #include "loop/clientfactory.h"
 #include "providers/localserverhint.h"
 #include "providers/providerprotocol.h"
+#include "providers/unexpectedreply.h"
+#include "stream/replybodysniffer.h"
 
+#include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -99,9 +102,21 @@ void ConnectionTest::start(const ClientConfig &config, int timeoutMs)
                             message = tr("✗ %1").arg(reply->errorString());
                         }
                         if (ok) {
-                            const QStringList models = protocol->modelIds(reply->readAll());
+                            const QByteArray body = reply->readAll();
+                            const QStringList models = protocol->modelIds(body);
                             if (!models.isEmpty())
                                 Q_EMIT modelsListed(models);
+                            // A base URL that reaches a web server's page instead of the API is answered
+                            // too: a list of models is JSON, a page or a line of text is not.
+                            if (models.isEmpty() && QJsonDocument::fromJson(body).isNull()) {
+                                Q_EMIT finished(
+                                    false,
+                                    tr("✗ The server answered with %1, not with the API's list of "
+                                       "models. Check the base URL: it must be the address of the API.")
+                                        .arg(UnexpectedReply::what(reply->rawHeader("Content-Type"),
+                                                                   body.left(ReplyBodySniffer::HeadBytes))));
+                                return;
+                            }
                         }
                         Q_EMIT finished(ok, message);
                     });

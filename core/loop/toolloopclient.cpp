@@ -11,7 +11,10 @@
 #include "loop/droppeddetails.h"
 #include "providers/localserverhint.h"
 #include "providers/providertable.h"
+#include "providers/unexpectedreply.h"
+#include "providers/wiresupport.h"
 #include "stream/httpstreamer.h"
+#include "stream/replybodysniffer.h"
 #include "tools/outputcompressor.h"
 #include "tools/toolpermissions.h"
 #include "tools/toolregistry.h"
@@ -29,6 +32,10 @@
 namespace keen {
 
 namespace {
+
+// A whole reply a server sent instead of a stream is read up to this size: a chat.completion of the longest
+// answer is a few MB.
+constexpr qsizetype kMaxDocumentBytes = qsizetype(16) * 1024 * 1024;
 
 // What a tool turn asked for, comparable between turns: each call's name and arguments, ids left out (they
 // differ on every turn). "read_file({...})".
@@ -625,6 +632,7 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
 
         qint64 received = 0;
         bool tooLarge = false;
+        ReplyBodySniffer body(kMaxDocumentBytes);
         const HttpOutcome outcome =
             loop.http->send(request, loop.cancel, config.inactivityTimeoutMs, [&](const QByteArray &bytes) {
                 received += bytes.size();
@@ -632,9 +640,13 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
                     tooLarge = true;
                     return false;
                 }
-                decoder->feed(bytes);
-                return !decoder->failed();
+                if (const QByteArray streamed = body.take(bytes); !streamed.isEmpty() && !decoder->failed())
+                    decoder->feed(streamed);
+                // After a failure, the rest of the body's first bytes still come: they may say what it is.
+                return (!decoder->failed() || body.head().size() < ReplyBodySniffer::HeadBytes) &&
+                       !body.documentTooLarge();
             });
+        const QByteArray contentType = WireSupport::header(outcome.headers, "content-type");
         if (outcome.cancelled || loop.cancel.isCancelled()) {
             error =
                 ProviderError{ProviderError::Kind::Cancelled, QStringLiteral("cancelled"), 0, std::nullopt};
@@ -699,12 +711,32 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
                 ProviderError::Kind::Network,
                 QCoreApplication::translate("ToolLoopClient", "network error: %1").arg(outcome.networkError),
                 outcome.status, std::nullopt};
+        } else if (body.isDocument()) {
+            // A server that ignored "stream": true, or a page that is not the API at all.
+            const std::optional<QByteArray> stream =
+                body.documentTooLarge() ? std::nullopt : m_protocol->documentAsStream(body.document());
+            if (stream) {
+                decoder->feed(*stream);
+                Result<ModelTurn> turn = decoder->finish();
+                if (turn)
+                    return turn;
+                error = decoder->error();
+            } else {
+                error = UnexpectedReply::error(contentType, body.head(),
+                                               body.documentTooLarge() ? kMaxDocumentBytes : 0);
+            }
         } else {
             Result<ModelTurn> turn = decoder->finish();
             if (turn)
                 return turn;
             error = decoder->error();
         }
+        // A body that is neither a stream nor a document (a line of plain text) decodes as no events at all,
+        // which would read as a stream cut short and be retried.
+        if ((error.kind == ProviderError::Kind::Truncated || error.kind == ProviderError::Kind::Stream) &&
+            outcome.status >= 200 && outcome.status < 300 && !body.isDocument() &&
+            !ReplyBodySniffer::looksLikeEventStream(contentType, body.head()))
+            error = UnexpectedReply::error(contentType, body.head());
 
         // A provider may quote the key it refused; the message is shown, printed and saved.
         error.message = SecretRedaction::redact(error.message, config.apiKey);

@@ -135,6 +135,15 @@ public:
     // OpenAI, Anthropic and every OpenAI-compatible server. Empty when the body lists none this app can call.
     virtual QStringList modelIds(const QByteArray &modelsList) const;
     virtual std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const = 0;
+    // A successful reply that was one whole JSON document instead of the stream asked for (a server that
+    // ignores "stream": true), rewritten as the stream that carries the same response, for a decoder of
+    // createDecoder(). Default: std::nullopt, this API's documents are not read (the person is told what
+    // came).
+    virtual std::optional<QByteArray> documentAsStream(const QByteArray &document) const
+    {
+        Q_UNUSED(document);
+        return std::nullopt;
+    }
     virtual ProviderError classifyHttpError(int status, const QByteArray &body,
                                             const HeaderList &headers) const = 0;
     // Whether automatic compaction waits while replayed pending state is unreconciled, that is until a

@@ -977,6 +977,10 @@ Verdichten (Strg+Umschalt+K) fasst eine lange Unterhaltung zusammen; Esc bricht 
         <source>✗ The server answered HTTP %1.</source>
         <translation>✗ Der Server antwortete mit HTTP %1.</translation>
     </message>
+    <message>
+        <source>✗ The server answered with %1, not with the API&apos;s list of models. Check the base URL: it must be the address of the API.</source>
+        <translation>✗ Der Server antwortete mit %1, nicht mit der Modellliste der API. Prüfen Sie die Basis-URL: Sie muss die Adresse der API sein.</translation>
+    </message>
 </context>
 <context>
     <name>keen::ContextDialog</name>

@@ -28,6 +28,7 @@ private Q_SLOTS:
     void codexWithoutSignInSaysSoAndSendsNothing();
     void listedModelsAreReadInTheProtocolsShape_data();
     void listedModelsAreReadInTheProtocolsShape();
+    void aWebPageIsNotTakenForTheApi();
 
 private:
     test::TestEnvironment m_env;
@@ -218,7 +219,6 @@ void TestConnectionTest::listedModelsAreReadInTheProtocolsShape_data()
                R"({"name":"models/text-embedding-004","supportedGenerationMethods":["embedContent"]}]})")
         << QStringList{QStringLiteral("gemini-3.6-flash")};
     QTest::newRow("empty list") << "openai-compatible" << QByteArray(R"({"data":[]})") << QStringList();
-    QTest::newRow("not json") << "openai-compatible" << QByteArray("ok") << QStringList();
 }
 
 // The settings dialog fills its Model list from what the connection test fetched.
@@ -245,6 +245,40 @@ void TestConnectionTest::listedModelsAreReadInTheProtocolsShape()
         QCOMPARE(listed.count(), 1);
         QCOMPARE(listed.at(0).at(0).toStringList(), models);
     }
+}
+
+// Found trying a base URL that reached a web server instead of the API (2026-12-07): its page answered the
+// models request with 200, and Test Connection said "✓ Connected." while every chat request then failed.
+void TestConnectionTest::aWebPageIsNotTakenForTheApi()
+{
+    FakeProviderServer server;
+    FakeProviderServer::Response page;
+    page.contentType = "text/html";
+    page.body =
+        "<html><head><title>Welcome to nginx!</title></head><body><h1>Welcome to nginx!</h1></body></html>";
+    server.enqueue(page);
+    server.enqueue(FakeProviderServer::jsonResponse(200, "ok")); // not JSON either, whatever it is labelled
+    ClientConfig config;
+    config.providerId = QStringLiteral("openai-compatible");
+    config.baseUrl = server.baseUrl().toString();
+    ConnectionTest test;
+    QSignalSpy listed(&test, &ConnectionTest::modelsListed);
+    QSignalSpy finished(&test, &ConnectionTest::finished);
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.at(0).at(0).toBool(), false);
+    QCOMPARE(
+        finished.at(0).at(1).toString(),
+        QStringLiteral("✗ The server answered with text/html (“Welcome to nginx!”), not "
+                       "with the API's list of models. Check the base URL: it must be the address of the "
+                       "API."));
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.at(1).at(0).toBool(), false);
+    QVERIFY2(finished.at(1).at(1).toString().contains(
+                 QStringLiteral("application/json (“ok”), not with the API's")),
+             qPrintable(finished.at(1).at(1).toString()));
+    QCOMPARE(listed.count(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestConnectionTest)

@@ -30,6 +30,8 @@
 #include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -256,6 +258,9 @@ private Q_SLOTS:
     void httpsToAPlainHttpServerFailsFastWithAHint();
     void turnsReuseTheProvidersConnection_data();
     void turnsReuseTheProvidersConnection();
+    void aReplyThatIsNotAStreamIsSaidAtOnce_data();
+    void aReplyThatIsNotAStreamIsSaidAtOnce();
+    void aServerThatDoesNotStreamIsReadWhole();
 
 private:
     std::unique_ptr<AgentSession> newSession(const ClientConfig &config) const;
@@ -667,6 +672,147 @@ void TestNetworkFaults::turnsReuseTheProvidersConnection()
     QCOMPARE(after.retries().size(), 0);
     QCOMPARE(server.requests().size(), 4);
     QCOMPARE(server.connectionCount(), 2);
+}
+
+void TestNetworkFaults::aReplyThatIsNotAStreamIsSaidAtOnce_data()
+{
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QByteArray>("contentType");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QStringList>("said");    // in the error
+    QTest::addColumn<QStringList>("notSaid"); // markup a person should not have to read
+    const QByteArray page =
+        "<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title><style>body { width: 35em; "
+        "}</style></head>\n<body><h1>Welcome to nginx!</h1><p>If you see this page, the web "
+        "server is working.</p></body></html>\n";
+    for (const char *provider : kProviders) {
+        QTest::newRow(qPrintable(QStringLiteral("%1 web page").arg(QLatin1String(provider))))
+            << QString::fromLatin1(provider) << QByteArray("text/html; charset=utf-8") << page
+            << QStringList{QStringLiteral(
+                               "answered with text/html (“Welcome to nginx! If you see this page, the "
+                               "web server is working.”) instead of a stream of events"),
+                           QStringLiteral("base_url")}
+            << QStringList{QStringLiteral("<h1>"), QStringLiteral("35em"), QStringLiteral("Retr")};
+        QTest::newRow(qPrintable(QStringLiteral("%1 plain text").arg(QLatin1String(provider))))
+            << QString::fromLatin1(provider) << QByteArray("text/plain") << QByteArray("404 page not found\n")
+            << QStringList{QStringLiteral("answered with text/plain (“404 page not found”) instead of a "
+                                          "stream of events"),
+                           QStringLiteral("404 page not found"), QStringLiteral("base_url")}
+            << QStringList{QStringLiteral("ended before")};
+        QTest::newRow(qPrintable(QStringLiteral("%1 json error").arg(QLatin1String(provider))))
+            << QString::fromLatin1(provider) << QByteArray("application/json")
+            << QByteArray(
+                   R"({"error":{"message":"model 'test-model' not found","type":"invalid_request_error"}})")
+            << QStringList{QStringLiteral("model 'test-model' not found")}
+            << QStringList{QStringLiteral("ended before"), QStringLiteral("{\"error\"")};
+    }
+}
+
+// Found trying a wrong base_url and a server that ignores "stream": true (2026-12-07): a web page, a line of
+// text or a JSON error answered with 200 was fed to the stream decoder, which found no events in it, so the
+// person waited through five retries (15 s) for "stream ended before the response was complete". Each is
+// said at once now, with what came, and the next turn works.
+void TestNetworkFaults::aReplyThatIsNotAStreamIsSaidAtOnce()
+{
+    QFETCH(QString, provider);
+    QFETCH(QByteArray, contentType);
+    QFETCH(QByteArray, body);
+    QFETCH(QStringList, said);
+    QFETCH(QStringList, notSaid);
+    FakeProviderServer server;
+    ClientConfig config = configFor(provider, server.baseUrl().toString());
+    config.maxAttempts = 6;
+    std::unique_ptr<AgentSession> session = newSession(config);
+    FakeProviderServer::Response reply;
+    reply.contentType = contentType;
+    reply.body = body;
+    reply.split = FakeProviderServer::SplitMode::randomSplits(3, 16);
+    server.enqueue(reply);
+    const Turn turn = runTurn(*session, QStringLiteral("Hello?"));
+    QVERIFY(turn.finished);
+    QCOMPARE(turn.outcome, AgentSession::TurnOutcome::Error);
+    QCOMPARE(turn.retries().size(), 0);
+    QCOMPARE(server.requests().size(), 1);
+    for (const QString &words : said)
+        QVERIFY2(turn.error.contains(words), qPrintable(turn.error));
+    for (const QString &words : notSaid)
+        QVERIFY2(!turn.error.contains(words), qPrintable(turn.error));
+    QVERIFY(!turn.error.contains(secretOf(provider)));
+
+    server.enqueue(good(familyOf(provider)));
+    const Turn next = runTurn(*session, QStringLiteral("And now?"));
+    QVERIFY(next.finished);
+    QVERIFY2(next.outcome == AgentSession::TurnOutcome::Done, qPrintable(next.error));
+    QVERIFY(!next.shownText().isEmpty());
+}
+
+// A server that ignores "stream": true (some proxies and small OpenAI-compatible servers) answers with the
+// whole chat.completion: it is read as the response it is, tool calls included; a stream labelled as JSON
+// is still streamed.
+void TestNetworkFaults::aServerThatDoesNotStreamIsReadWhole()
+{
+    FakeProviderServer server;
+    std::unique_ptr<AgentSession> session =
+        newSession(configFor(QStringLiteral("openai-compatible"), server.baseUrl().toString()));
+    QFile notes(QDir(m_workspace->path()).filePath(QStringLiteral("notes.txt")));
+    QVERIFY(notes.open(QIODevice::WriteOnly));
+    notes.write("The build needs Qt 6.4.\n");
+    notes.close();
+
+    auto completion = [](const QJsonObject &message, const QString &finishReason) {
+        const QJsonObject object{
+            {QStringLiteral("id"), QStringLiteral("chatcmpl-1")},
+            {QStringLiteral("object"), QStringLiteral("chat.completion")},
+            {QStringLiteral("model"), QStringLiteral("test-model")},
+            {QStringLiteral("choices"),
+             QJsonArray{QJsonObject{{QStringLiteral("index"), 0},
+                                    {QStringLiteral("message"), message},
+                                    {QStringLiteral("finish_reason"), finishReason}}}},
+            {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), 1200},
+                                                  {QStringLiteral("completion_tokens"), 34},
+                                                  {QStringLiteral("total_tokens"), 1234}}}};
+        FakeProviderServer::Response reply =
+            FakeProviderServer::jsonResponse(200, QJsonDocument(object).toJson(QJsonDocument::Compact));
+        reply.split = FakeProviderServer::SplitMode::randomSplits(9, 32);
+        return reply;
+    };
+    const QJsonObject call{
+        {QStringLiteral("id"), QStringLiteral("call_notes")},
+        {QStringLiteral("type"), QStringLiteral("function")},
+        {QStringLiteral("function"),
+         QJsonObject{{QStringLiteral("name"), QStringLiteral("read_file")},
+                     {QStringLiteral("arguments"), QStringLiteral(R"({"path":"notes.txt"})")}}}};
+    server.enqueue(completion(QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
+                                          {QStringLiteral("content"), QJsonValue::Null},
+                                          {QStringLiteral("tool_calls"), QJsonArray{call}}},
+                              QStringLiteral("tool_calls")));
+    server.enqueue(
+        completion(QJsonObject{{QStringLiteral("role"), QStringLiteral("assistant")},
+                               {QStringLiteral("content"), QStringLiteral("The build needs Qt 6.4.")}},
+                   QStringLiteral("stop")));
+    const Turn turn = runTurn(*session, QStringLiteral("What does the build need?"));
+    QVERIFY(turn.finished);
+    QVERIFY2(turn.outcome == AgentSession::TurnOutcome::Done, qPrintable(turn.error));
+    QCOMPARE(turn.shownText(), QStringLiteral("The build needs Qt 6.4."));
+    QCOMPARE(turn.retries().size(), 0);
+    QCOMPARE(server.requests().size(), 2);
+    // The tool ran, and its result went back as the answer to that call.
+    const QJsonArray messages = server.requests().at(1).json[QStringLiteral("messages")].toArray();
+    const QJsonObject toolResult = messages.last().toObject();
+    QCOMPARE(toolResult[QStringLiteral("role")].toString(), QStringLiteral("tool"));
+    QCOMPARE(toolResult[QStringLiteral("tool_call_id")].toString(), QStringLiteral("call_notes"));
+    QVERIFY2(toolResult[QStringLiteral("content")].toString().contains(QStringLiteral("Qt 6.4")),
+             qPrintable(toolResult[QStringLiteral("content")].toString()));
+    QCOMPARE(session->totalOutputTokens(), 68); // both requests' usage counted
+
+    // A stream that says it is JSON is still read as the stream it is.
+    FakeProviderServer::Response mislabelled = good(familyOf(QStringLiteral("openai-compatible")));
+    mislabelled.contentType = "application/json";
+    server.enqueue(mislabelled);
+    const Turn streamed = runTurn(*session, QStringLiteral("Again?"));
+    QVERIFY(streamed.finished);
+    QVERIFY2(streamed.outcome == AgentSession::TurnOutcome::Done, qPrintable(streamed.error));
+    QVERIFY(streamed.shownText().startsWith(QStringLiteral("I'm unable")));
 }
 
 QTEST_GUILESS_MAIN(TestNetworkFaults)

@@ -4,6 +4,7 @@
 #include "providers/openai/chatcompletionsstreamdecoder.h"
 #include "providers/openai/openaierrorclassifier.h"
 #include "providers/providertable.h"
+#include "providers/wiresupport.h"
 
 #include <QJsonDocument>
 
@@ -228,6 +229,36 @@ HttpRequestSpec OpenAiChatProtocol::buildRequest(const NativeHistory &history, c
 std::unique_ptr<StreamDecoder> OpenAiChatProtocol::createDecoder(const EventSink &sink) const
 {
     return std::make_unique<ChatCompletionsStreamDecoder>(sink);
+}
+
+std::optional<QByteArray> OpenAiChatProtocol::documentAsStream(const QByteArray &document) const
+{
+    bool ok = false;
+    const QJsonObject completion = WireSupport::parseTextObject(document, &ok);
+    if (!ok)
+        return std::nullopt;
+    auto event = [](const QJsonObject &data) -> QByteArray {
+        return "data: " + QJsonDocument(data).toJson(QJsonDocument::Compact) + "\n\n";
+    };
+    if (completion.contains(QLatin1String("error")))
+        return event(completion); // the decoder reads it as the stream's error event
+    const QJsonValue choices = completion.value(QLatin1String("choices"));
+    if (!choices.isArray())
+        return std::nullopt;
+    // Each choice's whole message becomes its one delta: the decoder takes content, reasoning and tool calls
+    // (a call without an index is numbered by its place) from a delta exactly as from a message.
+    QJsonArray deltas;
+    for (const QJsonValue &value : choices.toArray()) {
+        const QJsonObject choice = value.toObject();
+        deltas.append(
+            QJsonObject{{QStringLiteral("index"), choice.value(QLatin1String("index"))},
+                        {QStringLiteral("delta"), choice.value(QLatin1String("message"))},
+                        {QStringLiteral("finish_reason"), choice.value(QLatin1String("finish_reason"))}});
+    }
+    QJsonObject chunk = completion;
+    chunk.insert(QStringLiteral("object"), QStringLiteral("chat.completion.chunk"));
+    chunk.insert(QStringLiteral("choices"), deltas);
+    return QByteArray(event(chunk) + "data: [DONE]\n\n");
 }
 
 HttpRequestSpec OpenAiChatProtocol::modelsListRequest() const

@@ -35,6 +35,8 @@ public:
                                  const RequestContext &context) const override;
     HttpRequestSpec modelsListRequest() const override;
     std::unique_ptr<StreamDecoder> createDecoder(const EventSink &sink) const override;
+    // A chat.completion (or an error object) as the one chunk and [DONE] a streaming server would send.
+    std::optional<QByteArray> documentAsStream(const QByteArray &document) const override;
     ProviderError classifyHttpError(int status, const QByteArray &body,
                                     const HeaderList &headers) const override;
     // No: a pending turn is assistant tool_calls and role "tool" messages, reasoning_content is plain
