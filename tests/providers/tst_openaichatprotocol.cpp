@@ -53,6 +53,9 @@ private Q_SLOTS:
     void truncatedStreamIsAnError();
     void finishReasonWithoutDoneCompletes();
     void ignoresCallsWithoutName();
+    void callsSharingAnIndexStayApart_data();
+    void callsSharingAnIndexStayApart();
+    void aWholeCompletionReadsAsItsStream();
     void malformedDataIsAStreamError();
     void invalidUtf8InTextReadsAsReplacementCharacter();
     void classifiesHttpErrors();
@@ -332,6 +335,125 @@ void TestOpenAiChatProtocol::ignoresCallsWithoutName()
              (QJsonObject{{QStringLiteral("pattern"), QStringLiteral("*.md")}}));
     QCOMPARE(protocol.assistantMessages(decoded.turn()).at(0)[QStringLiteral("tool_calls")].toArray().size(),
              1);
+}
+
+void TestOpenAiChatProtocol::callsSharingAnIndexStayApart_data()
+{
+    // Each entry is one chunk's tool_calls array.
+    QTest::addColumn<QStringList>("deltas");
+    QTest::addColumn<QStringList>("ids");    // of the decoded calls, in order
+    QTest::addColumn<QStringList>("names");  // the same
+    QTest::addColumn<QStringList>("inputs"); // each call's input, compact JSON
+    const QString readA = QStringLiteral(R"({"name":"read_file","arguments":"{\"path\":\"a.txt\"}"})");
+    const QString readB = QStringLiteral(R"({"name":"read_file","arguments":"{\"path\":\"b.txt\"}"})");
+    const QStringList bothReads{QStringLiteral(R"({"path":"a.txt"})"), QStringLiteral(R"({"path":"b.txt"})")};
+    QTest::newRow("ollama: every call index 0")
+        << QStringList{QStringLiteral(R"([{"index":0,"id":"call_a","type":"function","function":%1}])")
+                           .arg(readA),
+                       QStringLiteral(R"([{"index":0,"id":"call_b","type":"function","function":%1}])")
+                           .arg(readB)}
+        << QStringList{QStringLiteral("call_a"), QStringLiteral("call_b")}
+        << QStringList{QStringLiteral("read_file"), QStringLiteral("read_file")} << bothReads;
+    QTest::newRow("older ollama: no index")
+        << QStringList{QStringLiteral(R"([{"id":"call_a","function":%1}])").arg(readA),
+                       QStringLiteral(R"([{"id":"call_b","function":%1}])").arg(readB)}
+        << QStringList{QStringLiteral("call_a"), QStringLiteral("call_b")}
+        << QStringList{QStringLiteral("read_file"), QStringLiteral("read_file")} << bothReads;
+    QTest::newRow("vllm: one call's id on every fragment")
+        << QStringList{QStringLiteral(
+                           R"([{"index":0,"id":"call_x","function":{"name":"bash","arguments":""}}])"),
+                       QStringLiteral(R"([{"index":0,"id":"call_x","function":{"arguments":"{\"comm"}}])"),
+                       QStringLiteral(
+                           R"([{"index":0,"id":"call_x","function":{"arguments":"and\":\"ls\"}"}}])")}
+        << QStringList{QStringLiteral("call_x")} << QStringList{QStringLiteral("bash")}
+        << QStringList{QStringLiteral(R"({"command":"ls"})")};
+    QTest::newRow("no ids: another tool after complete arguments")
+        << QStringList{QStringLiteral(R"([{"index":0,"function":%1}])").arg(readA),
+                       QStringLiteral(
+                           R"([{"index":0,"function":{"name":"glob","arguments":"{\"pattern\":\"*.md\"}"}}])")}
+        << QStringList{QStringLiteral("call_0"), QStringLiteral("call_1")}
+        << QStringList{QStringLiteral("read_file"), QStringLiteral("glob")}
+        << QStringList{QStringLiteral(R"({"path":"a.txt"})"), QStringLiteral(R"({"pattern":"*.md"})")};
+    QTest::newRow("openai: interleaved fragments by index")
+        << QStringList{QStringLiteral(
+                           R"([{"index":0,"id":"call_a","function":{"name":"read_file","arguments":""}}])"),
+                       QStringLiteral(
+                           R"([{"index":1,"id":"call_b","function":{"name":"read_file","arguments":"{\"pa"}}])"),
+                       QStringLiteral(R"([{"index":0,"function":{"arguments":"{\"path\":\"a.txt\"}"}}])"),
+                       QStringLiteral(R"([{"index":1,"function":{"arguments":"th\":\"b.txt\"}"}}])")}
+        << QStringList{QStringLiteral("call_a"), QStringLiteral("call_b")}
+        << QStringList{QStringLiteral("read_file"), QStringLiteral("read_file")} << bothReads;
+}
+
+// Found reading how local servers stream parallel calls (2026-12-07): Ollama numbers every call of a parallel
+// batch 0 and sends each whole, so the decoder, which joins fragments by index, made one call of two: the
+// first call's id and name with both argument texts ("{...}{...}", read as {}), and the second call never
+// ran. A different id (or, without ids, another tool after complete arguments) starts a call of its own.
+void TestOpenAiChatProtocol::callsSharingAnIndexStayApart()
+{
+    QFETCH(QStringList, deltas);
+    QFETCH(QStringList, ids);
+    QFETCH(QStringList, names);
+    QFETCH(QStringList, inputs);
+    QByteArray body;
+    for (const QString &calls : deltas)
+        body += R"(data: {"choices":[{"index":0,"delta":{"tool_calls":)" + calls.toUtf8() + "}}]}\n\n";
+    body += R"(data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]})"
+            "\n\ndata: [DONE]\n\n";
+    const OpenAiChatProtocol protocol(config());
+    for (const Split split : {Split::Whole, Split::Bytewise}) {
+        const Decoded decoded = decode(protocol, body, split);
+        QVERIFY2(decoded.ok(), qPrintable(decoded.error.message));
+        const QList<ToolCallRequest> calls = decoded.turn().toolCalls;
+        QCOMPARE(calls.size(), ids.size());
+        for (qsizetype i = 0; i < calls.size(); ++i) {
+            QCOMPARE(calls.at(i).id, ids.at(i));
+            QCOMPARE(calls.at(i).name, names.at(i));
+            QCOMPARE(QJsonDocument(calls.at(i).input).toJson(QJsonDocument::Compact), inputs.at(i).toUtf8());
+        }
+        // The replayed assistant message names each call once, so each result answers its own call.
+        const QJsonArray replayed =
+            protocol.assistantMessages(decoded.turn()).at(0)[QStringLiteral("tool_calls")].toArray();
+        QCOMPARE(replayed.size(), ids.size());
+    }
+}
+
+// A server that ignores "stream": true sends the whole chat.completion: read as the one chunk it would have
+// streamed, reasoning, text, calls and usage alike.
+void TestOpenAiChatProtocol::aWholeCompletionReadsAsItsStream()
+{
+    const OpenAiChatProtocol protocol(config());
+    const std::optional<QByteArray> stream = protocol.documentAsStream(
+        R"({"id":"c1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant",)"
+        R"("reasoning_content":"Look first.","content":"Reading both.","tool_calls":[{"id":"call_a","type":)"
+        R"("function","function":{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"}},{"id":"call_b","type":)"
+        R"("function","function":{"name":"read_file","arguments":"{\"path\":\"b.txt\"}"}}]},"finish_reason":)"
+        R"("tool_calls"}],"usage":{"prompt_tokens":120,"completion_tokens":30,"total_tokens":150}})");
+    QVERIFY(stream);
+    const Decoded decoded = decode(protocol, *stream, Split::Bytewise);
+    QVERIFY2(decoded.ok(), qPrintable(decoded.error.message));
+    QCOMPARE(decoded.turn().reasoning, QStringLiteral("Look first."));
+    QCOMPARE(decoded.turn().text, QStringLiteral("Reading both."));
+    QCOMPARE(decoded.streamedText, QStringLiteral("Reading both."));
+    QCOMPARE(decoded.turn().toolCalls.size(), 2);
+    QCOMPARE(decoded.turn().toolCalls.at(1).id, QStringLiteral("call_b"));
+    QCOMPARE(decoded.turn().toolCalls.at(1).input[QStringLiteral("path")].toString(),
+             QStringLiteral("b.txt"));
+    QVERIFY(decoded.turn().usage);
+    QCOMPARE(decoded.turn().usage->inputTokens, 120);
+    QCOMPARE(decoded.turn().stopReason, QStringLiteral("tool_calls"));
+
+    // An error object is the stream's error; anything else is not read.
+    const std::optional<QByteArray> error =
+        protocol.documentAsStream(R"({"error":{"message":"model 'm' not found","code":404}})");
+    QVERIFY(error);
+    const Decoded failed = decode(protocol, *error, Split::Whole);
+    QVERIFY(!failed.ok());
+    QVERIFY2(failed.error.message.contains(QStringLiteral("model 'm' not found")),
+             qPrintable(failed.error.message));
+    QVERIFY(!protocol.documentAsStream(R"({"model":"m","message":{"content":"hi"},"done":true})"));
+    QVERIFY(!protocol.documentAsStream("[1, 2]"));
+    QVERIFY(!protocol.documentAsStream("<html></html>"));
 }
 
 void TestOpenAiChatProtocol::malformedDataIsAStreamError()

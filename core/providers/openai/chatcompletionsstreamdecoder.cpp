@@ -115,6 +115,22 @@ void ChatCompletionsStreamDecoder::setFinishReason(const QString &reason)
         m_finishReason = reason;
 }
 
+bool ChatCompletionsStreamDecoder::startsAnotherCall(const PendingCall &current, const QString &id,
+                                                     const QString &name)
+{
+    // Ollama sends each parallel call whole, every one with index 0 (older builds with none, which reads as
+    // 0 too): another id is another call. vLLM repeats a call's id on each of its fragments, so only a
+    // different one counts. Without ids, another name after arguments that are complete JSON is the next
+    // call.
+    if (!id.isEmpty() && !current.id.isEmpty())
+        return id != current.id;
+    if (name.isEmpty() || current.name.isEmpty() || name == current.name)
+        return false;
+    QJsonParseError error;
+    QJsonDocument::fromJson(current.arguments.toUtf8(), &error);
+    return error.error == QJsonParseError::NoError;
+}
+
 void ChatCompletionsStreamDecoder::handleDelta(const QJsonObject &delta)
 {
     // Reasoning: the first non-empty of the names compatible servers use (DeepSeek, Groq/OpenRouter, others).
@@ -131,12 +147,17 @@ void ChatCompletionsStreamDecoder::handleDelta(const QJsonObject &delta)
     for (qsizetype i = 0; i < toolCalls.size(); ++i) {
         const QJsonObject call = toolCalls.at(i).toObject();
         const int index = call.value(QLatin1String("index")).toInt(int(i));
-        PendingCall &pending = m_calls[index];
         const QString id = call.value(QLatin1String("id")).toString();
-        if (!id.isEmpty())
-            pending.id = id;
         const QJsonObject function = call.value(QLatin1String("function")).toObject();
         const QString name = function.value(QLatin1String("name")).toString();
+        const auto continued = m_callOfIndex.find(index);
+        if (continued == m_callOfIndex.end() || startsAnotherCall(m_calls.at(continued->second), id, name)) {
+            m_calls.push_back({});
+            m_callOfIndex[index] = m_calls.size() - 1;
+        }
+        PendingCall &pending = m_calls.at(m_callOfIndex.at(index));
+        if (!id.isEmpty())
+            pending.id = id;
         if (!name.isEmpty() && pending.name.isEmpty())
             pending.name = name;
         const QJsonValue arguments = function.value(QLatin1String("arguments"));
@@ -160,12 +181,13 @@ Result<ModelTurn> ChatCompletionsStreamDecoder::finish()
     turn.stopReason = m_finishReason;
 
     QJsonArray nativeCalls;
-    for (const auto &[index, pending] : m_calls) {
+    for (std::size_t position = 0; position < m_calls.size(); ++position) {
+        const PendingCall &pending = m_calls.at(position);
         // Servers sometimes open an index they never name; such a call cannot be run or answered.
         if (pending.name.isEmpty())
             continue;
         ToolCallRequest call;
-        call.id = pending.id.isEmpty() ? QStringLiteral("call_%1").arg(index) : pending.id;
+        call.id = pending.id.isEmpty() ? QStringLiteral("call_%1").arg(position) : pending.id;
         call.name = pending.name;
         call.arguments = pending.arguments;
         call.input = QJsonDocument::fromJson(pending.arguments.toUtf8()).object();
