@@ -90,9 +90,11 @@ void ConnectionTest::start(const ClientConfig &config, int timeoutMs)
                             for (const auto &[name, value] : reply->rawHeaderPairs())
                                 headers.append({name, value});
                             // A provider may quote the key it refused.
-                            const QString why = SecretRedaction::redact(
-                                protocol->classifyHttpError(status, reply->readAll(), headers).message,
-                                apiKey);
+                            const QByteArray body = reply->readAll();
+                            QString why = protocol->classifyHttpError(status, body, headers).message;
+                            if (status == 404)
+                                why += UnexpectedReply::notFoundHint(reply->url(), body);
+                            why = SecretRedaction::redact(why, apiKey);
                             message = why.isEmpty() ? tr("✗ The server answered HTTP %1.").arg(status)
                                                     : tr("✗ %1").arg(why);
                         } else if (reply->error() == QNetworkReply::ConnectionRefusedError &&

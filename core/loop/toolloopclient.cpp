@@ -694,6 +694,8 @@ Result<ModelTurn> ToolLoopClient::collectTurnWithRetry(Loop &loop, ProviderError
         } else if (outcome.status >= 300 ||
                    (outcome.status == 0 && outcome.networkError.isEmpty() && !outcome.stalled)) {
             error = m_protocol->classifyHttpError(outcome.status, outcome.errorBody, outcome.headers);
+            if (outcome.status == 404)
+                error.message += UnexpectedReply::notFoundHint(request.url, outcome.errorBody);
         } else if (decoder->failed()) {
             error = decoder->error();
         } else if (outcome.stalled) {

@@ -3,6 +3,7 @@
 #include "providers/wiresupport.h"
 #include "stream/replybodysniffer.h"
 
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
 #include <QRegularExpression>
@@ -44,6 +45,19 @@ QString UnexpectedReply::excerpt(const QByteArray &contentType, const QByteArray
     if (text.size() > kExcerptChars)
         text = text.left(kExcerptChars - 1).trimmed() + QChar(0x2026);
     return text;
+}
+
+QString UnexpectedReply::notFoundHint(const QUrl &url, const QByteArray &body)
+{
+    if (!QJsonDocument::fromJson(body).isNull())
+        return {};
+    const QString address =
+        url.adjusted(QUrl::RemoveQuery | QUrl::RemoveFragment | QUrl::RemoveUserInfo).toString();
+    return url.path().contains(QLatin1String("/v1"))
+               ? tr(". Nothing answers at %1: check base_url").arg(address)
+               : tr(". Nothing answers at %1: check base_url (an OpenAI-compatible server's usually ends in "
+                    "/v1)")
+                     .arg(address);
 }
 
 QString UnexpectedReply::what(const QByteArray &contentType, const QByteArray &head)

@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QCoreApplication>
 #include <QString>
+#include <QUrl>
 
 namespace keen {
 
@@ -20,6 +21,10 @@ public:
     // exceededBytes: the limit the body went past, when it was too large to be read at all.
     static ProviderError error(const QByteArray &contentType, const QByteArray &head,
                                qint64 exceededBytes = 0);
+    // For an HTTP 404 whose body is not the API's own error (JSON): the address itself is wrong, most often a
+    // base_url without its /v1. Empty for a JSON body (a real API's "model not found"). The URL is said
+    // without its query, which may carry a key.
+    static QString notFoundHint(const QUrl &url, const QByteArray &body);
     // "text/html (“Welcome to nginx!”)": the reply's type and its first words, for a sentence that says what
     // was expected instead.
     static QString what(const QByteArray &contentType, const QByteArray &head);

@@ -258,6 +258,11 @@ void TestConnectionTest::aWebPageIsNotTakenForTheApi()
         "<html><head><title>Welcome to nginx!</title></head><body><h1>Welcome to nginx!</h1></body></html>";
     server.enqueue(page);
     server.enqueue(FakeProviderServer::jsonResponse(200, "ok")); // not JSON either, whatever it is labelled
+    FakeProviderServer::Response missing; // a server without the API's paths, as Ollama's root without /v1
+    missing.status = 404;
+    missing.contentType = "text/plain";
+    missing.body = "404 page not found";
+    server.enqueue(missing);
     ClientConfig config;
     config.providerId = QStringLiteral("openai-compatible");
     config.baseUrl = server.baseUrl().toString();
@@ -278,6 +283,14 @@ void TestConnectionTest::aWebPageIsNotTakenForTheApi()
     QVERIFY2(finished.at(1).at(1).toString().contains(
                  QStringLiteral("application/json (“ok”), not with the API's")),
              qPrintable(finished.at(1).at(1).toString()));
+    test.start(config);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(finished.at(2).at(0).toBool(), false);
+    QVERIFY2(finished.at(2).at(1).toString().endsWith(
+                 QStringLiteral("Nothing answers at %1/models: check base_url (an OpenAI-compatible server's "
+                                "usually ends in /v1)")
+                     .arg(server.baseUrl().toString())),
+             qPrintable(finished.at(2).at(1).toString()));
     QCOMPARE(listed.count(), 0);
 }
 

@@ -261,6 +261,8 @@ private Q_SLOTS:
     void aReplyThatIsNotAStreamIsSaidAtOnce_data();
     void aReplyThatIsNotAStreamIsSaidAtOnce();
     void aServerThatDoesNotStreamIsReadWhole();
+    void anAddressWhereNothingAnswersIsNamed_data();
+    void anAddressWhereNothingAnswersIsNamed();
 
 private:
     std::unique_ptr<AgentSession> newSession(const ClientConfig &config) const;
@@ -813,6 +815,45 @@ void TestNetworkFaults::aServerThatDoesNotStreamIsReadWhole()
     QVERIFY(streamed.finished);
     QVERIFY2(streamed.outcome == AgentSession::TurnOutcome::Done, qPrintable(streamed.error));
     QVERIFY(streamed.shownText().startsWith(QStringLiteral("I'm unable")));
+}
+
+void TestNetworkFaults::anAddressWhereNothingAnswersIsNamed_data()
+{
+    QTest::addColumn<QString>("provider");
+    for (const char *provider : kProviders)
+        QTest::newRow(provider) << QString::fromLatin1(provider);
+}
+
+// Found trying an Ollama base URL without its /v1 (2026-12-07): "the request was rejected (HTTP 404): 404
+// page not found" did not say which address was missing. A 404 that is not the API's own error names the
+// address asked and points at base_url; a real API's JSON 404 (a model it does not have) is said as before.
+void TestNetworkFaults::anAddressWhereNothingAnswersIsNamed()
+{
+    QFETCH(QString, provider);
+    FakeProviderServer server;
+    std::unique_ptr<AgentSession> session = newSession(configFor(provider, server.baseUrl().toString()));
+    FakeProviderServer::Response missing;
+    missing.status = 404;
+    missing.contentType = "text/plain";
+    missing.body = "404 page not found";
+    server.enqueue(missing);
+    const Turn turn = runTurn(*session, QStringLiteral("Hello?"));
+    QVERIFY(turn.finished);
+    QCOMPARE(turn.outcome, AgentSession::TurnOutcome::Error);
+    QCOMPARE(turn.retries().size(), 0);
+    const QString asked = server.baseUrl().toString() + QString::fromUtf8(server.lastRequest().path);
+    QVERIFY2(turn.error.contains(
+                 QStringLiteral("404 page not found. Nothing answers at %1: check base_url").arg(asked)),
+             qPrintable(turn.error));
+    QVERIFY(!turn.error.contains(secretOf(provider)));
+
+    server.enqueue(FakeProviderServer::jsonResponse(
+        404,
+        R"({"error":{"message":"The model test-model does not exist","type":"invalid_request_error"}})"));
+    const Turn model = runTurn(*session, QStringLiteral("Again?"));
+    QVERIFY(model.finished);
+    QCOMPARE(model.outcome, AgentSession::TurnOutcome::Error);
+    QVERIFY2(!model.error.contains(QStringLiteral("Nothing answers")), qPrintable(model.error));
 }
 
 QTEST_GUILESS_MAIN(TestNetworkFaults)

@@ -495,6 +495,17 @@ void TestOpenAiChatProtocol::classifiesHttpErrors()
     QVERIFY(context.message.contains(QStringLiteral("maximum context length is 128000 tokens")));
     QVERIFY(!context.isRetryable());
 
+    // llama.cpp's server has its own type and words for it (seen in its users' reports).
+    const ProviderError llamaCpp = protocol.classifyHttpError(
+        400,
+        R"json({"error":{"code":400,"message":"request (4476 tokens) exceeds the available context size (4096 tokens)","type":"exceed_context_size_error","n_prompt_tokens":4476,"n_ctx":4096}})json",
+        json);
+    QCOMPARE(llamaCpp.kind, ProviderError::Kind::ContextLength);
+    QVERIFY2(llamaCpp.message.contains(
+                 QStringLiteral("too long for the model's context window (HTTP 400): request "
+                                "(4476 tokens) exceeds the available context size")),
+             qPrintable(llamaCpp.message));
+
     const ProviderError invalid = protocol.classifyHttpError(
         400, fixture(QStringLiteral("openai-chat/error-400-invalid-image-url.json")), json);
     QCOMPARE(invalid.kind, ProviderError::Kind::InvalidRequest);

@@ -145,14 +145,18 @@ QString OpenAiErrorClassifier::describe(const QJsonObject &error)
 
 bool OpenAiErrorClassifier::isContextLength(const QJsonObject &error)
 {
+    // llama.cpp's server says "request (4476 tokens) exceeds the available context size (4096 tokens)" with
+    // its own type.
     if (code(error) == QLatin1String("context_length_exceeded") ||
-        typeOf(error) == QLatin1String("context_length_exceeded"))
+        typeOf(error) == QLatin1String("context_length_exceeded") ||
+        typeOf(error) == QLatin1String("exceed_context_size_error"))
         return true;
     const QString message = error.value(QLatin1String("message")).toString();
     return message.contains(QLatin1String("maximum context length"), Qt::CaseInsensitive) ||
            message.contains(QLatin1String("context_length_exceeded"), Qt::CaseInsensitive) ||
            message.contains(QLatin1String("exceeds the context window"), Qt::CaseInsensitive) ||
-           message.contains(QLatin1String("context window of this model"), Qt::CaseInsensitive);
+           message.contains(QLatin1String("context window of this model"), Qt::CaseInsensitive) ||
+           message.contains(QLatin1String("exceeds the available context size"), Qt::CaseInsensitive);
 }
 
 ProviderError OpenAiErrorClassifier::classifyHttp(int status, const QByteArray &body,
