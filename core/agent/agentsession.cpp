@@ -645,6 +645,7 @@ void AgentSession::Private::onEvent(const StreamEvent &event)
         applyAutoCompaction(event);
         return;
     case StreamEvent::Type::Notice:
+        recorder.record(event);
         Q_EMIT q->streamEvent(event);
         return;
     case StreamEvent::Type::CompactionSliced:

@@ -189,6 +189,13 @@ void TurnRecorder::record(const StreamEvent &event)
         }
         seal();
         break;
+    case StreamEvent::Type::Notice:
+        // Said to the person beside the reply (it stopped at the output limit or by the provider's filter):
+        // kept in place, so a reopened session says it too. Never part of the assistant's message.
+        closeOpenItem();
+        m_items.append(TranscriptItem::notice(event.content));
+        seal();
+        break;
     default:
         break;
     }

@@ -427,6 +427,9 @@ void ToolLoopClient::runLoop(Loop &loop)
                                                   "the reply stopped at the model's output limit (%1), so it "
                                                   "may be cut short: ask it to go on")
                                                   .arg(turn.stopReason)));
+            else if (const QString notice = stoppedByProviderNotice(turn.stopReason);
+                     !notice.isEmpty() && !loop.cancel.isCancelled())
+                emitEvent(loop, StreamEvent::notice(notice));
             if (!loop.cancel.isCancelled()) {
                 rememberSentTurns(loop); // the app's history gets them as replayed calls now
                 emitEvent(loop, StreamEvent::done());
@@ -920,6 +923,42 @@ bool ToolLoopClient::stoppedAtOutputLimit(const QString &stopReason)
     return stopReason == QLatin1String("length") ||
            stopReason.compare(QLatin1String("max_tokens"), Qt::CaseInsensitive) == 0 ||
            stopReason == QLatin1String("incomplete");
+}
+
+QString ToolLoopClient::stoppedByProviderNotice(const QString &stopReason)
+{
+    // Chat Completions "content_filter", Anthropic "refusal", Bedrock "guardrail_intervened" and
+    // "content_filtered", Gemini's safety and policy reasons.
+    static const QStringList blocked{QStringLiteral("content_filter"),
+                                     QStringLiteral("refusal"),
+                                     QStringLiteral("guardrail_intervened"),
+                                     QStringLiteral("content_filtered"),
+                                     QStringLiteral("SAFETY"),
+                                     QStringLiteral("RECITATION"),
+                                     QStringLiteral("BLOCKLIST"),
+                                     QStringLiteral("PROHIBITED_CONTENT"),
+                                     QStringLiteral("SPII"),
+                                     QStringLiteral("IMAGE_SAFETY"),
+                                     QStringLiteral("LANGUAGE")};
+    if (blocked.contains(stopReason))
+        return QCoreApplication::translate(
+                   "ToolLoopClient", "the provider stopped the reply (%1): its safety or content filter "
+                                     "blocked it, so the answer is cut short or missing")
+            .arg(stopReason);
+    // Anthropic's newer models end a reply so when it filled the rest of the context window.
+    if (stopReason == QLatin1String("model_context_window_exceeded"))
+        return QCoreApplication::translate("ToolLoopClient",
+                                           "the reply stopped because the conversation filled the model's "
+                                           "context window (%1): compact it, then ask the model to go on")
+            .arg(stopReason);
+    // Gemini ends a turn so when the model wrote a call it cannot parse, or one to a tool it was not given.
+    if (stopReason == QLatin1String("MALFORMED_FUNCTION_CALL") ||
+        stopReason == QLatin1String("UNEXPECTED_TOOL_CALL"))
+        return QCoreApplication::translate("ToolLoopClient",
+                                           "the model wrote a tool call the provider could not read (%1), so "
+                                           "nothing ran: ask again")
+            .arg(stopReason);
+    return {};
 }
 
 bool ToolLoopClient::stopsRepeatedRefusal(Loop &loop, qsizetype calls)

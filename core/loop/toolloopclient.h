@@ -86,6 +86,10 @@ private:
     // ended with a message saying so.
     bool stopsRepeatedRefusal(Loop &loop, qsizetype calls);
     static bool stoppedAtOutputLimit(const QString &stopReason);
+    // What to tell the person when the provider stopped a reply itself (a safety or content filter, a
+    // refusal, a tool call it could not read): the reply is then short or empty, and "done" alone would
+    // hide why. Empty for an ordinary end.
+    static QString stoppedByProviderNotice(const QString &stopReason);
     // One private summary request on native with the tool definitions tools: the nested one-shot loop, tool
     // calls refused, text and usage collected (S38, S39). Returns the assistant text after the last tool
     // activity.

@@ -49,6 +49,7 @@ void addTranscript(const QList<TranscriptItem> &transcript, PinList &pins)
             endReply();
             break;
         case TranscriptItem::Kind::Reasoning:
+        case TranscriptItem::Kind::Notice:
         case TranscriptItem::Kind::Diff:
         case TranscriptItem::Kind::Unknown:
             break;

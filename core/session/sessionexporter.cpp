@@ -214,6 +214,10 @@ QString transcriptMarkdown(const QList<TranscriptItem> &transcript, bool *hadTex
             flushText();
             md += diffBlock(item.diff);
             break;
+        case TranscriptItem::Kind::Notice:
+            flushText();
+            md += QStringLiteral("> \u26A0 ") + item.content + QStringLiteral("\n\n");
+            break;
         case TranscriptItem::Kind::Reasoning:
         case TranscriptItem::Kind::Unknown:
             break;

@@ -409,6 +409,7 @@ QList<Entry> searchableEntries(const SessionEvent &event)
             appendPart(toolOutput, item.error);
             break;
         case TranscriptItem::Kind::Reasoning:
+        case TranscriptItem::Kind::Notice:
         case TranscriptItem::Kind::Diff:
         case TranscriptItem::Kind::Unknown:
             break;

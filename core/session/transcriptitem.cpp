@@ -8,6 +8,7 @@ constexpr QLatin1StringView kKind("kind");
 constexpr QLatin1StringView kContent("content");
 constexpr QLatin1StringView kText("text");
 constexpr QLatin1StringView kReasoning("reasoning");
+constexpr QLatin1StringView kNotice("notice");
 constexpr QLatin1StringView kToolStart("tool_start");
 constexpr QLatin1StringView kToolEnd("tool_end");
 constexpr QLatin1StringView kBash("bash");
@@ -35,6 +36,7 @@ QLatin1StringView payloadKey(TranscriptItem::Kind kind)
         return kDiff;
     case TranscriptItem::Kind::Text:
     case TranscriptItem::Kind::Reasoning:
+    case TranscriptItem::Kind::Notice:
     case TranscriptItem::Kind::Unknown:
         break;
     }
@@ -48,6 +50,8 @@ std::optional<TranscriptItem::Kind> kindFromName(const QJsonValue &name)
         return TranscriptItem::Kind::Text;
     if (text == kReasoning)
         return TranscriptItem::Kind::Reasoning;
+    if (text == kNotice)
+        return TranscriptItem::Kind::Notice;
     if (text == kToolStart)
         return TranscriptItem::Kind::ToolStart;
     if (text == kToolEnd)
@@ -102,6 +106,7 @@ QJsonObject payloadJson(const TranscriptItem &item)
     }
     case TranscriptItem::Kind::Text:
     case TranscriptItem::Kind::Reasoning:
+    case TranscriptItem::Kind::Notice:
     case TranscriptItem::Kind::Unknown:
         break;
     }
@@ -158,6 +163,7 @@ void readPayload(TranscriptItem &item, const QJsonObject &payload)
     }
     case TranscriptItem::Kind::Text:
     case TranscriptItem::Kind::Reasoning:
+    case TranscriptItem::Kind::Notice:
     case TranscriptItem::Kind::Unknown:
         break;
     }
@@ -177,6 +183,14 @@ TranscriptItem TranscriptItem::reasoning(const QString &text)
 {
     TranscriptItem item;
     item.kind = Kind::Reasoning;
+    item.content = text;
+    return item;
+}
+
+TranscriptItem TranscriptItem::notice(const QString &text)
+{
+    TranscriptItem item;
+    item.kind = Kind::Notice;
     item.content = text;
     return item;
 }
@@ -223,6 +237,10 @@ QJsonObject TranscriptItem::toJson() const
         object.insert(kKind, kReasoning);
         JsonFields::insertIfNotEmpty(object, kContent, content);
         break;
+    case Kind::Notice:
+        object.insert(kKind, kNotice);
+        JsonFields::insertIfNotEmpty(object, kContent, content);
+        break;
     case Kind::ToolStart:
     case Kind::ToolEnd:
     case Kind::Bash:
@@ -247,7 +265,7 @@ TranscriptItem TranscriptItem::fromJson(const QJsonObject &object)
         return item;
     }
     item.kind = *kind;
-    if (item.kind == Kind::Text || item.kind == Kind::Reasoning) {
+    if (item.kind == Kind::Text || item.kind == Kind::Reasoning || item.kind == Kind::Notice) {
         item.content = item.extras.readString(object, kContent, JsonFields::Write::OmitEmpty);
         item.extras.keepUnknown(object, {kKind, kContent});
         return item;

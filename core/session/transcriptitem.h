@@ -15,16 +15,19 @@
 namespace keen {
 
 // One entry of an assistant turn's (or a manual compaction's) transcript, for replay (reference 5.2):
-// {kind:"text"|"reasoning"|"tool_start"|"tool_end"|"bash"|"diff", content?, tool_start?:{name, input?,
+// {kind:"text"|"reasoning"|"notice"|"tool_start"|"tool_end"|"bash"|"diff", content?, tool_start?:{name,
+// input?,
 //  permission?}, tool_end?:{name, input?, output?, error?, duration_ns?, permission?}, bash?:{command,
 //  summary?, output?, error?, duration_ns?}, diff?:{lines:[EditDiffLine]}}. The only code that knows this
 // JSON; an item of a kind this app does not know is kept whole and written back unchanged.
 struct TranscriptItem
 {
-    enum class Kind { Text, Reasoning, ToolStart, ToolEnd, Bash, Diff, Unknown };
+    // Notice: what the app told the person about the turn (the reply stopped at the output limit or by the
+    // provider's filter, a memory file it could not read); shown again on replay, never sent to the model.
+    enum class Kind { Text, Reasoning, Notice, ToolStart, ToolEnd, Bash, Diff, Unknown };
 
     Kind kind = Kind::Text;
-    QString content;                          // text, reasoning
+    QString content;                          // text, reasoning, notice
     QString name;                             // tool_start, tool_end
     QJsonValue input{QJsonValue::Undefined};  // tool_start, tool_end; undefined when absent
     QJsonValue output{QJsonValue::Undefined}; // tool_end (any JSON), bash (a string); undefined when absent
@@ -43,6 +46,7 @@ struct TranscriptItem
 
     static TranscriptItem text(const QString &text);
     static TranscriptItem reasoning(const QString &text);
+    static TranscriptItem notice(const QString &text);
     static TranscriptItem toolStart(const QString &name, const QJsonValue &input);
     static TranscriptItem toolEnd(const QString &name, const QJsonValue &input, const QJsonValue &output,
                                   const QString &error, qint64 durationNs);

@@ -263,6 +263,8 @@ private Q_SLOTS:
     void aServerThatDoesNotStreamIsReadWhole();
     void anAddressWhereNothingAnswersIsNamed_data();
     void anAddressWhereNothingAnswersIsNamed();
+    void aReplyTheProviderStoppedSaysWhy_data();
+    void aReplyTheProviderStoppedSaysWhy();
 
 private:
     std::unique_ptr<AgentSession> newSession(const ClientConfig &config) const;
@@ -854,6 +856,103 @@ void TestNetworkFaults::anAddressWhereNothingAnswersIsNamed()
     QVERIFY(model.finished);
     QCOMPARE(model.outcome, AgentSession::TurnOutcome::Error);
     QVERIFY2(!model.error.contains(QStringLiteral("Nothing answers")), qPrintable(model.error));
+}
+
+void TestNetworkFaults::aReplyTheProviderStoppedSaysWhy_data()
+{
+    QTest::addColumn<QString>("provider");
+    QTest::addColumn<QByteArray>("from"); // the fixture's ordinary stop reason, as it is written there
+    QTest::addColumn<QByteArray>("to");   // the one the provider sent instead
+    QTest::addColumn<QString>("notice");
+    const QString blocked =
+        QStringLiteral("the provider stopped the reply (%1): its safety or content filter "
+                       "blocked it, so the answer is cut short or missing");
+    QTest::newRow("openai-compatible content_filter")
+        << QStringLiteral("openai-compatible") << QByteArray(R"("finish_reason":"stop")")
+        << QByteArray(R"("finish_reason":"content_filter")") << blocked.arg(QStringLiteral("content_filter"));
+    QTest::newRow("anthropic refusal")
+        << QStringLiteral("anthropic") << QByteArray(R"("stop_reason":"end_turn")")
+        << QByteArray(R"("stop_reason":"refusal")") << blocked.arg(QStringLiteral("refusal"));
+    QTest::newRow("anthropic model_context_window_exceeded")
+        << QStringLiteral("anthropic") << QByteArray(R"("stop_reason":"end_turn")")
+        << QByteArray(R"("stop_reason":"model_context_window_exceeded")")
+        << QStringLiteral("the reply stopped because the conversation filled the model's context window "
+                          "(model_context_window_exceeded): compact it, then ask the model to go on");
+    QTest::newRow("googleai SAFETY") << QStringLiteral("googleai") << QByteArray(R"("finishReason": "STOP")")
+                                     << QByteArray(R"("finishReason": "SAFETY")")
+                                     << blocked.arg(QStringLiteral("SAFETY"));
+    QTest::newRow("googleai MALFORMED_FUNCTION_CALL")
+        << QStringLiteral("googleai") << QByteArray(R"("finishReason": "STOP")")
+        << QByteArray(R"("finishReason": "MALFORMED_FUNCTION_CALL")")
+        << QStringLiteral(
+               "the model wrote a tool call the provider could not read (MALFORMED_FUNCTION_CALL), so "
+               "nothing ran: ask again");
+    QTest::newRow("amazon-bedrock guardrail_intervened")
+        << QStringLiteral("amazon-bedrock") << QByteArray(R"("stopReason":"end_turn")")
+        << QByteArray(R"("stopReason":"guardrail_intervened")")
+        << blocked.arg(QStringLiteral("guardrail_intervened"));
+}
+
+// Found reading the providers' stop reasons (2026-12-07): a reply their safety filter stopped, or a Gemini
+// turn that ended on a tool call it could not parse, ended as an ordinary "done", often with no text at all,
+// and nothing said why. It says so now, as the output limit does.
+void TestNetworkFaults::aReplyTheProviderStoppedSaysWhy()
+{
+    QFETCH(QString, provider);
+    QFETCH(QByteArray, from);
+    QFETCH(QByteArray, to);
+    QFETCH(QString, notice);
+    const Family family = familyOf(provider);
+    QByteArray body = readFixture(family.fixture);
+    if (family.eventStream) {
+        // Each frame carries its own length and checksums: decoded, changed and encoded again.
+        EventStreamDecoder decoder;
+        QByteArray reencoded;
+        for (EventStreamDecoder::Message message : decoder.feed(body)) {
+            message.payload.replace(from, to);
+            reencoded += EventStreamDecoder::encode(message);
+        }
+        QVERIFY(reencoded.contains(to));
+        body = reencoded;
+    } else {
+        QCOMPARE(body.count(from), 1);
+        body.replace(from, to);
+    }
+    FakeProviderServer server;
+    FakeProviderServer::Response reply = good(family);
+    reply.body = body;
+    server.enqueue(reply);
+    std::unique_ptr<AgentSession> session = newSession(configFor(provider, server.baseUrl().toString()));
+    const Turn turn = runTurn(*session, QStringLiteral("Hello?"));
+    QVERIFY(turn.finished);
+    QVERIFY2(turn.outcome == AgentSession::TurnOutcome::Done, qPrintable(turn.error));
+    QStringList notices;
+    for (const StreamEvent &event : turn.events) {
+        if (event.type == StreamEvent::Type::Notice)
+            notices.append(event.content);
+    }
+    QCOMPARE(notices, QStringList{notice});
+
+    // Saved where it was said, after the reply's text, so a reopened session says it too; it is not part
+    // of the assistant's message, which is what the model is sent again.
+    {
+        const Result<LoadedSession> loaded =
+            SessionStore(m_env->path(QStringLiteral("sessions"))).load(session->sessionId());
+        QVERIFY2(loaded, qPrintable(loaded.error()));
+        const SessionEvent &last = loaded->events.constLast();
+        QCOMPARE(last.kind, SessionEvent::Kind::AssistantTurn);
+        QVERIFY(!last.transcript().isEmpty());
+        QCOMPARE(last.transcript().constLast().kind, TranscriptItem::Kind::Notice);
+        QCOMPARE(last.transcript().constLast().content, notice);
+        QVERIFY(!last.assistantMessage().contains(notice));
+    }
+
+    // An ordinary end says nothing of the kind.
+    server.enqueue(good(family));
+    const Turn ordinary = runTurn(*session, QStringLiteral("Again?"));
+    QVERIFY(ordinary.finished);
+    for (const StreamEvent &event : ordinary.events)
+        QVERIFY2(event.type != StreamEvent::Type::Notice, qPrintable(event.content));
 }
 
 QTEST_GUILESS_MAIN(TestNetworkFaults)

@@ -56,6 +56,7 @@ void TestSessionEvent::roundTripIsExact_data()
         R"({"seq":3,"kind":"assistant_turn","assistant_turn":{"transcript":[)"
         R"({"kind":"reasoning","content":"hmm","signature":"abc"},)"
         R"({"kind":"text","content":"Editing."},)"
+        R"({"kind":"notice","content":"the reply stopped at the model's output limit"},)"
         R"({"kind":"tool_start","tool_start":{"name":"edit_file","input":{"path":"a.go"},"call_id":"c1"}},)"
         R"({"kind":"tool_end","tool_end":{"name":"edit_file","input":{"path":"a.go"},"output":{"ok":true},)"
         R"("duration_ns":1500,"exit":0}},)"

@@ -297,6 +297,22 @@ void TestSessionExporter::interruptedAndErrorMarkers()
     const QString markdown = exported(writer);
     QVERIFY(markdown.contains(QStringLiteral("Partial work\n\n*Interrupted.*\n")));
     QVERIFY(markdown.contains(QStringLiteral("Half\n\n> **Error:** provider returned 529 overloaded\n")));
+
+    // What the app said of a reply (the provider's filter stopped it) follows its text, as in the window.
+    writer.user(QStringLiteral("and this?"));
+    writer.appendPayload(
+        QStringLiteral("assistant_turn"),
+        QJsonObject{
+            {QStringLiteral("transcript"),
+             QJsonArray{QJsonObject{{QStringLiteral("kind"), QStringLiteral("text")},
+                                    {QStringLiteral("content"), QStringLiteral("Some of it")}},
+                        QJsonObject{{QStringLiteral("kind"), QStringLiteral("notice")},
+                                    {QStringLiteral("content"),
+                                     QStringLiteral("the provider stopped the reply (content_filter)")}}}},
+            {QStringLiteral("message"), QStringLiteral("Some of it")}});
+    QVERIFY2(exported(writer).contains(
+                 QStringLiteral("Some of it\n\n> \u26A0 the provider stopped the reply (content_filter)\n")),
+             qPrintable(exported(writer)));
 }
 
 void TestSessionExporter::automaticSummaryIsNeverExported()

@@ -445,6 +445,19 @@ void TestChatModel::aNoticeIsARowAfterTheReply()
     QCOMPARE(model.item(1).text, QStringLiteral("This answer was cut off mid sen"));
     QCOMPARE(model.item(2).kind, ChatItem::Kind::Status);
     QCOMPARE(model.item(2).text, QStringLiteral("⚠ the reply stopped at the model's output limit"));
+
+    // The same when the session is opened again (found trying a filtered reply: the notice was said live
+    // only, so a reopened session showed a short or empty reply without its reason).
+    ChatModel replayed;
+    replayed.replay(
+        {SessionEvent::userMessage(QStringLiteral("explain")),
+         SessionEvent::assistantTurn(
+             {TranscriptItem::text(QStringLiteral("This answer was cut off mid sen")),
+              TranscriptItem::notice(QStringLiteral("the reply stopped at the model's output limit"))},
+             QStringLiteral("This answer was cut off mid sen"), std::nullopt, false, QString())});
+    QCOMPARE(kinds(replayed), kinds(model));
+    for (int row = 0; row < model.rowCount(); ++row)
+        QCOMPARE(replayed.item(row).text, model.item(row).text);
 }
 
 // proves S63, S64, S53 (the checkpoint replays; automatic compaction's empty status is no assistant content

@@ -785,6 +785,9 @@ void ChatModel::replayTranscript(const QList<TranscriptItem> &transcript)
         case TranscriptItem::Kind::Reasoning:
             appendToLast(ChatItem::Kind::Reasoning, entry.content);
             break;
+        case TranscriptItem::Kind::Notice:
+            addLine(ChatItem::Kind::Status, QStringLiteral("⚠ ") + entry.content);
+            break;
         case TranscriptItem::Kind::ToolStart: {
             ToolCallInfo info;
             info.name = entry.name;
