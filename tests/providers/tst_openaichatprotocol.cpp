@@ -501,6 +501,19 @@ void TestOpenAiChatProtocol::classifiesHttpErrors()
         R"json({"error":{"code":400,"message":"request (4476 tokens) exceeds the available context size (4096 tokens)","type":"exceed_context_size_error","n_prompt_tokens":4476,"n_ctx":4096}})json",
         json);
     QCOMPARE(llamaCpp.kind, ProviderError::Kind::ContextLength);
+
+    // llama-server started without --jinja refuses every request with tools (seen in many users' reports):
+    // said with what to do, and not retried, as the same request gets the same 500.
+    const ProviderError jinja = protocol.classifyHttpError(
+        500, R"({"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}})",
+        json);
+    QCOMPARE(jinja.kind, ProviderError::Kind::InvalidRequest);
+    QVERIFY(!jinja.isRetryable());
+    QCOMPARE(jinja.message,
+             QStringLiteral(
+                 "the request was rejected (HTTP 500): tools param requires --jinja flag (server_error). "
+                 "The agent's tools need llama-server started with --jinja (and a chat template that "
+                 "knows tools)"));
     QVERIFY2(llamaCpp.message.contains(
                  QStringLiteral("too long for the model's context window (HTTP 400): request "
                                 "(4476 tokens) exceeds the available context size")),

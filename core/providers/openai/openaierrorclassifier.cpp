@@ -179,6 +179,12 @@ ProviderError OpenAiErrorClassifier::classifyHttp(int status, const QByteArray &
         result.kind = ProviderError::Kind::ContextLength;
     else if (isQuotaError(error))
         result.kind = ProviderError::Kind::InvalidRequest; // retrying cannot help until billing changes
+    // llama.cpp's server started without --jinja answers a request with tools by HTTP 500 "tools param
+    // requires --jinja flag": the same on every retry, until the server is started again with it.
+    const bool needsJinja =
+        error.value(QLatin1String("message")).toString().contains(QLatin1String("--jinja"));
+    if (needsJinja)
+        result.kind = ProviderError::Kind::InvalidRequest;
 
     switch (result.kind) {
     case ProviderError::Kind::Authentication:
@@ -206,6 +212,9 @@ ProviderError OpenAiErrorClassifier::classifyHttp(int status, const QByteArray &
             isQuotaError(error)
                 ? quotaMessage(detail)
                 : OpenAiErrorClassifier::tr("the request was rejected (HTTP %1): %2").arg(status).arg(detail);
+        if (needsJinja)
+            result.message += OpenAiErrorClassifier::tr(". The agent's tools need llama-server started with "
+                                                        "--jinja (and a chat template that knows tools)");
         break;
     }
     return result;
