@@ -142,6 +142,7 @@ void TurnRecorder::record(const StreamEvent &event)
         seal();
         if (event.toolCall) {
             const ToolCallInfo &call = *event.toolCall;
+            const QString reasoning = reasoningSinceLastCall();
             QJsonValue output;
             if (!call.output.isUndefined() && !call.output.isNull()) {
                 const QString serialized = serializeJson(call.output);
@@ -162,7 +163,9 @@ void TurnRecorder::record(const StreamEvent &event)
             m_items.append(std::move(end));
             if (!call.diff.isEmpty())
                 m_items.append(TranscriptItem::diffOf(DiffLine::parseUnified(call.diff)));
-            m_memory.toolActivity.append(activityFor(call));
+            ToolActivity activity = activityFor(call);
+            activity.reasoning = reasoning;
+            m_memory.toolActivity.append(std::move(activity));
             const auto started =
                 std::find_if(m_running.cbegin(), m_running.cend(), [&](const RunningCall &running) {
                     return call.callId.isEmpty() ? running.call.name == call.name
@@ -209,10 +212,13 @@ void TurnRecorder::recordPermission(const QString &callId, const AnsweredPermiss
 
 void TurnRecorder::interruptRunningTools(const QString &reason)
 {
+    QString reasoning = reasoningSinceLastCall(); // the first of them was called after it
     for (const RunningCall &running : std::as_const(m_running)) {
         ToolCallInfo call = running.call;
         call.error = reason;
-        m_memory.toolActivity.append(activityFor(call));
+        ToolActivity activity = activityFor(call);
+        activity.reasoning = std::exchange(reasoning, QString());
+        m_memory.toolActivity.append(std::move(activity));
         if (const auto asked = m_permissions.constFind(call.callId);
             !call.callId.isEmpty() && asked != m_permissions.cend() && running.startItem < m_items.size())
             m_items[running.startItem].permission = *asked;
@@ -253,6 +259,19 @@ QJsonValue TurnRecorder::retainedInput(const QString &tool, const QJsonObject &i
         kept.insert(it.key(), value);
     }
     return kept;
+}
+
+QString TurnRecorder::reasoningSinceLastCall() const
+{
+    qsizetype first = m_items.size();
+    while (first > 0 && m_items.at(first - 1).kind != TranscriptItem::Kind::ToolEnd)
+        --first;
+    QString reasoning;
+    for (qsizetype i = first; i < m_items.size(); ++i) {
+        if (m_items.at(i).kind == TranscriptItem::Kind::Reasoning)
+            reasoning += m_items.at(i).content;
+    }
+    return reasoning;
 }
 
 ToolActivity TurnRecorder::activityFor(const ToolCallInfo &call) const

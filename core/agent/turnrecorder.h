@@ -69,6 +69,8 @@ private:
     // Marks everything so far as sealed: a retry no longer drops it.
     void seal();
     ToolActivity activityFor(const ToolCallInfo &call) const;
+    // The reasoning items since the last call ended, joined: what the model thought before this call.
+    QString reasoningSinceLastCall() const;
     QJsonValue retainedInput(const QString &tool, const QJsonObject &input) const;
 
     QString m_workspace;

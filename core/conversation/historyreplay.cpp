@@ -62,6 +62,7 @@ QList<ReplayStep> replaySteps(const Message &message, int messageIndex)
             call.input = activity.input.isObject() ? activity.input.toObject() : QJsonObject();
             call.result = replayResult(activity);
             call.isError = activity.status != QLatin1String("success");
+            call.reasoning = activity.reasoning;
             steps.append(call);
         }
     }

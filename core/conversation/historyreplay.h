@@ -19,6 +19,7 @@ struct ReplayStep
     QJsonObject input; // the retained input, or {}
     QString result;    // JSON text of the result
     bool isError = false;
+    QString reasoning; // ToolCall: the model's reasoning before it (ToolActivity::reasoning)
 };
 
 // Splits an assistant message at its tool activities' text offsets (reference 1.1, history.MessageSteps).

@@ -15,6 +15,8 @@ QJsonObject ToolActivity::toJson() const
         object.insert(QStringLiteral("exit_code"), *exitCode);
     if (!retainedOutput.isUndefined() && !retainedOutput.isNull())
         object.insert(QStringLiteral("retained_output"), retainedOutput);
+    if (!reasoning.isEmpty())
+        object.insert(QStringLiteral("reasoning"), reasoning);
     return object;
 }
 
@@ -32,6 +34,7 @@ ToolActivity ToolActivity::fromJson(const QJsonObject &object)
         activity.exitCode = exit.toInt();
     const QJsonValue retained = object.value(QStringLiteral("retained_output"));
     activity.retainedOutput = retained.isUndefined() ? QJsonValue() : retained;
+    activity.reasoning = object.value(QStringLiteral("reasoning")).toString();
     return activity;
 }
 

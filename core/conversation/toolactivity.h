@@ -21,6 +21,9 @@ struct ToolActivity
     QJsonValue retainedOutput; // undefined when not retained
     bool hasRawOutput = false;
     QJsonValue rawOutput;
+    // The model's reasoning just before this call, on the first call after it: thinking models of the Chat
+    // Completions API (DeepSeek's) refuse a history whose tool-call turns lack it. Kept as "reasoning".
+    QString reasoning;
 
     bool operator==(const ToolActivity &) const = default;
 

@@ -22,6 +22,7 @@ QJsonObject textMessage(const QString &role, const QString &content)
 void appendAssistant(QJsonArray &out, const Message &message, int index)
 {
     QString text;
+    QString reasoning;
     QJsonArray calls;
     QJsonArray results;
     auto flushCalls = [&] {
@@ -29,11 +30,16 @@ void appendAssistant(QJsonArray &out, const Message &message, int index)
             return;
         QJsonObject assistant{{QStringLiteral("role"), QStringLiteral("assistant")}};
         assistant.insert(QStringLiteral("content"), text.isEmpty() ? QJsonValue() : QJsonValue(text));
+        // As the live turn sent it (assistantMessages): DeepSeek's thinking models refuse a tool-call turn
+        // replayed without its reasoning ("The reasoning_content in the thinking mode must be passed back").
+        if (!reasoning.isEmpty())
+            assistant.insert(QStringLiteral("reasoning_content"), reasoning);
         assistant.insert(QStringLiteral("tool_calls"), calls);
         out.append(assistant);
         for (const QJsonValue &result : std::as_const(results))
             out.append(result);
         text.clear();
+        reasoning.clear();
         calls = {};
         results = {};
     };
@@ -43,6 +49,7 @@ void appendAssistant(QJsonArray &out, const Message &message, int index)
             text += step.text;
             continue;
         }
+        reasoning += step.reasoning;
         calls.append(QJsonObject{
             {QStringLiteral("id"), step.callId},
             {QStringLiteral("type"), QStringLiteral("function")},
