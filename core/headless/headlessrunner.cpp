@@ -364,7 +364,9 @@ void HeadlessRunner::onStreamEvent(const StreamEvent &event)
             m_lastUsage = event.usage; // a manual compaction's usage is reported as compaction usage
         break;
     case StreamEvent::Type::Notice:
-        // Also with --format json: stdout stays the one JSON line, the warning goes where warnings go.
+        // Also with --format json: stdout stays the one JSON line, the warning goes where warnings go, and
+        // into the line's "notices" (a script that reads stdout only learns the reply was cut short too).
+        m_notices.append(event.content);
         m_err << (m_progressLineOpen ? "\n" : "") << tr("Warning: %1").arg(event.content) << '\n';
         m_err.flush();
         m_progressLineOpen = false;
@@ -674,6 +676,8 @@ int HeadlessRunner::run(const Options &options)
                                      {QStringLiteral("usage"), usageJson()}};
                     if (!m_compactions.isEmpty())
                         line.insert(QStringLiteral("compactions"), m_compactions);
+                    if (!m_notices.isEmpty())
+                        line.insert(QStringLiteral("notices"), m_notices);
                     if (!success || stopped) {
                         // A script must not take a cut-off reply for a whole one.
                         line.insert(QStringLiteral("error"), failure);

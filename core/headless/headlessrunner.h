@@ -136,6 +136,7 @@ private:
     TokenUsage m_compactionUsageAtStart; // the session's compaction usage when this run started
     TokenUsage m_subagentUsageAtStart;   // and its subagents' usage
     QJsonArray m_compactions;            // the compactions this run applied, for --format json (issue 16)
+    QJsonArray m_notices;                // what was said of the reply (its warnings), for --format json
     // What the compaction in effect when the session opened left out of its summary (--dropped,
     // --pin-dropped).
     QList<DroppedDetail> m_droppedInEffect;

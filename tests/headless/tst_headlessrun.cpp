@@ -1371,8 +1371,15 @@ void TestHeadlessRun::aReplyCutAtTheOutputLimitIsFlagged()
             run.err.contains(QLatin1String("Warning: the reply stopped at the model's output limit (length), "
                                            "so it may be cut short")),
             qPrintable(run.err));
-        if (json)
-            QVERIFY(QJsonDocument::fromJson(run.out.toUtf8()).isObject()); // stdout is still one JSON line
+        if (json) {
+            const QJsonDocument line = QJsonDocument::fromJson(run.out.toUtf8());
+            QVERIFY(line.isObject()); // stdout is still one JSON line
+            // And it says so there too, for a script that reads stdout only.
+            QCOMPARE(
+                line[QStringLiteral("notices")].toArray(),
+                (QJsonArray{QStringLiteral("the reply stopped at the model's output limit (length), so it "
+                                           "may be cut short: ask it to go on")}));
+        }
     }
 }
 
